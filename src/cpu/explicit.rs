@@ -1,0 +1,188 @@
+//! Twin of `wgsl/explicit.wgsl`: the explicit flux-form step and its perimeter overrides, with the
+//! same selects and the same order of operations.
+
+use crate::params::{Params, Totals};
+
+const REFLECT: u32 = 0;
+const OPEN: u32 = 1;
+const PERIODIC: u32 = 2;
+const ABSORB: u32 = 3;
+const GHOST_MEAN: u32 = 4;
+const GHOST_SLOPE: u32 = 5;
+const INTERIOR: u32 = 6;
+
+fn depth(eta: f32, ground: f32) -> f32 {
+    (eta - ground).max(0.0)
+}
+
+fn face(eta_c: f32, d_c: f32, eta_n: f32, d_n: f32) -> f32 {
+    let upper_depth = if eta_n > eta_c { d_n } else { d_c };
+    let d_face = if upper_depth > 0.0 { 0.5 * (d_c + d_n) } else { 0.0 };
+    d_face * (eta_n - eta_c)
+}
+
+/// One substep's inputs: the old level and what every pass reads.
+pub struct Level<'a> {
+    pub params: &'a Params,
+    pub ground: &'a [f32],
+    pub totals: &'a Totals,
+    pub eta: &'a [f32],
+    pub vel: &'a [f32],
+}
+
+impl Level<'_> {
+    fn cell(&self, i: u32, j: u32) -> usize {
+        (j * self.params.nx + i) as usize
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn face_term(&self, mode: u32, eta_c: f32, d_c: f32, b_c: f32, n: usize, opposite: usize, mean: f32) -> f32 {
+        let real = mode == INTERIOR || mode == PERIODIC;
+        let eta_n = match mode {
+            OPEN => 0.0,
+            GHOST_MEAN => mean,
+            GHOST_SLOPE => 2.0 * eta_c - self.eta[opposite],
+            _ => self.eta[n],
+        };
+        let b_n = if real { self.ground[n] } else { b_c };
+        let term = face(eta_c, d_c, eta_n, depth(eta_n, b_n));
+        if mode == REFLECT || mode == ABSORB {
+            0.0
+        } else {
+            term
+        }
+    }
+
+    /// Twin of `wave`: (eta', vel') of cell (i, j) before overrides and the dry-cell rule.
+    fn wave(&self, i: u32, j: u32) -> (f32, f32) {
+        let (nx, ny, p) = (self.params.nx, self.params.ny, self.params);
+        let c = self.cell(i, j);
+        let eta_c = self.eta[c];
+        let b_c = self.ground[c];
+        let d_c = depth(eta_c, b_c);
+        let mean = self.totals.sum_eta / self.totals.wet.max(1) as f32;
+        let w = if i == 0 { self.cell(nx - 1, j) } else { c - 1 };
+        let e = if i == nx - 1 { self.cell(0, j) } else { c + 1 };
+        let s = if j == 0 {
+            self.cell(i, ny - 1)
+        } else {
+            c.wrapping_sub(nx as usize)
+        };
+        let n = if j == ny - 1 { self.cell(i, 0) } else { c + nx as usize };
+        let mode = |edge: bool, bc: u32| if edge { bc } else { INTERIOR };
+        let west = self.face_term(mode(i == 0, p.bc_west), eta_c, d_c, b_c, w, e, mean);
+        let east = self.face_term(mode(i == nx - 1, p.bc_east), eta_c, d_c, b_c, e, w, mean);
+        let south = self.face_term(mode(j == 0, p.bc_south), eta_c, d_c, b_c, s, n, mean);
+        let north = self.face_term(mode(j == ny - 1, p.bc_north), eta_c, d_c, b_c, n, s, mean);
+        let vel = p.keep * self.vel[c] + p.k * (((west + east) + south) + north);
+        (eta_c + vel, vel)
+    }
+
+    fn mur(&self, eta_c: f32, d_c: f32, ii: u32, ij: u32) -> f32 {
+        let s = (self.params.k * d_c).sqrt();
+        let r = (s - 1.0) / (s + 1.0);
+        self.eta[self.cell(ii, ij)] + r * (self.wave(ii, ij).0 - eta_c)
+    }
+
+    /// Twin of `edges` for perimeter cell (i, j): the override, if this cell has one.
+    fn edge_override(&self, i: u32, j: u32) -> Option<f32> {
+        let (nx, ny, p) = (self.params.nx, self.params.ny, self.params);
+        let c = self.cell(i, j);
+        let eta_c = self.eta[c];
+        let d_c = depth(eta_c, self.ground[c]);
+        let mut mur_sum = 0.0f32;
+        let mut mur_count = 0u32;
+        for (on_side, bc, ii, ij) in [
+            (i == 0, p.bc_west, 1, j),
+            (i == nx - 1, p.bc_east, nx.wrapping_sub(2), j),
+            (j == 0, p.bc_south, i, 1),
+            (j == ny - 1, p.bc_north, i, ny.wrapping_sub(2)),
+        ] {
+            if on_side && bc == ABSORB {
+                mur_sum += self.mur(eta_c, d_c, ii, ij);
+                mur_count += 1;
+            }
+        }
+        let x_edge = if i == 0 && p.bc_west == GHOST_SLOPE {
+            1
+        } else if i == nx - 1 && p.bc_east == GHOST_SLOPE {
+            nx - 2
+        } else {
+            nx
+        };
+        let y_edge = if j == 0 && p.bc_south == GHOST_SLOPE {
+            1
+        } else if j == ny - 1 && p.bc_north == GHOST_SLOPE {
+            ny - 2
+        } else {
+            ny
+        };
+        if mur_count > 0 && d_c > 0.0 {
+            Some(mur_sum / mur_count as f32)
+        } else if x_edge < nx && y_edge < ny {
+            Some((self.wave(x_edge, j).0 + self.wave(i, y_edge).0) - self.wave(x_edge, y_edge).0)
+        } else {
+            None
+        }
+    }
+}
+
+/// Twin of `store`: the dry-cell rule. Returns whether the result is non-finite.
+fn store(c: usize, b_c: f32, eta_new: f32, vel_new: f32, eta_out: &mut [f32], vel_out: &mut [f32]) -> bool {
+    let (eta, vel) = if eta_new <= b_c { (b_c, 0.0) } else { (eta_new, vel_new) };
+    eta_out[c] = eta;
+    vel_out[c] = vel;
+    !eta.is_finite() || !vel.is_finite()
+}
+
+/// Whether `edges` has anything to do for these boundaries.
+pub fn needs_edges(p: &Params) -> bool {
+    let slope_x = p.bc_west == GHOST_SLOPE || p.bc_east == GHOST_SLOPE;
+    let slope_y = p.bc_south == GHOST_SLOPE || p.bc_north == GHOST_SLOPE;
+    p.uses(crate::scene::BoundaryMode::Absorb) || (slope_x && slope_y)
+}
+
+/// Twin of `step` then `edges`: one explicit substep into (eta_out, vel_out). Returns whether any
+/// value came out non-finite.
+pub fn step(level: &Level, eta_out: &mut [f32], vel_out: &mut [f32]) -> bool {
+    let p = level.params;
+    let mut bad = false;
+    for j in 0..p.ny {
+        for i in 0..p.nx {
+            let c = level.cell(i, j);
+            let (e, v) = level.wave(i, j);
+            bad |= store(c, level.ground[c], e, v, eta_out, vel_out);
+        }
+    }
+    if needs_edges(p) {
+        for q in 0..2 * p.nx + 2 * (p.ny - 2) {
+            let (i, j) = perimeter_cell(p, q);
+            let c = level.cell(i, j);
+            if let Some(e) = level.edge_override(i, j) {
+                bad |= store(c, level.ground[c], e, e - level.eta[c], eta_out, vel_out);
+            }
+        }
+    }
+    bad
+}
+
+/// Twin of `perimeter_cell`.
+pub fn perimeter_cell(p: &Params, q: u32) -> (u32, u32) {
+    let (nx, ny) = (p.nx, p.ny);
+    if q < nx {
+        (q, 0)
+    } else if q < 2 * nx {
+        (q - nx, ny - 1)
+    } else if q - 2 * nx < ny - 2 {
+        (0, q - 2 * nx + 1)
+    } else {
+        (nx - 1, q - 2 * nx - (ny - 2) + 1)
+    }
+}
+
+/// Twin of `rescale_velocity`: the per-step change scales with the substep length.
+pub fn rescale_velocity(vel: &mut [f32], factor: f32) {
+    for v in vel {
+        *v *= factor;
+    }
+}

@@ -1,0 +1,102 @@
+//! The CPU reference: the twin of every WGSL pass, same names, same f32 arithmetic in the same
+//! order, so GPU and CPU agree to float32 rounding (fused multiply-adds on the GPU are the difference).
+
+pub mod explicit;
+pub mod probe;
+pub mod reduce;
+
+use crate::error::Result;
+use crate::params::{Params, Totals};
+use crate::solver::{ChunkReport, Solver};
+
+/// The CPU backend's state: the same buffers as the GPU's, ping-ponged by index.
+pub struct CpuSolver {
+    params: Params,
+    ground: Vec<f32>,
+    eta: [Vec<f32>; 2],
+    vel: [Vec<f32>; 2],
+    current: usize,
+    probe_cells: Vec<u32>,
+    totals: Totals,
+}
+
+impl CpuSolver {
+    pub fn new(params: Params, eta: Vec<f32>, ground: Vec<f32>, probe_cells: Vec<u32>) -> CpuSolver {
+        let n = eta.len();
+        let mut s = CpuSolver {
+            params,
+            ground,
+            eta: [eta, vec![0.0; n]],
+            vel: [vec![0.0; n], vec![0.0; n]],
+            current: 0,
+            probe_cells,
+            totals: Totals::default(),
+        };
+        s.totals = s.reduce();
+        s
+    }
+
+    fn reduce(&self) -> Totals {
+        reduce::reduce(&self.params, &self.ground, &self.eta[self.current])
+    }
+}
+
+impl Solver for CpuSolver {
+    fn set_params(&mut self, params: &Params) -> Result<()> {
+        self.params = *params;
+        Ok(())
+    }
+
+    fn rescale_velocity(&mut self, factor: f32) -> Result<()> {
+        explicit::rescale_velocity(&mut self.vel[self.current], factor);
+        Ok(())
+    }
+
+    fn advance(&mut self, steps: u32, substeps: u32) -> Result<ChunkReport> {
+        let ghost_mean = self.params.uses(crate::scene::BoundaryMode::GhostMean);
+        let mut first_bad = None;
+        let mut probes = Vec::with_capacity(steps as usize * self.probe_cells.len());
+        for index in 0..steps {
+            for _ in 0..substeps {
+                if ghost_mean {
+                    self.totals = self.reduce();
+                }
+                let (src, dst) = (self.current, 1 - self.current);
+                let [eta_a, eta_b] = &mut self.eta;
+                let [vel_a, vel_b] = &mut self.vel;
+                let (eta_in, eta_out, vel_in, vel_out) = if src == 0 {
+                    (&*eta_a, eta_b, &*vel_a, vel_b)
+                } else {
+                    (&*eta_b, eta_a, &*vel_b, vel_a)
+                };
+                let level = explicit::Level {
+                    params: &self.params,
+                    ground: &self.ground,
+                    totals: &self.totals,
+                    eta: eta_in,
+                    vel: vel_in,
+                };
+                let bad = explicit::step(&level, eta_out, vel_out);
+                if bad && first_bad.is_none() {
+                    first_bad = Some(index);
+                }
+                self.current = dst;
+            }
+            probe::record(&self.probe_cells, &self.eta[self.current], &mut probes);
+        }
+        self.totals = self.reduce();
+        Ok(ChunkReport {
+            first_bad_step: first_bad,
+            totals: self.totals,
+            probes,
+        })
+    }
+
+    fn read_eta(&mut self) -> Result<Vec<f32>> {
+        Ok(self.eta[self.current].clone())
+    }
+
+    fn describe(&self) -> String {
+        "cpu (reference, single thread)".into()
+    }
+}

@@ -1,0 +1,75 @@
+//! Twin of `wgsl/reduce.wgsl`: the same tree, the same order of additions, the same bits.
+
+use crate::params::{Params, Totals, CELLS_PER_PARTIAL};
+
+const WG: usize = 256;
+const PER_THREAD: usize = 8;
+
+#[derive(Clone, Copy, Default)]
+struct Lane {
+    sum: f32,
+    wet: u32,
+    max_depth: f32,
+    bad: u32,
+}
+
+fn tree(lanes: &mut [Lane; WG]) -> Lane {
+    let mut stride = WG / 2;
+    while stride > 0 {
+        for t in 0..stride {
+            let o = lanes[t + stride];
+            let l = &mut lanes[t];
+            l.sum += o.sum;
+            l.wet += o.wet;
+            l.max_depth = l.max_depth.max(o.max_depth);
+            l.bad |= o.bad;
+        }
+        stride /= 2;
+    }
+    lanes[0]
+}
+
+/// `partial_sums` over every workgroup, then `finish`.
+pub fn reduce(p: &Params, ground: &[f32], eta: &[f32]) -> Totals {
+    let n = eta.len();
+    let partials: Vec<Lane> = (0..n.div_ceil(CELLS_PER_PARTIAL))
+        .map(|group| {
+            let base = group * CELLS_PER_PARTIAL;
+            let mut lanes = [Lane::default(); WG];
+            for (t, lane) in lanes.iter_mut().enumerate() {
+                for m in 0..PER_THREAD {
+                    let c = base + m * WG + t;
+                    if c < n {
+                        let e = eta[c];
+                        let d = e - ground[c];
+                        if !e.is_finite() {
+                            lane.bad = 1;
+                        } else if d > 0.0 {
+                            lane.sum += e;
+                            lane.wet += 1;
+                            lane.max_depth = lane.max_depth.max(d);
+                        }
+                    }
+                }
+            }
+            tree(&mut lanes)
+        })
+        .collect();
+    debug_assert_eq!(partials.len(), p.n_partials as usize);
+    let mut lanes = [Lane::default(); WG];
+    for (t, lane) in lanes.iter_mut().enumerate() {
+        for q in partials.iter().skip(t).step_by(WG) {
+            lane.sum += q.sum;
+            lane.wet += q.wet;
+            lane.max_depth = lane.max_depth.max(q.max_depth);
+            lane.bad |= q.bad;
+        }
+    }
+    let l = tree(&mut lanes);
+    Totals {
+        sum_eta: l.sum,
+        wet: l.wet,
+        max_depth: l.max_depth,
+        nonfinite: l.bad,
+    }
+}

@@ -1,0 +1,75 @@
+//! The one error type of the crate. Every failure a user can cause ends here, so the CLI can print
+//! `error: …` and exit non-zero instead of panicking.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong in Shoal.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A scene file (or the built-in scene) is malformed or fails validation.
+    #[error("{}{}: {message}", .file.display(), .line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Scene {
+        file: PathBuf,
+        /// 1-based line of the offending key, when it can be located.
+        line: Option<usize>,
+        message: String,
+    },
+
+    /// No wgpu adapter could be found at all.
+    #[error(
+        "no GPU adapter found{0}. Shoal needs a wgpu adapter: a GPU driver, or Mesa's software \
+         rasterisers (Debian: `apt-get install -y libegl1 libgl1-mesa-dri` for llvmpipe through EGL, \
+         `apt-get install -y mesa-vulkan-drivers libvulkan1` for lavapipe), or run with `--backend cpu`"
+    )]
+    NoAdapter(String),
+
+    /// The adapter refused the device we asked for.
+    #[error("could not open the GPU device: {0}")]
+    RequestDevice(#[from] wgpu::RequestDeviceError),
+
+    /// The grid does not fit the adapter's buffer limits (or the address space).
+    #[error("grid {nx}×{ny} is too large: {what}")]
+    GridTooLarge { nx: u32, ny: u32, what: String },
+
+    /// A NaN or infinity appeared in the state.
+    #[error("simulation diverged at step {step}: a height became NaN or infinite")]
+    Diverged { step: u64 },
+
+    /// A wgpu validation or out-of-memory error, captured instead of panicking.
+    #[error("GPU error: {0}")]
+    Gpu(String),
+
+    /// Reading GPU results back failed.
+    #[error("GPU readback failed: {0}")]
+    Readback(String),
+
+    /// A file could not be read or written.
+    #[error("{}: {source}", .path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// An output folder that cannot be used.
+    #[error("output folder {}: {message}", .path.display())]
+    Output { path: PathBuf, message: String },
+}
+
+impl From<wgpu::Error> for Error {
+    fn from(e: wgpu::Error) -> Self {
+        Error::Gpu(e.to_string())
+    }
+}
+
+impl Error {
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,126 @@
+//! The headless GPU context: instance from wgpu's environment variables, adapter choice, device.
+//!
+//! Shoal can also run on a Device/Queue the caller owns (see `Simulation::from_device`); this
+//! context is only what the CLI and tests use when they own the GPU themselves.
+
+use crate::error::{Error, Result};
+use std::sync::{Arc, Mutex};
+
+/// An adapter and the device Shoal opened on it.
+pub struct GpuContext {
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub info: wgpu::AdapterInfo,
+    /// Errors wgpu reported outside an error scope, kept here instead of panicking.
+    pub uncaptured: Arc<Mutex<Option<String>>>,
+}
+
+impl GpuContext {
+    /// Opens the preferred adapter: `WGPU_BACKEND` picks backends and `WGPU_ADAPTER_NAME` a name
+    /// (substring, case-insensitive); otherwise discrete > integrated > virtual > CPU.
+    pub fn new() -> Result<GpuContext> {
+        pollster::block_on(Self::new_async())
+    }
+
+    async fn new_async() -> Result<GpuContext> {
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle().with_env());
+        let adapter = choose_adapter(&instance).await?;
+        let info = adapter.get_info();
+        // Ask for everything the adapter offers: large grids need its storage-buffer limits, and
+        // a software adapter's limits are what it can actually do.
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("shoal"),
+                required_features: wgpu::Features::empty(),
+                required_limits: adapter.limits(),
+                ..Default::default()
+            })
+            .await?;
+        let uncaptured = Arc::new(Mutex::new(None));
+        let slot = uncaptured.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            let mut s = slot.lock().unwrap_or_else(|p| p.into_inner());
+            s.get_or_insert_with(|| e.to_string());
+        }));
+        Ok(GpuContext {
+            device,
+            queue,
+            info,
+            uncaptured,
+        })
+    }
+
+    /// Fails with the first uncaptured wgpu error, if any occurred.
+    pub fn check(&self) -> Result<()> {
+        match self.uncaptured.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            Some(e) => Err(Error::Gpu(e)),
+            None => Ok(()),
+        }
+    }
+
+    /// The adapter, backend, driver and the limits that matter, for `shoal info`.
+    pub fn describe(&self) -> String {
+        let i = &self.info;
+        let l = self.device.limits();
+        format!(
+            "adapter:  {} ({:?})\nbackend:  {:?}\ndriver:   {} {}\n\
+             limits:\n  max_buffer_size                      {}\n  max_storage_buffer_binding_size      {}\n  \
+             max_compute_workgroup_storage_size   {}\n  max_compute_invocations_per_workgroup {}\n  \
+             max_compute_workgroups_per_dimension {}\n  max_storage_buffers_per_shader_stage {}\n  \
+             min_uniform_buffer_offset_alignment  {}\nlargest square grid: {}²",
+            i.name,
+            i.device_type,
+            i.backend,
+            i.driver,
+            i.driver_info,
+            l.max_buffer_size,
+            l.max_storage_buffer_binding_size,
+            l.max_compute_workgroup_storage_size,
+            l.max_compute_invocations_per_workgroup,
+            l.max_compute_workgroups_per_dimension,
+            l.max_storage_buffers_per_shader_stage,
+            l.min_uniform_buffer_offset_alignment,
+            largest_square(&l),
+        )
+    }
+}
+
+/// One line naming the adapter, for logs.
+pub fn adapter_line(info: &wgpu::AdapterInfo) -> String {
+    format!(
+        "{} ({:?}, {:?}, {})",
+        info.name, info.device_type, info.backend, info.driver
+    )
+}
+
+fn largest_square(l: &wgpu::Limits) -> u64 {
+    let bytes = l.max_buffer_size.min(l.max_storage_buffer_binding_size as u64);
+    ((bytes / 4) as f64).sqrt() as u64
+}
+
+async fn choose_adapter(instance: &wgpu::Instance) -> Result<wgpu::Adapter> {
+    let adapters = instance.enumerate_adapters(wgpu::Backends::all()).await;
+    let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
+    let wanted = std::env::var("WGPU_ADAPTER_NAME").ok().map(|n| n.to_lowercase());
+    let rank = |t: wgpu::DeviceType| match t {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Cpu => 3,
+        wgpu::DeviceType::Other => 4,
+    };
+    let mut candidates: Vec<wgpu::Adapter> = adapters
+        .into_iter()
+        .filter(|a| match &wanted {
+            Some(n) => a.get_info().name.to_lowercase().contains(n.as_str()),
+            None => true,
+        })
+        .collect();
+    candidates.sort_by_key(|a| rank(a.get_info().device_type));
+    candidates.into_iter().next().ok_or_else(|| {
+        Error::NoAdapter(match wanted {
+            Some(n) => format!(" matching WGPU_ADAPTER_NAME=\"{n}\" (found: {})", names.join(", ")),
+            None => String::new(),
+        })
+    })
+}

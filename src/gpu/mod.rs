@@ -1,0 +1,212 @@
+//! The GPU backend: state in storage buffers, one struct per WGSL pass, readback only on request.
+
+pub mod context;
+pub mod explicit;
+pub mod probe;
+pub mod reduce;
+pub mod shaders;
+pub mod state;
+
+pub use context::GpuContext;
+
+use crate::error::{Error, Result};
+use crate::params::{Params, Totals};
+use crate::scene::BoundaryMode;
+use crate::solver::{ChunkReport, Solver};
+use state::GpuState;
+
+/// Runs the passes of a step on a Device/Queue it shares with its caller (wgpu handles are
+/// reference-counted clones: the caller keeps its own and can keep using them).
+pub struct GpuSolver {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    params: Params,
+    state: GpuState,
+    explicit: explicit::Explicit,
+    reduce: reduce::Reduce,
+    probe: probe::Probe,
+    /// totals (16 B) then first_bad_step (4 B).
+    report_readback: wgpu::Buffer,
+    probe_readback: wgpu::Buffer,
+    eta_readback: wgpu::Buffer,
+    adapter: String,
+}
+
+impl GpuSolver {
+    pub fn new(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        adapter: String,
+        params: Params,
+        eta: &[f32],
+        ground: &[f32],
+        probe_cells: &[u32],
+    ) -> Result<GpuSolver> {
+        let scopes = Scopes::push(device);
+        let state = GpuState::new(device, &params, eta, ground, probe_cells)?;
+        let readback = |label: &str, size: u64| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: size.max(4),
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        };
+        let solver = GpuSolver {
+            explicit: explicit::Explicit::new(device, &state),
+            reduce: reduce::Reduce::new(device, &state),
+            probe: probe::Probe::new(device, &state),
+            report_readback: readback("report readback", 32),
+            probe_readback: readback("probe readback", state.probe_history.size()),
+            eta_readback: readback("eta readback", state.field_bytes()),
+            device: device.clone(),
+            queue: queue.clone(),
+            params,
+            state,
+            adapter,
+        };
+        scopes.pop()?;
+        Ok(solver)
+    }
+
+    /// The buffers holding the current state, for hosts that bind them directly.
+    pub fn state(&self) -> &GpuState {
+        &self.state
+    }
+
+    fn read(&self, buffer: &wgpu::Buffer, bytes: u64) -> Result<Vec<u8>> {
+        let slice = buffer.slice(..bytes);
+        let (sender, receiver) = futures_intrusive::channel::shared::oneshot_channel();
+        slice.map_async(wgpu::MapMode::Read, move |r| {
+            let _ = sender.send(r);
+        });
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| Error::Readback(e.to_string()))?;
+        match pollster::block_on(receiver.receive()) {
+            Some(Ok(())) => {}
+            Some(Err(e)) => return Err(Error::Readback(e.to_string())),
+            None => return Err(Error::Readback("the map callback never ran".into())),
+        }
+        let data = slice
+            .get_mapped_range()
+            .map_err(|e| Error::Readback(e.to_string()))?
+            .to_vec();
+        buffer.unmap();
+        Ok(data)
+    }
+}
+
+impl Solver for GpuSolver {
+    fn set_params(&mut self, params: &Params) -> Result<()> {
+        self.params = *params;
+        self.queue
+            .write_buffer(&self.state.params, 0, bytemuck::bytes_of(params));
+        Ok(())
+    }
+
+    fn rescale_velocity(&mut self, factor: f32) -> Result<()> {
+        let mut p = self.params;
+        p.vel_scale = factor;
+        self.queue.write_buffer(&self.state.params, 0, bytemuck::bytes_of(&p));
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            self.explicit.rescale(&mut pass, &self.state);
+        }
+        self.state.current = 1 - self.state.current;
+        self.queue.submit([encoder.finish()]);
+        let params = self.params;
+        self.set_params(&params)
+    }
+
+    fn advance(&mut self, steps: u32, substeps: u32) -> Result<ChunkReport> {
+        assert!(
+            steps <= crate::params::MAX_CHUNK,
+            "advance: {steps} steps exceed MAX_CHUNK"
+        );
+        let scopes = Scopes::push(&self.device);
+        let ghost_mean = self.params.uses(BoundaryMode::GhostMean);
+        let edges = crate::cpu::explicit::needs_edges(&self.params);
+        self.queue
+            .write_buffer(&self.state.first_bad_step, 0, bytemuck::bytes_of(&u32::MAX));
+        let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("shoal steps"),
+        });
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("shoal steps"),
+                timestamp_writes: None,
+            });
+            for index in 0..steps {
+                let slot = index * self.state.slot_stride;
+                for _ in 0..substeps {
+                    if ghost_mean {
+                        self.reduce.reduce(&mut pass, &self.state);
+                    }
+                    self.explicit.step(&mut pass, &self.state, slot, edges);
+                    self.state.current = 1 - self.state.current;
+                }
+                self.probe.record(&mut pass, &self.state, slot);
+            }
+            self.reduce.reduce(&mut pass, &self.state);
+        }
+        encoder.copy_buffer_to_buffer(&self.state.totals, 0, &self.report_readback, 0, 16);
+        encoder.copy_buffer_to_buffer(&self.state.first_bad_step, 0, &self.report_readback, 16, 4);
+        let probe_bytes = steps as u64 * self.state.n_probes as u64 * 4;
+        if probe_bytes > 0 {
+            encoder.copy_buffer_to_buffer(&self.state.probe_history, 0, &self.probe_readback, 0, probe_bytes);
+        }
+        self.queue.submit([encoder.finish()]);
+
+        let report = self.read(&self.report_readback, 20)?;
+        let totals: Totals = bytemuck::pod_read_unaligned(&report[..16]);
+        let first_bad: u32 = bytemuck::pod_read_unaligned(&report[16..20]);
+        let probes = if probe_bytes > 0 {
+            bytemuck::cast_slice(&self.read(&self.probe_readback, probe_bytes)?).to_vec()
+        } else {
+            Vec::new()
+        };
+        scopes.pop()?;
+        Ok(ChunkReport {
+            first_bad_step: (first_bad != u32::MAX).then_some(first_bad),
+            totals,
+            probes,
+        })
+    }
+
+    fn read_eta(&mut self) -> Result<Vec<f32>> {
+        let bytes = self.state.field_bytes();
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(&self.state.eta[self.state.current], 0, &self.eta_readback, 0, bytes);
+        self.queue.submit([encoder.finish()]);
+        Ok(bytemuck::cast_slice(&self.read(&self.eta_readback, bytes)?).to_vec())
+    }
+
+    fn describe(&self) -> String {
+        format!("gpu: {}", self.adapter)
+    }
+}
+
+/// Validation and out-of-memory error scopes, popped together into one `Result`.
+struct Scopes {
+    validation: wgpu::ErrorScopeGuard,
+    memory: wgpu::ErrorScopeGuard,
+}
+
+impl Scopes {
+    fn push(device: &wgpu::Device) -> Scopes {
+        let memory = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        Scopes { validation, memory }
+    }
+
+    fn pop(self) -> Result<()> {
+        let validation = pollster::block_on(self.validation.pop());
+        let memory = pollster::block_on(self.memory.pop());
+        match validation.or(memory) {
+            Some(e) => Err(e.into()),
+            None => Ok(()),
+        }
+    }
+}

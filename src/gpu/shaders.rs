@@ -1,0 +1,23 @@
+//! The WGSL sources of every pass, each with `common.wgsl` prepended (WGSL has no includes).
+//! Tests validate exactly these strings with naga.
+
+macro_rules! shader {
+    ($file:literal) => {
+        concat!(
+            include_str!("../../wgsl/common.wgsl"),
+            "\n",
+            include_str!(concat!("../../wgsl/", $file))
+        )
+    };
+}
+
+pub const EXPLICIT: &str = shader!("explicit.wgsl");
+pub const REDUCE: &str = shader!("reduce.wgsl");
+pub const PROBE: &str = shader!("probe.wgsl");
+
+/// (file name, full source) of every shader.
+pub const ALL: &[(&str, &str)] = &[
+    ("explicit.wgsl", EXPLICIT),
+    ("reduce.wgsl", REDUCE),
+    ("probe.wgsl", PROBE),
+];

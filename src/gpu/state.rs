@@ -1,0 +1,261 @@
+//! The simulation state in GPU storage buffers, and the small buffers the passes share.
+//!
+//! `eta[p]`, `vel[p]` (p = 0, 1) ping-pong: a step reads `current` and writes the other, and the
+//! passes hold one bind group per direction, created once, picked by index.
+
+use crate::error::{Error, Result};
+use crate::params::{Params, StepSlot, Totals, CELLS_PER_PARTIAL, MAX_CHUNK};
+use wgpu::util::DeviceExt;
+
+pub struct GpuState {
+    pub nx: u32,
+    pub ny: u32,
+    pub params: wgpu::Buffer,
+    /// b − ref, f32 [ny, nx].
+    pub ground: wgpu::Buffer,
+    /// h − ref, f32 [ny, nx], two levels of the ping-pong.
+    pub eta: [wgpu::Buffer; 2],
+    /// h^n − h^(n−1) per substep, f32 [ny, nx], ping-ponged with eta.
+    pub vel: [wgpu::Buffer; 2],
+    pub partials: wgpu::Buffer,
+    pub totals: wgpu::Buffer,
+    /// First step index (within a submit) that produced a non-finite value; u32::MAX when none.
+    pub first_bad_step: wgpu::Buffer,
+    /// One `StepSlot` per step of a submit, `slot_stride` bytes apart, for dynamic offsets.
+    pub slots: wgpu::Buffer,
+    pub slot_stride: u32,
+    pub probe_cells: wgpu::Buffer,
+    pub probe_history: wgpu::Buffer,
+    pub n_probes: u32,
+    /// Which of the two levels holds the current state.
+    pub current: usize,
+}
+
+/// Checks the grid against the device before anything is allocated.
+pub fn check_grid_fits(limits: &wgpu::Limits, nx: u32, ny: u32) -> Result<()> {
+    let too_large = |what: String| Err(Error::GridTooLarge { nx, ny, what });
+    let cells = nx as u64 * ny as u64;
+    let bytes = cells * 4;
+    if cells >= u32::MAX as u64 / 2 {
+        return too_large(format!("{cells} cells exceed the 32-bit cell index"));
+    }
+    if bytes > limits.max_storage_buffer_binding_size as u64 {
+        return too_large(format!(
+            "one height field needs {bytes} bytes, the adapter binds at most {} (max_storage_buffer_binding_size)",
+            limits.max_storage_buffer_binding_size
+        ));
+    }
+    if bytes > limits.max_buffer_size {
+        return too_large(format!(
+            "one height field needs {bytes} bytes, the adapter's max_buffer_size is {}",
+            limits.max_buffer_size
+        ));
+    }
+    let max_groups = limits.max_compute_workgroups_per_dimension as u64;
+    if (nx as u64).div_ceil(16) > max_groups || (ny as u64).div_ceil(16) > max_groups {
+        return too_large(format!("more than {max_groups} workgroups along one axis"));
+    }
+    Ok(())
+}
+
+impl GpuState {
+    pub fn new(
+        device: &wgpu::Device,
+        params: &Params,
+        eta: &[f32],
+        ground: &[f32],
+        probe_cells: &[u32],
+    ) -> Result<GpuState> {
+        check_grid_fits(&device.limits(), params.nx, params.ny)?;
+        let storage = wgpu::BufferUsages::STORAGE;
+        let init = |label: &str, contents: &[u8], usage: wgpu::BufferUsages| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents,
+                usage,
+            })
+        };
+        let field_usage =
+            storage | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::VERTEX;
+        let zeros = vec![0.0f32; eta.len()];
+        let n_partials = (eta.len().div_ceil(CELLS_PER_PARTIAL)).max(1);
+
+        let slot_stride = device.limits().min_uniform_buffer_offset_alignment.max(16);
+        let mut slot_bytes = vec![0u8; (slot_stride * MAX_CHUNK) as usize];
+        for k in 0..MAX_CHUNK {
+            let slot = StepSlot { index: k, _pad: [0; 3] };
+            let at = (k * slot_stride) as usize;
+            slot_bytes[at..at + 16].copy_from_slice(bytemuck::bytes_of(&slot));
+        }
+        // Zero-sized bindings break some drivers: probe buffers hold at least one element.
+        let probe_cells_bytes: Vec<u32> = if probe_cells.is_empty() {
+            vec![0]
+        } else {
+            probe_cells.to_vec()
+        };
+        let history_len = (MAX_CHUNK as usize * probe_cells.len()).max(1);
+
+        Ok(GpuState {
+            nx: params.nx,
+            ny: params.ny,
+            params: init(
+                "params",
+                bytemuck::bytes_of(params),
+                wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            ),
+            ground: init("ground", bytemuck::cast_slice(ground), field_usage),
+            eta: [
+                init("eta 0", bytemuck::cast_slice(eta), field_usage),
+                init("eta 1", bytemuck::cast_slice(eta), field_usage),
+            ],
+            vel: [
+                init("vel 0", bytemuck::cast_slice(&zeros), field_usage),
+                init("vel 1", bytemuck::cast_slice(&zeros), field_usage),
+            ],
+            partials: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("reduce partials"),
+                size: (n_partials * std::mem::size_of::<Totals>()) as u64,
+                usage: storage,
+                mapped_at_creation: false,
+            }),
+            totals: init(
+                "totals",
+                bytemuck::bytes_of(&Totals::default()),
+                storage | wgpu::BufferUsages::COPY_SRC,
+            ),
+            first_bad_step: init(
+                "first bad step",
+                bytemuck::bytes_of(&u32::MAX),
+                storage | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+            ),
+            slots: init("step slots", &slot_bytes, wgpu::BufferUsages::UNIFORM),
+            slot_stride,
+            probe_cells: init("probe cells", bytemuck::cast_slice(&probe_cells_bytes), storage),
+            probe_history: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("probe history"),
+                size: (history_len * 4) as u64,
+                usage: storage | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            }),
+            n_probes: probe_cells.len() as u32,
+            current: 0,
+        })
+    }
+
+    pub fn cells(&self) -> u32 {
+        self.nx * self.ny
+    }
+
+    /// Bytes of one height field.
+    pub fn field_bytes(&self) -> u64 {
+        self.cells() as u64 * 4
+    }
+}
+
+/// Layout entry of a storage buffer visible to compute.
+pub fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}
+
+/// Layout entry of a uniform buffer visible to compute.
+pub fn uniform_entry(binding: u32, dynamic: bool) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: dynamic,
+            // A dynamic binding is a 16-byte window into the slot buffer; the rest bind whole.
+            min_binding_size: if dynamic { std::num::NonZeroU64::new(16) } else { None },
+        },
+        count: None,
+    }
+}
+
+/// A bind group over whole buffers, bindings numbered in order.
+pub fn bind_group(
+    device: &wgpu::Device,
+    label: &str,
+    layout: &wgpu::BindGroupLayout,
+    buffers: &[&wgpu::Buffer],
+) -> wgpu::BindGroup {
+    let entries: Vec<wgpu::BindGroupEntry> = buffers
+        .iter()
+        .enumerate()
+        .map(|(i, b)| wgpu::BindGroupEntry {
+            binding: i as u32,
+            resource: b.as_entire_binding(),
+        })
+        .collect();
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some(label),
+        layout,
+        entries: &entries,
+    })
+}
+
+/// The bind group of the per-step slot uniform (one 16-byte window, moved by dynamic offset).
+pub fn slot_bind_group(device: &wgpu::Device, layout: &wgpu::BindGroupLayout, state: &GpuState) -> wgpu::BindGroup {
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("step slot"),
+        layout,
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: &state.slots,
+                offset: 0,
+                size: std::num::NonZeroU64::new(16),
+            }),
+        }],
+    })
+}
+
+/// A compute pipeline from a layout and an entry point.
+pub fn pipeline(
+    device: &wgpu::Device,
+    module: &wgpu::ShaderModule,
+    layouts: &[&wgpu::BindGroupLayout],
+    entry: &str,
+) -> wgpu::ComputePipeline {
+    let layouts: Vec<Option<&wgpu::BindGroupLayout>> = layouts.iter().copied().map(Some).collect();
+    let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some(entry),
+        bind_group_layouts: &layouts,
+        immediate_size: 0,
+    });
+    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(entry),
+        layout: Some(&layout),
+        module,
+        entry_point: Some(entry),
+        compilation_options: Default::default(),
+        cache: None,
+    })
+}
+
+/// A bind group layout from its entries.
+pub fn layout(device: &wgpu::Device, label: &str, entries: &[wgpu::BindGroupLayoutEntry]) -> wgpu::BindGroupLayout {
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(label),
+        entries,
+    })
+}
+
+/// Workgroup counts for `groups` 1-D workgroups, folded into 2-D past the per-dimension limit.
+pub fn linear_groups(groups: u32, max_per_dim: u32) -> (u32, u32) {
+    if groups <= max_per_dim {
+        (groups, 1)
+    } else {
+        let y = groups.div_ceil(max_per_dim);
+        (groups.div_ceil(y), y)
+    }
+}

@@ -1,0 +1,5 @@
+//! Files in and out: npy arrays, CSV tables, and atomic writes.
+
+pub mod atomic;
+pub mod csv;
+pub mod npy;

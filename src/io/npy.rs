@@ -1,0 +1,63 @@
+//! NumPy `.npy` arrays through the npyz crate.
+
+use crate::error::Result;
+use std::path::Path;
+
+/// A 2-D array read from an npy file, row-major.
+pub struct Field2d {
+    pub shape: [usize; 2],
+    pub data: Vec<f64>,
+}
+
+/// Reads a float32 or float64 2-D array. Errors are plain text; the caller adds the scene key.
+pub fn read_f64_2d(path: &Path) -> Result<Field2d, String> {
+    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let npy = npyz::NpyFile::new(std::io::BufReader::new(file))
+        .map_err(|e| format!("{} is not a readable .npy file: {e}", path.display()))?;
+    let shape: Vec<usize> = npy.shape().iter().map(|&s| s as usize).collect();
+    let [rows, cols] = shape[..] else {
+        return Err(format!("{} has {} dimensions, expected 2", path.display(), shape.len()));
+    };
+    let fortran = npy.order() == npyz::Order::Fortran;
+    let dtype = npy.dtype();
+    let npyz::DType::Plain(ts) = &dtype else {
+        return Err(format!(
+            "{} has a structured dtype, expected float32 or float64",
+            path.display()
+        ));
+    };
+    let data: Vec<f64> = match (ts.type_char(), ts.size_field()) {
+        (npyz::TypeChar::Float, 4) => npy.into_vec::<f32>().map(|v| v.into_iter().map(f64::from).collect()),
+        (npyz::TypeChar::Float, 8) => npy.into_vec::<f64>(),
+        _ => {
+            return Err(format!(
+                "{} has dtype {ts}, expected float32 or float64",
+                path.display()
+            ))
+        }
+    }
+    .map_err(|e| format!("{}: {e}", path.display()))?;
+    let data = if fortran {
+        (0..rows * cols).map(|k| data[(k % cols) * rows + k / cols]).collect()
+    } else {
+        data
+    };
+    Ok(Field2d {
+        shape: [rows, cols],
+        data,
+    })
+}
+
+/// Writes a float32 array of shape `[ny, nx]` atomically.
+pub fn write_f32_2d(path: &Path, ny: usize, nx: usize, data: &[f32]) -> Result<()> {
+    use npyz::WriterBuilder;
+    super::atomic::write_with(path, |w| {
+        let mut writer = npyz::WriteOptions::new()
+            .default_dtype()
+            .shape(&[ny as u64, nx as u64])
+            .writer(w)
+            .begin_nd()?;
+        writer.extend(data.iter().copied())?;
+        writer.finish()
+    })
+}

@@ -1,0 +1,110 @@
+//! The uniform every pass reads, mirrored in `wgsl/common.wgsl` (`struct Params`), and the numbers
+//! that set it: the step coefficient, damping and the substep count.
+
+use crate::scene::{Scene, Sides};
+use bytemuck::{Pod, Zeroable};
+
+/// Courant-like number k·d_max the explicit solver aims for with substeps. Von Neumann for the 4-face
+/// leapfrog gives g·d·dt²/dx² ≤ 1/2; 0.4 leaves 20 % for depths that grow between checks.
+pub const STABLE_K_DEPTH: f64 = 0.4;
+
+/// Steps recorded per submit at most (and the size of the per-step slot and probe buffers).
+pub const MAX_CHUNK: u32 = 256;
+
+/// Mirror of WGSL `Params`: scalars only, 48 bytes (a multiple of 16 for the uniform layout).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct Params {
+    pub nx: u32,
+    pub ny: u32,
+    /// g·dt_sub²/dx².
+    pub k: f32,
+    /// 1 − tau.
+    pub keep: f32,
+    pub bc_west: u32,
+    pub bc_east: u32,
+    pub bc_south: u32,
+    pub bc_north: u32,
+    pub vel_scale: f32,
+    pub n_partials: u32,
+    pub n_probes: u32,
+    pub _pad: u32,
+}
+
+/// Mirror of WGSL `Totals` (reduce.wgsl's result).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct Totals {
+    pub sum_eta: f32,
+    pub wet: u32,
+    pub max_depth: f32,
+    pub nonfinite: u32,
+}
+
+/// Mirror of WGSL `StepSlot`, one per step of a submit, bound with a dynamic offset.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub struct StepSlot {
+    pub index: u32,
+    pub _pad: [u32; 3],
+}
+
+/// Cells one reduce workgroup folds (256 threads × 8).
+pub const CELLS_PER_PARTIAL: usize = 256 * 8;
+
+impl Params {
+    pub fn new(scene: &Scene, substeps: u32, n_probes: u32) -> Params {
+        let sides: Sides = scene.boundary.sides();
+        let cells = scene.grid.cells();
+        Params {
+            nx: scene.grid.nx,
+            ny: scene.grid.ny,
+            k: step_coefficient(scene, substeps) as f32,
+            keep: (1.0 - scene.physics.damping) as f32,
+            bc_west: sides.west as u32,
+            bc_east: sides.east as u32,
+            bc_south: sides.south as u32,
+            bc_north: sides.north as u32,
+            vel_scale: 1.0,
+            n_partials: cells.div_ceil(CELLS_PER_PARTIAL) as u32,
+            n_probes,
+            _pad: 0,
+        }
+    }
+}
+
+/// k = g·dt_sub²/dx² for `substeps` equal substeps of the scene's dt.
+pub fn step_coefficient(scene: &Scene, substeps: u32) -> f64 {
+    let dt = scene.time.dt / substeps as f64;
+    scene.physics.gravity * dt * dt / (scene.grid.dx * scene.grid.dx)
+}
+
+/// The fewest equal substeps that keep k·d_max within [`STABLE_K_DEPTH`].
+pub fn substeps_needed(scene: &Scene, max_depth: f64) -> u32 {
+    let courant = step_coefficient(scene, 1) * max_depth;
+    if courant <= STABLE_K_DEPTH {
+        1
+    } else {
+        (courant / STABLE_K_DEPTH).sqrt().ceil().min(u32::MAX as f64) as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mirrors_have_the_wgsl_sizes() {
+        assert_eq!(std::mem::size_of::<Params>(), 48);
+        assert_eq!(std::mem::size_of::<Totals>(), 16);
+        assert_eq!(std::mem::size_of::<StepSlot>(), 16);
+    }
+}
+
+impl Params {
+    /// Whether any side uses `mode`.
+    pub fn uses(&self, mode: crate::scene::BoundaryMode) -> bool {
+        let m = mode as u32;
+        [self.bc_west, self.bc_east, self.bc_south, self.bc_north].contains(&m)
+    }
+}

@@ -1,0 +1,191 @@
+//! `shoal run`: a scene into an output folder — stats.csv, probes.csv, h_NNNNNN.npy, scene.toml.
+//! Every file is written under a temporary name and renamed, and nothing non-finite is written.
+
+use crate::error::{Error, Result};
+use crate::io::csv::{Cell, CsvWriter};
+use crate::io::{atomic, npy};
+use crate::scene::Scene;
+use crate::simulation::{Backend, Simulation};
+use std::path::{Path, PathBuf};
+
+/// How a run went.
+#[derive(Clone, Debug)]
+pub struct RunSummary {
+    pub steps: u64,
+    pub substeps: u32,
+    pub seconds: f64,
+    pub backend: String,
+    pub out: PathBuf,
+    pub initial_volume: f64,
+    pub final_volume: f64,
+}
+
+/// The steps at which h snapshots and stats rows are written: 0, every `every`, and the last.
+pub fn output_steps(every: u64, steps: u64) -> impl Iterator<Item = u64> {
+    let mut next = Some(0u64);
+    std::iter::from_fn(move || {
+        let s = next?;
+        next = if s >= steps {
+            None
+        } else if every == 0 {
+            Some(steps)
+        } else {
+            Some((s / every + 1).saturating_mul(every).min(steps))
+        };
+        Some(s)
+    })
+}
+
+/// Makes sure `out` is a folder we can write into.
+pub fn prepare_output(out: &Path) -> Result<()> {
+    let fail = |message: String| {
+        Err(Error::Output {
+            path: out.to_path_buf(),
+            message,
+        })
+    };
+    if out.exists() && !out.is_dir() {
+        return fail("exists and is not a folder".into());
+    }
+    if let Err(e) = std::fs::create_dir_all(out) {
+        return fail(format!("cannot be created: {e}"));
+    }
+    if let Err(e) = tempfile::tempfile_in(out) {
+        return fail(format!("is not writable: {e}"));
+    }
+    Ok(())
+}
+
+/// Runs `scene` on `backend` into `out`. `log` receives notes for the user (stderr in the CLI).
+pub fn run(
+    scene: &Scene,
+    out: &Path,
+    backend: Backend,
+    steps: Option<u64>,
+    log: &mut dyn FnMut(&str),
+) -> Result<RunSummary> {
+    prepare_output(out)?;
+    let mut sim = Simulation::new(scene, backend)?;
+    let result = run_into(&mut sim, out, steps.unwrap_or(scene.time.steps), log);
+    // The scene as run is written even when the run failed: it says what was attempted.
+    atomic::write_bytes(&out.join("scene.toml"), sim.resolved_scene_toml().as_bytes())?;
+    result
+}
+
+fn run_into(sim: &mut Simulation, out: &Path, steps: u64, log: &mut dyn FnMut(&str)) -> Result<RunSummary> {
+    let started = std::time::Instant::now();
+    let scene = sim.scene().clone();
+    let (nx, ny) = (scene.grid.nx as usize, scene.grid.ny as usize);
+    for note in sim.take_notes() {
+        log(&format!("note: {note}"));
+    }
+
+    let mut stats = CsvWriter::create(
+        &out.join("stats.csv"),
+        &[
+            "step",
+            "time",
+            "volume",
+            "h_min",
+            "h_max",
+            "wet_cells",
+            "max_depth",
+            "substeps",
+        ],
+    )?;
+    let probe_names: Vec<&str> = scene.output.probes.iter().map(|p| p.name.as_str()).collect();
+    let mut probes = if probe_names.is_empty() {
+        None
+    } else {
+        let mut header = vec!["step", "time"];
+        header.extend(&probe_names);
+        Some(CsvWriter::create(&out.join("probes.csv"), &header)?)
+    };
+
+    let mut initial_volume = None;
+    let mut final_volume = 0.0;
+    let dt = scene.time.dt;
+    let outcome = (|| -> Result<()> {
+        let surface = sim.surface()?;
+        if let Some(p) = probes.as_mut() {
+            let cells: Vec<Cell> = std::iter::once(Cell::Int(0))
+                .chain(std::iter::once(Cell::Float(0.0)))
+                .chain(sim.probe_heights(&surface).into_iter().map(Cell::Float))
+                .collect();
+            p.row(&cells)?;
+        }
+        for target in output_steps(scene.output.every, steps) {
+            if target > sim.step_index() {
+                let first = sim.step_index() + 1;
+                let rows = sim.step(target - sim.step_index())?;
+                for note in sim.take_notes() {
+                    log(&format!("note: {note}"));
+                }
+                if let Some(p) = probes.as_mut() {
+                    for (k, row) in rows.iter().enumerate() {
+                        let step = first + k as u64;
+                        let mut cells = vec![Cell::Int(step), Cell::Float(step as f64 * dt)];
+                        cells.extend(row.iter().map(|&h| Cell::Float(h)));
+                        p.row(&cells)?;
+                    }
+                }
+            }
+            let surface = if target == 0 { surface.clone() } else { sim.surface()? };
+            if let Some(bad) = surface.iter().position(|h| !h.is_finite()) {
+                // The GPU flag catches this first; this guard keeps the promise of no NaN on disk.
+                return Err(Error::Diverged { step: target }).inspect_err(|_| {
+                    log(&format!("note: cell {bad} is not finite"));
+                });
+            }
+            let s = sim.stats(&surface);
+            initial_volume.get_or_insert(s.volume);
+            final_volume = s.volume;
+            let h32: Vec<f32> = surface.iter().map(|&h| h as f32).collect();
+            npy::write_f32_2d(&out.join(format!("h_{target:06}.npy")), ny, nx, &h32)?;
+            let (h_min, h_max) = if s.wet_cells == 0 {
+                (0.0, 0.0)
+            } else {
+                (s.h_min, s.h_max)
+            };
+            stats.row(&[
+                Cell::Int(target),
+                Cell::Float(target as f64 * dt),
+                Cell::Float(s.volume),
+                Cell::Float(h_min),
+                Cell::Float(h_max),
+                Cell::Int(s.wet_cells),
+                Cell::Float(s.max_depth),
+                Cell::Int(sim.substeps() as u64),
+            ])?;
+        }
+        Ok(())
+    })();
+    // Keep what was written so far, also when the run failed part-way.
+    stats.finish()?;
+    if let Some(p) = probes {
+        p.finish()?;
+    }
+    outcome?;
+    Ok(RunSummary {
+        steps,
+        substeps: sim.substeps(),
+        seconds: started.elapsed().as_secs_f64(),
+        backend: sim.describe_backend(),
+        out: out.to_path_buf(),
+        initial_volume: initial_volume.unwrap_or(0.0),
+        final_volume,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::output_steps;
+
+    #[test]
+    fn output_steps_include_first_and_last() {
+        assert_eq!(output_steps(10, 25).collect::<Vec<_>>(), [0, 10, 20, 25]);
+        assert_eq!(output_steps(0, 25).collect::<Vec<_>>(), [0, 25]);
+        assert_eq!(output_steps(5, 10).collect::<Vec<_>>(), [0, 5, 10]);
+        assert_eq!(output_steps(5, 0).collect::<Vec<_>>(), [0]);
+    }
+}

@@ -1,0 +1,198 @@
+//! Builds the initial fields of a scene: the ground b and the water surface h, in f64, and the
+//! reference level the engine stores heights against.
+
+use super::Scene;
+use crate::error::Result;
+use crate::io::npy;
+use std::path::Path;
+
+/// The level heights are stored against on the GPU: the still surface (`water.level`), or, with an
+/// initial surface from npy and no level, the mean of its wet cells. Storing `h − reference` keeps
+/// the digits of small waves whatever the altitude of the lake.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ReferenceLevel(pub f64);
+
+/// The scene's initial state, row-major `[ny, nx]`, absolute heights in f64.
+#[derive(Clone, Debug)]
+pub struct InitialFields {
+    pub nx: usize,
+    pub ny: usize,
+    /// Ground height b.
+    pub ground: Vec<f64>,
+    /// Water surface h; `h == b` marks a dry cell.
+    pub surface: Vec<f64>,
+    pub reference: ReferenceLevel,
+}
+
+impl InitialFields {
+    pub fn build(scene: &Scene) -> Result<InitialFields> {
+        let (nx, ny) = (scene.grid.nx as usize, scene.grid.ny as usize);
+        let ground = build_ground(scene, nx, ny)?;
+
+        let mut surface = match &scene.water.npy {
+            Some(p) => read_field(scene, "water.npy", p, nx, ny)?,
+            None => vec![scene.water.level.unwrap_or(0.0); nx * ny],
+        };
+        for bump in &scene.water.bumps {
+            let two_sigma2 = 2.0 * bump.radius * bump.radius;
+            for_each_centre(scene, |idx, x, y| {
+                let r2 = (x - bump.x).powi(2) + (y - bump.y).powi(2);
+                surface[idx] += bump.height * (-r2 / two_sigma2).exp();
+            });
+        }
+        for (h, &b) in surface.iter_mut().zip(&ground) {
+            if *h <= b {
+                *h = b;
+            }
+        }
+
+        let reference = match (scene.water.level, &scene.water.npy) {
+            (Some(level), _) => level,
+            (None, Some(_)) => {
+                let wet: Vec<f64> = surface
+                    .iter()
+                    .zip(&ground)
+                    .filter(|(h, b)| h > b)
+                    .map(|(h, _)| *h)
+                    .collect();
+                if wet.is_empty() {
+                    0.0
+                } else {
+                    wet.iter().sum::<f64>() / wet.len() as f64
+                }
+            }
+            (None, None) => 0.0,
+        };
+        Ok(InitialFields {
+            nx,
+            ny,
+            ground,
+            surface,
+            reference: ReferenceLevel(reference),
+        })
+    }
+
+    /// The f32 state the solvers start from: (eta = h − ref, ground = b − ref), rounded once from f64.
+    pub fn relative_f32(&self) -> (Vec<f32>, Vec<f32>) {
+        let r = self.reference.0;
+        let eta = self.surface.iter().map(|h| (h - r) as f32).collect();
+        let ground = self.ground.iter().map(|b| (b - r) as f32).collect();
+        (eta, ground)
+    }
+}
+
+fn for_each_centre(scene: &Scene, mut f: impl FnMut(usize, f64, f64)) {
+    let (nx, ny, dx) = (scene.grid.nx as usize, scene.grid.ny as usize, scene.grid.dx);
+    for j in 0..ny {
+        for i in 0..nx {
+            f(j * nx + i, (i as f64 + 0.5) * dx, (j as f64 + 0.5) * dx);
+        }
+    }
+}
+
+fn build_ground(scene: &Scene, nx: usize, ny: usize) -> Result<Vec<f64>> {
+    let t = &scene.terrain;
+    let mut ground = if let Some(p) = &t.npy {
+        read_field(scene, "terrain.npy", p, nx, ny)?
+    } else if let Some(png) = &t.png {
+        let path = scene.resolve_path(&png.path);
+        let grey = read_png_grey(scene, &path)?;
+        resample_png(&grey, nx, ny)
+            .into_iter()
+            .map(|v| png.min + v * (png.max - png.min))
+            .collect()
+    } else if let Some(s) = t.slope {
+        let mut g = vec![0.0; nx * ny];
+        for_each_centre(scene, |idx, x, y| g[idx] = s.base + s.grad[0] * x + s.grad[1] * y);
+        g
+    } else {
+        vec![t.flat.unwrap_or(0.0); nx * ny]
+    };
+    for b in &t.boxes {
+        for_each_centre(scene, |idx, x, y| {
+            if x >= b.x0 && x <= b.x1 && y >= b.y0 && y <= b.y1 {
+                ground[idx] = ground[idx].max(b.top);
+            }
+        });
+    }
+    Ok(ground)
+}
+
+fn read_field(scene: &Scene, key: &str, p: &Path, nx: usize, ny: usize) -> Result<Vec<f64>> {
+    let path = scene.resolve_path(p);
+    let text = std::fs::read_to_string(&scene.origin).ok();
+    let field = npy::read_f64_2d(&path).map_err(|e| scene.error_at(text.as_deref(), key, e))?;
+    if field.shape != [ny, nx] {
+        return Err(scene.error_at(
+            text.as_deref(),
+            key,
+            format!(
+                "{} has shape {:?}, the grid needs [ny, nx] = [{ny}, {nx}]",
+                path.display(),
+                field.shape
+            ),
+        ));
+    }
+    if let Some(bad) = field.data.iter().position(|v| !v.is_finite()) {
+        return Err(scene.error_at(
+            text.as_deref(),
+            key,
+            format!("{} holds a non-finite value at flat index {bad}", path.display()),
+        ));
+    }
+    Ok(field.data)
+}
+
+/// A greyscale image in [0, 1], row 0 at the top.
+struct Grey {
+    width: usize,
+    height: usize,
+    values: Vec<f64>,
+}
+
+fn read_png_grey(scene: &Scene, path: &Path) -> Result<Grey> {
+    let text = std::fs::read_to_string(&scene.origin).ok();
+    let img = image::ImageReader::open(path)
+        .map_err(|e| scene.error_at(text.as_deref(), "terrain.png", format!("{}: {e}", path.display())))?
+        .with_guessed_format()
+        .map_err(|e| scene.error_at(text.as_deref(), "terrain.png", format!("{}: {e}", path.display())))?
+        .decode()
+        .map_err(|e| {
+            scene.error_at(
+                text.as_deref(),
+                "terrain.png",
+                format!("{} cannot be decoded: {e}", path.display()),
+            )
+        })?
+        .into_luma16();
+    Ok(Grey {
+        width: img.width() as usize,
+        height: img.height() as usize,
+        values: img.pixels().map(|p| p.0[0] as f64 / 65535.0).collect(),
+    })
+}
+
+/// Bilinear resampling onto the grid's cell centres. The image is a map: its top row is the
+/// north side (largest y), so j = ny − 1 samples near image row 0.
+fn resample_png(img: &Grey, nx: usize, ny: usize) -> Vec<f64> {
+    let sample = |u: f64, v: f64| {
+        let fx = (u * img.width as f64 - 0.5).clamp(0.0, (img.width - 1) as f64);
+        let fy = (v * img.height as f64 - 0.5).clamp(0.0, (img.height - 1) as f64);
+        let (x0, y0) = (fx.floor() as usize, fy.floor() as usize);
+        let (x1, y1) = ((x0 + 1).min(img.width - 1), (y0 + 1).min(img.height - 1));
+        let (tx, ty) = (fx - x0 as f64, fy - y0 as f64);
+        let at = |x: usize, y: usize| img.values[y * img.width + x];
+        let top = at(x0, y0) * (1.0 - tx) + at(x1, y0) * tx;
+        let bottom = at(x0, y1) * (1.0 - tx) + at(x1, y1) * tx;
+        top * (1.0 - ty) + bottom * ty
+    };
+    let mut out = vec![0.0; nx * ny];
+    for j in 0..ny {
+        for i in 0..nx {
+            let u = (i as f64 + 0.5) / nx as f64;
+            let v = 1.0 - (j as f64 + 0.5) / ny as f64;
+            out[j * nx + i] = sample(u, v);
+        }
+    }
+    out
+}

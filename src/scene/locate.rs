@@ -1,0 +1,59 @@
+//! Finds the line of a key in scene text, so validation errors can say where the problem is.
+
+use toml::de::{DeTable, DeValue};
+
+/// 1-based line of a byte offset.
+pub fn line_of_offset(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// 1-based line of a dotted key path such as `grid.nx` or `water.bump[1].radius`; for a path that is
+/// only partly present, the line of its deepest present part.
+pub fn line_of_key(text: &str, path: &str) -> Option<usize> {
+    let root = DeTable::parse(text).ok()?;
+    let mut table = root.get_ref();
+    let mut found: Option<usize> = None;
+    for part in path.split('.') {
+        let (name, index) = match part.split_once('[') {
+            Some((n, rest)) => (n, rest.trim_end_matches(']').parse::<usize>().ok()),
+            None => (part, None),
+        };
+        let Some((key, value)) = table.get_key_value(name) else {
+            break;
+        };
+        found = Some(line_of_offset(text, key.span().start));
+        let mut value = value;
+        if let (Some(i), DeValue::Array(items)) = (index, value.get_ref()) {
+            match items.get(i) {
+                Some(item) => {
+                    found = Some(line_of_offset(text, item.span().start));
+                    value = item;
+                }
+                None => break,
+            }
+        }
+        match value.get_ref() {
+            DeValue::Table(t) => table = t,
+            _ => break,
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_nested_and_array_keys() {
+        let text = "[grid]\nnx = 1\nny = 2\n\n[[water.bump]]\nx = 1\n\n[[water.bump]]\nradius = -1\n";
+        assert_eq!(line_of_key(text, "grid.nx"), Some(2));
+        assert_eq!(line_of_key(text, "grid.ny"), Some(3));
+        assert_eq!(line_of_key(text, "water.bump[1].radius"), Some(9));
+        assert_eq!(line_of_key(text, "nothing"), None);
+    }
+}

@@ -1,0 +1,429 @@
+//! The scene contract of `../shared/SCENE.md`: parse, validate, resolve defaults.
+//!
+//! One set of serde structs serves both directions: every field has its documented default, so
+//! serialising a parsed [`Scene`] writes "the scene as it was run, with every default filled in".
+
+mod fields;
+mod locate;
+mod validate;
+
+pub use fields::{InitialFields, ReferenceLevel};
+
+use crate::error::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The built-in scene `shoal run` uses without a scene file: drops falling on a pond around an island.
+pub const DEFAULT_SCENE: &str = include_str!("../../scenes/default.toml");
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scene {
+    #[serde(default = "default_name")]
+    pub name: String,
+    pub grid: Grid,
+    pub time: Time,
+    #[serde(default)]
+    pub physics: Physics,
+    #[serde(default)]
+    pub boundary: Boundary,
+    #[serde(default)]
+    pub terrain: Terrain,
+    #[serde(default)]
+    pub water: Water,
+    #[serde(default, rename = "source", skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<Source>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rain: Option<Rain>,
+    #[serde(default, rename = "body", skip_serializing_if = "Vec::is_empty")]
+    pub bodies: Vec<Body>,
+    #[serde(default)]
+    pub output: Output,
+    /// Folder that relative paths in the scene resolve against.
+    #[serde(skip)]
+    pub base_dir: PathBuf,
+    /// Where the scene came from, for error messages.
+    #[serde(skip)]
+    pub origin: PathBuf,
+}
+
+fn default_name() -> String {
+    "untitled".into()
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Grid {
+    pub nx: u32,
+    pub ny: u32,
+    pub dx: f64,
+}
+
+impl Grid {
+    pub fn cells(&self) -> usize {
+        self.nx as usize * self.ny as usize
+    }
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Time {
+    pub dt: f64,
+    #[serde(default)]
+    pub steps: u64,
+    /// Added to the contract: the least number of equal substeps per step (default 1). The engine
+    /// raises it when the explicit solver's stability limit needs more, and the output scene.toml
+    /// records the number it used.
+    #[serde(default = "one")]
+    pub substeps: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Solver {
+    Explicit,
+    Adi,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VolumeCorrection {
+    None,
+    Global,
+    Regions,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Coupling {
+    Pcg,
+    Jacobi,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Physics {
+    #[serde(default = "Physics::default_solver")]
+    pub solver: Solver,
+    #[serde(default = "Physics::default_gravity")]
+    pub gravity: f64,
+    #[serde(default)]
+    pub damping: f64,
+    #[serde(default = "Physics::default_correction")]
+    pub volume_correction: VolumeCorrection,
+    #[serde(default = "Physics::default_coupling")]
+    pub coupling: Coupling,
+    #[serde(default = "Physics::default_density")]
+    pub water_density: f64,
+}
+
+impl Physics {
+    fn default_solver() -> Solver {
+        Solver::Explicit
+    }
+    fn default_gravity() -> f64 {
+        9.81
+    }
+    fn default_correction() -> VolumeCorrection {
+        VolumeCorrection::Global
+    }
+    fn default_coupling() -> Coupling {
+        Coupling::Pcg
+    }
+    fn default_density() -> f64 {
+        1000.0
+    }
+}
+
+impl Default for Physics {
+    fn default() -> Self {
+        Physics {
+            solver: Self::default_solver(),
+            gravity: Self::default_gravity(),
+            damping: 0.0,
+            volume_correction: Self::default_correction(),
+            coupling: Self::default_coupling(),
+            water_density: Self::default_density(),
+        }
+    }
+}
+
+/// What happens at one side of the domain. The discriminants are the codes the WGSL reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[repr(u32)]
+pub enum BoundaryMode {
+    /// Closed wall (Neumann): the missing face carries no flux.
+    Reflect = 0,
+    /// Dirichlet: the ghost holds the still level.
+    Open = 1,
+    /// Wraps to the opposite side.
+    Periodic = 2,
+    /// Non-reflecting (Mur's discrete Engquist–Majda condition).
+    Absorb = 3,
+    /// Wilson et al.: the ghost holds the mean surface height of the wet cells.
+    GhostMean = 4,
+    /// Wilson et al.: the ghost extrapolates linearly, 2·h_edge − h_inner.
+    GhostSlope = 5,
+}
+
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Boundary {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub all: Option<BoundaryMode>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub west: Option<BoundaryMode>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub east: Option<BoundaryMode>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub south: Option<BoundaryMode>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub north: Option<BoundaryMode>,
+}
+
+/// The four sides with `all` and the default applied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sides {
+    pub west: BoundaryMode,
+    pub east: BoundaryMode,
+    pub south: BoundaryMode,
+    pub north: BoundaryMode,
+}
+
+impl Sides {
+    pub fn all(mode: BoundaryMode) -> Self {
+        Sides {
+            west: mode,
+            east: mode,
+            south: mode,
+            north: mode,
+        }
+    }
+
+    pub fn any(&self, mode: BoundaryMode) -> bool {
+        [self.west, self.east, self.south, self.north].contains(&mode)
+    }
+}
+
+impl Boundary {
+    pub fn sides(&self) -> Sides {
+        let all = self.all.unwrap_or(BoundaryMode::Reflect);
+        Sides {
+            west: self.west.unwrap_or(all),
+            east: self.east.unwrap_or(all),
+            south: self.south.unwrap_or(all),
+            north: self.north.unwrap_or(all),
+        }
+    }
+
+    /// Every side spelled out, for the output scene.toml.
+    fn resolved(&self) -> Boundary {
+        let s = self.sides();
+        Boundary {
+            all: None,
+            west: Some(s.west),
+            east: Some(s.east),
+            south: Some(s.south),
+            north: Some(s.north),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Slope {
+    pub base: f64,
+    pub grad: [f64; 2],
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PngTerrain {
+    pub path: PathBuf,
+    pub min: f64,
+    pub max: f64,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TerrainBox {
+    pub x0: f64,
+    pub y0: f64,
+    pub x1: f64,
+    pub y1: f64,
+    pub top: f64,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Terrain {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flat: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slope: Option<Slope>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub npy: Option<PathBuf>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub png: Option<PngTerrain>,
+    #[serde(default, rename = "box", skip_serializing_if = "Vec::is_empty")]
+    pub boxes: Vec<TerrainBox>,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Bump {
+    pub x: f64,
+    pub y: f64,
+    pub radius: f64,
+    pub height: f64,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Water {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub npy: Option<PathBuf>,
+    #[serde(default, rename = "bump", skip_serializing_if = "Vec::is_empty")]
+    pub bumps: Vec<Bump>,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Source {
+    pub x: f64,
+    pub y: f64,
+    pub radius: f64,
+    pub rate: f64,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rain {
+    pub rate: f64,
+    pub radius: f64,
+    pub height: f64,
+    #[serde(default)]
+    pub seed: u64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Body {
+    pub shape: String,
+    pub size: [f64; 3],
+    pub position: [f64; 3],
+    #[serde(default)]
+    pub rotation: [f64; 3],
+    #[serde(default)]
+    pub velocity: [f64; 3],
+    pub density: f64,
+    #[serde(default)]
+    pub fixed: bool,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Probe {
+    pub name: String,
+    pub x: f64,
+    pub y: f64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Output {
+    #[serde(default = "Output::default_every")]
+    pub every: u64,
+    #[serde(default, rename = "probe", skip_serializing_if = "Vec::is_empty")]
+    pub probes: Vec<Probe>,
+}
+
+impl Output {
+    fn default_every() -> u64 {
+        10
+    }
+}
+
+impl Default for Output {
+    fn default() -> Self {
+        Output {
+            every: Self::default_every(),
+            probes: Vec::new(),
+        }
+    }
+}
+
+impl Scene {
+    /// Reads and validates a scene file; relative paths resolve against its folder.
+    pub fn from_file(path: &Path) -> Result<Scene> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        Scene::parse(&text, path, &base)
+    }
+
+    /// The built-in default scene.
+    pub fn builtin_default() -> Scene {
+        Scene::parse(DEFAULT_SCENE, Path::new("<built-in default scene>"), Path::new("."))
+            .expect("the built-in scene is valid (checked by a test)")
+    }
+
+    /// Parses and validates scene text. `origin` names it in errors; `base_dir` anchors relative paths.
+    pub fn parse(text: &str, origin: &Path, base_dir: &Path) -> Result<Scene> {
+        let mut scene: Scene = toml::from_str(text).map_err(|e| Error::Scene {
+            file: origin.to_path_buf(),
+            line: e.span().map(|s| locate::line_of_offset(text, s.start)),
+            message: e.message().trim().to_string(),
+        })?;
+        scene.base_dir = base_dir.to_path_buf();
+        scene.origin = origin.to_path_buf();
+        validate::validate(&scene, text)?;
+        Ok(scene)
+    }
+
+    /// An error about `key` (a dotted path such as `water.bump[1].radius`), located in `text`.
+    pub(crate) fn error_at(&self, text: Option<&str>, key: &str, message: String) -> Error {
+        Error::Scene {
+            file: self.origin.clone(),
+            line: text.and_then(|t| locate::line_of_key(t, key)),
+            message: format!("{key}: {message}"),
+        }
+    }
+
+    /// Resolves a path written in the scene against the scene's folder.
+    pub fn resolve_path(&self, p: &Path) -> PathBuf {
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.base_dir.join(p)
+        }
+    }
+
+    /// The scene as it was run: every default filled in, paths absolute, and the substeps used.
+    pub fn to_resolved_toml(&self, reference: f64, substeps: u32) -> String {
+        let mut s = self.clone();
+        s.boundary = self.boundary.resolved();
+        s.time.substeps = substeps;
+        if s.terrain.slope.is_none() && s.terrain.npy.is_none() && s.terrain.png.is_none() {
+            s.terrain.flat.get_or_insert(0.0);
+        }
+        let abs = |p: &Path| std::path::absolute(self.resolve_path(p)).unwrap_or(p.to_path_buf());
+        if let Some(p) = &s.terrain.npy {
+            s.terrain.npy = Some(abs(p));
+        }
+        if let Some(png) = &mut s.terrain.png {
+            png.path = abs(&png.path);
+        }
+        if let Some(p) = &s.water.npy {
+            s.water.npy = Some(abs(p));
+        }
+        s.water.level = Some(reference);
+        toml::to_string(&s).expect("a scene always serialises")
+    }
+}

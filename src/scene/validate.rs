@@ -1,0 +1,190 @@
+//! Checks a parsed scene against the contract; every error names its key and line.
+
+use super::{BoundaryMode, Scene, Solver};
+use crate::error::Result;
+
+pub fn validate(scene: &Scene, text: &str) -> Result<()> {
+    let err = |key: &str, msg: String| Err(scene.error_at(Some(text), key, msg));
+    let finite = |key: &str, v: f64| -> Result<()> {
+        if v.is_finite() {
+            Ok(())
+        } else {
+            Err(scene.error_at(Some(text), key, format!("must be a finite number (got {v})")))
+        }
+    };
+
+    let g = &scene.grid;
+    if g.nx < 2 {
+        return err("grid.nx", format!("must be at least 2 (got {})", g.nx));
+    }
+    if g.ny < 2 {
+        return err("grid.ny", format!("must be at least 2 (got {})", g.ny));
+    }
+    if !(g.dx > 0.0 && g.dx.is_finite()) {
+        return err("grid.dx", format!("must be a finite number > 0 (got {})", g.dx));
+    }
+    if !(scene.time.dt > 0.0 && scene.time.dt.is_finite()) {
+        return err(
+            "time.dt",
+            format!("must be a finite number > 0 (got {})", scene.time.dt),
+        );
+    }
+    if scene.time.substeps == 0 {
+        return err("time.substeps", "must be at least 1".into());
+    }
+
+    let p = &scene.physics;
+    if !(p.gravity > 0.0 && p.gravity.is_finite()) {
+        return err(
+            "physics.gravity",
+            format!("must be a finite number > 0 (got {})", p.gravity),
+        );
+    }
+    if !(0.0..1.0).contains(&p.damping) {
+        return err("physics.damping", format!("must be in [0, 1) (got {})", p.damping));
+    }
+    if !(p.water_density > 0.0 && p.water_density.is_finite()) {
+        return err(
+            "physics.water_density",
+            format!("must be > 0 (got {})", p.water_density),
+        );
+    }
+    if p.solver == Solver::Adi {
+        return err(
+            "physics.solver",
+            "\"adi\" is not supported yet (the implicit ADI solver is a later issue); use \"explicit\"".into(),
+        );
+    }
+
+    let s = scene.boundary.sides();
+    let periodic = BoundaryMode::Periodic;
+    if (s.west == periodic) != (s.east == periodic) {
+        let key = if s.west == periodic {
+            "boundary.west"
+        } else {
+            "boundary.east"
+        };
+        let key = if scene.boundary.west.is_some() || scene.boundary.east.is_some() {
+            key
+        } else {
+            "boundary.all"
+        };
+        return err(key, "periodic must be set on both west and east".into());
+    }
+    if (s.south == periodic) != (s.north == periodic) {
+        let key = if s.south == periodic {
+            "boundary.south"
+        } else {
+            "boundary.north"
+        };
+        return err(key, "periodic must be set on both south and north".into());
+    }
+
+    let t = &scene.terrain;
+    let kinds: Vec<&str> = [
+        t.flat.map(|_| "flat"),
+        t.slope.map(|_| "slope"),
+        t.npy.as_ref().map(|_| "npy"),
+        t.png.as_ref().map(|_| "png"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if kinds.len() > 1 {
+        return err(
+            &format!("terrain.{}", kinds[1]),
+            format!(
+                "at most one of flat / slope / npy / png may be given (got {})",
+                kinds.join(" and ")
+            ),
+        );
+    }
+    if let Some(v) = t.flat {
+        finite("terrain.flat", v)?;
+    }
+    if let Some(sl) = t.slope {
+        finite("terrain.slope", sl.base)?;
+        finite("terrain.slope", sl.grad[0])?;
+        finite("terrain.slope", sl.grad[1])?;
+    }
+    if let Some(png) = &t.png {
+        finite("terrain.png", png.min)?;
+        finite("terrain.png", png.max)?;
+        if png.max < png.min {
+            return err("terrain.png", format!("max ({}) is below min ({})", png.max, png.min));
+        }
+    }
+    for (i, b) in t.boxes.iter().enumerate() {
+        let key = format!("terrain.box[{i}]");
+        for v in [b.x0, b.y0, b.x1, b.y1, b.top] {
+            finite(&key, v)?;
+        }
+        if b.x1 < b.x0 {
+            return err(
+                &format!("{key}.x1"),
+                format!("x1 ({}) is less than x0 ({})", b.x1, b.x0),
+            );
+        }
+        if b.y1 < b.y0 {
+            return err(
+                &format!("{key}.y1"),
+                format!("y1 ({}) is less than y0 ({})", b.y1, b.y0),
+            );
+        }
+    }
+
+    if let Some(l) = scene.water.level {
+        finite("water.level", l)?;
+    }
+    for (i, b) in scene.water.bumps.iter().enumerate() {
+        let key = format!("water.bump[{i}]");
+        for v in [b.x, b.y, b.height] {
+            finite(&key, v)?;
+        }
+        if !(b.radius > 0.0 && b.radius.is_finite()) {
+            return err(&format!("{key}.radius"), format!("must be > 0 (got {})", b.radius));
+        }
+    }
+
+    let (wx, wy) = (g.nx as f64 * g.dx, g.ny as f64 * g.dx);
+    let mut names = std::collections::HashSet::new();
+    for (i, pr) in scene.output.probes.iter().enumerate() {
+        let key = format!("output.probe[{i}]");
+        if pr.name.is_empty() || pr.name.contains([',', '\n', '"']) {
+            return err(
+                &format!("{key}.name"),
+                "must be non-empty, without commas, quotes or newlines".into(),
+            );
+        }
+        if !names.insert(pr.name.as_str()) {
+            return err(
+                &format!("{key}.name"),
+                format!("\"{}\" is used by another probe", pr.name),
+            );
+        }
+        if !(pr.x >= 0.0 && pr.x < wx && pr.y >= 0.0 && pr.y < wy) {
+            return err(
+                &key,
+                format!("({}, {}) is outside the domain [0, {wx}) × [0, {wy})", pr.x, pr.y),
+            );
+        }
+    }
+
+    // Keys whose features are later issues: refuse them clearly rather than ignore them.
+    if !scene.sources.is_empty() {
+        return err(
+            "source",
+            "[[source]] is not supported yet (sources and drains are a later issue)".into(),
+        );
+    }
+    if scene.rain.is_some() {
+        return err("rain", "[rain] is not supported yet (rain is a later issue)".into());
+    }
+    if !scene.bodies.is_empty() {
+        return err(
+            "body",
+            "[[body]] is not supported yet (rigid-body coupling is a later issue)".into(),
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,290 @@
+//! `Simulation`: a scene's state on a backend, stepped in submits of many steps, with the stability
+//! check and the divergence check made from GPU reductions at the end of each submit.
+
+use crate::cpu::CpuSolver;
+use crate::error::{Error, Result};
+use crate::gpu::{GpuContext, GpuSolver};
+use crate::params::{self, Params, Totals, MAX_CHUNK};
+use crate::scene::{InitialFields, Scene};
+use crate::solver::Solver;
+
+/// Which implementation runs the passes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// wgpu compute shaders on the preferred adapter (see `GpuContext::new`).
+    Gpu,
+    /// The CPU reference twin.
+    Cpu,
+}
+
+pub struct Simulation {
+    scene: Scene,
+    fields: InitialFields,
+    ground_rel: Vec<f32>,
+    solver: Box<dyn Solver>,
+    params: Params,
+    substeps: u32,
+    step: u64,
+    probe_cells: Vec<u32>,
+    totals: Totals,
+    notes: Vec<String>,
+    /// Keeps an owned GPU context alive (None on the CPU or on a borrowed device).
+    context: Option<GpuContext>,
+}
+
+impl Simulation {
+    /// Builds the scene on a backend; for `Backend::Gpu` Shoal opens its own device.
+    pub fn new(scene: &Scene, backend: Backend) -> Result<Simulation> {
+        match backend {
+            Backend::Cpu => Self::build(scene, |p, eta, ground, probes| {
+                Ok(Box::new(CpuSolver::new(
+                    *p,
+                    eta.to_vec(),
+                    ground.to_vec(),
+                    probes.to_vec(),
+                )))
+            }),
+            Backend::Gpu => {
+                let context = GpuContext::new()?;
+                let mut sim = Self::from_device(scene, &context.device, &context.queue)?;
+                context.check()?;
+                sim.context = Some(context);
+                Ok(sim)
+            }
+        }
+    }
+
+    /// Builds the scene on a Device and Queue the caller owns. Shoal keeps reference-counted
+    /// handles to them; the caller keeps using its own.
+    pub fn from_device(scene: &Scene, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Simulation> {
+        let adapter = crate::gpu::context::adapter_line(&device.adapter_info());
+        Self::build(scene, |p, eta, ground, probes| {
+            Ok(Box::new(GpuSolver::new(
+                device,
+                queue,
+                adapter.clone(),
+                *p,
+                eta,
+                ground,
+                probes,
+            )?))
+        })
+    }
+
+    fn build(
+        scene: &Scene,
+        make: impl FnOnce(&Params, &[f32], &[f32], &[u32]) -> Result<Box<dyn Solver>>,
+    ) -> Result<Simulation> {
+        if scene.grid.nx as u64 * scene.grid.ny as u64 >= u32::MAX as u64 / 2 {
+            return Err(Error::GridTooLarge {
+                nx: scene.grid.nx,
+                ny: scene.grid.ny,
+                what: "the cell count exceeds the 32-bit cell index".into(),
+            });
+        }
+        let fields = InitialFields::build(scene)?;
+        let (eta, ground_rel) = fields.relative_f32();
+        let probe_cells = probe_cells(scene);
+
+        let max_depth = eta
+            .iter()
+            .zip(&ground_rel)
+            .map(|(e, b)| (e - b).max(0.0) as f64)
+            .fold(0.0, f64::max);
+        let needed = params::substeps_needed(scene, max_depth);
+        let substeps = needed.max(scene.time.substeps);
+        let mut notes = Vec::new();
+        if needed > scene.time.substeps {
+            notes.push(substep_note(scene, substeps, max_depth));
+        }
+        let params = Params::new(scene, substeps, probe_cells.len() as u32);
+        let solver = make(&params, &eta, &ground_rel, &probe_cells)?;
+        Ok(Simulation {
+            scene: scene.clone(),
+            fields,
+            ground_rel,
+            solver,
+            params,
+            substeps,
+            step: 0,
+            probe_cells,
+            totals: Totals::default(),
+            notes,
+            context: None,
+        })
+    }
+
+    /// Advances `n` steps, submitting up to `MAX_CHUNK` steps at a time. Returns each step's probe
+    /// heights (absolute, a row of `probes` values per step).
+    pub fn step(&mut self, n: u64) -> Result<Vec<Vec<f64>>> {
+        let mut rows = Vec::new();
+        let mut left = n;
+        while left > 0 {
+            let chunk = left.min(MAX_CHUNK as u64) as u32;
+            let report = self.solver.advance(chunk, self.substeps)?;
+            if let Some(bad) = report
+                .first_bad_step
+                .or((report.totals.nonfinite != 0).then_some(chunk - 1))
+            {
+                return Err(Error::Diverged {
+                    step: self.step + bad as u64 + 1,
+                });
+            }
+            let np = self.probe_cells.len();
+            for row in report
+                .probes
+                .chunks(np.max(1))
+                .take(if np == 0 { 0 } else { chunk as usize })
+            {
+                rows.push(
+                    row.iter()
+                        .zip(&self.probe_cells)
+                        .map(|(&e, &c)| self.absolute(e, c as usize))
+                        .collect(),
+                );
+            }
+            self.step += chunk as u64;
+            self.totals = report.totals;
+            left -= chunk as u64;
+            self.check_stability()?;
+        }
+        Ok(rows)
+    }
+
+    /// Raises the substep count when the deepest water now needs it (never lowers it).
+    fn check_stability(&mut self) -> Result<()> {
+        let max_depth = self.totals.max_depth as f64;
+        let needed = params::substeps_needed(&self.scene, max_depth);
+        if needed > self.substeps {
+            self.notes.push(format!(
+                "at step {}: {}",
+                self.step,
+                substep_note(&self.scene, needed, max_depth)
+            ));
+            let factor = self.substeps as f32 / needed as f32;
+            self.substeps = needed;
+            self.params = Params::new(&self.scene, needed, self.probe_cells.len() as u32);
+            self.solver.set_params(&self.params)?;
+            self.solver.rescale_velocity(factor)?;
+        }
+        Ok(())
+    }
+
+    fn absolute(&self, eta: f32, cell: usize) -> f64 {
+        if eta <= self.ground_rel[cell] {
+            self.fields.ground[cell]
+        } else {
+            self.fields.reference.0 + eta as f64
+        }
+    }
+
+    /// The surface relative to the reference level, as the solver stores it (a readback on the GPU).
+    pub fn eta(&mut self) -> Result<Vec<f32>> {
+        self.solver.read_eta()
+    }
+
+    /// The absolute surface h in f64, dry cells exactly at the ground (a readback on the GPU).
+    pub fn surface(&mut self) -> Result<Vec<f64>> {
+        let eta = self.solver.read_eta()?;
+        Ok(eta.iter().enumerate().map(|(c, &e)| self.absolute(e, c)).collect())
+    }
+
+    /// The probes' heights in a surface read with [`Simulation::surface`].
+    pub fn probe_heights(&self, surface: &[f64]) -> Vec<f64> {
+        self.probe_cells.iter().map(|&c| surface[c as usize]).collect()
+    }
+
+    /// Statistics of a surface read with [`Simulation::surface`].
+    pub fn stats(&self, surface: &[f64]) -> FieldStats {
+        let area = self.scene.grid.dx * self.scene.grid.dx;
+        let mut s = FieldStats {
+            volume: 0.0,
+            h_min: f64::INFINITY,
+            h_max: f64::NEG_INFINITY,
+            wet_cells: 0,
+            max_depth: 0.0,
+        };
+        for (h, b) in surface.iter().zip(&self.fields.ground) {
+            let d = h - b;
+            if d > 0.0 {
+                s.volume += d * area;
+                s.h_min = s.h_min.min(*h);
+                s.h_max = s.h_max.max(*h);
+                s.wet_cells += 1;
+                s.max_depth = s.max_depth.max(d);
+            }
+        }
+        if s.wet_cells == 0 {
+            s.h_min = f64::NAN;
+            s.h_max = f64::NAN;
+        }
+        s
+    }
+
+    pub fn scene(&self) -> &Scene {
+        &self.scene
+    }
+    pub fn step_index(&self) -> u64 {
+        self.step
+    }
+    pub fn time(&self) -> f64 {
+        self.step as f64 * self.scene.time.dt
+    }
+    pub fn substeps(&self) -> u32 {
+        self.substeps
+    }
+    pub fn ground(&self) -> &[f64] {
+        &self.fields.ground
+    }
+    pub fn reference_level(&self) -> f64 {
+        self.fields.reference.0
+    }
+    pub fn describe_backend(&self) -> String {
+        self.solver.describe()
+    }
+    /// Messages for the user (substep changes), each handed out once.
+    pub fn take_notes(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notes)
+    }
+    /// The scene as run, every default filled in, for the output scene.toml.
+    pub fn resolved_scene_toml(&self) -> String {
+        self.scene.to_resolved_toml(self.fields.reference.0, self.substeps)
+    }
+}
+
+/// Volume and extremes of the water.
+#[derive(Clone, Copy, Debug)]
+pub struct FieldStats {
+    /// Σ d·dx², summed in f64.
+    pub volume: f64,
+    /// Lowest and highest wet surface (NaN with no wet cell).
+    pub h_min: f64,
+    pub h_max: f64,
+    pub wet_cells: u64,
+    pub max_depth: f64,
+}
+
+fn substep_note(scene: &Scene, substeps: u32, max_depth: f64) -> String {
+    format!(
+        "dt = {} s breaks the explicit stability limit g·d_max·dt²/dx² ≤ 1/2 (d_max = {:.4} m, \
+         g·d_max·dt²/dx² = {:.3}); running {substeps} equal substeps per step",
+        scene.time.dt,
+        max_depth,
+        params::step_coefficient(scene, 1) * max_depth
+    )
+}
+
+/// The cell containing each probe.
+fn probe_cells(scene: &Scene) -> Vec<u32> {
+    let g = scene.grid;
+    scene
+        .output
+        .probes
+        .iter()
+        .map(|p| {
+            let i = ((p.x / g.dx).floor() as u32).min(g.nx - 1);
+            let j = ((p.y / g.dx).floor() as u32).min(g.ny - 1);
+            j * g.nx + i
+        })
+        .collect()
+}

@@ -1,0 +1,29 @@
+//! The one interface the GPU and CPU backends share, so tests and the CLI drive both the same way.
+
+use crate::error::Result;
+use crate::params::{Params, Totals};
+
+/// What a run of steps reports back: read at the end of a submit, never per step.
+#[derive(Clone, Debug, Default)]
+pub struct ChunkReport {
+    /// Index within the chunk of the first step that produced a NaN or infinity.
+    pub first_bad_step: Option<u32>,
+    /// Reduction of the state after the chunk.
+    pub totals: Totals,
+    /// eta at each probe after each step: `steps × n_probes`, row per step.
+    pub probes: Vec<f32>,
+}
+
+/// A backend: holds the state and runs the passes of a step.
+pub trait Solver {
+    /// Replaces the uniform parameters (k, damping, boundaries…), e.g. after a substep change.
+    fn set_params(&mut self, params: &Params) -> Result<()>;
+    /// Multiplies the per-step change by `factor` (when the substep length changes).
+    fn rescale_velocity(&mut self, factor: f32) -> Result<()>;
+    /// Runs `steps` steps of `substeps` substeps each (steps ≤ MAX_CHUNK), then reports.
+    fn advance(&mut self, steps: u32, substeps: u32) -> Result<ChunkReport>;
+    /// The surface relative to the reference level (a readback on the GPU).
+    fn read_eta(&mut self) -> Result<Vec<f32>>;
+    /// Adapter or backend in words.
+    fn describe(&self) -> String;
+}

@@ -1,0 +1,178 @@
+// The explicit height-field step (Kass & Miller eq. 8 in flux form, GAMES103 "Solution 1"):
+//
+//   vel' = (1 − tau)·vel + k · Σ_faces d_face·(eta_nbr − eta),   eta' = eta + vel'
+//
+// with k = g·dt²/dx², vel = h^n − h^(n−1) (the per-step change: float32 keeps its digits), and
+// d_face = (d + d_nbr)/2. Each face term is computed bit-identically, with opposite sign, by the two
+// cells it joins, so with closed walls the sum of eta changes only by rounding.
+// Wet/dry face rule: a face whose higher side is dry carries nothing — a dry bank above the water
+// must not leak into it (with the plain mean it would, and the dry-cell clamp would create water).
+// Twin: src/cpu/explicit.rs.
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> ground: array<f32>;
+@group(0) @binding(2) var<storage, read> totals: Totals;
+@group(0) @binding(3) var<storage, read_write> first_bad_step: atomic<u32>;
+
+@group(1) @binding(0) var<storage, read> eta_in: array<f32>;
+@group(1) @binding(1) var<storage, read> vel_in: array<f32>;
+@group(1) @binding(2) var<storage, read_write> eta_out: array<f32>;
+@group(1) @binding(3) var<storage, read_write> vel_out: array<f32>;
+
+@group(2) @binding(0) var<uniform> slot: StepSlot;
+
+fn face(eta_c: f32, d_c: f32, eta_n: f32, d_n: f32) -> f32 {
+    let upper_depth = select(d_c, d_n, eta_n > eta_c);
+    let d_face = select(0.0, 0.5 * (d_c + d_n), upper_depth > 0.0);
+    return d_face * (eta_n - eta_c);
+}
+
+// The neighbour across one face: a real cell (interior or periodic) or a ghost. `mode` is the side's
+// boundary mode, or INTERIOR away from the sides; `n` is the neighbour cell (wrapped across a side),
+// `opposite` the neighbour on the other side of c along the same axis (the inner cell at a side).
+// Branch-free: llvmpipe and GPUs alike run every cell through the same instructions.
+const INTERIOR: u32 = 6u;
+
+fn face_term(mode: u32, eta_c: f32, d_c: f32, b_c: f32, n: u32, opposite: u32, mean: f32) -> f32 {
+    let real = mode == INTERIOR || mode == PERIODIC;
+    var eta_n = eta_in[n];
+    eta_n = select(eta_n, 0.0, mode == OPEN);                          // Dirichlet at the still level
+    eta_n = select(eta_n, mean, mode == GHOST_MEAN);                   // Wilson: mean surface height
+    eta_n = select(eta_n, 2.0 * eta_c - eta_in[opposite], mode == GHOST_SLOPE); // Wilson: 2·h_edge − h_inner
+    let b_n = select(b_c, ground[n], real);                            // a ghost stands on the edge's ground
+    let term = face(eta_c, d_c, eta_n, depth(eta_n, b_n));
+    // reflect: no flux through the wall. absorb: `edges` replaces the cell with Mur's update.
+    return select(term, 0.0, mode == REFLECT || mode == ABSORB);
+}
+
+// The flux-form update of cell (i, j): (eta', vel') before edge overrides and the dry-cell rule.
+fn wave(i: u32, j: u32) -> vec2<f32> {
+    let nx = params.nx;
+    let ny = params.ny;
+    let c = cell(i, j);
+    let eta_c = eta_in[c];
+    let b_c = ground[c];
+    let d_c = depth(eta_c, b_c);
+    let mean = totals.sum_eta / f32(max(totals.wet, 1u));
+    let w = select(c - 1u, cell(nx - 1u, j), i == 0u);
+    let e = select(c + 1u, cell(0u, j), i == nx - 1u);
+    let s = select(c - nx, cell(i, ny - 1u), j == 0u);
+    let n = select(c + nx, cell(i, 0u), j == ny - 1u);
+    let west = face_term(select(INTERIOR, params.bc_west, i == 0u), eta_c, d_c, b_c, w, e, mean);
+    let east = face_term(select(INTERIOR, params.bc_east, i == nx - 1u), eta_c, d_c, b_c, e, w, mean);
+    let south = face_term(select(INTERIOR, params.bc_south, j == 0u), eta_c, d_c, b_c, s, n, mean);
+    let north = face_term(select(INTERIOR, params.bc_north, j == ny - 1u), eta_c, d_c, b_c, n, s, mean);
+    let vel = params.keep * vel_in[c] + params.k * (((west + east) + south) + north);
+    return vec2<f32>(eta_c + vel, vel);
+}
+
+// Dry cells (Kass & Miller §4): a surface at or below the ground is the ground, at rest.
+// Then the divergence flag, then the store.
+fn store(c: u32, b_c: f32, eta_new: f32, vel_new: f32) {
+    var eta = eta_new;
+    var vel = vel_new;
+    if eta <= b_c {
+        eta = b_c;
+        vel = 0.0;
+    }
+    if !is_finite(eta) || !is_finite(vel) {
+        atomicMin(&first_bad_step, slot.index);
+    }
+    eta_out[c] = eta;
+    vel_out[c] = vel;
+}
+
+@compute @workgroup_size(16, 16)
+fn step(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if gid.x >= params.nx || gid.y >= params.ny {
+        return;
+    }
+    let c = cell(gid.x, gid.y);
+    let r = wave(gid.x, gid.y);
+    store(c, ground[c], r.x, r.y);
+}
+
+// Mur's discrete first-order Engquist–Majda condition at an absorbing side:
+//   eta_0' = eta_1 + (s − 1)/(s + 1)·(eta_1' − eta_0),  s = c·dt/dx = sqrt(k·d).
+fn mur(eta_c: f32, d_c: f32, ii: u32, ij: u32) -> f32 {
+    let s = sqrt(params.k * d_c);
+    let r = (s - 1.0) / (s + 1.0);
+    return eta_in[cell(ii, ij)] + r * (wave(ii, ij).x - eta_c);
+}
+
+// The p-th perimeter cell: the south row, the north row, then the west and east columns without
+// their corners. 2·nx + 2·(ny − 2) cells in all.
+fn perimeter_cell(p: u32) -> vec2<u32> {
+    let nx = params.nx;
+    let ny = params.ny;
+    if p < nx {
+        return vec2<u32>(p, 0u);
+    }
+    if p < 2u * nx {
+        return vec2<u32>(p - nx, ny - 1u);
+    }
+    let q = p - 2u * nx;
+    if q < ny - 2u {
+        return vec2<u32>(0u, q + 1u);
+    }
+    return vec2<u32>(nx - 1u, q - (ny - 2u) + 1u);
+}
+
+// Overrides on the perimeter, after `step` in the same submit: absorbing sides take Mur's update,
+// and a corner between two slope ghosts — zero curvature both ways, it would never move (the flaw
+// Wilson et al. describe) — is extrapolated bilinearly from its neighbours. Reads only the old
+// level (recomputing the inner cells' update), so it never races with `step`'s writes.
+@compute @workgroup_size(64)
+fn edges(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let nx = params.nx;
+    let ny = params.ny;
+    if gid.x >= 2u * nx + 2u * (ny - 2u) {
+        return;
+    }
+    let ij = perimeter_cell(gid.x);
+    let i = ij.x;
+    let j = ij.y;
+    let c = cell(i, j);
+    let eta_c = eta_in[c];
+    let b_c = ground[c];
+    let d_c = depth(eta_c, b_c);
+
+    var mur_sum = 0.0;
+    var mur_count = 0u;
+    if i == 0u && params.bc_west == ABSORB {
+        mur_sum += mur(eta_c, d_c, 1u, j);
+        mur_count += 1u;
+    }
+    if i == nx - 1u && params.bc_east == ABSORB {
+        mur_sum += mur(eta_c, d_c, nx - 2u, j);
+        mur_count += 1u;
+    }
+    if j == 0u && params.bc_south == ABSORB {
+        mur_sum += mur(eta_c, d_c, i, 1u);
+        mur_count += 1u;
+    }
+    if j == ny - 1u && params.bc_north == ABSORB {
+        mur_sum += mur(eta_c, d_c, i, ny - 2u);
+        mur_count += 1u;
+    }
+    let x_edge = select(select(nx, nx - 2u, i == nx - 1u && params.bc_east == GHOST_SLOPE), 1u, i == 0u && params.bc_west == GHOST_SLOPE);
+    let y_edge = select(select(ny, ny - 2u, j == ny - 1u && params.bc_north == GHOST_SLOPE), 1u, j == 0u && params.bc_south == GHOST_SLOPE);
+    if mur_count > 0u && d_c > 0.0 {
+        let eta_new = mur_sum / f32(mur_count);
+        store(c, b_c, eta_new, eta_new - eta_c);
+    } else if x_edge < nx && y_edge < ny {
+        let eta_new = (wave(x_edge, j).x + wave(i, y_edge).x) - wave(x_edge, y_edge).x;
+        store(c, b_c, eta_new, eta_new - eta_c);
+    }
+}
+
+// Rescales the per-step change when the substep count changes; copies eta to the other buffer.
+@compute @workgroup_size(256)
+fn rescale_velocity(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let c = gid.x + gid.y * groups.x * 256u;
+    if c >= params.nx * params.ny {
+        return;
+    }
+    eta_out[c] = eta_in[c];
+    vel_out[c] = vel_in[c] * params.vel_scale;
+}

@@ -1,0 +1,100 @@
+// Deterministic tree reduction of the state: the sum of eta and the count over wet cells (for the
+// ghost-mean side), the largest depth (for the stability check) and a non-finite flag.
+// Two passes: `partial_sums` (one partial per workgroup of CELLS_PER_GROUP cells) and `finish`
+// (one workgroup folds the partials). The order of every addition is fixed, so two runs give the
+// same bits. Twin: src/cpu/reduce.rs.
+
+const WG: u32 = 256u;
+const PER_THREAD: u32 = 8u;
+
+struct Partial {
+    sum_eta: f32,
+    wet: u32,
+    max_depth: f32,
+    nonfinite: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> ground: array<f32>;
+@group(0) @binding(2) var<storage, read_write> partials: array<Partial>;
+@group(0) @binding(3) var<storage, read_write> totals: Totals;
+
+@group(1) @binding(0) var<storage, read> eta: array<f32>;
+
+var<workgroup> s_sum: array<f32, WG>;
+var<workgroup> s_wet: array<u32, WG>;
+var<workgroup> s_max: array<f32, WG>;
+var<workgroup> s_bad: array<u32, WG>;
+
+fn tree(t: u32) {
+    workgroupBarrier();
+    for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
+        if t < stride {
+            s_sum[t] = s_sum[t] + s_sum[t + stride];
+            s_wet[t] = s_wet[t] + s_wet[t + stride];
+            s_max[t] = max(s_max[t], s_max[t + stride]);
+            s_bad[t] = s_bad[t] | s_bad[t + stride];
+        }
+        workgroupBarrier();
+    }
+}
+
+@compute @workgroup_size(256)
+fn partial_sums(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) t: u32,
+) {
+    let group = wid.x + wid.y * groups.x;
+    let n = params.nx * params.ny;
+    let base = group * WG * PER_THREAD;
+    var sum = 0.0;
+    var wet = 0u;
+    var max_depth = 0.0;
+    var bad = 0u;
+    for (var m = 0u; m < PER_THREAD; m = m + 1u) {
+        let c = base + m * WG + t;
+        if c < n {
+            let e = eta[c];
+            let d = e - ground[c];
+            if !is_finite(e) {
+                bad = 1u;
+            } else if d > 0.0 {
+                sum = sum + e;
+                wet = wet + 1u;
+                max_depth = max(max_depth, d);
+            }
+        }
+    }
+    s_sum[t] = sum;
+    s_wet[t] = wet;
+    s_max[t] = max_depth;
+    s_bad[t] = bad;
+    tree(t);
+    if t == 0u && group < params.n_partials {
+        partials[group] = Partial(s_sum[0], s_wet[0], s_max[0], s_bad[0]);
+    }
+}
+
+@compute @workgroup_size(256)
+fn finish(@builtin(local_invocation_index) t: u32) {
+    var sum = 0.0;
+    var wet = 0u;
+    var max_depth = 0.0;
+    var bad = 0u;
+    for (var p = t; p < params.n_partials; p = p + WG) {
+        let q = partials[p];
+        sum = sum + q.sum_eta;
+        wet = wet + q.wet;
+        max_depth = max(max_depth, q.max_depth);
+        bad = bad | q.nonfinite;
+    }
+    s_sum[t] = sum;
+    s_wet[t] = wet;
+    s_max[t] = max_depth;
+    s_bad[t] = bad;
+    tree(t);
+    if t == 0u {
+        totals = Totals(s_sum[0], s_wet[0], s_max[0], s_bad[0]);
+    }
+}
