@@ -8,6 +8,10 @@ use bytemuck::{Pod, Zeroable};
 /// leapfrog gives g·d·dt²/dx² ≤ 1/2; 0.4 leaves 20 % for depths that grow between checks.
 pub const STABLE_K_DEPTH: f64 = 0.4;
 
+/// The most substeps Shoal will run per step; a scene that needs more is refused with a clear error
+/// (its dt is far too long for its depth), rather than crawling for hours.
+pub const MAX_SUBSTEPS: u32 = 4096;
+
 /// Steps recorded per submit at most (and the size of the per-step slot and probe buffers).
 pub const MAX_CHUNK: u32 = 256;
 

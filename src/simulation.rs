@@ -92,6 +92,7 @@ impl Simulation {
             .map(|(e, b)| (e - b).max(0.0) as f64)
             .fold(0.0, f64::max);
         let needed = params::substeps_needed(scene, max_depth);
+        check_substeps(scene, needed, max_depth)?;
         let substeps = needed.max(scene.time.substeps);
         let mut notes = Vec::new();
         if needed > scene.time.substeps {
@@ -155,6 +156,7 @@ impl Simulation {
     fn check_stability(&mut self) -> Result<()> {
         let max_depth = self.totals.max_depth as f64;
         let needed = params::substeps_needed(&self.scene, max_depth);
+        check_substeps(&self.scene, needed, max_depth)?;
         if needed > self.substeps {
             self.notes.push(format!(
                 "at step {}: {}",
@@ -262,6 +264,22 @@ pub struct FieldStats {
     pub h_max: f64,
     pub wet_cells: u64,
     pub max_depth: f64,
+}
+
+fn check_substeps(scene: &Scene, needed: u32, max_depth: f64) -> Result<()> {
+    if needed > params::MAX_SUBSTEPS {
+        return Err(Error::Scene {
+            file: scene.origin.clone(),
+            line: None,
+            message: format!(
+                "time.dt = {} s would need {needed} substeps per step for water {max_depth:.3e} m deep \
+                 (at most {} are run): use a shorter dt or a coarser grid",
+                scene.time.dt,
+                params::MAX_SUBSTEPS
+            ),
+        });
+    }
+    Ok(())
 }
 
 fn substep_note(scene: &Scene, substeps: u32, max_depth: f64) -> String {

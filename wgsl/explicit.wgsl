@@ -5,8 +5,11 @@
 // with k = g·dt²/dx², vel = h^n − h^(n−1) (the per-step change: float32 keeps its digits), and
 // d_face = (d + d_nbr)/2. Each face term is computed bit-identically, with opposite sign, by the two
 // cells it joins, so with closed walls the sum of eta changes only by rounding.
-// Wet/dry face rule: a face whose higher side is dry carries nothing — a dry bank above the water
-// must not leak into it (with the plain mean it would, and the dry-cell clamp would create water).
+// Wet/dry face rule: a face whose higher side is dry carries nothing. With the plain mean a dry bank
+// standing above the water would leak into it every step and the dry-cell clamp would refill the
+// bank: a still lake on a beach would rise forever. (Capping d_face at LISFLOOD-FP's flow depth,
+// max(h) − max(b), was tried and made beaches drift more: a receding shore cell drains through its
+// own inertia, `keep·vel`, and capped faces can no longer slow it before the clamp fires.)
 // Twin: src/cpu/explicit.rs.
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -36,13 +39,17 @@ const INTERIOR: u32 = 6u;
 fn face_term(mode: u32, eta_c: f32, d_c: f32, b_c: f32, n: u32, opposite: u32, mean: f32) -> f32 {
     let real = mode == INTERIOR || mode == PERIODIC;
     var eta_n = eta_in[n];
-    eta_n = select(eta_n, 0.0, mode == OPEN);                          // Dirichlet at the still level
-    eta_n = select(eta_n, mean, mode == GHOST_MEAN);                   // Wilson: mean surface height
-    eta_n = select(eta_n, 2.0 * eta_c - eta_in[opposite], mode == GHOST_SLOPE); // Wilson: 2·h_edge − h_inner
-    let b_n = select(b_c, ground[n], real);                            // a ghost stands on the edge's ground
+    eta_n = select(eta_n, 0.0, mode == OPEN);              // Dirichlet at the still level
+    eta_n = select(eta_n, mean, mode == GHOST_MEAN);       // Wilson: mean surface height
+    let b_n = select(b_c, ground[n], real);                // a ghost stands on the edge's ground
     let term = face(eta_c, d_c, eta_n, depth(eta_n, b_n));
+    // Wilson's slope ghost, 2·h_edge − h_inner, is zero normal curvature: its face carries exactly
+    // the inner face's flux, mirrored. (A ghost depth measured from the edge's ground instead pumps
+    // water in wherever the surface slopes, and pours it onto dry sloping banks.)
+    let eta_o = eta_in[opposite];
+    let mirrored = -face(eta_c, d_c, eta_o, depth(eta_o, ground[opposite]));
     // reflect: no flux through the wall. absorb: `edges` replaces the cell with Mur's update.
-    return select(term, 0.0, mode == REFLECT || mode == ABSORB);
+    return select(select(term, mirrored, mode == GHOST_SLOPE), 0.0, mode == REFLECT || mode == ABSORB);
 }
 
 // The flux-form update of cell (i, j): (eta', vel') before edge overrides and the dry-cell rule.
@@ -120,8 +127,10 @@ fn perimeter_cell(p: u32) -> vec2<u32> {
 
 // Overrides on the perimeter, after `step` in the same submit: absorbing sides take Mur's update,
 // and a corner between two slope ghosts — zero curvature both ways, it would never move (the flaw
-// Wilson et al. describe) — is extrapolated bilinearly from its neighbours. Reads only the old
-// level (recomputing the inner cells' update), so it never races with `step`'s writes.
+// Wilson et al. describe) — takes the mean of its two edge neighbours' new heights. (Bilinear
+// extrapolation, x + y − diagonal, is not a convex combination and grew without bound after a few
+// thousand steps.) Reads only the old level, recomputing the neighbours' update, so it never races
+// with `step`'s writes.
 @compute @workgroup_size(64)
 fn edges(@builtin(global_invocation_id) gid: vec3<u32>) {
     let nx = params.nx;
@@ -161,7 +170,7 @@ fn edges(@builtin(global_invocation_id) gid: vec3<u32>) {
         let eta_new = mur_sum / f32(mur_count);
         store(c, b_c, eta_new, eta_new - eta_c);
     } else if x_edge < nx && y_edge < ny {
-        let eta_new = (wave(x_edge, j).x + wave(i, y_edge).x) - wave(x_edge, y_edge).x;
+        let eta_new = 0.5 * (wave(x_edge, j).x + wave(i, y_edge).x);
         store(c, b_c, eta_new, eta_new - eta_c);
     }
 }

@@ -37,19 +37,22 @@ impl Level<'_> {
 
     #[allow(clippy::too_many_arguments)]
     fn face_term(&self, mode: u32, eta_c: f32, d_c: f32, b_c: f32, n: usize, opposite: usize, mean: f32) -> f32 {
-        let real = mode == INTERIOR || mode == PERIODIC;
-        let eta_n = match mode {
-            OPEN => 0.0,
-            GHOST_MEAN => mean,
-            GHOST_SLOPE => 2.0 * eta_c - self.eta[opposite],
-            _ => self.eta[n],
-        };
-        let b_n = if real { self.ground[n] } else { b_c };
-        let term = face(eta_c, d_c, eta_n, depth(eta_n, b_n));
-        if mode == REFLECT || mode == ABSORB {
-            0.0
-        } else {
-            term
+        match mode {
+            REFLECT | ABSORB => 0.0,
+            GHOST_SLOPE => {
+                let eta_o = self.eta[opposite];
+                -face(eta_c, d_c, eta_o, depth(eta_o, self.ground[opposite]))
+            }
+            _ => {
+                let real = mode == INTERIOR || mode == PERIODIC;
+                let eta_n = match mode {
+                    OPEN => 0.0,
+                    GHOST_MEAN => mean,
+                    _ => self.eta[n],
+                };
+                let b_n = if real { self.ground[n] } else { b_c };
+                face(eta_c, d_c, eta_n, depth(eta_n, b_n))
+            }
         }
     }
 
@@ -120,7 +123,7 @@ impl Level<'_> {
         if mur_count > 0 && d_c > 0.0 {
             Some(mur_sum / mur_count as f32)
         } else if x_edge < nx && y_edge < ny {
-            Some((self.wave(x_edge, j).0 + self.wave(i, y_edge).0) - self.wave(x_edge, y_edge).0)
+            Some(0.5 * (self.wave(x_edge, j).0 + self.wave(i, y_edge).0))
         } else {
             None
         }

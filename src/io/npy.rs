@@ -50,6 +50,11 @@ pub fn read_f64_2d(path: &Path) -> Result<Field2d, String> {
 
 /// Writes a float32 array of shape `[ny, nx]` atomically.
 pub fn write_f32_2d(path: &Path, ny: usize, nx: usize, data: &[f32]) -> Result<()> {
+    write_2d(path, ny, nx, data)
+}
+
+/// Writes an array of shape `[ny, nx]` (f32, f64, i32…) atomically.
+pub fn write_2d<T: npyz::AutoSerialize + Copy>(path: &Path, ny: usize, nx: usize, data: &[T]) -> Result<()> {
     use npyz::WriterBuilder;
     super::atomic::write_with(path, |w| {
         let mut writer = npyz::WriteOptions::new()
