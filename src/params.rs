@@ -32,7 +32,8 @@ pub struct Params {
     pub vel_scale: f32,
     pub n_partials: u32,
     pub n_probes: u32,
-    pub _pad: u32,
+    /// Always 1.0 (see `two_sum` in common.wgsl).
+    pub one: f32,
 }
 
 /// Mirror of WGSL `Totals` (reduce.wgsl's result).
@@ -72,7 +73,7 @@ impl Params {
             vel_scale: 1.0,
             n_partials: cells.div_ceil(CELLS_PER_PARTIAL) as u32,
             n_probes,
-            _pad: 0,
+            one: 1.0,
         }
     }
 }

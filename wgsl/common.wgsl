@@ -17,7 +17,19 @@ struct Params {
     vel_scale: f32,
     n_partials: u32,
     n_probes: u32,
-    _pad: u32,
+    // Always 1.0. Multiplying by it hides values from the shader compiler's algebra, which would
+    // otherwise rewrite an error-free sum such as (a + b) − a into b (see `two_sum`).
+    one: f32,
+}
+
+// Knuth's TwoSum: s = fl(a + b) and the exact error e, a + b = s + e. Every intermediate passes
+// through `params.one`, so no compiler can simplify the error to zero (WGSL has no `precise`).
+fn two_sum(a: f32, b: f32) -> vec2<f32> {
+    let s = (a + b) * params.one;
+    let b_part = (s - a) * params.one;
+    let a_part = (s - b_part) * params.one;
+    let e = ((a - a_part) * params.one) + ((b - b_part) * params.one);
+    return vec2<f32>(s, e);
 }
 
 // Totals of the last reduction (reduce.wgsl).

@@ -16,6 +16,8 @@
 @group(0) @binding(1) var<storage, read> ground: array<f32>;
 @group(0) @binding(2) var<storage, read> totals: Totals;
 @group(0) @binding(3) var<storage, read_write> first_bad_step: atomic<u32>;
+// The rounding residual of each cell's last eta update (read and written only by its own cell).
+@group(0) @binding(4) var<storage, read_write> carry: array<f32>;
 
 @group(1) @binding(0) var<storage, read> eta_in: array<f32>;
 @group(1) @binding(1) var<storage, read> vel_in: array<f32>;
@@ -75,13 +77,16 @@ fn wave(i: u32, j: u32) -> vec2<f32> {
 
 // Dry cells (Kass & Miller §4): a surface at or below the ground is the ground, at rest.
 // Then the divergence flag, then the store.
-fn store(c: u32, b_c: f32, eta_new: f32, vel_new: f32) {
+fn store(c: u32, b_c: f32, eta_new: f32, vel_new: f32, residual: f32) {
     var eta = eta_new;
     var vel = vel_new;
+    var res = residual;
     if eta <= b_c {
         eta = b_c;
         vel = 0.0;
+        res = 0.0;
     }
+    carry[c] = res;
     if !is_finite(eta) || !is_finite(vel) {
         atomicMin(&first_bad_step, slot.index);
     }
@@ -96,7 +101,11 @@ fn step(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let c = cell(gid.x, gid.y);
     let r = wave(gid.x, gid.y);
-    store(c, ground[c], r.x, r.y);
+    // eta' = eta + (vel' + carry), compensated (Knuth's TwoSum): the exact rounding error goes
+    // back into `carry`. Plain f32 addition drifts the volume systematically (−1.7e-6 in 20,000
+    // steps on a test basin); with the carry, Σ(eta + carry) changes only by roundings of vel's size.
+    let sum = two_sum(eta_in[c], r.y + carry[c]);
+    store(c, ground[c], sum.x, r.y, sum.y);
 }
 
 // Mur's discrete first-order Engquist–Majda condition at an absorbing side:
@@ -168,10 +177,10 @@ fn edges(@builtin(global_invocation_id) gid: vec3<u32>) {
     let y_edge = select(select(ny, ny - 2u, j == ny - 1u && params.bc_north == GHOST_SLOPE), 1u, j == 0u && params.bc_south == GHOST_SLOPE);
     if mur_count > 0u && d_c > 0.0 {
         let eta_new = mur_sum / f32(mur_count);
-        store(c, b_c, eta_new, eta_new - eta_c);
+        store(c, b_c, eta_new, eta_new - eta_c, 0.0);
     } else if x_edge < nx && y_edge < ny {
         let eta_new = 0.5 * (wave(x_edge, j).x + wave(i, y_edge).x);
-        store(c, b_c, eta_new, eta_new - eta_c);
+        store(c, b_c, eta_new, eta_new - eta_c, 0.0);
     }
 }
 

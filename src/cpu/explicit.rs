@@ -130,12 +130,35 @@ impl Level<'_> {
     }
 }
 
-/// Twin of `store`: the dry-cell rule. Returns whether the result is non-finite.
-fn store(c: usize, b_c: f32, eta_new: f32, vel_new: f32, eta_out: &mut [f32], vel_out: &mut [f32]) -> bool {
-    let (eta, vel) = if eta_new <= b_c { (b_c, 0.0) } else { (eta_new, vel_new) };
-    eta_out[c] = eta;
-    vel_out[c] = vel;
-    !eta.is_finite() || !vel.is_finite()
+/// Twin of `two_sum` (common.wgsl): s = fl(a + b) and the exact error, a + b = s + e. Rust does
+/// not rewrite float algebra, so it needs no `one`.
+pub fn two_sum(a: f32, b: f32) -> (f32, f32) {
+    let s = a + b;
+    let b_part = s - a;
+    let a_part = s - b_part;
+    (s, (a - a_part) + (b - b_part))
+}
+
+/// Where a substep writes: the other level, and the in-place rounding residuals.
+pub struct Out<'a> {
+    pub eta: &'a mut [f32],
+    pub vel: &'a mut [f32],
+    pub carry: &'a mut [f32],
+}
+
+impl Out<'_> {
+    /// Twin of `store`: the dry-cell rule. Returns whether the result is non-finite.
+    fn store(&mut self, c: usize, b_c: f32, eta_new: f32, vel_new: f32, residual: f32) -> bool {
+        let (eta, vel, res) = if eta_new <= b_c {
+            (b_c, 0.0, 0.0)
+        } else {
+            (eta_new, vel_new, residual)
+        };
+        self.carry[c] = res;
+        self.eta[c] = eta;
+        self.vel[c] = vel;
+        !eta.is_finite() || !vel.is_finite()
+    }
 }
 
 /// Whether `edges` has anything to do for these boundaries.
@@ -145,16 +168,18 @@ pub fn needs_edges(p: &Params) -> bool {
     p.uses(crate::scene::BoundaryMode::Absorb) || (slope_x && slope_y)
 }
 
-/// Twin of `step` then `edges`: one explicit substep into (eta_out, vel_out). Returns whether any
-/// value came out non-finite.
-pub fn step(level: &Level, eta_out: &mut [f32], vel_out: &mut [f32]) -> bool {
+/// Twin of `step` then `edges`: one explicit substep into `out`. Returns whether any value came
+/// out non-finite.
+pub fn step(level: &Level, out: &mut Out) -> bool {
     let p = level.params;
     let mut bad = false;
     for j in 0..p.ny {
         for i in 0..p.nx {
             let c = level.cell(i, j);
-            let (e, v) = level.wave(i, j);
-            bad |= store(c, level.ground[c], e, v, eta_out, vel_out);
+            let (_, v) = level.wave(i, j);
+            // Compensated eta + (vel + carry), as in the WGSL.
+            let (s, residual) = two_sum(level.eta[c], v + out.carry[c]);
+            bad |= out.store(c, level.ground[c], s, v, residual);
         }
     }
     if needs_edges(p) {
@@ -162,7 +187,7 @@ pub fn step(level: &Level, eta_out: &mut [f32], vel_out: &mut [f32]) -> bool {
             let (i, j) = perimeter_cell(p, q);
             let c = level.cell(i, j);
             if let Some(e) = level.edge_override(i, j) {
-                bad |= store(c, level.ground[c], e, e - level.eta[c], eta_out, vel_out);
+                bad |= out.store(c, level.ground[c], e, e - level.eta[c], 0.0);
             }
         }
     }
@@ -187,5 +212,18 @@ pub fn perimeter_cell(p: &Params, q: u32) -> (u32, u32) {
 pub fn rescale_velocity(vel: &mut [f32], factor: f32) {
     for v in vel {
         *v *= factor;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::two_sum;
+
+    #[test]
+    fn two_sum_recovers_the_rounding_error_exactly() {
+        for (a, b) in [(100.0f32, 1e-6f32), (0.05, 3.3e-9), (-1.5, 1e-7), (1e-3, -2.5e-4)] {
+            let (s, e) = two_sum(a, b);
+            assert_eq!(s as f64 + e as f64, a as f64 + b as f64, "{a} + {b}");
+        }
     }
 }

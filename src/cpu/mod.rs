@@ -15,6 +15,8 @@ pub struct CpuSolver {
     ground: Vec<f32>,
     eta: [Vec<f32>; 2],
     vel: [Vec<f32>; 2],
+    /// Rounding residuals of the compensated eta update, updated in place.
+    carry: Vec<f32>,
     current: usize,
     probe_cells: Vec<u32>,
     totals: Totals,
@@ -28,6 +30,7 @@ impl CpuSolver {
             ground,
             eta: [eta, vec![0.0; n]],
             vel: [vec![0.0; n], vec![0.0; n]],
+            carry: vec![0.0; n],
             current: 0,
             probe_cells,
             totals: Totals::default(),
@@ -76,7 +79,12 @@ impl Solver for CpuSolver {
                     eta: eta_in,
                     vel: vel_in,
                 };
-                let bad = explicit::step(&level, eta_out, vel_out);
+                let mut out = explicit::Out {
+                    eta: eta_out,
+                    vel: vel_out,
+                    carry: &mut self.carry,
+                };
+                let bad = explicit::step(&level, &mut out);
                 if bad && first_bad.is_none() {
                     first_bad = Some(index);
                 }

@@ -29,6 +29,7 @@ impl Explicit {
                 storage_entry(1, true),
                 storage_entry(2, true),
                 storage_entry(3, false),
+                storage_entry(4, false),
             ],
         );
         let level_layout = layout(
@@ -59,7 +60,13 @@ impl Explicit {
                 device,
                 "explicit shared",
                 &shared_layout,
-                &[&state.params, &state.ground, &state.totals, &state.first_bad_step],
+                &[
+                    &state.params,
+                    &state.ground,
+                    &state.totals,
+                    &state.first_bad_step,
+                    &state.carry,
+                ],
             ),
             levels: [level(0), level(1)],
             slot: slot_bind_group(device, &slot_layout, state),

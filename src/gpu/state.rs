@@ -17,6 +17,8 @@ pub struct GpuState {
     pub eta: [wgpu::Buffer; 2],
     /// h^n − h^(n−1) per substep, f32 [ny, nx], ping-ponged with eta.
     pub vel: [wgpu::Buffer; 2],
+    /// Rounding residual of each cell's compensated eta update, f32 [ny, nx], updated in place.
+    pub carry: wgpu::Buffer,
     pub partials: wgpu::Buffer,
     pub totals: wgpu::Buffer,
     /// First step index (within a submit) that produced a non-finite value; u32::MAX when none.
@@ -112,6 +114,11 @@ impl GpuState {
                 init("vel 0", bytemuck::cast_slice(&zeros), field_usage),
                 init("vel 1", bytemuck::cast_slice(&zeros), field_usage),
             ],
+            carry: init(
+                "carry",
+                bytemuck::cast_slice(&zeros),
+                storage | wgpu::BufferUsages::COPY_SRC,
+            ),
             partials: device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("reduce partials"),
                 size: (n_partials * std::mem::size_of::<Totals>()) as u64,

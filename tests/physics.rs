@@ -1,0 +1,477 @@
+//! Tests that assert physics, each on the CPU reference and on the GPU (the software adapter here).
+
+mod common;
+use common::*;
+use shoal::{Backend, Simulation};
+use std::f64::consts::PI;
+use std::path::Path;
+
+const G: f64 = 9.81;
+
+/// A closed channel along x (or y when `along_y`) of `n` cells, depth `depth`, floor at
+/// `floor`, with a standing wave a·cos(πs/L) written as the initial surface.
+fn standing_wave(
+    dir: &Path,
+    n: usize,
+    dx: f64,
+    depth: f64,
+    floor: f64,
+    a: f64,
+    dt: f64,
+    along_y: bool,
+) -> shoal::Scene {
+    let level = floor + depth;
+    let l = n as f64 * dx;
+    let (nx, ny) = if along_y { (2, n) } else { (n, 2) };
+    write_npy(dir, "h0.npy", ny, nx, |i, j| {
+        let s = (if along_y { j } else { i } as f64 + 0.5) * dx;
+        level + a * (PI * s / l).cos()
+    });
+    scene_in(
+        dir,
+        &format!(
+            r#"
+[grid]
+nx = {nx}
+ny = {ny}
+dx = {dx}
+[time]
+dt = {dt}
+[terrain]
+flat = {floor}
+[water]
+level = {level}
+npy = "h0.npy"
+[[output.probe]]
+name = "end"
+x = {px}
+y = {py}
+"#,
+            px = dx / 2.0,
+            py = dx / 2.0,
+        ),
+    )
+}
+
+/// Runs `steps` steps and returns the probe signal relative to the still level, sampled every step.
+fn probe_signal(sim: &mut Simulation, steps: u64, level: f64) -> Vec<f64> {
+    let first = sim.surface().unwrap()[0] - level;
+    let rows = sim.step(steps).unwrap();
+    std::iter::once(first)
+        .chain(rows.iter().map(|r| r[0] - level))
+        .collect()
+}
+
+fn volume(sim: &mut Simulation) -> f64 {
+    let s = sim.surface().unwrap();
+    sim.stats(&s).volume
+}
+
+fn relative_volume_change(sim: &mut Simulation, v0: f64) -> f64 {
+    let s = sim.surface().unwrap();
+    (sim.stats(&s).volume - v0).abs() / v0
+}
+
+#[test]
+fn volume_is_conserved_with_closed_walls_for_10000_steps() {
+    let scene = scene(
+        r#"
+[grid]
+nx = 48
+ny = 40
+dx = 0.05
+[time]
+dt = 0.01
+[terrain]
+slope = { base = -1.0, grad = [0.1, 0.05] }
+[water]
+level = 0.0
+[[water.bump]]
+x = 0.6
+y = 0.5
+radius = 0.15
+height = 0.05
+[[water.bump]]
+x = 1.8
+y = 1.4
+radius = 0.1
+height = -0.04
+"#,
+    );
+    for backend in BOTH {
+        let mut sim = simulation(&scene, backend);
+        let s0 = sim.surface().unwrap();
+        let v0 = sim.stats(&s0).volume;
+        assert_eq!(sim.stats(&s0).wet_cells, 48 * 40, "every cell must be wet");
+        sim.step(10_000).unwrap();
+        let drift = relative_volume_change(&mut sim, v0);
+        eprintln!("{backend:?}: |ΔV|/V after 10000 steps = {drift:.2e}");
+        assert!(drift <= 1e-6, "{backend:?}: volume drifted by {drift:.2e} (limit 1e-6)");
+    }
+}
+
+fn measured_period(backend: Backend, depth: f64, floor: f64, along_y: bool) -> (f64, f64, Vec<f64>) {
+    let dir = tempfile::tempdir().unwrap();
+    let (n, dx, dt, a) = (64, 0.1, 0.01, 0.001);
+    let scene = standing_wave(dir.path(), n, dx, depth, floor, a, dt, along_y);
+    let analytic = 2.0 * n as f64 * dx / (G * depth).sqrt();
+    let mut sim = simulation(&scene, backend);
+    let steps = (3.2 * analytic / dt) as u64;
+    let signal = probe_signal(&mut sim, steps, floor + depth);
+    (mean_period(&signal, 0.0, dt), analytic, signal)
+}
+
+#[test]
+fn standing_wave_period_matches_2l_over_sqrt_gh_along_x_and_y() {
+    for backend in BOTH {
+        for along_y in [false, true] {
+            let (period, analytic, _) = measured_period(backend, 1.0, -1.0, along_y);
+            let err = (period - analytic).abs() / analytic;
+            eprintln!("{backend:?} along_y={along_y}: period {period:.4} s, analytic {analytic:.4} s, error {err:.2e}");
+            assert!(
+                err < 0.01,
+                "{backend:?}: period {period} vs 2L/sqrt(gH) = {analytic} ({err:.3} > 1 %)"
+            );
+        }
+    }
+}
+
+#[test]
+fn standing_wave_period_doubles_at_a_quarter_of_the_depth() {
+    for backend in BOTH {
+        let (deep, _, _) = measured_period(backend, 1.0, -1.0, false);
+        let (shallow, analytic, _) = measured_period(backend, 0.25, -0.25, false);
+        let ratio = shallow / deep;
+        eprintln!("{backend:?}: period ratio {ratio:.4}");
+        assert!(
+            (ratio - 2.0).abs() / 2.0 < 0.01,
+            "{backend:?}: ratio {ratio} should be 2 within 1 %"
+        );
+        assert!((shallow - analytic).abs() / analytic < 0.01);
+    }
+}
+
+#[test]
+fn a_millimetre_wave_99_m_above_the_datum_behaves_as_at_sea_level() {
+    for backend in BOTH {
+        let dir = tempfile::tempdir().unwrap();
+        let (n, dx, dt, a) = (64, 0.1, 0.01, 0.001);
+        let analytic = 2.0 * n as f64 * dx / G.sqrt();
+        let steps = (3.2 * analytic / dt) as u64;
+        let mut signals = Vec::new();
+        for floor in [-1.0, 99.0] {
+            let scene = standing_wave(dir.path(), n, dx, 1.0, floor, a, dt, false);
+            let mut sim = simulation(&scene, backend);
+            let v0 = volume(&mut sim);
+            let signal = probe_signal(&mut sim, steps, floor + 1.0);
+            let period = mean_period(&signal, 0.0, dt);
+            let tail = &signal[signal.len() - (analytic / dt) as usize..];
+            let amplitude = tail.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            let drift = relative_volume_change(&mut sim, v0);
+            eprintln!(
+                "{backend:?} floor {floor} m: period {period:.4} s, amplitude {amplitude:.3e} m, |ΔV|/V {drift:.1e}"
+            );
+            assert!(
+                (period - analytic).abs() / analytic < 0.01,
+                "floor {floor}: period {period} vs {analytic}"
+            );
+            assert!(
+                (amplitude - a).abs() / a < 0.1,
+                "floor {floor}: amplitude {amplitude} vs {a}"
+            );
+            assert!(drift <= 1e-6, "floor {floor}: volume drifted by {drift:.2e}");
+            signals.push(signal);
+        }
+        // Stored relative to the still level, the two lakes are the same computation.
+        let worst = signals[0]
+            .iter()
+            .zip(&signals[1])
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0, f64::max);
+        assert!(
+            worst < 1e-9,
+            "{backend:?}: the lake at 99 m differs from the one at sea level by {worst:.2e} m"
+        );
+    }
+}
+
+/// A 1-D pulse in a channel with both ends absorbing: what is left after it has gone is the reflection.
+#[test]
+fn absorbing_sides_reflect_less_than_5_percent() {
+    let scene_for = |ends: &str| {
+        scene(&format!(
+            r#"
+[grid]
+nx = 400
+ny = 2
+dx = 0.05
+[time]
+dt = 0.005
+[boundary]
+west = "{ends}"
+east = "{ends}"
+[terrain]
+flat = -1.0
+[[water.bump]]
+x = 10.0
+y = 0.05
+radius = 0.3
+height = 0.01
+"#
+        ))
+    };
+    for backend in BOTH {
+        let amplitude_out = 0.005; // the bump splits into two pulses of half its height
+        let residual = |ends: &str| {
+            let mut sim = simulation(&scene_for(ends), backend);
+            // The pulses reach the ends after 10 m / 3.13 m/s ≈ 640 steps; by 1300 steps they are
+            // gone, or on their way back.
+            sim.step(1300).unwrap();
+            sim.surface().unwrap().iter().fold(0.0f64, |m, h| m.max(h.abs()))
+        };
+        let absorbed = residual("absorb") / amplitude_out;
+        let reflected = residual("reflect") / amplitude_out;
+        eprintln!(
+            "{backend:?}: reflection absorb {:.2} %, reflect {:.1} %",
+            absorbed * 100.0,
+            reflected * 100.0
+        );
+        assert!(
+            absorbed < 0.05,
+            "{backend:?}: absorbing ends reflect {:.1} %",
+            absorbed * 100.0
+        );
+        assert!(
+            reflected > 0.9,
+            "{backend:?}: the reflecting control should keep the pulse ({reflected:.2})"
+        );
+    }
+}
+
+#[test]
+fn dt_four_times_over_the_stability_limit_runs_substeps_without_growth() {
+    // g·d·dt²/dx² = 9.81 · 1 · 0.0451² / 0.1² = 2.0: four times the limit of 1/2.
+    let scene = scene(
+        r#"
+[grid]
+nx = 100
+ny = 2
+dx = 0.1
+[time]
+dt = 0.04515
+[terrain]
+flat = -1.0
+[[water.bump]]
+x = 5.0
+y = 0.1
+radius = 0.4
+height = 0.01
+"#,
+    );
+    for backend in BOTH {
+        let mut sim = simulation(&scene, backend);
+        let notes = sim.take_notes();
+        assert!(sim.substeps() >= 3, "{backend:?}: {} substeps", sim.substeps());
+        assert!(
+            notes.iter().any(|n| n.contains("substeps")),
+            "{backend:?}: no note said so: {notes:?}"
+        );
+        let v0 = volume(&mut sim);
+        let mut peak = 0.0f64;
+        for _ in 0..100 {
+            sim.step(20).unwrap();
+            peak = sim.surface().unwrap().iter().fold(peak, |m, h| m.max(h.abs()));
+        }
+        assert!(peak <= 0.0105, "{backend:?}: waves grew to {peak} (started at 0.01)");
+        assert!(relative_volume_change(&mut sim, v0) < 1e-6);
+    }
+}
+
+/// The wet/dry face rule: a dry bank standing above the water must not leak into it.
+#[test]
+fn a_still_lake_on_a_beach_stays_still() {
+    let scene = scene(
+        r#"
+[grid]
+nx = 60
+ny = 20
+dx = 0.05
+[time]
+dt = 0.01
+[terrain]
+slope = { base = -0.5, grad = [0.3, 0.05] }
+[water]
+level = 0.0
+"#,
+    );
+    for backend in BOTH {
+        let mut sim = simulation(&scene, backend);
+        let s0 = sim.surface().unwrap();
+        let st0 = sim.stats(&s0);
+        assert!(st0.wet_cells > 200 && st0.wet_cells < 1000, "needs a shoreline");
+        sim.step(2000).unwrap();
+        let s = sim.surface().unwrap();
+        let st = sim.stats(&s);
+        let moved = s.iter().zip(&s0).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+        assert_eq!(st.wet_cells, st0.wet_cells, "{backend:?}: the shoreline moved");
+        assert!(moved < 1e-7, "{backend:?}: the still lake moved by {moved:.2e} m");
+        assert_eq!(st.volume, st0.volume, "{backend:?}: volume changed");
+    }
+}
+
+#[test]
+fn dry_cells_never_lie_below_the_ground() {
+    let scene = scene(
+        r#"
+[grid]
+nx = 60
+ny = 30
+dx = 0.05
+[time]
+dt = 0.01
+[terrain]
+slope = { base = -0.3, grad = [0.2, 0.0] }
+[water]
+level = 0.0
+[[water.bump]]
+x = 0.5
+y = 0.75
+radius = 0.2
+height = 0.08
+"#,
+    );
+    for backend in BOTH {
+        let mut sim = simulation(&scene, backend);
+        for _ in 0..20 {
+            sim.step(50).unwrap();
+            let s = sim.surface().unwrap();
+            let below = s.iter().zip(sim.ground()).filter(|(h, b)| h < b).count();
+            assert_eq!(
+                below,
+                0,
+                "{backend:?}: {below} cells below the ground at step {}",
+                sim.step_index()
+            );
+        }
+    }
+}
+
+/// Both pulses of a bump cross the periodic sides and meet again where they started after L/c.
+#[test]
+fn periodic_sides_bring_waves_back_around() {
+    let scene = scene(
+        r#"
+[grid]
+nx = 200
+ny = 2
+dx = 0.05
+[time]
+dt = 0.005
+[boundary]
+all = "periodic"
+[terrain]
+flat = -1.0
+[[water.bump]]
+x = 2.0
+y = 0.05
+radius = 0.2
+height = 0.01
+"#,
+    );
+    let lap = (10.0 / G.sqrt() / 0.005).round() as u64; // L / c in steps
+    for backend in BOTH {
+        let mut sim = simulation(&scene, backend);
+        let s0 = sim.surface().unwrap();
+        let v0 = sim.stats(&s0).volume;
+        sim.step(lap).unwrap();
+        let s = sim.surface().unwrap();
+        let dot: f64 = s.iter().zip(&s0).map(|(a, b)| a * b).sum();
+        let norm = |v: &[f64]| v.iter().map(|a| a * a).sum::<f64>().sqrt();
+        let correlation = dot / (norm(&s) * norm(&s0));
+        eprintln!("{backend:?}: correlation with the start after one lap {correlation:.3}");
+        assert!(correlation > 0.9, "{backend:?}: correlation {correlation}");
+        assert!(relative_volume_change(&mut sim, v0) < 1e-6);
+    }
+}
+
+/// Wilson et al.'s slope ghost leaves corners stuck at their first height; here a corner follows its
+/// two edge neighbours (their mean, one step behind), and nothing grows.
+#[test]
+fn slope_ghost_corners_follow_their_neighbours_and_stay_bounded() {
+    let scene = scene(
+        r#"
+[grid]
+nx = 40
+ny = 40
+dx = 0.05
+[time]
+dt = 0.01
+[boundary]
+all = "ghost-slope"
+[terrain]
+flat = -0.5
+[[water.bump]]
+x = 0.4
+y = 0.4
+radius = 0.12
+height = 0.02
+"#,
+    );
+    for backend in BOTH {
+        let mut sim = simulation(&scene, backend);
+        let v0 = volume(&mut sim);
+        let (mut corner_motion, mut neighbour_motion, mut peak) = (0.0f64, 0.0f64, 0.0f64);
+        for _ in 0..200 {
+            sim.step(10).unwrap();
+            let s = sim.surface().unwrap();
+            corner_motion = corner_motion.max(s[0].abs());
+            neighbour_motion = neighbour_motion.max((0.5 * (s[1] + s[40])).abs());
+            peak = s.iter().fold(peak, |m, h| m.max(h.abs()));
+        }
+        eprintln!("{backend:?}: corner moved {corner_motion:.2e} m, its neighbours {neighbour_motion:.2e} m, peak {peak:.2e} m");
+        assert!(corner_motion > 1e-5, "{backend:?}: the corner is stuck");
+        assert!(
+            (corner_motion - neighbour_motion).abs() < 0.2 * neighbour_motion,
+            "{backend:?}: the corner ({corner_motion:.2e}) does not follow its neighbours ({neighbour_motion:.2e})"
+        );
+        assert!(peak < 0.02, "{backend:?}: waves grew to {peak}");
+        assert!(relative_volume_change(&mut sim, v0) < 0.01);
+    }
+}
+
+/// An open side holds the still level: water raised above it drains out until the level is back.
+#[test]
+fn open_side_relaxes_to_the_still_level() {
+    let dir = tempfile::tempdir().unwrap();
+    write_npy(dir.path(), "h0.npy", 2, 50, |_, _| 0.01);
+    let scene = scene_in(
+        dir.path(),
+        r#"
+[grid]
+nx = 50
+ny = 2
+dx = 0.1
+[time]
+dt = 0.01
+[physics]
+damping = 0.01
+[boundary]
+east = "open"
+[terrain]
+flat = -1.0
+[water]
+level = 0.0
+npy = "h0.npy"
+"#,
+    );
+    for backend in BOTH {
+        let mut sim = simulation(&scene, backend);
+        sim.step(3000).unwrap();
+        let s = sim.surface().unwrap();
+        let worst = s.iter().fold(0.0f64, |m, h| m.max(h.abs()));
+        assert!(
+            worst < 5e-4,
+            "{backend:?}: the surface is still {worst} m off the still level"
+        );
+    }
+}
