@@ -78,6 +78,14 @@ impl Params {
     }
 }
 
+impl Params {
+    /// Whether any side uses `mode`.
+    pub fn uses(&self, mode: crate::scene::BoundaryMode) -> bool {
+        let m = mode as u32;
+        [self.bc_west, self.bc_east, self.bc_south, self.bc_north].contains(&m)
+    }
+}
+
 /// k = g·dt_sub²/dx² for `substeps` equal substeps of the scene's dt.
 pub fn step_coefficient(scene: &Scene, substeps: u32) -> f64 {
     let dt = scene.time.dt / substeps as f64;
@@ -103,13 +111,5 @@ mod tests {
         assert_eq!(std::mem::size_of::<Params>(), 48);
         assert_eq!(std::mem::size_of::<Totals>(), 16);
         assert_eq!(std::mem::size_of::<StepSlot>(), 16);
-    }
-}
-
-impl Params {
-    /// Whether any side uses `mode`.
-    pub fn uses(&self, mode: crate::scene::BoundaryMode) -> bool {
-        let m = mode as u32;
-        [self.bc_west, self.bc_east, self.bc_south, self.bc_north].contains(&m)
     }
 }

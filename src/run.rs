@@ -27,10 +27,12 @@ pub fn output_steps(every: u64, steps: u64) -> impl Iterator<Item = u64> {
         let s = next?;
         next = if s >= steps {
             None
-        } else if every == 0 {
-            Some(steps)
         } else {
-            Some((s / every + 1).saturating_mul(every).min(steps))
+            // every = 0: only step 0 and the last.
+            Some(
+                s.checked_div(every)
+                    .map_or(steps, |k| (k + 1).saturating_mul(every).min(steps)),
+            )
         };
         Some(s)
     })

@@ -8,6 +8,9 @@ use crate::params::{self, Params, Totals, MAX_CHUNK};
 use crate::scene::{InitialFields, Scene};
 use crate::solver::Solver;
 
+/// The CPU reference's largest grid: it keeps ~40 bytes per cell and is meant for comparisons.
+pub const CPU_MAX_CELLS: usize = 1 << 28;
+
 /// Which implementation runs the passes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {
@@ -37,6 +40,13 @@ impl Simulation {
     pub fn new(scene: &Scene, backend: Backend) -> Result<Simulation> {
         match backend {
             Backend::Cpu => Self::build(scene, |p, eta, ground, probes| {
+                if eta.len() > CPU_MAX_CELLS {
+                    return Err(Error::GridTooLarge {
+                        nx: p.nx,
+                        ny: p.ny,
+                        what: format!("the CPU reference runs at most {CPU_MAX_CELLS} cells (16384²)"),
+                    });
+                }
                 Ok(Box::new(CpuSolver::new(
                     *p,
                     eta.to_vec(),
@@ -57,6 +67,8 @@ impl Simulation {
     /// Builds the scene on a Device and Queue the caller owns. Shoal keeps reference-counted
     /// handles to them; the caller keeps using its own.
     pub fn from_device(scene: &Scene, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Simulation> {
+        // Before anything is allocated: a grid the adapter cannot hold is an error, not an OOM.
+        crate::gpu::state::check_grid_fits(&device.limits(), scene.grid.nx, scene.grid.ny)?;
         let adapter = crate::gpu::context::adapter_line(&device.adapter_info());
         Self::build(scene, |p, eta, ground, probes| {
             Ok(Box::new(GpuSolver::new(
@@ -75,13 +87,6 @@ impl Simulation {
         scene: &Scene,
         make: impl FnOnce(&Params, &[f32], &[f32], &[u32]) -> Result<Box<dyn Solver>>,
     ) -> Result<Simulation> {
-        if scene.grid.nx as u64 * scene.grid.ny as u64 >= u32::MAX as u64 / 2 {
-            return Err(Error::GridTooLarge {
-                nx: scene.grid.nx,
-                ny: scene.grid.ny,
-                what: "the cell count exceeds the 32-bit cell index".into(),
-            });
-        }
         let fields = InitialFields::build(scene)?;
         let (eta, ground_rel) = fields.relative_f32();
         let probe_cells = probe_cells(scene);

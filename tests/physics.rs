@@ -8,18 +8,16 @@ use std::path::Path;
 
 const G: f64 = 9.81;
 
-/// A closed channel along x (or y when `along_y`) of `n` cells, depth `depth`, floor at
-/// `floor`, with a standing wave a·cos(πs/L) written as the initial surface.
-fn standing_wave(
-    dir: &Path,
-    n: usize,
-    dx: f64,
-    depth: f64,
-    floor: f64,
-    a: f64,
-    dt: f64,
-    along_y: bool,
-) -> shoal::Scene {
+/// The standing-wave channel: cells, cell size (m), step (s), amplitude (m).
+const N: usize = 64;
+const DX: f64 = 0.1;
+const DT: f64 = 0.01;
+const A: f64 = 0.001;
+
+/// A closed channel along x (or y when `along_y`) of N cells, depth `depth`, floor at `floor`,
+/// with a standing wave A·cos(πs/L) written as the initial surface.
+fn standing_wave(dir: &Path, depth: f64, floor: f64, along_y: bool) -> shoal::Scene {
+    let (n, dx, dt, a) = (N, DX, DT, A);
     let level = floor + depth;
     let l = n as f64 * dx;
     let (nx, ny) = if along_y { (2, n) } else { (n, 2) };
@@ -112,8 +110,8 @@ height = -0.04
 
 fn measured_period(backend: Backend, depth: f64, floor: f64, along_y: bool) -> (f64, f64, Vec<f64>) {
     let dir = tempfile::tempdir().unwrap();
-    let (n, dx, dt, a) = (64, 0.1, 0.01, 0.001);
-    let scene = standing_wave(dir.path(), n, dx, depth, floor, a, dt, along_y);
+    let (n, dx, dt) = (N, DX, DT);
+    let scene = standing_wave(dir.path(), depth, floor, along_y);
     let analytic = 2.0 * n as f64 * dx / (G * depth).sqrt();
     let mut sim = simulation(&scene, backend);
     let steps = (3.2 * analytic / dt) as u64;
@@ -155,12 +153,12 @@ fn standing_wave_period_doubles_at_a_quarter_of_the_depth() {
 fn a_millimetre_wave_99_m_above_the_datum_behaves_as_at_sea_level() {
     for backend in BOTH {
         let dir = tempfile::tempdir().unwrap();
-        let (n, dx, dt, a) = (64, 0.1, 0.01, 0.001);
+        let (n, dx, dt, a) = (N, DX, DT, A);
         let analytic = 2.0 * n as f64 * dx / G.sqrt();
         let steps = (3.2 * analytic / dt) as u64;
         let mut signals = Vec::new();
         for floor in [-1.0, 99.0] {
-            let scene = standing_wave(dir.path(), n, dx, 1.0, floor, a, dt, false);
+            let scene = standing_wave(dir.path(), 1.0, floor, false);
             let mut sim = simulation(&scene, backend);
             let v0 = volume(&mut sim);
             let signal = probe_signal(&mut sim, steps, floor + 1.0);

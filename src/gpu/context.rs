@@ -94,7 +94,7 @@ pub fn adapter_line(info: &wgpu::AdapterInfo) -> String {
 }
 
 fn largest_square(l: &wgpu::Limits) -> u64 {
-    let bytes = l.max_buffer_size.min(l.max_storage_buffer_binding_size as u64);
+    let bytes = l.max_buffer_size.min(l.max_storage_buffer_binding_size);
     ((bytes / 4) as f64).sqrt() as u64
 }
 

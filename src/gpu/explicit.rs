@@ -17,10 +17,7 @@ pub struct Explicit {
 
 impl Explicit {
     pub fn new(device: &wgpu::Device, state: &GpuState) -> Explicit {
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("explicit.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(super::shaders::EXPLICIT.into()),
-        });
+        let module = super::shaders::module(device, "explicit.wgsl", super::shaders::EXPLICIT);
         let shared_layout = layout(
             device,
             "explicit shared",

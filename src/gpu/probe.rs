@@ -11,10 +11,7 @@ pub struct Probe {
 
 impl Probe {
     pub fn new(device: &wgpu::Device, state: &GpuState) -> Probe {
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("probe.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(super::shaders::PROBE.into()),
-        });
+        let module = super::shaders::module(device, "probe.wgsl", super::shaders::PROBE);
         let shared_layout = layout(
             device,
             "probe shared",

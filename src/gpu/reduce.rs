@@ -14,10 +14,7 @@ pub struct Reduce {
 
 impl Reduce {
     pub fn new(device: &wgpu::Device, state: &GpuState) -> Reduce {
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("reduce.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(super::shaders::REDUCE.into()),
-        });
+        let module = super::shaders::module(device, "reduce.wgsl", super::shaders::REDUCE);
         let shared_layout = layout(
             device,
             "reduce shared",

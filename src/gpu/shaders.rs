@@ -21,3 +21,11 @@ pub const ALL: &[(&str, &str)] = &[
     ("reduce.wgsl", REDUCE),
     ("probe.wgsl", PROBE),
 ];
+
+/// Compiles one of these sources into a shader module.
+pub fn module(device: &wgpu::Device, label: &str, source: &'static str) -> wgpu::ShaderModule {
+    device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(label),
+        source: wgpu::ShaderSource::Wgsl(source.into()),
+    })
+}

@@ -41,7 +41,7 @@ pub fn check_grid_fits(limits: &wgpu::Limits, nx: u32, ny: u32) -> Result<()> {
     if cells >= u32::MAX as u64 / 2 {
         return too_large(format!("{cells} cells exceed the 32-bit cell index"));
     }
-    if bytes > limits.max_storage_buffer_binding_size as u64 {
+    if bytes > limits.max_storage_buffer_binding_size {
         return too_large(format!(
             "one height field needs {bytes} bytes, the adapter binds at most {} (max_storage_buffer_binding_size)",
             limits.max_storage_buffer_binding_size

@@ -146,7 +146,11 @@ pub fn validate(scene: &Scene, text: &str) -> Result<()> {
         }
     }
 
-    let (wx, wy) = (g.nx as f64 * g.dx, g.ny as f64 * g.dx);
+    // Rounded to nanometres so 6 × 0.1 prints as 0.6.
+    let (wx, wy) = (
+        (g.nx as f64 * g.dx * 1e9).round() / 1e9,
+        (g.ny as f64 * g.dx * 1e9).round() / 1e9,
+    );
     let mut names = std::collections::HashSet::new();
     for (i, pr) in scene.output.probes.iter().enumerate() {
         let key = format!("output.probe[{i}]");

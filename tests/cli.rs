@@ -1,0 +1,292 @@
+//! The command line as users and outside checks drive it (SCENE.md): outputs, and bad input that
+//! must end in `error: …` naming the key and line, a non-zero exit, and no panic.
+
+use std::path::Path;
+use std::process::Command;
+
+fn shoal(args: &[&str], dir: &Path) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_shoal"))
+        .args(args)
+        .current_dir(dir)
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .output()
+        .expect("the shoal binary runs");
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.success(), text(&out.stdout), text(&out.stderr))
+}
+
+const GOOD: &str = "[grid]\nnx = 8\nny = 6\ndx = 0.1\n\n[time]\ndt = 0.01\nsteps = 5\n";
+
+/// Writes `scene` into a fresh folder, runs it on the CPU, and expects a clean failure whose
+/// message contains every one of `expect`.
+fn assert_rejected(scene: &str, expect: &[&str]) {
+    assert_rejected_with(scene, expect, |_| {});
+}
+
+fn assert_rejected_with(scene: &str, expect: &[&str], setup: impl FnOnce(&Path)) {
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path());
+    std::fs::write(dir.path().join("scene.toml"), scene).unwrap();
+    let (ok, _, err) = shoal(&["run", "scene.toml", "--backend", "cpu", "--out", "out"], dir.path());
+    assert!(!ok, "the scene was accepted:\n{scene}");
+    assert!(
+        err.starts_with("error: "),
+        "stderr must start with `error: `, got:\n{err}"
+    );
+    assert!(!err.contains("panicked"), "shoal panicked:\n{err}");
+    for e in expect {
+        assert!(err.contains(e), "the message should mention {e:?}:\n{err}");
+    }
+    if let Ok(entries) = std::fs::read_dir(dir.path().join("out")) {
+        for f in entries {
+            let f = f.unwrap().path();
+            if f.extension().is_some_and(|x| x == "npy") {
+                let bytes = std::fs::read(&f).unwrap();
+                assert!(!bytes
+                    .windows(4)
+                    .any(|w| f32::from_le_bytes(w.try_into().unwrap()).is_nan()));
+            }
+        }
+    }
+}
+
+#[test]
+fn malformed_toml() {
+    assert_rejected("[grid\nnx = 8\n", &["scene.toml:1"]);
+}
+
+#[test]
+fn unknown_key_names_key_and_line() {
+    assert_rejected(
+        &format!("{GOOD}[physics]\nviscosity = 2\n"),
+        &["viscosity", "scene.toml:10"],
+    );
+}
+
+#[test]
+fn wrong_type() {
+    assert_rejected(
+        "[grid]\nnx = \"many\"\nny = 6\ndx = 0.1\n[time]\ndt = 0.01\n",
+        &["scene.toml:2", "invalid type"],
+    );
+}
+
+#[test]
+fn missing_grid() {
+    assert_rejected("[time]\ndt = 0.01\n", &["grid"]);
+}
+
+#[test]
+fn too_few_cells() {
+    assert_rejected(
+        &GOOD.replace("nx = 8", "nx = 1"),
+        &["grid.nx", "scene.toml:2", "at least 2"],
+    );
+    assert_rejected(&GOOD.replace("ny = 6", "ny = 0"), &["grid.ny", "scene.toml:3"]);
+}
+
+#[test]
+fn non_positive_dx_and_dt() {
+    assert_rejected(&GOOD.replace("dx = 0.1", "dx = 0.0"), &["grid.dx", "scene.toml:4"]);
+    assert_rejected(&GOOD.replace("dt = 0.01", "dt = -1.0"), &["time.dt", "scene.toml:7"]);
+    assert_rejected(&GOOD.replace("dt = 0.01", "dt = nan"), &["time.dt"]);
+    assert_rejected(&GOOD.replace("dt = 0.01", "dt = inf"), &["time.dt"]);
+}
+
+#[test]
+fn unknown_solver_and_boundary() {
+    assert_rejected(
+        &format!("{GOOD}[physics]\nsolver = \"magic\"\n"),
+        &["magic", "scene.toml:10"],
+    );
+    assert_rejected(
+        &format!("{GOOD}[boundary]\nwest = \"bouncy\"\n"),
+        &["bouncy", "scene.toml:10"],
+    );
+}
+
+#[test]
+fn later_features_say_not_supported_yet() {
+    assert_rejected(
+        &format!("{GOOD}[physics]\nsolver = \"adi\"\n"),
+        &["physics.solver", "not supported yet"],
+    );
+    assert_rejected(
+        &format!("{GOOD}[[source]]\nx = 0.1\ny = 0.1\nradius = 0.1\nrate = 1.0\n"),
+        &["source", "not supported yet", "scene.toml:9"],
+    );
+}
+
+#[test]
+fn periodic_on_one_side_only() {
+    assert_rejected(
+        &format!("{GOOD}[boundary]\nwest = \"periodic\"\n"),
+        &["periodic", "scene.toml:10"],
+    );
+}
+
+#[test]
+fn two_terrain_kinds() {
+    assert_rejected(
+        &format!("{GOOD}[terrain]\nflat = 0.0\nslope = {{ base = 0.0, grad = [0.1, 0.0] }}\n"),
+        &["at most one", "scene.toml:11"],
+    );
+}
+
+#[test]
+fn bad_npy_files() {
+    let scene = format!("{GOOD}[terrain]\nnpy = \"ground.npy\"\n");
+    assert_rejected(&scene, &["terrain.npy", "scene.toml:10", "ground.npy"]);
+    assert_rejected_with(&scene, &["terrain.npy", "not a readable .npy"], |d| {
+        std::fs::write(d.join("ground.npy"), b"definitely not numpy").unwrap()
+    });
+    assert_rejected_with(&scene, &["terrain.npy", "shape"], |d| {
+        shoal::io::npy::write_2d(&d.join("ground.npy"), 8, 6, &[0.0f32; 48]).unwrap()
+    });
+    assert_rejected_with(&scene, &["terrain.npy", "dtype"], |d| {
+        shoal::io::npy::write_2d(&d.join("ground.npy"), 6, 8, &[0i32; 48]).unwrap()
+    });
+    assert_rejected_with(
+        &format!("{GOOD}[water]\nnpy = \"h.npy\"\n"),
+        &["water.npy", "non-finite"],
+        |d| {
+            let mut h = [0.0f64; 48];
+            h[7] = f64::NAN;
+            shoal::io::npy::write_2d(&d.join("h.npy"), 6, 8, &h).unwrap()
+        },
+    );
+}
+
+#[test]
+fn undecodable_png() {
+    assert_rejected_with(
+        &format!("{GOOD}[terrain]\npng = {{ path = \"g.png\", min = 0.0, max = 1.0 }}\n"),
+        &["terrain.png", "scene.toml:10"],
+        |d| std::fs::write(d.join("g.png"), b"\x89PNG but not really").unwrap(),
+    );
+}
+
+#[test]
+fn bad_bump_box_probe_damping_gravity() {
+    assert_rejected(
+        &format!("{GOOD}[[water.bump]]\nx = 0.1\ny = 0.1\nradius = 0.0\nheight = 0.1\n"),
+        &["water.bump[0].radius", "scene.toml:12"],
+    );
+    assert_rejected(
+        &format!("{GOOD}[[terrain.box]]\nx0 = 0.5\ny0 = 0.0\nx1 = 0.2\ny1 = 0.5\ntop = 1.0\n"),
+        &["terrain.box[0].x1", "scene.toml:12"],
+    );
+    assert_rejected(
+        &format!("{GOOD}[[output.probe]]\nname = \"far\"\nx = 5.0\ny = 0.1\n"),
+        &["output.probe[0]", "outside the domain", "scene.toml:9"],
+    );
+    assert_rejected(
+        &format!("{GOOD}[physics]\ndamping = 1.0\n"),
+        &["physics.damping", "scene.toml:10"],
+    );
+    assert_rejected(
+        &format!("{GOOD}[physics]\ngravity = 0.0\n"),
+        &["physics.gravity", "scene.toml:10"],
+    );
+}
+
+#[test]
+fn output_folder_that_is_a_file_or_unwritable() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("scene.toml"), GOOD).unwrap();
+    std::fs::write(dir.path().join("taken"), b"a file").unwrap();
+    let (ok, _, err) = shoal(&["run", "scene.toml", "--backend", "cpu", "--out", "taken"], dir.path());
+    assert!(
+        !ok && err.starts_with("error: ") && err.contains("not a folder"),
+        "{err}"
+    );
+    let (ok, _, err) = shoal(
+        &["run", "scene.toml", "--backend", "cpu", "--out", "/proc/shoal-out"],
+        dir.path(),
+    );
+    assert!(
+        !ok && err.starts_with("error: ") && err.contains("/proc/shoal-out"),
+        "{err}"
+    );
+}
+
+#[test]
+fn grid_too_large_for_the_adapter() {
+    let huge = GOOD.replace("nx = 8", "nx = 30000").replace("ny = 6", "ny = 30000");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("scene.toml"), &huge).unwrap();
+    let (ok, _, err) = shoal(&["run", "scene.toml", "--out", "out"], dir.path());
+    assert!(!ok && err.starts_with("error: ") && err.contains("too large"), "{err}");
+    let cpu = huge.replace("30000", "20000");
+    std::fs::write(dir.path().join("scene.toml"), cpu).unwrap();
+    let (ok, _, err) = shoal(&["run", "scene.toml", "--backend", "cpu", "--out", "out"], dir.path());
+    assert!(!ok && err.contains("too large"), "{err}");
+}
+
+#[test]
+fn default_scene_writes_the_contract_files_on_both_backends() {
+    for backend in ["cpu", "gpu"] {
+        let dir = tempfile::tempdir().unwrap();
+        let (ok, _, err) = shoal(
+            &["run", "--backend", backend, "--steps", "20", "--out", "out"],
+            dir.path(),
+        );
+        assert!(ok, "{backend}: {err}");
+        let out = dir.path().join("out");
+        let stats = std::fs::read_to_string(out.join("stats.csv")).unwrap();
+        assert!(stats.starts_with("step,time,volume,h_min,h_max"), "{stats}");
+        assert_eq!(stats.lines().count(), 3, "header, step 0 and step 20:\n{stats}");
+        let probes = std::fs::read_to_string(out.join("probes.csv")).unwrap();
+        assert!(probes.starts_with("step,time,west_shore\n"));
+        assert_eq!(probes.lines().count(), 22, "a row per step from step 0");
+        for step in [0, 20] {
+            let f = out.join(format!("h_{step:06}.npy"));
+            let npy = npyz::NpyFile::new(std::fs::File::open(&f).unwrap()).unwrap();
+            assert_eq!(npy.shape(), &[256, 256]);
+            assert_eq!(npy.dtype().descr(), "'<f4'");
+        }
+        // The written scene has every default filled in and runs again as it is.
+        let written = std::fs::read_to_string(out.join("scene.toml")).unwrap();
+        for key in [
+            "gravity = 9.81",
+            "solver = \"explicit\"",
+            "west = \"reflect\"",
+            "substeps = 1",
+            "every = 100",
+        ] {
+            assert!(written.contains(key), "scene.toml lacks {key}:\n{written}");
+        }
+        let (ok, _, err) = shoal(
+            &[
+                "run",
+                "out/scene.toml",
+                "--backend",
+                backend,
+                "--steps",
+                "20",
+                "--out",
+                "again",
+            ],
+            dir.path(),
+        );
+        assert!(ok, "{err}");
+        assert_eq!(
+            std::fs::read(out.join("h_000020.npy")).unwrap(),
+            std::fs::read(dir.path().join("again/h_000020.npy")).unwrap(),
+            "{backend}: rerunning the written scene.toml gives other heights"
+        );
+        assert!(!std::fs::read_dir(&out)
+            .unwrap()
+            .any(|e| e.unwrap().file_name().to_string_lossy().ends_with(".tmp")));
+    }
+}
+
+#[test]
+fn info_names_the_adapter() {
+    let (ok, out, err) = shoal(&["info"], Path::new("."));
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("adapter:") && out.contains("max_storage_buffer_binding_size"),
+        "{out}"
+    );
+}

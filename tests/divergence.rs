@@ -1,0 +1,56 @@
+//! The GPU-side divergence flag (and its CPU twin) names the first step that went non-finite, and a
+//! diverged `Simulation` refuses to go on.
+
+mod common;
+use common::*;
+use shoal::cpu::CpuSolver;
+use shoal::gpu::GpuSolver;
+use shoal::params::Params;
+use shoal::solver::Solver;
+
+/// A basin with a 10 m bump, and parameters no stable run would have: k = f32::MAX, so the first
+/// step's k·Σ d·Δh (Δh of metres) overflows to infinity.
+fn exploding() -> (Params, Vec<f32>, Vec<f32>) {
+    let scene = scene("[grid]\nnx = 20\nny = 10\ndx = 0.1\n[time]\ndt = 0.01\n[terrain]\nflat = -1.0\n[[water.bump]]\nx = 1.0\ny = 0.5\nradius = 0.2\nheight = 10.0\n");
+    let fields = shoal::scene::InitialFields::build(&scene).unwrap();
+    let (eta, ground) = fields.relative_f32();
+    let mut params = Params::new(&scene, 1, 0);
+    params.k = f32::MAX;
+    (params, eta, ground)
+}
+
+fn assert_flags_first_step(solver: &mut dyn Solver) {
+    let report = solver.advance(5, 1).unwrap();
+    assert_eq!(
+        report.first_bad_step,
+        Some(0),
+        "{}: the first step overflows",
+        solver.describe()
+    );
+}
+
+#[test]
+fn cpu_flags_the_first_non_finite_step() {
+    let (p, eta, ground) = exploding();
+    assert_flags_first_step(&mut CpuSolver::new(p, eta, ground, vec![]));
+}
+
+#[test]
+fn gpu_flags_the_first_non_finite_step() {
+    let (p, eta, ground) = exploding();
+    let gpu = gpu();
+    let mut solver = GpuSolver::new(&gpu.device, &gpu.queue, "test".into(), p, &eta, &ground, &[]).unwrap();
+    assert_flags_first_step(&mut solver);
+}
+
+#[test]
+fn a_stable_run_raises_no_flag() {
+    let (mut p, eta, ground) = exploding();
+    p.k = 0.01;
+    let gpu = gpu();
+    let mut solver = GpuSolver::new(&gpu.device, &gpu.queue, "test".into(), p, &eta, &ground, &[]).unwrap();
+    let report = solver.advance(100, 1).unwrap();
+    assert_eq!(report.first_bad_step, None);
+    assert_eq!(report.totals.nonfinite, 0);
+    assert_eq!(report.totals.wet, 200);
+}
