@@ -67,8 +67,11 @@ pub fn run(
     log: &mut dyn FnMut(&str),
 ) -> Result<RunSummary> {
     prepare_output(out)?;
-    let mut sim = Simulation::new(scene, backend)?;
-    let result = run_into(&mut sim, out, steps.unwrap_or(scene.time.steps), log);
+    // The written scene.toml says how many steps ran, so it reproduces this run.
+    let mut scene = scene.clone();
+    scene.time.steps = steps.unwrap_or(scene.time.steps);
+    let mut sim = Simulation::new(&scene, backend)?;
+    let result = run_into(&mut sim, out, scene.time.steps, log);
     // The scene as run is written even when the run failed: it says what was attempted.
     atomic::write_bytes(&out.join("scene.toml"), sim.resolved_scene_toml().as_bytes())?;
     result
@@ -144,17 +147,14 @@ fn run_into(sim: &mut Simulation, out: &Path, steps: u64, log: &mut dyn FnMut(&s
             final_volume = s.volume;
             let h32: Vec<f32> = surface.iter().map(|&h| h as f32).collect();
             npy::write_f32_2d(&out.join(format!("h_{target:06}.npy")), ny, nx, &h32)?;
-            let (h_min, h_max) = if s.wet_cells == 0 {
-                (0.0, 0.0)
-            } else {
-                (s.h_min, s.h_max)
-            };
+            // With no wet cell there is no wet surface: the fields stay empty rather than NaN.
+            let wet_surface = |v: f64| if s.wet_cells == 0 { Cell::Empty } else { Cell::Float(v) };
             stats.row(&[
                 Cell::Int(target),
                 Cell::Float(target as f64 * dt),
                 Cell::Float(s.volume),
-                Cell::Float(h_min),
-                Cell::Float(h_max),
+                wet_surface(s.h_min),
+                wet_surface(s.h_max),
                 Cell::Int(s.wet_cells),
                 Cell::Float(s.max_depth),
                 Cell::Int(sim.substeps() as u64),

@@ -311,3 +311,12 @@ fn probe_cells(scene: &Scene) -> Vec<u32> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_simulation_can_move_to_another_thread() {
+        fn is_send<T: Send>() {}
+        is_send::<super::Simulation>();
+    }
+}

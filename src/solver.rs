@@ -14,8 +14,9 @@ pub struct ChunkReport {
     pub probes: Vec<f32>,
 }
 
-/// A backend: holds the state and runs the passes of a step.
-pub trait Solver {
+/// A backend: holds the state and runs the passes of a step. `Send`, so a `Simulation` can live on
+/// a worker thread.
+pub trait Solver: Send {
     /// Replaces the uniform parameters (k, damping, boundaries…), e.g. after a substep change.
     fn set_params(&mut self, params: &Params) -> Result<()>;
     /// Multiplies the per-step change by `factor` (when the substep length changes).

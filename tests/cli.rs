@@ -282,6 +282,25 @@ fn default_scene_writes_the_contract_files_on_both_backends() {
 }
 
 #[test]
+fn no_matching_adapter_says_what_to_install() {
+    let out = Command::new(env!("CARGO_BIN_EXE_shoal"))
+        .args(["run", "--steps", "1", "--out", "out"])
+        .current_dir(tempfile::tempdir().unwrap().path())
+        .env("WGPU_ADAPTER_NAME", "no-such-gpu")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.starts_with("error: no GPU adapter found"),
+        "{err}"
+    );
+    assert!(
+        err.contains("mesa-vulkan-drivers") && err.contains("--backend cpu"),
+        "{err}"
+    );
+}
+
+#[test]
 fn info_names_the_adapter() {
     let (ok, out, err) = shoal(&["info"], Path::new("."));
     assert!(ok, "{err}");
@@ -289,4 +308,27 @@ fn info_names_the_adapter() {
         out.contains("adapter:") && out.contains("max_storage_buffer_binding_size"),
         "{out}"
     );
+}
+
+#[test]
+fn every_example_scene_parses_and_runs() {
+    let scenes = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes");
+    for entry in std::fs::read_dir(&scenes).unwrap() {
+        let path = entry.unwrap().path();
+        let dir = tempfile::tempdir().unwrap();
+        let (ok, _, err) = shoal(
+            &[
+                "run",
+                path.to_str().unwrap(),
+                "--backend",
+                "cpu",
+                "--steps",
+                "5",
+                "--out",
+                "out",
+            ],
+            dir.path(),
+        );
+        assert!(ok, "{}: {err}", path.display());
+    }
 }

@@ -51,6 +51,8 @@ impl CsvWriter {
 pub enum Cell {
     Int(u64),
     Float(f64),
+    /// No value (an empty field).
+    Empty,
 }
 
 impl std::fmt::Display for Cell {
@@ -58,6 +60,7 @@ impl std::fmt::Display for Cell {
         match self {
             Cell::Int(v) => write!(f, "{v}"),
             Cell::Float(v) => write!(f, "{v}"),
+            Cell::Empty => Ok(()),
         }
     }
 }
