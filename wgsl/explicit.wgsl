@@ -33,23 +33,23 @@ fn face(eta_c: f32, d_c: f32, eta_n: f32, d_n: f32) -> f32 {
 }
 
 // The neighbour across one face: a real cell (interior or periodic) or a ghost. `mode` is the side's
-// boundary mode, or INTERIOR away from the sides; `n` is the neighbour cell (wrapped across a side),
-// `opposite` the neighbour on the other side of c along the same axis (the inner cell at a side).
-// Branch-free: llvmpipe and GPUs alike run every cell through the same instructions.
+// boundary mode, or INTERIOR away from the sides; (eta_n, b_n) the neighbour cell's values (wrapped
+// across a side), (eta_o, b_o) those of the opposite neighbour along the same axis (the inner cell
+// at a side). Branch-free, and each cell's values are loaded once in `wave`: the software adapters
+// pay per storage access, GPUs per instruction.
 const INTERIOR: u32 = 6u;
 
-fn face_term(mode: u32, eta_c: f32, d_c: f32, b_c: f32, n: u32, opposite: u32, mean: f32) -> f32 {
+fn face_term(mode: u32, eta_c: f32, d_c: f32, b_c: f32, eta_n: f32, b_n: f32, eta_o: f32, b_o: f32, mean: f32) -> f32 {
     let real = mode == INTERIOR || mode == PERIODIC;
-    var eta_n = eta_in[n];
-    eta_n = select(eta_n, 0.0, mode == OPEN);              // Dirichlet at the still level
-    eta_n = select(eta_n, mean, mode == GHOST_MEAN);       // Wilson: mean surface height
-    let b_n = select(b_c, ground[n], real);                // a ghost stands on the edge's ground
-    let term = face(eta_c, d_c, eta_n, depth(eta_n, b_n));
+    var eta_g = eta_n;
+    eta_g = select(eta_g, 0.0, mode == OPEN);              // Dirichlet at the still level
+    eta_g = select(eta_g, mean, mode == GHOST_MEAN);       // Wilson: mean surface height
+    let b_g = select(b_c, b_n, real);                      // a ghost stands on the edge's ground
+    let term = face(eta_c, d_c, eta_g, depth(eta_g, b_g));
     // Wilson's slope ghost, 2·h_edge − h_inner, is zero normal curvature: its face carries exactly
     // the inner face's flux, mirrored. (A ghost depth measured from the edge's ground instead pumps
     // water in wherever the surface slopes, and pours it onto dry sloping banks.)
-    let eta_o = eta_in[opposite];
-    let mirrored = -face(eta_c, d_c, eta_o, depth(eta_o, ground[opposite]));
+    let mirrored = -face(eta_c, d_c, eta_o, depth(eta_o, b_o));
     // reflect: no flux through the wall. absorb: `edges` replaces the cell with Mur's update.
     return select(select(term, mirrored, mode == GHOST_SLOPE), 0.0, mode == REFLECT || mode == ABSORB);
 }
@@ -67,10 +67,18 @@ fn wave(i: u32, j: u32) -> vec2<f32> {
     let e = select(c + 1u, cell(0u, j), i == nx - 1u);
     let s = select(c - nx, cell(i, ny - 1u), j == 0u);
     let n = select(c + nx, cell(i, 0u), j == ny - 1u);
-    let west = face_term(select(INTERIOR, params.bc_west, i == 0u), eta_c, d_c, b_c, w, e, mean);
-    let east = face_term(select(INTERIOR, params.bc_east, i == nx - 1u), eta_c, d_c, b_c, e, w, mean);
-    let south = face_term(select(INTERIOR, params.bc_south, j == 0u), eta_c, d_c, b_c, s, n, mean);
-    let north = face_term(select(INTERIOR, params.bc_north, j == ny - 1u), eta_c, d_c, b_c, n, s, mean);
+    let eta_w = eta_in[w];
+    let eta_e = eta_in[e];
+    let eta_s = eta_in[s];
+    let eta_n = eta_in[n];
+    let b_w = ground[w];
+    let b_e = ground[e];
+    let b_s = ground[s];
+    let b_n = ground[n];
+    let west = face_term(select(INTERIOR, params.bc_west, i == 0u), eta_c, d_c, b_c, eta_w, b_w, eta_e, b_e, mean);
+    let east = face_term(select(INTERIOR, params.bc_east, i == nx - 1u), eta_c, d_c, b_c, eta_e, b_e, eta_w, b_w, mean);
+    let south = face_term(select(INTERIOR, params.bc_south, j == 0u), eta_c, d_c, b_c, eta_s, b_s, eta_n, b_n, mean);
+    let north = face_term(select(INTERIOR, params.bc_north, j == ny - 1u), eta_c, d_c, b_c, eta_n, b_n, eta_s, b_s, mean);
     let vel = params.keep * vel_in[c] + params.k * (((west + east) + south) + north);
     return vec2<f32>(eta_c + vel, vel);
 }
