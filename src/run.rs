@@ -181,7 +181,34 @@ fn run_into(sim: &mut Simulation, out: &Path, steps: u64, log: &mut dyn FnMut(&s
 
 #[cfg(test)]
 mod tests {
-    use super::output_steps;
+    use super::{output_steps, run_into};
+    use crate::error::Error;
+
+    #[test]
+    fn a_diverged_run_keeps_what_it_wrote_and_writes_no_nan() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut sim = crate::simulation::tests::exploding();
+        let result = run_into(&mut sim, dir.path(), 20, &mut |_| {});
+        assert!(matches!(result, Err(Error::Diverged { step: 1 })), "{result:?}");
+        let stats = std::fs::read_to_string(dir.path().join("stats.csv")).unwrap();
+        assert_eq!(
+            stats.lines().count(),
+            2,
+            "the header and step 0, nothing after:\n{stats}"
+        );
+        assert!(!stats.contains("NaN") && !stats.contains("inf"));
+        let names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert!(names.contains(&"h_000000.npy".to_string()), "{names:?}");
+        assert!(
+            !names
+                .iter()
+                .any(|n| n.starts_with("h_") && n != "h_000000.npy" || n.ends_with(".tmp")),
+            "{names:?}"
+        );
+    }
 
     #[test]
     fn output_steps_include_first_and_last() {

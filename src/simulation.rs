@@ -30,6 +30,8 @@ pub struct Simulation {
     step: u64,
     probe_cells: Vec<u32>,
     totals: Totals,
+    /// Set once a step went non-finite: the state is lost and stepping refuses to go on.
+    diverged_at: Option<u64>,
     notes: Vec<String>,
     /// Keeps an owned GPU context alive (None on the CPU or on a borrowed device).
     context: Option<GpuContext>,
@@ -83,7 +85,7 @@ impl Simulation {
         })
     }
 
-    fn build(
+    pub(crate) fn build(
         scene: &Scene,
         make: impl FnOnce(&Params, &[f32], &[f32], &[u32]) -> Result<Box<dyn Solver>>,
     ) -> Result<Simulation> {
@@ -115,6 +117,7 @@ impl Simulation {
             step: 0,
             probe_cells,
             totals: Totals::default(),
+            diverged_at: None,
             notes,
             context: None,
         })
@@ -123,6 +126,9 @@ impl Simulation {
     /// Advances `n` steps, submitting up to `MAX_CHUNK` steps at a time. Returns each step's probe
     /// heights (absolute, a row of `probes` values per step).
     pub fn step(&mut self, n: u64) -> Result<Vec<Vec<f64>>> {
+        if let Some(step) = self.diverged_at {
+            return Err(Error::Diverged { step });
+        }
         let mut rows = Vec::new();
         let mut left = n;
         while left > 0 {
@@ -132,22 +138,19 @@ impl Simulation {
                 .first_bad_step
                 .or((report.totals.nonfinite != 0).then_some(chunk - 1))
             {
-                return Err(Error::Diverged {
-                    step: self.step + bad as u64 + 1,
-                });
+                let step = self.step + bad as u64 + 1;
+                self.diverged_at = Some(step);
+                return Err(Error::Diverged { step });
             }
-            let np = self.probe_cells.len();
-            for row in report
-                .probes
-                .chunks(np.max(1))
-                .take(if np == 0 { 0 } else { chunk as usize })
-            {
-                rows.push(
-                    row.iter()
-                        .zip(&self.probe_cells)
-                        .map(|(&e, &c)| self.absolute(e, c as usize))
-                        .collect(),
-                );
+            if !self.probe_cells.is_empty() {
+                for row in report.probes.chunks_exact(self.probe_cells.len()) {
+                    rows.push(
+                        row.iter()
+                            .zip(&self.probe_cells)
+                            .map(|(&e, &c)| self.absolute(e, c as usize))
+                            .collect(),
+                    );
+                }
             }
             self.step += chunk as u64;
             self.totals = report.totals;
@@ -313,10 +316,36 @@ fn probe_cells(scene: &Scene) -> Vec<u32> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
+    use super::*;
+
     #[test]
     fn a_simulation_can_move_to_another_thread() {
         fn is_send<T: Send>() {}
-        is_send::<super::Simulation>();
+        is_send::<Simulation>();
+    }
+
+    /// A simulation whose first step overflows: a 10 m bump and k = f32::MAX.
+    pub(crate) fn exploding() -> Simulation {
+        let text = "[grid]\nnx = 8\nny = 4\ndx = 0.1\n[time]\ndt = 0.01\n[terrain]\nflat = -1.0\n\
+                    [[water.bump]]\nx = 0.4\ny = 0.2\nradius = 0.1\nheight = 10.0\n";
+        let scene = Scene::parse(text, std::path::Path::new("test"), std::path::Path::new(".")).unwrap();
+        Simulation::build(&scene, |p, eta, ground, probes| {
+            let p = Params { k: f32::MAX, ..*p };
+            Ok(Box::new(CpuSolver::new(
+                p,
+                eta.to_vec(),
+                ground.to_vec(),
+                probes.to_vec(),
+            )))
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn a_diverged_simulation_names_the_step_and_refuses_to_go_on() {
+        let mut sim = exploding();
+        assert!(matches!(sim.step(10), Err(Error::Diverged { step: 1 })));
+        assert!(matches!(sim.step(1), Err(Error::Diverged { step: 1 })));
     }
 }

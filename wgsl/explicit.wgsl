@@ -1,6 +1,6 @@
 // The explicit height-field step (Kass & Miller eq. 8 in flux form, GAMES103 "Solution 1"):
 //
-//   vel' = (1 − tau)·vel + k · Σ_faces d_face·(eta_nbr − eta),   eta' = eta + vel'
+//   vel' = (1 − tau)·vel + k · Σ_faces d_face·(eta_nbr − eta),   eta' = eta + vel' (compensated)
 //
 // with k = g·dt²/dx², vel = h^n − h^(n−1) (the per-step change: float32 keeps its digits), and
 // d_face = (d + d_nbr)/2. Each face term is computed bit-identically, with opposite sign, by the two
