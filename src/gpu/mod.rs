@@ -25,9 +25,9 @@ pub struct GpuSolver {
     explicit: explicit::Explicit,
     reduce: reduce::Reduce,
     probe: probe::Probe,
-    /// totals (16 B) then first_bad_step (4 B).
+    /// totals (16 B), first_bad_step (4 B), then from byte `PROBES_AT` the probe history: one
+    /// mapping per submit.
     report_readback: wgpu::Buffer,
-    probe_readback: wgpu::Buffer,
     eta_readback: wgpu::Buffer,
     adapter: String,
 }
@@ -56,8 +56,7 @@ impl GpuSolver {
             explicit: explicit::Explicit::new(device, &state),
             reduce: reduce::Reduce::new(device, &state),
             probe: probe::Probe::new(device, &state),
-            report_readback: readback("report readback", 32),
-            probe_readback: readback("probe readback", state.probe_history.size()),
+            report_readback: readback("report readback", PROBES_AT + state.probe_history.size()),
             eta_readback: readback("eta readback", state.field_bytes()),
             device: device.clone(),
             queue: queue.clone(),
@@ -155,18 +154,23 @@ impl Solver for GpuSolver {
         encoder.copy_buffer_to_buffer(&self.state.first_bad_step, 0, &self.report_readback, 16, 4);
         let probe_bytes = steps as u64 * self.state.n_probes as u64 * 4;
         if probe_bytes > 0 {
-            encoder.copy_buffer_to_buffer(&self.state.probe_history, 0, &self.probe_readback, 0, probe_bytes);
+            encoder.copy_buffer_to_buffer(
+                &self.state.probe_history,
+                0,
+                &self.report_readback,
+                PROBES_AT,
+                probe_bytes,
+            );
         }
         self.queue.submit([encoder.finish()]);
 
-        let report = self.read(&self.report_readback, 20)?;
+        let report = self.read(&self.report_readback, PROBES_AT + probe_bytes)?;
         let totals: Totals = bytemuck::pod_read_unaligned(&report[..16]);
         let first_bad: u32 = bytemuck::pod_read_unaligned(&report[16..20]);
-        let probes = if probe_bytes > 0 {
-            bytemuck::cast_slice(&self.read(&self.probe_readback, probe_bytes)?).to_vec()
-        } else {
-            Vec::new()
-        };
+        let probes = report[PROBES_AT as usize..]
+            .chunks_exact(4)
+            .map(bytemuck::pod_read_unaligned)
+            .collect();
         scopes.pop()?;
         Ok(ChunkReport {
             first_bad_step: (first_bad != u32::MAX).then_some(first_bad),
@@ -187,6 +191,10 @@ impl Solver for GpuSolver {
         format!("gpu: {}", self.adapter)
     }
 }
+
+/// Where the probe history starts in the report readback (copy offsets must be 4-aligned; 32
+/// keeps it past the 20-byte report).
+const PROBES_AT: u64 = 32;
 
 /// Validation and out-of-memory error scopes, popped together into one `Result`.
 struct Scopes {
