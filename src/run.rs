@@ -110,15 +110,17 @@ fn run_into(sim: &mut Simulation, out: &Path, steps: u64, log: &mut dyn FnMut(&s
     let mut initial_volume = None;
     let mut final_volume = 0.0;
     let dt = scene.time.dt;
-    let outcome = (|| -> Result<()> {
-        let surface = sim.surface()?;
-        if let Some(p) = probes.as_mut() {
-            let cells: Vec<Cell> = std::iter::once(Cell::Int(0))
-                .chain(std::iter::once(Cell::Float(0.0)))
-                .chain(sim.probe_heights(&surface).into_iter().map(Cell::Float))
-                .collect();
-            p.row(&cells)?;
+    let probe_row = |probes: &mut Option<CsvWriter>, step: u64, heights: &[f64]| -> Result<()> {
+        match probes.as_mut() {
+            Some(p) => {
+                let mut cells = vec![Cell::Int(step), Cell::Float(step as f64 * dt)];
+                cells.extend(heights.iter().map(|&h| Cell::Float(h)));
+                p.row(&cells)
+            }
+            None => Ok(()),
         }
+    };
+    let outcome = (|| -> Result<()> {
         for target in output_steps(scene.output.every, steps) {
             if target > sim.step_index() {
                 let first = sim.step_index() + 1;
@@ -126,21 +128,18 @@ fn run_into(sim: &mut Simulation, out: &Path, steps: u64, log: &mut dyn FnMut(&s
                 for note in sim.take_notes() {
                     log(&format!("note: {note}"));
                 }
-                if let Some(p) = probes.as_mut() {
-                    for (k, row) in rows.iter().enumerate() {
-                        let step = first + k as u64;
-                        let mut cells = vec![Cell::Int(step), Cell::Float(step as f64 * dt)];
-                        cells.extend(row.iter().map(|&h| Cell::Float(h)));
-                        p.row(&cells)?;
-                    }
+                for (k, row) in rows.iter().enumerate() {
+                    probe_row(&mut probes, first + k as u64, row)?;
                 }
             }
-            let surface = if target == 0 { surface.clone() } else { sim.surface()? };
+            let surface = sim.surface()?;
+            if target == 0 {
+                probe_row(&mut probes, 0, &sim.probe_heights(&surface))?;
+            }
             if let Some(bad) = surface.iter().position(|h| !h.is_finite()) {
                 // The GPU flag catches this first; this guard keeps the promise of no NaN on disk.
-                return Err(Error::Diverged { step: target }).inspect_err(|_| {
-                    log(&format!("note: cell {bad} is not finite"));
-                });
+                log(&format!("note: cell {bad} is not finite"));
+                return Err(Error::Diverged { step: target });
             }
             let s = sim.stats(&surface);
             initial_volume.get_or_insert(s.volume);
@@ -162,12 +161,10 @@ fn run_into(sim: &mut Simulation, out: &Path, steps: u64, log: &mut dyn FnMut(&s
         }
         Ok(())
     })();
-    // Keep what was written so far, also when the run failed part-way.
-    stats.finish()?;
-    if let Some(p) = probes {
-        p.finish()?;
-    }
+    // Keep what was written so far, also when the run failed part-way; the run's own error comes first.
+    let finished = stats.finish().and(probes.map_or(Ok(()), CsvWriter::finish));
     outcome?;
+    finished?;
     Ok(RunSummary {
         steps,
         substeps: sim.substeps(),

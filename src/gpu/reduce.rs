@@ -1,7 +1,6 @@
 //! The reduction pass (`wgsl/reduce.wgsl`): wet-surface sum and count, largest depth, NaN flag.
 
 use super::state::{bind_group, layout, linear_groups, pipeline, storage_entry, uniform_entry, GpuState};
-use crate::params::CELLS_PER_PARTIAL;
 
 pub struct Reduce {
     partial_sums: wgpu::ComputePipeline,
@@ -27,7 +26,6 @@ impl Reduce {
         );
         let level_layout = layout(device, "reduce level", &[storage_entry(0, true)]);
         let layouts = [&shared_layout, &level_layout];
-        let n_partials = (state.cells() as usize).div_ceil(CELLS_PER_PARTIAL) as u32;
         Reduce {
             partial_sums: pipeline(device, &module, &layouts, "partial_sums"),
             finish: pipeline(device, &module, &layouts, "finish"),
@@ -41,7 +39,7 @@ impl Reduce {
                 bind_group(device, "reduce level 0", &level_layout, &[&state.eta[0]]),
                 bind_group(device, "reduce level 1", &level_layout, &[&state.eta[1]]),
             ],
-            groups: linear_groups(n_partials, device.limits().max_compute_workgroups_per_dimension),
+            groups: linear_groups(state.n_partials, device.limits().max_compute_workgroups_per_dimension),
         }
     }
 

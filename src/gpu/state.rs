@@ -4,7 +4,7 @@
 //! passes hold one bind group per direction, created once, picked by index.
 
 use crate::error::{Error, Result};
-use crate::params::{Params, StepSlot, Totals, CELLS_PER_PARTIAL, MAX_CHUNK};
+use crate::params::{Params, StepSlot, Totals, MAX_CHUNK};
 use wgpu::util::DeviceExt;
 
 pub struct GpuState {
@@ -20,6 +20,8 @@ pub struct GpuState {
     /// Rounding residual of each cell's compensated eta update, f32 [ny, nx], updated in place.
     pub carry: wgpu::Buffer,
     pub partials: wgpu::Buffer,
+    /// Workgroups of the reduction's first pass (`Params::n_partials`).
+    pub n_partials: u32,
     pub totals: wgpu::Buffer,
     /// First step index (within a submit) that produced a non-finite value; u32::MAX when none.
     pub first_bad_step: wgpu::Buffer,
@@ -80,7 +82,7 @@ impl GpuState {
         let field_usage =
             storage | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::VERTEX;
         let zeros = vec![0.0f32; eta.len()];
-        let n_partials = (eta.len().div_ceil(CELLS_PER_PARTIAL)).max(1);
+        let n_partials = params.n_partials.max(1) as usize;
 
         let slot_stride = device.limits().min_uniform_buffer_offset_alignment.max(16);
         let mut slot_bytes = vec![0u8; (slot_stride * MAX_CHUNK) as usize];
@@ -125,6 +127,7 @@ impl GpuState {
                 usage: storage,
                 mapped_at_creation: false,
             }),
+            n_partials: params.n_partials,
             totals: init(
                 "totals",
                 bytemuck::bytes_of(&Totals::default()),
