@@ -92,8 +92,12 @@ pub fn step_coefficient(scene: &Scene, substeps: u32) -> f64 {
     scene.physics.gravity * dt * dt / (scene.grid.dx * scene.grid.dx)
 }
 
-/// The fewest equal substeps that keep k·d_max within [`STABLE_K_DEPTH`].
+/// The fewest equal substeps that keep k·d_max within [`STABLE_K_DEPTH`]; always 1 for the
+/// implicit ADI solver, which is stable at any dt.
 pub fn substeps_needed(scene: &Scene, max_depth: f64) -> u32 {
+    if scene.physics.solver == crate::scene::Solver::Adi {
+        return 1;
+    }
     let courant = step_coefficient(scene, 1) * max_depth;
     if courant <= STABLE_K_DEPTH {
         1

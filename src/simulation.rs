@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::gpu::{GpuContext, GpuSolver};
 use crate::params::{self, Params, Totals, MAX_CHUNK};
 use crate::scene::{InitialFields, Scene};
-use crate::solver::Solver;
+use crate::solver::{Setup, Solver};
 
 /// The CPU reference's largest grid: it keeps ~40 bytes per cell and is meant for comparisons.
 pub const CPU_MAX_CELLS: usize = 1 << 28;
@@ -41,20 +41,15 @@ impl Simulation {
     /// Builds the scene on a backend; for `Backend::Gpu` Shoal opens its own device.
     pub fn new(scene: &Scene, backend: Backend) -> Result<Simulation> {
         match backend {
-            Backend::Cpu => Self::build(scene, |p, eta, ground, probes| {
-                if eta.len() > CPU_MAX_CELLS {
+            Backend::Cpu => Self::build(scene, |setup| {
+                if setup.eta.len() > CPU_MAX_CELLS {
                     return Err(Error::GridTooLarge {
-                        nx: p.nx,
-                        ny: p.ny,
+                        nx: setup.params.nx,
+                        ny: setup.params.ny,
                         what: format!("the CPU reference runs at most {CPU_MAX_CELLS} cells (16384²)"),
                     });
                 }
-                Ok(Box::new(CpuSolver::new(
-                    *p,
-                    eta.to_vec(),
-                    ground.to_vec(),
-                    probes.to_vec(),
-                )))
+                Ok(Box::new(CpuSolver::new(setup)))
             }),
             Backend::Gpu => {
                 let context = GpuContext::new()?;
@@ -72,23 +67,12 @@ impl Simulation {
         // Before anything is allocated: a grid the adapter cannot hold is an error, not an OOM.
         crate::gpu::state::check_grid_fits(&device.limits(), scene.grid.nx, scene.grid.ny)?;
         let adapter = crate::gpu::context::adapter_line(&device.adapter_info());
-        Self::build(scene, |p, eta, ground, probes| {
-            Ok(Box::new(GpuSolver::new(
-                device,
-                queue,
-                adapter.clone(),
-                *p,
-                eta,
-                ground,
-                probes,
-            )?))
+        Self::build(scene, |setup| {
+            Ok(Box::new(GpuSolver::new(device, queue, adapter.clone(), setup)?))
         })
     }
 
-    pub(crate) fn build(
-        scene: &Scene,
-        make: impl FnOnce(&Params, &[f32], &[f32], &[u32]) -> Result<Box<dyn Solver>>,
-    ) -> Result<Simulation> {
+    pub(crate) fn build(scene: &Scene, make: impl FnOnce(&Setup) -> Result<Box<dyn Solver>>) -> Result<Simulation> {
         let fields = InitialFields::build(scene)?;
         let (eta, ground_rel) = fields.relative_f32();
         let probe_cells = probe_cells(scene);
@@ -106,7 +90,13 @@ impl Simulation {
             notes.push(substep_note(scene, substeps, max_depth));
         }
         let params = Params::new(scene, substeps, probe_cells.len() as u32);
-        let solver = make(&params, &eta, &ground_rel, &probe_cells)?;
+        let solver = make(&Setup {
+            params,
+            method: scene.physics.solver,
+            eta: &eta,
+            ground: &ground_rel,
+            probe_cells: &probe_cells,
+        })?;
         Ok(Simulation {
             scene: scene.clone(),
             fields,
@@ -330,14 +320,12 @@ pub(crate) mod tests {
         let text = "[grid]\nnx = 8\nny = 4\ndx = 0.1\n[time]\ndt = 0.01\n[terrain]\nflat = -1.0\n\
                     [[water.bump]]\nx = 0.4\ny = 0.2\nradius = 0.1\nheight = 10.0\n";
         let scene = Scene::parse(text, std::path::Path::new("test"), std::path::Path::new(".")).unwrap();
-        Simulation::build(&scene, |p, eta, ground, probes| {
-            let p = Params { k: f32::MAX, ..*p };
-            Ok(Box::new(CpuSolver::new(
-                p,
-                eta.to_vec(),
-                ground.to_vec(),
-                probes.to_vec(),
-            )))
+        Simulation::build(&scene, |setup| {
+            let params = Params {
+                k: f32::MAX,
+                ..setup.params
+            };
+            Ok(Box::new(CpuSolver::new(&Setup { params, ..*setup })))
         })
         .unwrap()
     }

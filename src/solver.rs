@@ -2,6 +2,7 @@
 
 use crate::error::Result;
 use crate::params::{Params, Totals};
+use crate::scene::Solver as Method;
 
 /// What a run of steps reports back: read at the end of a submit, never per step.
 #[derive(Clone, Debug, Default)]
@@ -27,4 +28,15 @@ pub trait Solver: Send {
     fn read_eta(&mut self) -> Result<Vec<f32>>;
     /// Adapter or backend in words.
     fn describe(&self) -> String;
+}
+
+/// What a backend is built from: the uniform parameters, the method, and the initial fields
+/// relative to the reference level.
+#[derive(Clone, Copy, Debug)]
+pub struct Setup<'a> {
+    pub params: Params,
+    pub method: Method,
+    pub eta: &'a [f32],
+    pub ground: &'a [f32],
+    pub probe_cells: &'a [u32],
 }

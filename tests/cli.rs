@@ -108,10 +108,6 @@ fn unknown_solver_and_boundary() {
 #[test]
 fn later_features_say_not_supported_yet() {
     assert_rejected(
-        &format!("{GOOD}[physics]\nsolver = \"adi\"\n"),
-        &["physics.solver", "not supported yet"],
-    );
-    assert_rejected(
         &format!("{GOOD}[[source]]\nx = 0.1\ny = 0.1\nradius = 0.1\nrate = 1.0\n"),
         &["source", "not supported yet", "scene.toml:9"],
     );

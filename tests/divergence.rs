@@ -6,7 +6,8 @@ use common::*;
 use shoal::cpu::CpuSolver;
 use shoal::gpu::GpuSolver;
 use shoal::params::Params;
-use shoal::solver::Solver;
+use shoal::scene::Solver as Method;
+use shoal::solver::{Setup, Solver};
 
 /// A basin with a 10 m bump, and parameters no stable run would have: k = f32::MAX, so the first
 /// step's k·Σ d·Δh (Δh of metres) overflows to infinity.
@@ -29,18 +30,35 @@ fn assert_flags_first_step(solver: &mut dyn Solver) {
     );
 }
 
+const METHODS: [Method; 2] = [Method::Explicit, Method::Adi];
+
+fn setup<'a>(params: Params, method: Method, eta: &'a [f32], ground: &'a [f32]) -> Setup<'a> {
+    Setup {
+        params,
+        method,
+        eta,
+        ground,
+        probe_cells: &[],
+    }
+}
+
 #[test]
 fn cpu_flags_the_first_non_finite_step() {
     let (p, eta, ground) = exploding();
-    assert_flags_first_step(&mut CpuSolver::new(p, eta, ground, vec![]));
+    for method in METHODS {
+        assert_flags_first_step(&mut CpuSolver::new(&setup(p, method, &eta, &ground)));
+    }
 }
 
 #[test]
 fn gpu_flags_the_first_non_finite_step() {
     let (p, eta, ground) = exploding();
     let gpu = gpu();
-    let mut solver = GpuSolver::new(&gpu.device, &gpu.queue, "test".into(), p, &eta, &ground, &[]).unwrap();
-    assert_flags_first_step(&mut solver);
+    for method in METHODS {
+        let mut solver =
+            GpuSolver::new(&gpu.device, &gpu.queue, "test".into(), &setup(p, method, &eta, &ground)).unwrap();
+        assert_flags_first_step(&mut solver);
+    }
 }
 
 #[test]
@@ -48,9 +66,12 @@ fn a_stable_run_raises_no_flag() {
     let (mut p, eta, ground) = exploding();
     p.k = 0.01;
     let gpu = gpu();
-    let mut solver = GpuSolver::new(&gpu.device, &gpu.queue, "test".into(), p, &eta, &ground, &[]).unwrap();
-    let report = solver.advance(100, 1).unwrap();
-    assert_eq!(report.first_bad_step, None);
-    assert_eq!(report.totals.nonfinite, 0);
-    assert_eq!(report.totals.wet, 200);
+    for method in METHODS {
+        let mut solver =
+            GpuSolver::new(&gpu.device, &gpu.queue, "test".into(), &setup(p, method, &eta, &ground)).unwrap();
+        let report = solver.advance(100, 1).unwrap();
+        assert_eq!(report.first_bad_step, None, "{method:?}");
+        assert_eq!(report.totals.nonfinite, 0, "{method:?}");
+        assert_eq!(report.totals.wet, 200, "{method:?}");
+    }
 }

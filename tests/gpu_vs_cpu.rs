@@ -8,46 +8,8 @@ use shoal::{compare, Backend};
 
 const STEPS: u64 = 500;
 
-/// A basin whose floor rises to the east into a dry beach, with an island and two drops.
-fn beach_scene(boundary: &str) -> String {
-    format!(
-        r#"
-[grid]
-nx = 72
-ny = 48
-dx = 0.05
-[time]
-dt = 0.01
-[physics]
-damping = 0.002
-[boundary]
-{boundary}
-[terrain]
-slope = {{ base = -0.5, grad = [0.2, 0.02] }}
-[[terrain.box]]
-x0 = 1.2
-y0 = 1.0
-x1 = 1.6
-y1 = 1.4
-top = 0.1
-[water]
-level = 0.0
-[[water.bump]]
-x = 0.8
-y = 0.7
-radius = 0.15
-height = 0.05
-[[water.bump]]
-x = 2.2
-y = 1.8
-radius = 0.1
-height = 0.04
-"#
-    )
-}
-
 fn assert_backends_agree(boundary: &str) {
-    let scene = scene(&beach_scene(boundary));
+    let scene = scene(&beach_scene(boundary, "explicit", 0.01));
     let cpu = run(&scene, Backend::Cpu, STEPS);
     let gpu = run(&scene, Backend::Gpu, STEPS);
     let ground = simulation(&scene, Backend::Cpu).ground().to_vec();

@@ -12,24 +12,8 @@
 // own inertia, `keep·vel`, and capped faces can no longer slow it before the clamp fires.)
 // Twin: src/cpu/explicit.rs.
 
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> ground: array<f32>;
-@group(0) @binding(2) var<storage, read> totals: Totals;
-@group(0) @binding(3) var<storage, read_write> first_bad_step: atomic<u32>;
-// The rounding residual of each cell's last eta update (read and written only by its own cell).
-@group(0) @binding(4) var<storage, read_write> carry: array<f32>;
-
-@group(1) @binding(0) var<storage, read> eta_in: array<f32>;
-@group(1) @binding(1) var<storage, read> vel_in: array<f32>;
-@group(1) @binding(2) var<storage, read_write> eta_out: array<f32>;
-@group(1) @binding(3) var<storage, read_write> vel_out: array<f32>;
-
-@group(2) @binding(0) var<uniform> slot: StepSlot;
-
 fn face(eta_c: f32, d_c: f32, eta_n: f32, d_n: f32) -> f32 {
-    let upper_depth = select(d_c, d_n, eta_n > eta_c);
-    let d_face = select(0.0, 0.5 * (d_c + d_n), upper_depth > 0.0);
-    return d_face * (eta_n - eta_c);
+    return face_depth(eta_c, d_c, eta_n, d_n) * (eta_n - eta_c);
 }
 
 // The neighbour across one face: a real cell (interior or periodic) or a ghost. `mode` is the side's
@@ -81,25 +65,6 @@ fn wave(i: u32, j: u32) -> vec2<f32> {
     let north = face_term(select(INTERIOR, params.bc_north, j == ny - 1u), eta_c, d_c, b_c, eta_n, b_n, eta_s, b_s, mean);
     let vel = params.keep * vel_in[c] + params.k * (((west + east) + south) + north);
     return vec2<f32>(eta_c + vel, vel);
-}
-
-// Dry cells (Kass & Miller §4): a surface at or below the ground is the ground, at rest.
-// Then the divergence flag, then the store.
-fn store(c: u32, b_c: f32, eta_new: f32, vel_new: f32, residual: f32) {
-    var eta = eta_new;
-    var vel = vel_new;
-    var res = residual;
-    if eta <= b_c {
-        eta = b_c;
-        vel = 0.0;
-        res = 0.0;
-    }
-    carry[c] = res;
-    if !is_finite(eta) || !is_finite(vel) {
-        atomicMin(&first_bad_step, slot.index);
-    }
-    eta_out[c] = eta;
-    vel_out[c] = vel;
 }
 
 @compute @workgroup_size(16, 16)

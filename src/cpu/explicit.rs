@@ -3,22 +3,30 @@
 
 use crate::params::{Params, Totals};
 
-const REFLECT: u32 = 0;
-const OPEN: u32 = 1;
-const PERIODIC: u32 = 2;
-const ABSORB: u32 = 3;
-const GHOST_MEAN: u32 = 4;
-const GHOST_SLOPE: u32 = 5;
+pub(crate) const REFLECT: u32 = 0;
+pub(crate) const OPEN: u32 = 1;
+pub(crate) const PERIODIC: u32 = 2;
+pub(crate) const ABSORB: u32 = 3;
+pub(crate) const GHOST_MEAN: u32 = 4;
+pub(crate) const GHOST_SLOPE: u32 = 5;
 const INTERIOR: u32 = 6;
 
-fn depth(eta: f32, ground: f32) -> f32 {
+pub(crate) fn depth(eta: f32, ground: f32) -> f32 {
     (eta - ground).max(0.0)
 }
 
-fn face(eta_c: f32, d_c: f32, eta_n: f32, d_n: f32) -> f32 {
+/// Twin of `face_depth` (level.wgsl): the mean depth, nothing when the higher side is dry.
+pub(crate) fn face_depth(eta_c: f32, d_c: f32, eta_n: f32, d_n: f32) -> f32 {
     let upper_depth = if eta_n > eta_c { d_n } else { d_c };
-    let d_face = if upper_depth > 0.0 { 0.5 * (d_c + d_n) } else { 0.0 };
-    d_face * (eta_n - eta_c)
+    if upper_depth > 0.0 {
+        0.5 * (d_c + d_n)
+    } else {
+        0.0
+    }
+}
+
+fn face(eta_c: f32, d_c: f32, eta_n: f32, d_n: f32) -> f32 {
+    face_depth(eta_c, d_c, eta_n, d_n) * (eta_n - eta_c)
 }
 
 /// One substep's inputs: the old level and what every pass reads.
@@ -31,7 +39,7 @@ pub struct Level<'a> {
 }
 
 impl Level<'_> {
-    fn cell(&self, i: u32, j: u32) -> usize {
+    pub(crate) fn cell(&self, i: u32, j: u32) -> usize {
         (j * self.params.nx + i) as usize
     }
 
@@ -148,7 +156,7 @@ pub struct Out<'a> {
 
 impl Out<'_> {
     /// Twin of `store`: the dry-cell rule. Returns whether the result is non-finite.
-    fn store(&mut self, c: usize, b_c: f32, eta_new: f32, vel_new: f32, residual: f32) -> bool {
+    pub(crate) fn store(&mut self, c: usize, b_c: f32, eta_new: f32, vel_new: f32, residual: f32) -> bool {
         let (eta, vel, res) = if eta_new <= b_c {
             (b_c, 0.0, 0.0)
         } else {

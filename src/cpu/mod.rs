@@ -1,13 +1,15 @@
 //! The CPU reference: the twin of every WGSL pass, same names, same f32 arithmetic in the same
 //! order, so GPU and CPU agree to float32 rounding (fused multiply-adds on the GPU are the difference).
 
+pub mod adi;
 pub mod explicit;
 pub mod probe;
 pub mod reduce;
 
 use crate::error::Result;
 use crate::params::{Params, Totals};
-use crate::solver::{ChunkReport, Solver};
+use crate::scene::Solver as Method;
+use crate::solver::{ChunkReport, Setup, Solver};
 
 /// The CPU backend's state: the same buffers as the GPU's, ping-ponged by index.
 pub struct CpuSolver {
@@ -20,20 +22,22 @@ pub struct CpuSolver {
     current: usize,
     probe_cells: Vec<u32>,
     totals: Totals,
+    method: Method,
 }
 
 impl CpuSolver {
-    pub fn new(params: Params, eta: Vec<f32>, ground: Vec<f32>, probe_cells: Vec<u32>) -> CpuSolver {
-        let n = eta.len();
+    pub fn new(setup: &Setup) -> CpuSolver {
+        let n = setup.eta.len();
         let mut s = CpuSolver {
-            params,
-            ground,
-            eta: [eta, vec![0.0; n]],
+            params: setup.params,
+            ground: setup.ground.to_vec(),
+            eta: [setup.eta.to_vec(), vec![0.0; n]],
             vel: [vec![0.0; n], vec![0.0; n]],
             carry: vec![0.0; n],
             current: 0,
-            probe_cells,
+            probe_cells: setup.probe_cells.to_vec(),
             totals: Totals::default(),
+            method: setup.method,
         };
         s.totals = s.reduce();
         s
@@ -84,7 +88,10 @@ impl Solver for CpuSolver {
                     vel: vel_out,
                     carry: &mut self.carry,
                 };
-                let bad = explicit::step(&level, &mut out);
+                let bad = match self.method {
+                    Method::Explicit => explicit::step(&level, &mut out),
+                    Method::Adi => adi::step(&level, &mut out),
+                };
                 if bad && first_bad.is_none() {
                     first_bad = Some(index);
                 }

@@ -1,18 +1,21 @@
 //! The GPU backend: state in storage buffers, one struct per WGSL pass, readback only on request.
 
+pub mod adi;
 pub mod context;
 pub mod explicit;
+pub mod level;
 pub mod probe;
+pub mod readback;
 pub mod reduce;
 pub mod shaders;
 pub mod state;
 
 pub use context::GpuContext;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::params::{Params, Totals};
-use crate::scene::BoundaryMode;
-use crate::solver::{ChunkReport, Solver};
+use crate::scene::{BoundaryMode, Solver as Method};
+use crate::solver::{ChunkReport, Setup, Solver};
 use state::GpuState;
 
 /// Runs the passes of a step on a Device/Queue it shares with its caller (wgpu handles are
@@ -22,7 +25,10 @@ pub struct GpuSolver {
     queue: wgpu::Queue,
     params: Params,
     state: GpuState,
+    level: level::LevelBindings,
     explicit: explicit::Explicit,
+    /// The implicit step, built when the scene asks for `solver = "adi"`.
+    adi: Option<adi::Adi>,
     reduce: reduce::Reduce,
     probe: probe::Probe,
     /// totals (16 B), first_bad_step (4 B), then from byte `PROBES_AT` the probe history: one
@@ -33,17 +39,10 @@ pub struct GpuSolver {
 }
 
 impl GpuSolver {
-    pub fn new(
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
-        adapter: String,
-        params: Params,
-        eta: &[f32],
-        ground: &[f32],
-        probe_cells: &[u32],
-    ) -> Result<GpuSolver> {
+    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue, adapter: String, setup: &Setup) -> Result<GpuSolver> {
+        let params = setup.params;
         let scopes = Scopes::push(device);
-        let state = GpuState::new(device, &params, eta, ground, probe_cells)?;
+        let state = GpuState::new(device, &params, setup.eta, setup.ground, setup.probe_cells)?;
         let readback = |label: &str, size: u64| {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),
@@ -52,8 +51,15 @@ impl GpuSolver {
                 mapped_at_creation: false,
             })
         };
+        let level = level::LevelBindings::new(device, &state);
+        let adi = match setup.method {
+            Method::Adi => Some(adi::Adi::new(device, &level, &params)?),
+            Method::Explicit => None,
+        };
         let solver = GpuSolver {
-            explicit: explicit::Explicit::new(device, &state),
+            explicit: explicit::Explicit::new(device, &level),
+            adi,
+            level,
             reduce: reduce::Reduce::new(device, &state),
             probe: probe::Probe::new(device, &state),
             report_readback: readback("report readback", PROBES_AT + state.probe_history.size()),
@@ -72,28 +78,6 @@ impl GpuSolver {
     pub fn state(&self) -> &GpuState {
         &self.state
     }
-
-    fn read(&self, buffer: &wgpu::Buffer, bytes: u64) -> Result<Vec<u8>> {
-        let slice = buffer.slice(..bytes);
-        let (sender, receiver) = futures_intrusive::channel::shared::oneshot_channel();
-        slice.map_async(wgpu::MapMode::Read, move |r| {
-            let _ = sender.send(r);
-        });
-        self.device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| Error::Readback(e.to_string()))?;
-        match pollster::block_on(receiver.receive()) {
-            Some(Ok(())) => {}
-            Some(Err(e)) => return Err(Error::Readback(e.to_string())),
-            None => return Err(Error::Readback("the map callback never ran".into())),
-        }
-        let data = slice
-            .get_mapped_range()
-            .map_err(|e| Error::Readback(e.to_string()))?
-            .to_vec();
-        buffer.unmap();
-        Ok(data)
-    }
 }
 
 impl Solver for GpuSolver {
@@ -111,7 +95,7 @@ impl Solver for GpuSolver {
         let mut encoder = self.device.create_command_encoder(&Default::default());
         {
             let mut pass = encoder.begin_compute_pass(&Default::default());
-            self.explicit.rescale(&mut pass, &self.state);
+            self.explicit.rescale(&mut pass, &self.level, &self.state);
         }
         self.state.current = 1 - self.state.current;
         self.queue.submit([encoder.finish()]);
@@ -143,7 +127,10 @@ impl Solver for GpuSolver {
                     if ghost_mean {
                         self.reduce.reduce(&mut pass, &self.state);
                     }
-                    self.explicit.step(&mut pass, &self.state, slot, edges);
+                    match &self.adi {
+                        Some(adi) => adi.step(&mut pass, &self.level, &self.state, slot),
+                        None => self.explicit.step(&mut pass, &self.level, &self.state, slot, edges),
+                    }
                     self.state.current = 1 - self.state.current;
                 }
                 self.probe.record(&mut pass, &self.state, slot);
@@ -164,7 +151,7 @@ impl Solver for GpuSolver {
         }
         self.queue.submit([encoder.finish()]);
 
-        let report = self.read(&self.report_readback, PROBES_AT + probe_bytes)?;
+        let report = readback::map(&self.device, &self.report_readback, PROBES_AT + probe_bytes)?;
         let totals: Totals = bytemuck::pod_read_unaligned(&report[..16]);
         let first_bad: u32 = bytemuck::pod_read_unaligned(&report[16..20]);
         let probes = report[PROBES_AT as usize..]
@@ -184,7 +171,7 @@ impl Solver for GpuSolver {
         let mut encoder = self.device.create_command_encoder(&Default::default());
         encoder.copy_buffer_to_buffer(&self.state.eta[self.state.current], 0, &self.eta_readback, 0, bytes);
         self.queue.submit([encoder.finish()]);
-        Ok(bytemuck::cast_slice(&self.read(&self.eta_readback, bytes)?).to_vec())
+        Ok(bytemuck::cast_slice(&readback::map(&self.device, &self.eta_readback, bytes)?).to_vec())
     }
 
     fn describe(&self) -> String {

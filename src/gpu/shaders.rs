@@ -1,26 +1,28 @@
-//! The WGSL sources of every pass, each with `common.wgsl` prepended (WGSL has no includes).
-//! Tests validate exactly these strings with naga.
+//! The WGSL sources of every pass, each with `common.wgsl` prepended (WGSL has no includes), and
+//! `level.wgsl` too for the passes that advance the state. Tests validate exactly these strings
+//! with naga.
 
 macro_rules! shader {
-    ($file:literal) => {
-        concat!(
-            include_str!("../../wgsl/common.wgsl"),
-            "\n",
-            include_str!(concat!("../../wgsl/", $file))
-        )
+    ($($file:literal),+) => {
+        concat!(include_str!("../../wgsl/common.wgsl"), $("\n", include_str!(concat!("../../wgsl/", $file))),+)
     };
 }
 
-pub const EXPLICIT: &str = shader!("explicit.wgsl");
+pub const EXPLICIT: &str = shader!("level.wgsl", "explicit.wgsl");
+pub const ADI: &str = shader!("level.wgsl", "adi.wgsl");
 pub const REDUCE: &str = shader!("reduce.wgsl");
 pub const PROBE: &str = shader!("probe.wgsl");
 
 /// (file name, full source) of every shader.
 pub const ALL: &[(&str, &str)] = &[
     ("explicit.wgsl", EXPLICIT),
+    ("adi.wgsl", ADI),
     ("reduce.wgsl", REDUCE),
     ("probe.wgsl", PROBE),
 ];
+
+/// Files that are prepended to others rather than built on their own.
+pub const PIECES: &[&str] = &["common.wgsl", "level.wgsl"];
 
 /// Compiles one of these sources into a shader module.
 pub fn module(device: &wgpu::Device, label: &str, source: &'static str) -> wgpu::ShaderModule {

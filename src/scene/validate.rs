@@ -1,6 +1,6 @@
 //! Checks a parsed scene against the contract; every error names its key and line.
 
-use super::{BoundaryMode, Scene, Solver};
+use super::{BoundaryMode, Scene};
 use crate::error::Result;
 
 pub fn validate(scene: &Scene, text: &str) -> Result<()> {
@@ -49,13 +49,6 @@ pub fn validate(scene: &Scene, text: &str) -> Result<()> {
             format!("must be > 0 (got {})", p.water_density),
         );
     }
-    if p.solver == Solver::Adi {
-        return err(
-            "physics.solver",
-            "\"adi\" is not supported yet (the implicit ADI solver is a later issue); use \"explicit\"".into(),
-        );
-    }
-
     let s = scene.boundary.sides();
     let periodic = BoundaryMode::Periodic;
     if (s.west == periodic) != (s.east == periodic) {

@@ -66,3 +66,42 @@ pub fn mean_period(signal: &[f64], level: f64, dt: f64) -> f64 {
     assert!(c.len() >= 2, "fewer than two crossings: no period to measure");
     (c[c.len() - 1] - c[0]) / (c.len() - 1) as f64
 }
+
+/// A 72×48 basin (dx = 5 cm) whose floor rises to the east into a dry beach, with an island and two drops.
+pub fn beach_scene(boundary: &str, solver: &str, dt: f64) -> String {
+    format!(
+        r#"
+[grid]
+nx = 72
+ny = 48
+dx = 0.05
+[time]
+dt = {dt}
+[physics]
+solver = "{solver}"
+damping = 0.002
+[boundary]
+{boundary}
+[terrain]
+slope = {{ base = -0.5, grad = [0.2, 0.02] }}
+[[terrain.box]]
+x0 = 1.2
+y0 = 1.0
+x1 = 1.6
+y1 = 1.4
+top = 0.1
+[water]
+level = 0.0
+[[water.bump]]
+x = 0.8
+y = 0.7
+radius = 0.15
+height = 0.05
+[[water.bump]]
+x = 2.2
+y = 1.8
+radius = 0.1
+height = 0.04
+"#
+    )
+}

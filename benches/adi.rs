@@ -1,0 +1,170 @@
+//! The implicit ADI step beside the explicit one, and its x and y sweeps alone, on the GPU and CPU
+//! backends at 256², 1024², 2048² (4096² with `SHOAL_BENCH_SIZES`; its 4096-cell lines take a global
+//! PCR step and 512 MiB of scratch, more than the software adapters bind).
+//!
+//! Traffic per cell (lines on chip, not periodic; neighbour reads come from cache):
+//!   x sweep: eta, ground, vel read (12 B), δx written (4 B)                          = 16 B
+//!   y sweep: eta, ground, δx, carry read (16 B), eta, vel, carry written (12 B)        = 28 B
+//!   ADI step: 44 B in 2 dispatches (explicit: 28 B in 1). Lines longer than 2048 cells add a
+//!   build pass and a PCR pass per level (16–64 B each) and a flux-form pass.
+//! Each GPU sample records many sweeps or steps in one submit and waits for the GPU before the
+//! clock stops.
+//!
+//! `cargo bench --bench adi`; `SHOAL_BENCH_SIZES=256,1024` picks sizes, `WGPU_BACKEND` the adapter.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use shoal::cpu::adi::{sweep_x, sweep_y};
+use shoal::cpu::explicit::Level;
+use shoal::gpu::{adi::Adi, level::LevelBindings, state::GpuState, GpuContext};
+use shoal::params::{Params, Totals};
+use shoal::scene::InitialFields;
+use shoal::{Backend, Scene, Simulation};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// Steps (or sweeps) per sample.
+const STEPS: u64 = 16;
+
+/// A 4 m square basin 1 m deep with a drop, at c·dt/dx = 2 (the explicit solver substeps 4×).
+fn scene(n: u32, solver: &str) -> Scene {
+    let dx = 4.0 / n as f64;
+    let text = format!(
+        "[grid]\nnx = {n}\nny = {n}\ndx = {dx}\n[time]\ndt = {dt}\n[physics]\nsolver = \"{solver}\"\n\
+         [terrain]\nflat = -1.0\n[[water.bump]]\nx = 2.0\ny = 2.0\nradius = 0.3\nheight = 0.02\n",
+        dt = 2.0 * dx / 9.81f64.sqrt()
+    );
+    Scene::parse(&text, Path::new("bench"), Path::new(".")).expect("bench scene")
+}
+
+fn sizes() -> Vec<u32> {
+    std::env::var("SHOAL_BENCH_SIZES")
+        .ok()
+        .map(|s| s.split(',').filter_map(|v| v.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![256, 1024, 2048])
+}
+
+fn configure(c: &mut Criterion, name: &str) -> criterion::BenchmarkGroup<'_, criterion::measurement::WallTime> {
+    let mut group = c.benchmark_group(name);
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(6))
+        .warm_up_time(Duration::from_secs(1));
+    group
+}
+
+/// Whole steps through `Simulation`: ADI at one step per dt, explicit with its substeps.
+fn steps(c: &mut Criterion) {
+    let mut group = configure(c, "step");
+    for n in sizes() {
+        group.throughput(Throughput::Elements(n as u64 * n as u64 * STEPS));
+        for solver in ["adi", "explicit"] {
+            for (name, backend) in [("gpu", Backend::Gpu), ("cpu", Backend::Cpu)] {
+                let mut sim = match Simulation::new(&scene(n, solver), backend) {
+                    Ok(sim) => sim,
+                    Err(e) => {
+                        eprintln!("{solver} {name} {n}²: skipped: {e}");
+                        continue;
+                    }
+                };
+                if n == sizes()[0] {
+                    eprintln!(
+                        "{solver} {name}: {}, {} substeps",
+                        sim.describe_backend(),
+                        sim.substeps()
+                    );
+                }
+                let id = BenchmarkId::new(format!("{solver}_{name}"), format!("{n}x{n}"));
+                group.bench_with_input(id, &n, |b, _| {
+                    b.iter_custom(|iters| {
+                        let start = Instant::now();
+                        for _ in 0..iters {
+                            sim.step(STEPS).expect("step");
+                        }
+                        start.elapsed()
+                    })
+                });
+            }
+        }
+    }
+    group.finish();
+}
+
+/// The x and y sweeps alone: rows against columns.
+fn sweeps(c: &mut Criterion) {
+    let gpu = GpuContext::new().expect("GPU");
+    let mut group = configure(c, "sweep");
+    for n in sizes() {
+        let scene = scene(n, "adi");
+        let fields = InitialFields::build(&scene).expect("fields");
+        let (eta, ground) = fields.relative_f32();
+        let params = Params::new(&scene, 1, 0);
+        group.throughput(Throughput::Elements(n as u64 * n as u64 * STEPS));
+
+        let built = GpuState::new(&gpu.device, &params, &eta, &ground, &[]).and_then(|state| {
+            let level = LevelBindings::new(&gpu.device, &state);
+            let adi = Adi::new(&gpu.device, &level, &params)?;
+            Ok((state, level, adi))
+        });
+        match built {
+            Ok((state, level, adi)) => {
+                for axis in 0..2 {
+                    if n == sizes()[0] {
+                        eprintln!("{} sweep: {} dispatches", ["x", "y"][axis], adi.dispatches(axis));
+                    }
+                    let id = BenchmarkId::new(format!("{}_gpu", ["x", "y"][axis]), format!("{n}x{n}"));
+                    group.bench_with_input(id, &n, |b, _| {
+                        b.iter_custom(|iters| {
+                            let start = Instant::now();
+                            for _ in 0..iters {
+                                let mut encoder = gpu.device.create_command_encoder(&Default::default());
+                                {
+                                    let mut pass = encoder.begin_compute_pass(&Default::default());
+                                    level.bind(&mut pass, &state, 0);
+                                    for _ in 0..STEPS {
+                                        adi.sweep(&mut pass, &state, axis);
+                                    }
+                                }
+                                gpu.queue.submit([encoder.finish()]);
+                                gpu.device.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
+                            }
+                            start.elapsed()
+                        })
+                    });
+                }
+            }
+            Err(e) => eprintln!("gpu sweeps {n}²: skipped: {e}"),
+        }
+
+        let vel = vec![0.0f32; eta.len()];
+        let totals = Totals::default();
+        let level = Level {
+            params: &params,
+            ground: &ground,
+            totals: &totals,
+            eta: &eta,
+            vel: &vel,
+        };
+        let dx = sweep_x(&level);
+        for axis in 0..2 {
+            let id = BenchmarkId::new(format!("{}_cpu", ["x", "y"][axis]), format!("{n}x{n}"));
+            group.bench_with_input(id, &n, |b, _| {
+                b.iter_custom(|iters| {
+                    let start = Instant::now();
+                    for _ in 0..iters * STEPS {
+                        let out = if axis == 0 {
+                            sweep_x(&level)
+                        } else {
+                            sweep_y(&level, &dx)
+                        };
+                        std::hint::black_box(out);
+                    }
+                    start.elapsed()
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, steps, sweeps);
+criterion_main!(benches);

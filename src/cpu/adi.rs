@@ -1,0 +1,334 @@
+//! Twin of `wgsl/adi.wgsl`: the same equations, built with the same f32 operations, solved line
+//! by line with Thomas' algorithm (Sherman–Morrison on periodic lines) instead of PCR.
+
+use super::explicit::{depth, face_depth, two_sum, Level, Out, ABSORB, GHOST_MEAN, GHOST_SLOPE, OPEN, PERIODIC};
+
+/// One row before normalisation: a·x_(p−1) + b·x_p + c·x_(p+1) = r with b = 1 − a − c + g,
+/// g the missing faces' diagonal term.
+#[derive(Clone, Copy, Debug)]
+struct Row {
+    a: f32,
+    c: f32,
+    r: f32,
+    g: f32,
+}
+
+impl Row {
+    fn b(&self) -> f32 {
+        ((1.0 - self.a) - self.c) + self.g
+    }
+}
+
+/// One sweep over every line of an axis (twin of WGSL `Sweep` and the functions that read it).
+struct Sweep<'a> {
+    level: &'a Level<'a>,
+    /// 0: rows (x), 1: columns (y).
+    axis: usize,
+    n: u32,
+    periodic: bool,
+    bc_lo: u32,
+    bc_hi: u32,
+    /// The x sweep's final δx (read by the y sweep).
+    dx: &'a [f32],
+}
+
+impl Sweep<'_> {
+    fn line_cell(&self, line: u32, p: u32) -> usize {
+        let nx = self.level.params.nx;
+        (if self.axis == 1 { p * nx + line } else { line * nx + p }) as usize
+    }
+
+    fn delta_x(&self, c: usize) -> f32 {
+        self.dx[c]
+    }
+
+    fn rise(&self, c: usize, m: usize) -> f32 {
+        let eta = self.level.eta;
+        let mut r = eta[m] - eta[c];
+        if self.axis == 1 {
+            r += self.delta_x(m) - self.delta_x(c);
+        }
+        r
+    }
+
+    fn weight(&self, lo: usize, hi: usize) -> f32 {
+        let (eta, ground) = (self.level.eta, self.level.ground);
+        face_depth(eta[lo], depth(eta[lo], ground[lo]), eta[hi], depth(eta[hi], ground[hi]))
+    }
+
+    fn base_rhs(&self, c: usize) -> f32 {
+        if self.axis == 0 {
+            self.level.params.keep * self.level.vel[c]
+        } else {
+            0.0
+        }
+    }
+
+    fn side(&self, row: Row, c: usize, mode: u32) -> Row {
+        let mut out = row;
+        let k = self.level.params.k;
+        let eta_c = self.level.eta[c];
+        let b_c = self.level.ground[c];
+        let d_c = depth(eta_c, b_c);
+        match mode {
+            OPEN | GHOST_MEAN => {
+                let totals = self.level.totals;
+                let g = if mode == GHOST_MEAN {
+                    totals.sum_eta / totals.wet.max(1) as f32
+                } else {
+                    0.0
+                };
+                let w = k * face_depth(eta_c, d_c, g, depth(g, b_c));
+                let mut r = g - eta_c;
+                if self.axis == 1 {
+                    r -= self.delta_x(c);
+                }
+                out.g += w;
+                out.r += w * r;
+            }
+            ABSORB => out.g += (k * d_c).sqrt(),
+            GHOST_SLOPE => {
+                out = Row {
+                    a: 0.0,
+                    c: 0.0,
+                    r: self.base_rhs(c),
+                    g: 0.0,
+                }
+            }
+            _ => {}
+        }
+        out
+    }
+
+    fn row(&self, line: u32, p: u32) -> Row {
+        let (n, k) = (self.n, self.level.params.k);
+        let c = self.line_cell(line, p);
+        let mut out = Row {
+            a: 0.0,
+            c: 0.0,
+            r: self.base_rhs(c),
+            g: 0.0,
+        };
+        let has_lo = p > 0 || self.periodic;
+        let has_hi = p + 1 < n || self.periodic;
+        if has_lo {
+            let m = self.line_cell(line, if p == 0 { n - 1 } else { p - 1 });
+            let w = k * self.weight(m, c);
+            out.a = -w;
+            out.r += w * self.rise(c, m);
+        }
+        if has_hi {
+            let m = self.line_cell(line, if p + 1 == n { 0 } else { p + 1 });
+            let w = k * self.weight(c, m);
+            out.c = -w;
+            out.r += w * self.rise(c, m);
+        }
+        if !has_lo {
+            out = self.side(out, c, self.bc_lo);
+        }
+        if !has_hi {
+            out = self.side(out, c, self.bc_hi);
+        }
+        out
+    }
+
+    /// Twin of `equation`: (a, c, r, r2) with b = 1, and β/γ on a periodic line's first row.
+    fn equation(&self, line: u32, p: u32) -> ([f32; 4], Option<f32>) {
+        let e = self.row(line, p);
+        let (mut a, mut c, mut b) = (e.a, e.c, e.b());
+        let mut r2 = 0.0;
+        let mut ratio = None;
+        if self.periodic {
+            if p == 0 {
+                ratio = Some(a / -b);
+                r2 = -b;
+                b *= 2.0;
+                a = 0.0;
+            }
+            if p + 1 == self.n {
+                let first = self.row(line, 0);
+                r2 = c;
+                b -= c * (first.a / -first.b());
+                c = 0.0;
+            }
+        }
+        ([a / b, c / b, e.r / b, r2 / b], ratio)
+    }
+
+    /// Twin of `conserved`: x rebuilt in flux form from its neighbours'.
+    fn conserved(&self, line: u32, p: u32, x_lo: f32, x: f32, x_hi: f32) -> f32 {
+        let e = self.row(line, p);
+        ((e.r + (-e.a) * (x_lo - x)) + (-e.c) * (x_hi - x)) - e.g * x
+    }
+
+    /// One line's δ: Thomas (Sherman–Morrison on a periodic line), then the flux-form rebuild
+    /// (twin of `solve`, `cyclic_factor` and `conserve`).
+    fn solve_line(&self, line: u32) -> Vec<f32> {
+        let n = self.n as usize;
+        let mut ratio = 0.0;
+        let equations: Vec<[f32; 4]> = (0..self.n)
+            .map(|p| {
+                let (e, r) = self.equation(line, p);
+                if let Some(r) = r {
+                    ratio = r;
+                }
+                e
+            })
+            .collect();
+        let solved = thomas(&equations);
+        let x: Vec<f32> = if self.periodic {
+            let factor = cyclic_factor(ratio, solved[0], solved[n - 1]);
+            solved.iter().map(|s| s[0] - factor * s[1]).collect()
+        } else {
+            solved.iter().map(|s| s[0]).collect()
+        };
+        (0..n)
+            .map(|p| {
+                let lo = if p > 0 {
+                    x[p - 1]
+                } else if self.periodic {
+                    x[n - 1]
+                } else {
+                    0.0
+                };
+                let hi = if p + 1 < n {
+                    x[p + 1]
+                } else if self.periodic {
+                    x[0]
+                } else {
+                    0.0
+                };
+                self.conserved(line, p as u32, lo, x[p], hi)
+            })
+            .collect()
+    }
+}
+
+/// Sherman–Morrison's (v·y)/(1 + v·z) from a periodic line's first and last (y, z) and β/γ.
+pub fn cyclic_factor(ratio: f32, first: [f32; 2], last: [f32; 2]) -> f32 {
+    let vy = first[0] + ratio * last[0];
+    let vz = first[1] + ratio * last[1];
+    vy / (1.0 + vz)
+}
+
+/// Thomas' algorithm on normalised tridiagonal equations a_i·x_(i−1) + x_i + c_i·x_(i+1) = r_i,
+/// two right-hand sides at once (`[a, c, r, r2]`); returns (x for r, x for r2) per row.
+pub fn thomas(equations: &[[f32; 4]]) -> Vec<[f32; 2]> {
+    let n = equations.len();
+    let mut c_prime = vec![0.0f32; n];
+    let mut r_prime = vec![[0.0f32; 2]; n];
+    for (i, &[a, c, r, r2]) in equations.iter().enumerate() {
+        let (m, prev_r) = if i == 0 {
+            (1.0, [0.0, 0.0])
+        } else {
+            (1.0 - a * c_prime[i - 1], r_prime[i - 1])
+        };
+        c_prime[i] = c / m;
+        r_prime[i] = [(r - a * prev_r[0]) / m, (r2 - a * prev_r[1]) / m];
+    }
+    let mut x = vec![[0.0f32; 2]; n];
+    for i in (0..n).rev() {
+        x[i] = if i + 1 == n {
+            r_prime[i]
+        } else {
+            [
+                r_prime[i][0] - c_prime[i] * x[i + 1][0],
+                r_prime[i][1] - c_prime[i] * x[i + 1][1],
+            ]
+        };
+    }
+    x
+}
+
+/// The x sweep's δx over the whole grid.
+pub fn sweep_x(level: &Level) -> Vec<f32> {
+    let p = level.params;
+    let zeros = vec![0.0f32; (p.nx * p.ny) as usize];
+    let x = Sweep {
+        level,
+        axis: 0,
+        n: p.nx,
+        periodic: p.bc_west == PERIODIC,
+        bc_lo: p.bc_west,
+        bc_hi: p.bc_east,
+        dx: &zeros,
+    };
+    let mut dx = zeros.clone();
+    for line in 0..p.ny {
+        for (q, v) in x.solve_line(line).into_iter().enumerate() {
+            dx[x.line_cell(line, q as u32)] = v;
+        }
+    }
+    dx
+}
+
+/// The y sweep's δy over the whole grid, from the x sweep's δx.
+pub fn sweep_y(level: &Level, dx: &[f32]) -> Vec<f32> {
+    let p = level.params;
+    let y = Sweep {
+        level,
+        axis: 1,
+        n: p.ny,
+        periodic: p.bc_south == PERIODIC,
+        bc_lo: p.bc_south,
+        bc_hi: p.bc_north,
+        dx,
+    };
+    let mut dy = vec![0.0f32; dx.len()];
+    for line in 0..p.nx {
+        for (q, v) in y.solve_line(line).into_iter().enumerate() {
+            dy[y.line_cell(line, q as u32)] = v;
+        }
+    }
+    dy
+}
+
+/// Twin of the ADI step: x sweep, y sweep, the step's end per cell, then slope corners. Returns
+/// whether any value came out non-finite.
+pub fn step(level: &Level, out: &mut Out) -> bool {
+    let p = level.params;
+    let (nx, ny) = (p.nx, p.ny);
+    let dx = sweep_x(level);
+    let dy = sweep_y(level, &dx);
+    let mut bad = false;
+    for c in 0..dx.len() {
+        let delta = dx[c] + dy[c];
+        let (s, residual) = two_sum(level.eta[c], delta + out.carry[c]);
+        bad |= out.store(c, level.ground[c], s, delta, residual);
+    }
+    for t in 0..4u32 {
+        let (east, north) = (t & 1 != 0, t & 2 != 0);
+        let x_slope = (if east { p.bc_east } else { p.bc_west }) == GHOST_SLOPE;
+        let y_slope = (if north { p.bc_north } else { p.bc_south }) == GHOST_SLOPE;
+        if x_slope && y_slope {
+            let i = if east { nx - 1 } else { 0 };
+            let j = if north { ny - 1 } else { 0 };
+            let c = level.cell(i, j);
+            let x_nbr = level.cell(if east { nx - 2 } else { 1 }, j);
+            let y_nbr = level.cell(i, if north { ny - 2 } else { 1 });
+            let eta_new = 0.5 * (out.eta[x_nbr] + out.eta[y_nbr]);
+            bad |= out.store(c, level.ground[c], eta_new, eta_new - level.eta[c], 0.0);
+        }
+    }
+    bad
+}
+
+#[cfg(test)]
+mod tests {
+    use super::thomas;
+
+    #[test]
+    fn thomas_solves_a_small_system_exactly() {
+        // x = (1, 2, 3): rows (a, c) with b = 1.
+        let rows = [
+            [0.0, -0.25, 1.0 - 0.5],
+            [-0.25, -0.25, 2.0 - 1.0],
+            [-0.25, 0.0, 3.0 - 0.5],
+        ];
+        let eqs: Vec<[f32; 4]> = rows.iter().map(|r| [r[0], r[1], r[2], 0.0]).collect();
+        let x = thomas(&eqs);
+        for (i, want) in [1.0, 2.0, 3.0].iter().enumerate() {
+            assert!((x[i][0] - want).abs() < 1e-6, "x[{i}] = {}", x[i][0]);
+        }
+    }
+}

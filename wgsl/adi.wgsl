@@ -1,0 +1,421 @@
+// Kass & Miller's implicit step (§4–5) by alternating directions. With the depths d frozen from
+// h^(n−1) for the step (their linearisation) and k = g·dt²/dx², the step solves the approximate
+// factorisation
+//
+//   (I − k·∂x d ∂x)(I − k·∂y d ∂y) h^n = h^(n−1) + (1 − τ)(h^(n−1) − h^(n−2))        (eq. 17)
+//
+// as an x sweep, A_x h* = rhs over every row, then a y sweep, A_y h^n = h* over every column, then
+// the dry-cell rule. A is eq. 15–16: tridiagonal, e_i = 1 + k(w_(i−½) + w_(i+½)), f_i = −k·w_(i+½),
+// with the face depth w of the explicit solver (`face_depth`: the mean depth, nothing through a face
+// whose higher side is dry, so a still lake on a beach stays still).
+//
+// Changes are solved for, not heights, so float32 keeps a small wave's digits: with u = h^(n−1),
+//   x sweep: A_x δx = keep·vel + k·Dx(u)         (h* = u + δx)
+//   y sweep: A_y δy = k·Dy(u + δx)               (h^n = h* + δy),   vel' = δx + δy
+// where D(u) = Σ_faces w·(u_nbr − u). Every column of A sums to 1, so with closed walls each sweep
+// keeps the sum along its lines (the first adds keep·Σvel, the second nothing).
+//
+// Conservation: in float32, b = 1 + k(w_l + w_r) rounds, so the columns of A sum to 1 only to
+// ~ε·k·d, and at k·d = 100 a closed basin gained 3e-9 of its volume per step, for ever (vel keeps
+// the error). So each solution x is rebuilt in flux form, δ = r + Σ_faces k·w·(x_nbr − x) − g·x
+// (g: a boundary's diagonal term): it differs from x by the solve's residual only, and each face
+// term is computed bitwise-equal and opposite by its two cells, so Σδ = Σr to rounding.
+//
+// Boundaries, each in implicit form (stable at any dt):
+//   reflect      no face (eq. 16's end rows).
+//   open         Dirichlet ghost at the still level: its face on the diagonal, its value in the rhs.
+//   ghost-mean   the same with the ghost at the mean wet surface of h^(n−1) (Wilson et al.).
+//   absorb       Sommerfeld's radiation condition ∂h/∂t = −c·∂h/∂n at the missing face: its flux
+//                k·w·(h_ghost − h) becomes −s·δ with s = c·dt/dx = sqrt(k·d), so s joins the
+//                diagonal: water leaves, nothing comes back, at any Courant number.
+//   ghost-slope  zero normal curvature: the ghost face carries the inner face's flux mirrored, so
+//                the edge cell's row is the identity (as in the explicit solver).
+//   periodic     a cyclic system, solved by Sherman–Morrison: A = A' + u·vᵀ with A' tridiagonal,
+//                u = (γ, 0…0, α), v = (1, 0…0, β/γ), γ = −b_0; the sweep solves A'y = r and A'z = u
+//                together (the fourth channel) and `cyclic_factor` gives x = y − (v·y)/(1 + v·z)·z.
+//
+// Lines are solved by parallel cyclic reduction (PCR). One workgroup holds `tile` lines of `chip`
+// cells each, CHIP cells in all, in registers, exchanging neighbours through one workgroup array
+// of CHIP floats (8 KiB), log2(chip) steps. A line longer than `chip` first takes `levels` PCR steps
+// in global memory (`build`, `reduce_global`), which split it into 2^levels independent interleaved
+// systems that fit (the Davidson / Zhang–Owens hybrid). Threads map so that neighbouring threads
+// read neighbouring addresses: along the row for rows, across `tile` columns for columns.
+// Twin: src/cpu/adi.rs (Thomas' algorithm on the same equations).
+
+const WG: u32 = 256u;
+const PER: u32 = 8u;
+const CHIP: u32 = 2048u;
+
+// Mirrors `crate::gpu::adi::Sweep`: one sweep's shape, one copy per dispatch (dynamic offset).
+struct Sweep {
+    // 0: rows (x), 1: columns (y).
+    axis: u32,
+    n: u32,
+    lines: u32,
+    tile: u32,
+    chip: u32,
+    levels: u32,
+    // A global step's distance along the line, and the scratch half it (or the solve) reads.
+    stride: u32,
+    src: u32,
+    from_scratch: u32,
+    periodic: u32,
+    bc_lo: u32,
+    bc_hi: u32,
+    // The solve rebuilds its lines in flux form itself (whole lines on chip, not periodic) and, in
+    // the y sweep, ends the step; otherwise it writes x at `out_at` for `conserve`.
+    fused: u32,
+    out_at: u32,
+    z_at: u32,
+    cyclic_at: u32,
+}
+
+@group(3) @binding(0) var<uniform> sweep: Sweep;
+// δx (final) at 0, then as needed a solve's raw x, its z channel and per-line cyclic factors.
+@group(3) @binding(1) var<storage, read_write> work: array<f32>;
+// Two halves of (a, c, r, r2) per cell, for lines longer than a workgroup holds.
+@group(3) @binding(2) var<storage, read_write> scratch: array<vec4<f32>>;
+
+fn line_cell(line: u32, p: u32) -> u32 {
+    return select(line * params.nx + p, p * params.nx + line, sweep.axis == 1u);
+}
+
+// (line, position along it) of cell (i, j).
+fn line_pos(i: u32, j: u32) -> vec2<u32> {
+    return select(vec2<u32>(j, i), vec2<u32>(i, j), sweep.axis == 1u);
+}
+
+// The x sweep's result (final: `conserve` has run) at cell c.
+fn delta_x(c: u32) -> f32 {
+    return work[c];
+}
+
+// u_m − u_c for the sweep's known heights: eta (x sweep) or eta + δx (y sweep), the two
+// differences taken apart so δx keeps its digits.
+fn rise(c: u32, m: u32) -> f32 {
+    var r = eta_in[m] - eta_in[c];
+    if sweep.axis == 1u {
+        r = r + (delta_x(m) - delta_x(c));
+    }
+    return r;
+}
+
+// Face depth between two cells, always called with the lower position first so both rows that
+// share a face see the same bits.
+fn weight(lo: u32, hi: u32) -> f32 {
+    let e_lo = eta_in[lo];
+    let e_hi = eta_in[hi];
+    return face_depth(e_lo, depth(e_lo, ground[lo]), e_hi, depth(e_hi, ground[hi]));
+}
+
+// One row of the system before normalisation: a·x_(p−1) + b·x_p + c·x_(p+1) = r with
+// b = 1 − a − c + g, g the missing faces' diagonal term (open, ghost-mean, absorb).
+struct Row {
+    a: f32,
+    c: f32,
+    r: f32,
+    g: f32,
+}
+
+fn base_rhs(c: u32) -> f32 {
+    return select(0.0, params.keep * vel_in[c], sweep.axis == 0u);
+}
+
+// A missing face at the end of a line.
+fn side(row: Row, c: u32, mode: u32) -> Row {
+    var out = row;
+    let eta_c = eta_in[c];
+    let b_c = ground[c];
+    let d_c = depth(eta_c, b_c);
+    if mode == OPEN || mode == GHOST_MEAN {
+        let g = select(0.0, totals.sum_eta / f32(max(totals.wet, 1u)), mode == GHOST_MEAN);
+        let w = params.k * face_depth(eta_c, d_c, g, depth(g, b_c));
+        var r = g - eta_c;
+        if sweep.axis == 1u {
+            r = r - delta_x(c);
+        }
+        out.g = out.g + w;
+        out.r = out.r + w * r;
+    } else if mode == ABSORB {
+        out.g = out.g + sqrt(params.k * d_c);
+    } else if mode == GHOST_SLOPE {
+        out = Row(0.0, 0.0, base_rhs(c), 0.0);
+    }
+    return out;
+}
+
+fn row(line: u32, p: u32) -> Row {
+    let n = sweep.n;
+    let c = line_cell(line, p);
+    var out = Row(0.0, 0.0, base_rhs(c), 0.0);
+    let has_lo = p > 0u || sweep.periodic != 0u;
+    let has_hi = p + 1u < n || sweep.periodic != 0u;
+    if has_lo {
+        let m = line_cell(line, select(p - 1u, n - 1u, p == 0u));
+        let w = params.k * weight(m, c);
+        out.a = -w;
+        out.r = out.r + w * rise(c, m);
+    }
+    if has_hi {
+        let m = line_cell(line, select(p + 1u, 0u, p + 1u == n));
+        let w = params.k * weight(c, m);
+        out.c = -w;
+        out.r = out.r + w * rise(c, m);
+    }
+    if !has_lo {
+        out = side(out, c, sweep.bc_lo);
+    }
+    if !has_hi {
+        out = side(out, c, sweep.bc_hi);
+    }
+    return out;
+}
+
+// The normalised equation (a, c, r, r2) of position p, b = 1; periodic lines take the
+// Sherman–Morrison form (see the header), and their first row stores β/γ for `cyclic_factor`.
+fn equation(line: u32, p: u32) -> vec4<f32> {
+    let e = row(line, p);
+    var a = e.a;
+    var c = e.c;
+    var b = ((1.0 - e.a) - e.c) + e.g;
+    var r2 = 0.0;
+    if sweep.periodic != 0u {
+        if p == 0u {
+            work[sweep.cyclic_at + line] = a / -b;
+            r2 = -b;
+            b = 2.0 * b;
+            a = 0.0;
+        }
+        if p + 1u == sweep.n {
+            let first = row(line, 0u);
+            let b0 = ((1.0 - first.a) - first.c) + first.g;
+            r2 = c;
+            b = b - c * (first.a / -b0);
+            c = 0.0;
+        }
+    }
+    return vec4<f32>(a, c, e.r, r2) / b;
+}
+
+// The solution x at position p rebuilt in flux form from its neighbours' (see the header).
+fn conserved(line: u32, p: u32, x_lo: f32, x: f32, x_hi: f32) -> f32 {
+    let e = row(line, p);
+    return ((e.r + (-e.a) * (x_lo - x)) + (-e.c) * (x_hi - x)) - e.g * x;
+}
+
+// The step's end for a cell from the y sweep's δy, or the x sweep's final δx stored.
+fn emit(line: u32, p: u32, delta: f32) {
+    let c = line_cell(line, p);
+    if sweep.axis == 0u {
+        work[c] = delta;
+    } else {
+        finish_cell(c, delta_x(c) + delta);
+    }
+}
+
+// One PCR step of equation e with its neighbours lo and hi at the current distance (zero
+// equations past the ends): eliminates both couplings, doubling their distance.
+fn pcr(e: vec4<f32>, lo: vec4<f32>, hi: vec4<f32>) -> vec4<f32> {
+    let b = 1.0 - e.x * lo.y - e.y * hi.x;
+    let a = -e.x * lo.x;
+    let c = -e.y * hi.y;
+    let r = e.z - e.x * lo.z - e.y * hi.z;
+    let r2 = e.w - e.x * lo.w - e.y * hi.w;
+    return vec4<f32>(a, c, r, r2) / b;
+}
+
+// The step's end for a cell: eta' = eta + δ (compensated), vel' = δ, then the dry-cell rule.
+fn finish_cell(c: u32, delta: f32) {
+    let s = two_sum(eta_in[c], delta + carry[c]);
+    store(c, ground[c], s.x, delta, s.y);
+}
+
+fn cells() -> u32 {
+    return params.nx * params.ny;
+}
+
+// Every cell's equation into scratch half 0, for lines that take global steps.
+@compute @workgroup_size(16, 16)
+fn build(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if gid.x >= params.nx || gid.y >= params.ny {
+        return;
+    }
+    let lp = line_pos(gid.x, gid.y);
+    scratch[cell(gid.x, gid.y)] = equation(lp.x, lp.y);
+}
+
+// One PCR step in global memory, half `src` to the other half.
+@compute @workgroup_size(16, 16)
+fn reduce_global(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if gid.x >= params.nx || gid.y >= params.ny {
+        return;
+    }
+    let lp = line_pos(gid.x, gid.y);
+    let s = sweep.stride;
+    let read_at = sweep.src * cells();
+    let c = cell(gid.x, gid.y);
+    var lo = vec4<f32>(0.0);
+    var hi = vec4<f32>(0.0);
+    if lp.y >= s {
+        lo = scratch[read_at + line_cell(lp.x, lp.y - s)];
+    }
+    if lp.y + s < sweep.n {
+        hi = scratch[read_at + line_cell(lp.x, lp.y + s)];
+    }
+    scratch[(1u - sweep.src) * cells() + c] = pcr(scratch[read_at + c], lo, hi);
+}
+
+var<workgroup> exchange: array<f32, CHIP>;
+
+// Solves `tile` lines (or, after global steps, one interleaved part of each) on chip.
+// Workgroup (x, y): lines x·tile…, part y of 2^levels.
+@compute @workgroup_size(256)
+fn solve(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) group: vec3<u32>) {
+    let tile = sweep.tile;
+    let per_line = WG / tile;
+    let line_in_tile = select(t / per_line, t % tile, sweep.axis == 1u);
+    let lane = select(t % per_line, t / tile, sweep.axis == 1u);
+    let line = group.x * tile + line_in_tile;
+    let parts = 1u << sweep.levels;
+    let part = group.y;
+    let n = sweep.n;
+    let len = select(0u, (n - part + parts - 1u) / parts, part < n);
+    let live = line < sweep.lines;
+    let chip = sweep.chip;
+    let at = line_in_tile * chip;
+
+    var eq: array<vec4<f32>, PER>;
+    for (var q = 0u; q < PER; q++) {
+        let m = lane + per_line * q;
+        var e = vec4<f32>(0.0);
+        if live && m < len {
+            let p = part + parts * m;
+            if sweep.from_scratch != 0u {
+                e = scratch[sweep.src * cells() + line_cell(line, p)];
+            } else {
+                e = equation(line, p);
+            }
+        }
+        eq[q] = e;
+    }
+
+    // The fourth channel (z) only on periodic lines; the bound is uniform, so barriers stay legal.
+    let channels = select(3u, 4u, sweep.periodic != 0u);
+    for (var s = 1u; s < chip; s = s * 2u) {
+        var lo: array<vec4<f32>, PER>;
+        var hi: array<vec4<f32>, PER>;
+        for (var k = 0u; k < channels; k++) {
+            for (var q = 0u; q < PER; q++) {
+                exchange[at + lane + per_line * q] = eq[q][k];
+            }
+            workgroupBarrier();
+            for (var q = 0u; q < PER; q++) {
+                let m = lane + per_line * q;
+                lo[q][k] = select(0.0, exchange[at + max(m, s) - s], m >= s);
+                hi[q][k] = select(0.0, exchange[at + min(m + s, chip - 1u)], m + s < chip);
+            }
+            workgroupBarrier();
+        }
+        for (var q = 0u; q < PER; q++) {
+            eq[q] = pcr(eq[q], lo[q], hi[q]);
+        }
+    }
+
+    if sweep.fused != 0u {
+        // Whole lines on chip: neighbours' x through the exchange array, then flux form.
+        for (var q = 0u; q < PER; q++) {
+            exchange[at + lane + per_line * q] = eq[q].z;
+        }
+        workgroupBarrier();
+        for (var q = 0u; q < PER; q++) {
+            let m = lane + per_line * q;
+            if live && m < len {
+                let x_lo = select(0.0, exchange[at + max(m, 1u) - 1u], m > 0u);
+                let x_hi = select(0.0, exchange[at + min(m + 1u, chip - 1u)], m + 1u < len);
+                emit(line, m, conserved(line, m, x_lo, eq[q].z, x_hi));
+            }
+        }
+    } else {
+        for (var q = 0u; q < PER; q++) {
+            let m = lane + per_line * q;
+            if live && m < len {
+                let c = line_cell(line, part + parts * m);
+                work[sweep.out_at + c] = eq[q].z;
+                if sweep.periodic != 0u {
+                    work[sweep.z_at + c] = eq[q].w;
+                }
+            }
+        }
+    }
+}
+
+// Sherman–Morrison per periodic line: turns the stored β/γ into (v·y)/(1 + v·z).
+@compute @workgroup_size(64)
+fn cyclic_factor(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let line = gid.x;
+    if line >= sweep.lines {
+        return;
+    }
+    let ratio = work[sweep.cyclic_at + line];
+    let first = line_cell(line, 0u);
+    let last = line_cell(line, sweep.n - 1u);
+    let vy = work[sweep.out_at + first] + ratio * work[sweep.out_at + last];
+    let vz = work[sweep.z_at + first] + ratio * work[sweep.z_at + last];
+    work[sweep.cyclic_at + line] = vy / (1.0 + vz);
+}
+
+// A solve's x at position p of a line, Sherman–Morrison's correction applied on periodic lines
+// (after `cyclic_factor`).
+fn solved(line: u32, p: u32) -> f32 {
+    let c = line_cell(line, p);
+    var x = work[sweep.out_at + c];
+    if sweep.periodic != 0u {
+        x = x - work[sweep.cyclic_at + line] * work[sweep.z_at + c];
+    }
+    return x;
+}
+
+// The flux-form rebuild when the solve could not fuse it (lines split by global steps, or
+// periodic): δx stored, or the step ended from δy.
+@compute @workgroup_size(16, 16)
+fn conserve(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if gid.x >= params.nx || gid.y >= params.ny {
+        return;
+    }
+    let lp = line_pos(gid.x, gid.y);
+    let line = lp.x;
+    let p = lp.y;
+    let n = sweep.n;
+    let wraps = sweep.periodic != 0u;
+    var x_lo = 0.0;
+    var x_hi = 0.0;
+    if p > 0u || wraps {
+        x_lo = solved(line, select(p - 1u, n - 1u, p == 0u));
+    }
+    if p + 1u < n || wraps {
+        x_hi = solved(line, select(p + 1u, 0u, p + 1u == n));
+    }
+    emit(line, p, conserved(line, p, x_lo, solved(line, p), x_hi));
+}
+
+// A corner between two slope sides never moves under zero curvature both ways (Wilson et al.'s
+// flaw): it takes the mean of its two edge neighbours' new heights, as in the explicit solver.
+@compute @workgroup_size(4)
+fn corners(@builtin(local_invocation_index) t: u32) {
+    let nx = params.nx;
+    let ny = params.ny;
+    let east = (t & 1u) != 0u;
+    let north = (t & 2u) != 0u;
+    let x_slope = select(params.bc_west, params.bc_east, east) == GHOST_SLOPE;
+    let y_slope = select(params.bc_south, params.bc_north, north) == GHOST_SLOPE;
+    if !(x_slope && y_slope) {
+        return;
+    }
+    let i = select(0u, nx - 1u, east);
+    let j = select(0u, ny - 1u, north);
+    let c = cell(i, j);
+    let x_nbr = cell(select(1u, nx - 2u, east), j);
+    let y_nbr = cell(i, select(1u, ny - 2u, north));
+    let eta_new = 0.5 * (eta_out[x_nbr] + eta_out[y_nbr]);
+    store(c, ground[c], eta_new, eta_new - eta_in[c], 0.0);
+}

@@ -1,0 +1,44 @@
+// The bindings every pass that advances the state shares (explicit.wgsl, adi.wgsl), and the
+// last thing such a pass does to a cell: the dry-cell rule, the divergence flag and the store.
+// Prepended after common.wgsl by src/gpu/shaders.rs.
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> ground: array<f32>;
+@group(0) @binding(2) var<storage, read> totals: Totals;
+@group(0) @binding(3) var<storage, read_write> first_bad_step: atomic<u32>;
+// The rounding residual of each cell's last eta update (read and written only by its own cell).
+@group(0) @binding(4) var<storage, read_write> carry: array<f32>;
+
+@group(1) @binding(0) var<storage, read> eta_in: array<f32>;
+@group(1) @binding(1) var<storage, read> vel_in: array<f32>;
+@group(1) @binding(2) var<storage, read_write> eta_out: array<f32>;
+@group(1) @binding(3) var<storage, read_write> vel_out: array<f32>;
+
+@group(2) @binding(0) var<uniform> slot: StepSlot;
+
+// The depth a face carries: the mean of its two cells' depths, or nothing when its higher side is
+// dry (see explicit.wgsl's header for why).
+fn face_depth(eta_c: f32, d_c: f32, eta_n: f32, d_n: f32) -> f32 {
+    let upper_depth = select(d_c, d_n, eta_n > eta_c);
+    return select(0.0, 0.5 * (d_c + d_n), upper_depth > 0.0);
+}
+
+// Dry cells (Kass & Miller §4): a surface at or below the ground is the ground, at rest.
+// Then the divergence flag, then the store.
+fn store(c: u32, b_c: f32, eta_new: f32, vel_new: f32, residual: f32) {
+    var eta = eta_new;
+    var vel = vel_new;
+    var res = residual;
+    if eta <= b_c {
+        eta = b_c;
+        vel = 0.0;
+        res = 0.0;
+    }
+    carry[c] = res;
+    if !is_finite(eta) || !is_finite(vel) {
+        atomicMin(&first_bad_step, slot.index);
+    }
+    eta_out[c] = eta;
+    vel_out[c] = vel;
+}
+
