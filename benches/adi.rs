@@ -43,7 +43,7 @@ fn sizes() -> Vec<u32> {
         .unwrap_or_else(|| vec![256, 1024, 2048])
 }
 
-fn configure(c: &mut Criterion, name: &str) -> criterion::BenchmarkGroup<'_, criterion::measurement::WallTime> {
+fn configure<'a>(c: &'a mut Criterion, name: &str) -> criterion::BenchmarkGroup<'a, criterion::measurement::WallTime> {
     let mut group = c.benchmark_group(name);
     group
         .sample_size(10)
