@@ -36,7 +36,7 @@
 //
 // Lines are solved by parallel cyclic reduction (PCR). One workgroup holds `tile` lines of `chip`
 // cells each, CHIP cells in all, in registers, exchanging neighbours through one workgroup array
-// of CHIP floats (8 KiB), log2(chip) steps. A line longer than `chip` first takes `levels` PCR steps
+// of CHIP vec2s (16 KiB, what every adapter offers), log2(chip) steps. A line longer than `chip` first takes `levels` PCR steps
 // in global memory (`build`, `reduce_global`), which split it into 2^levels independent interleaved
 // systems that fit (the Davidson / Zhang–Owens hybrid). Threads map so that neighbouring threads
 // read neighbouring addresses: along the row for rows, across `tile` columns for columns.
@@ -265,7 +265,8 @@ fn reduce_global(@builtin(global_invocation_id) gid: vec3<u32>) {
     scratch[(1u - sweep.src) * cells() + c] = pcr(scratch[read_at + c], lo, hi);
 }
 
-var<workgroup> exchange: array<f32, CHIP>;
+// 16 KiB: the smallest workgroup memory any adapter offers.
+var<workgroup> exchange: array<vec2<f32>, CHIP>;
 
 // Solves `tile` lines (or, after global steps, one interleaved part of each) on chip.
 // Workgroup (x, y): lines x·tile…, part y of 2^levels.
@@ -299,20 +300,26 @@ fn solve(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) group: 
         eq[q] = e;
     }
 
-    // The fourth channel (z) only on periodic lines; the bound is uniform, so barriers stay legal.
-    let channels = select(3u, 4u, sweep.periodic != 0u);
+    // Neighbours' (a, c), then their (r, r2), through the exchange array: four barriers a step.
     for (var s = 1u; s < chip; s = s * 2u) {
         var lo: array<vec4<f32>, PER>;
         var hi: array<vec4<f32>, PER>;
-        for (var k = 0u; k < channels; k++) {
+        for (var half = 0u; half < 2u; half++) {
             for (var q = 0u; q < PER; q++) {
-                exchange[at + lane + per_line * q] = eq[q][k];
+                exchange[at + lane + per_line * q] = select(eq[q].xy, eq[q].zw, half == 1u);
             }
             workgroupBarrier();
             for (var q = 0u; q < PER; q++) {
                 let m = lane + per_line * q;
-                lo[q][k] = select(0.0, exchange[at + max(m, s) - s], m >= s);
-                hi[q][k] = select(0.0, exchange[at + min(m + s, chip - 1u)], m + s < chip);
+                let l = select(vec2<f32>(0.0), exchange[at + max(m, s) - s], m >= s);
+                let h = select(vec2<f32>(0.0), exchange[at + min(m + s, chip - 1u)], m + s < chip);
+                if half == 0u {
+                    lo[q] = vec4<f32>(l, 0.0, 0.0);
+                    hi[q] = vec4<f32>(h, 0.0, 0.0);
+                } else {
+                    lo[q] = vec4<f32>(lo[q].xy, l);
+                    hi[q] = vec4<f32>(hi[q].xy, h);
+                }
             }
             workgroupBarrier();
         }
@@ -324,14 +331,14 @@ fn solve(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) group: 
     if sweep.fused != 0u {
         // Whole lines on chip: neighbours' x through the exchange array, then flux form.
         for (var q = 0u; q < PER; q++) {
-            exchange[at + lane + per_line * q] = eq[q].z;
+            exchange[at + lane + per_line * q] = eq[q].zw;
         }
         workgroupBarrier();
         for (var q = 0u; q < PER; q++) {
             let m = lane + per_line * q;
             if live && m < len {
-                let x_lo = select(0.0, exchange[at + max(m, 1u) - 1u], m > 0u);
-                let x_hi = select(0.0, exchange[at + min(m + 1u, chip - 1u)], m + 1u < len);
+                let x_lo = select(0.0, exchange[at + max(m, 1u) - 1u].x, m > 0u);
+                let x_hi = select(0.0, exchange[at + min(m + 1u, chip - 1u)].x, m + 1u < len);
                 emit(line, m, conserved(line, m, x_lo, eq[q].z, x_hi));
             }
         }
