@@ -23,7 +23,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// Steps (or sweeps) per sample.
-const STEPS: u64 = 16;
+const STEPS: u64 = 4;
 
 /// A 4 m square basin 1 m deep with a drop, at c·dt/dx = 2 (the explicit solver substeps 4×).
 fn scene(n: u32, solver: &str) -> Scene {

@@ -113,30 +113,43 @@ impl Solver for GpuSolver {
         let edges = crate::cpu::explicit::needs_edges(&self.params);
         self.queue
             .write_buffer(&self.state.first_bad_step, 0, bytemuck::bytes_of(&u32::MAX));
-        let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("shoal steps"),
-        });
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+        // Steps go out in submits of bounded work, the report readback only after the last.
+        let per_submit = steps_per_submit(self.state.cells(), substeps, self.adi.is_some());
+        let mut index = 0;
+        let mut encoder = loop {
+            let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("shoal steps"),
-                timestamp_writes: None,
             });
-            for index in 0..steps {
-                let slot = index * self.state.slot_stride;
-                for _ in 0..substeps {
-                    if ghost_mean {
-                        self.reduce.reduce(&mut pass, &self.state);
+            let end = (index + per_submit).min(steps);
+            {
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("shoal steps"),
+                    timestamp_writes: None,
+                });
+                for step in index..end {
+                    let slot = step * self.state.slot_stride;
+                    for _ in 0..substeps {
+                        if ghost_mean {
+                            self.reduce.reduce(&mut pass, &self.state);
+                        }
+                        match &self.adi {
+                            Some(adi) => adi.step(&mut pass, &self.level, &self.state, slot),
+                            None => self.explicit.step(&mut pass, &self.level, &self.state, slot, edges),
+                        }
+                        self.state.current = 1 - self.state.current;
                     }
-                    match &self.adi {
-                        Some(adi) => adi.step(&mut pass, &self.level, &self.state, slot),
-                        None => self.explicit.step(&mut pass, &self.level, &self.state, slot, edges),
-                    }
-                    self.state.current = 1 - self.state.current;
+                    self.probe.record(&mut pass, &self.state, slot);
                 }
-                self.probe.record(&mut pass, &self.state, slot);
+                if end == steps {
+                    self.reduce.reduce(&mut pass, &self.state);
+                }
             }
-            self.reduce.reduce(&mut pass, &self.state);
-        }
+            index = end;
+            if index == steps {
+                break encoder;
+            }
+            self.queue.submit([encoder.finish()]);
+        };
         encoder.copy_buffer_to_buffer(&self.state.totals, 0, &self.report_readback, 0, 16);
         encoder.copy_buffer_to_buffer(&self.state.first_bad_step, 0, &self.report_readback, 16, 4);
         let probe_bytes = steps as u64 * self.state.n_probes as u64 * 4;
@@ -177,6 +190,22 @@ impl Solver for GpuSolver {
     fn describe(&self) -> String {
         format!("gpu: {}", self.adapter)
     }
+}
+
+/// Cell-substeps one submit carries at most (an ADI step counts as `ADI_COST`). A submit is one
+/// unit of work to the driver: wgpu's GL backend holds its context lock while llvmpipe runs it,
+/// and another thread waiting more than 6 s for that lock panics inside wgpu. 2²¹ keeps a submit
+/// near 0.2 s on llvmpipe; on a GPU the extra submits cost microseconds, and the one readback per
+/// chunk stays one.
+const SUBMIT_CELL_STEPS: u64 = 1 << 21;
+
+/// An ADI step's cost in explicit substeps on the software adapters (measured: 1.3 M cells/s per
+/// sweep against 15 M for the explicit step).
+const ADI_COST: u64 = 20;
+
+fn steps_per_submit(cells: u32, substeps: u32, adi: bool) -> u32 {
+    let per_step = cells as u64 * substeps as u64 * if adi { ADI_COST } else { 1 };
+    (SUBMIT_CELL_STEPS / per_step.max(1)).clamp(1, crate::params::MAX_CHUNK as u64) as u32
 }
 
 /// Where the probe history starts in the report readback (copy offsets must be 4-aligned; 32
