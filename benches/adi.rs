@@ -18,6 +18,8 @@ use shoal::cpu::explicit::Level;
 use shoal::gpu::{adi::Adi, level::LevelBindings, state::GpuState, GpuContext};
 use shoal::params::{Params, Totals};
 use shoal::scene::InitialFields;
+use shoal::scene::Solver as Method;
+use shoal::solver::Setup;
 use shoal::{Backend, Scene, Simulation};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -100,7 +102,15 @@ fn sweeps(c: &mut Criterion) {
         let params = Params::new(&scene, 1, 0);
         group.throughput(Throughput::Elements(n as u64 * n as u64 * STEPS));
 
-        let built = GpuState::new(&gpu.device, &params, &eta, &ground, &[]).and_then(|state| {
+        let setup = Setup {
+            params,
+            method: Method::Adi,
+            eta: &eta,
+            ground: &ground,
+            probe_cells: &[],
+            source: &[],
+        };
+        let built = GpuState::new(&gpu.device, &setup).and_then(|state| {
             let level = LevelBindings::new(&gpu.device, &state);
             let adi = Adi::new(&gpu.device, &level, &params)?;
             Ok((state, level, adi))

@@ -15,7 +15,7 @@ pub const MAX_SUBSTEPS: u32 = 4096;
 /// Steps recorded per submit at most (and the size of the per-step slot and probe buffers).
 pub const MAX_CHUNK: u32 = 256;
 
-/// Mirror of WGSL `Params`: scalars only, 48 bytes (a multiple of 16 for the uniform layout).
+/// Mirror of WGSL `Params`: scalars only, 64 bytes (a multiple of 16 for the uniform layout).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct Params {
@@ -34,6 +34,13 @@ pub struct Params {
     pub n_probes: u32,
     /// Always 1.0 (see `two_sum` in common.wgsl).
     pub one: f32,
+    /// 1 when volume_correction = "global".
+    pub correct: u32,
+    /// 1 when the scene has sources or drains.
+    pub sources: u32,
+    /// Σ of the sources' requested height per step, drains negative (metres·cells).
+    pub source_step: f32,
+    pub _pad0: u32,
 }
 
 /// Mirror of WGSL `Totals` (reduce.wgsl's result).
@@ -44,6 +51,11 @@ pub struct Totals {
     pub wet: u32,
     pub max_depth: f32,
     pub nonfinite: u32,
+    /// Σ depth over wet cells (metres·cells).
+    pub sum_depth: f32,
+    /// Σ of what drains wanted and could not take on the last step (metres·cells).
+    pub shortfall: f32,
+    pub _pad: [u32; 2],
 }
 
 /// Mirror of WGSL `StepSlot`, one per step of a submit, bound with a dynamic offset.
@@ -74,8 +86,23 @@ impl Params {
             n_partials: cells.div_ceil(CELLS_PER_PARTIAL) as u32,
             n_probes,
             one: 1.0,
+            correct: (scene.physics.volume_correction == crate::scene::VolumeCorrection::Global
+                && sides_are_closed(&sides)) as u32,
+            sources: 0,
+            source_step: 0.0,
+            _pad0: 0,
         }
     }
+}
+
+/// Whether water can only leave through sources and drains (reflect and periodic sides): the
+/// sides where the global correction's target is known exactly. Open, absorbing and ghost sides
+/// move water through the boundary, and measuring that flux is not built yet.
+pub fn sides_are_closed(sides: &Sides) -> bool {
+    use crate::scene::BoundaryMode::{Periodic, Reflect};
+    [sides.west, sides.east, sides.south, sides.north]
+        .iter()
+        .all(|m| matches!(m, Reflect | Periodic))
 }
 
 impl Params {
@@ -112,8 +139,8 @@ mod tests {
 
     #[test]
     fn mirrors_have_the_wgsl_sizes() {
-        assert_eq!(std::mem::size_of::<Params>(), 48);
-        assert_eq!(std::mem::size_of::<Totals>(), 16);
+        assert_eq!(std::mem::size_of::<Params>(), 64);
+        assert_eq!(std::mem::size_of::<Totals>(), 32);
         assert_eq!(std::mem::size_of::<StepSlot>(), 16);
     }
 }

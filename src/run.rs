@@ -96,6 +96,7 @@ fn run_into(sim: &mut Simulation, out: &Path, steps: u64, log: &mut dyn FnMut(&s
             "wet_cells",
             "max_depth",
             "substeps",
+            "target_volume",
         ],
     )?;
     let probe_names: Vec<&str> = scene.output.probes.iter().map(|p| p.name.as_str()).collect();
@@ -157,6 +158,7 @@ fn run_into(sim: &mut Simulation, out: &Path, steps: u64, log: &mut dyn FnMut(&s
                 Cell::Int(s.wet_cells),
                 Cell::Float(s.max_depth),
                 Cell::Int(sim.substeps() as u64),
+                Cell::Float(sim.target_volume()),
             ])?;
         }
         Ok(())

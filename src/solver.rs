@@ -13,6 +13,9 @@ pub struct ChunkReport {
     pub totals: Totals,
     /// eta at each probe after each step: `steps × n_probes`, row per step.
     pub probes: Vec<f32>,
+    /// The volume target after the chunk (metres·cells: × dx² is m³): the start's, plus the
+    /// sources and drains asked for, less what drains could not take.
+    pub target: f64,
 }
 
 /// A backend: holds the state and runs the passes of a step. `Send`, so a `Simulation` can live on
@@ -23,7 +26,8 @@ pub trait Solver: Send {
     /// Multiplies the per-step change by `factor` (when the substep length changes).
     fn rescale_velocity(&mut self, factor: f32) -> Result<()>;
     /// Runs `steps` steps of `substeps` substeps each (steps ≤ MAX_CHUNK), then reports.
-    fn advance(&mut self, steps: u32, substeps: u32) -> Result<ChunkReport>;
+    /// `target` is the volume target (metres·cells) at the chunk's start.
+    fn advance(&mut self, steps: u32, substeps: u32, target: f64) -> Result<ChunkReport>;
     /// The surface relative to the reference level (a readback on the GPU).
     fn read_eta(&mut self) -> Result<Vec<f32>>;
     /// Adapter or backend in words.
@@ -39,4 +43,19 @@ pub struct Setup<'a> {
     pub eta: &'a [f32],
     pub ground: &'a [f32],
     pub probe_cells: &'a [u32],
+    /// Height per step each cell's sources ask for, drains negative; empty without sources.
+    pub source: &'a [f32],
+}
+
+/// An f64 target as the GPU takes it: hi = the nearest f32, lo = the rest (hi + lo keeps 48 bits).
+pub fn split_target(target: f64) -> (f32, f32) {
+    let hi = target as f32;
+    (hi, (target - hi as f64) as f32)
+}
+
+/// The target after a chunk of `steps`: the start's, the sources and drains asked for, less what
+/// the drains could not take: `shortfall` as `settle` summed it, and `last` (the chunk's last
+/// step, which the next chunk's first `settle` will read again and cancel).
+pub fn chunk_target(start: f64, steps: u32, params: &Params, shortfall: f32, last: f32) -> f64 {
+    start + steps as f64 * params.source_step as f64 + shortfall as f64 + last as f64
 }

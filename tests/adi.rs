@@ -6,6 +6,8 @@ use common::*;
 use shoal::cpu::adi::{cyclic_factor, thomas};
 use shoal::gpu::{adi::Adi, level::LevelBindings, state::GpuState};
 use shoal::params::Params;
+use shoal::scene::Solver as Method;
+use shoal::solver::Setup;
 use shoal::{compare, Backend};
 use std::f64::consts::PI;
 use std::path::Path;
@@ -97,7 +99,15 @@ fn pcr_matches_thomas(n: usize, periodic: bool) {
         ..Params::default()
     };
     let zeros = vec![0.0f32; n * lines];
-    let state = GpuState::new(&gpu.device, &params, &zeros, &zeros, &[]).unwrap();
+    let setup = Setup {
+        params,
+        method: Method::Adi,
+        eta: &zeros,
+        ground: &zeros,
+        probe_cells: &[],
+        source: &[],
+    };
+    let state = GpuState::new(&gpu.device, &setup).unwrap();
     let level = LevelBindings::new(&gpu.device, &state);
     let adi = Adi::with_scratch(&gpu.device, &level, &params).unwrap();
     let equations: Vec<[f32; 4]> = forms.iter().flat_map(|f| f.0.iter().copied()).collect();

@@ -20,6 +20,14 @@ struct Params {
     // Always 1.0. Multiplying by it hides values from the shader compiler's algebra, which would
     // otherwise rewrite an error-free sum such as (a + b) − a into b (see `two_sum`).
     one: f32,
+    // 1: volume_correction = "global" (volume.wgsl spreads the target's difference over the wet cells).
+    correct: u32,
+    // 1: the scene has sources or drains (a per-cell height per step in volume.wgsl's `source`).
+    sources: u32,
+    // Σ of the sources' requested height per step, drains negative (metres·cells): the target's
+    // change each step, before any drain's shortfall.
+    source_step: f32,
+    _pad0: u32,
 }
 
 // Knuth's TwoSum: s = fl(a + b) and the exact error e, a + b = s + e. Every intermediate passes
@@ -38,6 +46,12 @@ struct Totals {
     wet: u32,
     max_depth: f32,
     nonfinite: u32,
+    // Σ depth over wet cells (metres·cells: × dx² is the volume).
+    sum_depth: f32,
+    // Σ of what drains wanted and could not take on the last step (metres·cells).
+    shortfall: f32,
+    _pad0: u32,
+    _pad1: u32,
 }
 
 // One step's index within the current submit, bound with a dynamic offset.

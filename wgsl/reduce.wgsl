@@ -1,5 +1,6 @@
 // Deterministic tree reduction of the state: the sum of eta and the count over wet cells (for the
-// ghost-mean side), the largest depth (for the stability check) and a non-finite flag.
+// ghost-mean side), the largest depth (for the stability check), a non-finite flag, the wet volume
+// and the drains' shortfall (for the volume correction, volume.wgsl).
 // Two passes: `partial_sums` (one partial per workgroup of CELLS_PER_GROUP cells) and `finish`
 // (one workgroup folds the partials). The order of every addition is fixed, so two runs give the
 // same bits. Twin: src/cpu/reduce.rs.
@@ -12,12 +13,16 @@ struct Partial {
     wet: u32,
     max_depth: f32,
     nonfinite: u32,
+    sum_depth: f32,
+    shortfall: f32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> ground: array<f32>;
 @group(0) @binding(2) var<storage, read_write> partials: array<Partial>;
 @group(0) @binding(3) var<storage, read_write> totals: Totals;
+// What each drain cell could not take on the last step (volume.wgsl); read only with sources.
+@group(0) @binding(4) var<storage, read> shortfall: array<f32>;
 
 @group(1) @binding(0) var<storage, read> eta: array<f32>;
 
@@ -25,6 +30,8 @@ var<workgroup> s_sum: array<f32, WG>;
 var<workgroup> s_wet: array<u32, WG>;
 var<workgroup> s_max: array<f32, WG>;
 var<workgroup> s_bad: array<u32, WG>;
+var<workgroup> s_depth: array<f32, WG>;
+var<workgroup> s_short: array<f32, WG>;
 
 fn tree(t: u32) {
     workgroupBarrier();
@@ -34,6 +41,8 @@ fn tree(t: u32) {
             s_wet[t] = s_wet[t] + s_wet[t + stride];
             s_max[t] = max(s_max[t], s_max[t + stride]);
             s_bad[t] = s_bad[t] | s_bad[t + stride];
+            s_depth[t] = s_depth[t] + s_depth[t + stride];
+            s_short[t] = s_short[t] + s_short[t + stride];
         }
         workgroupBarrier();
     }
@@ -52,6 +61,8 @@ fn partial_sums(
     var wet = 0u;
     var max_depth = 0.0;
     var bad = 0u;
+    var depth_sum = 0.0;
+    var short = 0.0;
     for (var m = 0u; m < PER_THREAD; m = m + 1u) {
         let c = base + m * WG + t;
         if c < n {
@@ -63,6 +74,10 @@ fn partial_sums(
                 sum = sum + e;
                 wet = wet + 1u;
                 max_depth = max(max_depth, d);
+                depth_sum = depth_sum + d;
+            }
+            if params.sources != 0u {
+                short = short + shortfall[c];
             }
         }
     }
@@ -70,9 +85,11 @@ fn partial_sums(
     s_wet[t] = wet;
     s_max[t] = max_depth;
     s_bad[t] = bad;
+    s_depth[t] = depth_sum;
+    s_short[t] = short;
     tree(t);
     if t == 0u && group < params.n_partials {
-        partials[group] = Partial(s_sum[0], s_wet[0], s_max[0], s_bad[0]);
+        partials[group] = Partial(s_sum[0], s_wet[0], s_max[0], s_bad[0], s_depth[0], s_short[0]);
     }
 }
 
@@ -82,19 +99,25 @@ fn finish(@builtin(local_invocation_index) t: u32) {
     var wet = 0u;
     var max_depth = 0.0;
     var bad = 0u;
+    var depth_sum = 0.0;
+    var short = 0.0;
     for (var p = t; p < params.n_partials; p = p + WG) {
         let q = partials[p];
         sum = sum + q.sum_eta;
         wet = wet + q.wet;
         max_depth = max(max_depth, q.max_depth);
         bad = bad | q.nonfinite;
+        depth_sum = depth_sum + q.sum_depth;
+        short = short + q.shortfall;
     }
     s_sum[t] = sum;
     s_wet[t] = wet;
     s_max[t] = max_depth;
     s_bad[t] = bad;
+    s_depth[t] = depth_sum;
+    s_short[t] = short;
     tree(t);
     if t == 0u {
-        totals = Totals(s_sum[0], s_wet[0], s_max[0], s_bad[0]);
+        totals = Totals(s_sum[0], s_wet[0], s_max[0], s_bad[0], s_depth[0], s_short[0], 0u, 0u);
     }
 }

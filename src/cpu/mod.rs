@@ -5,6 +5,7 @@ pub mod adi;
 pub mod explicit;
 pub mod probe;
 pub mod reduce;
+pub mod volume;
 
 use crate::error::Result;
 use crate::params::{Params, Totals};
@@ -23,6 +24,11 @@ pub struct CpuSolver {
     probe_cells: Vec<u32>,
     totals: Totals,
     method: Method,
+    source: Vec<f32>,
+    shortfall: Vec<f32>,
+    volume: volume::Volume,
+    /// See `GpuSolver::counted_shortfall`.
+    counted_shortfall: f32,
 }
 
 impl CpuSolver {
@@ -38,13 +44,17 @@ impl CpuSolver {
             probe_cells: setup.probe_cells.to_vec(),
             totals: Totals::default(),
             method: setup.method,
+            source: setup.source.to_vec(),
+            shortfall: vec![0.0; if setup.source.is_empty() { 0 } else { n }],
+            volume: volume::Volume::default(),
+            counted_shortfall: 0.0,
         };
         s.totals = s.reduce();
         s
     }
 
     fn reduce(&self) -> Totals {
-        reduce::reduce(&self.params, &self.ground, &self.eta[self.current])
+        reduce::reduce(&self.params, &self.ground, &self.eta[self.current], &self.shortfall)
     }
 }
 
@@ -59,7 +69,9 @@ impl Solver for CpuSolver {
         Ok(())
     }
 
-    fn advance(&mut self, steps: u32, substeps: u32) -> Result<ChunkReport> {
+    fn advance(&mut self, steps: u32, substeps: u32, target: f64) -> Result<ChunkReport> {
+        self.volume = volume::Volume::start(target);
+        self.volume.shortfall = -self.counted_shortfall;
         let ghost_mean = self.params.uses(crate::scene::BoundaryMode::GhostMean);
         let mut first_bad = None;
         let mut probes = Vec::with_capacity(steps as usize * self.probe_cells.len());
@@ -97,13 +109,38 @@ impl Solver for CpuSolver {
                 }
                 self.current = dst;
             }
+            if self.params.correct != 0 || self.params.sources != 0 {
+                self.totals = self.reduce();
+                self.volume.settle(&self.params, &self.totals, index);
+                let p = self.current;
+                volume::apply(
+                    &self.params,
+                    &self.volume,
+                    &mut volume::Cells {
+                        ground: &self.ground,
+                        source: &self.source,
+                        shortfall: &mut self.shortfall,
+                        eta: &mut self.eta[p],
+                        vel: &mut self.vel[p],
+                        carry: &mut self.carry,
+                    },
+                );
+            }
             probe::record(&self.probe_cells, &self.eta[self.current], &mut probes);
         }
         self.totals = self.reduce();
+        self.counted_shortfall = self.totals.shortfall;
         Ok(ChunkReport {
             first_bad_step: first_bad,
             totals: self.totals,
             probes,
+            target: crate::solver::chunk_target(
+                target,
+                steps,
+                &self.params,
+                self.volume.shortfall,
+                self.totals.shortfall,
+            ),
         })
     }
 

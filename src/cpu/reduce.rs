@@ -11,6 +11,8 @@ struct Lane {
     wet: u32,
     max_depth: f32,
     bad: u32,
+    depth: f32,
+    short: f32,
 }
 
 fn tree(lanes: &mut [Lane; WG]) -> Lane {
@@ -23,14 +25,16 @@ fn tree(lanes: &mut [Lane; WG]) -> Lane {
             l.wet += o.wet;
             l.max_depth = l.max_depth.max(o.max_depth);
             l.bad |= o.bad;
+            l.depth += o.depth;
+            l.short += o.short;
         }
         stride /= 2;
     }
     lanes[0]
 }
 
-/// `partial_sums` over every workgroup, then `finish`.
-pub fn reduce(p: &Params, ground: &[f32], eta: &[f32]) -> Totals {
+/// `partial_sums` over every workgroup, then `finish`. `shortfall` is read only with sources.
+pub fn reduce(p: &Params, ground: &[f32], eta: &[f32], shortfall: &[f32]) -> Totals {
     let n = eta.len();
     let partials: Vec<Lane> = (0..n.div_ceil(CELLS_PER_PARTIAL))
         .map(|group| {
@@ -48,6 +52,10 @@ pub fn reduce(p: &Params, ground: &[f32], eta: &[f32]) -> Totals {
                             lane.sum += e;
                             lane.wet += 1;
                             lane.max_depth = lane.max_depth.max(d);
+                            lane.depth += d;
+                        }
+                        if p.sources != 0 {
+                            lane.short += shortfall[c];
                         }
                     }
                 }
@@ -63,6 +71,8 @@ pub fn reduce(p: &Params, ground: &[f32], eta: &[f32]) -> Totals {
             lane.wet += q.wet;
             lane.max_depth = lane.max_depth.max(q.max_depth);
             lane.bad |= q.bad;
+            lane.depth += q.depth;
+            lane.short += q.short;
         }
     }
     let l = tree(&mut lanes);
@@ -71,5 +81,8 @@ pub fn reduce(p: &Params, ground: &[f32], eta: &[f32]) -> Totals {
         wet: l.wet,
         max_depth: l.max_depth,
         nonfinite: l.bad,
+        sum_depth: l.depth,
+        shortfall: l.short,
+        _pad: [0; 2],
     }
 }

@@ -9,13 +9,14 @@ pub mod readback;
 pub mod reduce;
 pub mod shaders;
 pub mod state;
+pub mod volume;
 
 pub use context::GpuContext;
 
 use crate::error::Result;
 use crate::params::{Params, Totals};
 use crate::scene::{BoundaryMode, Solver as Method};
-use crate::solver::{ChunkReport, Setup, Solver};
+use crate::solver::{chunk_target, ChunkReport, Setup, Solver};
 use state::GpuState;
 
 /// Runs the passes of a step on a Device/Queue it shares with its caller (wgpu handles are
@@ -31,8 +32,14 @@ pub struct GpuSolver {
     adi: Option<adi::Adi>,
     reduce: reduce::Reduce,
     probe: probe::Probe,
-    /// totals (16 B), first_bad_step (4 B), then from byte `PROBES_AT` the probe history: one
-    /// mapping per submit.
+    volume: volume::Volume,
+    /// Whether each step runs the volume pass (a correction, sources or drains).
+    corrects: bool,
+    /// The drains' shortfall on the last step of the last chunk: already in the target the host
+    /// passes in, and cancelled from the next chunk's first `settle`, which reads it again.
+    counted_shortfall: f32,
+    /// totals (32 B), first_bad_step (4 B), the chunk's drain shortfall (at 48, 4 B), then from byte
+    /// `PROBES_AT` the probe history: one mapping per chunk.
     report_readback: wgpu::Buffer,
     eta_readback: wgpu::Buffer,
     adapter: String,
@@ -42,7 +49,7 @@ impl GpuSolver {
     pub fn new(device: &wgpu::Device, queue: &wgpu::Queue, adapter: String, setup: &Setup) -> Result<GpuSolver> {
         let params = setup.params;
         let scopes = Scopes::push(device);
-        let state = GpuState::new(device, &params, setup.eta, setup.ground, setup.probe_cells)?;
+        let state = GpuState::new(device, setup)?;
         let readback = |label: &str, size: u64| {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),
@@ -56,12 +63,16 @@ impl GpuSolver {
             Method::Adi => Some(adi::Adi::new(device, &level, &params)?),
             Method::Explicit => None,
         };
+        let volume = volume::Volume::new(device, &state, &level);
         let solver = GpuSolver {
+            volume,
             explicit: explicit::Explicit::new(device, &level),
             adi,
             level,
             reduce: reduce::Reduce::new(device, &state),
             probe: probe::Probe::new(device, &state),
+            corrects: params.correct != 0 || params.sources != 0,
+            counted_shortfall: 0.0,
             report_readback: readback("report readback", PROBES_AT + state.probe_history.size()),
             eta_readback: readback("eta readback", state.field_bytes()),
             device: device.clone(),
@@ -103,7 +114,7 @@ impl Solver for GpuSolver {
         self.set_params(&params)
     }
 
-    fn advance(&mut self, steps: u32, substeps: u32) -> Result<ChunkReport> {
+    fn advance(&mut self, steps: u32, substeps: u32, target: f64) -> Result<ChunkReport> {
         assert!(
             steps <= crate::params::MAX_CHUNK,
             "advance: {steps} steps exceed MAX_CHUNK"
@@ -113,6 +124,12 @@ impl Solver for GpuSolver {
         let edges = crate::cpu::explicit::needs_edges(&self.params);
         self.queue
             .write_buffer(&self.state.first_bad_step, 0, bytemuck::bytes_of(&u32::MAX));
+        let (hi, lo) = crate::solver::split_target(target);
+        self.queue.write_buffer(
+            &self.state.volume,
+            0,
+            bytemuck::cast_slice(&[hi, lo, -self.counted_shortfall, 0.0]),
+        );
         // Steps go out in submits of bounded work, the report readback only after the last.
         let per_submit = steps_per_submit(self.state.cells(), substeps, self.adi.is_some());
         let mut index = 0;
@@ -138,6 +155,10 @@ impl Solver for GpuSolver {
                         }
                         self.state.current = 1 - self.state.current;
                     }
+                    if self.corrects {
+                        self.reduce.reduce(&mut pass, &self.state);
+                        self.volume.correct(&mut pass, &self.level, &self.state, slot);
+                    }
                     self.probe.record(&mut pass, &self.state, slot);
                 }
                 if end == steps {
@@ -150,8 +171,9 @@ impl Solver for GpuSolver {
             }
             self.queue.submit([encoder.finish()]);
         };
-        encoder.copy_buffer_to_buffer(&self.state.totals, 0, &self.report_readback, 0, 16);
-        encoder.copy_buffer_to_buffer(&self.state.first_bad_step, 0, &self.report_readback, 16, 4);
+        encoder.copy_buffer_to_buffer(&self.state.totals, 0, &self.report_readback, 0, 32);
+        encoder.copy_buffer_to_buffer(&self.state.first_bad_step, 0, &self.report_readback, 32, 4);
+        encoder.copy_buffer_to_buffer(&self.state.volume, 8, &self.report_readback, 48, 4);
         let probe_bytes = steps as u64 * self.state.n_probes as u64 * 4;
         if probe_bytes > 0 {
             encoder.copy_buffer_to_buffer(
@@ -165,17 +187,20 @@ impl Solver for GpuSolver {
         self.queue.submit([encoder.finish()]);
 
         let report = readback::map(&self.device, &self.report_readback, PROBES_AT + probe_bytes)?;
-        let totals: Totals = bytemuck::pod_read_unaligned(&report[..16]);
-        let first_bad: u32 = bytemuck::pod_read_unaligned(&report[16..20]);
+        let totals: Totals = bytemuck::pod_read_unaligned(&report[..32]);
+        let first_bad: u32 = bytemuck::pod_read_unaligned(&report[32..36]);
+        let shortfall: f32 = bytemuck::pod_read_unaligned(&report[48..52]);
         let probes = report[PROBES_AT as usize..]
             .chunks_exact(4)
             .map(bytemuck::pod_read_unaligned)
             .collect();
+        self.counted_shortfall = totals.shortfall;
         scopes.pop()?;
         Ok(ChunkReport {
             first_bad_step: (first_bad != u32::MAX).then_some(first_bad),
             totals,
             probes,
+            target: chunk_target(target, steps, &self.params, shortfall, totals.shortfall),
         })
     }
 
@@ -208,9 +233,8 @@ fn steps_per_submit(cells: u32, substeps: u32, adi: bool) -> u32 {
     (SUBMIT_CELL_STEPS / per_step.max(1)).clamp(1, crate::params::MAX_CHUNK as u64) as u32
 }
 
-/// Where the probe history starts in the report readback (copy offsets must be 4-aligned; 32
-/// keeps it past the 20-byte report).
-const PROBES_AT: u64 = 32;
+/// Where the probe history starts in the report readback (past the 56-byte report).
+const PROBES_AT: u64 = 64;
 
 /// Validation and out-of-memory error scopes, popped together into one `Result`.
 struct Scopes {

@@ -22,6 +22,7 @@ impl Reduce {
                 storage_entry(1, true),
                 storage_entry(2, false),
                 storage_entry(3, false),
+                storage_entry(4, true),
             ],
         );
         let level_layout = layout(device, "reduce level", &[storage_entry(0, true)]);
@@ -33,7 +34,13 @@ impl Reduce {
                 device,
                 "reduce shared",
                 &shared_layout,
-                &[&state.params, &state.ground, &state.partials, &state.totals],
+                &[
+                    &state.params,
+                    &state.ground,
+                    &state.partials,
+                    &state.totals,
+                    &state.shortfall,
+                ],
             ),
             levels: [
                 bind_group(device, "reduce level 0", &level_layout, &[&state.eta[0]]),

@@ -12,6 +12,7 @@ pub const EXPLICIT: &str = shader!("level.wgsl", "explicit.wgsl");
 pub const ADI: &str = shader!("level.wgsl", "adi.wgsl");
 pub const REDUCE: &str = shader!("reduce.wgsl");
 pub const PROBE: &str = shader!("probe.wgsl");
+pub const VOLUME: &str = shader!("volume.wgsl");
 
 /// (file name, full source) of every shader.
 pub const ALL: &[(&str, &str)] = &[
@@ -19,6 +20,7 @@ pub const ALL: &[(&str, &str)] = &[
     ("adi.wgsl", ADI),
     ("reduce.wgsl", REDUCE),
     ("probe.wgsl", PROBE),
+    ("volume.wgsl", VOLUME),
 ];
 
 /// Files that are prepended to others rather than built on their own.

@@ -4,7 +4,8 @@
 //! passes hold one bind group per direction, created once, picked by index.
 
 use crate::error::{Error, Result};
-use crate::params::{Params, StepSlot, Totals, MAX_CHUNK};
+use crate::params::{StepSlot, Totals, MAX_CHUNK};
+use crate::solver::Setup;
 use wgpu::util::DeviceExt;
 
 pub struct GpuState {
@@ -31,6 +32,12 @@ pub struct GpuState {
     pub probe_cells: wgpu::Buffer,
     pub probe_history: wgpu::Buffer,
     pub n_probes: u32,
+    /// The volume target and this step's correction (`Volume` in volume.wgsl, 16 B).
+    pub volume: wgpu::Buffer,
+    /// Height per step each cell's sources ask for, drains negative (16 B without sources).
+    pub source: wgpu::Buffer,
+    /// What each drain cell could not take on the last step (16 B without sources).
+    pub shortfall: wgpu::Buffer,
     /// Which of the two levels holds the current state.
     pub current: usize,
 }
@@ -63,13 +70,8 @@ pub fn check_grid_fits(limits: &wgpu::Limits, nx: u32, ny: u32) -> Result<()> {
 }
 
 impl GpuState {
-    pub fn new(
-        device: &wgpu::Device,
-        params: &Params,
-        eta: &[f32],
-        ground: &[f32],
-        probe_cells: &[u32],
-    ) -> Result<GpuState> {
+    pub fn new(device: &wgpu::Device, setup: &Setup) -> Result<GpuState> {
+        let (params, eta, ground, probe_cells) = (&setup.params, setup.eta, setup.ground, setup.probe_cells);
         check_grid_fits(&device.limits(), params.nx, params.ny)?;
         let storage = wgpu::BufferUsages::STORAGE;
         let init = |label: &str, contents: &[u8], usage: wgpu::BufferUsages| {
@@ -148,6 +150,25 @@ impl GpuState {
                 mapped_at_creation: false,
             }),
             n_probes: probe_cells.len() as u32,
+            volume: init(
+                "volume",
+                &[0u8; 16],
+                storage | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+            ),
+            source: if setup.source.is_empty() {
+                init("source", &[0u8; 16], storage)
+            } else {
+                init("source", bytemuck::cast_slice(setup.source), storage)
+            },
+            shortfall: init(
+                "shortfall",
+                bytemuck::cast_slice(&if setup.source.is_empty() {
+                    vec![0.0f32; 4]
+                } else {
+                    zeros.clone()
+                }),
+                storage,
+            ),
             current: 0,
         })
     }

@@ -167,13 +167,26 @@ pub fn validate(scene: &Scene, text: &str) -> Result<()> {
         }
     }
 
-    // Keys whose features are later issues: refuse them clearly rather than ignore them.
-    if !scene.sources.is_empty() {
-        return err(
-            "source",
-            "[[source]] is not supported yet (sources and drains are a later issue)".into(),
-        );
+    for (k, s) in scene.sources.iter().enumerate() {
+        let key = format!("source[{k}]");
+        if !(s.x >= 0.0 && s.x < wx && s.y >= 0.0 && s.y < wy) {
+            return err(
+                &format!("{key}.x"),
+                format!("({}, {}) is outside the domain [0, {wx}) × [0, {wy})", s.x, s.y),
+            );
+        }
+        if !(s.radius >= 0.0 && s.radius.is_finite()) {
+            return err(&format!("{key}.radius"), format!("must be ≥ 0 (got {})", s.radius));
+        }
+        if !s.rate.is_finite() {
+            return err(
+                &format!("{key}.rate"),
+                format!("must be a finite number (got {})", s.rate),
+            );
+        }
     }
+
+    // Keys whose features are later issues: refuse them clearly rather than ignore them.
     if scene.rain.is_some() {
         return err("rain", "[rain] is not supported yet (rain is a later issue)".into());
     }

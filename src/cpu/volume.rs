@@ -1,0 +1,77 @@
+//! Twin of `wgsl/volume.wgsl`: the target, the global correction, sources and drains.
+
+use super::explicit::{depth, two_sum};
+use crate::params::{Params, Totals};
+
+/// Twin of WGSL `Volume`: the chunk's start target, its shortfall so far, this step's correction.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Volume {
+    pub start_hi: f32,
+    pub start_lo: f32,
+    pub shortfall: f32,
+    pub correction: f32,
+}
+
+impl Volume {
+    /// What the host writes at a chunk's start.
+    pub fn start(target: f64) -> Volume {
+        let (start_hi, start_lo) = crate::solver::split_target(target);
+        Volume {
+            start_hi,
+            start_lo,
+            ..Volume::default()
+        }
+    }
+
+    /// Twin of `settle` at step `index` of the chunk.
+    pub fn settle(&mut self, p: &Params, totals: &Totals, index: u32) {
+        self.shortfall += totals.shortfall;
+        self.correction = if p.correct != 0 && totals.wet > 0 {
+            let since = index as f32 * p.source_step + self.shortfall;
+            (((self.start_hi - totals.sum_depth) + since) + self.start_lo) / totals.wet as f32
+        } else {
+            0.0
+        };
+    }
+}
+
+/// The current level, written in place, and what `apply` reads.
+pub struct Cells<'a> {
+    pub ground: &'a [f32],
+    pub source: &'a [f32],
+    pub shortfall: &'a mut [f32],
+    pub eta: &'a mut [f32],
+    pub vel: &'a mut [f32],
+    pub carry: &'a mut [f32],
+}
+
+/// Twin of `apply`.
+pub fn apply(p: &Params, volume: &Volume, cells: &mut Cells) {
+    let delta = volume.correction;
+    for c in 0..cells.eta.len() {
+        let b = cells.ground[c];
+        let (mut e, mut v, mut r) = (cells.eta[c], cells.vel[c], cells.carry[c]);
+        if e > b && delta != 0.0 {
+            (e, r) = two_sum(e, delta + r);
+            v += delta;
+        }
+        if p.sources != 0 {
+            let want = cells.source[c];
+            let mut short = 0.0;
+            if want > 0.0 {
+                (e, r) = two_sum(e.max(b), want + r);
+            } else if want < 0.0 {
+                let take = depth(e, b).min(-want);
+                short = -want - take;
+                e -= take;
+            }
+            cells.shortfall[c] = short;
+        }
+        if e <= b {
+            (e, v, r) = (b, 0.0, 0.0);
+        }
+        cells.eta[c] = e;
+        cells.vel[c] = v;
+        cells.carry[c] = r;
+    }
+}

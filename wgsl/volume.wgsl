@@ -1,0 +1,94 @@
+// Volume that never drifts (Kass & Miller §4, Wilson et al.'s global correction), and sources
+// and drains. Once per step, after the solver and a reduction (reduce.wgsl) of the new level:
+//
+//   settle   one thread: the target T (metres·cells) is the host's f64 target at the chunk's
+//            start plus this chunk's requested sources and drains so far and the shortfall of
+//            drains that could not take it; Δ = (T − V)/W over the W wet cells (V = Σ depth).
+//   apply    per cell, in place on the current level: wet cells move by Δ, in eta and in vel
+//            (Kass & Miller adjust the new h, not the old one: the correction is part of this
+//            step's change, so vel carries no bias into the next step; correcting eta alone left
+//            the dry clamp's deleted inflow in Σvel, and a beach kept rising), never below the
+//            ground; then sources add their height to eta (both levels: vel is unchanged), and
+//            drains take what they ask, or what is there, recording the shortfall.
+//
+// Nothing is read back per step: the host writes the chunk's start target and reads the chunk's
+// shortfall with the report at its end. Twin: src/cpu/volume.rs.
+
+struct Volume {
+    // The target at the start of this submit chunk, split from the host's f64 (metres·cells).
+    start_hi: f32,
+    start_lo: f32,
+    // Σ of the drains' shortfall since the chunk began (small: no compensation needed).
+    shortfall: f32,
+    // The height every wet cell moves by this step.
+    correction: f32,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> ground: array<f32>;
+@group(0) @binding(2) var<storage, read> totals: Totals;
+@group(0) @binding(3) var<storage, read_write> volume: Volume;
+// Height per step each cell's sources ask for (drains negative), and what drains could not take.
+@group(0) @binding(4) var<storage, read> source: array<f32>;
+@group(0) @binding(5) var<storage, read_write> shortfall: array<f32>;
+@group(0) @binding(6) var<storage, read_write> carry: array<f32>;
+
+// The current level, written in place.
+@group(1) @binding(0) var<storage, read_write> eta: array<f32>;
+@group(1) @binding(1) var<storage, read_write> vel: array<f32>;
+
+@group(2) @binding(0) var<uniform> slot: StepSlot;
+
+// Step `slot.index` of the chunk: the target is start + index·source_step + shortfall so far.
+// Only start_hi − V needs care, and two nearby floats subtract exactly.
+@compute @workgroup_size(1)
+fn settle() {
+    volume.shortfall = volume.shortfall + totals.shortfall;
+    var correction = 0.0;
+    if params.correct != 0u && totals.wet > 0u {
+        let since = f32(slot.index) * params.source_step + volume.shortfall;
+        correction = (((volume.start_hi - totals.sum_depth) + since) + volume.start_lo) / f32(totals.wet);
+    }
+    volume.correction = correction;
+}
+
+@compute @workgroup_size(16, 16)
+fn apply(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if gid.x >= params.nx || gid.y >= params.ny {
+        return;
+    }
+    let c = cell(gid.x, gid.y);
+    let b = ground[c];
+    var e = eta[c];
+    var v = vel[c];
+    var r = carry[c];
+    let delta = volume.correction;
+    if e > b && delta != 0.0 {
+        let s = two_sum(e, delta + r);
+        e = s.x;
+        r = s.y;
+        v = v + delta;
+    }
+    if params.sources != 0u {
+        let want = source[c];
+        var short = 0.0;
+        if want > 0.0 {
+            let s = two_sum(max(e, b), want + r);
+            e = s.x;
+            r = s.y;
+        } else if want < 0.0 {
+            let take = min(depth(e, b), -want);
+            short = -want - take;
+            e = e - take;
+        }
+        shortfall[c] = short;
+    }
+    if e <= b {
+        e = b;
+        v = 0.0;
+        r = 0.0;
+    }
+    eta[c] = e;
+    vel[c] = v;
+    carry[c] = r;
+}
