@@ -109,6 +109,7 @@ fn sweeps(c: &mut Criterion) {
             ground: &ground,
             probe_cells: &[],
             source: &[],
+            rain: false,
         };
         let built = GpuState::new(&gpu.device, &setup).and_then(|state| {
             let level = LevelBindings::new(&gpu.device, &state);

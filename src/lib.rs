@@ -19,6 +19,7 @@ pub mod error;
 pub mod gpu;
 pub mod io;
 pub mod params;
+pub mod rain;
 pub mod run;
 pub mod scene;
 pub mod simulation;

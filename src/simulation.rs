@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::gpu::{GpuContext, GpuSolver};
 use crate::params::{self, Params, Totals, MAX_CHUNK};
 use crate::scene::{InitialFields, Scene};
-use crate::solver::{Setup, Solver};
+use crate::solver::{ChunkInput, Setup, Solver};
 
 /// The CPU reference's largest grid: it keeps ~40 bytes per cell and is meant for comparisons.
 pub const CPU_MAX_CELLS: usize = 1 << 28;
@@ -114,6 +114,7 @@ impl Simulation {
             ground: &ground_rel,
             probe_cells: &probe_cells,
             source: &source,
+            rain: scene.rain.is_some(),
         })?;
         Ok(Simulation {
             scene: scene.clone(),
@@ -142,7 +143,14 @@ impl Simulation {
         let mut left = n;
         while left > 0 {
             let chunk = left.min(MAX_CHUNK as u64) as u32;
-            let report = self.solver.advance(chunk, self.substeps, self.target)?;
+            let input = ChunkInput {
+                target: self.target,
+                rain: match &self.scene.rain {
+                    Some(r) => crate::rain::chunk(r, &self.scene.grid, self.scene.time.dt, self.step, chunk),
+                    None => Default::default(),
+                },
+            };
+            let report = self.solver.advance(chunk, self.substeps, &input)?;
             if let Some(bad) = report
                 .first_bad_step
                 .or((report.totals.nonfinite != 0).then_some(chunk - 1))

@@ -26,8 +26,7 @@ pub trait Solver: Send {
     /// Multiplies the per-step change by `factor` (when the substep length changes).
     fn rescale_velocity(&mut self, factor: f32) -> Result<()>;
     /// Runs `steps` steps of `substeps` substeps each (steps ≤ MAX_CHUNK), then reports.
-    /// `target` is the volume target (metres·cells) at the chunk's start.
-    fn advance(&mut self, steps: u32, substeps: u32, target: f64) -> Result<ChunkReport>;
+    fn advance(&mut self, steps: u32, substeps: u32, input: &ChunkInput) -> Result<ChunkReport>;
     /// The surface relative to the reference level (a readback on the GPU).
     fn read_eta(&mut self) -> Result<Vec<f32>>;
     /// Adapter or backend in words.
@@ -45,6 +44,17 @@ pub struct Setup<'a> {
     pub probe_cells: &'a [u32],
     /// Height per step each cell's sources ask for, drains negative; empty without sources.
     pub source: &'a [f32],
+    /// Whether the scene rains (each chunk then brings its drops in `ChunkInput::rain`).
+    pub rain: bool,
+}
+
+/// What the host hands a chunk: the volume target at its start and its rain.
+#[derive(Clone, Debug, Default)]
+pub struct ChunkInput {
+    /// metres·cells
+    pub target: f64,
+    /// One entry per step of the chunk, or empty without rain.
+    pub rain: crate::rain::RainChunk,
 }
 
 /// An f64 target as the GPU takes it: hi = the nearest f32, lo = the rest (hi + lo keeps 48 bits).
@@ -53,9 +63,10 @@ pub fn split_target(target: f64) -> (f32, f32) {
     (hi, (target - hi as f64) as f32)
 }
 
-/// The target after a chunk of `steps`: the start's, the sources and drains asked for, less what
+/// The target after a chunk of `steps`: the start's, the sources and drains asked for and the rain,
+/// less what
 /// the drains could not take: `shortfall` as `settle` summed it, and `last` (the chunk's last
 /// step, which the next chunk's first `settle` will read again and cancel).
-pub fn chunk_target(start: f64, steps: u32, params: &Params, shortfall: f32, last: f32) -> f64 {
-    start + steps as f64 * params.source_step as f64 + shortfall as f64 + last as f64
+pub fn chunk_target(input: &ChunkInput, steps: u32, params: &Params, shortfall: f32, last: f32) -> f64 {
+    input.target + steps as f64 * params.source_step as f64 + input.rain.total + shortfall as f64 + last as f64
 }

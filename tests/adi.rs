@@ -106,6 +106,7 @@ fn pcr_matches_thomas(n: usize, periodic: bool) {
         ground: &zeros,
         probe_cells: &[],
         source: &[],
+        rain: false,
     };
     let state = GpuState::new(&gpu.device, &setup).unwrap();
     let level = LevelBindings::new(&gpu.device, &state);

@@ -21,7 +21,7 @@ fn exploding() -> (Params, Vec<f32>, Vec<f32>) {
 }
 
 fn assert_flags_first_step(solver: &mut dyn Solver) {
-    let report = solver.advance(5, 1, 0.0).unwrap();
+    let report = solver.advance(5, 1, &Default::default()).unwrap();
     assert_eq!(
         report.first_bad_step,
         Some(0),
@@ -40,6 +40,7 @@ fn setup<'a>(params: Params, method: Method, eta: &'a [f32], ground: &'a [f32]) 
         ground,
         probe_cells: &[],
         source: &[],
+        rain: false,
     }
 }
 
@@ -70,7 +71,7 @@ fn a_stable_run_raises_no_flag() {
     for method in METHODS {
         let mut solver =
             GpuSolver::new(&gpu.device, &gpu.queue, "test".into(), &setup(p, method, &eta, &ground)).unwrap();
-        let report = solver.advance(100, 1, 0.0).unwrap();
+        let report = solver.advance(100, 1, &Default::default()).unwrap();
         assert_eq!(report.first_bad_step, None, "{method:?}");
         assert_eq!(report.totals.nonfinite, 0, "{method:?}");
         assert_eq!(report.totals.wet, 200, "{method:?}");

@@ -10,6 +10,7 @@
 //            the dry clamp's deleted inflow in Σvel, and a beach kept rising), never below the
 //            ground; then sources add their height to eta (both levels: vel is unchanged), and
 //            drains take what they ask, or what is there, recording the shortfall.
+//   rain     per drop cell of this step (src/rain.rs), after `apply`.
 //
 // Nothing is read back per step: the host writes the chunk's start target and reads the chunk's
 // shortfall with the report at its end. Twin: src/cpu/volume.rs.
@@ -39,6 +40,19 @@ struct Volume {
 
 @group(2) @binding(0) var<uniform> slot: StepSlot;
 
+// The chunk's rain (src/rain.rs): per step, a run of (cell, height) entries, one per cell.
+struct RainStep {
+    start: u32,
+    count: u32,
+    // Rain the chunk's earlier steps added (metres·cells).
+    before: f32,
+    _pad0: u32,
+}
+
+@group(3) @binding(0) var<storage, read> rain_steps: array<RainStep>;
+@group(3) @binding(1) var<storage, read> rain_cells: array<u32>;
+@group(3) @binding(2) var<storage, read> rain_heights: array<f32>;
+
 // Step `slot.index` of the chunk: the target is start + index·source_step + shortfall so far.
 // Only start_hi − V needs care, and two nearby floats subtract exactly.
 @compute @workgroup_size(1)
@@ -46,7 +60,7 @@ fn settle() {
     volume.shortfall = volume.shortfall + totals.shortfall;
     var correction = 0.0;
     if params.correct != 0u && totals.wet > 0u {
-        let since = f32(slot.index) * params.source_step + volume.shortfall;
+        let since = (f32(slot.index) * params.source_step + rain_steps[slot.index].before) + volume.shortfall;
         correction = (((volume.start_hi - totals.sum_depth) + since) + volume.start_lo) / f32(totals.wet);
     }
     volume.correction = correction;
@@ -91,4 +105,19 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>) {
     eta[c] = e;
     vel[c] = v;
     carry[c] = r;
+}
+
+// This step's drops, after `apply`: each entry raises its cell's surface (both levels).
+@compute @workgroup_size(64)
+fn rain(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let step = rain_steps[slot.index];
+    if gid.x >= step.count {
+        return;
+    }
+    let k = step.start + gid.x;
+    let c = rain_cells[k];
+    let b = ground[c];
+    let s = two_sum(max(eta[c], b), rain_heights[k] + carry[c]);
+    eta[c] = s.x;
+    carry[c] = s.y;
 }

@@ -10,7 +10,7 @@ pub mod volume;
 use crate::error::Result;
 use crate::params::{Params, Totals};
 use crate::scene::Solver as Method;
-use crate::solver::{ChunkReport, Setup, Solver};
+use crate::solver::{ChunkInput, ChunkReport, Setup, Solver};
 
 /// The CPU backend's state: the same buffers as the GPU's, ping-ponged by index.
 pub struct CpuSolver {
@@ -29,6 +29,7 @@ pub struct CpuSolver {
     volume: volume::Volume,
     /// See `GpuSolver::counted_shortfall`.
     counted_shortfall: f32,
+    rains: bool,
 }
 
 impl CpuSolver {
@@ -48,6 +49,7 @@ impl CpuSolver {
             shortfall: vec![0.0; if setup.source.is_empty() { 0 } else { n }],
             volume: volume::Volume::default(),
             counted_shortfall: 0.0,
+            rains: setup.rain,
         };
         s.totals = s.reduce();
         s
@@ -69,8 +71,8 @@ impl Solver for CpuSolver {
         Ok(())
     }
 
-    fn advance(&mut self, steps: u32, substeps: u32, target: f64) -> Result<ChunkReport> {
-        self.volume = volume::Volume::start(target);
+    fn advance(&mut self, steps: u32, substeps: u32, input: &ChunkInput) -> Result<ChunkReport> {
+        self.volume = volume::Volume::start(input.target);
         self.volume.shortfall = -self.counted_shortfall;
         let ghost_mean = self.params.uses(crate::scene::BoundaryMode::GhostMean);
         let mut first_bad = None;
@@ -109,22 +111,22 @@ impl Solver for CpuSolver {
                 }
                 self.current = dst;
             }
-            if self.params.correct != 0 || self.params.sources != 0 {
+            if self.params.correct != 0 || self.params.sources != 0 || self.rains {
                 self.totals = self.reduce();
-                self.volume.settle(&self.params, &self.totals, index);
+                let rain = input.rain.steps.get(index as usize).copied().unwrap_or_default();
+                self.volume.settle(&self.params, &self.totals, index, rain.before);
                 let p = self.current;
-                volume::apply(
-                    &self.params,
-                    &self.volume,
-                    &mut volume::Cells {
-                        ground: &self.ground,
-                        source: &self.source,
-                        shortfall: &mut self.shortfall,
-                        eta: &mut self.eta[p],
-                        vel: &mut self.vel[p],
-                        carry: &mut self.carry,
-                    },
-                );
+                let mut cells = volume::Cells {
+                    ground: &self.ground,
+                    source: &self.source,
+                    shortfall: &mut self.shortfall,
+                    eta: &mut self.eta[p],
+                    vel: &mut self.vel[p],
+                    carry: &mut self.carry,
+                };
+                volume::apply(&self.params, &self.volume, &mut cells);
+                let run = rain.start as usize..(rain.start + rain.count) as usize;
+                volume::rain(&mut cells, &input.rain.cells[run.clone()], &input.rain.heights[run]);
             }
             probe::record(&self.probe_cells, &self.eta[self.current], &mut probes);
         }
@@ -135,7 +137,7 @@ impl Solver for CpuSolver {
             totals: self.totals,
             probes,
             target: crate::solver::chunk_target(
-                target,
+                input,
                 steps,
                 &self.params,
                 self.volume.shortfall,

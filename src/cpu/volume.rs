@@ -23,11 +23,11 @@ impl Volume {
         }
     }
 
-    /// Twin of `settle` at step `index` of the chunk.
-    pub fn settle(&mut self, p: &Params, totals: &Totals, index: u32) {
+    /// Twin of `settle` at step `index` of the chunk; `rain_before` is the chunk's rain so far.
+    pub fn settle(&mut self, p: &Params, totals: &Totals, index: u32, rain_before: f32) {
         self.shortfall += totals.shortfall;
         self.correction = if p.correct != 0 && totals.wet > 0 {
-            let since = index as f32 * p.source_step + self.shortfall;
+            let since = (index as f32 * p.source_step + rain_before) + self.shortfall;
             (((self.start_hi - totals.sum_depth) + since) + self.start_lo) / totals.wet as f32
         } else {
             0.0
@@ -72,6 +72,16 @@ pub fn apply(p: &Params, volume: &Volume, cells: &mut Cells) {
         }
         cells.eta[c] = e;
         cells.vel[c] = v;
+        cells.carry[c] = r;
+    }
+}
+
+/// Twin of `rain`: one step's entries.
+pub fn rain(cells: &mut Cells, entries: &[u32], heights: &[f32]) {
+    for (&c, &h) in entries.iter().zip(heights) {
+        let c = c as usize;
+        let (e, r) = two_sum(cells.eta[c].max(cells.ground[c]), h + cells.carry[c]);
+        cells.eta[c] = e;
         cells.carry[c] = r;
     }
 }

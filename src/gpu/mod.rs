@@ -16,7 +16,7 @@ pub use context::GpuContext;
 use crate::error::Result;
 use crate::params::{Params, Totals};
 use crate::scene::{BoundaryMode, Solver as Method};
-use crate::solver::{chunk_target, ChunkReport, Setup, Solver};
+use crate::solver::{chunk_target, ChunkInput, ChunkReport, Setup, Solver};
 use state::GpuState;
 
 /// Runs the passes of a step on a Device/Queue it shares with its caller (wgpu handles are
@@ -71,7 +71,7 @@ impl GpuSolver {
             level,
             reduce: reduce::Reduce::new(device, &state),
             probe: probe::Probe::new(device, &state),
-            corrects: params.correct != 0 || params.sources != 0,
+            corrects: params.correct != 0 || params.sources != 0 || setup.rain,
             counted_shortfall: 0.0,
             report_readback: readback("report readback", PROBES_AT + state.probe_history.size()),
             eta_readback: readback("eta readback", state.field_bytes()),
@@ -114,7 +114,7 @@ impl Solver for GpuSolver {
         self.set_params(&params)
     }
 
-    fn advance(&mut self, steps: u32, substeps: u32, target: f64) -> Result<ChunkReport> {
+    fn advance(&mut self, steps: u32, substeps: u32, input: &ChunkInput) -> Result<ChunkReport> {
         assert!(
             steps <= crate::params::MAX_CHUNK,
             "advance: {steps} steps exceed MAX_CHUNK"
@@ -124,7 +124,8 @@ impl Solver for GpuSolver {
         let edges = crate::cpu::explicit::needs_edges(&self.params);
         self.queue
             .write_buffer(&self.state.first_bad_step, 0, bytemuck::bytes_of(&u32::MAX));
-        let (hi, lo) = crate::solver::split_target(target);
+        let (hi, lo) = crate::solver::split_target(input.target);
+        self.volume.upload_rain(&self.device, &self.queue, &input.rain);
         self.queue.write_buffer(
             &self.state.volume,
             0,
@@ -157,7 +158,7 @@ impl Solver for GpuSolver {
                     }
                     if self.corrects {
                         self.reduce.reduce(&mut pass, &self.state);
-                        self.volume.correct(&mut pass, &self.level, &self.state, slot);
+                        self.volume.correct(&mut pass, &self.level, &self.state, step);
                     }
                     self.probe.record(&mut pass, &self.state, slot);
                 }
@@ -200,7 +201,7 @@ impl Solver for GpuSolver {
             first_bad_step: (first_bad != u32::MAX).then_some(first_bad),
             totals,
             probes,
-            target: chunk_target(target, steps, &self.params, shortfall, totals.shortfall),
+            target: chunk_target(input, steps, &self.params, shortfall, totals.shortfall),
         })
     }
 

@@ -7,9 +7,30 @@ use super::state::{bind_group, layout, pipeline, storage_entry, uniform_entry, G
 pub struct Volume {
     settle: wgpu::ComputePipeline,
     apply: wgpu::ComputePipeline,
+    rain: wgpu::ComputePipeline,
     shared: wgpu::BindGroup,
     /// `levels[p]`: level p, written in place.
     levels: [wgpu::BindGroup; 2],
+    rain_layout: wgpu::BindGroupLayout,
+    /// One `RainStep` per step of a chunk (zeros without rain).
+    rain_steps: wgpu::Buffer,
+    /// The chunk's (cell, height) entries; grown (with their bind group) when a chunk needs more.
+    rain_cells: wgpu::Buffer,
+    rain_heights: wgpu::Buffer,
+    rain_group: wgpu::BindGroup,
+    /// Entries per step of the chunk being recorded.
+    rain_counts: Vec<u32>,
+}
+
+const RAIN_STEP_BYTES: u64 = std::mem::size_of::<crate::rain::RainStep>() as u64;
+
+fn rain_buffer(device: &wgpu::Device, label: &str, entries: u64) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: entries.max(4) * 4,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
 }
 
 impl Volume {
@@ -33,11 +54,31 @@ impl Volume {
             "volume level",
             &[storage_entry(0, false), storage_entry(1, false)],
         );
-        let layouts = [&shared_layout, &level_layout, &level.slot_layout];
+        let rain_layout = layout(
+            device,
+            "volume rain",
+            &[storage_entry(0, true), storage_entry(1, true), storage_entry(2, true)],
+        );
+        let layouts = [&shared_layout, &level_layout, &level.slot_layout, &rain_layout];
+        let rain_steps = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("rain steps"),
+            size: crate::params::MAX_CHUNK as u64 * RAIN_STEP_BYTES,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let rain_cells = rain_buffer(device, "rain cells", 0);
+        let rain_heights = rain_buffer(device, "rain heights", 0);
+        let rain_group = bind_group(
+            device,
+            "volume rain",
+            &rain_layout,
+            &[&rain_steps, &rain_cells, &rain_heights],
+        );
         let level = |p: usize| bind_group(device, "volume level", &level_layout, &[&state.eta[p], &state.vel[p]]);
         Volume {
             settle: pipeline(device, &module, &layouts, "settle"),
             apply: pipeline(device, &module, &layouts, "apply"),
+            rain: pipeline(device, &module, &layouts, "rain"),
             shared: bind_group(
                 device,
                 "volume shared",
@@ -53,17 +94,55 @@ impl Volume {
                 ],
             ),
             levels: [level(0), level(1)],
+            rain_layout,
+            rain_steps,
+            rain_cells,
+            rain_heights,
+            rain_group,
+            rain_counts: Vec::new(),
         }
     }
 
-    /// Records one step's correction, sources and drains on the current level (reduce first).
-    pub fn correct(&self, pass: &mut wgpu::ComputePass, level: &LevelBindings, state: &GpuState, slot_offset: u32) {
+    /// Uploads a chunk's rain before it is recorded (growing the entry buffers if needed).
+    pub fn upload_rain(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, rain: &crate::rain::RainChunk) {
+        self.rain_counts = rain.steps.iter().map(|s| s.count).collect();
+        if rain.steps.is_empty() {
+            return;
+        }
+        let entries = rain.cells.len() as u64;
+        if entries * 4 > self.rain_cells.size() {
+            let capacity = entries.next_power_of_two();
+            self.rain_cells = rain_buffer(device, "rain cells", capacity);
+            self.rain_heights = rain_buffer(device, "rain heights", capacity);
+            self.rain_group = bind_group(
+                device,
+                "volume rain",
+                &self.rain_layout,
+                &[&self.rain_steps, &self.rain_cells, &self.rain_heights],
+            );
+        }
+        queue.write_buffer(&self.rain_steps, 0, bytemuck::cast_slice(&rain.steps));
+        if entries > 0 {
+            queue.write_buffer(&self.rain_cells, 0, bytemuck::cast_slice(&rain.cells));
+            queue.write_buffer(&self.rain_heights, 0, bytemuck::cast_slice(&rain.heights));
+        }
+    }
+
+    /// Records step `index`'s correction, sources, drains and rain on the current level
+    /// (reduce first).
+    pub fn correct(&self, pass: &mut wgpu::ComputePass, level: &LevelBindings, state: &GpuState, index: u32) {
         pass.set_bind_group(0, &self.shared, &[]);
         pass.set_bind_group(1, &self.levels[state.current], &[]);
-        pass.set_bind_group(2, &level.slot, &[slot_offset]);
+        pass.set_bind_group(2, &level.slot, &[index * state.slot_stride]);
+        pass.set_bind_group(3, &self.rain_group, &[]);
         pass.set_pipeline(&self.settle);
         pass.dispatch_workgroups(1, 1, 1);
         pass.set_pipeline(&self.apply);
         pass.dispatch_workgroups(state.nx.div_ceil(16), state.ny.div_ceil(16), 1);
+        let drops = self.rain_counts.get(index as usize).copied().unwrap_or(0);
+        if drops > 0 {
+            pass.set_pipeline(&self.rain);
+            pass.dispatch_workgroups(drops.div_ceil(64), 1, 1);
+        }
     }
 }

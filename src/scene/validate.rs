@@ -187,8 +187,19 @@ pub fn validate(scene: &Scene, text: &str) -> Result<()> {
     }
 
     // Keys whose features are later issues: refuse them clearly rather than ignore them.
-    if scene.rain.is_some() {
-        return err("rain", "[rain] is not supported yet (rain is a later issue)".into());
+    if let Some(r) = &scene.rain {
+        if !(r.rate >= 0.0 && r.rate.is_finite()) {
+            return err(
+                "rain.rate",
+                format!("must be a finite number ≥ 0 drops/s (got {})", r.rate),
+            );
+        }
+        if !(r.radius > 0.0 && r.radius.is_finite()) {
+            return err("rain.radius", format!("must be > 0 (got {})", r.radius));
+        }
+        if !(r.height >= 0.0 && r.height.is_finite()) {
+            return err("rain.height", format!("must be a finite number ≥ 0 (got {})", r.height));
+        }
     }
     if !scene.bodies.is_empty() {
         return err(
