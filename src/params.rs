@@ -55,7 +55,9 @@ pub struct Totals {
     pub sum_depth: f32,
     /// Σ of what drains wanted and could not take on the last step (metres·cells).
     pub shortfall: f32,
-    pub _pad: [u32; 2],
+    /// Σ vel over wet cells.
+    pub sum_vel: f32,
+    pub _pad: u32,
 }
 
 /// Mirror of WGSL `StepSlot`, one per step of a submit, bound with a dynamic offset.
@@ -86,7 +88,7 @@ impl Params {
             n_partials: cells.div_ceil(CELLS_PER_PARTIAL) as u32,
             n_probes,
             one: 1.0,
-            correct: (scene.physics.volume_correction == crate::scene::VolumeCorrection::Global
+            correct: (scene.physics.volume_correction != crate::scene::VolumeCorrection::None
                 && sides_are_closed(&sides)) as u32,
             sources: 0,
             source_step: 0.0,

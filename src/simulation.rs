@@ -5,7 +5,7 @@ use crate::cpu::CpuSolver;
 use crate::error::{Error, Result};
 use crate::gpu::{GpuContext, GpuSolver};
 use crate::params::{self, Params, Totals, MAX_CHUNK};
-use crate::scene::{InitialFields, Scene};
+use crate::scene::{InitialFields, Scene, VolumeCorrection};
 use crate::solver::{ChunkInput, Setup, Solver};
 
 /// The CPU reference's largest grid: it keeps ~40 bytes per cell and is meant for comparisons.
@@ -92,10 +92,18 @@ impl Simulation {
             notes.push(substep_note(scene, substeps, max_depth));
         }
         let mut params = Params::new(scene, substeps, probe_cells.len() as u32);
-        if scene.physics.volume_correction == crate::scene::VolumeCorrection::Global && params.correct == 0 {
+        let correction = scene.physics.volume_correction;
+        if correction == VolumeCorrection::Regions {
             notes.push(
-                "volume_correction = \"global\" runs only with reflect and periodic sides for now (the flux \
-                 through open, absorbing and ghost sides is not measured yet): this run is not corrected"
+                "volume_correction = \"regions\" (per connected body of water) is not built yet: running \
+                 \"global\", which holds the total volume but can move water between separate bodies"
+                    .into(),
+            );
+        }
+        if correction != VolumeCorrection::None && params.correct == 0 {
+            notes.push(
+                "the volume correction runs only with reflect and periodic sides for now (the flux through \
+                 open, absorbing and ghost sides is not measured yet): this run is not corrected"
                     .into(),
             );
         }
@@ -106,7 +114,8 @@ impl Simulation {
         }
         // The initial water, as the backends' own reduction measures it (no shortfall yet).
         let before_sources = Params { sources: 0, ..params };
-        let target = crate::cpu::reduce::reduce(&before_sources, &ground_rel, &eta, &[]).sum_depth as f64;
+        let rest = vec![0.0f32; eta.len()];
+        let target = crate::cpu::reduce::reduce(&before_sources, &ground_rel, &eta, &rest, &[]).sum_depth as f64;
         let solver = make(&Setup {
             params,
             method: scene.physics.solver,

@@ -108,8 +108,22 @@ fn unknown_solver_and_boundary() {
 #[test]
 fn later_features_say_not_supported_yet() {
     assert_rejected(
-        &format!("{GOOD}[[source]]\nx = 0.1\ny = 0.1\nradius = 0.1\nrate = 1.0\n"),
-        &["source", "not supported yet", "scene.toml:9"],
+        &format!(
+            "{GOOD}[[body]]\nshape = \"box\"\nsize = [0.1, 0.1, 0.1]\nposition = [0.1, 0.1, 0.1]\ndensity = 500.0\n"
+        ),
+        &["body", "not supported yet", "scene.toml:9"],
+    );
+}
+
+#[test]
+fn bad_source_and_rain() {
+    assert_rejected(
+        &format!("{GOOD}[[source]]\nx = 99.0\ny = 0.1\nradius = 0.1\nrate = 1.0\n"),
+        &["source[0].x", "outside the domain", "scene.toml:10"],
+    );
+    assert_rejected(
+        &format!("{GOOD}[rain]\nrate = -1.0\nradius = 0.1\nheight = 0.01\n"),
+        &["rain.rate", "≥ 0", "scene.toml:10"],
     );
 }
 

@@ -50,8 +50,9 @@ struct Totals {
     sum_depth: f32,
     // Σ of what drains wanted and could not take on the last step (metres·cells).
     shortfall: f32,
+    // Σ vel over wet cells: the volume's change per (sub)step, zero in a closed domain.
+    sum_vel: f32,
     _pad0: u32,
-    _pad1: u32,
 }
 
 // One step's index within the current submit, bound with a dynamic offset.

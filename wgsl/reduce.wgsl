@@ -1,6 +1,6 @@
 // Deterministic tree reduction of the state: the sum of eta and the count over wet cells (for the
 // ghost-mean side), the largest depth (for the stability check), a non-finite flag, the wet volume
-// and the drains' shortfall (for the volume correction, volume.wgsl).
+// the drains' shortfall and Σvel (for the volume correction, volume.wgsl).
 // Two passes: `partial_sums` (one partial per workgroup of CELLS_PER_GROUP cells) and `finish`
 // (one workgroup folds the partials). The order of every addition is fixed, so two runs give the
 // same bits. Twin: src/cpu/reduce.rs.
@@ -15,6 +15,7 @@ struct Partial {
     nonfinite: u32,
     sum_depth: f32,
     shortfall: f32,
+    sum_vel: f32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -25,6 +26,7 @@ struct Partial {
 @group(0) @binding(4) var<storage, read> shortfall: array<f32>;
 
 @group(1) @binding(0) var<storage, read> eta: array<f32>;
+@group(1) @binding(1) var<storage, read> vel: array<f32>;
 
 var<workgroup> s_sum: array<f32, WG>;
 var<workgroup> s_wet: array<u32, WG>;
@@ -32,6 +34,7 @@ var<workgroup> s_max: array<f32, WG>;
 var<workgroup> s_bad: array<u32, WG>;
 var<workgroup> s_depth: array<f32, WG>;
 var<workgroup> s_short: array<f32, WG>;
+var<workgroup> s_vel: array<f32, WG>;
 
 fn tree(t: u32) {
     workgroupBarrier();
@@ -43,6 +46,7 @@ fn tree(t: u32) {
             s_bad[t] = s_bad[t] | s_bad[t + stride];
             s_depth[t] = s_depth[t] + s_depth[t + stride];
             s_short[t] = s_short[t] + s_short[t + stride];
+            s_vel[t] = s_vel[t] + s_vel[t + stride];
         }
         workgroupBarrier();
     }
@@ -63,6 +67,7 @@ fn partial_sums(
     var bad = 0u;
     var depth_sum = 0.0;
     var short = 0.0;
+    var vel_sum = 0.0;
     for (var m = 0u; m < PER_THREAD; m = m + 1u) {
         let c = base + m * WG + t;
         if c < n {
@@ -75,6 +80,7 @@ fn partial_sums(
                 wet = wet + 1u;
                 max_depth = max(max_depth, d);
                 depth_sum = depth_sum + d;
+                vel_sum = vel_sum + vel[c];
             }
             if params.sources != 0u {
                 short = short + shortfall[c];
@@ -87,9 +93,10 @@ fn partial_sums(
     s_bad[t] = bad;
     s_depth[t] = depth_sum;
     s_short[t] = short;
+    s_vel[t] = vel_sum;
     tree(t);
     if t == 0u && group < params.n_partials {
-        partials[group] = Partial(s_sum[0], s_wet[0], s_max[0], s_bad[0], s_depth[0], s_short[0]);
+        partials[group] = Partial(s_sum[0], s_wet[0], s_max[0], s_bad[0], s_depth[0], s_short[0], s_vel[0]);
     }
 }
 
@@ -101,6 +108,7 @@ fn finish(@builtin(local_invocation_index) t: u32) {
     var bad = 0u;
     var depth_sum = 0.0;
     var short = 0.0;
+    var vel_sum = 0.0;
     for (var p = t; p < params.n_partials; p = p + WG) {
         let q = partials[p];
         sum = sum + q.sum_eta;
@@ -109,6 +117,7 @@ fn finish(@builtin(local_invocation_index) t: u32) {
         bad = bad | q.nonfinite;
         depth_sum = depth_sum + q.sum_depth;
         short = short + q.shortfall;
+        vel_sum = vel_sum + q.sum_vel;
     }
     s_sum[t] = sum;
     s_wet[t] = wet;
@@ -116,8 +125,9 @@ fn finish(@builtin(local_invocation_index) t: u32) {
     s_bad[t] = bad;
     s_depth[t] = depth_sum;
     s_short[t] = short;
+    s_vel[t] = vel_sum;
     tree(t);
     if t == 0u {
-        totals = Totals(s_sum[0], s_wet[0], s_max[0], s_bad[0], s_depth[0], s_short[0], 0u, 0u);
+        totals = Totals(s_sum[0], s_wet[0], s_max[0], s_bad[0], s_depth[0], s_short[0], s_vel[0], 0u);
     }
 }

@@ -4,12 +4,14 @@
 //   settle   one thread: the target T (metres·cells) is the host's f64 target at the chunk's
 //            start plus this chunk's requested sources and drains so far and the shortfall of
 //            drains that could not take it; Δ = (T − V)/W over the W wet cells (V = Σ depth).
-//   apply    per cell, in place on the current level: wet cells move by Δ, in eta and in vel
-//            (Kass & Miller adjust the new h, not the old one: the correction is part of this
-//            step's change, so vel carries no bias into the next step; correcting eta alone left
-//            the dry clamp's deleted inflow in Σvel, and a beach kept rising), never below the
-//            ground; then sources add their height to eta (both levels: vel is unchanged), and
-//            drains take what they ask, or what is there, recording the shortfall.
+//   apply    per cell, in place on the current level: wet cells move by Δ, never below the
+//            ground, and their vel by −Σvel/W. In a closed domain the volume's change per step,
+//            Σvel, is zero (sources, drains and rain go into both levels), but the dry clamp
+//            deletes a draining cell's vel and leaves its outflow in its neighbours': corrected
+//            only in eta, that bias kept raising a beach. (Adding Δ to vel instead made the next
+//            step replay it, once per substep: E' = −n·E, unstable with substeps.) Then sources
+//            add their height (both levels: vel is unchanged), and drains take what they ask,
+//            or what is there, recording the shortfall.
 //   rain     per drop cell of this step (src/rain.rs), after `apply`.
 //
 // Nothing is read back per step: the host writes the chunk's start target and reads the chunk's
@@ -23,6 +25,11 @@ struct Volume {
     shortfall: f32,
     // The height every wet cell moves by this step.
     correction: f32,
+    // What every wet cell's vel moves by this step: −Σvel/W.
+    vel_correction: f32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -59,11 +66,14 @@ struct RainStep {
 fn settle() {
     volume.shortfall = volume.shortfall + totals.shortfall;
     var correction = 0.0;
+    var vel_correction = 0.0;
     if params.correct != 0u && totals.wet > 0u {
+        vel_correction = -totals.sum_vel / f32(totals.wet);
         let since = (f32(slot.index) * params.source_step + rain_steps[slot.index].before) + volume.shortfall;
         correction = (((volume.start_hi - totals.sum_depth) + since) + volume.start_lo) / f32(totals.wet);
     }
     volume.correction = correction;
+    volume.vel_correction = vel_correction;
 }
 
 @compute @workgroup_size(16, 16)
@@ -77,11 +87,11 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>) {
     var v = vel[c];
     var r = carry[c];
     let delta = volume.correction;
-    if e > b && delta != 0.0 {
+    if e > b && params.correct != 0u {
         let s = two_sum(e, delta + r);
         e = s.x;
         r = s.y;
-        v = v + delta;
+        v = v + volume.vel_correction;
     }
     if params.sources != 0u {
         let want = source[c];

@@ -56,7 +56,8 @@ impl CpuSolver {
     }
 
     fn reduce(&self) -> Totals {
-        reduce::reduce(&self.params, &self.ground, &self.eta[self.current], &self.shortfall)
+        let p = self.current;
+        reduce::reduce(&self.params, &self.ground, &self.eta[p], &self.vel[p], &self.shortfall)
     }
 }
 

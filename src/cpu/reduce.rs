@@ -13,6 +13,7 @@ struct Lane {
     bad: u32,
     depth: f32,
     short: f32,
+    vel: f32,
 }
 
 fn tree(lanes: &mut [Lane; WG]) -> Lane {
@@ -27,6 +28,7 @@ fn tree(lanes: &mut [Lane; WG]) -> Lane {
             l.bad |= o.bad;
             l.depth += o.depth;
             l.short += o.short;
+            l.vel += o.vel;
         }
         stride /= 2;
     }
@@ -34,7 +36,7 @@ fn tree(lanes: &mut [Lane; WG]) -> Lane {
 }
 
 /// `partial_sums` over every workgroup, then `finish`. `shortfall` is read only with sources.
-pub fn reduce(p: &Params, ground: &[f32], eta: &[f32], shortfall: &[f32]) -> Totals {
+pub fn reduce(p: &Params, ground: &[f32], eta: &[f32], vel: &[f32], shortfall: &[f32]) -> Totals {
     let n = eta.len();
     let partials: Vec<Lane> = (0..n.div_ceil(CELLS_PER_PARTIAL))
         .map(|group| {
@@ -53,6 +55,7 @@ pub fn reduce(p: &Params, ground: &[f32], eta: &[f32], shortfall: &[f32]) -> Tot
                             lane.wet += 1;
                             lane.max_depth = lane.max_depth.max(d);
                             lane.depth += d;
+                            lane.vel += vel[c];
                         }
                         if p.sources != 0 {
                             lane.short += shortfall[c];
@@ -73,6 +76,7 @@ pub fn reduce(p: &Params, ground: &[f32], eta: &[f32], shortfall: &[f32]) -> Tot
             lane.bad |= q.bad;
             lane.depth += q.depth;
             lane.short += q.short;
+            lane.vel += q.vel;
         }
     }
     let l = tree(&mut lanes);
@@ -83,6 +87,7 @@ pub fn reduce(p: &Params, ground: &[f32], eta: &[f32], shortfall: &[f32]) -> Tot
         nonfinite: l.bad,
         sum_depth: l.depth,
         shortfall: l.short,
-        _pad: [0; 2],
+        sum_vel: l.vel,
+        _pad: 0,
     }
 }

@@ -10,6 +10,7 @@ pub struct Volume {
     pub start_lo: f32,
     pub shortfall: f32,
     pub correction: f32,
+    pub vel_correction: f32,
 }
 
 impl Volume {
@@ -26,6 +27,11 @@ impl Volume {
     /// Twin of `settle` at step `index` of the chunk; `rain_before` is the chunk's rain so far.
     pub fn settle(&mut self, p: &Params, totals: &Totals, index: u32, rain_before: f32) {
         self.shortfall += totals.shortfall;
+        self.vel_correction = if p.correct != 0 && totals.wet > 0 {
+            -totals.sum_vel / totals.wet as f32
+        } else {
+            0.0
+        };
         self.correction = if p.correct != 0 && totals.wet > 0 {
             let since = (index as f32 * p.source_step + rain_before) + self.shortfall;
             (((self.start_hi - totals.sum_depth) + since) + self.start_lo) / totals.wet as f32
@@ -51,9 +57,9 @@ pub fn apply(p: &Params, volume: &Volume, cells: &mut Cells) {
     for c in 0..cells.eta.len() {
         let b = cells.ground[c];
         let (mut e, mut v, mut r) = (cells.eta[c], cells.vel[c], cells.carry[c]);
-        if e > b && delta != 0.0 {
+        if e > b && p.correct != 0 {
             (e, r) = two_sum(e, delta + r);
-            v += delta;
+            v += volume.vel_correction;
         }
         if p.sources != 0 {
             let want = cells.source[c];

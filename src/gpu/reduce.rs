@@ -25,7 +25,11 @@ impl Reduce {
                 storage_entry(4, true),
             ],
         );
-        let level_layout = layout(device, "reduce level", &[storage_entry(0, true)]);
+        let level_layout = layout(
+            device,
+            "reduce level",
+            &[storage_entry(0, true), storage_entry(1, true)],
+        );
         let layouts = [&shared_layout, &level_layout];
         Reduce {
             partial_sums: pipeline(device, &module, &layouts, "partial_sums"),
@@ -43,8 +47,8 @@ impl Reduce {
                 ],
             ),
             levels: [
-                bind_group(device, "reduce level 0", &level_layout, &[&state.eta[0]]),
-                bind_group(device, "reduce level 1", &level_layout, &[&state.eta[1]]),
+                bind_group(device, "reduce level 0", &level_layout, &[&state.eta[0], &state.vel[0]]),
+                bind_group(device, "reduce level 1", &level_layout, &[&state.eta[1], &state.vel[1]]),
             ],
             groups: linear_groups(state.n_partials, device.limits().max_compute_workgroups_per_dimension),
         }

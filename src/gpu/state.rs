@@ -152,7 +152,7 @@ impl GpuState {
             n_probes: probe_cells.len() as u32,
             volume: init(
                 "volume",
-                &[0u8; 16],
+                &[0u8; 32],
                 storage | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
             ),
             source: if setup.source.is_empty() {

@@ -1,0 +1,68 @@
+//! The cost of `volume_correction = "global"`: a step of each solver with and without it, on the
+//! GPU and CPU backends at 256² and 1024² (`SHOAL_BENCH_SIZES` for others, e.g. 4096).
+//!
+//! The correction adds per step: a reduction of the new level (2 dispatches, 4 B/cell read plus
+//! ground), `settle` (1 thread) and `apply` (eta, vel, carry read and written: 24 B/cell), so
+//! 4 dispatches and ~32 B/cell beside the explicit step's 28 B and the ADI step's 44 B.
+//!
+//! `cargo bench --bench volume`; `WGPU_BACKEND` picks the adapter.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use shoal::{Backend, Scene, Simulation};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+const STEPS: u64 = 8;
+
+/// A 4 m basin whose floor rises into a beach, a drop in it, at one explicit substep per step.
+fn scene(n: u32, solver: &str, correction: &str) -> Scene {
+    let dx = 4.0 / n as f64;
+    let text = format!(
+        "[grid]\nnx = {n}\nny = {n}\ndx = {dx}\n[time]\ndt = {dt}\n[physics]\nsolver = \"{solver}\"\n\
+         volume_correction = \"{correction}\"\n[terrain]\nslope = {{ base = -1.0, grad = [0.3, 0.0] }}\n\
+         [[water.bump]]\nx = 1.5\ny = 2.0\nradius = 0.3\nheight = 0.02\n",
+        dt = 0.3 * dx / 9.81f64.sqrt()
+    );
+    Scene::parse(&text, Path::new("bench"), Path::new(".")).expect("bench scene")
+}
+
+fn sizes() -> Vec<u32> {
+    std::env::var("SHOAL_BENCH_SIZES")
+        .ok()
+        .map(|s| s.split(',').filter_map(|v| v.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![256, 1024])
+}
+
+fn correction(c: &mut Criterion) {
+    let mut group = c.benchmark_group("correction");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(5))
+        .warm_up_time(Duration::from_secs(1));
+    for n in sizes() {
+        group.throughput(Throughput::Elements(n as u64 * n as u64 * STEPS));
+        for solver in ["explicit", "adi"] {
+            for correction in ["none", "global"] {
+                for (name, backend) in [("gpu", Backend::Gpu), ("cpu", Backend::Cpu)] {
+                    let Ok(mut sim) = Simulation::new(&scene(n, solver, correction), backend) else {
+                        continue;
+                    };
+                    let id = BenchmarkId::new(format!("{solver}_{correction}_{name}"), format!("{n}x{n}"));
+                    group.bench_with_input(id, &n, |b, _| {
+                        b.iter_custom(|iters| {
+                            let start = Instant::now();
+                            for _ in 0..iters {
+                                sim.step(STEPS).expect("step");
+                            }
+                            start.elapsed()
+                        })
+                    });
+                }
+            }
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, correction);
+criterion_main!(benches);
