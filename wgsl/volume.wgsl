@@ -60,7 +60,8 @@ struct RainStep {
 @group(3) @binding(1) var<storage, read> rain_cells: array<u32>;
 @group(3) @binding(2) var<storage, read> rain_heights: array<f32>;
 
-// Step `slot.index` of the chunk: the target is start + index·source_step + shortfall so far.
+// Step `slot.index` of the chunk: the target is start + index·source_step + the rain and the
+// drains' shortfall so far.
 // Only start_hi − V needs care, and two nearby floats subtract exactly.
 @compute @workgroup_size(1)
 fn settle() {
