@@ -51,7 +51,8 @@ pub struct Totals {
     pub wet: u32,
     pub max_depth: f32,
     pub nonfinite: u32,
-    /// Σ depth over wet cells (metres·cells).
+    /// Σ over cells of depth − still depth (max(−ground, 0)): the volume above the still water
+    /// (metres·cells).
     pub sum_depth: f32,
     /// Σ of what drains wanted and could not take on the last step (metres·cells).
     pub shortfall: f32,

@@ -32,8 +32,10 @@ pub struct Simulation {
     totals: Totals,
     /// Set once a step went non-finite: the state is lost and stepping refuses to go on.
     diverged_at: Option<u64>,
-    /// The volume target (metres·cells), as the last chunk left it.
+    /// The volume target above the still water (metres·cells), as the last chunk left it.
     target: f64,
+    /// The still water's volume, Σ max(−ground, 0) (metres·cells), in f64.
+    still: f64,
     notes: Vec<String>,
     /// Keeps an owned GPU context alive (None on the CPU or on a borrowed device).
     context: Option<GpuContext>,
@@ -116,6 +118,7 @@ impl Simulation {
         let before_sources = Params { sources: 0, ..params };
         let rest = vec![0.0f32; eta.len()];
         let target = crate::cpu::reduce::reduce(&before_sources, &ground_rel, &eta, &rest, &[]).sum_depth as f64;
+        let still = ground_rel.iter().map(|&b| (-(b as f64)).max(0.0)).sum();
         let solver = make(&Setup {
             params,
             method: scene.physics.solver,
@@ -137,6 +140,7 @@ impl Simulation {
             totals: Totals::default(),
             diverged_at: None,
             target,
+            still,
             notes,
             context: None,
         })
@@ -265,7 +269,7 @@ impl Simulation {
     /// The volume the water should hold (m³): the initial volume plus what sources added and
     /// drains took. `volume_correction = "global"` holds the water to it.
     pub fn target_volume(&self) -> f64 {
-        self.target * self.scene.grid.dx * self.scene.grid.dx
+        (self.still + self.target) * self.scene.grid.dx * self.scene.grid.dx
     }
 
     pub fn scene(&self) -> &Scene {

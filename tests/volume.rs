@@ -176,18 +176,21 @@ fn volume_error_abs(sim: &mut Simulation, h: &[f64]) {
 #[test]
 fn gpu_matches_cpu_with_the_correction_and_a_source() {
     for solver in ["explicit", "adi"] {
-        let text = beach_scene(r#"all = "reflect""#, solver, 0.01).replace(
-            "[water]",
-            "[[source]]\nx = 0.5\ny = 1.2\nradius = 0.1\nrate = 0.0005\n[water]",
-        );
+        let text = beach_scene(r#"all = "reflect""#, solver, 0.01)
+            .replace("volume_correction = \"none\"", "volume_correction = \"global\"")
+            .replace(
+                "[water]",
+                "[[source]]\nx = 0.5\ny = 1.2\nradius = 0.1\nrate = 0.0005\n[water]",
+            );
         let scene = scene(&text);
         let cpu = run(&scene, Backend::Cpu, 500);
         let gpu = run(&scene, Backend::Gpu, 500);
-        // Explicit: the foundation's rule (measured: identical bits). ADI: PCR and Thomas round
-        // differently in every solve, and the source raises the water over the beach, so a
-        // shoreline cell can flip wet a step apart on the two backends: measured 2.4e-5 m at one
-        // cell, bounded by four times the foundation's rule (16 ulp per step of the wave height).
-        let tolerance = compare::tolerance(500, 0.05) * if solver == "adi" { 4.0 } else { 1.0 };
+        // The correction moves every wet cell each step, and the source raises the water over
+        // the beach, so a shoreline cell within rounding of its ground can flood a step apart on
+        // the two backends (ADI: PCR and Thomas round differently in every solve; GL: its
+        // compiler reorders float sums). Measured: explicit identical bits on lavapipe and 2.9e-5 m
+        // on GL, ADI 1.3e-5 m; bounded by four times the foundation's rule (16 ulp per step).
+        let tolerance = compare::tolerance(500, 0.05) * 4.0;
         let (diff, at) = compare::max_abs_diff(&gpu, &cpu);
         eprintln!("{solver}: max |gpu − cpu| {diff:.3e} m (tolerance {tolerance:.3e})");
         assert!(

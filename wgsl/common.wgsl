@@ -46,7 +46,8 @@ struct Totals {
     wet: u32,
     max_depth: f32,
     nonfinite: u32,
-    // Σ depth over wet cells (metres·cells: × dx² is the volume).
+    // Σ over cells of depth − still depth, max(d, 0) − max(−ground, 0): the volume above the
+    // still water (metres·cells: × dx² is m³).
     sum_depth: f32,
     // Σ of what drains wanted and could not take on the last step (metres·cells).
     shortfall: f32,

@@ -73,13 +73,17 @@ fn partial_sums(
         if c < n {
             let e = eta[c];
             let d = e - ground[c];
+            if is_finite(e) {
+                // The volume above the still water: small numbers, so float32 keeps the waves'
+                // digits and no compiler reordering can cost more than their rounding.
+                depth_sum = depth_sum + (max(d, 0.0) - max(-ground[c], 0.0));
+            }
             if !is_finite(e) {
                 bad = 1u;
             } else if d > 0.0 {
                 sum = sum + e;
                 wet = wet + 1u;
                 max_depth = max(max_depth, d);
-                depth_sum = depth_sum + d;
                 vel_sum = vel_sum + vel[c];
             }
             if params.sources != 0u {

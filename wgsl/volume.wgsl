@@ -3,7 +3,8 @@
 //
 //   settle   one thread: the target T (metres·cells) is the host's f64 target at the chunk's
 //            start plus this chunk's requested sources and drains so far and the shortfall of
-//            drains that could not take it; Δ = (T − V)/W over the W wet cells (V = Σ depth).
+//            drains that could not take it; Δ = (T − V)/W over the W wet cells, T and V measured
+//            above the still water (reduce.wgsl: small numbers, so reordering costs little).
 //   apply    per cell, in place on the current level: wet cells move by Δ, never below the
 //            ground, and their vel by −Σvel/W. In a closed domain the volume's change per step,
 //            Σvel, is zero (sources, drains and rain go into both levels), but the dry clamp

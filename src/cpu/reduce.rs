@@ -48,13 +48,15 @@ pub fn reduce(p: &Params, ground: &[f32], eta: &[f32], vel: &[f32], shortfall: &
                     if c < n {
                         let e = eta[c];
                         let d = e - ground[c];
+                        if e.is_finite() {
+                            lane.depth += d.max(0.0) - (-ground[c]).max(0.0);
+                        }
                         if !e.is_finite() {
                             lane.bad = 1;
                         } else if d > 0.0 {
                             lane.sum += e;
                             lane.wet += 1;
                             lane.max_depth = lane.max_depth.max(d);
-                            lane.depth += d;
                             lane.vel += vel[c];
                         }
                         if p.sources != 0 {

@@ -67,7 +67,8 @@ pub fn mean_period(signal: &[f64], level: f64, dt: f64) -> f64 {
     (c[c.len() - 1] - c[0]) / (c.len() - 1) as f64
 }
 
-/// A 72×48 basin (dx = 5 cm) whose floor rises to the east into a dry beach, with an island and two drops.
+/// A 72×48 basin (dx = 5 cm), no volume correction (these scenes compare the solvers' passes),
+/// whose floor rises to the east into a dry beach, with an island and two drops.
 pub fn beach_scene(boundary: &str, solver: &str, dt: f64) -> String {
     format!(
         r#"
@@ -79,6 +80,7 @@ dx = 0.05
 dt = {dt}
 [physics]
 solver = "{solver}"
+volume_correction = "none"
 damping = 0.002
 [boundary]
 {boundary}
