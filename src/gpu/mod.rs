@@ -33,7 +33,7 @@ pub struct GpuSolver {
     reduce: reduce::Reduce,
     probe: probe::Probe,
     volume: volume::Volume,
-    /// Whether each step runs the volume pass (a correction, sources or drains).
+    /// Whether each step runs the volume pass (a correction, sources, drains or rain).
     corrects: bool,
     /// The drains' shortfall on the last step of the last chunk: already in the target the host
     /// passes in, and cancelled from the next chunk's first `settle`, which reads it again.
