@@ -12,6 +12,8 @@
 //!
 //! `cargo bench --bench adi`; `SHOAL_BENCH_SIZES=256,1024` picks sizes, `WGPU_BACKEND` the adapter.
 
+mod common;
+
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use shoal::cpu::adi::{sweep_x, sweep_y};
 use shoal::cpu::explicit::Level;
@@ -22,7 +24,7 @@ use shoal::scene::Solver as Method;
 use shoal::solver::Setup;
 use shoal::{Backend, Scene, Simulation};
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Steps (or sweeps) per sample.
 const STEPS: u64 = 4;
@@ -38,26 +40,11 @@ fn scene(n: u32, solver: &str) -> Scene {
     Scene::parse(&text, Path::new("bench"), Path::new(".")).expect("bench scene")
 }
 
-fn sizes() -> Vec<u32> {
-    std::env::var("SHOAL_BENCH_SIZES")
-        .ok()
-        .map(|s| s.split(',').filter_map(|v| v.trim().parse().ok()).collect())
-        .unwrap_or_else(|| vec![256, 1024, 2048])
-}
-
-fn configure<'a>(c: &'a mut Criterion, name: &str) -> criterion::BenchmarkGroup<'a, criterion::measurement::WallTime> {
-    let mut group = c.benchmark_group(name);
-    group
-        .sample_size(10)
-        .measurement_time(Duration::from_secs(6))
-        .warm_up_time(Duration::from_secs(1));
-    group
-}
-
 /// Whole steps through `Simulation`: ADI at one step per dt, explicit with its substeps.
 fn steps(c: &mut Criterion) {
-    let mut group = configure(c, "step");
-    for n in sizes() {
+    let mut group = common::group(c, "step", 6);
+    let sizes = common::sizes(&[256, 1024, 2048]);
+    for &n in &sizes {
         group.throughput(Throughput::Elements(n as u64 * n as u64 * STEPS));
         for solver in ["adi", "explicit"] {
             for (name, backend) in [("gpu", Backend::Gpu), ("cpu", Backend::Cpu)] {
@@ -68,7 +55,7 @@ fn steps(c: &mut Criterion) {
                         continue;
                     }
                 };
-                if n == sizes()[0] {
+                if n == sizes[0] {
                     eprintln!(
                         "{solver} {name}: {}, {} substeps",
                         sim.describe_backend(),
@@ -76,15 +63,7 @@ fn steps(c: &mut Criterion) {
                     );
                 }
                 let id = BenchmarkId::new(format!("{solver}_{name}"), format!("{n}x{n}"));
-                group.bench_with_input(id, &n, |b, _| {
-                    b.iter_custom(|iters| {
-                        let start = Instant::now();
-                        for _ in 0..iters {
-                            sim.step(STEPS).expect("step");
-                        }
-                        start.elapsed()
-                    })
-                });
+                common::bench_steps(&mut group, id, &mut sim, STEPS);
             }
         }
     }
@@ -94,8 +73,9 @@ fn steps(c: &mut Criterion) {
 /// The x and y sweeps alone: rows against columns.
 fn sweeps(c: &mut Criterion) {
     let gpu = GpuContext::new().expect("GPU");
-    let mut group = configure(c, "sweep");
-    for n in sizes() {
+    let mut group = common::group(c, "sweep", 6);
+    let sizes = common::sizes(&[256, 1024, 2048]);
+    for &n in &sizes {
         let scene = scene(n, "adi");
         let fields = InitialFields::build(&scene).expect("fields");
         let (eta, ground) = fields.relative_f32();
@@ -119,7 +99,7 @@ fn sweeps(c: &mut Criterion) {
         match built {
             Ok((state, level, adi)) => {
                 for axis in 0..2 {
-                    if n == sizes()[0] {
+                    if n == sizes[0] {
                         eprintln!("{} sweep: {} dispatches", ["x", "y"][axis], adi.dispatches(axis));
                     }
                     let id = BenchmarkId::new(format!("{}_gpu", ["x", "y"][axis]), format!("{n}x{n}"));

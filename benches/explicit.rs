@@ -7,10 +7,11 @@
 //!
 //! `cargo bench --bench explicit`; `SHOAL_BENCH_SIZES=256,1024` picks sizes, `WGPU_BACKEND` the adapter.
 
+mod common;
+
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use shoal::{Backend, Scene, Simulation};
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 const STEPS: u64 = 64;
 const BYTES_PER_CELL_STEP: u64 = 28;
@@ -25,36 +26,18 @@ fn scene(n: u32) -> Scene {
     Scene::parse(&text, Path::new("bench"), Path::new(".")).expect("bench scene")
 }
 
-fn sizes() -> Vec<u32> {
-    std::env::var("SHOAL_BENCH_SIZES")
-        .ok()
-        .map(|s| s.split(',').filter_map(|v| v.trim().parse().ok()).collect())
-        .unwrap_or_else(|| vec![256, 1024, 2048])
-}
-
 fn explicit_step(c: &mut Criterion) {
-    let mut group = c.benchmark_group("explicit_step");
-    group
-        .sample_size(10)
-        .measurement_time(Duration::from_secs(8))
-        .warm_up_time(Duration::from_secs(1));
-    for n in sizes() {
+    let mut group = common::group(c, "explicit_step", 8);
+    let sizes = common::sizes(&[256, 1024, 2048]);
+    for &n in &sizes {
         let cells = n as u64 * n as u64;
         group.throughput(Throughput::Elements(cells * STEPS));
         for (name, backend) in [("gpu", Backend::Gpu), ("cpu", Backend::Cpu)] {
             let mut sim = Simulation::new(&scene(n), backend).expect("simulation");
-            if n == sizes()[0] {
+            if n == sizes[0] {
                 eprintln!("{name}: {} — {BYTES_PER_CELL_STEP} B/cell/step", sim.describe_backend());
             }
-            group.bench_with_input(BenchmarkId::new(name, format!("{n}x{n}")), &n, |b, _| {
-                b.iter_custom(|iters| {
-                    let start = Instant::now();
-                    for _ in 0..iters {
-                        sim.step(STEPS).expect("step");
-                    }
-                    start.elapsed()
-                })
-            });
+            common::bench_steps(&mut group, BenchmarkId::new(name, format!("{n}x{n}")), &mut sim, STEPS);
         }
     }
     group.finish();

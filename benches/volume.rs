@@ -7,10 +7,11 @@
 //!
 //! `cargo bench --bench volume`; `WGPU_BACKEND` picks the adapter.
 
+mod common;
+
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use shoal::{Backend, Scene, Simulation};
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 const STEPS: u64 = 8;
 
@@ -26,20 +27,9 @@ fn scene(n: u32, solver: &str, correction: &str) -> Scene {
     Scene::parse(&text, Path::new("bench"), Path::new(".")).expect("bench scene")
 }
 
-fn sizes() -> Vec<u32> {
-    std::env::var("SHOAL_BENCH_SIZES")
-        .ok()
-        .map(|s| s.split(',').filter_map(|v| v.trim().parse().ok()).collect())
-        .unwrap_or_else(|| vec![256, 1024])
-}
-
 fn correction(c: &mut Criterion) {
-    let mut group = c.benchmark_group("correction");
-    group
-        .sample_size(10)
-        .measurement_time(Duration::from_secs(5))
-        .warm_up_time(Duration::from_secs(1));
-    for n in sizes() {
+    let mut group = common::group(c, "correction", 5);
+    for n in common::sizes(&[256, 1024]) {
         group.throughput(Throughput::Elements(n as u64 * n as u64 * STEPS));
         for solver in ["explicit", "adi"] {
             for correction in ["none", "global"] {
@@ -48,15 +38,7 @@ fn correction(c: &mut Criterion) {
                         continue;
                     };
                     let id = BenchmarkId::new(format!("{solver}_{correction}_{name}"), format!("{n}x{n}"));
-                    group.bench_with_input(id, &n, |b, _| {
-                        b.iter_custom(|iters| {
-                            let start = Instant::now();
-                            for _ in 0..iters {
-                                sim.step(STEPS).expect("step");
-                            }
-                            start.elapsed()
-                        })
-                    });
+                    common::bench_steps(&mut group, id, &mut sim, STEPS);
                 }
             }
         }
