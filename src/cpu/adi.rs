@@ -240,47 +240,40 @@ pub fn thomas(equations: &[[f32; 4]]) -> Vec<[f32; 2]> {
     x
 }
 
-/// The x sweep's δx over the whole grid.
-pub fn sweep_x(level: &Level) -> Vec<f32> {
+/// One sweep over every line of `axis` (0: rows, giving δx; 1: columns, giving δy from `dx`).
+fn sweep(level: &Level, axis: usize, dx: &[f32]) -> Vec<f32> {
     let p = level.params;
-    let zeros = vec![0.0f32; (p.nx * p.ny) as usize];
-    let x = Sweep {
-        level,
-        axis: 0,
-        n: p.nx,
-        periodic: p.bc_west == PERIODIC,
-        bc_lo: p.bc_west,
-        bc_hi: p.bc_east,
-        dx: &zeros,
+    let (n, lines, lo, hi) = if axis == 0 {
+        (p.nx, p.ny, p.bc_west, p.bc_east)
+    } else {
+        (p.ny, p.nx, p.bc_south, p.bc_north)
     };
-    let mut dx = zeros.clone();
-    for line in 0..p.ny {
-        for (q, v) in x.solve_line(line).into_iter().enumerate() {
-            dx[x.line_cell(line, q as u32)] = v;
+    let s = Sweep {
+        level,
+        axis,
+        n,
+        periodic: lo == PERIODIC,
+        bc_lo: lo,
+        bc_hi: hi,
+        dx,
+    };
+    let mut out = vec![0.0f32; dx.len()];
+    for line in 0..lines {
+        for (q, v) in s.solve_line(line).into_iter().enumerate() {
+            out[s.line_cell(line, q as u32)] = v;
         }
     }
-    dx
+    out
+}
+
+/// The x sweep's δx over the whole grid.
+pub fn sweep_x(level: &Level) -> Vec<f32> {
+    sweep(level, 0, &vec![0.0f32; level.eta.len()])
 }
 
 /// The y sweep's δy over the whole grid, from the x sweep's δx.
 pub fn sweep_y(level: &Level, dx: &[f32]) -> Vec<f32> {
-    let p = level.params;
-    let y = Sweep {
-        level,
-        axis: 1,
-        n: p.ny,
-        periodic: p.bc_south == PERIODIC,
-        bc_lo: p.bc_south,
-        bc_hi: p.bc_north,
-        dx,
-    };
-    let mut dy = vec![0.0f32; dx.len()];
-    for line in 0..p.nx {
-        for (q, v) in y.solve_line(line).into_iter().enumerate() {
-            dy[y.line_cell(line, q as u32)] = v;
-        }
-    }
-    dy
+    sweep(level, 1, dx)
 }
 
 /// Twin of the ADI step: x sweep, y sweep, the step's end per cell, then slope corners. Returns
