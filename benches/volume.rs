@@ -1,9 +1,14 @@
-//! The cost of `volume_correction = "global"`: a step of each solver with and without it, on the
-//! GPU and CPU backends at 256² and 1024² (`SHOAL_BENCH_SIZES` for others, e.g. 4096).
+//! The cost of `volume_correction = "global"` and `"regions"`: a step of each solver with and
+//! without them, on the GPU and CPU backends at 256² and 1024² (`SHOAL_BENCH_SIZES` for others,
+//! e.g. 4096).
 //!
-//! The correction adds per step: a reduction of the new level (2 dispatches, 4 B/cell read plus
+//! "global" adds per step: a reduction of the new level (2 dispatches, 4 B/cell read plus
 //! ground), `settle` (1 thread) and `apply` (eta, vel, carry read and written: 24 B/cell), so
 //! 4 dispatches and ~32 B/cell beside the explicit step's 28 B and the ADI step's 44 B.
+//! "regions" adds regions.wgsl's 10 dispatches on top: the union-find labelling (init, union,
+//! root, scan, number, spread: about 70 B/cell, eta and ground read in four of them), the
+//! per-region sums (24 B/cell), the split shares (16 B/cell) and two passes over the regions,
+//! so about 110 B/cell more, and atomics about once per workgroup.
 //!
 //! `cargo bench --bench volume`; `WGPU_BACKEND` picks the adapter.
 
@@ -32,7 +37,7 @@ fn correction(c: &mut Criterion) {
     for n in common::sizes(&[256, 1024]) {
         group.throughput(Throughput::Elements(n as u64 * n as u64 * STEPS));
         for solver in ["explicit", "adi"] {
-            for correction in ["none", "global"] {
+            for correction in ["none", "global", "regions"] {
                 for (name, backend) in [("gpu", Backend::Gpu), ("cpu", Backend::Cpu)] {
                     let Ok(mut sim) = Simulation::new(&scene(n, solver, correction), backend) else {
                         continue;

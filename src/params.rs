@@ -40,7 +40,9 @@ pub struct Params {
     pub sources: u32,
     /// Σ of the sources' requested height per step, drains negative (metres·cells).
     pub source_step: f32,
-    pub _pad0: u32,
+    /// Regions the per-region correction tracks (regions.wgsl's table); 0 unless
+    /// volume_correction = "regions" runs.
+    pub regions: u32,
 }
 
 /// Mirror of WGSL `Totals` (reduce.wgsl's result).
@@ -69,6 +71,10 @@ pub struct StepSlot {
     pub _pad: [u32; 3],
 }
 
+/// Most regions `volume_correction = "regions"` tells apart; regions past it (numbered by their
+/// first cell) share the last slot and its one correction.
+pub const MAX_REGIONS: u32 = 1 << 16;
+
 /// Cells one reduce workgroup folds (256 threads × 8).
 pub const CELLS_PER_PARTIAL: usize = 256 * 8;
 
@@ -76,7 +82,7 @@ impl Params {
     pub fn new(scene: &Scene, substeps: u32, n_probes: u32) -> Params {
         let sides: Sides = scene.boundary.sides();
         let cells = scene.grid.cells();
-        Params {
+        let mut p = Params {
             nx: scene.grid.nx,
             ny: scene.grid.ny,
             k: step_coefficient(scene, substeps) as f32,
@@ -93,8 +99,12 @@ impl Params {
                 && sides_are_closed(&sides)) as u32,
             sources: 0,
             source_step: 0.0,
-            _pad0: 0,
+            regions: 0,
+        };
+        if p.correct != 0 && scene.physics.volume_correction == crate::scene::VolumeCorrection::Regions {
+            p.regions = (cells as u32).clamp(1, MAX_REGIONS);
         }
+        p
     }
 }
 

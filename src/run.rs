@@ -97,6 +97,7 @@ fn run_into(sim: &mut Simulation, out: &Path, steps: u64, log: &mut dyn FnMut(&s
             "max_depth",
             "substeps",
             "target_volume",
+            "regions",
         ],
     )?;
     let probe_names: Vec<&str> = scene.output.probes.iter().map(|p| p.name.as_str()).collect();
@@ -159,6 +160,7 @@ fn run_into(sim: &mut Simulation, out: &Path, steps: u64, log: &mut dyn FnMut(&s
                 Cell::Float(s.max_depth),
                 Cell::Int(sim.substeps() as u64),
                 Cell::Float(sim.target_volume()),
+                sim.regions().map_or(Cell::Empty, |n| Cell::Int(n as u64)),
             ])?;
         }
         Ok(())

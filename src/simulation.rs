@@ -36,6 +36,8 @@ pub struct Simulation {
     target: f64,
     /// The still water's volume, Σ max(−ground, 0) (metres·cells), in f64.
     still: f64,
+    /// Connected bodies of water at the last step, under volume_correction = "regions".
+    regions: Option<u32>,
     notes: Vec<String>,
     /// Keeps an owned GPU context alive (None on the CPU or on a borrowed device).
     context: Option<GpuContext>,
@@ -95,13 +97,6 @@ impl Simulation {
         }
         let mut params = Params::new(scene, substeps, probe_cells.len() as u32);
         let correction = scene.physics.volume_correction;
-        if correction == VolumeCorrection::Regions {
-            notes.push(
-                "volume_correction = \"regions\" (per connected body of water) is not built yet: running \
-                 \"global\", which holds the total volume but can move water between separate bodies"
-                    .into(),
-            );
-        }
         if correction != VolumeCorrection::None && params.correct == 0 {
             notes.push(
                 "the volume correction runs only with reflect and periodic sides for now (the flux through \
@@ -119,6 +114,7 @@ impl Simulation {
         let rest = vec![0.0f32; eta.len()];
         let target = crate::cpu::reduce::reduce(&before_sources, &ground_rel, &eta, &rest, &[]).sum_depth as f64;
         let still = ground_rel.iter().map(|&b| (-(b as f64)).max(0.0)).sum();
+        let regions = (params.regions != 0).then(|| crate::cpu::regions::label(&params, &ground_rel, &eta).1);
         let solver = make(&Setup {
             params,
             method: scene.physics.solver,
@@ -141,6 +137,7 @@ impl Simulation {
             diverged_at: None,
             target,
             still,
+            regions,
             notes,
             context: None,
         })
@@ -185,6 +182,9 @@ impl Simulation {
             self.step += chunk as u64;
             self.totals = report.totals;
             self.target = report.target;
+            if self.regions.is_some() {
+                self.regions = Some(report.regions);
+            }
             left -= chunk as u64;
             self.check_stability()?;
         }
@@ -268,6 +268,17 @@ impl Simulation {
 
     /// The volume the water should hold (m³): the initial volume plus what sources added and
     /// drains took. `volume_correction = "global"` holds the water to it.
+    /// Each cell's connected body of water after the last step (id + 1, 0 dry), numbered by
+    /// their first cell in row-major order, under `volume_correction = "regions"`; else empty.
+    pub fn region_labels(&mut self) -> Result<Vec<u32>> {
+        self.solver.read_regions()
+    }
+
+    /// Connected bodies of water after the last step, when `volume_correction = "regions"` runs.
+    pub fn regions(&self) -> Option<u32> {
+        self.regions
+    }
+
     pub fn target_volume(&self) -> f64 {
         (self.still + self.target) * self.scene.grid.dx * self.scene.grid.dx
     }

@@ -16,6 +16,8 @@ pub struct ChunkReport {
     /// The volume target after the chunk (metres·cells: × dx² is m³): the start's, plus the
     /// sources and drains asked for, less what drains could not take.
     pub target: f64,
+    /// Connected bodies of water after the chunk (0 unless volume_correction = "regions" runs).
+    pub regions: u32,
 }
 
 /// A backend: holds the state and runs the passes of a step. `Send`, so a `Simulation` can live on
@@ -29,6 +31,8 @@ pub trait Solver: Send {
     fn advance(&mut self, steps: u32, substeps: u32, input: &ChunkInput) -> Result<ChunkReport>;
     /// The surface relative to the reference level (a readback on the GPU).
     fn read_eta(&mut self) -> Result<Vec<f32>>;
+    /// Each cell's region label (id + 1, 0 dry) under volume_correction = "regions", else empty.
+    fn read_regions(&mut self) -> Result<Vec<u32>>;
     /// Adapter or backend in words.
     fn describe(&self) -> String;
 }

@@ -40,23 +40,28 @@ fn volume_error(sim: &mut Simulation) -> f64 {
     (v - sim.target_volume()).abs() / sim.target_volume()
 }
 
-/// 20,000 steps of waves running up and down a beach: "global" holds the volume to 1e-5 on both
-/// solvers and backends; "none" shows what it corrects.
+/// 20,000 steps of waves running up and down a beach: "global" and "regions" hold the volume to
+/// 1e-5 on both solvers and backends; "none" shows what they correct.
 #[test]
-fn global_correction_holds_a_beach_for_20000_steps() {
+fn the_corrections_hold_a_beach_for_20000_steps() {
     for solver in ["explicit", "adi"] {
-        for backend in BOTH {
-            let mut sim = simulation(&small_beach(solver, "global"), backend);
-            let mut worst = 0.0f64;
-            for _ in 0..10 {
-                sim.step(2000).unwrap();
-                worst = worst.max(volume_error(&mut sim));
+        for correction in ["global", "regions"] {
+            for backend in BOTH {
+                let mut sim = simulation(&small_beach(solver, correction), backend);
+                let mut worst = 0.0f64;
+                for _ in 0..10 {
+                    sim.step(2000).unwrap();
+                    worst = worst.max(volume_error(&mut sim));
+                }
+                eprintln!(
+                    "{solver} {backend:?} {correction}: max |V − V_target|/V_target {worst:.2e}, {:?} regions at the end",
+                    sim.regions()
+                );
+                assert!(
+                    worst <= 1e-5,
+                    "{solver} {backend:?} {correction}: volume off its target by {worst:.2e}"
+                );
             }
-            eprintln!("{solver} {backend:?} global: max |V − V_target|/V_target {worst:.2e}");
-            assert!(
-                worst <= 1e-5,
-                "{solver} {backend:?}: volume off its target by {worst:.2e}"
-            );
         }
         let mut uncorrected = simulation(&small_beach(solver, "none"), Backend::Cpu);
         uncorrected.step(20_000).unwrap();
@@ -97,7 +102,7 @@ fn a_source_adds_rate_times_time() {
     // 5 cm of water (0.384 m³) and 0.04 m³ more: the source is exact without a correction, and
     // the correction holds the water to the target that counts it.
     let (rate, steps) = (0.002, 1000u64);
-    for correction in ["none", "global"] {
+    for correction in ["none", "global", "regions"] {
         for backend in BOTH {
             let mut sim = simulation(&basin_with_source(rate, 0.05, correction), backend);
             let h0 = sim.surface().unwrap();
@@ -174,10 +179,18 @@ fn volume_error_abs(sim: &mut Simulation, h: &[f64]) {
 }
 
 #[test]
-fn gpu_matches_cpu_with_the_correction_and_a_source() {
-    for solver in ["explicit", "adi"] {
+fn gpu_matches_cpu_with_the_corrections_and_a_source() {
+    for (solver, correction) in [
+        ("explicit", "global"),
+        ("adi", "global"),
+        ("explicit", "regions"),
+        ("adi", "regions"),
+    ] {
         let text = beach_scene(r#"all = "reflect""#, solver, 0.01)
-            .replace("volume_correction = \"none\"", "volume_correction = \"global\"")
+            .replace(
+                "volume_correction = \"none\"",
+                &format!("volume_correction = \"{correction}\""),
+            )
             .replace(
                 "[water]",
                 "[[source]]\nx = 0.5\ny = 1.2\nradius = 0.1\nrate = 0.0005\n[water]",
@@ -188,20 +201,34 @@ fn gpu_matches_cpu_with_the_correction_and_a_source() {
         // The correction moves every wet cell each step, and the source raises the water over
         // the beach, so a shoreline cell within rounding of its ground can flood a step apart on
         // the two backends (ADI: PCR and Thomas round differently in every solve; GL: its
-        // compiler reorders float sums). Measured: explicit identical bits on lavapipe and 2.9e-5 m
-        // on GL, ADI 1.3e-5 m; bounded by four times the foundation's rule (16 ulp per step).
-        let tolerance = compare::tolerance(500, 0.05) * 4.0;
+        // compiler reorders float sums). Measured under "global": explicit identical bits on
+        // lavapipe and 2.9e-5 m on GL, ADI 3.4e-5 m on both; bounded by four times the foundation's rule
+        // (16 ulp per step). Under "regions" such a cell can also cut a puddle off a step apart,
+        // and the puddle's share of the target then differs by up to its region's discrepancy:
+        // ADI measured 8.9e-5 m at one cell on lavapipe (explicit: identical bits). There the
+        // bound is 16 times the rule at any cell, and 4 times it in the root mean square.
+        let base = compare::tolerance(500, 0.05) * 4.0;
+        let tolerance = if correction == "regions" { base * 4.0 } else { base };
         let (diff, at) = compare::max_abs_diff(&gpu, &cpu);
-        eprintln!("{solver}: max |gpu − cpu| {diff:.3e} m (tolerance {tolerance:.3e})");
+        let rms = (gpu.iter().zip(&cpu).map(|(a, b)| (a - b) * (a - b)).sum::<f64>() / gpu.len() as f64).sqrt();
+        eprintln!("{solver} {correction}: max |gpu − cpu| {diff:.3e} m (tolerance {tolerance:.3e}), rms {rms:.1e}");
+        assert!(
+            rms <= base,
+            "{solver} {correction}: GPU and CPU differ by {rms:.3e} m rms"
+        );
         assert!(
             diff <= tolerance,
-            "{solver}: GPU and CPU differ by {diff:.3e} m at cell {at}"
+            "{solver} {correction}: GPU and CPU differ by {diff:.3e} m at cell {at}"
         );
     }
 }
 
 /// A 10 cm deep pond in the rain.
 fn rainy_pond(seed: u64) -> Scene {
+    rainy_pond_with(seed, "global")
+}
+
+fn rainy_pond_with(seed: u64, correction: &str) -> Scene {
     scene(&format!(
         r#"
 [grid]
@@ -210,6 +237,8 @@ ny = 30
 dx = 0.05
 [time]
 dt = 0.01
+[physics]
+volume_correction = "{correction}"
 [terrain]
 flat = -0.1
 [water]

@@ -27,7 +27,8 @@ struct Params {
     // Σ of the sources' requested height per step, drains negative (metres·cells): the target's
     // change each step, before any drain's shortfall.
     source_step: f32,
-    _pad0: u32,
+    // Regions the per-region correction tracks (regions.wgsl); 0: volume_correction is not "regions".
+    regions: u32,
 }
 
 // Knuth's TwoSum: s = fl(a + b) and the exact error e, a + b = s + e. Every intermediate passes

@@ -15,6 +15,9 @@
 //            or what is there, recording the shortfall.
 //   rain     per drop cell of this step (src/rain.rs), after `apply`.
 //
+// Under volume_correction = "regions", regions.wgsl has computed a correction per connected body
+// of water, and `apply` moves each wet cell by its own region's instead of the global one.
+//
 // Nothing is read back per step: the host writes the chunk's start target and reads the chunk's
 // shortfall with the report at its end. Twin: src/cpu/volume.rs.
 
@@ -41,10 +44,15 @@ struct Volume {
 @group(0) @binding(4) var<storage, read> source: array<f32>;
 @group(0) @binding(5) var<storage, read_write> shortfall: array<f32>;
 @group(0) @binding(6) var<storage, read_write> carry: array<f32>;
+// volume_correction = "regions" (regions.wgsl): each region's (height, vel) correction, and the
+// water each cell gains after it, which joins the cell's region's target on the next step.
+@group(0) @binding(7) var<storage, read> region_corrections: array<vec2<f32>>;
+@group(0) @binding(8) var<storage, read_write> pending: array<f32>;
 
-// The current level, written in place.
+// The current level, written in place, and its region labels (id + 1, 0 dry).
 @group(1) @binding(0) var<storage, read_write> eta: array<f32>;
 @group(1) @binding(1) var<storage, read_write> vel: array<f32>;
+@group(1) @binding(2) var<storage, read> labels: array<u32>;
 
 @group(2) @binding(0) var<uniform> slot: StepSlot;
 
@@ -88,26 +96,36 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>) {
     var e = eta[c];
     var v = vel[c];
     var r = carry[c];
-    let delta = volume.correction;
+    var delta = vec2<f32>(volume.correction, volume.vel_correction);
+    if params.regions != 0u {
+        // Labelled on this very level: a cell is labelled exactly when e > b.
+        delta = region_corrections[max(labels[c], 1u) - 1u];
+    }
     if e > b && params.correct != 0u {
-        let s = two_sum(e, delta + r);
+        let s = two_sum(e, delta.x + r);
         e = s.x;
         r = s.y;
-        v = v + volume.vel_correction;
+        v = v + delta.y;
     }
     if params.sources != 0u {
         let want = source[c];
         var short = 0.0;
+        var added = 0.0;
         if want > 0.0 {
             let s = two_sum(max(e, b), want + r);
             e = s.x;
             r = s.y;
+            added = want;
         } else if want < 0.0 {
             let take = min(depth(e, b), -want);
             short = -want - take;
             e = e - take;
+            added = -take;
         }
         shortfall[c] = short;
+        if params.regions != 0u {
+            pending[c] = added;
+        }
     }
     if e <= b {
         e = b;
@@ -132,4 +150,7 @@ fn rain(@builtin(global_invocation_id) gid: vec3<u32>) {
     let s = two_sum(max(eta[c], b), rain_heights[k] + carry[c]);
     eta[c] = s.x;
     carry[c] = s.y;
+    if params.regions != 0u {
+        pending[c] = pending[c] + rain_heights[k];
+    }
 }

@@ -5,6 +5,7 @@ pub mod adi;
 pub mod explicit;
 pub mod probe;
 pub mod reduce;
+pub mod regions;
 pub mod volume;
 
 use crate::error::Result;
@@ -30,6 +31,8 @@ pub struct CpuSolver {
     /// See `GpuSolver::counted_shortfall`.
     counted_shortfall: f32,
     rains: bool,
+    /// The per-region correction, when the scene asks for it.
+    regions: Option<regions::Regions>,
 }
 
 impl CpuSolver {
@@ -50,8 +53,12 @@ impl CpuSolver {
             volume: volume::Volume::default(),
             counted_shortfall: 0.0,
             rains: setup.rain,
+            regions: (setup.params.regions != 0).then(|| regions::Regions::new(&setup.params)),
         };
         s.totals = s.reduce();
+        if let Some(r) = &mut s.regions {
+            r.record(&s.params, &s.ground, &s.eta[0], &s.vel[0]);
+        }
         s
     }
 
@@ -117,6 +124,13 @@ impl Solver for CpuSolver {
                 let rain = input.rain.steps.get(index as usize).copied().unwrap_or_default();
                 self.volume.settle(&self.params, &self.totals, index, rain.before);
                 let p = self.current;
+                let (labels, corrections, pending) = match &mut self.regions {
+                    Some(r) => {
+                        r.record(&self.params, &self.ground, &self.eta[p], &self.vel[p]);
+                        r.parts()
+                    }
+                    None => (&[][..], &[][..], &mut [][..]),
+                };
                 let mut cells = volume::Cells {
                     ground: &self.ground,
                     source: &self.source,
@@ -124,10 +138,14 @@ impl Solver for CpuSolver {
                     eta: &mut self.eta[p],
                     vel: &mut self.vel[p],
                     carry: &mut self.carry,
+                    labels,
+                    corrections,
+                    pending,
                 };
                 volume::apply(&self.params, &self.volume, &mut cells);
                 let run = rain.start as usize..(rain.start + rain.count) as usize;
-                volume::rain(&mut cells, &input.rain.cells[run.clone()], &input.rain.heights[run]);
+                let (entries, heights) = (&input.rain.cells[run.clone()], &input.rain.heights[run]);
+                volume::rain(&self.params, &mut cells, entries, heights);
             }
             probe::record(&self.probe_cells, &self.eta[self.current], &mut probes);
         }
@@ -144,11 +162,16 @@ impl Solver for CpuSolver {
                 self.volume.shortfall,
                 self.totals.shortfall,
             ),
+            regions: self.regions.as_ref().map_or(0, |r| r.count()),
         })
     }
 
     fn read_eta(&mut self) -> Result<Vec<f32>> {
         Ok(self.eta[self.current].clone())
+    }
+
+    fn read_regions(&mut self) -> Result<Vec<u32>> {
+        Ok(self.regions.as_ref().map_or(Vec::new(), |r| r.labels().to_vec()))
     }
 
     fn describe(&self) -> String {

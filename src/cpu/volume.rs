@@ -49,29 +49,44 @@ pub struct Cells<'a> {
     pub eta: &'a mut [f32],
     pub vel: &'a mut [f32],
     pub carry: &'a mut [f32],
+    /// volume_correction = "regions": the labels of this level, each region's (height, vel)
+    /// correction and the water each cell gains after it (empty otherwise).
+    pub labels: &'a [u32],
+    pub corrections: &'a [[f32; 2]],
+    pub pending: &'a mut [f32],
 }
 
 /// Twin of `apply`.
 pub fn apply(p: &Params, volume: &Volume, cells: &mut Cells) {
-    let delta = volume.correction;
     for c in 0..cells.eta.len() {
         let b = cells.ground[c];
         let (mut e, mut v, mut r) = (cells.eta[c], cells.vel[c], cells.carry[c]);
+        let delta = if p.regions != 0 {
+            cells.corrections[cells.labels[c].max(1) as usize - 1]
+        } else {
+            [volume.correction, volume.vel_correction]
+        };
         if e > b && p.correct != 0 {
-            (e, r) = two_sum(e, delta + r);
-            v += volume.vel_correction;
+            (e, r) = two_sum(e, delta[0] + r);
+            v += delta[1];
         }
         if p.sources != 0 {
             let want = cells.source[c];
             let mut short = 0.0;
+            let mut added = 0.0;
             if want > 0.0 {
                 (e, r) = two_sum(e.max(b), want + r);
+                added = want;
             } else if want < 0.0 {
                 let take = depth(e, b).min(-want);
                 short = -want - take;
                 e -= take;
+                added = -take;
             }
             cells.shortfall[c] = short;
+            if p.regions != 0 {
+                cells.pending[c] = added;
+            }
         }
         if e <= b {
             (e, v, r) = (b, 0.0, 0.0);
@@ -83,11 +98,14 @@ pub fn apply(p: &Params, volume: &Volume, cells: &mut Cells) {
 }
 
 /// Twin of `rain`: one step's entries.
-pub fn rain(cells: &mut Cells, entries: &[u32], heights: &[f32]) {
+pub fn rain(p: &Params, cells: &mut Cells, entries: &[u32], heights: &[f32]) {
     for (&c, &h) in entries.iter().zip(heights) {
         let c = c as usize;
         let (e, r) = two_sum(cells.eta[c].max(cells.ground[c]), h + cells.carry[c]);
         cells.eta[c] = e;
         cells.carry[c] = r;
+        if p.regions != 0 {
+            cells.pending[c] += h;
+        }
     }
 }

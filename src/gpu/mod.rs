@@ -7,6 +7,7 @@ pub mod level;
 pub mod probe;
 pub mod readback;
 pub mod reduce;
+pub mod regions;
 pub mod shaders;
 pub mod state;
 pub mod volume;
@@ -33,12 +34,15 @@ pub struct GpuSolver {
     reduce: reduce::Reduce,
     probe: probe::Probe,
     volume: volume::Volume,
+    /// The per-region correction, built when the scene asks for `volume_correction = "regions"`.
+    regions: Option<regions::Regions>,
     /// Whether each step runs the volume pass (a correction, sources, drains or rain).
     corrects: bool,
     /// The drains' shortfall on the last step of the last chunk: already in the target the host
     /// passes in, and cancelled from the next chunk's first `settle`, which reads it again.
     counted_shortfall: f32,
-    /// totals (32 B), first_bad_step (4 B), the chunk's drain shortfall (at 48, 4 B), then from byte
+    /// totals (32 B), first_bad_step (4 B), the chunk's drain shortfall (at 48, 4 B), the region
+    /// count (at 52, 4 B), then from byte
     /// `PROBES_AT` the probe history: one mapping per chunk.
     report_readback: wgpu::Buffer,
     eta_readback: wgpu::Buffer,
@@ -64,8 +68,10 @@ impl GpuSolver {
             Method::Explicit => None,
         };
         let volume = volume::Volume::new(device, &state, &level);
-        let solver = GpuSolver {
+        let regions = (params.regions != 0).then(|| regions::Regions::new(device, &state));
+        let mut solver = GpuSolver {
             volume,
+            regions,
             explicit: explicit::Explicit::new(device, &level),
             adi,
             level,
@@ -81,8 +87,21 @@ impl GpuSolver {
             state,
             adapter,
         };
+        solver.start_regions();
         scopes.pop()?;
         Ok(solver)
+    }
+
+    /// Labels the initial water: every region starts with its own volume as its target.
+    fn start_regions(&mut self) {
+        if let Some(regions) = &self.regions {
+            let mut encoder = self.device.create_command_encoder(&Default::default());
+            {
+                let mut pass = encoder.begin_compute_pass(&Default::default());
+                regions.record(&mut pass, &mut self.state);
+            }
+            self.queue.submit([encoder.finish()]);
+        }
     }
 
     /// The buffers holding the current state, for hosts that bind them directly.
@@ -158,6 +177,9 @@ impl Solver for GpuSolver {
                     }
                     if self.corrects {
                         self.reduce.reduce(&mut pass, &self.state);
+                        if let Some(regions) = &self.regions {
+                            regions.record(&mut pass, &mut self.state);
+                        }
                         self.volume.correct(&mut pass, &self.level, &self.state, step);
                     }
                     self.probe.record(&mut pass, &self.state, slot);
@@ -175,6 +197,9 @@ impl Solver for GpuSolver {
         encoder.copy_buffer_to_buffer(&self.state.totals, 0, &self.report_readback, 0, 32);
         encoder.copy_buffer_to_buffer(&self.state.first_bad_step, 0, &self.report_readback, 32, 4);
         encoder.copy_buffer_to_buffer(&self.state.volume, 8, &self.report_readback, 48, 4);
+        if self.regions.is_some() {
+            encoder.copy_buffer_to_buffer(&self.state.regions.counts, 4, &self.report_readback, 52, 4);
+        }
         let probe_bytes = steps as u64 * self.state.n_probes as u64 * 4;
         if probe_bytes > 0 {
             encoder.copy_buffer_to_buffer(
@@ -191,6 +216,7 @@ impl Solver for GpuSolver {
         let totals: Totals = bytemuck::pod_read_unaligned(&report[..32]);
         let first_bad: u32 = bytemuck::pod_read_unaligned(&report[32..36]);
         let shortfall: f32 = bytemuck::pod_read_unaligned(&report[48..52]);
+        let regions: u32 = bytemuck::pod_read_unaligned(&report[52..56]);
         let probes = report[PROBES_AT as usize..]
             .chunks_exact(4)
             .map(bytemuck::pod_read_unaligned)
@@ -202,6 +228,7 @@ impl Solver for GpuSolver {
             totals,
             probes,
             target: chunk_target(input, steps, &self.params, shortfall, totals.shortfall),
+            regions: if self.regions.is_some() { regions } else { 0 },
         })
     }
 
@@ -209,6 +236,18 @@ impl Solver for GpuSolver {
         let bytes = self.state.field_bytes();
         let mut encoder = self.device.create_command_encoder(&Default::default());
         encoder.copy_buffer_to_buffer(&self.state.eta[self.state.current], 0, &self.eta_readback, 0, bytes);
+        self.queue.submit([encoder.finish()]);
+        Ok(bytemuck::cast_slice(&readback::map(&self.device, &self.eta_readback, bytes)?).to_vec())
+    }
+
+    fn read_regions(&mut self) -> Result<Vec<u32>> {
+        if self.regions.is_none() {
+            return Ok(Vec::new());
+        }
+        let bytes = self.state.field_bytes();
+        let labels = &self.state.regions.labels[self.state.regions.current];
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(labels, 0, &self.eta_readback, 0, bytes);
         self.queue.submit([encoder.finish()]);
         Ok(bytemuck::cast_slice(&readback::map(&self.device, &self.eta_readback, bytes)?).to_vec())
     }

@@ -13,6 +13,7 @@ pub const ADI: &str = shader!("level.wgsl", "adi.wgsl");
 pub const REDUCE: &str = shader!("reduce.wgsl");
 pub const PROBE: &str = shader!("probe.wgsl");
 pub const VOLUME: &str = shader!("volume.wgsl");
+pub const REGIONS: &str = shader!("regions.wgsl");
 
 /// (file name, full source) of every shader.
 pub const ALL: &[(&str, &str)] = &[
@@ -21,6 +22,7 @@ pub const ALL: &[(&str, &str)] = &[
     ("reduce.wgsl", REDUCE),
     ("probe.wgsl", PROBE),
     ("volume.wgsl", VOLUME),
+    ("regions.wgsl", REGIONS),
 ];
 
 /// Files that are prepended to others rather than built on their own.

@@ -38,6 +38,10 @@ pub struct GpuState {
     pub source: wgpu::Buffer,
     /// What each drain cell could not take on the last step (16 B without sources).
     pub shortfall: wgpu::Buffer,
+    /// The per-region correction's buffers (regions.wgsl), stand-ins unless it runs.
+    pub regions: super::regions::RegionBuffers,
+    /// Regions its table holds (`Params::regions`, 0 when off).
+    pub region_capacity: u32,
     /// Which of the two levels holds the current state.
     pub current: usize,
 }
@@ -169,6 +173,8 @@ impl GpuState {
                 }),
                 storage,
             ),
+            regions: super::regions::RegionBuffers::new(device, params.nx * params.ny, params.regions),
+            region_capacity: params.regions,
             current: 0,
         })
     }

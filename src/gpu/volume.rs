@@ -9,8 +9,8 @@ pub struct Volume {
     apply: wgpu::ComputePipeline,
     rain: wgpu::ComputePipeline,
     shared: wgpu::BindGroup,
-    /// `levels[p]`: level p, written in place.
-    levels: [wgpu::BindGroup; 2],
+    /// `levels[p][q]`: level p, written in place, and region labels q.
+    levels: [[wgpu::BindGroup; 2]; 2],
     rain_layout: wgpu::BindGroupLayout,
     /// One `RainStep` per step of a chunk (zeros without rain).
     rain_steps: wgpu::Buffer,
@@ -47,12 +47,14 @@ impl Volume {
                 storage_entry(4, true),
                 storage_entry(5, false),
                 storage_entry(6, false),
+                storage_entry(7, true),
+                storage_entry(8, false),
             ],
         );
         let level_layout = layout(
             device,
             "volume level",
-            &[storage_entry(0, false), storage_entry(1, false)],
+            &[storage_entry(0, false), storage_entry(1, false), storage_entry(2, true)],
         );
         let rain_layout = layout(
             device,
@@ -74,7 +76,15 @@ impl Volume {
             &rain_layout,
             &[&rain_steps, &rain_cells, &rain_heights],
         );
-        let level = |p: usize| bind_group(device, "volume level", &level_layout, &[&state.eta[p], &state.vel[p]]);
+        let labels = &state.regions.labels;
+        let level = |p: usize, q: usize| {
+            bind_group(
+                device,
+                "volume level",
+                &level_layout,
+                &[&state.eta[p], &state.vel[p], &labels[q]],
+            )
+        };
         Volume {
             settle: pipeline(device, &module, &layouts, "settle"),
             apply: pipeline(device, &module, &layouts, "apply"),
@@ -91,9 +101,11 @@ impl Volume {
                     &state.source,
                     &state.shortfall,
                     &state.carry,
+                    &state.regions.corrections,
+                    &state.regions.pending,
                 ],
             ),
-            levels: [level(0), level(1)],
+            levels: [[level(0, 0), level(0, 1)], [level(1, 0), level(1, 1)]],
             rain_layout,
             rain_steps,
             rain_cells,
@@ -132,7 +144,7 @@ impl Volume {
     /// (reduce first).
     pub fn correct(&self, pass: &mut wgpu::ComputePass, level: &LevelBindings, state: &GpuState, index: u32) {
         pass.set_bind_group(0, &self.shared, &[]);
-        pass.set_bind_group(1, &self.levels[state.current], &[]);
+        pass.set_bind_group(1, &self.levels[state.current][state.regions.current], &[]);
         pass.set_bind_group(2, &level.slot, &[index * state.slot_stride]);
         pass.set_bind_group(3, &self.rain_group, &[]);
         pass.set_pipeline(&self.settle);

@@ -1,0 +1,199 @@
+//! The per-region volume pass (`wgsl/regions.wgsl`): labels the connected bodies of water, carries
+//! their targets across the step and computes each one's correction, which `volume.wgsl`'s `apply`
+//! spreads. Pipelines and bind groups built once; labels and targets ping-pong by index.
+
+use super::state::{bind_group, layout, linear_groups, pipeline, storage_entry, uniform_entry, GpuState};
+
+/// Words per region in the table (`STRIDE` in regions.wgsl).
+const STRIDE: u64 = 16;
+/// Cells per labelling tile (`TILE` in regions.wgsl).
+const TILE: u32 = 256;
+
+/// The buffers of the per-region correction, owned by `GpuState` because `volume.wgsl` binds them
+/// too. 16-byte stand-ins when `params.regions` is 0.
+pub struct RegionBuffers {
+    /// Union-find parents, u32 per cell.
+    pub parent: wgpu::Buffer,
+    /// Roots per tile of 256 cells, then their exclusive scan.
+    pub roots: wgpu::Buffer,
+    /// `STRIDE` u32 per region: this step's sums (regions.wgsl's field list).
+    pub table: wgpu::Buffer,
+    /// (old_count, count, _, _): regions last step and this step.
+    pub counts: wgpu::Buffer,
+    /// Water added to each cell after the last correction, f32 per cell.
+    pub pending: wgpu::Buffer,
+    /// Per region (height correction, vel correction).
+    pub corrections: wgpu::Buffer,
+    /// Region label per cell (id + 1, 0 dry), two levels.
+    pub labels: [wgpu::Buffer; 2],
+    /// Per region target, 64-bit fixed point (2^-28 metres·cells), two levels.
+    pub targets: [wgpu::Buffer; 2],
+    /// Which of `labels` and `targets` holds the latest step's.
+    pub current: usize,
+}
+
+impl RegionBuffers {
+    pub fn new(device: &wgpu::Device, cells: u32, capacity: u32) -> RegionBuffers {
+        let on = capacity > 0;
+        let buffer = |label: &str, bytes: u64, extra: wgpu::BufferUsages| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: if on { bytes.max(16) } else { 16 },
+                usage: wgpu::BufferUsages::STORAGE | extra,
+                mapped_at_creation: false,
+            })
+        };
+        let field = cells as u64 * 4;
+        let none = wgpu::BufferUsages::empty();
+        let copy = wgpu::BufferUsages::COPY_SRC;
+        let regions = capacity as u64;
+        RegionBuffers {
+            parent: buffer("region parents", field, none),
+            roots: buffer("region roots", cells.div_ceil(TILE) as u64 * 4, none),
+            table: buffer("region table", regions * STRIDE * 4, none),
+            counts: buffer("region counts", 16, copy),
+            pending: buffer("region pending", field, none),
+            corrections: buffer("region corrections", regions * 8, none),
+            labels: [
+                buffer("region labels 0", field, copy),
+                buffer("region labels 1", field, copy),
+            ],
+            targets: [
+                buffer("region targets 0", regions * 8, copy),
+                buffer("region targets 1", regions * 8, copy),
+            ],
+            current: 0,
+        }
+    }
+}
+
+pub struct Regions {
+    label_init: wgpu::ComputePipeline,
+    label_union: wgpu::ComputePipeline,
+    label_root: wgpu::ComputePipeline,
+    label_scan: wgpu::ComputePipeline,
+    label_number: wgpu::ComputePipeline,
+    label_spread: wgpu::ComputePipeline,
+    region_sum: wgpu::ComputePipeline,
+    region_split: wgpu::ComputePipeline,
+    region_carry: wgpu::ComputePipeline,
+    region_settle: wgpu::ComputePipeline,
+    shared: wgpu::BindGroup,
+    /// `levels[p]` reads level p.
+    levels: [wgpu::BindGroup; 2],
+    /// `sides[q]`: old labels and targets q, new 1 − q.
+    sides: [wgpu::BindGroup; 2],
+    cell_groups: (u32, u32),
+    tile_groups: (u32, u32),
+    region_groups: u32,
+}
+
+impl Regions {
+    pub fn new(device: &wgpu::Device, state: &GpuState) -> Regions {
+        let module = super::shaders::module(device, "regions.wgsl", super::shaders::REGIONS);
+        let shared_layout = layout(
+            device,
+            "regions shared",
+            &[
+                uniform_entry(0, false),
+                storage_entry(1, true),
+                storage_entry(2, false),
+                storage_entry(3, false),
+                storage_entry(4, false),
+                storage_entry(5, false),
+                storage_entry(6, false),
+                storage_entry(7, false),
+            ],
+        );
+        let level_layout = layout(
+            device,
+            "regions level",
+            &[storage_entry(0, true), storage_entry(1, true)],
+        );
+        let side_layout = layout(
+            device,
+            "regions sides",
+            &[
+                storage_entry(0, true),
+                storage_entry(1, false),
+                storage_entry(2, false),
+                storage_entry(3, false),
+            ],
+        );
+        let layouts = [&shared_layout, &level_layout, &side_layout];
+        let r = &state.regions;
+        let level = |p: usize| bind_group(device, "regions level", &level_layout, &[&state.eta[p], &state.vel[p]]);
+        let side = |q: usize| {
+            bind_group(
+                device,
+                "regions sides",
+                &side_layout,
+                &[&r.labels[q], &r.labels[1 - q], &r.targets[q], &r.targets[1 - q]],
+            )
+        };
+        let max = device.limits().max_compute_workgroups_per_dimension;
+        let regions = state.region_capacity;
+        Regions {
+            label_init: pipeline(device, &module, &layouts, "label_init"),
+            label_union: pipeline(device, &module, &layouts, "label_union"),
+            label_root: pipeline(device, &module, &layouts, "label_root"),
+            label_scan: pipeline(device, &module, &layouts, "label_scan"),
+            label_number: pipeline(device, &module, &layouts, "label_number"),
+            label_spread: pipeline(device, &module, &layouts, "label_spread"),
+            region_sum: pipeline(device, &module, &layouts, "region_sum"),
+            region_split: pipeline(device, &module, &layouts, "region_split"),
+            region_carry: pipeline(device, &module, &layouts, "region_carry"),
+            region_settle: pipeline(device, &module, &layouts, "region_settle"),
+            shared: bind_group(
+                device,
+                "regions shared",
+                &shared_layout,
+                &[
+                    &state.params,
+                    &state.ground,
+                    &r.parent,
+                    &r.roots,
+                    &r.table,
+                    &r.counts,
+                    &r.pending,
+                    &r.corrections,
+                ],
+            ),
+            levels: [level(0), level(1)],
+            sides: [side(0), side(1)],
+            cell_groups: (state.nx.div_ceil(16), state.ny.div_ceil(16)),
+            tile_groups: linear_groups(state.cells().div_ceil(TILE), max),
+            region_groups: regions.div_ceil(64),
+        }
+    }
+
+    /// Records the labelling and the per-region sums of the current level, and each region's
+    /// correction; the new labels and targets become current.
+    pub fn record(&self, pass: &mut wgpu::ComputePass, state: &mut GpuState) {
+        let q = state.regions.current;
+        pass.set_bind_group(0, &self.shared, &[]);
+        pass.set_bind_group(1, &self.levels[state.current], &[]);
+        pass.set_bind_group(2, &self.sides[q], &[]);
+        let cells = self.cell_groups;
+        let tiles = self.tile_groups;
+        let steps = [
+            (&self.label_init, cells),
+            (&self.label_union, cells),
+            (&self.label_root, tiles),
+            (&self.label_scan, (1, 1)),
+            (&self.label_number, tiles),
+            (&self.label_spread, cells),
+            (&self.region_sum, cells),
+            (&self.region_split, cells),
+            (&self.region_carry, (self.region_groups, 1)),
+            (&self.region_settle, (self.region_groups, 1)),
+        ];
+        for (pipeline, (x, y)) in steps {
+            if x > 0 && y > 0 {
+                pass.set_pipeline(pipeline);
+                pass.dispatch_workgroups(x, y, 1);
+            }
+        }
+        state.regions.current = 1 - q;
+    }
+}
