@@ -6,9 +6,10 @@
 // Labelling (union-find, Playne & Hawick 2018): every wet cell starts as its own root; each cell
 // joins its wet east and north neighbours by hooking the larger root under the smaller with an
 // atomic min, retried until it sticks (lock-free: a failed hook means another thread made
-// progress). Three passes, whatever the shapes: no convergence loop. A region's root is its
-// smallest cell index, and regions are numbered in that order by a scan of per-workgroup root
-// counts, so labels are deterministic and equal to the CPU twin's. A cell's label is id + 1,
+// progress), then path compression: two passes whatever the shapes, no convergence loop. A
+// region's root is its smallest cell index, and regions are numbered in that order by a scan of
+// per-tile root counts (three more passes), so labels are deterministic and equal to the CPU
+// twin's. A cell's label is id + 1,
 // 0 for dry; ids past the table's capacity share its last slot (one combined region).
 //
 // Targets (64-bit fixed point, 2^-28 m·cells, so sums are exact and order-free): each region
@@ -207,14 +208,6 @@ fn unite(a0: u32, b0: u32) {
 }
 
 @compute @workgroup_size(16, 16)
-fn label_init(@builtin(global_invocation_id) gid: vec3<u32>) {
-    if gid.x < params.nx && gid.y < params.ny {
-        let c = cell(gid.x, gid.y);
-        atomicStore(&parent[c], c);
-    }
-}
-
-@compute @workgroup_size(16, 16)
 fn label_union(@builtin(global_invocation_id) gid: vec3<u32>) {
     if gid.x >= params.nx || gid.y >= params.ny {
         return;
@@ -231,7 +224,23 @@ fn label_union(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
 }
 
-var<workgroup> flags: array<u32, TILE>;
+var<workgroup> scan_buffer: array<u32, TILE>;
+
+// Hillis–Steele inclusive scan across the workgroup (every thread calls it, with its value).
+fn inclusive_scan(lid: u32, value: u32) -> u32 {
+    scan_buffer[lid] = value;
+    workgroupBarrier();
+    for (var d = 1u; d < TILE; d = d << 1u) {
+        var v = scan_buffer[lid];
+        if lid >= d {
+            v = v + scan_buffer[lid - d];
+        }
+        workgroupBarrier();
+        scan_buffer[lid] = v;
+        workgroupBarrier();
+    }
+    return scan_buffer[lid];
+}
 
 // Index of this thread's cell when workgroups of TILE cells in index order are folded into 2-D.
 fn tile_cell(wid: vec3<u32>, groups: vec3<u32>, lid: u32) -> vec2<u32> {
@@ -255,27 +264,14 @@ fn label_root(
         atomicStore(&parent[c], r);
         is_root = select(0u, 1u, r == c);
     }
-    // Hillis–Steele inclusive scan of the root flags.
-    flags[lid] = is_root;
-    workgroupBarrier();
-    for (var d = 1u; d < TILE; d = d << 1u) {
-        var v = flags[lid];
-        if lid >= d {
-            v = v + flags[lid - d];
-        }
-        workgroupBarrier();
-        flags[lid] = v;
-        workgroupBarrier();
-    }
+    let rank = inclusive_scan(lid, is_root);
     if is_root != 0u {
-        labels[c] = flags[lid] - 1u;
+        labels[c] = rank - 1u;
     }
     if lid == TILE - 1u && at.x * TILE < cells() {
-        roots[at.x] = flags[lid];
+        roots[at.x] = rank;
     }
 }
-
-var<workgroup> partial: array<u32, TILE>;
 
 // One workgroup: the exclusive scan of the tiles' root counts, in place, and the region count.
 @compute @workgroup_size(256)
@@ -288,18 +284,8 @@ fn label_scan(@builtin(local_invocation_index) lid: u32) {
     for (var t = start; t < end; t++) {
         sum = sum + roots[t];
     }
-    partial[lid] = sum;
-    workgroupBarrier();
-    for (var d = 1u; d < TILE; d = d << 1u) {
-        var v = partial[lid];
-        if lid >= d {
-            v = v + partial[lid - d];
-        }
-        workgroupBarrier();
-        partial[lid] = v;
-        workgroupBarrier();
-    }
-    var offset = partial[lid] - sum;
+    let through = inclusive_scan(lid, sum);
+    var offset = through - sum;
     for (var t = start; t < end; t++) {
         let n = roots[t];
         roots[t] = offset;
@@ -307,7 +293,7 @@ fn label_scan(@builtin(local_invocation_index) lid: u32) {
     }
     if lid == TILE - 1u {
         counts.old_count = counts.count;
-        counts.count = partial[lid];
+        counts.count = through;
     }
 }
 
@@ -326,6 +312,8 @@ fn label_number(
 }
 
 // Every other cell takes its root's label (roots are final since `label_number`); dry cells 0.
+// Then it becomes its own root again, ready for the next step's `label_union` (only roots' parents
+// are read here, and a root's is itself; the buffer starts as the identity).
 @compute @workgroup_size(16, 16)
 fn label_spread(@builtin(global_invocation_id) gid: vec3<u32>) {
     if gid.x >= params.nx || gid.y >= params.ny {
@@ -339,6 +327,7 @@ fn label_spread(@builtin(global_invocation_id) gid: vec3<u32>) {
     let r = atomicLoad(&parent[c]);
     if r != c {
         labels[c] = labels[r];
+        atomicStore(&parent[c], c);
     }
 }
 
@@ -514,43 +503,40 @@ fn region_split(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_in
 
 // Per old region: what is left of its target goes to the smallest new region it reaches (all of
 // it when it reaches one). Then its fields and its old target are cleared for reuse.
-@compute @workgroup_size(64)
-fn region_carry(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x;
-    if i >= min(counts.old_count, capacity()) {
-        return;
+@compute @workgroup_size(256)
+fn region_carry(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    // A grid-stride loop: a few workgroups, however many regions the table could hold.
+    for (var i = gid.x; i < min(counts.old_count, capacity()); i += groups.x * 256u) {
+        let w = i * STRIDE;
+        let max_1 = atomicLoad(&table[w + F_MAX_1]);
+        if max_1 != 0u {
+            let j = ~atomicLoad(&table[w + F_MIN_NOT]);
+            add_target(j, add64(old_targets[i], negate64(read_table(w + F_GIVEN))));
+        }
+        for (var f = F_OVERLAP; f < STRIDE; f++) {
+            atomicStore(&table[w + f], 0u);
+        }
+        old_targets[i] = vec2<u32>(0u, 0u);
     }
-    let w = i * STRIDE;
-    let max_1 = atomicLoad(&table[w + F_MAX_1]);
-    if max_1 != 0u {
-        let j = ~atomicLoad(&table[w + F_MIN_NOT]);
-        add_target(j, add64(old_targets[i], negate64(read_table(w + F_GIVEN))));
-    }
-    for (var f = F_OVERLAP; f < STRIDE; f++) {
-        atomicStore(&table[w + f], 0u);
-    }
-    old_targets[i] = vec2<u32>(0u, 0u);
 }
 
 // Per new region: its correction, and its fields cleared for the next step.
-@compute @workgroup_size(64)
-fn region_settle(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let j = gid.x;
-    if j >= min(counts.count, capacity()) {
-        return;
-    }
-    let w = j * STRIDE;
-    let wet_cells = f32(atomicLoad(&table[w + F_WET]));
-    let volume = read_table(w + F_VOLUME);
-    var goal = vec2<u32>(atomicLoad(&targets[2u * j]), atomicLoad(&targets[2u * j + 1u]));
-    if atomicLoad(&table[w + F_HAD_OLD]) == 0u {
-        goal = volume;
-        atomicStore(&targets[2u * j], goal.x);
-        atomicStore(&targets[2u * j + 1u], goal.y);
-    }
-    let difference = to_real(add64(goal, negate64(volume)));
-    corrections[j] = vec2<f32>(difference / wet_cells, -to_real(read_table(w + F_VEL)) / wet_cells);
-    for (var f = 0u; f < F_OVERLAP; f++) {
-        atomicStore(&table[w + f], 0u);
+@compute @workgroup_size(256)
+fn region_settle(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    for (var j = gid.x; j < min(counts.count, capacity()); j += groups.x * 256u) {
+        let w = j * STRIDE;
+        let wet_cells = f32(atomicLoad(&table[w + F_WET]));
+        let volume = read_table(w + F_VOLUME);
+        var goal = vec2<u32>(atomicLoad(&targets[2u * j]), atomicLoad(&targets[2u * j + 1u]));
+        if atomicLoad(&table[w + F_HAD_OLD]) == 0u {
+            goal = volume;
+            atomicStore(&targets[2u * j], goal.x);
+            atomicStore(&targets[2u * j + 1u], goal.y);
+        }
+        let difference = to_real(add64(goal, negate64(volume)));
+        corrections[j] = vec2<f32>(difference / wet_cells, -to_real(read_table(w + F_VEL)) / wet_cells);
+        for (var f = 0u; f < F_OVERLAP; f++) {
+            atomicStore(&table[w + f], 0u);
+        }
     }
 }

@@ -2,12 +2,17 @@
 //! their targets across the step and computes each one's correction, which `volume.wgsl`'s `apply`
 //! spreads. Pipelines and bind groups built once; labels and targets ping-pong by index.
 
+use wgpu::util::DeviceExt;
+
 use super::state::{bind_group, layout, linear_groups, pipeline, storage_entry, uniform_entry, GpuState};
 
 /// Words per region in the table (`STRIDE` in regions.wgsl).
 const STRIDE: u64 = 16;
 /// Cells per labelling tile (`TILE` in regions.wgsl).
 const TILE: u32 = 256;
+/// Workgroups of the per-region passes, which loop over the regions: most steps have a handful,
+/// and idle workgroups still cost a software adapter a few microseconds each.
+const REGION_GROUPS: u32 = 16;
 
 /// The buffers of the per-region correction, owned by `GpuState` because `volume.wgsl` binds them
 /// too. 16-byte stand-ins when `params.regions` is 0.
@@ -48,7 +53,17 @@ impl RegionBuffers {
         let copy = wgpu::BufferUsages::COPY_SRC;
         let regions = capacity as u64;
         RegionBuffers {
-            parent: buffer("region parents", field, none),
+            parent: if on {
+                // The identity: every cell its own root (`label_spread` restores it each step).
+                let identity: Vec<u32> = (0..cells).collect();
+                device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("region parents"),
+                    contents: bytemuck::cast_slice(&identity),
+                    usage: wgpu::BufferUsages::STORAGE,
+                })
+            } else {
+                buffer("region parents", 16, none)
+            },
             roots: buffer("region roots", cells.div_ceil(TILE) as u64 * 4, none),
             table: buffer("region table", regions * STRIDE * 4, none),
             counts: buffer("region counts", 16, copy),
@@ -68,7 +83,6 @@ impl RegionBuffers {
 }
 
 pub struct Regions {
-    label_init: wgpu::ComputePipeline,
     label_union: wgpu::ComputePipeline,
     label_root: wgpu::ComputePipeline,
     label_scan: wgpu::ComputePipeline,
@@ -134,7 +148,6 @@ impl Regions {
         let max = device.limits().max_compute_workgroups_per_dimension;
         let regions = state.region_capacity;
         Regions {
-            label_init: pipeline(device, &module, &layouts, "label_init"),
             label_union: pipeline(device, &module, &layouts, "label_union"),
             label_root: pipeline(device, &module, &layouts, "label_root"),
             label_scan: pipeline(device, &module, &layouts, "label_scan"),
@@ -163,7 +176,7 @@ impl Regions {
             sides: [side(0), side(1)],
             cell_groups: (state.nx.div_ceil(16), state.ny.div_ceil(16)),
             tile_groups: linear_groups(state.cells().div_ceil(TILE), max),
-            region_groups: regions.div_ceil(64),
+            region_groups: regions.div_ceil(256).min(REGION_GROUPS),
         }
     }
 
@@ -177,7 +190,6 @@ impl Regions {
         let cells = self.cell_groups;
         let tiles = self.tile_groups;
         let steps = [
-            (&self.label_init, cells),
             (&self.label_union, cells),
             (&self.label_root, tiles),
             (&self.label_scan, (1, 1)),
