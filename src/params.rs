@@ -34,7 +34,7 @@ pub struct Params {
     pub n_probes: u32,
     /// Always 1.0 (see `two_sum` in common.wgsl).
     pub one: f32,
-    /// 1 when volume_correction = "global".
+    /// How the volume is corrected: 0 not, `CORRECT_TARGET` or `CORRECT_CLAMPS`.
     pub correct: u32,
     /// 1 when the scene has sources or drains.
     pub sources: u32,
@@ -60,8 +60,17 @@ pub struct Totals {
     pub shortfall: f32,
     /// Σ vel over wet cells.
     pub sum_vel: f32,
-    pub _pad: u32,
+    /// Σ of the water the dry-cell rule made, b − h, since the last correction (`CORRECT_CLAMPS`).
+    pub made: f32,
+    /// Σ of the per-step change the dry-cell rule dropped since the last correction.
+    pub dropped: f32,
+    pub _pad: [u32; 3],
 }
+
+/// `Params::correct`: hold a closed domain to its target.
+pub const CORRECT_TARGET: u32 = 1;
+/// `Params::correct`: with open, absorbing or ghost sides, undo what the dry-cell rule did.
+pub const CORRECT_CLAMPS: u32 = 2;
 
 /// Mirror of WGSL `StepSlot`, one per step of a submit, bound with a dynamic offset.
 #[repr(C)]
@@ -95,13 +104,16 @@ impl Params {
             n_partials: cells.div_ceil(CELLS_PER_PARTIAL) as u32,
             n_probes,
             one: 1.0,
-            correct: (scene.physics.volume_correction != crate::scene::VolumeCorrection::None
-                && sides_are_closed(&sides)) as u32,
+            correct: match scene.physics.volume_correction {
+                crate::scene::VolumeCorrection::None => 0,
+                _ if sides_are_closed(&sides) => CORRECT_TARGET,
+                _ => CORRECT_CLAMPS,
+            },
             sources: 0,
             source_step: 0.0,
             regions: 0,
         };
-        if p.correct != 0 && scene.physics.volume_correction == crate::scene::VolumeCorrection::Regions {
+        if p.correct == CORRECT_TARGET && scene.physics.volume_correction == crate::scene::VolumeCorrection::Regions {
             p.regions = (cells as u32).clamp(1, MAX_REGIONS);
         }
         p
@@ -109,8 +121,8 @@ impl Params {
 }
 
 /// Whether water can only leave through sources and drains (reflect and periodic sides): the
-/// sides where the global correction's target is known exactly. Open, absorbing and ghost sides
-/// move water through the boundary, and measuring that flux is not built yet.
+/// sides where the volume's target is known exactly. Through open, absorbing and ghost sides
+/// water enters and leaves, and the correction undoes the dry-cell rule instead.
 pub fn sides_are_closed(sides: &Sides) -> bool {
     use crate::scene::BoundaryMode::{Periodic, Reflect};
     [sides.west, sides.east, sides.south, sides.north]
@@ -153,7 +165,7 @@ mod tests {
     #[test]
     fn mirrors_have_the_wgsl_sizes() {
         assert_eq!(std::mem::size_of::<Params>(), 64);
-        assert_eq!(std::mem::size_of::<Totals>(), 32);
+        assert_eq!(std::mem::size_of::<Totals>(), 48);
         assert_eq!(std::mem::size_of::<StepSlot>(), 16);
     }
 }

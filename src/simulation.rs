@@ -97,10 +97,11 @@ impl Simulation {
         }
         let mut params = Params::new(scene, substeps, probe_cells.len() as u32);
         let correction = scene.physics.volume_correction;
-        if correction != VolumeCorrection::None && params.correct == 0 {
+        if correction == VolumeCorrection::Regions && params.correct == params::CORRECT_CLAMPS {
             notes.push(
-                "the volume correction runs only with reflect and periodic sides for now (the flux through \
-                 open, absorbing and ghost sides is not measured yet): this run is not corrected"
+                "volume_correction = \"regions\" runs with reflect and periodic sides only: through open, \
+                 absorbing and ghost sides water crosses the boundary, so this run corrects globally, undoing \
+                 what the dry-cell rule does"
                     .into(),
             );
         }
@@ -110,9 +111,23 @@ impl Simulation {
             params.source_step = source.iter().map(|&s| s as f64).sum::<f64>() as f32;
         }
         // The initial water, as the backends' own reduction measures it (no shortfall yet).
-        let before_sources = Params { sources: 0, ..params };
+        let before_sources = Params {
+            sources: 0,
+            correct: 0,
+            ..params
+        };
         let rest = vec![0.0f32; eta.len()];
-        let target = crate::cpu::reduce::reduce(&before_sources, &ground_rel, &eta, &rest, &[]).sum_depth as f64;
+        let target = crate::cpu::reduce::reduce(
+            &before_sources,
+            &ground_rel,
+            &eta,
+            &rest,
+            crate::cpu::reduce::Extras {
+                shortfall: &[],
+                clamped: &[],
+            },
+        )
+        .sum_depth as f64;
         let still = ground_rel.iter().map(|&b| (-(b as f64)).max(0.0)).sum();
         let regions = (params.regions != 0).then(|| crate::cpu::regions::label(&params, &ground_rel, &eta).1);
         let solver = make(&Setup {

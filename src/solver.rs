@@ -67,10 +67,15 @@ pub fn split_target(target: f64) -> (f32, f32) {
     (hi, (target - hi as f64) as f32)
 }
 
-/// The target after a chunk of `steps`: the start's, the sources and drains asked for and the rain,
-/// less what
-/// the drains could not take: `shortfall` as `settle` summed it, and `last` (the chunk's last
-/// step, which the next chunk's first `settle` will read again and cancel).
-pub fn chunk_target(input: &ChunkInput, steps: u32, params: &Params, shortfall: f32, last: f32) -> f64 {
+/// The target after a chunk of `steps`. Under `CORRECT_TARGET`: the start's, the sources and
+/// drains asked for and the rain, less what the drains could not take: `shortfall` as `settle`
+/// summed it, and `last` (the chunk's last step, which the next chunk's first `settle` will read
+/// again and cancel). Under `CORRECT_CLAMPS` the boundary moves water too, so the target is what
+/// the last step held (`held`, measured on the backend) plus that step's sources, drains and rain.
+pub fn chunk_target(input: &ChunkInput, steps: u32, params: &Params, shortfall: f32, last: f32, held: f32) -> f64 {
+    if params.correct == crate::params::CORRECT_CLAMPS {
+        let rain_last = input.rain.total - input.rain.steps.last().map_or(0.0, |s| s.before as f64);
+        return held as f64 + params.source_step as f64 + rain_last + last as f64;
+    }
     input.target + steps as f64 * params.source_step as f64 + input.rain.total + shortfall as f64 + last as f64
 }

@@ -20,7 +20,7 @@ struct Params {
     // Always 1.0. Multiplying by it hides values from the shader compiler's algebra, which would
     // otherwise rewrite an error-free sum such as (a + b) − a into b (see `two_sum`).
     one: f32,
-    // 1: volume_correction = "global" (volume.wgsl spreads the target's difference over the wet cells).
+    // How volume.wgsl corrects (CORRECT_*): 0 not at all.
     correct: u32,
     // 1: the scene has sources or drains (a per-cell height per step in volume.wgsl's `source`).
     sources: u32,
@@ -54,8 +54,21 @@ struct Totals {
     shortfall: f32,
     // Σ vel over wet cells: the volume's change per (sub)step, zero in a closed domain.
     sum_vel: f32,
+    // Σ of what the dry-cell rule did since the last correction (CORRECT_CLAMPS): the water it
+    // made, b − h, and the per-step change it dropped, vel (level.wgsl's `store`).
+    made: f32,
+    dropped: f32,
     _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
+
+// Params::correct. In a closed domain (reflect and periodic sides) the volume is held to a target
+// that only sources, drains and rain move. Through open, absorbing and ghost sides water enters
+// and leaves, so there the correction undoes what the dry-cell rule did instead: the water it
+// made and the per-step change it dropped, measured cell by cell as `store` clamps.
+const CORRECT_TARGET: u32 = 1u;
+const CORRECT_CLAMPS: u32 = 2u;
 
 // One step's index within the current submit, bound with a dynamic offset.
 struct StepSlot {

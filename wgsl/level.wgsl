@@ -8,6 +8,9 @@
 @group(0) @binding(3) var<storage, read_write> first_bad_step: atomic<u32>;
 // The rounding residual of each cell's last eta update (read and written only by its own cell).
 @group(0) @binding(4) var<storage, read_write> carry: array<f32>;
+// Under CORRECT_CLAMPS, what the dry-cell rule did to each cell since the last correction: the
+// water it made and the per-step change it dropped (read by reduce.wgsl, reset by volume.wgsl).
+@group(0) @binding(5) var<storage, read_write> clamped: array<vec2<f32>>;
 
 @group(1) @binding(0) var<storage, read> eta_in: array<f32>;
 @group(1) @binding(1) var<storage, read> vel_in: array<f32>;
@@ -30,6 +33,11 @@ fn store(c: u32, b_c: f32, eta_new: f32, vel_new: f32, residual: f32) {
     var vel = vel_new;
     var res = residual;
     if eta <= b_c {
+        if params.correct == CORRECT_CLAMPS && is_finite(eta) {
+            // The water the clamp makes, and the per-step change it drops: the solver's own
+            // change of this cell, which its neighbours' opposite face terms balance.
+            clamped[c] = clamped[c] + vec2<f32>((b_c - eta_new) - residual, vel_new);
+        }
         eta = b_c;
         vel = 0.0;
         res = 0.0;

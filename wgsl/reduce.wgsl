@@ -1,6 +1,7 @@
 // Deterministic tree reduction of the state: the sum of eta and the count over wet cells (for the
 // ghost-mean side), the largest depth (for the stability check), a non-finite flag, the wet volume
-// the drains' shortfall and Σvel (for the volume correction, volume.wgsl).
+// the drains' shortfall, Σvel and what the dry-cell rule did (for the volume correction,
+// volume.wgsl).
 // Two passes: `partial_sums` (one partial per workgroup of CELLS_PER_GROUP cells) and `finish`
 // (one workgroup folds the partials). The order of every addition is fixed, so two runs give the
 // same bits. Twin: src/cpu/reduce.rs.
@@ -16,6 +17,8 @@ struct Partial {
     sum_depth: f32,
     shortfall: f32,
     sum_vel: f32,
+    made: f32,
+    dropped: f32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -24,6 +27,8 @@ struct Partial {
 @group(0) @binding(3) var<storage, read_write> totals: Totals;
 // What each drain cell could not take on the last step (volume.wgsl); read only with sources.
 @group(0) @binding(4) var<storage, read> shortfall: array<f32>;
+// What the dry-cell rule did to each cell (level.wgsl); read only under CORRECT_CLAMPS.
+@group(0) @binding(5) var<storage, read> clamped: array<vec2<f32>>;
 
 @group(1) @binding(0) var<storage, read> eta: array<f32>;
 @group(1) @binding(1) var<storage, read> vel: array<f32>;
@@ -35,6 +40,7 @@ var<workgroup> s_bad: array<u32, WG>;
 var<workgroup> s_depth: array<f32, WG>;
 var<workgroup> s_short: array<f32, WG>;
 var<workgroup> s_vel: array<f32, WG>;
+var<workgroup> s_clamp: array<vec2<f32>, WG>;
 
 fn tree(t: u32) {
     workgroupBarrier();
@@ -47,6 +53,7 @@ fn tree(t: u32) {
             s_depth[t] = s_depth[t] + s_depth[t + stride];
             s_short[t] = s_short[t] + s_short[t + stride];
             s_vel[t] = s_vel[t] + s_vel[t + stride];
+            s_clamp[t] = s_clamp[t] + s_clamp[t + stride];
         }
         workgroupBarrier();
     }
@@ -68,6 +75,7 @@ fn partial_sums(
     var depth_sum = 0.0;
     var short = 0.0;
     var vel_sum = 0.0;
+    var clamp_sum = vec2<f32>(0.0, 0.0);
     for (var m = 0u; m < PER_THREAD; m = m + 1u) {
         let c = base + m * WG + t;
         if c < n {
@@ -89,6 +97,9 @@ fn partial_sums(
             if params.sources != 0u {
                 short = short + shortfall[c];
             }
+            if params.correct == CORRECT_CLAMPS {
+                clamp_sum = clamp_sum + clamped[c];
+            }
         }
     }
     s_sum[t] = sum;
@@ -98,9 +109,11 @@ fn partial_sums(
     s_depth[t] = depth_sum;
     s_short[t] = short;
     s_vel[t] = vel_sum;
+    s_clamp[t] = clamp_sum;
     tree(t);
     if t == 0u && group < params.n_partials {
-        partials[group] = Partial(s_sum[0], s_wet[0], s_max[0], s_bad[0], s_depth[0], s_short[0], s_vel[0]);
+        let k = s_clamp[0];
+        partials[group] = Partial(s_sum[0], s_wet[0], s_max[0], s_bad[0], s_depth[0], s_short[0], s_vel[0], k.x, k.y);
     }
 }
 
@@ -113,6 +126,7 @@ fn finish(@builtin(local_invocation_index) t: u32) {
     var depth_sum = 0.0;
     var short = 0.0;
     var vel_sum = 0.0;
+    var clamp_sum = vec2<f32>(0.0, 0.0);
     for (var p = t; p < params.n_partials; p = p + WG) {
         let q = partials[p];
         sum = sum + q.sum_eta;
@@ -122,6 +136,7 @@ fn finish(@builtin(local_invocation_index) t: u32) {
         depth_sum = depth_sum + q.sum_depth;
         short = short + q.shortfall;
         vel_sum = vel_sum + q.sum_vel;
+        clamp_sum = clamp_sum + vec2<f32>(q.made, q.dropped);
     }
     s_sum[t] = sum;
     s_wet[t] = wet;
@@ -130,8 +145,10 @@ fn finish(@builtin(local_invocation_index) t: u32) {
     s_depth[t] = depth_sum;
     s_short[t] = short;
     s_vel[t] = vel_sum;
+    s_clamp[t] = clamp_sum;
     tree(t);
     if t == 0u {
-        totals = Totals(s_sum[0], s_wet[0], s_max[0], s_bad[0], s_depth[0], s_short[0], s_vel[0], 0u);
+        let k = s_clamp[0];
+        totals = Totals(s_sum[0], s_wet[0], s_max[0], s_bad[0], s_depth[0], s_short[0], s_vel[0], k.x, k.y, 0u, 0u, 0u);
     }
 }

@@ -1,10 +1,14 @@
 // Volume that never drifts (Kass & Miller §4, Wilson et al.'s global correction), and sources
 // and drains. Once per step, after the solver and a reduction (reduce.wgsl) of the new level:
 //
-//   settle   one thread: the target T (metres·cells) is the host's f64 target at the chunk's
-//            start plus this chunk's requested sources and drains so far and the shortfall of
+//   settle   one thread. CORRECT_TARGET (closed sides): the target T (metres·cells) is the
+//            host's f64 target at the chunk's start plus this chunk's requested sources and drains so far and the shortfall of
 //            drains that could not take it; Δ = (T − V)/W over the W wet cells, T and V measured
 //            above the still water (reduce.wgsl: small numbers, so reordering costs little).
+//            CORRECT_CLAMPS (open, absorbing or ghost sides, where water crosses the boundary):
+//            Δ = −made/W and the vel correction +dropped/W, what the dry-cell rule did since the
+//            last step (level.wgsl's `store` records it per cell): every other change is the
+//            solver's own, boundary fluxes included, and stands.
 //   apply    per cell, in place on the current level: wet cells move by Δ, never below the
 //            ground, and their vel by −Σvel/W. In a closed domain the volume's change per step,
 //            Σvel, is zero (sources, drains and rain go into both levels), but the dry clamp
@@ -31,7 +35,8 @@ struct Volume {
     correction: f32,
     // What every wet cell's vel moves by this step: −Σvel/W.
     vel_correction: f32,
-    _pad0: u32,
+    // Under CORRECT_CLAMPS: the volume above the still water once this step is corrected.
+    held: f32,
     _pad1: u32,
     _pad2: u32,
 }
@@ -48,6 +53,9 @@ struct Volume {
 // water each cell gains after it, which joins the cell's region's target on the next step.
 @group(0) @binding(7) var<storage, read> region_corrections: array<vec2<f32>>;
 @group(0) @binding(8) var<storage, read_write> pending: array<f32>;
+// Under CORRECT_CLAMPS, what the dry-cell rule did to each cell (level.wgsl): read by the
+// reduction before `settle`, then reset by `apply` to what its own clamp does.
+@group(0) @binding(9) var<storage, read_write> clamped: array<vec2<f32>>;
 
 // The current level, written in place, and its region labels (id + 1, 0 dry).
 @group(1) @binding(0) var<storage, read_write> eta: array<f32>;
@@ -77,13 +85,19 @@ fn settle() {
     volume.shortfall = volume.shortfall + totals.shortfall;
     var correction = 0.0;
     var vel_correction = 0.0;
-    if params.correct != 0u && totals.wet > 0u {
-        vel_correction = -totals.sum_vel / f32(totals.wet);
+    let wet = f32(totals.wet);
+    if params.correct == CORRECT_TARGET && totals.wet > 0u {
         let since = (f32(slot.index) * params.source_step + rain_steps[slot.index].before) + volume.shortfall;
-        correction = (((volume.start_hi - totals.sum_depth) + since) + volume.start_lo) / f32(totals.wet);
+        correction = (((volume.start_hi - totals.sum_depth) + since) + volume.start_lo) / wet;
+        vel_correction = -totals.sum_vel / wet;
+    } else if params.correct == CORRECT_CLAMPS && totals.wet > 0u {
+        // Take back the water the dry-cell rule made, and give back the change it dropped.
+        correction = -totals.made / wet;
+        vel_correction = totals.dropped / wet;
     }
     volume.correction = correction;
     volume.vel_correction = vel_correction;
+    volume.held = totals.sum_depth - totals.made;
 }
 
 @compute @workgroup_size(16, 16)
@@ -126,6 +140,9 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>) {
         if params.regions != 0u {
             pending[c] = added;
         }
+    }
+    if params.correct == CORRECT_CLAMPS {
+        clamped[c] = select(vec2<f32>(0.0, 0.0), vec2<f32>((b - e) - r, v), e <= b);
     }
     if e <= b {
         e = b;

@@ -152,12 +152,18 @@ pub struct Out<'a> {
     pub eta: &'a mut [f32],
     pub vel: &'a mut [f32],
     pub carry: &'a mut [f32],
+    /// Under `CORRECT_CLAMPS`, what the dry-cell rule did to each cell; empty otherwise.
+    pub clamped: &'a mut [[f32; 2]],
 }
 
 impl Out<'_> {
     /// Twin of `store`: the dry-cell rule. Returns whether the result is non-finite.
     pub(crate) fn store(&mut self, c: usize, b_c: f32, eta_new: f32, vel_new: f32, residual: f32) -> bool {
         let (eta, vel, res) = if eta_new <= b_c {
+            if !self.clamped.is_empty() && eta_new.is_finite() {
+                let k = &mut self.clamped[c];
+                *k = [k[0] + ((b_c - eta_new) - residual), k[1] + vel_new];
+            }
             (b_c, 0.0, 0.0)
         } else {
             (eta_new, vel_new, residual)

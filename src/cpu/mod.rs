@@ -21,6 +21,8 @@ pub struct CpuSolver {
     vel: [Vec<f32>; 2],
     /// Rounding residuals of the compensated eta update, updated in place.
     carry: Vec<f32>,
+    /// What the dry-cell rule did to each cell since the last correction (`CORRECT_CLAMPS`).
+    clamped: Vec<[f32; 2]>,
     current: usize,
     probe_cells: Vec<u32>,
     totals: Totals,
@@ -44,6 +46,14 @@ impl CpuSolver {
             eta: [setup.eta.to_vec(), vec![0.0; n]],
             vel: [vec![0.0; n], vec![0.0; n]],
             carry: vec![0.0; n],
+            clamped: vec![
+                [0.0; 2];
+                if setup.params.correct == crate::params::CORRECT_CLAMPS {
+                    n
+                } else {
+                    0
+                }
+            ],
             current: 0,
             probe_cells: setup.probe_cells.to_vec(),
             totals: Totals::default(),
@@ -64,7 +74,11 @@ impl CpuSolver {
 
     fn reduce(&self) -> Totals {
         let p = self.current;
-        reduce::reduce(&self.params, &self.ground, &self.eta[p], &self.vel[p], &self.shortfall)
+        let extras = reduce::Extras {
+            shortfall: &self.shortfall,
+            clamped: &self.clamped,
+        };
+        reduce::reduce(&self.params, &self.ground, &self.eta[p], &self.vel[p], extras)
     }
 }
 
@@ -109,6 +123,7 @@ impl Solver for CpuSolver {
                     eta: eta_out,
                     vel: vel_out,
                     carry: &mut self.carry,
+                    clamped: &mut self.clamped,
                 };
                 let bad = match self.method {
                     Method::Explicit => explicit::step(&level, &mut out),
@@ -138,6 +153,7 @@ impl Solver for CpuSolver {
                     eta: &mut self.eta[p],
                     vel: &mut self.vel[p],
                     carry: &mut self.carry,
+                    clamped: &mut self.clamped,
                     labels,
                     corrections,
                     pending,
@@ -161,6 +177,7 @@ impl Solver for CpuSolver {
                 &self.params,
                 self.volume.shortfall,
                 self.totals.shortfall,
+                self.volume.held,
             ),
             regions: self.regions.as_ref().map_or(0, |r| r.count()),
         })

@@ -1,6 +1,6 @@
 //! Twin of `wgsl/reduce.wgsl`: the same tree, the same order of additions, the same bits.
 
-use crate::params::{Params, Totals, CELLS_PER_PARTIAL};
+use crate::params::{Params, Totals, CELLS_PER_PARTIAL, CORRECT_CLAMPS};
 
 const WG: usize = 256;
 const PER_THREAD: usize = 8;
@@ -14,6 +14,8 @@ struct Lane {
     depth: f32,
     short: f32,
     vel: f32,
+    made: f32,
+    dropped: f32,
 }
 
 fn tree(lanes: &mut [Lane; WG]) -> Lane {
@@ -29,14 +31,24 @@ fn tree(lanes: &mut [Lane; WG]) -> Lane {
             l.depth += o.depth;
             l.short += o.short;
             l.vel += o.vel;
+            l.made += o.made;
+            l.dropped += o.dropped;
         }
         stride /= 2;
     }
     lanes[0]
 }
 
-/// `partial_sums` over every workgroup, then `finish`. `shortfall` is read only with sources.
-pub fn reduce(p: &Params, ground: &[f32], eta: &[f32], vel: &[f32], shortfall: &[f32]) -> Totals {
+/// The cell fields `reduce` reads beside the level: the drains' shortfall (read only with
+/// sources) and what the dry-cell rule did (read only under `CORRECT_CLAMPS`).
+#[derive(Clone, Copy)]
+pub struct Extras<'a> {
+    pub shortfall: &'a [f32],
+    pub clamped: &'a [[f32; 2]],
+}
+
+/// `partial_sums` over every workgroup, then `finish`.
+pub fn reduce(p: &Params, ground: &[f32], eta: &[f32], vel: &[f32], extras: Extras) -> Totals {
     let n = eta.len();
     let partials: Vec<Lane> = (0..n.div_ceil(CELLS_PER_PARTIAL))
         .map(|group| {
@@ -60,7 +72,11 @@ pub fn reduce(p: &Params, ground: &[f32], eta: &[f32], vel: &[f32], shortfall: &
                             lane.vel += vel[c];
                         }
                         if p.sources != 0 {
-                            lane.short += shortfall[c];
+                            lane.short += extras.shortfall[c];
+                        }
+                        if p.correct == CORRECT_CLAMPS {
+                            lane.made += extras.clamped[c][0];
+                            lane.dropped += extras.clamped[c][1];
                         }
                     }
                 }
@@ -79,6 +95,8 @@ pub fn reduce(p: &Params, ground: &[f32], eta: &[f32], vel: &[f32], shortfall: &
             lane.depth += q.depth;
             lane.short += q.short;
             lane.vel += q.vel;
+            lane.made += q.made;
+            lane.dropped += q.dropped;
         }
     }
     let l = tree(&mut lanes);
@@ -90,6 +108,8 @@ pub fn reduce(p: &Params, ground: &[f32], eta: &[f32], vel: &[f32], shortfall: &
         sum_depth: l.depth,
         shortfall: l.short,
         sum_vel: l.vel,
-        _pad: 0,
+        made: l.made,
+        dropped: l.dropped,
+        _pad: [0; 3],
     }
 }

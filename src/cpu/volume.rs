@@ -1,7 +1,7 @@
 //! Twin of `wgsl/volume.wgsl`: the target, the global correction, sources and drains.
 
 use super::explicit::{depth, two_sum};
-use crate::params::{Params, Totals};
+use crate::params::{Params, Totals, CORRECT_CLAMPS, CORRECT_TARGET};
 
 /// Twin of WGSL `Volume`: the chunk's start target, its shortfall so far, this step's correction.
 #[derive(Clone, Copy, Debug, Default)]
@@ -11,6 +11,8 @@ pub struct Volume {
     pub shortfall: f32,
     pub correction: f32,
     pub vel_correction: f32,
+    /// Under `CORRECT_CLAMPS`: the volume above the still water once this step is corrected.
+    pub held: f32,
 }
 
 impl Volume {
@@ -27,17 +29,18 @@ impl Volume {
     /// Twin of `settle` at step `index` of the chunk; `rain_before` is the chunk's rain so far.
     pub fn settle(&mut self, p: &Params, totals: &Totals, index: u32, rain_before: f32) {
         self.shortfall += totals.shortfall;
-        self.vel_correction = if p.correct != 0 && totals.wet > 0 {
-            -totals.sum_vel / totals.wet as f32
-        } else {
-            0.0
+        let wet = totals.wet as f32;
+        (self.correction, self.vel_correction) = match p.correct {
+            _ if totals.wet == 0 => (0.0, 0.0),
+            CORRECT_TARGET => {
+                let since = (index as f32 * p.source_step + rain_before) + self.shortfall;
+                let target = ((self.start_hi - totals.sum_depth) + since) + self.start_lo;
+                (target / wet, -totals.sum_vel / wet)
+            }
+            CORRECT_CLAMPS => (-totals.made / wet, totals.dropped / wet),
+            _ => (0.0, 0.0),
         };
-        self.correction = if p.correct != 0 && totals.wet > 0 {
-            let since = (index as f32 * p.source_step + rain_before) + self.shortfall;
-            (((self.start_hi - totals.sum_depth) + since) + self.start_lo) / totals.wet as f32
-        } else {
-            0.0
-        };
+        self.held = totals.sum_depth - totals.made;
     }
 }
 
@@ -49,6 +52,8 @@ pub struct Cells<'a> {
     pub eta: &'a mut [f32],
     pub vel: &'a mut [f32],
     pub carry: &'a mut [f32],
+    /// Under `CORRECT_CLAMPS`: what the dry-cell rule did, reset here to what `apply`'s own does.
+    pub clamped: &'a mut [[f32; 2]],
     /// volume_correction = "regions": the labels of this level, each region's (height, vel)
     /// correction and the water each cell gains after it (empty otherwise).
     pub labels: &'a [u32],
@@ -87,6 +92,9 @@ pub fn apply(p: &Params, volume: &Volume, cells: &mut Cells) {
             if p.regions != 0 {
                 cells.pending[c] = added;
             }
+        }
+        if p.correct == CORRECT_CLAMPS {
+            cells.clamped[c] = if e <= b { [(b - e) - r, v] } else { [0.0; 2] };
         }
         if e <= b {
             (e, v, r) = (b, 0.0, 0.0);

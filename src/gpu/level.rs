@@ -1,5 +1,5 @@
 //! The bind groups of `wgsl/level.wgsl`, shared by every pass that advances the state (explicit,
-//! ADI): group 0 (params, ground, totals, divergence flag, carry), group 1 (the ping-pong levels,
+//! ADI): group 0 (params, ground, totals, divergence flag, carry, clamped), group 1 (the ping-pong levels,
 //! one bind group per direction, picked by `state.current`) and group 2 (the per-step slot).
 //! Built once; the passes' pipeline layouts use these same layouts.
 
@@ -26,6 +26,7 @@ impl LevelBindings {
                 storage_entry(2, true),
                 storage_entry(3, false),
                 storage_entry(4, false),
+                storage_entry(5, false),
             ],
         );
         let level_layout = layout(
@@ -58,6 +59,7 @@ impl LevelBindings {
                     &state.totals,
                     &state.first_bad_step,
                     &state.carry,
+                    &state.clamped,
                 ],
             ),
             levels: [level(0), level(1)],

@@ -41,8 +41,8 @@ pub struct GpuSolver {
     /// The drains' shortfall on the last step of the last chunk: already in the target the host
     /// passes in, and cancelled from the next chunk's first `settle`, which reads it again.
     counted_shortfall: f32,
-    /// totals (32 B), first_bad_step (4 B), the chunk's drain shortfall (at 48, 4 B), the region
-    /// count (at 52, 4 B), then from byte
+    /// totals (48 B), first_bad_step (at 48), the chunk's drain shortfall (at 52), the region
+    /// count (at 56) and the volume the last step held (at 60), 4 B each, then from byte
     /// `PROBES_AT` the probe history: one mapping per chunk.
     report_readback: wgpu::Buffer,
     eta_readback: wgpu::Buffer,
@@ -194,11 +194,12 @@ impl Solver for GpuSolver {
             }
             self.queue.submit([encoder.finish()]);
         };
-        encoder.copy_buffer_to_buffer(&self.state.totals, 0, &self.report_readback, 0, 32);
-        encoder.copy_buffer_to_buffer(&self.state.first_bad_step, 0, &self.report_readback, 32, 4);
-        encoder.copy_buffer_to_buffer(&self.state.volume, 8, &self.report_readback, 48, 4);
+        encoder.copy_buffer_to_buffer(&self.state.totals, 0, &self.report_readback, 0, 48);
+        encoder.copy_buffer_to_buffer(&self.state.first_bad_step, 0, &self.report_readback, 48, 4);
+        encoder.copy_buffer_to_buffer(&self.state.volume, 8, &self.report_readback, 52, 4);
+        encoder.copy_buffer_to_buffer(&self.state.volume, 20, &self.report_readback, 60, 4);
         if self.regions.is_some() {
-            encoder.copy_buffer_to_buffer(&self.state.regions.counts, 4, &self.report_readback, 52, 4);
+            encoder.copy_buffer_to_buffer(&self.state.regions.counts, 4, &self.report_readback, 56, 4);
         }
         let probe_bytes = steps as u64 * self.state.n_probes as u64 * 4;
         if probe_bytes > 0 {
@@ -213,10 +214,11 @@ impl Solver for GpuSolver {
         self.queue.submit([encoder.finish()]);
 
         let report = readback::map(&self.device, &self.report_readback, PROBES_AT + probe_bytes)?;
-        let totals: Totals = bytemuck::pod_read_unaligned(&report[..32]);
-        let first_bad: u32 = bytemuck::pod_read_unaligned(&report[32..36]);
-        let shortfall: f32 = bytemuck::pod_read_unaligned(&report[48..52]);
-        let regions: u32 = bytemuck::pod_read_unaligned(&report[52..56]);
+        let totals: Totals = bytemuck::pod_read_unaligned(&report[..48]);
+        let first_bad: u32 = bytemuck::pod_read_unaligned(&report[48..52]);
+        let shortfall: f32 = bytemuck::pod_read_unaligned(&report[52..56]);
+        let regions: u32 = bytemuck::pod_read_unaligned(&report[56..60]);
+        let held: f32 = bytemuck::pod_read_unaligned(&report[60..64]);
         let probes = report[PROBES_AT as usize..]
             .chunks_exact(4)
             .map(bytemuck::pod_read_unaligned)
@@ -227,7 +229,7 @@ impl Solver for GpuSolver {
             first_bad_step: (first_bad != u32::MAX).then_some(first_bad),
             totals,
             probes,
-            target: chunk_target(input, steps, &self.params, shortfall, totals.shortfall),
+            target: chunk_target(input, steps, &self.params, shortfall, totals.shortfall, held),
             regions: if self.regions.is_some() { regions } else { 0 },
         })
     }
@@ -273,7 +275,7 @@ fn steps_per_submit(cells: u32, substeps: u32, adi: bool) -> u32 {
     (SUBMIT_CELL_STEPS / per_step.max(1)).clamp(1, crate::params::MAX_CHUNK as u64) as u32
 }
 
-/// Where the probe history starts in the report readback (past the 56-byte report).
+/// Where the probe history starts in the report readback (past the 64-byte report).
 const PROBES_AT: u64 = 64;
 
 /// Validation and out-of-memory error scopes, popped together into one `Result`.

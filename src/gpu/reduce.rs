@@ -23,6 +23,7 @@ impl Reduce {
                 storage_entry(2, false),
                 storage_entry(3, false),
                 storage_entry(4, true),
+                storage_entry(5, true),
             ],
         );
         let level_layout = layout(
@@ -44,6 +45,7 @@ impl Reduce {
                     &state.partials,
                     &state.totals,
                     &state.shortfall,
+                    &state.clamped,
                 ],
             ),
             levels: [

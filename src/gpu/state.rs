@@ -38,6 +38,9 @@ pub struct GpuState {
     pub source: wgpu::Buffer,
     /// What each drain cell could not take on the last step (16 B without sources).
     pub shortfall: wgpu::Buffer,
+    /// What the dry-cell rule did to each cell since the last correction: (water made, per-step
+    /// change dropped), vec2<f32> per cell under `CORRECT_CLAMPS`, else 16 bytes.
+    pub clamped: wgpu::Buffer,
     /// The per-region correction's buffers (regions.wgsl), stand-ins unless it runs.
     pub regions: super::regions::RegionBuffers,
     /// Regions its table holds (`Params::regions`, 0 when off).
@@ -173,6 +176,16 @@ impl GpuState {
                 }),
                 storage,
             ),
+            clamped: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("clamped"),
+                size: if params.correct == crate::params::CORRECT_CLAMPS {
+                    eta.len() as u64 * 8
+                } else {
+                    16
+                },
+                usage: storage,
+                mapped_at_creation: false,
+            }),
             regions: super::regions::RegionBuffers::new(device, params.nx * params.ny, params.regions),
             region_capacity: params.regions,
             current: 0,

@@ -49,6 +49,7 @@ impl Volume {
                 storage_entry(6, false),
                 storage_entry(7, true),
                 storage_entry(8, false),
+                storage_entry(9, false),
             ],
         );
         let level_layout = layout(
@@ -103,6 +104,7 @@ impl Volume {
                     &state.carry,
                     &state.regions.corrections,
                     &state.regions.pending,
+                    &state.clamped,
                 ],
             ),
             levels: [[level(0, 0), level(0, 1)], [level(1, 0), level(1, 1)]],
