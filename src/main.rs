@@ -2,6 +2,7 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 use shoal::{Backend, Scene};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -31,6 +32,26 @@ enum Command {
         /// Steps to run (overrides time.steps).
         #[arg(long)]
         steps: Option<u64>,
+        /// Write into an output folder that already holds files.
+        #[arg(long)]
+        force: bool,
+        /// Write frame_NNNNNN.png at each output step.
+        #[arg(long)]
+        png: bool,
+        /// Write the frames as an animated GIF to FILE.
+        #[arg(long, value_name = "FILE")]
+        gif: Option<PathBuf>,
+        /// No progress and no closing summary (errors and notes still go to stderr).
+        #[arg(long, short)]
+        quiet: bool,
+        /// Check the scene, print it resolved and the GPU memory it needs, and stop.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Check a scene without running it.
+    Validate {
+        /// Scene file (TOML, see SCENE.md).
+        scene: PathBuf,
     },
     /// Print the GPU adapter, backend, driver and the limits that matter.
     Info,
@@ -60,21 +81,52 @@ fn execute(command: Command) -> shoal::Result<()> {
             println!("{}", context.describe());
             Ok(())
         }
+        Command::Validate { scene } => {
+            let scene = Scene::from_file(&scene)?;
+            let checked = shoal::Simulation::check(&scene)?;
+            for note in &checked.notes {
+                eprintln!("note: {note}");
+            }
+            println!("{}", describe(&scene, &checked));
+            Ok(())
+        }
         Command::Run {
             scene,
             out,
             backend,
             steps,
+            force,
+            png,
+            gif,
+            quiet,
+            dry_run,
         } => {
-            let scene = match scene {
+            let mut scene = match scene {
                 Some(path) => Scene::from_file(&path)?,
                 None => Scene::builtin_default(),
             };
+            if dry_run {
+                scene.time.steps = steps.unwrap_or(scene.time.steps);
+                let checked = shoal::Simulation::check(&scene)?;
+                for note in &checked.notes {
+                    eprintln!("note: {note}");
+                }
+                print!("{}", checked.scene_toml);
+                println!("# {}", describe(&scene, &checked));
+                return Ok(());
+            }
             let backend = match backend {
                 BackendArg::Gpu => Backend::Gpu,
                 BackendArg::Cpu => Backend::Cpu,
             };
-            let summary = shoal::run::run(&scene, &out, backend, steps, &mut |line| eprintln!("{line}"))?;
+            let options = shoal::run::RunOptions { steps, force, png, gif };
+            let mut progress = Progress::new(quiet);
+            let summary = shoal::run::run(&scene, &out, backend, &options, &mut progress);
+            progress.finish();
+            let summary = summary?;
+            if quiet {
+                return Ok(());
+            }
             let drift = if summary.initial_volume > 0.0 {
                 (summary.final_volume - summary.initial_volume) / summary.initial_volume
             } else {
@@ -93,6 +145,85 @@ fn execute(command: Command) -> shoal::Result<()> {
                 summary.out.display()
             );
             Ok(())
+        }
+    }
+}
+
+/// One line on what a checked scene is and takes.
+fn describe(scene: &Scene, checked: &shoal::simulation::Checked) -> String {
+    format!(
+        "scene \"{}\" is valid: {}×{} cells of {} m, {} steps of {} s ({} substep{} each), solver {:?}; \
+         the GPU backend needs about {:.1} MiB",
+        scene.name,
+        scene.grid.nx,
+        scene.grid.ny,
+        scene.grid.dx,
+        scene.time.steps,
+        scene.time.dt,
+        checked.substeps,
+        if checked.substeps == 1 { "" } else { "s" },
+        scene.physics.solver,
+        checked.gpu_bytes as f64 / (1024.0 * 1024.0)
+    )
+}
+
+/// Progress on stderr: a bar with steps/s and the time left on a terminal, a plain line every 10 %
+/// otherwise (logs, CI), nothing with --quiet. Notes go above the bar.
+struct Progress {
+    quiet: bool,
+    bar: Option<indicatif::ProgressBar>,
+    next_line: u64,
+    started: std::time::Instant,
+}
+
+impl Progress {
+    fn new(quiet: bool) -> Progress {
+        Progress {
+            quiet,
+            bar: None,
+            next_line: 0,
+            started: std::time::Instant::now(),
+        }
+    }
+
+    fn finish(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl shoal::run::Reporter for Progress {
+    fn note(&mut self, line: &str) {
+        match &self.bar {
+            Some(bar) => bar.println(line),
+            None => eprintln!("{line}"),
+        }
+    }
+
+    fn progress(&mut self, step: u64, steps: u64) {
+        if self.quiet {
+            return;
+        }
+        if std::io::stderr().is_terminal() {
+            let bar = self.bar.get_or_insert_with(|| {
+                let bar = indicatif::ProgressBar::new(steps);
+                if let Ok(style) = indicatif::ProgressStyle::with_template(
+                    "{elapsed_precise} [{bar:40}] {pos}/{len} steps, {per_sec}, {eta} left",
+                ) {
+                    bar.set_style(style.progress_chars("=> "));
+                }
+                bar
+            });
+            bar.set_position(step);
+        } else if step >= self.next_line || step == steps {
+            let seconds = self.started.elapsed().as_secs_f64();
+            eprintln!(
+                "step {step}/{steps} ({:.0} %), {:.0} steps/s",
+                100.0 * step as f64 / steps.max(1) as f64,
+                step as f64 / seconds.max(1e-9)
+            );
+            self.next_line = step + (steps / 10).max(1);
         }
     }
 }

@@ -1,9 +1,11 @@
-//! `shoal run`: a scene into an output folder — stats.csv, probes.csv, h_NNNNNN.npy, scene.toml.
-//! Every file is written under a temporary name and renamed, and nothing non-finite is written.
+//! `shoal run`: a scene into an output folder — stats.csv, probes.csv, h_NNNNNN.npy, scene.toml,
+//! and on request frame_NNNNNN.png and an animated GIF. Every file is written under a temporary
+//! name and renamed, and nothing non-finite is written.
 
 use crate::error::{Error, Result};
 use crate::io::csv::{Cell, CsvWriter};
 use crate::io::{atomic, npy};
+use crate::params::MAX_CHUNK;
 use crate::scene::Scene;
 use crate::simulation::{Backend, Simulation};
 use std::path::{Path, PathBuf};
@@ -38,8 +40,35 @@ pub fn output_steps(every: u64, steps: u64) -> impl Iterator<Item = u64> {
     })
 }
 
-/// Makes sure `out` is a folder we can write into.
-pub fn prepare_output(out: &Path) -> Result<()> {
+/// What a run does beside stepping its scene.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Steps to run (overrides time.steps).
+    pub steps: Option<u64>,
+    /// Write into a folder that already holds files (they may be overwritten).
+    pub force: bool,
+    /// Write frame_NNNNNN.png beside each h snapshot.
+    pub png: bool,
+    /// Write the frames as one animated GIF here.
+    pub gif: Option<PathBuf>,
+}
+
+/// Where a run tells its user what happens: notes (stderr in the CLI) and progress.
+pub trait Reporter {
+    fn note(&mut self, line: &str);
+    /// `step` of `steps` are done.
+    fn progress(&mut self, _step: u64, _steps: u64) {}
+}
+
+impl<F: FnMut(&str)> Reporter for F {
+    fn note(&mut self, line: &str) {
+        self(line)
+    }
+}
+
+/// Makes sure `out` is a folder we can write into, and unless `force`, an empty one: a second
+/// run must not quietly mix its files with (or overwrite) a first run's.
+pub fn prepare_output(out: &Path, force: bool) -> Result<()> {
     let fail = |message: String| {
         Err(Error::Output {
             path: out.to_path_buf(),
@@ -48,6 +77,17 @@ pub fn prepare_output(out: &Path) -> Result<()> {
     };
     if out.exists() && !out.is_dir() {
         return fail("exists and is not a folder".into());
+    }
+    if !force {
+        if let Some(first) = std::fs::read_dir(out).ok().and_then(|mut entries| entries.next()) {
+            let name = first
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .unwrap_or_default();
+            return fail(format!(
+                "is not empty (it holds {name}, perhaps from an earlier run): choose another --out, or add \
+                 --force to write into it"
+            ));
+        }
     }
     if let Err(e) = std::fs::create_dir_all(out) {
         return fail(format!("cannot be created: {e}"));
@@ -58,33 +98,86 @@ pub fn prepare_output(out: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Runs `scene` on `backend` into `out`. `log` receives notes for the user (stderr in the CLI).
+/// Runs `scene` on `backend` into `out`, telling `report` what happens.
 pub fn run(
     scene: &Scene,
     out: &Path,
     backend: Backend,
-    steps: Option<u64>,
-    log: &mut dyn FnMut(&str),
+    options: &RunOptions,
+    report: &mut dyn Reporter,
 ) -> Result<RunSummary> {
-    prepare_output(out)?;
+    prepare_output(out, options.force)?;
     // The written scene.toml says how many steps ran, so it reproduces this run.
     let mut scene = scene.clone();
-    scene.time.steps = steps.unwrap_or(scene.time.steps);
+    scene.time.steps = options.steps.unwrap_or(scene.time.steps);
     let mut sim = Simulation::new(&scene, backend)?;
-    let result = run_into(&mut sim, out, scene.time.steps, log);
+    let result = run_into(&mut sim, out, scene.time.steps, options, report);
     // The scene as run is written even when the run failed: it says what was attempted.
     atomic::write_bytes(&out.join("scene.toml"), sim.resolved_scene_toml().as_bytes())?;
     result
 }
 
-fn run_into(sim: &mut Simulation, out: &Path, steps: u64, log: &mut dyn FnMut(&str)) -> Result<RunSummary> {
+/// The frames of `--png` and `--gif`, drawn with one palette.
+struct Frames {
+    png: bool,
+    gif: Option<crate::io::picture::GifWriter>,
+    palette: Option<crate::io::picture::Palette>,
+}
+
+impl Frames {
+    fn new(options: &RunOptions, dt: f64, every: u64) -> Result<Frames> {
+        // The GIF plays at the simulated speed, within what viewers show (20 ms to 1 s a frame).
+        let delay_ms = (dt * every.max(1) as f64 * 1000.0).clamp(20.0, 1000.0) as u32;
+        Ok(Frames {
+            png: options.png,
+            gif: options
+                .gif
+                .as_deref()
+                .map(|path| crate::io::picture::GifWriter::create(path, delay_ms))
+                .transpose()?,
+            palette: None,
+        })
+    }
+
+    fn draw(&mut self, sim: &Simulation, surface: &[f64], out: &Path, step: u64) -> Result<()> {
+        if !self.png && self.gif.is_none() {
+            return Ok(());
+        }
+        let grid = &sim.scene().grid;
+        let palette = *self
+            .palette
+            .get_or_insert_with(|| crate::io::picture::Palette::new(surface, sim.ground()));
+        let (nx, ny) = (grid.nx as usize, grid.ny as usize);
+        let img = crate::io::picture::render(surface, sim.ground(), nx, ny, grid.dx, &palette);
+        if self.png {
+            crate::io::picture::write_png(&out.join(format!("frame_{step:06}.png")), &img)?;
+        }
+        match self.gif.as_mut() {
+            Some(gif) => gif.add(&img),
+            None => Ok(()),
+        }
+    }
+
+    fn finish(self) -> Result<()> {
+        self.gif.map_or(Ok(()), |gif| gif.finish())
+    }
+}
+
+fn run_into(
+    sim: &mut Simulation,
+    out: &Path,
+    steps: u64,
+    options: &RunOptions,
+    report: &mut dyn Reporter,
+) -> Result<RunSummary> {
     let started = std::time::Instant::now();
     let scene = sim.scene().clone();
     let (nx, ny) = (scene.grid.nx as usize, scene.grid.ny as usize);
     for note in sim.take_notes() {
-        log(&format!("note: {note}"));
+        report.note(&format!("note: {note}"));
     }
 
+    let mut frames = Frames::new(options, scene.time.dt, scene.output.every)?;
     let mut stats = CsvWriter::create(
         &out.join("stats.csv"),
         &[
@@ -124,15 +217,18 @@ fn run_into(sim: &mut Simulation, out: &Path, steps: u64, log: &mut dyn FnMut(&s
     };
     let outcome = (|| -> Result<()> {
         for target in output_steps(scene.output.every, steps) {
-            if target > sim.step_index() {
+            // In pieces of one chunk: progress between them costs nothing (each chunk ends with
+            // its report readback anyway).
+            while target > sim.step_index() {
                 let first = sim.step_index() + 1;
-                let rows = sim.step(target - sim.step_index())?;
+                let rows = sim.step((target - sim.step_index()).min(MAX_CHUNK as u64))?;
                 for note in sim.take_notes() {
-                    log(&format!("note: {note}"));
+                    report.note(&format!("note: {note}"));
                 }
                 for (k, row) in rows.iter().enumerate() {
                     probe_row(&mut probes, first + k as u64, row)?;
                 }
+                report.progress(sim.step_index(), steps);
             }
             let surface = sim.surface()?;
             if target == 0 {
@@ -140,7 +236,7 @@ fn run_into(sim: &mut Simulation, out: &Path, steps: u64, log: &mut dyn FnMut(&s
             }
             if let Some(bad) = surface.iter().position(|h| !h.is_finite()) {
                 // The GPU flag catches this first; this guard keeps the promise of no NaN on disk.
-                log(&format!("note: cell {bad} is not finite"));
+                report.note(&format!("note: cell {bad} is not finite"));
                 return Err(Error::Diverged { step: target });
             }
             let s = sim.stats(&surface);
@@ -148,6 +244,7 @@ fn run_into(sim: &mut Simulation, out: &Path, steps: u64, log: &mut dyn FnMut(&s
             final_volume = s.volume;
             let h32: Vec<f32> = surface.iter().map(|&h| h as f32).collect();
             npy::write_f32_2d(&out.join(format!("h_{target:06}.npy")), ny, nx, &h32)?;
+            frames.draw(sim, &surface, out, target)?;
             // With no wet cell there is no wet surface: the fields stay empty rather than NaN.
             let wet_surface = |v: f64| if s.wet_cells == 0 { Cell::Empty } else { Cell::Float(v) };
             stats.row(&[
@@ -166,7 +263,10 @@ fn run_into(sim: &mut Simulation, out: &Path, steps: u64, log: &mut dyn FnMut(&s
         Ok(())
     })();
     // Keep what was written so far, also when the run failed part-way; the run's own error comes first.
-    let finished = stats.finish().and(probes.map_or(Ok(()), CsvWriter::finish));
+    let finished = stats
+        .finish()
+        .and(probes.map_or(Ok(()), CsvWriter::finish))
+        .and(frames.finish());
     outcome?;
     finished?;
     Ok(RunSummary {
@@ -189,7 +289,7 @@ mod tests {
     fn a_diverged_run_keeps_what_it_wrote_and_writes_no_nan() {
         let dir = tempfile::tempdir().unwrap();
         let mut sim = crate::simulation::tests::exploding();
-        let result = run_into(&mut sim, dir.path(), 20, &mut |_| {});
+        let result = run_into(&mut sim, dir.path(), 20, &Default::default(), &mut |_: &str| {});
         assert!(matches!(result, Err(Error::Diverged { step: 1 })), "{result:?}");
         let stats = std::fs::read_to_string(dir.path().join("stats.csv")).unwrap();
         assert_eq!(

@@ -78,38 +78,30 @@ impl Simulation {
         })
     }
 
-    pub(crate) fn build(scene: &Scene, make: impl FnOnce(&Setup) -> Result<Box<dyn Solver>>) -> Result<Simulation> {
-        let fields = InitialFields::build(scene)?;
-        let (eta, ground_rel) = fields.relative_f32();
-        let probe_cells = probe_cells(scene);
+    /// Everything `build` checks and derives before a backend is made: `shoal validate` and
+    /// `shoal run --dry-run` stop here.
+    pub fn check(scene: &Scene) -> Result<Checked> {
+        let prepared = Prepared::new(scene)?;
+        let p = &prepared.params;
+        Ok(Checked {
+            scene_toml: scene.to_resolved_toml(prepared.fields.reference.0, prepared.substeps),
+            substeps: prepared.substeps,
+            gpu_bytes: crate::gpu::state::gpu_bytes(p, scene.physics.solver, !prepared.source.is_empty()),
+            notes: prepared.notes,
+        })
+    }
 
-        let max_depth = eta
-            .iter()
-            .zip(&ground_rel)
-            .map(|(e, b)| (e - b).max(0.0) as f64)
-            .fold(0.0, f64::max);
-        let needed = params::substeps_needed(scene, max_depth);
-        check_substeps(scene, needed, max_depth)?;
-        let substeps = needed.max(scene.time.substeps);
-        let mut notes = Vec::new();
-        if needed > scene.time.substeps {
-            notes.push(substep_note(scene, substeps, max_depth));
-        }
-        let mut params = Params::new(scene, substeps, probe_cells.len() as u32);
-        let correction = scene.physics.volume_correction;
-        if correction == VolumeCorrection::Regions && params.correct == params::CORRECT_CLAMPS {
-            notes.push(
-                "volume_correction = \"regions\" runs with reflect and periodic sides only: through open, \
-                 absorbing and ghost sides water crosses the boundary, so this run corrects globally, undoing \
-                 what the dry-cell rule does"
-                    .into(),
-            );
-        }
-        let source = source_field(scene);
-        if !source.is_empty() {
-            params.sources = 1;
-            params.source_step = source.iter().map(|&s| s as f64).sum::<f64>() as f32;
-        }
+    pub(crate) fn build(scene: &Scene, make: impl FnOnce(&Setup) -> Result<Box<dyn Solver>>) -> Result<Simulation> {
+        let Prepared {
+            fields,
+            eta,
+            ground_rel,
+            probe_cells,
+            params,
+            substeps,
+            notes,
+            source,
+        } = Prepared::new(scene)?;
         // The initial water, as the backends' own reduction measures it (no shortfall yet).
         let before_sources = Params {
             sources: 0,
@@ -412,6 +404,77 @@ fn probe_cells(scene: &Scene) -> Vec<u32> {
             j * g.nx + i
         })
         .collect()
+}
+
+/// What `Simulation::check` reports: a scene that would run, and what it would take.
+#[derive(Clone, Debug)]
+pub struct Checked {
+    /// The scene with every default filled in, as `scene.toml` would hold it.
+    pub scene_toml: String,
+    /// Substeps per step the stability rule asks for at the start.
+    pub substeps: u32,
+    /// About how many bytes of GPU buffers the scene needs.
+    pub gpu_bytes: u64,
+    /// What the run would say on stderr before its first step.
+    pub notes: Vec<String>,
+}
+
+/// A scene's fields and uniforms, checked, before any backend exists.
+struct Prepared {
+    fields: InitialFields,
+    eta: Vec<f32>,
+    ground_rel: Vec<f32>,
+    probe_cells: Vec<u32>,
+    params: Params,
+    substeps: u32,
+    notes: Vec<String>,
+    source: Vec<f32>,
+}
+
+impl Prepared {
+    fn new(scene: &Scene) -> Result<Prepared> {
+        let fields = InitialFields::build(scene)?;
+        let (eta, ground_rel) = fields.relative_f32();
+        let probe_cells = probe_cells(scene);
+
+        let max_depth = eta
+            .iter()
+            .zip(&ground_rel)
+            .map(|(e, b)| (e - b).max(0.0) as f64)
+            .fold(0.0, f64::max);
+        let needed = params::substeps_needed(scene, max_depth);
+        check_substeps(scene, needed, max_depth)?;
+        let substeps = needed.max(scene.time.substeps);
+        let mut notes = Vec::new();
+        if needed > scene.time.substeps {
+            notes.push(substep_note(scene, substeps, max_depth));
+        }
+        let mut params = Params::new(scene, substeps, probe_cells.len() as u32);
+        let correction = scene.physics.volume_correction;
+        if correction == VolumeCorrection::Regions && params.correct == params::CORRECT_CLAMPS {
+            notes.push(
+                "volume_correction = \"regions\" runs with reflect and periodic sides only: through open, \
+                 absorbing and ghost sides water crosses the boundary, so this run corrects globally, undoing \
+                 what the dry-cell rule does"
+                    .into(),
+            );
+        }
+        let source = source_field(scene);
+        if !source.is_empty() {
+            params.sources = 1;
+            params.source_step = source.iter().map(|&s| s as f64).sum::<f64>() as f32;
+        }
+        Ok(Prepared {
+            fields,
+            eta,
+            ground_rel,
+            probe_cells,
+            params,
+            substeps,
+            notes,
+            source,
+        })
+    }
 }
 
 #[cfg(test)]

@@ -342,3 +342,108 @@ fn every_example_scene_parses_and_runs() {
         assert!(ok, "{}: {err}", path.display());
     }
 }
+
+/// A small scene with a drop, so frames differ.
+const DROP: &str = "[grid]\nnx = 40\nny = 30\ndx = 0.05\n[time]\ndt = 0.01\nsteps = 60\n[terrain]\nflat = -0.2\n\
+                    [[water.bump]]\nx = 1.0\ny = 0.75\nradius = 0.1\nheight = 0.03\n[output]\nevery = 20\n";
+
+#[test]
+fn a_second_run_into_the_same_folder_needs_force() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("scene.toml"), GOOD).unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", "scene.toml", "--backend", "cpu", "--out", "out"];
+        args.extend(extra);
+        shoal(&args, dir.path())
+    };
+    assert!(run(&[]).0);
+    let before = std::fs::read(dir.path().join("out/stats.csv")).unwrap();
+    let (ok, _, err) = run(&[]);
+    assert!(!ok, "a second run overwrote the first");
+    assert!(
+        err.starts_with("error:") && err.contains("not empty") && err.contains("--force"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("out/stats.csv")).unwrap(),
+        before,
+        "the first run's files changed"
+    );
+    let (ok, _, err) = run(&["--force"]);
+    assert!(ok, "{err}");
+}
+
+#[test]
+fn png_and_gif_frames_show_the_waves() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("scene.toml"), DROP).unwrap();
+    let args = [
+        "run",
+        "scene.toml",
+        "--backend",
+        "cpu",
+        "--out",
+        "out",
+        "--png",
+        "--gif",
+        "waves.gif",
+    ];
+    let (ok, _, err) = shoal(&args, dir.path());
+    assert!(ok, "{err}");
+    let frames: Vec<image::RgbImage> = [0, 20, 40, 60]
+        .iter()
+        .map(|step| {
+            let path = dir.path().join(format!("out/frame_{step:06}.png"));
+            image::open(&path)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+                .into_rgb8()
+        })
+        .collect();
+    assert_eq!(frames[0].dimensions(), (80, 60), "twice the grid");
+    let changed = |a: &image::RgbImage, b: &image::RgbImage| a.pixels().zip(b.pixels()).filter(|(p, q)| p != q).count();
+    assert!(changed(&frames[0], &frames[3]) > 500, "the waves did not show");
+    let gif = std::fs::File::open(dir.path().join("waves.gif")).unwrap();
+    let decoder = image::codecs::gif::GifDecoder::new(std::io::BufReader::new(gif)).unwrap();
+    let count = image::AnimationDecoder::into_frames(decoder).count();
+    assert_eq!(count, 4, "one GIF frame per output step");
+}
+
+#[test]
+fn validate_and_dry_run_check_without_running() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("scene.toml"), DROP).unwrap();
+    let (ok, out, err) = shoal(&["validate", "scene.toml"], dir.path());
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("is valid") && out.contains("40×30") && out.contains("MiB"),
+        "{out}"
+    );
+    let (ok, out, err) = shoal(&["run", "scene.toml", "--dry-run", "--steps", "7"], dir.path());
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("steps = 7") && out.contains("gravity = 9.81") && out.contains("MiB"),
+        "{out}"
+    );
+    assert!(!dir.path().join("shoal-out").exists(), "a dry run wrote outputs");
+    std::fs::write(dir.path().join("bad.toml"), DROP.replace("dx = 0.05", "dx = -1")).unwrap();
+    let (ok, _, err) = shoal(&["validate", "bad.toml"], dir.path());
+    assert!(!ok && err.starts_with("error:") && err.contains("dx"), "{err}");
+}
+
+#[test]
+fn progress_goes_to_stderr_in_plain_lines_and_quiet_silences_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("scene.toml"), DROP.replace("steps = 60", "steps = 600")).unwrap();
+    let (ok, _, err) = shoal(&["run", "scene.toml", "--backend", "cpu", "--out", "a"], dir.path());
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("step 600/600 (100 %)") && err.contains("steps/s") && err.contains("ran \""),
+        "{err}"
+    );
+    let (ok, _, err) = shoal(
+        &["run", "scene.toml", "--backend", "cpu", "--out", "b", "--quiet"],
+        dir.path(),
+    );
+    assert!(ok, "{err}");
+    assert!(err.is_empty(), "--quiet printed:\n{err}");
+}

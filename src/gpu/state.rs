@@ -309,3 +309,28 @@ pub fn linear_groups(groups: u32, max_per_dim: u32) -> (u32, u32) {
         (groups.div_ceil(y), y)
     }
 }
+
+/// About how many bytes of GPU buffers a scene takes (`shoal run --dry-run`): per cell, ground,
+/// two levels of eta and vel and the carry (24 B); sources add their field and the shortfall,
+/// `CORRECT_CLAMPS` the clamp record, "regions" its labels, parents and pending water, ADI its δx
+/// and, for lines past 2048 cells, 32 B of PCR scratch; then the per-region table.
+pub fn gpu_bytes(params: &crate::params::Params, method: crate::scene::Solver, sources: bool) -> u64 {
+    let cells = params.nx as u64 * params.ny as u64;
+    let mut per_cell = 24;
+    if sources {
+        per_cell += 8;
+    }
+    if params.correct == crate::params::CORRECT_CLAMPS {
+        per_cell += 8;
+    }
+    if params.regions != 0 {
+        per_cell += 16;
+    }
+    if method == crate::scene::Solver::Adi {
+        per_cell += 4;
+        if params.nx.max(params.ny) > 2048 {
+            per_cell += 32;
+        }
+    }
+    cells * per_cell + params.regions as u64 * (64 + 16 + 8)
+}

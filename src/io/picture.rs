@@ -1,0 +1,124 @@
+//! Pictures of a surface: water tinted by depth and shaded by its surface normal, dry ground in
+//! earth tones by height, north up. Used by `shoal run --png/--gif` and `examples/picture.rs`.
+
+use crate::error::{Error, Result};
+use crate::io::atomic;
+use std::path::Path;
+
+/// What stays fixed across a run's frames, so colours mean the same depth and height in each.
+#[derive(Clone, Copy, Debug)]
+pub struct Palette {
+    pub ground_min: f64,
+    pub ground_max: f64,
+    /// The depth drawn darkest (the deepest water at the start, at least 1 cm).
+    pub depth_scale: f64,
+}
+
+impl Palette {
+    /// A palette for surfaces over `ground`, scaled to the first surface `h`.
+    pub fn new(h: &[f64], ground: &[f64]) -> Palette {
+        let (ground_min, ground_max) = ground
+            .iter()
+            .fold((f64::MAX, f64::MIN), |(lo, hi), &b| (lo.min(b), hi.max(b)));
+        let depth = h.iter().zip(ground).map(|(h, b)| h - b).fold(0.0, f64::max);
+        Palette {
+            ground_min,
+            ground_max,
+            depth_scale: depth.max(0.01),
+        }
+    }
+}
+
+/// The surface `h` over `ground` ([ny, nx], row-major, cells of side `dx`) as an image twice the
+/// grid's size.
+pub fn render(h: &[f64], ground: &[f64], nx: usize, ny: usize, dx: f64, palette: &Palette) -> image::RgbImage {
+    let mut img = image::RgbImage::new(nx as u32, ny as u32);
+    let at = |f: &[f64], i: usize, j: usize| f[j.min(ny - 1) * nx + i.min(nx - 1)];
+    for j in 0..ny {
+        for i in 0..nx {
+            let c = j * nx + i;
+            let depth = h[c] - ground[c];
+            let field: &[f64] = if depth > 0.0 { h } else { ground };
+            // Lambert shading from the surface normal, light from the north-west; waves are
+            // exaggerated so millimetre ripples show.
+            let relief = if depth > 0.0 { 40.0 } else { 4.0 };
+            let gx = (at(field, i + 1, j) - at(field, i.saturating_sub(1), j)) / (2.0 * dx) * relief;
+            let gy = (at(field, i, j + 1) - at(field, i, j.saturating_sub(1))) / (2.0 * dx) * relief;
+            let light = ((gx - gy) * -0.5 + 1.0) / (1.0 + gx * gx + gy * gy).sqrt();
+            let shade = (0.35 + 0.65 * light).clamp(0.0, 1.4);
+            let rgb = if depth > 0.0 {
+                let t = (depth / palette.depth_scale).clamp(0.0, 1.0);
+                [
+                    40.0 + 60.0 * (1.0 - t),
+                    110.0 + 90.0 * (1.0 - t),
+                    170.0 + 60.0 * (1.0 - t),
+                ]
+            } else {
+                let span = (palette.ground_max - palette.ground_min).max(1e-9);
+                let t = ((ground[c] - palette.ground_min) / span).clamp(0.0, 1.0);
+                [150.0 + 70.0 * t, 125.0 + 60.0 * t, 80.0 + 50.0 * t]
+            };
+            let px = rgb.map(|v| (v * shade).clamp(0.0, 255.0) as u8);
+            img.put_pixel(i as u32, (ny - 1 - j) as u32, image::Rgb(px));
+        }
+    }
+    image::imageops::resize(
+        &img,
+        2 * nx as u32,
+        2 * ny as u32,
+        image::imageops::FilterType::CatmullRom,
+    )
+}
+
+/// Writes `img` as a PNG, atomically.
+pub fn write_png(path: &Path, img: &image::RgbImage) -> Result<()> {
+    let mut bytes = std::io::Cursor::new(Vec::new());
+    img.write_to(&mut bytes, image::ImageFormat::Png)
+        .map_err(|e| Error::io(path, std::io::Error::other(e)))?;
+    atomic::write_bytes(path, bytes.get_ref())
+}
+
+/// An animated GIF written frame by frame under a temporary name, renamed into place by
+/// `finish`: an interrupted run leaves no half-written GIF under its name.
+pub struct GifWriter {
+    path: std::path::PathBuf,
+    tmp: tempfile::NamedTempFile,
+    /// Writes through a second handle of `tmp`; dropping it writes the GIF's trailer.
+    encoder: image::codecs::gif::GifEncoder<std::fs::File>,
+    delay_ms: u32,
+}
+
+impl GifWriter {
+    /// Frames `delay_ms` apart.
+    pub fn create(path: &Path, delay_ms: u32) -> Result<GifWriter> {
+        let tmp = atomic::temporary_for(path)?;
+        let handle = tmp.as_file().try_clone().map_err(|e| Error::io(path, e))?;
+        let mut encoder = image::codecs::gif::GifEncoder::new(handle);
+        encoder
+            .set_repeat(image::codecs::gif::Repeat::Infinite)
+            .map_err(|e| Error::io(path, std::io::Error::other(e)))?;
+        Ok(GifWriter {
+            path: path.to_path_buf(),
+            tmp,
+            encoder,
+            delay_ms,
+        })
+    }
+
+    pub fn add(&mut self, img: &image::RgbImage) -> Result<()> {
+        let rgba = image::DynamicImage::ImageRgb8(img.clone()).into_rgba8();
+        let delay = image::Delay::from_numer_denom_ms(self.delay_ms, 1);
+        self.encoder
+            .encode_frame(image::Frame::from_parts(rgba, 0, 0, delay))
+            .map_err(|e| Error::io(&self.path, std::io::Error::other(e)))
+    }
+
+    /// Completes the file and moves it to its name.
+    pub fn finish(self) -> Result<()> {
+        let GifWriter { path, tmp, encoder, .. } = self;
+        drop(encoder);
+        tmp.as_file().sync_all().map_err(|e| Error::io(&path, e))?;
+        tmp.persist(&path).map_err(|e| Error::io(&path, e.error))?;
+        Ok(())
+    }
+}
