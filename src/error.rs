@@ -55,6 +55,14 @@ pub enum Error {
     /// An output folder that cannot be used.
     #[error("output folder {}: {message}", .path.display())]
     Output { path: PathBuf, message: String },
+
+    /// A checkpoint that cannot be resumed: unreadable, corrupted, or from another scene.
+    #[error("checkpoint {}: {message}", .path.display())]
+    Checkpoint { path: PathBuf, message: String },
+
+    /// The run was interrupted (Ctrl-C) after writing what it had.
+    #[error("interrupted at step {step}{}", .checkpoint.as_ref().map(|p| format!(": resume with `shoal resume {}`", p.display())).unwrap_or_default())]
+    Interrupted { step: u64, checkpoint: Option<PathBuf> },
 }
 
 impl From<wgpu::Error> for Error {

@@ -47,6 +47,23 @@ enum Command {
         /// Check the scene, print it resolved and the GPU memory it needs, and stop.
         #[arg(long)]
         dry_run: bool,
+        /// Write DIR/checkpoint.bin (the whole state) every N steps, for `shoal resume`.
+        #[arg(long, value_name = "N")]
+        checkpoint_every: Option<u64>,
+    },
+    /// Continue a run in DIR from its last checkpoint, writing into the same DIR.
+    Resume {
+        /// The run's output folder.
+        dir: PathBuf,
+        /// Run up to this step (default: the scene's steps).
+        #[arg(long)]
+        steps: Option<u64>,
+        /// Where the passes run.
+        #[arg(long, value_enum, default_value_t = BackendArg::Gpu)]
+        backend: BackendArg,
+        /// No progress and no closing summary.
+        #[arg(long, short)]
+        quiet: bool,
     },
     /// Check a scene without running it.
     Validate {
@@ -65,6 +82,16 @@ enum BackendArg {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Ctrl-C: the run finishes its current file, writes a checkpoint and fails with a message;
+    // a second Ctrl-C ends the process at once.
+    let mut asked = false;
+    let _ = ctrlc::set_handler(move || {
+        if asked {
+            std::process::exit(130);
+        }
+        asked = true;
+        shoal::run::interrupt();
+    });
     match execute(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -100,6 +127,7 @@ fn execute(command: Command) -> shoal::Result<()> {
             gif,
             quiet,
             dry_run,
+            checkpoint_every,
         } => {
             let mut scene = match scene {
                 Some(path) => Scene::from_file(&path)?,
@@ -115,38 +143,70 @@ fn execute(command: Command) -> shoal::Result<()> {
                 println!("# {}", describe(&scene, &checked));
                 return Ok(());
             }
-            let backend = match backend {
-                BackendArg::Gpu => Backend::Gpu,
-                BackendArg::Cpu => Backend::Cpu,
+            let options = shoal::run::RunOptions {
+                steps,
+                force,
+                png,
+                gif,
+                checkpoint_every,
             };
-            let options = shoal::run::RunOptions { steps, force, png, gif };
             let mut progress = Progress::new(quiet);
-            let summary = shoal::run::run(&scene, &out, backend, &options, &mut progress);
+            let summary = shoal::run::run(&scene, &out, backend.into(), &options, &mut progress);
             progress.finish();
-            let summary = summary?;
-            if quiet {
-                return Ok(());
-            }
-            let drift = if summary.initial_volume > 0.0 {
-                (summary.final_volume - summary.initial_volume) / summary.initial_volume
+            if !quiet {
+                summarise(&scene.name, &summary?);
             } else {
-                0.0
-            };
-            eprintln!(
-                "ran \"{}\": {} steps ({} substep{}) in {:.2} s ({:.0} steps/s) on {}; volume change {:+.2e}; wrote {}",
-                scene.name,
-                summary.steps,
-                summary.substeps,
-                if summary.substeps == 1 { "" } else { "s" },
-                summary.seconds,
-                summary.steps as f64 / summary.seconds.max(1e-9),
-                summary.backend,
-                drift,
-                summary.out.display()
-            );
+                summary?;
+            }
+            Ok(())
+        }
+        Command::Resume {
+            dir,
+            steps,
+            backend,
+            quiet,
+        } => {
+            let mut progress = Progress::new(quiet);
+            let summary = shoal::run::resume(&dir, backend.into(), steps, &mut progress);
+            progress.finish();
+            if !quiet {
+                summarise(&dir.display().to_string(), &summary?);
+            } else {
+                summary?;
+            }
             Ok(())
         }
     }
+}
+
+impl From<BackendArg> for Backend {
+    fn from(b: BackendArg) -> Backend {
+        match b {
+            BackendArg::Gpu => Backend::Gpu,
+            BackendArg::Cpu => Backend::Cpu,
+        }
+    }
+}
+
+/// The closing line of a run.
+fn summarise(name: &str, summary: &shoal::run::RunSummary) {
+    let drift = if summary.initial_volume > 0.0 {
+        (summary.final_volume - summary.initial_volume) / summary.initial_volume
+    } else {
+        0.0
+    };
+    eprintln!(
+        "ran \"{}\": {} steps ({} substep{}) in {:.2} s ({:.0} steps/s) on {}; volume change {:+.2e}; wrote {}",
+        name,
+        summary.steps,
+        summary.substeps,
+        if summary.substeps == 1 { "" } else { "s" },
+        summary.seconds,
+        summary.steps as f64 / summary.seconds.max(1e-9),
+        summary.backend,
+        drift,
+        summary.out.display()
+    );
 }
 
 /// One line on what a checked scene is and takes.
@@ -173,6 +233,8 @@ struct Progress {
     quiet: bool,
     bar: Option<indicatif::ProgressBar>,
     next_line: u64,
+    /// Where this process began stepping, and when.
+    first: u64,
     started: std::time::Instant,
 }
 
@@ -182,6 +244,7 @@ impl Progress {
             quiet,
             bar: None,
             next_line: 0,
+            first: 0,
             started: std::time::Instant::now(),
         }
     }
@@ -201,13 +264,20 @@ impl shoal::run::Reporter for Progress {
         }
     }
 
+    fn start(&mut self, step: u64, steps: u64) {
+        self.first = step;
+        self.next_line = step + (steps / 10).max(1);
+        self.started = std::time::Instant::now();
+    }
+
     fn progress(&mut self, step: u64, steps: u64) {
         if self.quiet {
             return;
         }
         if std::io::stderr().is_terminal() {
             let bar = self.bar.get_or_insert_with(|| {
-                let bar = indicatif::ProgressBar::new(steps);
+                let bar = indicatif::ProgressBar::new(steps).with_position(self.first);
+                bar.reset_eta();
                 if let Ok(style) = indicatif::ProgressStyle::with_template(
                     "{elapsed_precise} [{bar:40}] {pos}/{len} steps, {per_sec}, {eta} left",
                 ) {
@@ -221,7 +291,7 @@ impl shoal::run::Reporter for Progress {
             eprintln!(
                 "step {step}/{steps} ({:.0} %), {:.0} steps/s",
                 100.0 * step as f64 / steps.max(1) as f64,
-                step as f64 / seconds.max(1e-9)
+                (step - self.first) as f64 / seconds.max(1e-9)
             );
             self.next_line = step + (steps / 10).max(1);
         }

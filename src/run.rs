@@ -51,11 +51,27 @@ pub struct RunOptions {
     pub png: bool,
     /// Write the frames as one animated GIF here.
     pub gif: Option<PathBuf>,
+    /// Write checkpoint.bin (the whole state) every this many steps (over the scene's
+    /// `output.checkpoint_every`).
+    pub checkpoint_every: Option<u64>,
+}
+
+/// The checkpoint a run keeps in its output folder (the latest only).
+pub const CHECKPOINT: &str = "checkpoint.bin";
+
+static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Asks a running `run` or `resume` to stop at the end of its current chunk: it finishes the file
+/// it is writing, writes a checkpoint and fails with `Error::Interrupted`. For a Ctrl-C handler.
+pub fn interrupt() {
+    INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
 }
 
 /// Where a run tells its user what happens: notes (stderr in the CLI) and progress.
 pub trait Reporter {
     fn note(&mut self, line: &str);
+    /// The run starts at `step` (0, or where a resume picks up) and ends at `steps`.
+    fn start(&mut self, _step: u64, _steps: u64) {}
     /// `step` of `steps` are done.
     fn progress(&mut self, _step: u64, _steps: u64) {}
 }
@@ -110,7 +126,13 @@ pub fn run(
     // The written scene.toml says how many steps ran, so it reproduces this run.
     let mut scene = scene.clone();
     scene.time.steps = options.steps.unwrap_or(scene.time.steps);
+    if options.checkpoint_every.is_some() {
+        scene.output.checkpoint_every = options.checkpoint_every;
+    }
     let mut sim = Simulation::new(&scene, backend)?;
+    // Written first as well, so that a run killed outright can still be resumed from its
+    // checkpoints.
+    atomic::write_bytes(&out.join("scene.toml"), sim.resolved_scene_toml().as_bytes())?;
     let result = run_into(&mut sim, out, scene.time.steps, options, report);
     // The scene as run is written even when the run failed: it says what was attempted.
     atomic::write_bytes(&out.join("scene.toml"), sim.resolved_scene_toml().as_bytes())?;
@@ -163,6 +185,49 @@ impl Frames {
     }
 }
 
+/// Continues the run in `out` from its checkpoint up to `steps` (default: the scene's), writing
+/// into the same folder: its tables keep their rows up to the checkpoint and go on from there.
+pub fn resume(out: &Path, backend: Backend, steps: Option<u64>, report: &mut dyn Reporter) -> Result<RunSummary> {
+    let mut scene = Scene::from_file(&out.join("scene.toml"))?;
+    let path = out.join(CHECKPOINT);
+    let checkpoint = crate::io::checkpoint::Checkpoint::read(&path)?;
+    scene.time.steps = steps.unwrap_or(scene.time.steps);
+    if scene.time.steps < checkpoint.header.step {
+        return Err(Error::Checkpoint {
+            path,
+            message: format!(
+                "it is at step {}, past the {} steps asked for",
+                checkpoint.header.step, scene.time.steps
+            ),
+        });
+    }
+    let mut sim = Simulation::new(&scene, backend)?;
+    sim.restore(&checkpoint, &path)?;
+    report.note(&format!(
+        "resuming {} at step {} of {}",
+        out.display(),
+        checkpoint.header.step,
+        scene.time.steps
+    ));
+    let result = run_into(&mut sim, out, scene.time.steps, &RunOptions::default(), report);
+    atomic::write_bytes(&out.join("scene.toml"), sim.resolved_scene_toml().as_bytes())?;
+    result
+}
+
+/// The header and the rows up to `step` of a table an earlier run wrote, to go on from.
+fn kept_rows(path: &Path, step: u64) -> Result<Vec<String>> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let mut lines = text.lines();
+    let header = lines.next().map(str::to_string);
+    let rows = lines.take_while(|row| {
+        row.split(',')
+            .next()
+            .and_then(|s| s.parse::<u64>().ok())
+            .is_some_and(|s| s <= step)
+    });
+    Ok(header.into_iter().chain(rows.map(str::to_string)).collect())
+}
+
 fn run_into(
     sim: &mut Simulation,
     out: &Path,
@@ -178,8 +243,18 @@ fn run_into(
     }
 
     let mut frames = Frames::new(options, scene.time.dt, scene.output.every)?;
-    let mut stats = CsvWriter::create(
-        &out.join("stats.csv"),
+    let resumed_at = sim.step_index();
+    report.start(resumed_at, steps);
+    let table = |name: &str, header: &[&str]| -> Result<CsvWriter> {
+        let path = out.join(name);
+        if resumed_at > 0 {
+            CsvWriter::continuing(&path, &kept_rows(&path, resumed_at)?)
+        } else {
+            CsvWriter::create(&path, header)
+        }
+    };
+    let mut stats = table(
+        "stats.csv",
         &[
             "step",
             "time",
@@ -199,7 +274,7 @@ fn run_into(
     } else {
         let mut header = vec!["step", "time"];
         header.extend(&probe_names);
-        Some(CsvWriter::create(&out.join("probes.csv"), &header)?)
+        Some(table("probes.csv", &header)?)
     };
 
     let mut initial_volume = None;
@@ -215,13 +290,22 @@ fn run_into(
             None => Ok(()),
         }
     };
+    let every_checkpoint = scene.output.checkpoint_every.filter(|&n| n > 0);
+    // A checkpoint, with the tables so far under their names, so a resume finds all it needs.
+    let save = |sim: &mut Simulation, stats: &mut CsvWriter, probes: &mut Option<CsvWriter>| -> Result<()> {
+        sim.checkpoint()?.write(&out.join(CHECKPOINT))?;
+        stats.publish()?;
+        probes.as_mut().map_or(Ok(()), CsvWriter::publish)
+    };
     let outcome = (|| -> Result<()> {
-        for target in output_steps(scene.output.every, steps) {
-            // In pieces of one chunk: progress between them costs nothing (each chunk ends with
-            // its report readback anyway).
+        for target in output_steps(scene.output.every, steps).filter(|&t| t == 0 || t > resumed_at) {
+            // In pieces of one chunk, ending at checkpoints: progress between them costs nothing
+            // (each chunk ends with its report readback anyway).
             while target > sim.step_index() {
-                let first = sim.step_index() + 1;
-                let rows = sim.step((target - sim.step_index()).min(MAX_CHUNK as u64))?;
+                let at = sim.step_index();
+                let next_checkpoint = every_checkpoint.map_or(u64::MAX, |n| (at / n + 1) * n);
+                let first = at + 1;
+                let rows = sim.step((target.min(next_checkpoint) - at).min(MAX_CHUNK as u64))?;
                 for note in sim.take_notes() {
                     report.note(&format!("note: {note}"));
                 }
@@ -229,6 +313,19 @@ fn run_into(
                     probe_row(&mut probes, first + k as u64, row)?;
                 }
                 report.progress(sim.step_index(), steps);
+                if sim.step_index() == next_checkpoint {
+                    save(sim, &mut stats, &mut probes)?;
+                }
+                if INTERRUPTED.swap(false, std::sync::atomic::Ordering::SeqCst) {
+                    save(sim, &mut stats, &mut probes)?;
+                    return Err(Error::Interrupted {
+                        step: sim.step_index(),
+                        checkpoint: Some(out.to_path_buf()),
+                    });
+                }
+            }
+            if target == 0 && resumed_at > 0 {
+                continue;
             }
             let surface = sim.surface()?;
             if target == 0 {
@@ -270,7 +367,7 @@ fn run_into(
     outcome?;
     finished?;
     Ok(RunSummary {
-        steps,
+        steps: steps - resumed_at,
         substeps: sim.substeps(),
         seconds: started.elapsed().as_secs_f64(),
         backend: sim.describe_backend(),

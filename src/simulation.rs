@@ -275,6 +275,85 @@ impl Simulation {
 
     /// The volume the water should hold (m³): the initial volume plus what sources added and
     /// drains took. `volume_correction = "global"` holds the water to it.
+    /// The whole state at this step, for `shoal resume` (a readback on the GPU).
+    pub fn checkpoint(&mut self) -> Result<crate::io::checkpoint::Checkpoint> {
+        let state = self.solver.save()?;
+        Ok(crate::io::checkpoint::Checkpoint {
+            header: crate::io::checkpoint::Header {
+                nx: self.scene.grid.nx,
+                ny: self.scene.grid.ny,
+                step: self.step,
+                substeps: self.substeps,
+                target: self.target,
+                counted_shortfall: state.counted_shortfall,
+                region_count: state.region_count,
+            },
+            state,
+        })
+    }
+
+    /// Continues from `checkpoint`, which must come from this scene (`path` names it in errors):
+    /// the same grid, and state for the same sources, corrections and regions.
+    pub fn restore(&mut self, checkpoint: &crate::io::checkpoint::Checkpoint, path: &std::path::Path) -> Result<()> {
+        let (h, s) = (&checkpoint.header, &checkpoint.state);
+        let bad = |message: String| {
+            Err(Error::Checkpoint {
+                path: path.to_path_buf(),
+                message,
+            })
+        };
+        let grid = &self.scene.grid;
+        if (h.nx, h.ny) != (grid.nx, grid.ny) {
+            return bad(format!(
+                "it holds a {}×{} grid, the scene {}×{}: it comes from another scene",
+                h.nx, h.ny, grid.nx, grid.ny
+            ));
+        }
+        let cells = self.ground_rel.len();
+        let p = &self.params;
+        let with = |on: bool, n: usize| if on { n } else { 0 };
+        let expected = [
+            ("h", s.eta.len(), cells),
+            ("per-step change", s.vel.len(), cells),
+            ("residual", s.carry.len(), cells),
+            ("drain shortfall", s.shortfall.len(), with(p.sources != 0, cells)),
+            (
+                "clamp record",
+                s.clamped.len(),
+                with(p.correct == params::CORRECT_CLAMPS, 2 * cells),
+            ),
+            ("region labels", s.region_labels.len(), with(p.regions != 0, cells)),
+            ("region targets", s.region_targets.len(), 2 * p.regions as usize),
+            ("pending water", s.pending.len(), with(p.regions != 0, cells)),
+        ];
+        for (what, got, want) in expected {
+            if got != want {
+                return bad(format!(
+                    "its {what} holds {got} values where this scene needs {want}: it comes from another scene"
+                ));
+            }
+        }
+        if h.substeps == 0 || h.step == 0 && h.substeps != self.substeps {
+            return bad(format!("its substep count {} is not this scene's", h.substeps));
+        }
+        if h.substeps != self.substeps {
+            self.substeps = h.substeps;
+            self.params = Params {
+                sources: self.params.sources,
+                source_step: self.params.source_step,
+                ..Params::new(&self.scene, h.substeps, self.probe_cells.len() as u32)
+            };
+            self.solver.set_params(&self.params)?;
+        }
+        self.solver.load(s)?;
+        self.step = h.step;
+        self.target = h.target;
+        if self.regions.is_some() {
+            self.regions = Some(h.region_count);
+        }
+        Ok(())
+    }
+
     /// Each cell's connected body of water after the last step (id + 1, 0 dry), numbered by
     /// their first cell in row-major order, under `volume_correction = "regions"`; else empty.
     pub fn region_labels(&mut self) -> Result<Vec<u32>> {

@@ -33,8 +33,34 @@ pub trait Solver: Send {
     fn read_eta(&mut self) -> Result<Vec<f32>>;
     /// Each cell's region label (id + 1, 0 dry) under volume_correction = "regions", else empty.
     fn read_regions(&mut self) -> Result<Vec<u32>>;
+    /// Everything the backend carries from one step to the next (a readback on the GPU).
+    fn save(&mut self) -> Result<SolverState>;
+    /// Replaces the state with a saved one from a backend built from the same scene.
+    fn load(&mut self, state: &SolverState) -> Result<()>;
     /// Adapter or backend in words.
     fn describe(&self) -> String;
+}
+
+/// The whole state a backend carries from step to step, as a checkpoint holds it. Fields a scene
+/// does not use are empty.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SolverState {
+    /// The current level: h − ref, the per-step change, and the compensated update's residual.
+    pub eta: Vec<f32>,
+    pub vel: Vec<f32>,
+    pub carry: Vec<f32>,
+    /// What each drain could not take on the last step (with sources).
+    pub shortfall: Vec<f32>,
+    /// What the dry-cell rule did since the last correction, two per cell (`CORRECT_CLAMPS`).
+    pub clamped: Vec<f32>,
+    /// volume_correction = "regions": the labels, each region's target as (low, high) words of
+    /// its 64-bit fixed point, the water added since the last correction, and the region count.
+    pub region_labels: Vec<u32>,
+    pub region_targets: Vec<u32>,
+    pub pending: Vec<f32>,
+    pub region_count: u32,
+    /// The drains' shortfall the next chunk cancels (see `GpuSolver::counted_shortfall`).
+    pub counted_shortfall: f32,
 }
 
 /// What a backend is built from: the uniform parameters, the method, and the initial fields

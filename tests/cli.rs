@@ -447,3 +447,151 @@ fn progress_goes_to_stderr_in_plain_lines_and_quiet_silences_it() {
     assert!(ok, "{err}");
     assert!(err.is_empty(), "--quiet printed:\n{err}");
 }
+
+/// A beach under "regions" with rain and a spring, on the ADI solver: every part of the state a
+/// checkpoint must carry (levels, residuals, region labels and targets, pending water, drains).
+const BUSY: &str = "[grid]\nnx = 48\nny = 32\ndx = 0.05\n[time]\ndt = 0.02\nsteps = 300\n[physics]\nsolver = \"adi\"\n\
+                    volume_correction = \"regions\"\n[terrain]\nslope = { base = -0.2, grad = [0.2, 0.0] }\n\
+                    [water]\nlevel = 0.0\n[[water.bump]]\nx = 0.6\ny = 0.8\nradius = 0.15\nheight = 0.04\n\
+                    [[source]]\nx = 0.3\ny = 0.4\nradius = 0.1\nrate = -0.001\n\
+                    [rain]\nrate = 20.0\nradius = 0.05\nheight = 0.01\nseed = 3\n[output]\nevery = 50\n\
+                    [[output.probe]]\nname = \"p\"\nx = 1.0\ny = 0.8\n";
+
+#[test]
+fn a_resumed_run_ends_with_the_same_bits_as_a_straight_one() {
+    for (scene, steps, half) in [(DROP, "600", "300"), (BUSY, "300", "150")] {
+        for backend in ["cpu", "gpu"] {
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(dir.path().join("scene.toml"), scene).unwrap();
+            let run = |out: &str, steps: &str| {
+                let args = [
+                    "run",
+                    "scene.toml",
+                    "--backend",
+                    backend,
+                    "--out",
+                    out,
+                    "--steps",
+                    steps,
+                ];
+                let (ok, _, err) = shoal(&[&args[..], &["--checkpoint-every", half, "-q"]].concat(), dir.path());
+                assert!(ok, "{err}");
+            };
+            run("straight", steps);
+            run("split", half);
+            let (ok, _, err) = shoal(&["resume", "split", "--steps", steps, "--backend", backend], dir.path());
+            assert!(ok, "{err}");
+            assert!(
+                err.contains(&format!("resuming split at step {half} of {steps}")),
+                "{err}"
+            );
+            let last = format!("h_{:06}.npy", steps.parse::<u64>().unwrap());
+            let probes = scene.contains("probe");
+            for file in [last.as_str(), "stats.csv", "probes.csv"]
+                .into_iter()
+                .filter(|&f| probes || f != "probes.csv")
+            {
+                let read = |run: &str| std::fs::read(dir.path().join(run).join(file)).unwrap();
+                assert!(
+                    read("straight") == read("split"),
+                    "{backend}: {file} differs after the resume"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_bad_checkpoint_is_refused_with_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.toml"), DROP).unwrap();
+    std::fs::write(dir.path().join("b.toml"), DROP.replace("nx = 40", "nx = 41")).unwrap();
+    for (scene, out) in [("a.toml", "a"), ("b.toml", "b")] {
+        let args = [
+            "run",
+            scene,
+            "--backend",
+            "cpu",
+            "--out",
+            out,
+            "--checkpoint-every",
+            "20",
+            "-q",
+        ];
+        assert!(shoal(&args, dir.path()).0);
+    }
+    let resume = |out: &str| shoal(&["resume", out, "--steps", "80", "--backend", "cpu"], dir.path());
+    // A checkpoint from another grid.
+    std::fs::copy(dir.path().join("b/checkpoint.bin"), dir.path().join("a/checkpoint.bin")).unwrap();
+    let (ok, _, err) = resume("a");
+    assert!(
+        !ok && err.starts_with("error: checkpoint") && err.contains("41×30") && err.contains("another scene"),
+        "{err}"
+    );
+    // A corrupted one: one byte flipped.
+    let path = dir.path().join("b/checkpoint.bin");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 1;
+    std::fs::write(&path, bytes).unwrap();
+    let (ok, _, err) = resume("b");
+    assert!(
+        !ok && err.starts_with("error: checkpoint") && err.contains("corrupted"),
+        "{err}"
+    );
+    // None at all.
+    std::fs::remove_file(&path).unwrap();
+    let (ok, _, err) = resume("b");
+    assert!(
+        !ok && err.starts_with("error:") && err.contains("checkpoint.bin"),
+        "{err}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_writes_a_checkpoint_that_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("scene.toml"),
+        DROP.replace("steps = 60", "steps = 200000"),
+    )
+    .unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_shoal"))
+        .args(["run", "scene.toml", "--backend", "cpu", "--out", "out"])
+        .current_dir(dir.path())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once the run is under way (its first snapshot written), interrupt it.
+    let first = dir.path().join("out/h_000020.npy");
+    let waited = std::time::Instant::now();
+    while !first.exists() && waited.elapsed().as_secs() < 60 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "an interrupted run exited 0");
+    assert!(
+        err.contains("error: interrupted at step") && err.contains("shoal resume"),
+        "{err}"
+    );
+    let stats = std::fs::read_to_string(dir.path().join("out/stats.csv")).unwrap();
+    assert!(stats.lines().count() >= 2, "{stats}");
+    let (ok, _, err) = shoal(
+        &["resume", "out", "--steps", "10", "--backend", "cpu", "-q"],
+        dir.path(),
+    );
+    assert!(!ok && err.contains("past the 10 steps"), "{err}");
+    let (ok, _, err) = shoal(
+        &["resume", "out", "--steps", "3000", "--backend", "cpu", "-q"],
+        dir.path(),
+    );
+    assert!(ok, "{err}");
+    assert!(dir.path().join("out/h_003000.npy").exists());
+}

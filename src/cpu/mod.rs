@@ -11,7 +11,7 @@ pub mod volume;
 use crate::error::Result;
 use crate::params::{Params, Totals};
 use crate::scene::Solver as Method;
-use crate::solver::{ChunkInput, ChunkReport, Setup, Solver};
+use crate::solver::{ChunkInput, ChunkReport, Setup, Solver, SolverState};
 
 /// The CPU backend's state: the same buffers as the GPU's, ping-ponged by index.
 pub struct CpuSolver {
@@ -189,6 +189,44 @@ impl Solver for CpuSolver {
 
     fn read_regions(&mut self) -> Result<Vec<u32>> {
         Ok(self.regions.as_ref().map_or(Vec::new(), |r| r.labels().to_vec()))
+    }
+
+    fn save(&mut self) -> Result<SolverState> {
+        let p = self.current;
+        let mut state = SolverState {
+            eta: self.eta[p].clone(),
+            vel: self.vel[p].clone(),
+            carry: self.carry.clone(),
+            shortfall: self.shortfall.clone(),
+            clamped: self.clamped.iter().flatten().copied().collect(),
+            counted_shortfall: self.counted_shortfall,
+            ..SolverState::default()
+        };
+        if let Some(r) = &self.regions {
+            (state.region_labels, state.region_targets, state.pending) = r.save();
+            state.region_count = r.count();
+        }
+        Ok(state)
+    }
+
+    fn load(&mut self, state: &SolverState) -> Result<()> {
+        let p = self.current;
+        self.eta[p].clone_from(&state.eta);
+        self.vel[p].clone_from(&state.vel);
+        self.carry.clone_from(&state.carry);
+        self.shortfall.clone_from(&state.shortfall);
+        self.clamped = state.clamped.chunks_exact(2).map(|k| [k[0], k[1]]).collect();
+        if let Some(r) = &mut self.regions {
+            r.load(
+                &state.region_labels,
+                &state.region_targets,
+                &state.pending,
+                state.region_count,
+            );
+        }
+        self.counted_shortfall = state.counted_shortfall;
+        self.totals = self.reduce();
+        Ok(())
     }
 
     fn describe(&self) -> String {

@@ -244,6 +244,26 @@ impl Regions {
         self.current = fresh;
     }
 
+    /// The saved part of the state: latest labels, targets as (low, high) words, pending water.
+    pub fn save(&self) -> (Vec<u32>, Vec<u32>, Vec<f32>) {
+        let words = self.targets[self.current]
+            .iter()
+            .flat_map(|&t| [t as u32, (t >> 32) as u32])
+            .collect();
+        (self.labels[self.current].clone(), words, self.pending.clone())
+    }
+
+    /// Restores what `save` gave, and the region count.
+    pub fn load(&mut self, labels: &[u32], words: &[u32], pending: &[f32], count: u32) {
+        self.labels[self.current] = labels.to_vec();
+        self.targets[self.current] = words
+            .chunks_exact(2)
+            .map(|w| (w[0] as u64 | (w[1] as u64) << 32) as i64)
+            .collect();
+        self.pending = pending.to_vec();
+        self.count = count;
+    }
+
     /// The latest labels and corrections, and the pending water, for `volume::apply`.
     pub fn parts(&mut self) -> (&[u32], &[[f32; 2]], &mut [f32]) {
         (&self.labels[self.current], &self.corrections, &mut self.pending)

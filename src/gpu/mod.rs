@@ -17,7 +17,7 @@ pub use context::GpuContext;
 use crate::error::Result;
 use crate::params::{Params, Totals};
 use crate::scene::{BoundaryMode, Solver as Method};
-use crate::solver::{chunk_target, ChunkInput, ChunkReport, Setup, Solver};
+use crate::solver::{chunk_target, ChunkInput, ChunkReport, Setup, Solver, SolverState};
 use state::GpuState;
 
 /// Runs the passes of a step on a Device/Queue it shares with its caller (wgpu handles are
@@ -252,6 +252,65 @@ impl Solver for GpuSolver {
         encoder.copy_buffer_to_buffer(labels, 0, &self.eta_readback, 0, bytes);
         self.queue.submit([encoder.finish()]);
         Ok(bytemuck::cast_slice(&readback::map(&self.device, &self.eta_readback, bytes)?).to_vec())
+    }
+
+    fn save(&mut self) -> Result<SolverState> {
+        let read = |buffer: &wgpu::Buffer| -> Result<Vec<u8>> { readback::read(&self.device, &self.queue, buffer) };
+        let f32s = |buffer: &wgpu::Buffer| -> Result<Vec<f32>> { Ok(bytemuck::pod_collect_to_vec(&read(buffer)?)) };
+        let u32s = |buffer: &wgpu::Buffer| -> Result<Vec<u32>> { Ok(bytemuck::pod_collect_to_vec(&read(buffer)?)) };
+        let (p, r) = (self.state.current, &self.state.regions);
+        let regions = self.regions.is_some();
+        let mut state = SolverState {
+            eta: f32s(&self.state.eta[p])?,
+            vel: f32s(&self.state.vel[p])?,
+            carry: f32s(&self.state.carry)?,
+            counted_shortfall: self.counted_shortfall,
+            ..SolverState::default()
+        };
+        if self.params.sources != 0 {
+            state.shortfall = f32s(&self.state.shortfall)?;
+        }
+        if self.params.correct == crate::params::CORRECT_CLAMPS {
+            state.clamped = f32s(&self.state.clamped)?;
+        }
+        if regions {
+            state.region_labels = u32s(&r.labels[r.current])?;
+            state.region_targets = u32s(&r.targets[r.current])?;
+            state.pending = f32s(&r.pending)?;
+            state.region_count = u32s(&r.counts)?[1];
+        }
+        Ok(state)
+    }
+
+    fn load(&mut self, state: &SolverState) -> Result<()> {
+        let scopes = Scopes::push(&self.device);
+        let write = |buffer: &wgpu::Buffer, bytes: &[u8]| {
+            if !bytes.is_empty() {
+                self.queue.write_buffer(buffer, 0, bytes);
+            }
+        };
+        let (p, r) = (self.state.current, &self.state.regions);
+        write(&self.state.eta[p], bytemuck::cast_slice(&state.eta));
+        write(&self.state.vel[p], bytemuck::cast_slice(&state.vel));
+        write(&self.state.carry, bytemuck::cast_slice(&state.carry));
+        write(&self.state.shortfall, bytemuck::cast_slice(&state.shortfall));
+        write(&self.state.clamped, bytemuck::cast_slice(&state.clamped));
+        if self.regions.is_some() {
+            write(&r.labels[r.current], bytemuck::cast_slice(&state.region_labels));
+            write(&r.targets[r.current], bytemuck::cast_slice(&state.region_targets));
+            write(&r.pending, bytemuck::cast_slice(&state.pending));
+            write(&r.counts, bytemuck::cast_slice(&[0, state.region_count, 0, 0]));
+        }
+        self.counted_shortfall = state.counted_shortfall;
+        // The totals the next step starts from (ghost-mean sides read them), as the end of a
+        // chunk leaves them: a reduction of the restored level.
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            self.reduce.reduce(&mut pass, &self.state);
+        }
+        self.queue.submit([encoder.finish()]);
+        scopes.pop()
     }
 
     fn describe(&self) -> String {

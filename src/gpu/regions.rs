@@ -50,7 +50,8 @@ impl RegionBuffers {
         };
         let field = cells as u64 * 4;
         let none = wgpu::BufferUsages::empty();
-        let copy = wgpu::BufferUsages::COPY_SRC;
+        // What a checkpoint saves and restores.
+        let copy = wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
         let regions = capacity as u64;
         RegionBuffers {
             parent: if on {
@@ -67,7 +68,7 @@ impl RegionBuffers {
             roots: buffer("region roots", cells.div_ceil(TILE) as u64 * 4, none),
             table: buffer("region table", regions * STRIDE * 4, none),
             counts: buffer("region counts", 16, copy),
-            pending: buffer("region pending", field, none),
+            pending: buffer("region pending", field, copy),
             corrections: buffer("region corrections", regions * 8, none),
             labels: [
                 buffer("region labels 0", field, copy),

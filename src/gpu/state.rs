@@ -91,6 +91,8 @@ impl GpuState {
         let field_usage =
             storage | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::VERTEX;
         let zeros = vec![0.0f32; eta.len()];
+        // Buffers a checkpoint saves and restores.
+        let saved = storage | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
         let n_partials = params.n_partials.max(1) as usize;
 
         let slot_stride = device.limits().min_uniform_buffer_offset_alignment.max(16);
@@ -125,11 +127,7 @@ impl GpuState {
                 init("vel 0", bytemuck::cast_slice(&zeros), field_usage),
                 init("vel 1", bytemuck::cast_slice(&zeros), field_usage),
             ],
-            carry: init(
-                "carry",
-                bytemuck::cast_slice(&zeros),
-                storage | wgpu::BufferUsages::COPY_SRC,
-            ),
+            carry: init("carry", bytemuck::cast_slice(&zeros), saved),
             partials: device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("reduce partials"),
                 size: (n_partials * std::mem::size_of::<Totals>()) as u64,
@@ -174,7 +172,7 @@ impl GpuState {
                 } else {
                     zeros.clone()
                 }),
-                storage,
+                saved,
             ),
             clamped: device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("clamped"),
@@ -183,7 +181,7 @@ impl GpuState {
                 } else {
                     16
                 },
-                usage: storage,
+                usage: saved,
                 mapped_at_creation: false,
             }),
             regions: super::regions::RegionBuffers::new(device, params.nx * params.ny, params.regions),

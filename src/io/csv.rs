@@ -12,21 +12,27 @@ pub struct CsvWriter {
 
 impl CsvWriter {
     pub fn create(path: &Path, header: &[&str]) -> Result<CsvWriter> {
-        let dir = path
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        let tmp = tempfile::Builder::new()
-            .prefix(".shoal-")
-            .suffix(".tmp")
-            .tempfile_in(dir)
-            .map_err(|e| Error::io(path, e))?;
+        Self::continuing(path, &[header.join(",")])
+    }
+
+    /// A table that starts with `lines` (its header, then rows kept from an earlier run).
+    pub fn continuing(path: &Path, lines: &[String]) -> Result<CsvWriter> {
         let mut w = CsvWriter {
             path: path.to_path_buf(),
-            out: std::io::BufWriter::new(tmp),
+            out: std::io::BufWriter::new(crate::io::atomic::temporary_for(path)?),
         };
-        w.line(&header.join(","))?;
+        for line in lines {
+            w.line(line)?;
+        }
         Ok(w)
+    }
+
+    /// Puts what has been written so far under the final name too (a checkpoint's view of the
+    /// table), and goes on writing.
+    pub fn publish(&mut self) -> Result<()> {
+        self.out.flush().map_err(|e| Error::io(&self.path, e))?;
+        let written = std::fs::read(self.out.get_ref().path()).map_err(|e| Error::io(&self.path, e))?;
+        crate::io::atomic::write_bytes(&self.path, &written)
     }
 
     /// Writes one row of values: integers as such, floats in Rust's shortest round-trip form.

@@ -341,6 +341,10 @@ pub struct Probe {
 pub struct Output {
     #[serde(default = "Output::default_every")]
     pub every: u64,
+    /// Write checkpoint.bin every this many steps (`shoal run --checkpoint-every N` sets it, and
+    /// `shoal resume` goes on with it). 0 or absent: only when interrupted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint_every: Option<u64>,
     #[serde(default, rename = "probe", skip_serializing_if = "Vec::is_empty")]
     pub probes: Vec<Probe>,
 }
@@ -355,6 +359,7 @@ impl Default for Output {
     fn default() -> Self {
         Output {
             every: Self::default_every(),
+            checkpoint_every: None,
             probes: Vec::new(),
         }
     }
