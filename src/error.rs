@@ -60,6 +60,10 @@ pub enum Error {
     #[error("checkpoint {}: {message}", .path.display())]
     Checkpoint { path: PathBuf, message: String },
 
+    /// Some runs of a sweep failed (each was reported as it failed; the others finished).
+    #[error("{failed} of {total} runs failed (see {}/summary.csv)", .out.display())]
+    SweepFailed { failed: usize, total: usize, out: PathBuf },
+
     /// The run was interrupted (Ctrl-C) after writing what it had.
     #[error("interrupted at step {step}{}", .checkpoint.as_ref().map(|p| format!(": resume with `shoal resume {}`", p.display())).unwrap_or_default())]
     Interrupted { step: u64, checkpoint: Option<PathBuf> },

@@ -13,6 +13,7 @@
 //! # Ok::<(), shoal::Error>(())
 //! ```
 
+pub mod batch;
 pub mod compare;
 pub mod cpu;
 pub mod error;

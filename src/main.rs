@@ -65,6 +65,26 @@ enum Command {
         #[arg(long, short)]
         quiet: bool,
     },
+    /// Run a sweep: a list of scenes and/or one scene over a grid of values (see src/batch.rs).
+    Batch {
+        /// Sweep file (TOML).
+        sweep: PathBuf,
+        /// Run only the run at this index (0-based; for one task of a job array).
+        #[arg(long, value_name = "INDEX")]
+        only: Option<usize>,
+        /// Print the runs, one per line with its index, and stop.
+        #[arg(long)]
+        list: bool,
+        /// Only rebuild OUT/summary.csv from the runs done so far.
+        #[arg(long)]
+        summary: bool,
+        /// Write into run folders that already hold files.
+        #[arg(long)]
+        force: bool,
+        /// No progress and no closing summary.
+        #[arg(long, short)]
+        quiet: bool,
+    },
     /// Check a scene without running it.
     Validate {
         /// Scene file (TOML, see SCENE.md).
@@ -157,6 +177,45 @@ fn execute(command: Command) -> shoal::Result<()> {
                 summarise(&scene.name, &summary?);
             } else {
                 summary?;
+            }
+            Ok(())
+        }
+        Command::Batch {
+            sweep,
+            only,
+            list,
+            summary,
+            force,
+            quiet,
+        } => {
+            let sweep = shoal::batch::Sweep::from_file(&sweep)?;
+            if list {
+                for (k, run) in sweep.runs.iter().enumerate() {
+                    println!("{k}\t{}", run.name);
+                }
+                return Ok(());
+            }
+            if summary {
+                return shoal::batch::summarise(&sweep);
+            }
+            let mut progress = Progress::new(quiet);
+            let outcomes = shoal::batch::run(&sweep, only, force, &mut progress);
+            progress.finish();
+            let outcomes = outcomes?;
+            let failed = outcomes.iter().filter(|o| o.result.is_err()).count();
+            if !quiet {
+                for o in &outcomes {
+                    if let Ok(s) = &o.result {
+                        summarise(&o.name, s);
+                    }
+                }
+            }
+            if failed > 0 {
+                return Err(shoal::Error::SweepFailed {
+                    failed,
+                    total: outcomes.len(),
+                    out: sweep.out,
+                });
             }
             Ok(())
         }

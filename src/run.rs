@@ -20,6 +20,19 @@ pub struct RunSummary {
     pub out: PathBuf,
     pub initial_volume: f64,
     pub final_volume: f64,
+    /// The volume the water should hold at the end (m³, `Simulation::target_volume`).
+    pub target_volume: f64,
+}
+
+impl RunSummary {
+    /// (final − target) / target: how far the water ended from what it should hold.
+    pub fn volume_error(&self) -> f64 {
+        if self.target_volume > 0.0 {
+            (self.final_volume - self.target_volume) / self.target_volume
+        } else {
+            0.0
+        }
+    }
 }
 
 /// The steps at which h snapshots and stats rows are written: 0, every `every`, and the last.
@@ -374,6 +387,7 @@ fn run_into(
         out: out.to_path_buf(),
         initial_volume: initial_volume.unwrap_or(0.0),
         final_volume,
+        target_volume: sim.target_volume(),
     })
 }
 

@@ -595,3 +595,74 @@ fn ctrl_c_writes_a_checkpoint_that_resumes() {
     assert!(ok, "{err}");
     assert!(dir.path().join("out/h_003000.npy").exists());
 }
+
+#[test]
+fn a_sweep_runs_every_scene_and_combination_and_reports_failures() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("base.toml"), DROP.replace("steps = 60", "steps = 20")).unwrap();
+    std::fs::write(
+        dir.path().join("broken.toml"),
+        DROP.replace("[terrain]", "[physics]\ndamping = 2.0\n[terrain]"),
+    )
+    .unwrap();
+    let sweep = "backend = \"cpu\"\nscenes = [\"base.toml\", \"broken.toml\"]\n[vary]\nscene = \"base.toml\"\n\
+                 \"physics.damping\" = [0.0, 0.01]\n\"time.dt\" = [0.01, 0.02]\n";
+    std::fs::write(dir.path().join("sweep.toml"), sweep).unwrap();
+    let (ok, list, err) = shoal(&["batch", "sweep.toml", "--list"], dir.path());
+    assert!(ok, "{err}");
+    assert_eq!(list.lines().count(), 6, "{list}");
+    assert!(list.contains("5\tbase-damping=0.01-dt=0.02"), "{list}");
+    let (ok, _, err) = shoal(&["batch", "sweep.toml"], dir.path());
+    assert!(!ok, "a sweep with a failed run exited 0");
+    assert!(err.contains("error: 1 of 6 runs failed"), "{err}");
+    let summary = std::fs::read_to_string(dir.path().join("sweep/summary.csv")).unwrap();
+    let rows: Vec<&str> = summary.lines().collect();
+    assert_eq!(rows[0], "run,status,steps,steps_per_s,volume_error,message");
+    assert_eq!(rows.len(), 7, "{summary}");
+    assert!(
+        rows[2].starts_with("broken,failed,") && rows[2].contains("damping"),
+        "{summary}"
+    );
+    for row in rows.iter().skip(1).filter(|r| !r.starts_with("broken")) {
+        assert!(row.contains(",ok,20,"), "{row}");
+    }
+    // The damped runs ran with their own values.
+    let written = std::fs::read_to_string(dir.path().join("sweep/base-damping=0.01-dt=0.02/scene.toml")).unwrap();
+    assert!(
+        written.contains("damping = 0.01") && written.contains("dt = 0.02"),
+        "{written}"
+    );
+
+    // One run per task, as a job array runs it, then the summary.
+    let (ok, _, err) = shoal(&["batch", "sweep.toml", "--only", "3", "--force"], dir.path());
+    assert!(ok, "{err}");
+    let (ok, _, err) = shoal(&["batch", "sweep.toml", "--only", "9"], dir.path());
+    assert!(!ok && err.contains("--only 9"), "{err}");
+}
+
+#[test]
+fn a_bad_sweep_file_is_an_error_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("base.toml"), GOOD).unwrap();
+    for (sweep, expect) in [
+        ("scenes = [\"base.toml\"]\nbackend = \"tpu\"\n", "sweep.toml:2"),
+        ("scenes = [\"base.toml\"]\nspeed = 3\n", "unknown field `speed`"),
+        ("backend = \"cpu\"\n", "names no runs"),
+        (
+            "[vary]\nscene = \"nothere.toml\"\n\"time.dt\" = [0.1]\n",
+            "nothere.toml",
+        ),
+        (
+            "[vary]\nscene = \"base.toml\"\n\"time.dt\" = []\n",
+            "time.dt has no values",
+        ),
+    ] {
+        std::fs::write(dir.path().join("sweep.toml"), sweep).unwrap();
+        let (ok, _, err) = shoal(&["batch", "sweep.toml"], dir.path());
+        assert!(
+            !ok && err.starts_with("error:") && err.contains(expect),
+            "{sweep}: {err}"
+        );
+        assert!(!dir.path().join("sweep").exists(), "{sweep}: a bad sweep ran");
+    }
+}

@@ -41,7 +41,8 @@ impl CsvWriter {
         self.line(&text.join(","))
     }
 
-    fn line(&mut self, s: &str) -> Result<()> {
+    /// Writes one line as it is (a row already in CSV form).
+    pub fn line(&mut self, s: &str) -> Result<()> {
         writeln!(self.out, "{s}").map_err(|e| Error::io(&self.path, e))
     }
 
@@ -57,6 +58,8 @@ impl CsvWriter {
 pub enum Cell {
     Int(u64),
     Float(f64),
+    /// Free text, quoted where CSV needs it.
+    Text(String),
     /// No value (an empty field).
     Empty,
 }
@@ -66,6 +69,8 @@ impl std::fmt::Display for Cell {
         match self {
             Cell::Int(v) => write!(f, "{v}"),
             Cell::Float(v) => write!(f, "{v}"),
+            Cell::Text(t) if t.contains([',', '"', '\n', '\r']) => write!(f, "\"{}\"", t.replace('"', "\"\"")),
+            Cell::Text(t) => write!(f, "{t}"),
             Cell::Empty => Ok(()),
         }
     }

@@ -4,7 +4,7 @@
 //! serialising a parsed [`Scene`] writes "the scene as it was run, with every default filled in".
 
 mod fields;
-mod locate;
+pub(crate) mod locate;
 mod validate;
 
 pub use fields::{InitialFields, ReferenceLevel};

@@ -1,0 +1,277 @@
+//! `shoal batch SWEEP.toml`: a list of scenes and/or one scene over a grid of parameter values,
+//! each run into its own folder, and a summary table. Runs one after another in this process; to
+//! spread a sweep over a cluster, run one `--only INDEX` per task of an existing scheduler (a
+//! Slurm job array, GNU parallel) and collect with `--summary`.
+//!
+//! ```toml
+//! out = "sweep-out"              # default: the sweep file's name without .toml
+//! backend = "gpu"                # or "cpu"
+//! steps = 500                    # optional: overrides every scene's time.steps
+//! scenes = ["beach.toml", "river.toml"]
+//! [vary]                         # optional: one scene over every combination of values
+//! scene = "beach.toml"
+//! "physics.damping" = [0.0, 0.01]
+//! "time.dt" = [0.01, 0.02]
+//! ```
+
+use crate::error::{Error, Result};
+use crate::io::csv::{Cell, CsvWriter};
+use crate::run::{Reporter, RunOptions, RunSummary};
+use crate::scene::Scene;
+use crate::simulation::Backend;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SweepFile {
+    out: Option<PathBuf>,
+    #[serde(default)]
+    backend: BackendName,
+    steps: Option<u64>,
+    #[serde(default)]
+    scenes: Vec<PathBuf>,
+    vary: Option<Vary>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum BackendName {
+    #[default]
+    Gpu,
+    Cpu,
+}
+
+#[derive(Debug, Deserialize)]
+struct Vary {
+    scene: PathBuf,
+    #[serde(flatten)]
+    values: BTreeMap<String, Vec<toml::Value>>,
+}
+
+/// One run of a sweep: its folder name under the sweep's `out`, and its scene, or why the scene
+/// is not valid (that run then fails, reported, and the others go on).
+#[derive(Clone, Debug)]
+pub struct Planned {
+    pub name: String,
+    pub scene: std::result::Result<Scene, String>,
+}
+
+/// A sweep file, read and expanded into its runs. A malformed sweep fails here, before anything
+/// runs; a scene that does not validate becomes a failed run.
+#[derive(Debug)]
+pub struct Sweep {
+    pub out: PathBuf,
+    pub backend: Backend,
+    pub steps: Option<u64>,
+    pub runs: Vec<Planned>,
+}
+
+impl Sweep {
+    pub fn from_file(path: &Path) -> Result<Sweep> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let bad = |line: Option<usize>, message: String| Error::Scene {
+            file: path.to_path_buf(),
+            line,
+            message,
+        };
+        let file: SweepFile = toml::from_str(&text).map_err(|e| {
+            bad(
+                e.span().map(|s| crate::scene::locate::line_of_offset(&text, s.start)),
+                e.message().trim().to_string(),
+            )
+        })?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        let mut runs = Vec::new();
+        for scene in &file.scenes {
+            runs.push(Planned {
+                name: stem(scene),
+                scene: Scene::from_file(&base.join(scene)).map_err(|e| e.to_string()),
+            });
+        }
+        if let Some(vary) = &file.vary {
+            runs.extend(expand(vary, base).map_err(|message| bad(None, format!("vary: {message}")))?);
+        }
+        if runs.is_empty() {
+            return Err(bad(
+                None,
+                "names no runs: give `scenes = [...]` or a [vary] table".into(),
+            ));
+        }
+        let mut seen = std::collections::HashSet::new();
+        if let Some(twice) = runs.iter().find(|r| !seen.insert(r.name.clone())) {
+            return Err(bad(None, format!("two runs would share the folder {}", twice.name)));
+        }
+        Ok(Sweep {
+            out: base.join(file.out.unwrap_or_else(|| PathBuf::from(stem(path)))),
+            backend: match file.backend {
+                BackendName::Gpu => Backend::Gpu,
+                BackendName::Cpu => Backend::Cpu,
+            },
+            steps: file.steps,
+            runs,
+        })
+    }
+}
+
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map_or("run".into(), |s| s.to_string_lossy().into_owned())
+}
+
+/// Every combination of `vary`'s values, each applied to its scene's TOML and validated as a scene
+/// (so a key the contract lacks fails with the scene's own error).
+fn expand(vary: &Vary, base: &Path) -> std::result::Result<Vec<Planned>, String> {
+    let path = base.join(&vary.scene);
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let table: toml::Table = text.parse().map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut combos: Vec<(String, toml::Table)> = vec![(stem(&path), table)];
+    for (key, values) in &vary.values {
+        if values.is_empty() {
+            return Err(format!("{key} has no values"));
+        }
+        let short = key.rsplit('.').next().unwrap_or(key);
+        combos = combos
+            .into_iter()
+            .flat_map(|(name, table)| {
+                values.iter().map(move |v| {
+                    let mut t = table.clone();
+                    set(&mut t, key, v.clone()).map(|()| (format!("{name}-{short}={}", label(v)), t))
+                })
+            })
+            .collect::<std::result::Result<_, String>>()?;
+    }
+    combos
+        .into_iter()
+        .map(|(name, table)| {
+            let text = toml::to_string(&table).map_err(|e| e.to_string())?;
+            let origin = PathBuf::from(format!("{} ({name})", path.display()));
+            let scene = Scene::parse(&text, &origin, base).map_err(|e| e.to_string());
+            Ok(Planned { name, scene })
+        })
+        .collect()
+}
+
+/// Sets the dotted `key` (e.g. "physics.damping") in `table`, creating tables on the way.
+fn set(table: &mut toml::Table, key: &str, value: toml::Value) -> std::result::Result<(), String> {
+    let mut parts: Vec<&str> = key.split('.').collect();
+    let last = parts
+        .pop()
+        .filter(|p| !p.is_empty())
+        .ok_or(format!("bad key {key:?}"))?;
+    let mut at = table;
+    for part in parts {
+        at = at
+            .entry(part)
+            .or_insert_with(|| toml::Value::Table(Default::default()))
+            .as_table_mut()
+            .ok_or(format!("{key}: {part} is not a table"))?;
+    }
+    at.insert(last.to_string(), value);
+    Ok(())
+}
+
+fn label(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// How one run of a sweep went.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub name: String,
+    pub result: std::result::Result<RunSummary, String>,
+}
+
+const SUMMARY_HEADER: [&str; 6] = ["run", "status", "steps", "steps_per_s", "volume_error", "message"];
+
+impl Outcome {
+    fn row(&self) -> Vec<Cell> {
+        match &self.result {
+            Ok(s) => vec![
+                Cell::Text(self.name.clone()),
+                Cell::Text("ok".into()),
+                Cell::Int(s.steps),
+                Cell::Float(s.steps as f64 / s.seconds.max(1e-9)),
+                Cell::Float(s.volume_error()),
+                Cell::Empty,
+            ],
+            Err(message) => vec![
+                Cell::Text(self.name.clone()),
+                Cell::Text("failed".into()),
+                Cell::Empty,
+                Cell::Empty,
+                Cell::Empty,
+                Cell::Text(message.clone()),
+            ],
+        }
+    }
+}
+
+/// Runs the sweep's runs (all, or the one at `only`), each into `out/<name>/`, its one-row
+/// `run.csv` beside its outputs; then writes `out/summary.csv` from every run's `run.csv`.
+pub fn run(sweep: &Sweep, only: Option<usize>, force: bool, report: &mut dyn Reporter) -> Result<Vec<Outcome>> {
+    let picked: Vec<&Planned> = match only {
+        Some(i) => vec![sweep.runs.get(i).ok_or_else(|| Error::Output {
+            path: sweep.out.clone(),
+            message: format!("--only {i}: the sweep has runs 0 to {}", sweep.runs.len() - 1),
+        })?],
+        None => sweep.runs.iter().collect(),
+    };
+    std::fs::create_dir_all(&sweep.out).map_err(|e| Error::io(&sweep.out, e))?;
+    let mut outcomes = Vec::new();
+    for (k, planned) in picked.iter().enumerate() {
+        report.note(&format!("run {}/{}: {}", k + 1, picked.len(), planned.name));
+        let dir = sweep.out.join(&planned.name);
+        let options = RunOptions {
+            steps: sweep.steps,
+            force,
+            ..RunOptions::default()
+        };
+        let outcome = Outcome {
+            name: planned.name.clone(),
+            result: planned.scene.clone().and_then(|scene| {
+                crate::run::run(&scene, &dir, sweep.backend, &options, report).map_err(|e| e.to_string())
+            }),
+        };
+        if let Err(message) = &outcome.result {
+            report.note(&format!("error: run {} failed: {message}", planned.name));
+        }
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        {
+            let mut one = CsvWriter::create(&dir.join("run.csv"), &SUMMARY_HEADER)?;
+            one.row(&outcome.row())?;
+            one.finish()?;
+        }
+        outcomes.push(outcome);
+    }
+    summarise(sweep)?;
+    Ok(outcomes)
+}
+
+/// Writes `out/summary.csv` from the `run.csv` of every run that has one, in the sweep's order;
+/// runs not done yet are listed as "missing".
+pub fn summarise(sweep: &Sweep) -> Result<()> {
+    let mut table = CsvWriter::create(&sweep.out.join("summary.csv"), &SUMMARY_HEADER)?;
+    for planned in &sweep.runs {
+        let path = sweep.out.join(&planned.name).join("run.csv");
+        match std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|t| t.lines().nth(1).map(str::to_string))
+        {
+            Some(row) => table.line(&row)?,
+            None => table.row(&[
+                Cell::Text(planned.name.clone()),
+                Cell::Text("missing".into()),
+                Cell::Empty,
+                Cell::Empty,
+                Cell::Empty,
+                Cell::Empty,
+            ])?,
+        }
+    }
+    table.finish()
+}
