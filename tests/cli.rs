@@ -666,3 +666,27 @@ fn a_bad_sweep_file_is_an_error_before_anything_runs() {
         assert!(!dir.path().join("sweep").exists(), "{sweep}: a bad sweep ran");
     }
 }
+
+#[test]
+fn a_write_that_fails_mid_run_is_a_clear_error_and_keeps_what_was_written() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("scene.toml"), DROP).unwrap();
+    // The snapshot of step 40 cannot be written: a folder stands under its name (this fails for
+    // root too, unlike a read-only folder).
+    std::fs::create_dir_all(dir.path().join("out/h_000040.npy")).unwrap();
+    let (ok, _, err) = shoal(&["run", "scene.toml", "--backend", "cpu", "--out", "out", "--force"], dir.path());
+    assert!(!ok, "the run did not notice its failed write");
+    let last = err.lines().last().unwrap_or_default();
+    assert!(last.starts_with("error:") && last.contains("h_000040.npy"), "{err}");
+    for step in [0, 20] {
+        let f = std::fs::File::open(dir.path().join(format!("out/h_{step:06}.npy"))).unwrap();
+        assert_eq!(npyz::NpyFile::new(f).unwrap().shape(), &[30, 40]);
+    }
+    let stats = std::fs::read_to_string(dir.path().join("out/stats.csv")).unwrap();
+    assert_eq!(stats.lines().count(), 3, "the header and steps 0 and 20:\n{stats}");
+    let names: Vec<String> = std::fs::read_dir(dir.path().join("out"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!names.iter().any(|n| n.ends_with(".tmp")), "temporary files left: {names:?}");
+}
