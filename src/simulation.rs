@@ -210,16 +210,21 @@ impl Simulation {
                 substep_note(&self.scene, needed, max_depth)
             ));
             let factor = self.substeps as f32 / needed as f32;
-            self.substeps = needed;
-            self.params = Params {
-                sources: self.params.sources,
-                source_step: self.params.source_step,
-                ..Params::new(&self.scene, needed, self.probe_cells.len() as u32)
-            };
-            self.solver.set_params(&self.params)?;
+            self.set_substeps(needed)?;
             self.solver.rescale_velocity(factor)?;
         }
         Ok(())
+    }
+
+    /// Runs `substeps` per step from now on (the per-step change is the caller's to rescale).
+    fn set_substeps(&mut self, substeps: u32) -> Result<()> {
+        self.substeps = substeps;
+        self.params = Params {
+            sources: self.params.sources,
+            source_step: self.params.source_step,
+            ..Params::new(&self.scene, substeps, self.probe_cells.len() as u32)
+        };
+        self.solver.set_params(&self.params)
     }
 
     fn absolute(&self, eta: f32, cell: usize) -> f64 {
@@ -337,13 +342,7 @@ impl Simulation {
             return bad(format!("its substep count {} is not this scene's", h.substeps));
         }
         if h.substeps != self.substeps {
-            self.substeps = h.substeps;
-            self.params = Params {
-                sources: self.params.sources,
-                source_step: self.params.source_step,
-                ..Params::new(&self.scene, h.substeps, self.probe_cells.len() as u32)
-            };
-            self.solver.set_params(&self.params)?;
+            self.set_substeps(h.substeps)?;
         }
         self.solver.load(s)?;
         self.step = h.step;

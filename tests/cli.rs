@@ -674,7 +674,10 @@ fn a_write_that_fails_mid_run_is_a_clear_error_and_keeps_what_was_written() {
     // The snapshot of step 40 cannot be written: a folder stands under its name (this fails for
     // root too, unlike a read-only folder).
     std::fs::create_dir_all(dir.path().join("out/h_000040.npy")).unwrap();
-    let (ok, _, err) = shoal(&["run", "scene.toml", "--backend", "cpu", "--out", "out", "--force"], dir.path());
+    let (ok, _, err) = shoal(
+        &["run", "scene.toml", "--backend", "cpu", "--out", "out", "--force"],
+        dir.path(),
+    );
     assert!(!ok, "the run did not notice its failed write");
     let last = err.lines().last().unwrap_or_default();
     assert!(last.starts_with("error:") && last.contains("h_000040.npy"), "{err}");
@@ -688,5 +691,8 @@ fn a_write_that_fails_mid_run_is_a_clear_error_and_keeps_what_was_written() {
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    assert!(!names.iter().any(|n| n.ends_with(".tmp")), "temporary files left: {names:?}");
+    assert!(
+        !names.iter().any(|n| n.ends_with(".tmp")),
+        "temporary files left: {names:?}"
+    );
 }
