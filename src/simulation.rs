@@ -293,6 +293,7 @@ impl Simulation {
                 counted_shortfall: state.counted_shortfall,
                 region_count: state.region_count,
             },
+            ground: self.ground_rel.clone(),
             state,
         })
     }
@@ -337,6 +338,9 @@ impl Simulation {
                     "its {what} holds {got} values where this scene needs {want}: it comes from another scene"
                 ));
             }
+        }
+        if checkpoint.ground != self.ground_rel {
+            return bad("its terrain is not what the scene builds now (did a terrain file change?)".into());
         }
         if h.substeps == 0 || h.step == 0 && h.substeps != self.substeps {
             return bad(format!("its substep count {} is not this scene's", h.substeps));

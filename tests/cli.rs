@@ -528,6 +528,30 @@ fn a_bad_checkpoint_is_refused_with_a_clear_error() {
         !ok && err.starts_with("error: checkpoint") && err.contains("41×30") && err.contains("another scene"),
         "{err}"
     );
+    // One whose scene's terrain changed since.
+    let scene_a = dir.path().join("a/scene.toml");
+    let (ok, _, err) = shoal(
+        &[
+            "run",
+            "a.toml",
+            "--backend",
+            "cpu",
+            "--out",
+            "a",
+            "--force",
+            "-q",
+            "--checkpoint-every",
+            "20",
+        ],
+        dir.path(),
+    );
+    assert!(ok, "{err}");
+    let text = std::fs::read_to_string(&scene_a)
+        .unwrap()
+        .replace("flat = -0.2", "flat = -0.25");
+    std::fs::write(&scene_a, text).unwrap();
+    let (ok, _, err) = resume("a");
+    assert!(!ok && err.contains("terrain"), "{err}");
     // A corrupted one: one byte flipped.
     let path = dir.path().join("b/checkpoint.bin");
     let mut bytes = std::fs::read(&path).unwrap();

@@ -1,6 +1,7 @@
 //! The checkpoint file: a run's whole state at one step, written atomically, read back only if
-//! intact. Layout: the magic `SHOALCK1`, a TOML header (length-prefixed), the state's arrays in a
-//! fixed order (each an element count and little-endian words), and a CRC-32 of all before it.
+//! intact. Layout: the magic `SHOALCK1`, a TOML header (length-prefixed), the state's arrays and
+//! the ground in a fixed order (each an element count and little-endian words), and a CRC-32 of
+//! all before it.
 
 use crate::error::{Error, Result};
 use crate::io::atomic;
@@ -14,6 +15,9 @@ const MAGIC: &[u8; 8] = b"SHOALCK1";
 #[derive(Clone, Debug, PartialEq)]
 pub struct Checkpoint {
     pub header: Header,
+    /// The ground (relative to the reference level) the state stood on: a resume checks that its
+    /// scene still builds the same terrain.
+    pub ground: Vec<f32>,
     pub state: SolverState,
 }
 
@@ -54,6 +58,7 @@ impl Checkpoint {
         words_u32(&mut out, &s.region_labels);
         words_u32(&mut out, &s.region_targets);
         words_f32(&mut out, &s.pending);
+        words_f32(&mut out, &self.ground);
         out.extend(crc32fast::hash(&out).to_le_bytes());
         atomic::write_bytes(path, &out)
     }
@@ -98,13 +103,17 @@ impl Checkpoint {
         };
         state.region_labels = reader.words().ok_or_else(truncated)?;
         state.region_targets = reader.words().ok_or_else(truncated)?;
-        state.pending = reader
-            .words()
-            .ok_or_else(truncated)?
-            .into_iter()
-            .map(f32::from_bits)
-            .collect();
-        Ok(Checkpoint { header, state })
+        let mut f32s = || -> Result<Vec<f32>> {
+            Ok(reader
+                .words()
+                .ok_or_else(truncated)?
+                .into_iter()
+                .map(f32::from_bits)
+                .collect())
+        };
+        state.pending = f32s()?;
+        let ground = f32s()?;
+        Ok(Checkpoint { header, ground, state })
     }
 }
 
