@@ -58,6 +58,9 @@ enum Command {
         /// Run up to this step (default: the scene's steps).
         #[arg(long)]
         steps: Option<u64>,
+        /// Go on writing frame_NNNNNN.png at each output step.
+        #[arg(long)]
+        png: bool,
         /// Where the passes run.
         #[arg(long, value_enum, default_value_t = BackendArg::Gpu)]
         backend: BackendArg,
@@ -222,11 +225,12 @@ fn execute(command: Command) -> shoal::Result<()> {
         Command::Resume {
             dir,
             steps,
+            png,
             backend,
             quiet,
         } => {
             let mut progress = Progress::new(quiet);
-            let summary = shoal::run::resume(&dir, backend.into(), steps, &mut progress);
+            let summary = shoal::run::resume(&dir, backend.into(), steps, png, &mut progress);
             progress.finish();
             if !quiet {
                 summarise(&dir.display().to_string(), &summary?);

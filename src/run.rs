@@ -200,7 +200,14 @@ impl Frames {
 
 /// Continues the run in `out` from its checkpoint up to `steps` (default: the scene's), writing
 /// into the same folder: its tables keep their rows up to the checkpoint and go on from there.
-pub fn resume(out: &Path, backend: Backend, steps: Option<u64>, report: &mut dyn Reporter) -> Result<RunSummary> {
+/// `png` goes on drawing frames (a GIF cannot be continued).
+pub fn resume(
+    out: &Path,
+    backend: Backend,
+    steps: Option<u64>,
+    png: bool,
+    report: &mut dyn Reporter,
+) -> Result<RunSummary> {
     let mut scene = Scene::from_file(&out.join("scene.toml"))?;
     let path = out.join(CHECKPOINT);
     let checkpoint = crate::io::checkpoint::Checkpoint::read(&path)?;
@@ -222,7 +229,11 @@ pub fn resume(out: &Path, backend: Backend, steps: Option<u64>, report: &mut dyn
         checkpoint.header.step,
         scene.time.steps
     ));
-    let result = run_into(&mut sim, out, scene.time.steps, &RunOptions::default(), report);
+    let options = RunOptions {
+        png,
+        ..RunOptions::default()
+    };
+    let result = run_into(&mut sim, out, scene.time.steps, &options, report);
     atomic::write_bytes(&out.join("scene.toml"), sim.resolved_scene_toml().as_bytes())?;
     result
 }
