@@ -92,6 +92,19 @@ impl GpuSolver {
         Ok(solver)
     }
 
+    /// Reads one per-cell field through the field-sized staging buffer kept for output steps.
+    fn read_field<T: bytemuck::Pod>(&self, field: &wgpu::Buffer) -> Result<Vec<T>> {
+        let bytes = self.state.field_bytes();
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(field, 0, &self.eta_readback, 0, bytes);
+        self.queue.submit([encoder.finish()]);
+        Ok(bytemuck::pod_collect_to_vec(&readback::map(
+            &self.device,
+            &self.eta_readback,
+            bytes,
+        )?))
+    }
+
     /// Labels the initial water: every region starts with its own volume as its target.
     fn start_regions(&mut self) {
         if let Some(regions) = &self.regions {
@@ -235,23 +248,14 @@ impl Solver for GpuSolver {
     }
 
     fn read_eta(&mut self) -> Result<Vec<f32>> {
-        let bytes = self.state.field_bytes();
-        let mut encoder = self.device.create_command_encoder(&Default::default());
-        encoder.copy_buffer_to_buffer(&self.state.eta[self.state.current], 0, &self.eta_readback, 0, bytes);
-        self.queue.submit([encoder.finish()]);
-        Ok(bytemuck::cast_slice(&readback::map(&self.device, &self.eta_readback, bytes)?).to_vec())
+        self.read_field(&self.state.eta[self.state.current])
     }
 
     fn read_regions(&mut self) -> Result<Vec<u32>> {
         if self.regions.is_none() {
             return Ok(Vec::new());
         }
-        let bytes = self.state.field_bytes();
-        let labels = &self.state.regions.labels[self.state.regions.current];
-        let mut encoder = self.device.create_command_encoder(&Default::default());
-        encoder.copy_buffer_to_buffer(labels, 0, &self.eta_readback, 0, bytes);
-        self.queue.submit([encoder.finish()]);
-        Ok(bytemuck::cast_slice(&readback::map(&self.device, &self.eta_readback, bytes)?).to_vec())
+        self.read_field(&self.state.regions.labels[self.state.regions.current])
     }
 
     fn save(&mut self) -> Result<SolverState> {
