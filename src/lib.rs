@@ -14,6 +14,7 @@
 //! ```
 
 pub mod batch;
+pub mod bodies;
 pub mod compare;
 pub mod cpu;
 pub mod error;

@@ -15,7 +15,7 @@ pub const MAX_SUBSTEPS: u32 = 4096;
 /// Steps recorded per submit at most (and the size of the per-step slot and probe buffers).
 pub const MAX_CHUNK: u32 = 256;
 
-/// Mirror of WGSL `Params`: scalars only, 64 bytes (a multiple of 16 for the uniform layout).
+/// Mirror of WGSL `Params`: scalars only, 80 bytes (a multiple of 16 for the uniform layout).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct Params {
@@ -43,6 +43,10 @@ pub struct Params {
     /// Regions the per-region correction tracks (regions.wgsl's table); 0 unless
     /// volume_correction = "regions" runs.
     pub regions: u32,
+    /// Rigid bodies in the scene (bodies.wgsl, coupling.wgsl); 0: none, and `reduce` skips the
+    /// body volume held in the columns.
+    pub bodies: u32,
+    pub _pad: [u32; 3],
 }
 
 /// Mirror of WGSL `Totals` (reduce.wgsl's result).
@@ -64,7 +68,9 @@ pub struct Totals {
     pub made: f32,
     /// Σ of the per-step change the dry-cell rule dropped since the last correction.
     pub dropped: f32,
-    pub _pad: [u32; 3],
+    /// Σ of the body volume submerged bodies hold in their columns (metres·cells).
+    pub held: f32,
+    pub _pad: [u32; 2],
 }
 
 /// `Params::correct`: hold a closed domain to its target.
@@ -112,8 +118,15 @@ impl Params {
             sources: 0,
             source_step: 0.0,
             regions: 0,
+            bodies: scene.bodies.len() as u32,
+            _pad: [0; 3],
         };
-        if p.correct == CORRECT_TARGET && scene.physics.volume_correction == crate::scene::VolumeCorrection::Regions {
+        // With bodies the columns hold body volume that the per-region sums would count as water:
+        // such scenes correct globally (the CLI says so).
+        if p.correct == CORRECT_TARGET
+            && scene.physics.volume_correction == crate::scene::VolumeCorrection::Regions
+            && scene.bodies.is_empty()
+        {
             p.regions = (cells as u32).clamp(1, MAX_REGIONS);
         }
         p
@@ -164,7 +177,7 @@ mod tests {
 
     #[test]
     fn mirrors_have_the_wgsl_sizes() {
-        assert_eq!(std::mem::size_of::<Params>(), 64);
+        assert_eq!(std::mem::size_of::<Params>(), 80);
         assert_eq!(std::mem::size_of::<Totals>(), 48);
         assert_eq!(std::mem::size_of::<StepSlot>(), 16);
     }

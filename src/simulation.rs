@@ -39,6 +39,12 @@ pub struct Simulation {
     /// Connected bodies of water at the last step, under volume_correction = "regions".
     regions: Option<u32>,
     notes: Vec<String>,
+    /// Each body after each step since the last `take_body_samples`, a row of bodies per step.
+    body_samples: Vec<Vec<crate::bodies::BodySample>>,
+    /// The bodies after the last step (their initial poses before any).
+    bodies_now: Vec<crate::bodies::BodySample>,
+    /// How the coupling solve went on the last step.
+    coupling: crate::cpu::coupling::SolveReport,
     /// Keeps an owned GPU context alive (None on the CPU or on a borrowed device).
     context: Option<GpuContext>,
 }
@@ -101,11 +107,14 @@ impl Simulation {
             substeps,
             notes,
             source,
+            bodies,
+            body_params,
         } = Prepared::new(scene)?;
         // The initial water, as the backends' own reduction measures it (no shortfall yet).
         let before_sources = Params {
             sources: 0,
             correct: 0,
+            bodies: 0,
             ..params
         };
         let rest = vec![0.0f32; eta.len()];
@@ -117,6 +126,7 @@ impl Simulation {
             crate::cpu::reduce::Extras {
                 shortfall: &[],
                 clamped: &[],
+                cover: &[],
             },
         )
         .sum_depth as f64;
@@ -130,7 +140,10 @@ impl Simulation {
             probe_cells: &probe_cells,
             source: &source,
             rain: scene.rain.is_some(),
+            bodies: &bodies,
+            body_params,
         })?;
+        let reference = fields.reference.0;
         Ok(Simulation {
             scene: scene.clone(),
             fields,
@@ -146,6 +159,12 @@ impl Simulation {
             still,
             regions,
             notes,
+            bodies_now: bodies
+                .iter()
+                .map(|b| crate::bodies::BodySample::of(b, reference))
+                .collect(),
+            body_samples: Vec::new(),
+            coupling: Default::default(),
             context: None,
         })
     }
@@ -185,6 +204,19 @@ impl Simulation {
                             .collect(),
                     );
                 }
+            }
+            let n_bodies = self.bodies_now.len();
+            if n_bodies > 0 {
+                let reference = self.fields.reference.0;
+                for row in report.bodies.chunks_exact(n_bodies * crate::bodies::HISTORY_FLOATS) {
+                    let samples: Vec<_> = row
+                        .chunks_exact(crate::bodies::HISTORY_FLOATS)
+                        .map(|h| crate::bodies::BodySample::from_history(h, reference))
+                        .collect();
+                    self.bodies_now.clone_from(&samples);
+                    self.body_samples.push(samples);
+                }
+                self.coupling = report.coupling;
             }
             self.step += chunk as u64;
             self.totals = report.totals;
@@ -271,6 +303,8 @@ impl Simulation {
                 s.max_depth = s.max_depth.max(d);
             }
         }
+        // A submerged body's volume stands in its columns: it is not water.
+        s.volume -= self.totals.held as f64 * area;
         if s.wet_cells == 0 {
             s.h_min = f64::NAN;
             s.h_max = f64::NAN;
@@ -387,6 +421,22 @@ impl Simulation {
     pub fn ground(&self) -> &[f64] {
         &self.fields.ground
     }
+    /// The bodies after the last step (absolute heights), in file order.
+    pub fn bodies(&self) -> &[crate::bodies::BodySample] {
+        &self.bodies_now
+    }
+
+    /// Every body after every step since the last call: one row of bodies per step.
+    pub fn take_body_samples(&mut self) -> Vec<Vec<crate::bodies::BodySample>> {
+        std::mem::take(&mut self.body_samples)
+    }
+
+    /// How the coupling solve went on the last step: PCG's iterations and relative residual
+    /// (Jacobi: its sweeps; its residual is measured on the CPU only, NaN on the GPU).
+    pub fn coupling(&self) -> crate::cpu::coupling::SolveReport {
+        self.coupling
+    }
+
     pub fn reference_level(&self) -> f64 {
         self.fields.reference.0
     }
@@ -511,6 +561,8 @@ struct Prepared {
     substeps: u32,
     notes: Vec<String>,
     source: Vec<f32>,
+    bodies: Vec<crate::bodies::BodyState>,
+    body_params: crate::bodies::BodyParams,
 }
 
 impl Prepared {
@@ -541,6 +593,15 @@ impl Prepared {
                     .into(),
             );
         }
+        if correction == VolumeCorrection::Regions && params.regions == 0 && !scene.bodies.is_empty() {
+            notes.push(
+                "volume_correction = \"regions\" runs without bodies only: a submerged body's volume stands in its \
+                 columns, which the per-region sums would count as water, so this run corrects globally"
+                    .into(),
+            );
+        }
+        let bodies = crate::bodies::initial(scene, fields.reference.0, &eta, &ground_rel);
+        let body_params = crate::bodies::BodyParams::new(scene);
         let source = source_field(scene);
         if !source.is_empty() {
             params.sources = 1;
@@ -555,6 +616,8 @@ impl Prepared {
             substeps,
             notes,
             source,
+            bodies,
+            body_params,
         })
     }
 }

@@ -18,6 +18,10 @@ pub struct ChunkReport {
     pub target: f64,
     /// Connected bodies of water after the chunk (0 unless volume_correction = "regions" runs).
     pub regions: u32,
+    /// Each body after each step: `steps × bodies × HISTORY_FLOATS`, row per step.
+    pub bodies: Vec<f32>,
+    /// How the coupling solve went on the chunk's last step.
+    pub coupling: crate::cpu::coupling::SolveReport,
 }
 
 /// A backend: holds the state and runs the passes of a step. `Send`, so a `Simulation` can live on
@@ -59,6 +63,9 @@ pub struct SolverState {
     pub region_targets: Vec<u32>,
     pub pending: Vec<f32>,
     pub region_count: u32,
+    /// With bodies: their states and what covers each column (its `held` body volume carries over).
+    pub bodies: Vec<crate::bodies::BodyState>,
+    pub cover: Vec<crate::bodies::Cover>,
     /// The drains' shortfall the next chunk cancels (see `GpuSolver::counted_shortfall`).
     pub counted_shortfall: f32,
 }
@@ -76,6 +83,9 @@ pub struct Setup<'a> {
     pub source: &'a [f32],
     /// Whether the scene rains (each chunk then brings its drops in `ChunkInput::rain`).
     pub rain: bool,
+    /// The bodies at the start (empty without bodies), and their uniforms.
+    pub bodies: &'a [crate::bodies::BodyState],
+    pub body_params: crate::bodies::BodyParams,
 }
 
 /// What the host hands a chunk: the volume target at its start and its rain.

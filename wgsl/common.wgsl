@@ -29,6 +29,12 @@ struct Params {
     source_step: f32,
     // Regions the per-region correction tracks (regions.wgsl); 0: volume_correction is not "regions".
     regions: u32,
+    // Rigid bodies (bodies.wgsl); 0: none. With bodies, `reduce` leaves out the body volume
+    // that submerged bodies hold in their columns.
+    bodies: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 // Knuth's TwoSum: s = fl(a + b) and the exact error e, a + b = s + e. Every intermediate passes
@@ -58,10 +64,30 @@ struct Totals {
     // made, b − h, and the per-step change it dropped, vel (level.wgsl's `store`).
     made: f32,
     dropped: f32,
-    _pad0: u32,
+    // Σ of the body volume submerged bodies hold in their columns (bodies.wgsl), metres·cells.
+    held: f32,
     _pad1: u32,
     _pad2: u32,
 }
+
+// What covers one column (bodies.wgsl `footprint`): the lowest body over the cell and the water
+// its column holds. Read by the coupling solve and, for `held`, by reduce.wgsl. Mirrors
+// `crate::bodies::Cover`.
+struct Cover {
+    // The body's underside and top over the cell centre, relative to the reference level;
+    // NO_BODY when no body covers the column.
+    bottom: f32,
+    top: f32,
+    // 1 + the body's index, 0 for none; TAGGED when the water touches a body that pierces the
+    // surface: the coupling expels the water above `bottom`.
+    owner: u32,
+    // Body volume (metres·cells) the column holds below its surface: a submerged body's
+    // thickness, which the surface carries on top of the water.
+    held: f32,
+}
+
+const NO_BODY: f32 = 3.0e38;
+const TAGGED: u32 = 0x80000000u;
 
 // Params::correct. In a closed domain (reflect and periodic sides) the volume is held to a target
 // that only sources, drains and rain move. Through open, absorbing and ghost sides water enters

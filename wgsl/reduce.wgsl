@@ -19,6 +19,7 @@ struct Partial {
     sum_vel: f32,
     made: f32,
     dropped: f32,
+    held: f32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -29,6 +30,9 @@ struct Partial {
 @group(0) @binding(4) var<storage, read> shortfall: array<f32>;
 // What the dry-cell rule did to each cell (level.wgsl); read only under CORRECT_CLAMPS.
 @group(0) @binding(5) var<storage, read> clamped: array<vec2<f32>>;
+// What covers each column (bodies.wgsl); read only with bodies, for the body volume a
+// submerged body's column holds below its surface, which is not water.
+@group(0) @binding(6) var<storage, read> cover: array<Cover>;
 
 @group(1) @binding(0) var<storage, read> eta: array<f32>;
 @group(1) @binding(1) var<storage, read> vel: array<f32>;
@@ -40,7 +44,7 @@ var<workgroup> s_bad: array<u32, WG>;
 var<workgroup> s_depth: array<f32, WG>;
 var<workgroup> s_short: array<f32, WG>;
 var<workgroup> s_vel: array<f32, WG>;
-var<workgroup> s_clamp: array<vec2<f32>, WG>;
+var<workgroup> s_clamp: array<vec4<f32>, WG>;
 
 fn tree(t: u32) {
     workgroupBarrier();
@@ -75,7 +79,7 @@ fn partial_sums(
     var depth_sum = 0.0;
     var short = 0.0;
     var vel_sum = 0.0;
-    var clamp_sum = vec2<f32>(0.0, 0.0);
+    var clamp_sum = vec4<f32>(0.0);
     for (var m = 0u; m < PER_THREAD; m = m + 1u) {
         let c = base + m * WG + t;
         if c < n {
@@ -84,7 +88,12 @@ fn partial_sums(
             if is_finite(e) {
                 // The volume above the still water: small numbers, so float32 keeps the waves'
                 // digits and no compiler reordering can cost more than their rounding.
-                depth_sum = depth_sum + (max(d, 0.0) - max(-ground[c], 0.0));
+                var water = max(d, 0.0);
+                if params.bodies != 0u {
+                    water = water - cover[c].held;
+                    clamp_sum.z = clamp_sum.z + cover[c].held;
+                }
+                depth_sum = depth_sum + (water - max(-ground[c], 0.0));
             }
             if !is_finite(e) {
                 bad = 1u;
@@ -98,7 +107,7 @@ fn partial_sums(
                 short = short + shortfall[c];
             }
             if params.correct == CORRECT_CLAMPS {
-                clamp_sum = clamp_sum + clamped[c];
+                clamp_sum = clamp_sum + vec4<f32>(clamped[c], 0.0, 0.0);
             }
         }
     }
@@ -113,7 +122,7 @@ fn partial_sums(
     tree(t);
     if t == 0u && group < params.n_partials {
         let k = s_clamp[0];
-        partials[group] = Partial(s_sum[0], s_wet[0], s_max[0], s_bad[0], s_depth[0], s_short[0], s_vel[0], k.x, k.y);
+        partials[group] = Partial(s_sum[0], s_wet[0], s_max[0], s_bad[0], s_depth[0], s_short[0], s_vel[0], k.x, k.y, k.z);
     }
 }
 
@@ -126,7 +135,7 @@ fn finish(@builtin(local_invocation_index) t: u32) {
     var depth_sum = 0.0;
     var short = 0.0;
     var vel_sum = 0.0;
-    var clamp_sum = vec2<f32>(0.0, 0.0);
+    var clamp_sum = vec4<f32>(0.0);
     for (var p = t; p < params.n_partials; p = p + WG) {
         let q = partials[p];
         sum = sum + q.sum_eta;
@@ -136,7 +145,7 @@ fn finish(@builtin(local_invocation_index) t: u32) {
         depth_sum = depth_sum + q.sum_depth;
         short = short + q.shortfall;
         vel_sum = vel_sum + q.sum_vel;
-        clamp_sum = clamp_sum + vec2<f32>(q.made, q.dropped);
+        clamp_sum = clamp_sum + vec4<f32>(q.made, q.dropped, q.held, 0.0);
     }
     s_sum[t] = sum;
     s_wet[t] = wet;
@@ -149,6 +158,6 @@ fn finish(@builtin(local_invocation_index) t: u32) {
     tree(t);
     if t == 0u {
         let k = s_clamp[0];
-        totals = Totals(s_sum[0], s_wet[0], s_max[0], s_bad[0], s_depth[0], s_short[0], s_vel[0], k.x, k.y, 0u, 0u, 0u);
+        totals = Totals(s_sum[0], s_wet[0], s_max[0], s_bad[0], s_depth[0], s_short[0], s_vel[0], k.x, k.y, k.z, 0u, 0u);
     }
 }

@@ -2,6 +2,8 @@
 //! order, so GPU and CPU agree to float32 rounding (fused multiply-adds on the GPU are the difference).
 
 pub mod adi;
+pub mod bodies;
+pub mod coupling;
 pub mod explicit;
 pub mod probe;
 pub mod reduce;
@@ -35,6 +37,17 @@ pub struct CpuSolver {
     rains: bool,
     /// The per-region correction, when the scene asks for it.
     regions: Option<regions::Regions>,
+    /// Rigid bodies and their coupling, when the scene has any.
+    bodies: Option<Bodies>,
+}
+
+/// The bodies' state on the CPU: the twin of the GPU's body buffers.
+struct Bodies {
+    params: crate::bodies::BodyParams,
+    states: Vec<crate::bodies::BodyState>,
+    cover: Vec<crate::bodies::Cover>,
+    vectors: coupling::Vectors,
+    last: coupling::SolveReport,
 }
 
 impl CpuSolver {
@@ -64,6 +77,13 @@ impl CpuSolver {
             counted_shortfall: 0.0,
             rains: setup.rain,
             regions: (setup.params.regions != 0).then(|| regions::Regions::new(&setup.params)),
+            bodies: (!setup.bodies.is_empty()).then(|| Bodies {
+                params: setup.body_params,
+                states: setup.bodies.to_vec(),
+                cover: vec![crate::bodies::Cover::default(); n],
+                vectors: coupling::Vectors::new(n),
+                last: Default::default(),
+            }),
         };
         s.totals = s.reduce();
         if let Some(r) = &mut s.regions {
@@ -77,6 +97,7 @@ impl CpuSolver {
         let extras = reduce::Extras {
             shortfall: &self.shortfall,
             clamped: &self.clamped,
+            cover: self.bodies.as_ref().map_or(&[], |b| &b.cover),
         };
         reduce::reduce(&self.params, &self.ground, &self.eta[p], &self.vel[p], extras)
     }
@@ -99,6 +120,7 @@ impl Solver for CpuSolver {
         let ghost_mean = self.params.uses(crate::scene::BoundaryMode::GhostMean);
         let mut first_bad = None;
         let mut probes = Vec::with_capacity(steps as usize * self.probe_cells.len());
+        let mut history = Vec::new();
         for index in 0..steps {
             for _ in 0..substeps {
                 if ghost_mean {
@@ -133,6 +155,36 @@ impl Solver for CpuSolver {
                     first_bad = Some(index);
                 }
                 self.current = dst;
+            }
+            if let Some(b) = &mut self.bodies {
+                let p = self.current;
+                let tags = bodies::footprint(
+                    &self.params,
+                    &b.params,
+                    &b.states,
+                    &self.ground,
+                    &mut self.eta[p],
+                    &mut b.cover,
+                );
+                b.last = coupling::couple(
+                    &self.params,
+                    &b.params,
+                    tags,
+                    &self.ground,
+                    &b.cover,
+                    &mut self.eta[p],
+                    &mut self.vel[p],
+                    &mut b.vectors,
+                );
+                bodies::integrate(
+                    &self.params,
+                    &b.params,
+                    &mut b.states,
+                    &self.ground,
+                    &self.eta[p],
+                    &b.cover,
+                    &mut history,
+                );
             }
             if self.params.correct != 0 || self.params.sources != 0 || self.rains {
                 self.totals = self.reduce();
@@ -180,6 +232,8 @@ impl Solver for CpuSolver {
                 self.volume.held,
             ),
             regions: self.regions.as_ref().map_or(0, |r| r.count()),
+            bodies: history,
+            coupling: self.bodies.as_ref().map_or(Default::default(), |b| b.last),
         })
     }
 
@@ -206,6 +260,10 @@ impl Solver for CpuSolver {
             (state.region_labels, state.region_targets, state.pending) = r.save();
             state.region_count = r.count();
         }
+        if let Some(b) = &self.bodies {
+            state.bodies.clone_from(&b.states);
+            state.cover.clone_from(&b.cover);
+        }
         Ok(state)
     }
 
@@ -223,6 +281,10 @@ impl Solver for CpuSolver {
                 &state.pending,
                 state.region_count,
             );
+        }
+        if let Some(b) = &mut self.bodies {
+            b.states.clone_from(&state.bodies);
+            b.cover.clone_from(&state.cover);
         }
         self.counted_shortfall = state.counted_shortfall;
         self.totals = self.reduce();

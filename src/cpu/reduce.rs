@@ -16,6 +16,7 @@ struct Lane {
     vel: f32,
     made: f32,
     dropped: f32,
+    held: f32,
 }
 
 fn tree(lanes: &mut [Lane; WG]) -> Lane {
@@ -33,6 +34,7 @@ fn tree(lanes: &mut [Lane; WG]) -> Lane {
             l.vel += o.vel;
             l.made += o.made;
             l.dropped += o.dropped;
+            l.held += o.held;
         }
         stride /= 2;
     }
@@ -45,6 +47,8 @@ fn tree(lanes: &mut [Lane; WG]) -> Lane {
 pub struct Extras<'a> {
     pub shortfall: &'a [f32],
     pub clamped: &'a [[f32; 2]],
+    /// What covers each column (its `held` body volume); read only with bodies.
+    pub cover: &'a [crate::bodies::Cover],
 }
 
 /// `partial_sums` over every workgroup, then `finish`.
@@ -61,7 +65,12 @@ pub fn reduce(p: &Params, ground: &[f32], eta: &[f32], vel: &[f32], extras: Extr
                         let e = eta[c];
                         let d = e - ground[c];
                         if e.is_finite() {
-                            lane.depth += d.max(0.0) - (-ground[c]).max(0.0);
+                            let mut water = d.max(0.0);
+                            if p.bodies != 0 {
+                                water -= extras.cover[c].held;
+                                lane.held += extras.cover[c].held;
+                            }
+                            lane.depth += water - (-ground[c]).max(0.0);
                         }
                         if !e.is_finite() {
                             lane.bad = 1;
@@ -97,6 +106,7 @@ pub fn reduce(p: &Params, ground: &[f32], eta: &[f32], vel: &[f32], extras: Extr
             lane.vel += q.vel;
             lane.made += q.made;
             lane.dropped += q.dropped;
+            lane.held += q.held;
         }
     }
     let l = tree(&mut lanes);
@@ -110,6 +120,7 @@ pub fn reduce(p: &Params, ground: &[f32], eta: &[f32], vel: &[f32], extras: Extr
         sum_vel: l.vel,
         made: l.made,
         dropped: l.dropped,
-        _pad: [0; 3],
+        held: l.held,
+        _pad: [0; 2],
     }
 }

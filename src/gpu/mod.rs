@@ -1,7 +1,9 @@
 //! The GPU backend: state in storage buffers, one struct per WGSL pass, readback only on request.
 
 pub mod adi;
+pub mod bodies;
 pub mod context;
+pub mod coupling;
 pub mod explicit;
 pub mod level;
 pub mod probe;
@@ -36,6 +38,8 @@ pub struct GpuSolver {
     volume: volume::Volume,
     /// The per-region correction, built when the scene asks for `volume_correction = "regions"`.
     regions: Option<regions::Regions>,
+    /// The rigid bodies and their coupling solve, built when the scene has bodies.
+    bodies: Option<(bodies::Bodies, coupling::Coupling)>,
     /// Whether each step runs the volume pass (a correction, sources, drains or rain).
     corrects: bool,
     /// The drains' shortfall on the last step of the last chunk: already in the target the host
@@ -69,7 +73,15 @@ impl GpuSolver {
         };
         let volume = volume::Volume::new(device, &state, &level);
         let regions = (params.regions != 0).then(|| regions::Regions::new(device, &state));
+        let bodies = (!setup.bodies.is_empty()).then(|| {
+            (
+                bodies::Bodies::new(device, &state),
+                coupling::Coupling::new(device, &state, &setup.body_params),
+            )
+        });
+        let history_bytes = state.bodies.history.size();
         let mut solver = GpuSolver {
+            bodies,
             volume,
             regions,
             explicit: explicit::Explicit::new(device, &level),
@@ -79,7 +91,10 @@ impl GpuSolver {
             probe: probe::Probe::new(device, &state),
             corrects: params.correct != 0 || params.sources != 0 || setup.rain,
             counted_shortfall: 0.0,
-            report_readback: readback("report readback", PROBES_AT + state.probe_history.size()),
+            report_readback: readback(
+                "report readback",
+                PROBES_AT + state.probe_history.size() + history_bytes,
+            ),
             eta_readback: readback("eta readback", state.field_bytes()),
             device: device.clone(),
             queue: queue.clone(),
@@ -188,6 +203,11 @@ impl Solver for GpuSolver {
                         }
                         self.state.current = 1 - self.state.current;
                     }
+                    if let Some((bodies, coupling)) = &self.bodies {
+                        bodies.footprint(&mut pass, &self.state, slot);
+                        coupling.record(&mut pass, &self.state);
+                        bodies.integrate(&mut pass, &self.state, slot);
+                    }
                     if self.corrects {
                         self.reduce.reduce(&mut pass, &self.state);
                         if let Some(regions) = &self.regions {
@@ -224,18 +244,52 @@ impl Solver for GpuSolver {
                 probe_bytes,
             );
         }
+        let b = &self.state.bodies;
+        let body_bytes = steps as u64 * b.count as u64 * crate::bodies::HISTORY_FLOATS as u64 * 4;
+        if body_bytes > 0 {
+            encoder.copy_buffer_to_buffer(&b.solve, 0, &self.report_readback, SOLVE_AT, 64);
+            encoder.copy_buffer_to_buffer(
+                &b.history,
+                0,
+                &self.report_readback,
+                PROBES_AT + probe_bytes,
+                body_bytes,
+            );
+        }
         self.queue.submit([encoder.finish()]);
 
-        let report = readback::map(&self.device, &self.report_readback, PROBES_AT + probe_bytes)?;
+        let report = readback::map(
+            &self.device,
+            &self.report_readback,
+            PROBES_AT + probe_bytes + body_bytes,
+        )?;
         let totals: Totals = bytemuck::pod_read_unaligned(&report[..48]);
         let first_bad: u32 = bytemuck::pod_read_unaligned(&report[48..52]);
         let shortfall: f32 = bytemuck::pod_read_unaligned(&report[52..56]);
         let regions: u32 = bytemuck::pod_read_unaligned(&report[56..60]);
         let held: f32 = bytemuck::pod_read_unaligned(&report[60..64]);
-        let probes = report[PROBES_AT as usize..]
-            .chunks_exact(4)
-            .map(bytemuck::pod_read_unaligned)
-            .collect();
+        let words = |from: u64, bytes: u64| -> Vec<f32> {
+            report[from as usize..(from + bytes) as usize]
+                .chunks_exact(4)
+                .map(bytemuck::pod_read_unaligned)
+                .collect()
+        };
+        let probes = words(PROBES_AT, probe_bytes);
+        let body_history = words(PROBES_AT + probe_bytes, body_bytes);
+        let coupling = if body_bytes > 0 {
+            let solve: crate::bodies::Solve =
+                bytemuck::pod_read_unaligned(&report[SOLVE_AT as usize..SOLVE_AT as usize + 64]);
+            crate::cpu::coupling::SolveReport {
+                iterations: solve.iterations,
+                residual: if self.bodies.as_ref().is_some_and(|(_, c)| c.is_pcg()) {
+                    solve.residual()
+                } else {
+                    f32::NAN
+                },
+            }
+        } else {
+            Default::default()
+        };
         self.counted_shortfall = totals.shortfall;
         scopes.pop()?;
         Ok(ChunkReport {
@@ -244,6 +298,8 @@ impl Solver for GpuSolver {
             probes,
             target: chunk_target(input, steps, &self.params, shortfall, totals.shortfall, held),
             regions: if self.regions.is_some() { regions } else { 0 },
+            bodies: body_history,
+            coupling,
         })
     }
 
@@ -283,6 +339,10 @@ impl Solver for GpuSolver {
             state.pending = f32s(&r.pending)?;
             state.region_count = u32s(&r.counts)?[1];
         }
+        if self.bodies.is_some() {
+            state.bodies = bytemuck::pod_collect_to_vec(&read(&self.state.bodies.states)?);
+            state.cover = bytemuck::pod_collect_to_vec(&read(&self.state.bodies.cover)?);
+        }
         Ok(state)
     }
 
@@ -304,6 +364,10 @@ impl Solver for GpuSolver {
             write(&r.targets[r.current], bytemuck::cast_slice(&state.region_targets));
             write(&r.pending, bytemuck::cast_slice(&state.pending));
             write(&r.counts, bytemuck::cast_slice(&[0, state.region_count, 0, 0]));
+        }
+        if self.bodies.is_some() {
+            write(&self.state.bodies.states, bytemuck::cast_slice(&state.bodies));
+            write(&self.state.bodies.cover, bytemuck::cast_slice(&state.cover));
         }
         self.counted_shortfall = state.counted_shortfall;
         // The totals the next step starts from (ghost-mean sides read them), as the end of a
@@ -338,8 +402,10 @@ fn steps_per_submit(cells: u32, substeps: u32, adi: bool) -> u32 {
     (SUBMIT_CELL_STEPS / per_step.max(1)).clamp(1, crate::params::MAX_CHUNK as u64) as u32
 }
 
-/// Where the probe history starts in the report readback (past the 64-byte report).
-const PROBES_AT: u64 = 64;
+/// Where the coupling's `Solve` lands in the report readback (past the 64-byte report), and where
+/// the probe history starts, then the bodies' history.
+const SOLVE_AT: u64 = 64;
+const PROBES_AT: u64 = 128;
 
 /// Validation and out-of-memory error scopes, popped together into one `Result`.
 struct Scopes {

@@ -24,6 +24,7 @@ impl Reduce {
                 storage_entry(3, false),
                 storage_entry(4, true),
                 storage_entry(5, true),
+                storage_entry(6, true),
             ],
         );
         let level_layout = layout(
@@ -46,6 +47,7 @@ impl Reduce {
                     &state.totals,
                     &state.shortfall,
                     &state.clamped,
+                    &state.bodies.cover,
                 ],
             ),
             levels: [

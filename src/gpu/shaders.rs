@@ -14,6 +14,8 @@ pub const REDUCE: &str = shader!("reduce.wgsl");
 pub const PROBE: &str = shader!("probe.wgsl");
 pub const VOLUME: &str = shader!("volume.wgsl");
 pub const REGIONS: &str = shader!("regions.wgsl");
+pub const BODIES: &str = shader!("bodies_common.wgsl", "bodies.wgsl");
+pub const COUPLING: &str = shader!("bodies_common.wgsl", "coupling.wgsl");
 
 /// (file name, full source) of every shader.
 pub const ALL: &[(&str, &str)] = &[
@@ -23,10 +25,12 @@ pub const ALL: &[(&str, &str)] = &[
     ("probe.wgsl", PROBE),
     ("volume.wgsl", VOLUME),
     ("regions.wgsl", REGIONS),
+    ("bodies.wgsl", BODIES),
+    ("coupling.wgsl", COUPLING),
 ];
 
 /// Files that are prepended to others rather than built on their own.
-pub const PIECES: &[&str] = &["common.wgsl", "level.wgsl"];
+pub const PIECES: &[&str] = &["common.wgsl", "level.wgsl", "bodies_common.wgsl"];
 
 /// Compiles one of these sources into a shader module.
 pub fn module(device: &wgpu::Device, label: &str, source: &'static str) -> wgpu::ShaderModule {

@@ -43,6 +43,8 @@ pub struct GpuState {
     pub clamped: wgpu::Buffer,
     /// The per-region correction's buffers (regions.wgsl), stand-ins unless it runs.
     pub regions: super::regions::RegionBuffers,
+    /// The bodies and their coupling solve (bodies.wgsl, coupling.wgsl), stand-ins without bodies.
+    pub bodies: super::bodies::BodyBuffers,
     /// Regions its table holds (`Params::regions`, 0 when off).
     pub region_capacity: u32,
     /// Which of the two levels holds the current state.
@@ -185,6 +187,7 @@ impl GpuState {
                 mapped_at_creation: false,
             }),
             regions: super::regions::RegionBuffers::new(device, params.nx * params.ny, params.regions),
+            bodies: super::bodies::BodyBuffers::new(device, params.nx, params.ny, setup.bodies, &setup.body_params),
             region_capacity: params.regions,
             current: 0,
         })
@@ -310,11 +313,15 @@ pub fn linear_groups(groups: u32, max_per_dim: u32) -> (u32, u32) {
 
 /// About how many bytes of GPU buffers a scene takes (`shoal run --dry-run`): per cell, ground,
 /// two levels of eta and vel and the carry (24 B); sources add their field and the shortfall,
-/// `CORRECT_CLAMPS` the clamp record, "regions" its labels, parents and pending water, ADI its δx
+/// `CORRECT_CLAMPS` the clamp record, bodies their cover and solve vectors, "regions" its labels, parents and pending water, ADI its δx
 /// and, for lines past 2048 cells, 32 B of PCR scratch; then the per-region table.
 pub fn gpu_bytes(params: &crate::params::Params, method: crate::scene::Solver, sources: bool) -> u64 {
     let cells = params.nx as u64 * params.ny as u64;
     let mut per_cell = 24;
+    if params.bodies != 0 {
+        // The cover, the solve's (b, x, r, p), q and face masks.
+        per_cell += 40;
+    }
     if sources {
         per_cell += 8;
     }

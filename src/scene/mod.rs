@@ -119,6 +119,23 @@ pub struct Physics {
     pub coupling: Coupling,
     #[serde(default = "Physics::default_density")]
     pub water_density: f64,
+    /// GAMES103's relaxation gamma: the share of the water a body must expel that the coupling
+    /// moves out in one step (0, 1]; default 0.5.
+    #[serde(default = "Physics::default_relaxation")]
+    pub coupling_relaxation: f64,
+    /// PCG: the most iterations per step; Jacobi: the sweeps per step (rounded up to even).
+    /// Default 100 (PCG) and 40 (Jacobi) when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coupling_iterations: Option<u32>,
+    /// PCG stops at this relative residual |r|/|b|; default 1e-6.
+    #[serde(default = "Physics::default_tolerance")]
+    pub coupling_tolerance: f64,
+    /// Linear drag on a body, per second, scaled by its submerged share; default 1.0.
+    #[serde(default = "Physics::default_drag")]
+    pub body_drag: f64,
+    /// Angular drag on a body, per second, scaled by its submerged share; default 1.0.
+    #[serde(default = "Physics::default_drag")]
+    pub body_angular_drag: f64,
 }
 
 impl Physics {
@@ -137,6 +154,23 @@ impl Physics {
     fn default_density() -> f64 {
         1000.0
     }
+    fn default_relaxation() -> f64 {
+        0.5
+    }
+    fn default_tolerance() -> f64 {
+        1e-6
+    }
+    fn default_drag() -> f64 {
+        1.0
+    }
+
+    /// `coupling_iterations`, or its default for the chosen solver.
+    pub fn coupling_iterations(&self) -> u32 {
+        self.coupling_iterations.unwrap_or(match self.coupling {
+            Coupling::Pcg => 100,
+            Coupling::Jacobi => 40,
+        })
+    }
 }
 
 impl Default for Physics {
@@ -148,6 +182,11 @@ impl Default for Physics {
             volume_correction: Self::default_correction(),
             coupling: Self::default_coupling(),
             water_density: Self::default_density(),
+            coupling_relaxation: Self::default_relaxation(),
+            coupling_iterations: None,
+            coupling_tolerance: Self::default_tolerance(),
+            body_drag: Self::default_drag(),
+            body_angular_drag: Self::default_drag(),
         }
     }
 }
@@ -316,16 +355,42 @@ pub struct Rain {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Body {
-    pub shape: String,
+    #[serde(default = "Body::default_shape")]
+    pub shape: BodyShape,
     pub size: [f64; 3],
     pub position: [f64; 3],
     #[serde(default)]
     pub rotation: [f64; 3],
     #[serde(default)]
     pub velocity: [f64; 3],
+    /// Angular velocity about the world x, y and z axes, degrees per second; default 0.
+    #[serde(default)]
+    pub angular_velocity: [f64; 3],
+    #[serde(default = "Body::default_density")]
     pub density: f64,
     #[serde(default)]
     pub fixed: bool,
+    /// true: the body moves with its `velocity` and `angular_velocity` whatever the water does
+    /// (a scripted paddle, a boat on rails), and still pushes the water; default false.
+    #[serde(default)]
+    pub kinematic: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BodyShape {
+    Box,
+    /// An ellipsoid with the three diameters of `size` (a sphere when they are equal).
+    Sphere,
+}
+
+impl Body {
+    fn default_shape() -> BodyShape {
+        BodyShape::Box
+    }
+    fn default_density() -> f64 {
+        500.0
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -201,11 +201,59 @@ pub fn validate(scene: &Scene, text: &str) -> Result<()> {
             return err("rain.height", format!("must be a finite number ≥ 0 (got {})", r.height));
         }
     }
-    if !scene.bodies.is_empty() {
+    for (k, b) in scene.bodies.iter().enumerate() {
+        let key = |name: &str| format!("body[{k}].{name}");
+        if !b.size.iter().all(|&s| s > 0.0 && s.is_finite()) {
+            return err(&key("size"), format!("every extent must be > 0 (got {:?})", b.size));
+        }
+        let [x, y, z] = b.position;
+        if !(x >= 0.0 && x < wx && y >= 0.0 && y < wy && z.is_finite()) {
+            return err(
+                &key("position"),
+                format!("({x}, {y}) is outside the domain [0, {wx}) × [0, {wy})"),
+            );
+        }
+        let finite = |v: &[f64; 3]| v.iter().all(|c| c.is_finite());
+        for (name, v) in [
+            ("rotation", &b.rotation),
+            ("velocity", &b.velocity),
+            ("angular_velocity", &b.angular_velocity),
+        ] {
+            if !finite(v) {
+                return err(&key(name), format!("must be finite numbers (got {v:?})"));
+            }
+        }
+        if !(b.density > 0.0 && b.density.is_finite()) {
+            return err(&key("density"), format!("must be > 0 kg/m³ (got {})", b.density));
+        }
+        if b.fixed && b.kinematic {
+            return err(&key("kinematic"), "a body cannot be both fixed and kinematic".into());
+        }
+        let cells = b.size[0].min(b.size[1]) / scene.grid.dx;
+        if cells > (scene.grid.nx.max(scene.grid.ny)) as f64 {
+            return err(&key("size"), "the body is larger than the domain".into());
+        }
+    }
+    let p = &scene.physics;
+    if !(p.coupling_relaxation > 0.0 && p.coupling_relaxation <= 1.0) {
         return err(
-            "body",
-            "[[body]] is not supported yet (rigid-body coupling is a later issue)".into(),
+            "physics.coupling_relaxation",
+            format!("must be in (0, 1] (got {})", p.coupling_relaxation),
         );
+    }
+    if p.coupling_iterations == Some(0) || p.coupling_iterations.is_some_and(|n| n > 10_000) {
+        return err("physics.coupling_iterations", "must be in 1..=10000".into());
+    }
+    if !(p.coupling_tolerance > 0.0 && p.coupling_tolerance < 1.0) {
+        return err(
+            "physics.coupling_tolerance",
+            format!("must be in (0, 1) (got {})", p.coupling_tolerance),
+        );
+    }
+    for (name, v) in [("body_drag", p.body_drag), ("body_angular_drag", p.body_angular_drag)] {
+        if !(v >= 0.0 && v.is_finite()) {
+            return err(&format!("physics.{name}"), format!("must be ≥ 0 per second (got {v})"));
+        }
     }
     Ok(())
 }

@@ -1,0 +1,298 @@
+//! Rigid bodies as the passes hold them: the mirrors of `wgsl/bodies_common.wgsl`, the scene's
+//! `[[body]]` entries turned into mass properties and poses, and the rows of bodies.csv.
+
+use crate::scene::{BodyShape, Coupling, Scene};
+use bytemuck::{Pod, Zeroable};
+use glam::{DQuat, EulerRot};
+
+/// Mirror of WGSL `Body` (144 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct BodyState {
+    /// Centre x, y (metres) and z − ref; w: mass (kg).
+    pub position: [f32; 4],
+    /// Unit quaternion (x, y, z, w), body frame to world.
+    pub rotation: [f32; 4],
+    pub velocity: [f32; 4],
+    /// Angular velocity in the world frame, rad/s.
+    pub spin: [f32; 4],
+    /// Half extents (box) or semi-axes (ellipsoid).
+    pub half: [f32; 4],
+    /// Principal moments of inertia, body frame.
+    pub inertia: [f32; 4],
+    /// Waterline − ref (−`NO_BODY` when dry), displaced m³, submerged share, contact cells.
+    pub contact: [f32; 4],
+    /// Cells i0, j0, i1, j1 (inclusive) its footprint may cover; i0 > i1 when none.
+    pub rect: [u32; 4],
+    /// `SHAPE_*`, `MOTION_*`, 0, 0.
+    pub kind: [u32; 4],
+}
+
+pub const SHAPE_BOX: u32 = 0;
+pub const SHAPE_ELLIPSOID: u32 = 1;
+pub const MOTION_FREE: u32 = 0;
+pub const MOTION_FIXED: u32 = 1;
+pub const MOTION_KINEMATIC: u32 = 2;
+pub const COUPLING_PCG: u32 = 0;
+pub const COUPLING_JACOBI: u32 = 1;
+/// `Cover::bottom` of a column no body covers.
+pub const NO_BODY: f32 = 3.0e38;
+/// `Cover::owner` bit of a cell whose water the coupling expels.
+pub const TAGGED: u32 = 0x8000_0000;
+
+/// Mirror of WGSL `BodyParams` (64 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct BodyParams {
+    pub count: u32,
+    pub iterations: u32,
+    pub method: u32,
+    pub _pad0: u32,
+    pub dt: f32,
+    pub gravity: f32,
+    pub water_density: f32,
+    pub dx: f32,
+    pub relaxation: f32,
+    pub tolerance: f32,
+    pub drag: f32,
+    pub angular_drag: f32,
+    pub width: f32,
+    pub height: f32,
+    pub _pad1: [f32; 2],
+}
+
+/// Mirror of WGSL `Cover` (16 bytes): what covers one column.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct Cover {
+    pub bottom: f32,
+    pub top: f32,
+    pub owner: u32,
+    pub held: f32,
+}
+
+impl Default for Cover {
+    fn default() -> Self {
+        Cover {
+            bottom: NO_BODY,
+            top: NO_BODY,
+            owner: 0,
+            held: 0.0,
+        }
+    }
+}
+
+impl Cover {
+    pub fn owner(&self) -> u32 {
+        self.owner & !TAGGED
+    }
+    pub fn tagged(&self) -> bool {
+        self.owner & TAGGED != 0
+    }
+}
+
+/// Mirror of WGSL `Solve` (64 bytes): the coupling solve's box and scalars.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct Solve {
+    pub box_min: [u32; 2],
+    pub box_max: [u32; 2],
+    pub origin: [u32; 2],
+    pub end: [u32; 2],
+    pub groups_x: u32,
+    pub groups: u32,
+    pub rz: f32,
+    pub rr0: f32,
+    pub rr: f32,
+    pub alpha: f32,
+    pub iterations: u32,
+    pub converged: u32,
+}
+
+impl Default for Solve {
+    fn default() -> Self {
+        Solve {
+            box_min: [u32::MAX; 2],
+            ..Zeroable::zeroed()
+        }
+    }
+}
+
+impl Solve {
+    /// The last step's relative residual |r|/|b| (0 when nothing was expelled).
+    pub fn residual(&self) -> f32 {
+        if self.rr0 > 0.0 {
+            (self.rr / self.rr0).sqrt()
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Floats per body per step in the history: position, (qw, qx, qy, qz), velocity, waterline,
+/// displaced volume.
+pub const HISTORY_FLOATS: usize = 12;
+
+impl BodyParams {
+    pub fn new(scene: &Scene) -> BodyParams {
+        let p = &scene.physics;
+        let g = &scene.grid;
+        let iterations = p.coupling_iterations();
+        BodyParams {
+            count: scene.bodies.len() as u32,
+            iterations: match p.coupling {
+                Coupling::Pcg => iterations,
+                Coupling::Jacobi => iterations.div_ceil(2) * 2,
+            },
+            method: match p.coupling {
+                Coupling::Pcg => COUPLING_PCG,
+                Coupling::Jacobi => COUPLING_JACOBI,
+            },
+            _pad0: 0,
+            dt: scene.time.dt as f32,
+            gravity: p.gravity as f32,
+            water_density: p.water_density as f32,
+            dx: g.dx as f32,
+            relaxation: p.coupling_relaxation as f32,
+            tolerance: p.coupling_tolerance as f32,
+            drag: p.body_drag as f32,
+            angular_drag: p.body_angular_drag as f32,
+            width: (g.nx as f64 * g.dx) as f32,
+            height: (g.ny as f64 * g.dx) as f32,
+            _pad1: [0.0; 2],
+        }
+    }
+}
+
+/// The scene's bodies at rest in their initial poses, heights relative to `reference`; `eta` and
+/// `ground` (relative too) give each one's first waterline.
+pub fn initial(scene: &Scene, reference: f64, eta: &[f32], ground: &[f32]) -> Vec<BodyState> {
+    let g = &scene.grid;
+    scene
+        .bodies
+        .iter()
+        .map(|b| {
+            let half = b.size.map(|s| s / 2.0);
+            let (volume, moments) = match b.shape {
+                BodyShape::Box => {
+                    let [a, bb, c] = b.size;
+                    (
+                        a * bb * c,
+                        [bb * bb + c * c, a * a + c * c, a * a + bb * bb].map(|m| m / 12.0),
+                    )
+                }
+                BodyShape::Sphere => {
+                    let [a, bb, c] = half;
+                    (
+                        4.0 / 3.0 * std::f64::consts::PI * a * bb * c,
+                        [bb * bb + c * c, a * a + c * c, a * a + bb * bb].map(|m| m / 5.0),
+                    )
+                }
+            };
+            let mass = b.density * volume;
+            let [rx, ry, rz] = b.rotation.map(f64::to_radians);
+            // x first, then y, then z: R = Rz·Ry·Rx.
+            let q = DQuat::from_euler(EulerRot::ZYX, rz, ry, rx).normalize();
+            let spin = b.angular_velocity.map(f64::to_radians);
+            let inertia = moments.map(|m| (mass * m) as f32);
+            let i = ((b.position[0] / g.dx).floor() as usize).min(g.nx as usize - 1);
+            let j = ((b.position[1] / g.dx).floor() as usize).min(g.ny as usize - 1);
+            let c = j * g.nx as usize + i;
+            let waterline = if eta[c] > ground[c] { eta[c] } else { -NO_BODY };
+            let mut state = BodyState {
+                position: [
+                    b.position[0] as f32,
+                    b.position[1] as f32,
+                    (b.position[2] - reference) as f32,
+                    mass as f32,
+                ],
+                rotation: [q.x as f32, q.y as f32, q.z as f32, q.w as f32],
+                velocity: [b.velocity[0] as f32, b.velocity[1] as f32, b.velocity[2] as f32, 0.0],
+                spin: [spin[0] as f32, spin[1] as f32, spin[2] as f32, 0.0],
+                half: [half[0] as f32, half[1] as f32, half[2] as f32, 0.0],
+                inertia: [inertia[0], inertia[1], inertia[2], 0.0],
+                contact: [waterline, 0.0, 0.0, 0.0],
+                rect: [1, 1, 0, 0],
+                kind: [
+                    match b.shape {
+                        BodyShape::Box => SHAPE_BOX,
+                        BodyShape::Sphere => SHAPE_ELLIPSOID,
+                    },
+                    if b.fixed {
+                        MOTION_FIXED
+                    } else if b.kinematic {
+                        MOTION_KINEMATIC
+                    } else {
+                        MOTION_FREE
+                    },
+                    0,
+                    0,
+                ],
+            };
+            state.rect = crate::cpu::bodies::rect(&state, g.nx, g.ny, g.dx as f32);
+            state
+        })
+        .collect()
+}
+
+/// One row of bodies.csv: a body after a step, heights absolute.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BodySample {
+    pub position: [f64; 3],
+    /// (w, x, y, z).
+    pub orientation: [f64; 4],
+    pub velocity: [f64; 3],
+    /// The mean surface around the body (absolute), NaN when no water touches it.
+    pub waterline: f64,
+    /// Water displaced, m³.
+    pub displaced: f64,
+}
+
+impl BodySample {
+    /// From one history entry of `HISTORY_FLOATS` floats.
+    pub fn from_history(h: &[f32], reference: f64) -> BodySample {
+        let f = |k: usize| h[k] as f64;
+        BodySample {
+            position: [f(0), f(1), f(2) + reference],
+            orientation: [f(3), f(4), f(5), f(6)],
+            velocity: [f(7), f(8), f(9)],
+            waterline: if h[10] > -1e37 { f(10) + reference } else { f64::NAN },
+            displaced: f(11),
+        }
+    }
+
+    /// The history entry of a state (step 0's row).
+    pub fn of(state: &BodyState, reference: f64) -> BodySample {
+        let [px, py, pz, _] = state.position;
+        let [qx, qy, qz, qw] = state.rotation;
+        let [vx, vy, vz, _] = state.velocity;
+        let h = [
+            px,
+            py,
+            pz,
+            qw,
+            qx,
+            qy,
+            qz,
+            vx,
+            vy,
+            vz,
+            state.contact[0],
+            state.contact[1],
+        ];
+        BodySample::from_history(&h, reference)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mirrors_have_the_wgsl_sizes() {
+        assert_eq!(std::mem::size_of::<BodyState>(), 144);
+        assert_eq!(std::mem::size_of::<BodyParams>(), 64);
+        assert_eq!(std::mem::size_of::<Cover>(), 16);
+        assert_eq!(std::mem::size_of::<Solve>(), 64);
+    }
+}

@@ -1,0 +1,279 @@
+//! Twin of `wgsl/bodies.wgsl`: each column's cover, and the bodies' step. Same f32 arithmetic in
+//! the same order, except the workgroup trees, which here sum in cell order.
+
+use crate::bodies::{BodyParams, BodyState, Cover, MOTION_FIXED, MOTION_FREE, NO_BODY, SHAPE_BOX, TAGGED};
+use crate::params::Params;
+use glam::{Vec3, Vec4};
+
+const RING: u32 = 2;
+const BIG: f32 = 1.0e30;
+
+fn quat(v: [f32; 4]) -> Vec4 {
+    Vec4::from_array(v)
+}
+
+fn v3(v: [f32; 4]) -> Vec3 {
+    Vec3::new(v[0], v[1], v[2])
+}
+
+/// v rotated by the unit quaternion q (x, y, z, w), as WGSL `rotate`.
+pub fn rotate(q: Vec4, v: Vec3) -> Vec3 {
+    let u = q.truncate();
+    let t = 2.0 * u.cross(v);
+    v + q.w * t + u.cross(t)
+}
+
+fn conjugate(q: Vec4) -> Vec4 {
+    Vec4::new(-q.x, -q.y, -q.z, q.w)
+}
+
+/// The vertical line through (x, y) against body b: (underside, top), or NO_BODY when it misses.
+pub fn cast(b: &BodyState, x: f32, y: f32) -> (f32, f32) {
+    let miss = (NO_BODY, NO_BODY);
+    let inverse = conjugate(quat(b.rotation));
+    let o = rotate(inverse, Vec3::new(x - b.position[0], y - b.position[1], 0.0));
+    let d = rotate(inverse, Vec3::Z);
+    let h = v3(b.half);
+    let (mut t0, mut t1) = (-BIG, BIG);
+    if b.kind[0] == SHAPE_BOX {
+        for a in 0..3 {
+            if d[a].abs() < 1.0e-7 {
+                if o[a].abs() > h[a] {
+                    return miss;
+                }
+            } else {
+                let ta = (-h[a] - o[a]) / d[a];
+                let tb = (h[a] - o[a]) / d[a];
+                t0 = t0.max(ta.min(tb));
+                t1 = t1.min(ta.max(tb));
+            }
+        }
+    } else {
+        let os = o / h;
+        let ds = d / h;
+        let a = ds.dot(ds);
+        let half_b = os.dot(ds);
+        let disc = half_b * half_b - a * (os.dot(os) - 1.0);
+        if disc <= 0.0 {
+            return miss;
+        }
+        let s = disc.sqrt();
+        t0 = (-half_b - s) / a;
+        t1 = (-half_b + s) / a;
+    }
+    if t0 >= t1 {
+        return miss;
+    }
+    (b.position[2] + t0, b.position[2] + t1)
+}
+
+/// The tagged cells' bounding box (min i, min j, max i, max j), as `footprint`'s atomics leave it.
+pub type TagBox = [u32; 4];
+
+pub const EMPTY_BOX: TagBox = [u32::MAX, u32::MAX, 0, 0];
+
+/// `footprint` over every cell: the cover, `held`, and the surface of columns that flood over or
+/// stop holding a submerged body. Returns the tagged cells' box.
+pub fn footprint(
+    p: &Params,
+    bp: &BodyParams,
+    bodies: &[BodyState],
+    ground: &[f32],
+    eta: &mut [f32],
+    cover: &mut [Cover],
+) -> TagBox {
+    let mut tag_box = EMPTY_BOX;
+    for j in 0..p.ny {
+        for i in 0..p.nx {
+            let c = (j * p.nx + i) as usize;
+            let x = (i as f32 + 0.5) * bp.dx;
+            let y = (j as f32 + 0.5) * bp.dx;
+            let (mut bottom, mut top, mut owner) = (NO_BODY, NO_BODY, 0u32);
+            for (k, b) in bodies.iter().enumerate() {
+                let r = b.rect;
+                if i >= r[0] && i <= r[2] && j >= r[1] && j <= r[3] {
+                    let hit = cast(b, x, y);
+                    if hit.0 < bottom {
+                        (bottom, top, owner) = (hit.0, hit.1, k as u32 + 1);
+                    }
+                }
+            }
+            let old = cover[c];
+            let water = (eta[c] - old.held).max(ground[c]);
+            let mut held = 0.0;
+            let mut tag = 0;
+            if owner != 0 && water > bottom {
+                if top < bodies[owner as usize - 1].contact[0] {
+                    held = top - bottom;
+                } else {
+                    tag = TAGGED;
+                    tag_box = [
+                        tag_box[0].min(i),
+                        tag_box[1].min(j),
+                        tag_box[2].max(i),
+                        tag_box[3].max(j),
+                    ];
+                }
+            }
+            if old.held != 0.0 || held != 0.0 {
+                eta[c] = water + held;
+            }
+            cover[c] = Cover {
+                bottom,
+                top,
+                owner: owner | tag,
+                held,
+            };
+        }
+    }
+    tag_box
+}
+
+/// Half the world-axis extents of body b at rotation q.
+fn extents(b: &BodyState, q: Vec4) -> Vec3 {
+    let ax = rotate(q, Vec3::new(b.half[0], 0.0, 0.0));
+    let ay = rotate(q, Vec3::new(0.0, b.half[1], 0.0));
+    let az = rotate(q, Vec3::new(0.0, 0.0, b.half[2]));
+    if b.kind[0] == SHAPE_BOX {
+        ax.abs() + ay.abs() + az.abs()
+    } else {
+        (ax * ax + ay * ay + az * az).map(f32::sqrt)
+    }
+}
+
+fn cell_span(lo: f32, hi: f32, n: u32, dx: f32) -> (u32, u32) {
+    let first = (lo / dx - 0.5).ceil().max(0.0);
+    let last = (hi / dx - 0.5).floor().min(n as f32 - 1.0);
+    if first > last {
+        (1, 0)
+    } else {
+        (first as u32, last as u32)
+    }
+}
+
+/// The cells a body's footprint may cover, as `integrate` sets `rect`.
+pub fn rect(b: &BodyState, nx: u32, ny: u32, dx: f32) -> [u32; 4] {
+    let e = extents(b, quat(b.rotation));
+    let (x, y) = (b.position[0], b.position[1]);
+    let sx = cell_span(x - e.x, x + e.x, nx, dx);
+    let sy = cell_span(y - e.y, y + e.y, ny, dx);
+    [sx.0, sy.0, sx.1, sy.1]
+}
+
+/// `integrate` for every body; appends each body's history entry to `history`.
+pub fn integrate(
+    p: &Params,
+    bp: &BodyParams,
+    bodies: &mut [BodyState],
+    ground: &[f32],
+    eta: &[f32],
+    cover: &[Cover],
+    history: &mut Vec<f32>,
+) {
+    let cell = |i: u32, j: u32| (j * p.nx + i) as usize;
+    for (k, body) in bodies.iter_mut().enumerate() {
+        let b = *body;
+        let r = b.rect;
+        let some = r[0] <= r[2] && r[1] <= r[3];
+        let ring = [
+            r[0].saturating_sub(RING),
+            r[1].saturating_sub(RING),
+            (r[2] + RING).min(p.nx - 1),
+            (r[3] + RING).min(p.ny - 1),
+        ];
+        let (mut sum, mut count) = (0.0f32, 0.0f32);
+        if some {
+            for j in ring[1]..=ring[3] {
+                for i in ring[0]..=ring[2] {
+                    let c = cell(i, j);
+                    if cover[c].owner == 0 && eta[c] > ground[c] {
+                        sum += eta[c];
+                        count += 1.0;
+                    }
+                }
+            }
+        }
+        let waterline = if count > 0.0 { sum / count } else { -NO_BODY };
+
+        let mut s = Vec4::ZERO;
+        let mut deepest = -BIG;
+        let mut touching = 0.0f32;
+        if some {
+            for j in r[1]..=r[3] {
+                for i in r[0]..=r[2] {
+                    let cv = cover[cell(i, j)];
+                    if cv.owner() == k as u32 + 1 {
+                        let thick = cv.top - cv.bottom;
+                        let displaced = (waterline - cv.bottom).clamp(0.0, thick);
+                        let arm_x = (i as f32 + 0.5) * bp.dx - b.position[0];
+                        let arm_y = (j as f32 + 0.5) * bp.dx - b.position[1];
+                        s += Vec4::new(displaced, displaced * arm_x, displaced * arm_y, thick);
+                        deepest = deepest.max(ground[cell(i, j)] - cv.bottom);
+                        touching += if displaced > 0.0 { 1.0 } else { 0.0 };
+                    }
+                }
+            }
+        }
+        let area = bp.dx * bp.dx;
+        let lift = bp.water_density * bp.gravity * area;
+        let share = s.x / s.w.max(1.0e-30);
+        let mass = b.position[3];
+        let mut pos = v3(b.position);
+        let mut q = quat(b.rotation);
+        let mut v = v3(b.velocity);
+        let mut w = v3(b.spin);
+        let motion = b.kind[1];
+        if motion == MOTION_FREE {
+            v.z += bp.dt * (lift * s.x / mass - bp.gravity);
+            v /= 1.0 + bp.dt * bp.drag * share;
+            let torque = rotate(conjugate(q), lift * Vec3::new(s.z, -s.y, 0.0));
+            let inertia = v3(b.inertia);
+            let mut wb = rotate(conjugate(q), w);
+            wb += bp.dt * (torque - wb.cross(inertia * wb)) / inertia;
+            wb /= 1.0 + bp.dt * bp.angular_drag * share;
+            w = rotate(q, wb);
+        }
+        if motion != MOTION_FIXED {
+            pos += bp.dt * v;
+            let u = q.truncate();
+            let dq = (q.w * w + w.cross(u)).extend(-w.dot(u));
+            q = (q + 0.5 * bp.dt * dq).normalize();
+        }
+        let e = extents(&b, q);
+        let x_lo = e.x.min(0.5 * bp.width);
+        let y_lo = e.y.min(0.5 * bp.height);
+        let x = pos.x.clamp(x_lo, bp.width - x_lo);
+        let y = pos.y.clamp(y_lo, bp.height - y_lo);
+        if x != pos.x {
+            v.x = 0.0;
+        }
+        if y != pos.y {
+            v.y = 0.0;
+        }
+        pos = Vec3::new(x, y, pos.z);
+        if motion == MOTION_FREE && deepest > 0.0 {
+            pos.z += deepest;
+            v.z = v.z.max(0.0);
+        }
+        body.position = [pos.x, pos.y, pos.z, mass];
+        body.rotation = q.to_array();
+        body.velocity = [v.x, v.y, v.z, 0.0];
+        body.spin = [w.x, w.y, w.z, 0.0];
+        body.contact = [waterline, s.x * area, share, touching];
+        body.rect = rect(body, p.nx, p.ny, bp.dx);
+        history.extend_from_slice(&[
+            pos.x,
+            pos.y,
+            pos.z,
+            q.w,
+            q.x,
+            q.y,
+            q.z,
+            v.x,
+            v.y,
+            v.z,
+            waterline,
+            s.x * area,
+        ]);
+    }
+}

@@ -1,0 +1,156 @@
+//! The rigid-body pass (`wgsl/bodies.wgsl`): each column's cover after the water step, and each
+//! body's step after the coupling. Also holds the buffers the bodies and the coupling share.
+
+use super::state::{bind_group, layout, pipeline, slot_bind_group, storage_entry, uniform_entry, GpuState};
+use crate::bodies::{BodyParams, BodyState, Cover, Solve, HISTORY_FLOATS};
+use crate::params::MAX_CHUNK;
+use wgpu::util::DeviceExt;
+
+/// The buffers of the bodies and their coupling solve: 16-byte stand-ins without bodies (reduce
+/// still binds `cover`).
+pub struct BodyBuffers {
+    pub count: u32,
+    pub params: wgpu::Buffer,
+    /// `BodyState` per body.
+    pub states: wgpu::Buffer,
+    /// `Cover` per cell.
+    pub cover: wgpu::Buffer,
+    /// `HISTORY_FLOATS` per body per step of a chunk.
+    pub history: wgpu::Buffer,
+    /// The coupling's `Solve` scalars.
+    pub solve: wgpu::Buffer,
+    /// Indirect dispatch arguments: the box at 0, the box while PCG runs at 12.
+    pub args: wgpu::Buffer,
+    /// (b, x, r, p), q and the open-face masks per cell, and the dot products' partials.
+    pub vecs: wgpu::Buffer,
+    pub q: wgpu::Buffer,
+    pub faces: wgpu::Buffer,
+    pub partials: wgpu::Buffer,
+}
+
+impl BodyBuffers {
+    pub fn new(device: &wgpu::Device, nx: u32, ny: u32, bodies: &[BodyState], body_params: &BodyParams) -> BodyBuffers {
+        let count = bodies.len() as u32;
+        let cells = if count == 0 { 1 } else { nx as u64 * ny as u64 };
+        let storage = wgpu::BufferUsages::STORAGE;
+        let saved = storage | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+        let init = |label: &str, contents: &[u8], usage: wgpu::BufferUsages| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents,
+                usage,
+            })
+        };
+        let empty = |label: &str, size: u64, usage: wgpu::BufferUsages| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: size.max(16),
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        let states: Vec<BodyState> = if bodies.is_empty() {
+            vec![BodyState::default()]
+        } else {
+            bodies.to_vec()
+        };
+        let groups = nx.div_ceil(16) as u64 * ny.div_ceil(16) as u64;
+        BodyBuffers {
+            count,
+            params: init(
+                "body params",
+                bytemuck::bytes_of(body_params),
+                wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            ),
+            states: init("bodies", bytemuck::cast_slice(&states), saved),
+            cover: init(
+                "cover",
+                bytemuck::cast_slice(&vec![Cover::default(); cells as usize]),
+                saved,
+            ),
+            history: empty(
+                "body history",
+                MAX_CHUNK as u64 * count as u64 * HISTORY_FLOATS as u64 * 4,
+                storage | wgpu::BufferUsages::COPY_SRC,
+            ),
+            solve: init("coupling solve", bytemuck::bytes_of(&Solve::default()), saved),
+            args: empty("coupling dispatch", 24, storage | wgpu::BufferUsages::INDIRECT),
+            vecs: empty("coupling vectors", cells * 16, storage),
+            q: empty("coupling q", cells * 4, storage),
+            faces: empty("coupling faces", cells * 4, storage),
+            partials: empty("coupling partials", groups * 8, storage),
+        }
+    }
+}
+
+pub struct Bodies {
+    footprint: wgpu::ComputePipeline,
+    integrate: wgpu::ComputePipeline,
+    shared: wgpu::BindGroup,
+    /// `levels[p]`: level p, written in place.
+    levels: [wgpu::BindGroup; 2],
+    slot: wgpu::BindGroup,
+}
+
+impl Bodies {
+    pub fn new(device: &wgpu::Device, state: &GpuState) -> Bodies {
+        let module = super::shaders::module(device, "bodies.wgsl", super::shaders::BODIES);
+        let b = &state.bodies;
+        let shared_layout = layout(
+            device,
+            "bodies shared",
+            &[
+                uniform_entry(0, false),
+                uniform_entry(1, false),
+                storage_entry(2, true),
+                storage_entry(3, false),
+                storage_entry(4, false),
+                storage_entry(5, false),
+                storage_entry(6, false),
+            ],
+        );
+        let level_layout = layout(device, "bodies level", &[storage_entry(0, false)]);
+        let slot_layout = layout(device, "bodies slot", &[uniform_entry(0, true)]);
+        let layouts = [&shared_layout, &level_layout, &slot_layout];
+        Bodies {
+            footprint: pipeline(device, &module, &layouts, "footprint"),
+            integrate: pipeline(device, &module, &layouts, "integrate"),
+            shared: bind_group(
+                device,
+                "bodies shared",
+                &shared_layout,
+                &[
+                    &state.params,
+                    &b.params,
+                    &state.ground,
+                    &b.states,
+                    &b.cover,
+                    &b.solve,
+                    &b.history,
+                ],
+            ),
+            levels: [0, 1].map(|p| bind_group(device, "bodies level", &level_layout, &[&state.eta[p]])),
+            slot: slot_bind_group(device, &slot_layout, state),
+        }
+    }
+
+    fn bind(&self, pass: &mut wgpu::ComputePass, state: &GpuState, slot_offset: u32) {
+        pass.set_bind_group(0, &self.shared, &[]);
+        pass.set_bind_group(1, &self.levels[state.current], &[]);
+        pass.set_bind_group(2, &self.slot, &[slot_offset]);
+    }
+
+    /// Each column's cover from the bodies' current poses; tags the cells to expel.
+    pub fn footprint(&self, pass: &mut wgpu::ComputePass, state: &GpuState, slot_offset: u32) {
+        pass.set_pipeline(&self.footprint);
+        self.bind(pass, state, slot_offset);
+        pass.dispatch_workgroups(state.nx.div_ceil(16), state.ny.div_ceil(16), 1);
+    }
+
+    /// Forces, one semi-implicit Euler step, and the history row `slot_offset / stride`.
+    pub fn integrate(&self, pass: &mut wgpu::ComputePass, state: &GpuState, slot_offset: u32) {
+        pass.set_pipeline(&self.integrate);
+        self.bind(pass, state, slot_offset);
+        pass.dispatch_workgroups(state.bodies.count, 1, 1);
+    }
+}

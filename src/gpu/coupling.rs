@@ -1,0 +1,133 @@
+//! The coupling pass (`wgsl/coupling.wgsl`): the virtual-height solve (Jacobi or PCG) over the
+//! tagged cells' box, dispatched indirectly, and the correction it makes. No readback: PCG's
+//! convergence test zeroes the indirect arguments of the iterations left.
+
+use super::state::{bind_group, layout, pipeline, storage_entry, uniform_entry, GpuState};
+use crate::bodies::{BodyParams, COUPLING_PCG};
+
+pub struct Coupling {
+    plan: wgpu::ComputePipeline,
+    start: wgpu::ComputePipeline,
+    start_total: wgpu::ComputePipeline,
+    jacobi: [wgpu::ComputePipeline; 2],
+    product: wgpu::ComputePipeline,
+    alpha: wgpu::ComputePipeline,
+    update: wgpu::ComputePipeline,
+    beta: wgpu::ComputePipeline,
+    direction: wgpu::ComputePipeline,
+    apply: wgpu::ComputePipeline,
+    shared: wgpu::BindGroup,
+    /// The indirect arguments, bound only to the one-workgroup passes that write them.
+    args: wgpu::BindGroup,
+    /// `levels[p]`: level p's eta and vel, written in place.
+    levels: [wgpu::BindGroup; 2],
+    method: u32,
+    iterations: u32,
+}
+
+/// Byte offsets of the indirect arguments in `BodyBuffers::args`.
+const BOX: u64 = 0;
+const LIVE_BOX: u64 = 12;
+
+impl Coupling {
+    pub fn new(device: &wgpu::Device, state: &GpuState, body_params: &BodyParams) -> Coupling {
+        let module = super::shaders::module(device, "coupling.wgsl", super::shaders::COUPLING);
+        let b = &state.bodies;
+        let shared_layout = layout(
+            device,
+            "coupling shared",
+            &[
+                uniform_entry(0, false),
+                uniform_entry(1, false),
+                storage_entry(2, true),
+                storage_entry(3, true),
+                storage_entry(4, false),
+                storage_entry(5, false),
+                storage_entry(6, false),
+                storage_entry(7, false),
+                storage_entry(8, false),
+            ],
+        );
+        let args_layout = layout(device, "coupling args", &[storage_entry(0, false)]);
+        let level_layout = layout(
+            device,
+            "coupling level",
+            &[storage_entry(0, false), storage_entry(1, false)],
+        );
+        let make = |entry: &str| pipeline(device, &module, &[&shared_layout, &level_layout], entry);
+        let scalar = |entry: &str| pipeline(device, &module, &[&shared_layout, &level_layout, &args_layout], entry);
+        Coupling {
+            plan: scalar("plan"),
+            start: make("start"),
+            start_total: scalar("start_total"),
+            jacobi: [make("jacobi_even"), make("jacobi_odd")],
+            product: make("pcg_product"),
+            alpha: scalar("pcg_alpha"),
+            update: make("pcg_update"),
+            beta: scalar("pcg_beta"),
+            direction: make("pcg_direction"),
+            apply: make("apply"),
+            shared: bind_group(
+                device,
+                "coupling shared",
+                &shared_layout,
+                &[
+                    &state.params,
+                    &b.params,
+                    &state.ground,
+                    &b.cover,
+                    &b.vecs,
+                    &b.q,
+                    &b.partials,
+                    &b.solve,
+                    &b.faces,
+                ],
+            ),
+            args: bind_group(device, "coupling args", &args_layout, &[&b.args]),
+            levels: [0, 1]
+                .map(|p| bind_group(device, "coupling level", &level_layout, &[&state.eta[p], &state.vel[p]])),
+            method: body_params.method,
+            iterations: body_params.iterations,
+        }
+    }
+
+    /// Whether this is PCG (which tracks its residual; Jacobi's is not measured on the GPU).
+    pub fn is_pcg(&self) -> bool {
+        self.method == COUPLING_PCG
+    }
+
+    /// Solves for the virtual height over the box `footprint` tagged, and applies it to the
+    /// current level: 4 + 5·iterations dispatches (PCG) or 4 + sweeps (Jacobi). Past PCG's
+    /// convergence the box passes have no workgroups and the one-workgroup passes return at once.
+    pub fn record(&self, pass: &mut wgpu::ComputePass, state: &GpuState) {
+        let args = &state.bodies.args;
+        pass.set_bind_group(0, &self.shared, &[]);
+        pass.set_bind_group(1, &self.levels[state.current], &[]);
+        pass.set_bind_group(2, &self.args, &[]);
+        let scalar = |pass: &mut wgpu::ComputePass, pipeline: &wgpu::ComputePipeline| {
+            pass.set_pipeline(pipeline);
+            pass.dispatch_workgroups(1, 1, 1);
+        };
+        let boxed = |pass: &mut wgpu::ComputePass, pipeline: &wgpu::ComputePipeline, at: u64| {
+            pass.set_pipeline(pipeline);
+            pass.dispatch_workgroups_indirect(args, at);
+        };
+        scalar(pass, &self.plan);
+        boxed(pass, &self.start, BOX);
+        scalar(pass, &self.start_total);
+        if self.method == COUPLING_PCG {
+            for _ in 0..self.iterations {
+                boxed(pass, &self.product, LIVE_BOX);
+                scalar(pass, &self.alpha);
+                boxed(pass, &self.update, LIVE_BOX);
+                scalar(pass, &self.beta);
+                boxed(pass, &self.direction, LIVE_BOX);
+            }
+        } else {
+            for sweep in 0..self.iterations {
+                boxed(pass, &self.jacobi[(sweep % 2) as usize], BOX);
+            }
+        }
+        boxed(pass, &self.apply, BOX);
+    }
+}

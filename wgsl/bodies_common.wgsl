@@ -1,0 +1,98 @@
+// Shared by bodies.wgsl and coupling.wgsl (prepended after common.wgsl by src/gpu/shaders.rs).
+// Mirrors `crate::bodies::{BodyState, BodyParams, Solve}`: keep them in step (a test checks sizes).
+
+struct Body {
+    // Centre x, y (metres) and z − ref; w: mass (kg).
+    position: vec4<f32>,
+    // Unit quaternion (x, y, z, w), body frame to world.
+    rotation: vec4<f32>,
+    // Linear velocity, m/s.
+    velocity: vec4<f32>,
+    // Angular velocity in the world frame, rad/s.
+    spin: vec4<f32>,
+    // Box: half extents along the body's axes; ellipsoid: semi-axes.
+    half: vec4<f32>,
+    // Principal moments of inertia in the body frame, kg·m².
+    inertia: vec4<f32>,
+    // What the last step measured: the waterline around the body (− ref; −NO_BODY when no water
+    // touches it), the displaced volume (m³), the submerged share of its columns, contact cells.
+    contact: vec4<f32>,
+    // The cells whose centres its footprint may cover: i0, j0, i1, j1 inclusive (i0 > i1: none).
+    rect: vec4<u32>,
+    // x: SHAPE_*, y: MOTION_*.
+    kind: vec4<u32>,
+}
+
+struct BodyParams {
+    count: u32,
+    // PCG: the most iterations per step; Jacobi: the sweeps per step (even).
+    iterations: u32,
+    // COUPLING_PCG or COUPLING_JACOBI.
+    method: u32,
+    _pad0: u32,
+    // Seconds per step (bodies move once per step, after all substeps).
+    dt: f32,
+    gravity: f32,
+    water_density: f32,
+    dx: f32,
+    // GAMES103's gamma: the share of the water to expel that one step moves.
+    relaxation: f32,
+    // PCG stops when |r|² ≤ tolerance²·|b|².
+    tolerance: f32,
+    drag: f32,
+    angular_drag: f32,
+    // The domain, metres.
+    width: f32,
+    height: f32,
+    _pad1: f32,
+    _pad2: f32,
+}
+
+// The coupling solve's scalars and the bounding box of the tagged cells (one per step).
+struct Solve {
+    // Filled by `footprint` with atomics, emptied by `plan`.
+    box_min_i: atomic<u32>,
+    box_min_j: atomic<u32>,
+    box_max_i: atomic<u32>,
+    box_max_j: atomic<u32>,
+    // The box the solve runs over (tagged cells and their neighbours), and its workgroups.
+    origin_i: u32,
+    origin_j: u32,
+    end_i: u32,
+    end_j: u32,
+    groups_x: u32,
+    groups: u32,
+    // PCG: r·z, |b|², |r|², the step length, and how the step went.
+    rz: f32,
+    rr0: f32,
+    rr: f32,
+    alpha: f32,
+    iterations: u32,
+    converged: u32,
+}
+
+const SHAPE_BOX: u32 = 0u;
+const SHAPE_ELLIPSOID: u32 = 1u;
+const MOTION_FREE: u32 = 0u;
+const MOTION_FIXED: u32 = 1u;
+const MOTION_KINEMATIC: u32 = 2u;
+const COUPLING_PCG: u32 = 0u;
+const COUPLING_JACOBI: u32 = 1u;
+
+// v rotated by the unit quaternion q.
+fn rotate(q: vec4<f32>, v: vec3<f32>) -> vec3<f32> {
+    let t = 2.0 * cross(q.xyz, v);
+    return v + q.w * t + cross(q.xyz, t);
+}
+
+fn conjugate(q: vec4<f32>) -> vec4<f32> {
+    return vec4<f32>(-q.xyz, q.w);
+}
+
+fn owner_of(c: Cover) -> u32 {
+    return c.owner & ~TAGGED;
+}
+
+fn is_tagged(c: Cover) -> bool {
+    return (c.owner & TAGGED) != 0u;
+}

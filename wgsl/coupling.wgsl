@@ -1,0 +1,390 @@
+// Two-way coupling through a virtual height (GAMES103 "Virtual Height" and "Poisson's Equation").
+//
+// The tagged cells (bodies.wgsl `footprint`) hold water above a body's underside that the body
+// must expel: b_i = h_i − bottom_i. The virtual height v solves the masked Poisson system
+//   Σ_open faces (v_i − v_n) = b_i  on tagged cells,  v = 0 elsewhere,
+// every face of weight 1, the domain's sides Neumann (no face). A face is open when its far cell
+// is tagged, wet, or stands lower than the water to expel: water is never pushed up onto a dry
+// bank. Then every cell moves γ·Σ_open faces (v_n − v_i): the flux of v through each face, the
+// same number with opposite signs on its two sides, so the correction only moves water. With the
+// exact v a tagged cell loses γ·b_i; γ < 1 spreads the expulsion over a few steps. The change is
+// added to the per-step change too, as GAMES103 sets h_old ← h after the correction: the water
+// leaves with the momentum the body gave it.
+//
+// Both solvers run over the box of the tagged cells and their neighbours (`plan`), dispatched
+// indirectly, with no readback:
+//   - Jacobi: a fixed even number of sweeps, ping-ponging v between `x` and `p`.
+//   - PCG with the diagonal preconditioner: dot products by workgroup trees and one workgroup that
+//     folds their partials in a fixed order; when |r|² ≤ tol²·|b|², `beta` zeroes the indirect
+//     arguments and the remaining iterations dispatch no work.
+// Twin: src/cpu/coupling.rs.
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<uniform> bp: BodyParams;
+@group(0) @binding(2) var<storage, read> ground: array<f32>;
+@group(0) @binding(3) var<storage, read> cover: array<Cover>;
+// Per cell: (b, x, r, p); x holds v. Written in the box only.
+@group(0) @binding(4) var<storage, read_write> vecs: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read_write> q: array<f32>;
+@group(0) @binding(6) var<storage, read_write> partials: array<vec2<f32>>;
+@group(0) @binding(7) var<storage, read_write> solve: Solve;
+// Per cell of the box, bit f set for each open face f (west, east, south, north): of a tagged
+// cell, the faces it expels through; of an untagged one, the faces tagged cells expel into it.
+// Fixed by `start`, so no later pass reads eta while `apply` writes it.
+@group(0) @binding(8) var<storage, read_write> faces: array<u32>;
+
+@group(1) @binding(0) var<storage, read_write> eta: array<f32>;
+@group(1) @binding(1) var<storage, read_write> vel: array<f32>;
+
+// The box passes' indirect arguments: [0..3) the box, [3..6) the box while PCG runs. Bound only
+// to the one-workgroup passes that write them (a dispatch cannot read its own arguments'
+// buffer as storage); those run every iteration and return at once once PCG has converged.
+@group(2) @binding(0) var<storage, read_write> args: array<u32, 6>;
+
+const WG: u32 = 256u;
+
+var<workgroup> s_dot: array<vec2<f32>, WG>;
+
+fn neighbour(i: u32, j: u32, f: u32) -> vec2<u32> {
+    switch f {
+        case 0u: { return vec2<u32>(i - 1u, j); }
+        case 1u: { return vec2<u32>(i + 1u, j); }
+        case 2u: { return vec2<u32>(i, j - 1u); }
+        default: { return vec2<u32>(i, j + 1u); }
+    }
+}
+
+fn has_neighbour(i: u32, j: u32, f: u32) -> bool {
+    switch f {
+        case 0u: { return i > 0u; }
+        case 1u: { return i + 1u < params.nx; }
+        case 2u: { return j > 0u; }
+        default: { return j + 1u < params.ny; }
+    }
+}
+
+// Whether tagged cell c can push water into its neighbour n.
+fn open(c: u32, n: u32) -> bool {
+    return is_tagged(cover[n]) || eta[n] > ground[n] || ground[n] < eta[c];
+}
+
+// The open faces of cell (i, j) (see `faces`).
+fn face_mask(i: u32, j: u32) -> u32 {
+    let c = cell(i, j);
+    let tagged = is_tagged(cover[c]);
+    var mask = 0u;
+    for (var f = 0u; f < 4u; f = f + 1u) {
+        if has_neighbour(i, j, f) {
+            let n = neighbour(i, j, f);
+            let cn = cell(n.x, n.y);
+            if (tagged && open(c, cn)) || (!tagged && is_tagged(cover[cn]) && open(cn, c)) {
+                mask = mask | (1u << f);
+            }
+        }
+    }
+    return mask;
+}
+
+// Σ over cell c's open faces to tagged neighbours of component `k` of vecs.
+fn neighbours_sum(i: u32, j: u32, mask: u32, k: u32) -> f32 {
+    var s = 0.0;
+    for (var f = 0u; f < 4u; f = f + 1u) {
+        if (mask & (1u << f)) != 0u {
+            let n = neighbour(i, j, f);
+            let cn = cell(n.x, n.y);
+            if is_tagged(cover[cn]) {
+                s = s + vecs[cn][k];
+            }
+        }
+    }
+    return s;
+}
+
+// The cell of this invocation in the box, or false past its end.
+fn box_cell(gid: vec3<u32>) -> vec3<u32> {
+    let i = solve.origin_i + gid.x;
+    let j = solve.origin_j + gid.y;
+    return vec3<u32>(i, j, select(0u, 1u, i <= solve.end_i && j <= solve.end_j));
+}
+
+// Folds each lane's (a, b) and writes the workgroup's partial.
+fn partial(wid: vec3<u32>, groups: vec3<u32>, t: u32, value: vec2<f32>) {
+    s_dot[t] = value;
+    workgroupBarrier();
+    for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
+        if t < stride {
+            s_dot[t] = s_dot[t] + s_dot[t + stride];
+        }
+        workgroupBarrier();
+    }
+    if t == 0u {
+        partials[wid.x + wid.y * groups.x] = s_dot[0];
+    }
+}
+
+// Folds the partials in a fixed order (lane t takes every WG-th), then a tree.
+fn total(t: u32) -> vec2<f32> {
+    var s = vec2<f32>(0.0);
+    for (var p = t; p < solve.groups; p = p + WG) {
+        s = s + partials[p];
+    }
+    s_dot[t] = s;
+    workgroupBarrier();
+    for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
+        if t < stride {
+            s_dot[t] = s_dot[t] + s_dot[t + stride];
+        }
+        workgroupBarrier();
+    }
+    return s_dot[0];
+}
+
+fn stop() {
+    solve.converged = 1u;
+    args[3] = 0u;
+    args[4] = 0u;
+}
+
+// One thread: the box of the tagged cells and their neighbours, as indirect arguments; the box
+// atomics emptied for the next step.
+@compute @workgroup_size(1)
+fn plan() {
+    let i0 = atomicLoad(&solve.box_min_i);
+    let j0 = atomicLoad(&solve.box_min_j);
+    let i1 = atomicLoad(&solve.box_max_i);
+    let j1 = atomicLoad(&solve.box_max_j);
+    atomicStore(&solve.box_min_i, 0xffffffffu);
+    atomicStore(&solve.box_min_j, 0xffffffffu);
+    atomicStore(&solve.box_max_i, 0u);
+    atomicStore(&solve.box_max_j, 0u);
+    solve.iterations = select(0u, bp.iterations, bp.method != COUPLING_PCG);
+    solve.rr = 0.0;
+    solve.rr0 = 0.0;
+    if i0 > i1 {
+        solve.iterations = 0u;
+        solve.converged = 1u;
+        solve.groups = 0u;
+        for (var a = 0u; a < 6u; a = a + 1u) {
+            args[a] = 0u;
+        }
+        return;
+    }
+    solve.converged = 0u;
+    solve.origin_i = select(i0 - 1u, 0u, i0 == 0u);
+    solve.origin_j = select(j0 - 1u, 0u, j0 == 0u);
+    solve.end_i = min(i1 + 1u, params.nx - 1u);
+    solve.end_j = min(j1 + 1u, params.ny - 1u);
+    let gx = (solve.end_i - solve.origin_i) / 16u + 1u;
+    let gy = (solve.end_j - solve.origin_j) / 16u + 1u;
+    solve.groups_x = gx;
+    solve.groups = gx * gy;
+    args[0] = gx;
+    args[1] = gy;
+    args[2] = 1u;
+    args[3] = gx;
+    args[4] = gy;
+    args[5] = 1u;
+}
+
+// b = the water above the underside; x = 0; r = b; p = z = r / diag; partials of (r·z, r·r).
+@compute @workgroup_size(16, 16)
+fn start(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) t: u32,
+) {
+    let at = box_cell(gid);
+    var dots = vec2<f32>(0.0);
+    if at.z == 1u {
+        let c = cell(at.x, at.y);
+        let cv = cover[c];
+        var b = 0.0;
+        var p = 0.0;
+        let mask = face_mask(at.x, at.y);
+        faces[c] = mask;
+        if is_tagged(cv) {
+            let d = f32(countOneBits(mask));
+            if d > 0.0 {
+                b = max(eta[c] - cv.bottom, 0.0);
+                p = b / d;
+            }
+        }
+        vecs[c] = vec4<f32>(b, 0.0, b, p);
+        dots = vec2<f32>(b * p, b * b);
+    }
+    partial(wid, groups, t, dots);
+}
+
+@compute @workgroup_size(256)
+fn start_total(@builtin(local_invocation_index) t: u32) {
+    if solve.converged != 0u {
+        return;
+    }
+    let s = total(t);
+    if t == 0u {
+        solve.rz = s.x;
+        solve.rr0 = s.y;
+        solve.rr = s.y;
+        if s.y == 0.0 {
+            stop();
+        }
+    }
+}
+
+// One Jacobi sweep: v' = (b + Σ tagged neighbours' v) / diag, from component `read_k` to `write_k`.
+fn sweep(gid: vec3<u32>, read_k: u32, write_k: u32) {
+    let at = box_cell(gid);
+    if at.z == 0u {
+        return;
+    }
+    let c = cell(at.x, at.y);
+    var v = 0.0;
+    if is_tagged(cover[c]) {
+        let mask = faces[c];
+        let d = f32(countOneBits(mask));
+        if d > 0.0 {
+            v = (vecs[c].x + neighbours_sum(at.x, at.y, mask, read_k)) / d;
+        }
+    }
+    vecs[c][write_k] = v;
+}
+
+@compute @workgroup_size(16, 16)
+fn jacobi_even(@builtin(global_invocation_id) gid: vec3<u32>) {
+    sweep(gid, 1u, 3u);
+}
+
+@compute @workgroup_size(16, 16)
+fn jacobi_odd(@builtin(global_invocation_id) gid: vec3<u32>) {
+    sweep(gid, 3u, 1u);
+}
+
+// q = A·p on tagged cells; partials of p·q.
+@compute @workgroup_size(16, 16)
+fn pcg_product(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) t: u32,
+) {
+    let at = box_cell(gid);
+    var dots = vec2<f32>(0.0);
+    if at.z == 1u {
+        let c = cell(at.x, at.y);
+        var qc = 0.0;
+        if is_tagged(cover[c]) {
+            let p = vecs[c].w;
+            let mask = faces[c];
+            qc = f32(countOneBits(mask)) * p - neighbours_sum(at.x, at.y, mask, 3u);
+            dots = vec2<f32>(p * qc, 0.0);
+        }
+        q[c] = qc;
+    }
+    partial(wid, groups, t, dots);
+}
+
+@compute @workgroup_size(256)
+fn pcg_alpha(@builtin(local_invocation_index) t: u32) {
+    if solve.converged != 0u {
+        return;
+    }
+    let s = total(t);
+    if t == 0u {
+        if s.x > 0.0 {
+            solve.alpha = solve.rz / s.x;
+        } else {
+            solve.alpha = 0.0;
+            stop();
+        }
+    }
+}
+
+// x += α·p, r −= α·q; partials of (r·z, r·r) with z = r / diag.
+@compute @workgroup_size(16, 16)
+fn pcg_update(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) t: u32,
+) {
+    let at = box_cell(gid);
+    var dots = vec2<f32>(0.0);
+    if at.z == 1u {
+        let c = cell(at.x, at.y);
+        if is_tagged(cover[c]) {
+            let d = f32(countOneBits(faces[c]));
+            if d > 0.0 {
+                var v = vecs[c];
+                v.y = v.y + solve.alpha * v.w;
+                v.z = v.z - solve.alpha * q[c];
+                vecs[c] = v;
+                dots = vec2<f32>(v.z * v.z / d, v.z * v.z);
+            }
+        }
+    }
+    partial(wid, groups, t, dots);
+}
+
+// β = r·z' / r·z, and the convergence test.
+@compute @workgroup_size(256)
+fn pcg_beta(@builtin(local_invocation_index) t: u32) {
+    if solve.converged != 0u {
+        return;
+    }
+    let s = total(t);
+    if t == 0u {
+        solve.iterations = solve.iterations + 1u;
+        solve.rr = s.y;
+        let beta = select(0.0, s.x / solve.rz, solve.rz > 0.0);
+        solve.alpha = beta;
+        solve.rz = s.x;
+        if s.y <= bp.tolerance * bp.tolerance * solve.rr0 || solve.iterations >= bp.iterations {
+            stop();
+        }
+    }
+}
+
+// p = z + β·p (β is left in `alpha` by pcg_beta).
+@compute @workgroup_size(16, 16)
+fn pcg_direction(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let at = box_cell(gid);
+    if at.z == 0u {
+        return;
+    }
+    let c = cell(at.x, at.y);
+    if is_tagged(cover[c]) {
+        let d = f32(countOneBits(faces[c]));
+        if d > 0.0 {
+            var v = vecs[c];
+            v.w = v.z / d + solve.alpha * v.w;
+            vecs[c] = v;
+        }
+    }
+}
+
+// Every cell in the box moves γ·Σ_open faces (v_n − v_i), v = 0 off the tagged cells.
+@compute @workgroup_size(16, 16)
+fn apply(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let at = box_cell(gid);
+    if at.z == 0u {
+        return;
+    }
+    let c = cell(at.x, at.y);
+    let mask = faces[c];
+    if mask == 0u {
+        return;
+    }
+    let v_c = select(0.0, vecs[c].y, is_tagged(cover[c]));
+    var flux = 0.0;
+    for (var f = 0u; f < 4u; f = f + 1u) {
+        if (mask & (1u << f)) != 0u {
+            let n = neighbour(at.x, at.y, f);
+            let cn = cell(n.x, n.y);
+            flux = flux + (select(0.0, vecs[cn].y, is_tagged(cover[cn])) - v_c);
+        }
+    }
+    let change = bp.relaxation * flux;
+    eta[c] = eta[c] + change;
+    vel[c] = vel[c] + change;
+}
