@@ -43,6 +43,8 @@ fn setup<'a>(params: Params, method: Method, eta: &'a [f32], ground: &'a [f32]) 
         probe_cells: &[],
         source: &[],
         rain: false,
+        bodies: &[],
+        body_params: Default::default(),
     }
 }
 
