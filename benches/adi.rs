@@ -90,6 +90,8 @@ fn sweeps(c: &mut Criterion) {
             probe_cells: &[],
             source: &[],
             rain: false,
+            bodies: &[],
+            body_params: Default::default(),
         };
         let built = GpuState::new(&gpu.device, &setup).and_then(|state| {
             let level = LevelBindings::new(&gpu.device, &state);
