@@ -107,6 +107,8 @@ fn pcr_matches_thomas(n: usize, periodic: bool) {
         probe_cells: &[],
         source: &[],
         rain: false,
+        bodies: &[],
+        body_params: Default::default(),
     };
     let state = GpuState::new(&gpu.device, &setup).unwrap();
     let level = LevelBindings::new(&gpu.device, &state);
