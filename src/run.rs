@@ -1,4 +1,4 @@
-//! `shoal run`: a scene into an output folder — stats.csv, probes.csv, h_NNNNNN.npy, scene.toml,
+//! `shoal run`: a scene into an output folder — stats.csv, probes.csv, bodies.csv, h_NNNNNN.npy, scene.toml,
 //! and on request frame_NNNNNN.png and an animated GIF. Every file is written under a temporary
 //! name and renamed, and nothing non-finite is written.
 
@@ -252,6 +252,15 @@ fn kept_rows(path: &Path, step: u64) -> Result<Vec<String>> {
     Ok(header.into_iter().chain(rows.map(str::to_string)).collect())
 }
 
+/// A coupling figure of the last step for stats.csv: empty without bodies (and for a residual
+/// the GPU's Jacobi does not measure).
+fn coupling(sim: &Simulation, cell: impl Fn(crate::cpu::coupling::SolveReport) -> Cell) -> Cell {
+    if sim.bodies().is_empty() {
+        return Cell::Empty;
+    }
+    cell(sim.coupling())
+}
+
 fn run_into(
     sim: &mut Simulation,
     out: &Path,
@@ -290,6 +299,8 @@ fn run_into(
             "substeps",
             "target_volume",
             "regions",
+            "coupling_iterations",
+            "coupling_residual",
         ],
     )?;
     let probe_names: Vec<&str> = scene.output.probes.iter().map(|p| p.name.as_str()).collect();
@@ -299,6 +310,31 @@ fn run_into(
         let mut header = vec!["step", "time"];
         header.extend(&probe_names);
         Some(table("probes.csv", &header)?)
+    };
+
+    let mut bodies = if sim.bodies().is_empty() {
+        None
+    } else {
+        Some(table(
+            "bodies.csv",
+            &[
+                "step",
+                "time",
+                "body",
+                "x",
+                "y",
+                "z",
+                "qw",
+                "qx",
+                "qy",
+                "qz",
+                "vx",
+                "vy",
+                "vz",
+                "waterline",
+                "displaced",
+            ],
+        )?)
     };
 
     let mut initial_volume = None;
@@ -314,13 +350,40 @@ fn run_into(
             None => Ok(()),
         }
     };
+    let body_rows = |table: &mut Option<CsvWriter>, step: u64, samples: &[crate::bodies::BodySample]| -> Result<()> {
+        let Some(t) = table.as_mut() else {
+            return Ok(());
+        };
+        for (k, b) in samples.iter().enumerate() {
+            let numbers = b.position.iter().chain(&b.orientation).chain(&b.velocity);
+            if numbers.clone().any(|v| !v.is_finite()) {
+                return Err(Error::Diverged { step });
+            }
+            let mut cells = vec![Cell::Int(step), Cell::Float(step as f64 * dt), Cell::Int(k as u64)];
+            cells.extend(numbers.map(|&v| Cell::Float(v)));
+            cells.push(if b.waterline.is_finite() {
+                Cell::Float(b.waterline)
+            } else {
+                Cell::Empty
+            });
+            cells.push(Cell::Float(b.displaced));
+            t.row(&cells)?;
+        }
+        Ok(())
+    };
     let every_checkpoint = scene.output.checkpoint_every.filter(|&n| n > 0);
     // A checkpoint, with the tables so far under their names, so a resume finds all it needs.
-    let save = |sim: &mut Simulation, stats: &mut CsvWriter, probes: &mut Option<CsvWriter>| -> Result<()> {
+    let save = |sim: &mut Simulation, stats: &mut CsvWriter, more: [&mut Option<CsvWriter>; 2]| -> Result<()> {
         sim.checkpoint()?.write(&out.join(CHECKPOINT))?;
         stats.publish()?;
-        probes.as_mut().map_or(Ok(()), CsvWriter::publish)
+        for table in more {
+            table.as_mut().map_or(Ok(()), CsvWriter::publish)?;
+        }
+        Ok(())
     };
+    if resumed_at == 0 {
+        body_rows(&mut bodies, 0, sim.bodies())?;
+    }
     let outcome = (|| -> Result<()> {
         for target in output_steps(scene.output.every, steps).filter(|&t| t == 0 || t > resumed_at) {
             // In pieces of one chunk, ending at checkpoints: progress between them costs nothing
@@ -336,12 +399,15 @@ fn run_into(
                 for (k, row) in rows.iter().enumerate() {
                     probe_row(&mut probes, first + k as u64, row)?;
                 }
+                for (k, row) in sim.take_body_samples().iter().enumerate() {
+                    body_rows(&mut bodies, first + k as u64, row)?;
+                }
                 report.progress(sim.step_index(), steps);
                 if sim.step_index() == next_checkpoint {
-                    save(sim, &mut stats, &mut probes)?;
+                    save(sim, &mut stats, [&mut probes, &mut bodies])?;
                 }
                 if INTERRUPTED.swap(false, std::sync::atomic::Ordering::SeqCst) {
-                    save(sim, &mut stats, &mut probes)?;
+                    save(sim, &mut stats, [&mut probes, &mut bodies])?;
                     return Err(Error::Interrupted {
                         step: sim.step_index(),
                         checkpoint: Some(out.to_path_buf()),
@@ -379,6 +445,11 @@ fn run_into(
                 Cell::Int(sim.substeps() as u64),
                 Cell::Float(sim.target_volume()),
                 sim.regions().map_or(Cell::Empty, |n| Cell::Int(n as u64)),
+                coupling(sim, |c| Cell::Int(c.iterations as u64)),
+                coupling(sim, |c| match c.residual {
+                    r if r.is_finite() => Cell::Float(r as f64),
+                    _ => Cell::Empty,
+                }),
             ])?;
         }
         Ok(())
@@ -387,6 +458,7 @@ fn run_into(
     let finished = stats
         .finish()
         .and(probes.map_or(Ok(()), CsvWriter::finish))
+        .and(bodies.map_or(Ok(()), CsvWriter::finish))
         .and(frames.finish());
     outcome?;
     finished?;

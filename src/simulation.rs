@@ -365,6 +365,8 @@ impl Simulation {
             ("region labels", s.region_labels.len(), with(p.regions != 0, cells)),
             ("region targets", s.region_targets.len(), 2 * p.regions as usize),
             ("pending water", s.pending.len(), with(p.regions != 0, cells)),
+            ("bodies", s.bodies.len(), self.bodies_now.len()),
+            ("column covers", s.cover.len(), with(p.bodies != 0, cells)),
         ];
         for (what, got, want) in expected {
             if got != want {
@@ -385,6 +387,8 @@ impl Simulation {
         self.solver.load(s)?;
         self.step = h.step;
         self.target = h.target;
+        let reference = self.fields.reference.0;
+        self.bodies_now = s.bodies.iter().map(|b| crate::bodies::BodySample::of(b, reference)).collect();
         if self.regions.is_some() {
             self.regions = Some(h.region_count);
         }

@@ -1,13 +1,19 @@
 // Rigid bodies on the height field (GAMES103 "Two-Way Coupling", Wilson et al.'s dropped cube).
 //
 // `footprint` (every cell, after the water step): casts the vertical line through each cell centre
-// against the bodies and keeps the lowest one: the column's `bottom` and `top`. Where the water
-// reaches a body's underside:
-//   - a body that pierces the surface (its top above the waterline around it) tags the cell: the
-//     coupling solve (coupling.wgsl) expels the water above the underside to the untagged cells;
-//   - a body under the waterline floods over: the column holds the body's thickness, and its
-//     surface stands that much higher than its water. `held` records it, so the water volume
-//     (reduce.wgsl) and the next step (which takes it off again first) stay exact.
+// against the bodies and keeps the lowest one: the column's `bottom` and `top`. Then:
+//   - a body wholly under the waterline around it is flooded over: each column whose water
+//     reaches its underside holds the body's thickness, and its surface stands that much higher
+//     than its water. `held` records it, so the water volume (reduce.wgsl) and the next step
+//     (which takes it off again first) stay exact;
+//   - the columns of a body that pierces the surface are tagged: the coupling solve
+//     (coupling.wgsl) expels their water above the underside to the untagged cells. A covered
+//     column whose water is below the underside (an air pocket, or a body above the water) is
+//     tagged too, with nothing to expel: the solve passes water through it, and none is pushed
+//     into a column inside a body.
+// The choice is the whole body's: a column that floods beside one that is pinned to the
+// underside stands the body's thickness above its neighbour, and the water poured back and
+// forth between them grew without bound (a plunging sphere's rim).
 // `integrate` (one workgroup per body, after the solve): the waterline is the mean surface of the
 // wet, uncovered cells around the body; each covered column displaces clamp(waterline − bottom,
 // 0, top − bottom) of water. Buoyancy ρ·g·dx²·Σ displaced acts at each column's centre (its torque
@@ -75,6 +81,22 @@ fn column(b: Body, x: f32, y: f32) -> vec2<f32> {
     return vec2<f32>(b.position.z + t0, b.position.z + t1);
 }
 
+// Half the world-axis extents of body b at rotation q.
+fn extents(b: Body, q: vec4<f32>) -> vec3<f32> {
+    let ax = rotate(q, vec3<f32>(b.half.x, 0.0, 0.0));
+    let ay = rotate(q, vec3<f32>(0.0, b.half.y, 0.0));
+    let az = rotate(q, vec3<f32>(0.0, 0.0, b.half.z));
+    if b.kind.x == SHAPE_BOX {
+        return abs(ax) + abs(ay) + abs(az);
+    }
+    return sqrt(ax * ax + ay * ay + az * az);
+}
+
+// Whether body b lies wholly under its waterline (its highest point below it).
+fn submerged(b: Body) -> bool {
+    return b.position.z + extents(b, b.rotation).z < b.contact.x;
+}
+
 @compute @workgroup_size(16, 16)
 fn footprint(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;
@@ -105,8 +127,8 @@ fn footprint(@builtin(global_invocation_id) gid: vec3<u32>) {
     let water = max(eta[c] - old.held, g);
     var held = 0.0;
     var tag = 0u;
-    if owner != 0u && water > bottom {
-        if top < bodies[owner - 1u].contact.x {
+    if owner != 0u {
+        if water > bottom && submerged(bodies[owner - 1u]) {
             held = top - bottom;
         } else {
             tag = TAGGED;
@@ -136,17 +158,6 @@ fn fold(t: u32) {
         }
         workgroupBarrier();
     }
-}
-
-// Half the world-axis extents of body b at rotation q.
-fn extents(b: Body, q: vec4<f32>) -> vec3<f32> {
-    let ax = rotate(q, vec3<f32>(b.half.x, 0.0, 0.0));
-    let ay = rotate(q, vec3<f32>(0.0, b.half.y, 0.0));
-    let az = rotate(q, vec3<f32>(0.0, 0.0, b.half.z));
-    if b.kind.x == SHAPE_BOX {
-        return abs(ax) + abs(ay) + abs(az);
-    }
-    return sqrt(ax * ax + ay * ay + az * az);
 }
 
 // The cells whose centres lie within [lo, hi] along one axis of n cells: (first, last), first >

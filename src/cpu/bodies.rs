@@ -102,8 +102,8 @@ pub fn footprint(
             let water = (eta[c] - old.held).max(ground[c]);
             let mut held = 0.0;
             let mut tag = 0;
-            if owner != 0 && water > bottom {
-                if top < bodies[owner as usize - 1].contact[0] {
+            if owner != 0 {
+                if water > bottom && submerged(&bodies[owner as usize - 1]) {
                     held = top - bottom;
                 } else {
                     tag = TAGGED;
@@ -127,6 +127,11 @@ pub fn footprint(
         }
     }
     tag_box
+}
+
+/// Whether body b lies wholly under its waterline (its highest point below it).
+fn submerged(b: &BodyState) -> bool {
+    b.position[2] + extents(b, quat(b.rotation)).z < b.contact[0]
 }
 
 /// Half the world-axis extents of body b at rotation q.

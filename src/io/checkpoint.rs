@@ -1,6 +1,6 @@
 //! The checkpoint file: a run's whole state at one step, written atomically, read back only if
-//! intact. Layout: the magic `SHOALCK1`, a TOML header (length-prefixed), the state's arrays and
-//! the ground in a fixed order (each an element count and little-endian words), and a CRC-32 of
+//! intact. Layout: the magic `SHOALCK2`, a TOML header (length-prefixed), the state's arrays, the
+//! ground, the bodies and the columns' cover in a fixed order (each an element count and little-endian words), and a CRC-32 of
 //! all before it.
 
 use crate::error::{Error, Result};
@@ -9,7 +9,8 @@ use crate::solver::SolverState;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-const MAGIC: &[u8; 8] = b"SHOALCK1";
+/// Version 2 added the bodies and the columns' cover after the ground.
+const MAGIC: &[u8; 8] = b"SHOALCK2";
 
 /// A run's state at `step`: what `shoal run --checkpoint-every` writes and `shoal resume` reads.
 #[derive(Clone, Debug, PartialEq)]
@@ -59,6 +60,8 @@ impl Checkpoint {
         words_u32(&mut out, &s.region_targets);
         words_f32(&mut out, &s.pending);
         words_f32(&mut out, &self.ground);
+        words_u32(&mut out, bytemuck::cast_slice(&s.bodies));
+        words_u32(&mut out, bytemuck::cast_slice(&s.cover));
         out.extend(crc32fast::hash(&out).to_le_bytes());
         atomic::write_bytes(path, &out)
     }
@@ -70,7 +73,9 @@ impl Checkpoint {
         };
         let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
         if bytes.len() < MAGIC.len() + 8 || &bytes[..MAGIC.len()] != MAGIC {
-            return Err(bad("not a Shoal checkpoint (no SHOALCK1 at its start)"));
+            return Err(bad(
+                "not a checkpoint of this Shoal (no SHOALCK2 at its start; SHOALCK1 files predate bodies)",
+            ));
         }
         let (body, crc) = bytes.split_at(bytes.len() - 4);
         if crc32fast::hash(body).to_le_bytes() != crc {
@@ -113,6 +118,16 @@ impl Checkpoint {
         };
         state.pending = f32s()?;
         let ground = f32s()?;
+        let bodies = reader.words().ok_or_else(truncated)?;
+        let cover = reader.words().ok_or_else(truncated)?;
+        let whole = |words: &[u32], size: usize| words.len() % (size / 4) == 0;
+        if !whole(&bodies, std::mem::size_of::<crate::bodies::BodyState>())
+            || !whole(&cover, std::mem::size_of::<crate::bodies::Cover>())
+        {
+            return Err(bad("its bodies are unreadable"));
+        }
+        state.bodies = bytemuck::pod_collect_to_vec(&bodies);
+        state.cover = bytemuck::pod_collect_to_vec(&cover);
         Ok(Checkpoint { header, ground, state })
     }
 }
