@@ -92,6 +92,7 @@ fn sweeps(c: &mut Criterion) {
             rain: false,
             bodies: &[],
             body_params: Default::default(),
+            cover: &[],
         };
         let built = GpuState::new(&gpu.device, &setup).and_then(|state| {
             let level = LevelBindings::new(&gpu.device, &state);

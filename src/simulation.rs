@@ -109,16 +109,17 @@ impl Simulation {
             source,
             bodies,
             body_params,
+            cover,
         } = Prepared::new(scene)?;
         // The initial water, as the backends' own reduction measures it (no shortfall yet).
+        // Submerged bodies' volume in their columns is not water (`cover`).
         let before_sources = Params {
             sources: 0,
             correct: 0,
-            bodies: 0,
             ..params
         };
         let rest = vec![0.0f32; eta.len()];
-        let target = crate::cpu::reduce::reduce(
+        let totals = crate::cpu::reduce::reduce(
             &before_sources,
             &ground_rel,
             &eta,
@@ -126,10 +127,10 @@ impl Simulation {
             crate::cpu::reduce::Extras {
                 shortfall: &[],
                 clamped: &[],
-                cover: &[],
+                cover: &cover,
             },
-        )
-        .sum_depth as f64;
+        );
+        let target = totals.sum_depth as f64;
         let still = ground_rel.iter().map(|&b| (-(b as f64)).max(0.0)).sum();
         let regions = (params.regions != 0).then(|| crate::cpu::regions::label(&params, &ground_rel, &eta).1);
         let solver = make(&Setup {
@@ -142,6 +143,7 @@ impl Simulation {
             rain: scene.rain.is_some(),
             bodies: &bodies,
             body_params,
+            cover: &cover,
         })?;
         let reference = fields.reference.0;
         Ok(Simulation {
@@ -153,7 +155,7 @@ impl Simulation {
             substeps,
             step: 0,
             probe_cells,
-            totals: Totals::default(),
+            totals,
             diverged_at: None,
             target,
             still,
@@ -388,7 +390,11 @@ impl Simulation {
         self.step = h.step;
         self.target = h.target;
         let reference = self.fields.reference.0;
-        self.bodies_now = s.bodies.iter().map(|b| crate::bodies::BodySample::of(b, reference)).collect();
+        self.bodies_now = s
+            .bodies
+            .iter()
+            .map(|b| crate::bodies::BodySample::of(b, reference))
+            .collect();
         if self.regions.is_some() {
             self.regions = Some(h.region_count);
         }
@@ -567,6 +573,7 @@ struct Prepared {
     source: Vec<f32>,
     bodies: Vec<crate::bodies::BodyState>,
     body_params: crate::bodies::BodyParams,
+    cover: Vec<crate::bodies::Cover>,
 }
 
 impl Prepared {
@@ -604,8 +611,18 @@ impl Prepared {
                     .into(),
             );
         }
-        let bodies = crate::bodies::initial(scene, fields.reference.0, &eta, &ground_rel);
+        let mut bodies = crate::bodies::initial(scene, fields.reference.0, &eta, &ground_rel);
         let body_params = crate::bodies::BodyParams::new(scene);
+        let mut eta = eta;
+        let cover = crate::bodies::settle_initial_water(&params, &body_params, &bodies, &ground_rel, &mut eta);
+        if !cover.is_empty() {
+            // The waterlines the bodies start from, over the settled water.
+            let flooded: Vec<u32> = bodies.iter().map(|b| b.kind[2]).collect();
+            bodies = crate::bodies::initial(scene, fields.reference.0, &eta, &ground_rel);
+            for (b, f) in bodies.iter_mut().zip(flooded) {
+                b.kind[2] = f;
+            }
+        }
         let source = source_field(scene);
         if !source.is_empty() {
             params.sources = 1;
@@ -622,6 +639,7 @@ impl Prepared {
             source,
             bodies,
             body_params,
+            cover,
         })
     }
 }

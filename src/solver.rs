@@ -86,6 +86,8 @@ pub struct Setup<'a> {
     /// The bodies at the start (empty without bodies), and their uniforms.
     pub bodies: &'a [crate::bodies::BodyState],
     pub body_params: crate::bodies::BodyParams,
+    /// What covers each column at the start (`bodies::settle_initial_water`); empty without bodies.
+    pub cover: &'a [crate::bodies::Cover],
 }
 
 /// What the host hands a chunk: the volume target at its start and its rain.

@@ -109,6 +109,7 @@ fn pcr_matches_thomas(n: usize, periodic: bool) {
         rain: false,
         bodies: &[],
         body_params: Default::default(),
+        cover: &[],
     };
     let state = GpuState::new(&gpu.device, &setup).unwrap();
     let level = LevelBindings::new(&gpu.device, &state);

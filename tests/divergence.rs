@@ -45,6 +45,7 @@ fn setup<'a>(params: Params, method: Method, eta: &'a [f32], ground: &'a [f32]) 
         rain: false,
         bodies: &[],
         body_params: Default::default(),
+        cover: &[],
     }
 }
 

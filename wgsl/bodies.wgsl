@@ -2,22 +2,24 @@
 //
 // `footprint` (every cell, after the water step): casts the vertical line through each cell centre
 // against the bodies and keeps the lowest one: the column's `bottom` and `top`. Then:
-//   - a body wholly under the waterline around it is flooded over: each column whose water
-//     reaches its underside holds the body's thickness, and its surface stands that much higher
-//     than its water. `held` records it, so the water volume (reduce.wgsl) and the next step
+//   - a body wholly under the waterline around it is flooded over: each wet column it covers
+//     holds the body's thickness, and its surface stands that much higher than its water (also
+//     over an air pocket under the body: a pocket's surface a whole body below its flooded
+//     neighbours drew jets metres high as it refilled). `held` records it, so the water volume (reduce.wgsl) and the next step
 //     (which takes it off again first) stay exact;
 //   - the columns of a body that pierces the surface are tagged: the coupling solve
 //     (coupling.wgsl) expels their water above the underside to the untagged cells. A covered
 //     column whose water is below the underside (an air pocket, or a body above the water) is
 //     tagged too, with nothing to expel: the solve passes water through it, and none is pushed
 //     into a column inside a body.
-// The choice is the whole body's: a column that floods beside one that is pinned to the
-// underside stands the body's thickness above its neighbour, and the water poured back and
-// forth between them grew without bound (a plunging sphere's rim).
+// The choice is the whole body's (`kind.z`, set by `integrate`): a column that floods beside one
+// that is pinned to the underside stands the body's thickness above its neighbour, and the water
+// poured back and forth between them grew without bound (a plunging sphere's rim).
 // `integrate` (one workgroup per body, after the solve): the waterline is the mean surface of the
 // wet, uncovered cells around the body; each covered column displaces clamp(waterline − bottom,
 // 0, top − bottom) of water. Buoyancy ρ·g·dx²·Σ displaced acts at each column's centre (its torque
-// about the centre of mass), gravity at the centre; drag scales with the submerged share.
+// about the centre of mass), gravity at the centre; quadratic drag on the wetted footprint and
+// angular drag in proportion to the submerged share.
 // Semi-implicit Euler, then the body is kept inside the domain and above the ground.
 // Twin: src/cpu/bodies.rs.
 
@@ -92,10 +94,6 @@ fn extents(b: Body, q: vec4<f32>) -> vec3<f32> {
     return sqrt(ax * ax + ay * ay + az * az);
 }
 
-// Whether body b lies wholly under its waterline (its highest point below it).
-fn submerged(b: Body) -> bool {
-    return b.position.z + extents(b, b.rotation).z < b.contact.x;
-}
 
 @compute @workgroup_size(16, 16)
 fn footprint(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -128,7 +126,7 @@ fn footprint(@builtin(global_invocation_id) gid: vec3<u32>) {
     var held = 0.0;
     var tag = 0u;
     if owner != 0u {
-        if water > bottom && submerged(bodies[owner - 1u]) {
+        if water > g && bodies[owner - 1u].kind.z == 1u {
             held = top - bottom;
         } else {
             tag = TAGGED;
@@ -241,7 +239,9 @@ fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_in
     let motion = b.kind.y;
     if motion == MOTION_FREE {
         v.z = v.z + bp.dt * (lift * s.x / mass - bp.gravity);
-        v = v / (1.0 + bp.dt * bp.drag * share);
+        // Quadratic drag ½·ρ·C_d·A·|v|·v over the wetted footprint A, taken implicitly.
+        let resist = 0.5 * bp.water_density * bp.drag * s_more[0].y * area / mass;
+        v = v / (1.0 + bp.dt * resist * length(v));
         // Euler's equations in the body frame: I·dω/dt = τ − ω × I·ω.
         let torque = rotate(conjugate(q), lift * vec3<f32>(s.z, -s.y, 0.0));
         let inertia = b.inertia.xyz;
@@ -270,6 +270,16 @@ fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_in
         pos.z = pos.z + into_ground;
         v.z = max(v.z, 0.0);
     }
+    // Flooded or piercing, with a margin of a quarter of its half height either way, so that a
+    // splash around a body at the surface does not flip it back and forth.
+    let top = pos.z + e.z;
+    var flooded = b.kind.z;
+    if flooded == 1u && top > waterline + 0.25 * e.z {
+        flooded = 0u;
+    } else if flooded == 0u && top < waterline - 0.25 * e.z {
+        flooded = 1u;
+    }
+    bodies[k].kind.z = flooded;
     let span_x = cell_span(pos.x - e.x, pos.x + e.x, params.nx);
     let span_y = cell_span(pos.y - e.y, pos.y + e.y, params.ny);
     bodies[k].position = vec4<f32>(pos, mass);

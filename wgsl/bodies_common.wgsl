@@ -19,7 +19,7 @@ struct Body {
     contact: vec4<f32>,
     // The cells whose centres its footprint may cover: i0, j0, i1, j1 inclusive (i0 > i1: none).
     rect: vec4<u32>,
-    // x: SHAPE_*, y: MOTION_*.
+    // x: SHAPE_*, y: MOTION_*, z: 1 while the body is flooded (wholly under the water).
     kind: vec4<u32>,
 }
 
@@ -39,7 +39,9 @@ struct BodyParams {
     relaxation: f32,
     // PCG stops when |r|² ≤ tolerance²·|b|².
     tolerance: f32,
+    // C_d of the quadratic drag ½·ρ·C_d·A·|v|·v on the wetted footprint A.
     drag: f32,
+    // Angular drag per second at full submersion.
     angular_drag: f32,
     // The domain, metres.
     width: f32,

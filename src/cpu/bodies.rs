@@ -103,7 +103,7 @@ pub fn footprint(
             let mut held = 0.0;
             let mut tag = 0;
             if owner != 0 {
-                if water > bottom && submerged(&bodies[owner as usize - 1]) {
+                if water > ground[c] && bodies[owner as usize - 1].kind[2] == 1 {
                     held = top - bottom;
                 } else {
                     tag = TAGGED;
@@ -129,8 +129,8 @@ pub fn footprint(
     tag_box
 }
 
-/// Whether body b lies wholly under its waterline (its highest point below it).
-fn submerged(b: &BodyState) -> bool {
+/// Whether body b starts wholly under its waterline (its highest point below it).
+pub fn starts_flooded(b: &BodyState) -> bool {
     b.position[2] + extents(b, quat(b.rotation)).z < b.contact[0]
 }
 
@@ -230,7 +230,8 @@ pub fn integrate(
         let motion = b.kind[1];
         if motion == MOTION_FREE {
             v.z += bp.dt * (lift * s.x / mass - bp.gravity);
-            v /= 1.0 + bp.dt * bp.drag * share;
+            let resist = 0.5 * bp.water_density * bp.drag * touching * area / mass;
+            v /= 1.0 + bp.dt * resist * v.length();
             let torque = rotate(conjugate(q), lift * Vec3::new(s.z, -s.y, 0.0));
             let inertia = v3(b.inertia);
             let mut wb = rotate(conjugate(q), w);
@@ -260,6 +261,14 @@ pub fn integrate(
             pos.z += deepest;
             v.z = v.z.max(0.0);
         }
+        let top = pos.z + e.z;
+        let mut flooded = b.kind[2];
+        if flooded == 1 && top > waterline + 0.25 * e.z {
+            flooded = 0;
+        } else if flooded == 0 && top < waterline - 0.25 * e.z {
+            flooded = 1;
+        }
+        body.kind[2] = flooded;
         body.position = [pos.x, pos.y, pos.z, mass];
         body.rotation = q.to_array();
         body.velocity = [v.x, v.y, v.z, 0.0];

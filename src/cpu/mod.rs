@@ -80,7 +80,7 @@ impl CpuSolver {
             bodies: (!setup.bodies.is_empty()).then(|| Bodies {
                 params: setup.body_params,
                 states: setup.bodies.to_vec(),
-                cover: vec![crate::bodies::Cover::default(); n],
+                cover: setup.cover.to_vec(),
                 vectors: coupling::Vectors::new(n),
                 last: Default::default(),
             }),

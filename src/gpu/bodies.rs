@@ -29,7 +29,14 @@ pub struct BodyBuffers {
 }
 
 impl BodyBuffers {
-    pub fn new(device: &wgpu::Device, nx: u32, ny: u32, bodies: &[BodyState], body_params: &BodyParams) -> BodyBuffers {
+    pub fn new(
+        device: &wgpu::Device,
+        nx: u32,
+        ny: u32,
+        bodies: &[BodyState],
+        cover: &[Cover],
+        body_params: &BodyParams,
+    ) -> BodyBuffers {
         let count = bodies.len() as u32;
         let cells = if count == 0 { 1 } else { nx as u64 * ny as u64 };
         let storage = wgpu::BufferUsages::STORAGE;
@@ -63,11 +70,11 @@ impl BodyBuffers {
                 wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             ),
             states: init("bodies", bytemuck::cast_slice(&states), saved),
-            cover: init(
-                "cover",
-                bytemuck::cast_slice(&vec![Cover::default(); cells as usize]),
-                saved,
-            ),
+            cover: if cover.is_empty() {
+                init("cover", bytemuck::bytes_of(&Cover::default()), saved)
+            } else {
+                init("cover", bytemuck::cast_slice(cover), saved)
+            },
             history: empty(
                 "body history",
                 MAX_CHUNK as u64 * count as u64 * HISTORY_FLOATS as u64 * 4,

@@ -187,7 +187,14 @@ impl GpuState {
                 mapped_at_creation: false,
             }),
             regions: super::regions::RegionBuffers::new(device, params.nx * params.ny, params.regions),
-            bodies: super::bodies::BodyBuffers::new(device, params.nx, params.ny, setup.bodies, &setup.body_params),
+            bodies: super::bodies::BodyBuffers::new(
+                device,
+                params.nx,
+                params.ny,
+                setup.bodies,
+                setup.cover,
+                &setup.body_params,
+            ),
             region_capacity: params.regions,
             current: 0,
         })

@@ -120,7 +120,7 @@ impl Checkpoint {
         let ground = f32s()?;
         let bodies = reader.words().ok_or_else(truncated)?;
         let cover = reader.words().ok_or_else(truncated)?;
-        let whole = |words: &[u32], size: usize| words.len() % (size / 4) == 0;
+        let whole = |words: &[u32], size: usize| words.len().is_multiple_of(size / 4);
         if !whole(&bodies, std::mem::size_of::<crate::bodies::BodyState>())
             || !whole(&cover, std::mem::size_of::<crate::bodies::Cover>())
         {

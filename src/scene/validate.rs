@@ -252,7 +252,10 @@ pub fn validate(scene: &Scene, text: &str) -> Result<()> {
     }
     for (name, v) in [("body_drag", p.body_drag), ("body_angular_drag", p.body_angular_drag)] {
         if !(v >= 0.0 && v.is_finite()) {
-            return err(&format!("physics.{name}"), format!("must be ≥ 0 per second (got {v})"));
+            return err(
+                &format!("physics.{name}"),
+                format!("must be a finite number ≥ 0 (got {v})"),
+            );
         }
     }
     Ok(())
