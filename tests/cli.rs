@@ -106,12 +106,39 @@ fn unknown_solver_and_boundary() {
 }
 
 #[test]
-fn later_features_say_not_supported_yet() {
+fn bad_bodies_name_the_key() {
+    let body = |keys: &str| format!("{GOOD}[[body]]\n{keys}\n");
     assert_rejected(
-        &format!(
-            "{GOOD}[[body]]\nshape = \"box\"\nsize = [0.1, 0.1, 0.1]\nposition = [0.1, 0.1, 0.1]\ndensity = 500.0\n"
-        ),
-        &["body", "not supported yet", "scene.toml:9"],
+        &body("shape = \"cone\"\nsize = [0.1, 0.1, 0.1]\nposition = [0.1, 0.1, 0.1]"),
+        &["cone", "scene.toml:10"],
+    );
+    assert_rejected(
+        &body("size = [0.1, 0.0, 0.1]\nposition = [0.1, 0.1, 0.1]"),
+        &["body[0].size", "> 0"],
+    );
+    assert_rejected(
+        &body("size = [0.1, 0.1, 0.1]\nposition = [90.0, 0.1, 0.1]"),
+        &["body[0].position", "outside the domain"],
+    );
+    assert_rejected(
+        &body("size = [0.1, 0.1, 0.1]\nposition = [0.1, 0.1, 0.1]\ndensity = -5.0"),
+        &["body[0].density"],
+    );
+    assert_rejected(
+        &body("size = [0.1, 0.1, 0.1]\nposition = [0.1, 0.1, 0.1]\nfixed = true\nkinematic = true"),
+        &["body[0].kinematic", "both"],
+    );
+    assert_rejected(
+        &body("size = [0.1, 0.1, 0.1]\nposition = [0.1, 0.1, 0.1]\nmass = 3.0"),
+        &["mass"],
+    );
+    assert_rejected(
+        &format!("{GOOD}[physics]\ncoupling_relaxation = 1.5\n"),
+        &["physics.coupling_relaxation", "(0, 1]"],
+    );
+    assert_rejected(
+        &format!("{GOOD}[physics]\ncoupling = \"sor\"\n"),
+        &["sor", "scene.toml:10"],
     );
 }
 
@@ -457,9 +484,16 @@ const BUSY: &str = "[grid]\nnx = 48\nny = 32\ndx = 0.05\n[time]\ndt = 0.02\nstep
                     [rain]\nrate = 20.0\nradius = 0.05\nheight = 0.01\nseed = 3\n[output]\nevery = 50\n\
                     [[output.probe]]\nname = \"p\"\nx = 1.0\ny = 0.8\n";
 
+/// A pool with a box dropped in and a scripted paddle under the surface: the bodies' state and
+/// the columns they hold travel through a checkpoint too.
+const FLOATING: &str = "[grid]\nnx = 40\nny = 30\ndx = 0.05\n[time]\ndt = 0.01\nsteps = 200\n[terrain]\nflat = -0.4\n\
+                        [[body]]\nsize = [0.3, 0.3, 0.2]\nposition = [0.8, 0.7, 0.2]\nrotation = [5.0, 0.0, 10.0]\n\
+                        density = 600.0\n[[body]]\nsize = [0.2, 0.4, 0.1]\nposition = [0.3, 0.8, -0.2]\n\
+                        velocity = [0.3, 0.0, 0.0]\nkinematic = true\n[output]\nevery = 50\n";
+
 #[test]
 fn a_resumed_run_ends_with_the_same_bits_as_a_straight_one() {
-    for (scene, steps, half) in [(DROP, "600", "300"), (BUSY, "300", "150")] {
+    for (scene, steps, half) in [(DROP, "600", "300"), (BUSY, "300", "150"), (FLOATING, "200", "100")] {
         for backend in ["cpu", "gpu"] {
             let dir = tempfile::tempdir().unwrap();
             std::fs::write(dir.path().join("scene.toml"), scene).unwrap();
@@ -487,9 +521,10 @@ fn a_resumed_run_ends_with_the_same_bits_as_a_straight_one() {
             );
             let last = format!("h_{:06}.npy", steps.parse::<u64>().unwrap());
             let probes = scene.contains("probe");
-            for file in [last.as_str(), "stats.csv", "probes.csv"]
+            let bodies = scene.contains("body");
+            for file in [last.as_str(), "stats.csv", "probes.csv", "bodies.csv"]
                 .into_iter()
-                .filter(|&f| probes || f != "probes.csv")
+                .filter(|&f| (probes || f != "probes.csv") && (bodies || f != "bodies.csv"))
             {
                 let read = |run: &str| std::fs::read(dir.path().join(run).join(file)).unwrap();
                 assert!(
@@ -719,4 +754,61 @@ fn a_write_that_fails_mid_run_is_a_clear_error_and_keeps_what_was_written() {
         !names.iter().any(|n| n.ends_with(".tmp")),
         "temporary files left: {names:?}"
     );
+}
+
+#[test]
+fn bodies_csv_has_a_row_per_body_per_step_from_step_0() {
+    for backend in ["cpu", "gpu"] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("scene.toml"), FLOATING).unwrap();
+        let (ok, _, err) = shoal(
+            &[
+                "run",
+                "scene.toml",
+                "--backend",
+                backend,
+                "--out",
+                "out",
+                "--steps",
+                "20",
+                "-q",
+            ],
+            dir.path(),
+        );
+        assert!(ok, "{err}");
+        let text = std::fs::read_to_string(dir.path().join("out/bodies.csv")).unwrap();
+        let mut lines = text.lines();
+        assert_eq!(
+            lines.next().unwrap(),
+            "step,time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,waterline,displaced"
+        );
+        let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+        assert_eq!(rows.len(), 21 * 2, "{backend}: {text}");
+        for (k, row) in rows.iter().enumerate() {
+            assert_eq!(row[0], (k / 2).to_string());
+            assert_eq!(row[2], (k % 2).to_string());
+            assert!(
+                row[3..13].iter().all(|v| v.parse::<f64>().unwrap().is_finite()),
+                "{row:?}"
+            );
+        }
+        // Step 0 is the scene's pose: the box at z = 0.2, turned 10° about z.
+        assert!((rows[0][5].parse::<f64>().unwrap() - 0.2).abs() < 1e-6, "{:?}", rows[0]);
+        // The box falls, the scripted paddle moves at 0.3 m/s.
+        assert!(rows[40][5].parse::<f64>().unwrap() < 0.2, "{:?}", rows[40]);
+        assert!(
+            (rows[41][3].parse::<f64>().unwrap() - 0.36).abs() < 1e-4,
+            "{:?}",
+            rows[41]
+        );
+        let stats = std::fs::read_to_string(dir.path().join("out/stats.csv")).unwrap();
+        assert!(
+            stats
+                .lines()
+                .next()
+                .unwrap()
+                .ends_with("coupling_iterations,coupling_residual"),
+            "{stats}"
+        );
+    }
 }

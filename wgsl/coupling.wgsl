@@ -85,6 +85,11 @@ fn face_mask(i: u32, j: u32) -> u32 {
     return mask;
 }
 
+// The diagonal of cell c: its open faces if tagged (0: nothing to solve there), else 0.
+fn diagonal(c: u32) -> f32 {
+    return select(0.0, f32(countOneBits(faces[c])), is_tagged(cover[c]));
+}
+
 // Σ over cell c's open faces to tagged neighbours of component `k` of vecs.
 fn neighbours_sum(i: u32, j: u32, mask: u32, k: u32) -> f32 {
     var s = 0.0;
@@ -107,8 +112,17 @@ fn box_cell(gid: vec3<u32>) -> vec3<u32> {
     return vec3<u32>(i, j, select(0u, 1u, i <= solve.end_i && j <= solve.end_j));
 }
 
+// What a box pass that sums dot products knows of its invocation.
+struct BoxLane {
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) t: u32,
+}
+
 // Folds each lane's (a, b) and writes the workgroup's partial.
-fn partial(wid: vec3<u32>, groups: vec3<u32>, t: u32, value: vec2<f32>) {
+fn partial(lane: BoxLane, value: vec2<f32>) {
+    let t = lane.t;
     s_dot[t] = value;
     workgroupBarrier();
     for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
@@ -118,7 +132,7 @@ fn partial(wid: vec3<u32>, groups: vec3<u32>, t: u32, value: vec2<f32>) {
         workgroupBarrier();
     }
     if t == 0u {
-        partials[wid.x + wid.y * groups.x] = s_dot[0];
+        partials[lane.wid.x + lane.wid.y * lane.groups.x] = s_dot[0];
     }
 }
 
@@ -188,13 +202,8 @@ fn plan() {
 
 // b = the water above the underside; x = 0; r = b; p = z = r / diag; partials of (r·z, r·r).
 @compute @workgroup_size(16, 16)
-fn start(
-    @builtin(global_invocation_id) gid: vec3<u32>,
-    @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) t: u32,
-) {
-    let at = box_cell(gid);
+fn start(lane: BoxLane) {
+    let at = box_cell(lane.gid);
     var dots = vec2<f32>(0.0);
     if at.z == 1u {
         let c = cell(at.x, at.y);
@@ -213,7 +222,7 @@ fn start(
         vecs[c] = vec4<f32>(b, 0.0, b, p);
         dots = vec2<f32>(b * p, b * b);
     }
-    partial(wid, groups, t, dots);
+    partial(lane, dots);
 }
 
 @compute @workgroup_size(256)
@@ -240,12 +249,9 @@ fn sweep(gid: vec3<u32>, read_k: u32, write_k: u32) {
     }
     let c = cell(at.x, at.y);
     var v = 0.0;
-    if is_tagged(cover[c]) {
-        let mask = faces[c];
-        let d = f32(countOneBits(mask));
-        if d > 0.0 {
-            v = (vecs[c].x + neighbours_sum(at.x, at.y, mask, read_k)) / d;
-        }
+    let d = diagonal(c);
+    if d > 0.0 {
+        v = (vecs[c].x + neighbours_sum(at.x, at.y, faces[c], read_k)) / d;
     }
     vecs[c][write_k] = v;
 }
@@ -262,13 +268,8 @@ fn jacobi_odd(@builtin(global_invocation_id) gid: vec3<u32>) {
 
 // q = A·p on tagged cells; partials of p·q.
 @compute @workgroup_size(16, 16)
-fn pcg_product(
-    @builtin(global_invocation_id) gid: vec3<u32>,
-    @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) t: u32,
-) {
-    let at = box_cell(gid);
+fn pcg_product(lane: BoxLane) {
+    let at = box_cell(lane.gid);
     var dots = vec2<f32>(0.0);
     if at.z == 1u {
         let c = cell(at.x, at.y);
@@ -281,7 +282,7 @@ fn pcg_product(
         }
         q[c] = qc;
     }
-    partial(wid, groups, t, dots);
+    partial(lane, dots);
 }
 
 @compute @workgroup_size(256)
@@ -302,28 +303,21 @@ fn pcg_alpha(@builtin(local_invocation_index) t: u32) {
 
 // x += α·p, r −= α·q; partials of (r·z, r·r) with z = r / diag.
 @compute @workgroup_size(16, 16)
-fn pcg_update(
-    @builtin(global_invocation_id) gid: vec3<u32>,
-    @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) t: u32,
-) {
-    let at = box_cell(gid);
+fn pcg_update(lane: BoxLane) {
+    let at = box_cell(lane.gid);
     var dots = vec2<f32>(0.0);
     if at.z == 1u {
         let c = cell(at.x, at.y);
-        if is_tagged(cover[c]) {
-            let d = f32(countOneBits(faces[c]));
-            if d > 0.0 {
-                var v = vecs[c];
-                v.y = v.y + solve.alpha * v.w;
-                v.z = v.z - solve.alpha * q[c];
-                vecs[c] = v;
-                dots = vec2<f32>(v.z * v.z / d, v.z * v.z);
-            }
+        let d = diagonal(c);
+        if d > 0.0 {
+            var v = vecs[c];
+            v.y = v.y + solve.alpha * v.w;
+            v.z = v.z - solve.alpha * q[c];
+            vecs[c] = v;
+            dots = vec2<f32>(v.z * v.z / d, v.z * v.z);
         }
     }
-    partial(wid, groups, t, dots);
+    partial(lane, dots);
 }
 
 // β = r·z' / r·z, and the convergence test.
@@ -353,13 +347,11 @@ fn pcg_direction(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     let c = cell(at.x, at.y);
-    if is_tagged(cover[c]) {
-        let d = f32(countOneBits(faces[c]));
-        if d > 0.0 {
-            var v = vecs[c];
-            v.w = v.z / d + solve.alpha * v.w;
-            vecs[c] = v;
-        }
+    let d = diagonal(c);
+    if d > 0.0 {
+        var v = vecs[c];
+        v.w = v.z / d + solve.alpha * v.w;
+        vecs[c] = v;
     }
 }
 

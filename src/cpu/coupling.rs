@@ -141,7 +141,7 @@ pub fn solve(
         rz += b * pc;
         rr0 += b * b;
     }
-    let tagged_d = |v: &Vectors, c: usize| -> f32 {
+    let diagonal = |v: &Vectors, c: usize| -> f32 {
         if cover[c].tagged() {
             v.faces[c].count_ones() as f32
         } else {
@@ -153,7 +153,7 @@ pub fn solve(
             let (from, into) = if sweep % 2 == 0 { (1, 3) } else { (3, 1) };
             // Each sweep reads one component and writes the other: no cell sees another's write.
             for (i, j, c) in bx.cells(p.nx) {
-                let d = tagged_d(v, c);
+                let d = diagonal(v, c);
                 v.vecs[c][into] = if d > 0.0 {
                     (v.vecs[c][0] + neighbours_sum(p, i, j, v.faces[c], cover, &v.vecs, from)) / d
                 } else {
@@ -164,7 +164,7 @@ pub fn solve(
         // The true residual of the final v, for the report.
         let mut rr = 0.0f32;
         for (i, j, c) in bx.cells(p.nx) {
-            let d = tagged_d(v, c);
+            let d = diagonal(v, c);
             if d > 0.0 {
                 let r = v.vecs[c][0] - (d * v.vecs[c][1] - neighbours_sum(p, i, j, v.faces[c], cover, &v.vecs, 1));
                 rr += r * r;
@@ -198,7 +198,7 @@ pub fn solve(
         let alpha = rz / pq;
         let (mut rz_new, mut rr_new) = (0.0f32, 0.0f32);
         for (_, _, c) in bx.cells(p.nx) {
-            let d = tagged_d(v, c);
+            let d = diagonal(v, c);
             if d > 0.0 {
                 let x = &mut v.vecs[c];
                 x[1] += alpha * x[3];
@@ -215,7 +215,7 @@ pub fn solve(
             break;
         }
         for (_, _, c) in bx.cells(p.nx) {
-            let d = tagged_d(v, c);
+            let d = diagonal(v, c);
             if d > 0.0 {
                 let x = &mut v.vecs[c];
                 x[3] = x[2] / d + beta * x[3];

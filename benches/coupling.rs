@@ -1,0 +1,152 @@
+//! The cost of two-way coupling: a step with 1 and 16 floating boxes against the same step with
+//! none (GPU and CPU, 256² and 1024²; `SHOAL_BENCH_SIZES` for others), and Jacobi against PCG on
+//! one body's masked Poisson system: iterations and time to the same relative residual.
+//!
+//! Per step the bodies add: `footprint` over every cell (reads eta, ground, the cover; writes the
+//! cover: ~28 B/cell, one ray cast per body whose rectangle holds the cell), then over the box of
+//! the tagged cells only: `plan`, `start` (~40 B/cell), per PCG iteration 5 dispatches (3 over
+//! the box, ~60 B/cell in all, 2 of one workgroup), `apply` (~30 B/cell), and `integrate` (one
+//! workgroup per body over its footprint). With PCG capped at N iterations that is 4 + 5·N
+//! dispatches, the ones after convergence empty.
+//!
+//! `cargo bench --bench coupling`; `WGPU_BACKEND` picks the adapter.
+
+mod common;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use shoal::bodies::{BodyParams, Cover, COUPLING_JACOBI, COUPLING_PCG, TAGGED};
+use shoal::cpu::coupling::{solve, SolveBox, Vectors};
+use shoal::params::Params;
+use shoal::{Backend, Scene, Simulation};
+use std::path::Path;
+use std::time::Instant;
+
+const STEPS: u64 = 4;
+
+/// A 16 m pool, 1 m deep, with `bodies` boxes of 0.6 m × 0.6 m × 0.3 m floating in a square
+/// array (placed at their floating depth, so the water starts settled).
+fn scene(n: u32, bodies: u32, coupling: &str) -> Scene {
+    let dx = 16.0 / n as f64;
+    let side = (bodies as f64).sqrt().ceil() as u32;
+    let mut text = format!(
+        "[grid]\nnx = {n}\nny = {n}\ndx = {dx}\n[time]\ndt = {dt}\n[physics]\ncoupling = \"{coupling}\"\n\
+         [terrain]\nflat = -1.0\n[[water.bump]]\nx = 3.0\ny = 3.0\nradius = 0.5\nheight = 0.05\n",
+        dt = 0.3 * dx / 9.81f64.sqrt()
+    );
+    for k in 0..bodies {
+        let (x, y) = (2.0 + 4.0 * (k % side) as f64, 2.0 + 4.0 * (k / side) as f64);
+        text += &format!("[[body]]\nsize = [0.6, 0.6, 0.3]\nposition = [{x}, {y}, 0.0]\ndensity = 500.0\n");
+    }
+    Scene::parse(&text, Path::new("bench"), Path::new(".")).expect("bench scene")
+}
+
+fn coupled_steps(c: &mut Criterion) {
+    let mut group = common::group(c, "coupling", 5);
+    for n in common::sizes(&[256, 1024]) {
+        group.throughput(Throughput::Elements(n as u64 * n as u64 * STEPS));
+        for bodies in [0, 1, 16] {
+            for (name, backend) in [("gpu", Backend::Gpu), ("cpu", Backend::Cpu)] {
+                let Ok(mut sim) = Simulation::new(&scene(n, bodies, "pcg"), backend) else {
+                    continue;
+                };
+                let id = BenchmarkId::new(format!("{bodies}_bodies_pcg_{name}"), format!("{n}x{n}"));
+                common::bench_steps(&mut group, id, &mut sim, STEPS);
+            }
+        }
+    }
+    group.finish();
+}
+
+/// One body's system: an `m`×`m` block of tagged cells in the middle of a pool, each holding
+/// water to expel that varies from cell to cell.
+fn block(m: u32) -> (Params, Vec<f32>, Vec<f32>, Vec<Cover>, SolveBox) {
+    let n = m + 8;
+    let p = Params {
+        nx: n,
+        ny: n,
+        ..Params::default()
+    };
+    let cells = (n * n) as usize;
+    let ground = vec![-1.0; cells];
+    let mut eta = vec![0.0; cells];
+    let mut cover = vec![Cover::default(); cells];
+    for j in 4..4 + m {
+        for i in 4..4 + m {
+            let c = (j * n + i) as usize;
+            cover[c] = Cover {
+                bottom: -0.2,
+                top: 0.1,
+                owner: 1 | TAGGED,
+                held: 0.0,
+            };
+            eta[c] = -0.2 + 0.001 * (1 + (i * 7 + j * 3) % 11) as f32;
+        }
+    }
+    let bx = SolveBox::new(&p, [4, 4, 3 + m, 3 + m]).expect("a box");
+    (p, ground, eta, cover, bx)
+}
+
+/// Iterations and CPU time of PCG to 1e-6, and of Jacobi to the same residual; then criterion
+/// times both.
+fn solvers(c: &mut Criterion) {
+    let mut group = common::group(c, "virtual_height", 3);
+    for m in [16u32, 32, 64] {
+        let (p, ground, eta, cover, bx) = block(m);
+        let cells = (p.nx * p.ny) as usize;
+        let params = |method, iterations| BodyParams {
+            method,
+            iterations,
+            tolerance: 1e-6,
+            relaxation: 1.0,
+            ..BodyParams::default()
+        };
+        let pcg = params(COUPLING_PCG, 1000);
+        let mut v = Vectors::new(cells);
+        let report = solve(&p, &pcg, &bx, &ground, &cover, &eta, &mut v);
+        // The fewest Jacobi sweeps (even, doubling then bisecting) that reach PCG's residual.
+        let reaches = |sweeps: u32| {
+            let mut v = Vectors::new(cells);
+            solve(&p, &params(COUPLING_JACOBI, sweeps), &bx, &ground, &cover, &eta, &mut v).residual
+                <= report.residual.max(1e-6)
+        };
+        let mut hi = 2;
+        while !reaches(hi) && hi < 1 << 20 {
+            hi *= 2;
+        }
+        let mut lo = hi / 2;
+        while hi - lo > 2 {
+            let mid = (lo + hi) / 4 * 2;
+            if reaches(mid) {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        let jacobi = params(COUPLING_JACOBI, hi);
+        let time = |bp: &BodyParams| {
+            let start = Instant::now();
+            let mut v = Vectors::new(cells);
+            solve(&p, bp, &bx, &ground, &cover, &eta, &mut v);
+            start.elapsed().as_secs_f64() * 1e3
+        };
+        println!(
+            "{m}×{m} tagged cells: PCG {} iterations to {:.1e} in {:.2} ms; Jacobi {hi} sweeps to the same in {:.2} ms (CPU)",
+            report.iterations,
+            report.residual,
+            time(&pcg),
+            time(&jacobi)
+        );
+        for (name, bp) in [("pcg", pcg), ("jacobi", jacobi)] {
+            group.bench_function(BenchmarkId::new(name, format!("{m}x{m}")), |b| {
+                b.iter(|| {
+                    let mut v = Vectors::new(cells);
+                    solve(&p, &bp, &bx, &ground, &cover, &eta, &mut v)
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, solvers, coupled_steps);
+criterion_main!(benches);
