@@ -26,7 +26,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let h = field.data;
 
     let palette = shoal::io::picture::Palette::new(&h, &ground);
-    let img = shoal::io::picture::render(&h, &ground, nx, ny, scene.grid.dx, &palette);
+    let img = shoal::io::picture::render(&h, &ground, &[], nx, ny, scene.grid.dx, &palette);
     shoal::io::picture::write_png(&PathBuf::from(png), &img)?;
     Ok(())
 }

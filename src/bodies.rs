@@ -238,8 +238,8 @@ pub fn initial(scene: &Scene, reference: f64, eta: &[f32], ground: &[f32]) -> Ve
 
 /// The water the bodies stand in at the start, settled as if they had been lowered in slowly:
 /// each column a body pierces holds water only up to the body's underside, each column of a body
-/// under the water holds the body's thickness (`Cover::held`), and the water that makes room for
-/// them raises all the rest evenly. Without this a body placed in the water expels its whole
+/// under the water keeps its water, every covered column holds the body's volume below the
+/// waterline (`Cover::held`), and the water that makes room for them raises all the rest evenly. Without this a body placed in the water expels its whole
 /// draft in its first steps, with the momentum of a blow: a 20 cm post at once threw a ring of
 /// water half a metre high. Returns the columns' cover to start from (empty without bodies).
 pub fn settle_initial_water(
@@ -255,12 +255,17 @@ pub fn settle_initial_water(
     let mut cover = vec![Cover::default(); eta.len()];
     let mut probe = eta.to_vec();
     crate::cpu::bodies::footprint(params, body_params, bodies, ground, &mut probe, &mut cover);
+    // A tagged column keeps its water up to the underside and shows the body's volume above it;
+    // a flooded one keeps its water and the body's volume raises the rest.
     let mut room = 0.0f64;
     for (e, c) in eta.iter_mut().zip(&cover) {
-        room += c.held as f64;
-        if c.tagged() && *e > c.bottom {
-            room += (*e - c.bottom) as f64;
-            *e = c.bottom;
+        if c.tagged() {
+            if *e > c.bottom {
+                room += (*e - c.bottom) as f64;
+                *e = c.bottom + c.held;
+            }
+        } else {
+            room += c.held as f64;
         }
     }
     let open: Vec<usize> = (0..eta.len())

@@ -183,7 +183,7 @@ impl Frames {
             .palette
             .get_or_insert_with(|| crate::io::picture::Palette::new(surface, sim.ground()));
         let (nx, ny) = (grid.nx as usize, grid.ny as usize);
-        let img = crate::io::picture::render(surface, sim.ground(), nx, ny, grid.dx, &palette);
+        let img = crate::io::picture::render(surface, sim.ground(), &sim.body_tops(), nx, ny, grid.dx, &palette);
         if self.png {
             crate::io::picture::write_png(&out.join(format!("frame_{step:06}.png")), &img)?;
         }

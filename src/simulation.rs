@@ -43,6 +43,8 @@ pub struct Simulation {
     body_samples: Vec<Vec<crate::bodies::BodySample>>,
     /// The bodies after the last step (their initial poses before any).
     bodies_now: Vec<crate::bodies::BodySample>,
+    /// The bodies as built: their shapes, for `body_tops`.
+    body_shapes: Vec<crate::bodies::BodyState>,
     /// How the coupling solve went on the last step.
     coupling: crate::cpu::coupling::SolveReport,
     /// Keeps an owned GPU context alive (None on the CPU or on a borrowed device).
@@ -165,6 +167,7 @@ impl Simulation {
                 .iter()
                 .map(|b| crate::bodies::BodySample::of(b, reference))
                 .collect(),
+            body_shapes: bodies.clone(),
             body_samples: Vec::new(),
             coupling: Default::default(),
             context: None,
@@ -434,6 +437,42 @@ impl Simulation {
     /// The bodies after the last step (absolute heights), in file order.
     pub fn bodies(&self) -> &[crate::bodies::BodySample] {
         &self.bodies_now
+    }
+
+    /// The top of the highest body over each cell centre (absolute; NaN where none), from the
+    /// bodies' poses after the last step: for pictures. Empty without bodies.
+    pub fn body_tops(&self) -> Vec<f64> {
+        if self.bodies_now.is_empty() {
+            return Vec::new();
+        }
+        let g = &self.scene.grid;
+        let reference = self.fields.reference.0;
+        let mut tops = vec![f64::NAN; g.cells()];
+        for (shape, now) in self.body_shapes.iter().zip(&self.bodies_now) {
+            let [w, x, y, z] = now.orientation;
+            let b = crate::bodies::BodyState {
+                position: [
+                    now.position[0] as f32,
+                    now.position[1] as f32,
+                    (now.position[2] - reference) as f32,
+                    0.0,
+                ],
+                rotation: [x as f32, y as f32, z as f32, w as f32],
+                ..*shape
+            };
+            let [i0, j0, i1, j1] = crate::cpu::bodies::rect(&b, g.nx, g.ny, g.dx as f32);
+            for j in j0..=j1.min(g.ny - 1) {
+                for i in i0..=i1.min(g.nx - 1) {
+                    let (x, y) = ((i as f32 + 0.5) * g.dx as f32, (j as f32 + 0.5) * g.dx as f32);
+                    let (bottom, top) = crate::cpu::bodies::cast(&b, x, y);
+                    let c = (j * g.nx + i) as usize;
+                    if bottom < crate::bodies::NO_BODY && !(tops[c] >= top as f64 + reference) {
+                        tops[c] = top as f64 + reference;
+                    }
+                }
+            }
+        }
+        tops
     }
 
     /// Every body after every step since the last call: one row of bodies per step.

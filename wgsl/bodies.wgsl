@@ -1,20 +1,24 @@
 // Rigid bodies on the height field (GAMES103 "Two-Way Coupling", Wilson et al.'s dropped cube).
 //
 // `footprint` (every cell, after the water step): casts the vertical line through each cell centre
-// against the bodies and keeps the lowest one: the column's `bottom` and `top`. Then:
-//   - a body wholly under the waterline around it is flooded over: each wet column it covers
-//     holds the body's thickness, and its surface stands that much higher than its water (also
-//     over an air pocket under the body: a pocket's surface a whole body below its flooded
-//     neighbours drew jets metres high as it refilled). `held` records it, so the water volume (reduce.wgsl) and the next step
-//     (which takes it off again first) stay exact;
+// against the bodies and keeps the lowest one: the column's `bottom` and `top`. Each wet column
+// a body covers holds the body's volume below its waterline, clamp(waterline − bottom, 0,
+// thickness): `held`, which the surface carries on top of the column's water, so the surface
+// over a body stands at its waterline, and the water volume (reduce.wgsl) and the next step
+// (which takes it off again first) stay exact. Then:
 //   - the columns of a body that pierces the surface are tagged: the coupling solve
 //     (coupling.wgsl) expels their water above the underside to the untagged cells. A covered
 //     column whose water is below the underside (an air pocket, or a body above the water) is
 //     tagged too, with nothing to expel: the solve passes water through it, and none is pushed
-//     into a column inside a body.
-// The choice is the whole body's (`kind.z`, set by `integrate`): a column that floods beside one
-// that is pinned to the underside stands the body's thickness above its neighbour, and the water
-// poured back and forth between them grew without bound (a plunging sphere's rim).
+//     into a column inside a body;
+//   - a body wholly under its waterline is flooded over: its columns are not tagged, and water
+//     stands on it.
+// Pinning a tagged column's surface to the underside instead (GAMES103's picture) drew the
+// neighbours' water into it on every step, to be expelled again: the churn radiated ripples of
+// the grid's size from a box floating at rest.
+// Flooded or not is the whole body's (`kind.z`, set by `integrate`): a column pinned beside one
+// flooded over stood the body's thickness below its neighbour, and the water poured back and
+// forth between them grew without bound (a plunging sphere's rim).
 // `integrate` (one workgroup per body, after the solve): the waterline is the mean surface of the
 // wet, uncovered cells around the body; each covered column displaces clamp(waterline − bottom,
 // 0, top − bottom) of water. Buoyancy ρ·g·dx²·Σ displaced acts at each column's centre (its torque
@@ -126,9 +130,12 @@ fn footprint(@builtin(global_invocation_id) gid: vec3<u32>) {
     var held = 0.0;
     var tag = 0u;
     if owner != 0u {
-        if water > g && bodies[owner - 1u].kind.z == 1u {
-            held = top - bottom;
-        } else {
+        let b = bodies[owner - 1u];
+        if water > g {
+            // The body's volume below its waterline stands in the column's surface.
+            held = clamp(b.contact.x - bottom, 0.0, top - bottom);
+        }
+        if b.kind.z == 0u {
             tag = TAGGED;
             atomicMin(&solve.box_min_i, i);
             atomicMin(&solve.box_min_j, j);

@@ -1,7 +1,7 @@
 // Two-way coupling through a virtual height (GAMES103 "Virtual Height" and "Poisson's Equation").
 //
 // The tagged cells (bodies.wgsl `footprint`) hold water above a body's underside that the body
-// must expel: b_i = h_i − bottom_i. The virtual height v solves the masked Poisson system
+// must expel: b_i = h_i − held_i − bottom_i (the surface less the body's own volume in it). The virtual height v solves the masked Poisson system
 //   Σ_open faces (v_i − v_n) = b_i  on tagged cells,  v = 0 elsewhere,
 // every face of weight 1, the domain's sides Neumann (no face). A face is open when its far cell
 // is tagged, wet, or stands lower than the water to expel: water is never pushed up onto a dry
@@ -215,7 +215,7 @@ fn start(lane: BoxLane) {
         if is_tagged(cv) {
             let d = f32(countOneBits(mask));
             if d > 0.0 {
-                b = max(eta[c] - cv.bottom, 0.0);
+                b = max(eta[c] - cv.held - cv.bottom, 0.0);
                 p = b / d;
             }
         }

@@ -103,9 +103,11 @@ pub fn footprint(
             let mut held = 0.0;
             let mut tag = 0;
             if owner != 0 {
-                if water > ground[c] && bodies[owner as usize - 1].kind[2] == 1 {
-                    held = top - bottom;
-                } else {
+                let b = &bodies[owner as usize - 1];
+                if water > ground[c] {
+                    held = (b.contact[0] - bottom).clamp(0.0, top - bottom);
+                }
+                if b.kind[2] == 0 {
                     tag = TAGGED;
                     tag_box = [
                         tag_box[0].min(i),

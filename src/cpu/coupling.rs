@@ -134,7 +134,7 @@ pub fn solve(
         let (mut b, mut pc) = (0.0, 0.0);
         let d = mask.count_ones() as f32;
         if cover[c].tagged() && d > 0.0 {
-            b = (eta[c] - cover[c].bottom).max(0.0);
+            b = (eta[c] - cover[c].held - cover[c].bottom).max(0.0);
             pc = b / d;
         }
         v.vecs[c] = [b, 0.0, b, pc];

@@ -30,8 +30,18 @@ impl Palette {
 }
 
 /// The surface `h` over `ground` ([ny, nx], row-major, cells of side `dx`) as an image twice the
-/// grid's size.
-pub fn render(h: &[f64], ground: &[f64], nx: usize, ny: usize, dx: f64, palette: &Palette) -> image::RgbImage {
+/// grid's size. `tops`, when not empty, holds the top of the highest body over each cell (NaN
+/// where none, `Simulation::body_tops`): bodies above the water are drawn in wood, shaded by
+/// their top, and those under it show through the water.
+pub fn render(
+    h: &[f64],
+    ground: &[f64],
+    tops: &[f64],
+    nx: usize,
+    ny: usize,
+    dx: f64,
+    palette: &Palette,
+) -> image::RgbImage {
     let mut img = image::RgbImage::new(nx as u32, ny as u32);
     let at = |f: &[f64], i: usize, j: usize| f[j.min(ny - 1) * nx + i.min(nx - 1)];
     for j in 0..ny {
@@ -58,7 +68,21 @@ pub fn render(h: &[f64], ground: &[f64], nx: usize, ny: usize, dx: f64, palette:
                 let t = ((ground[c] - palette.ground_min) / span).clamp(0.0, 1.0);
                 [150.0 + 70.0 * t, 125.0 + 60.0 * t, 80.0 + 50.0 * t]
             };
-            let px = rgb.map(|v| (v * shade).clamp(0.0, 255.0) as u8);
+            let mut px = rgb.map(|v| (v * shade).clamp(0.0, 255.0) as u8);
+            if let Some(&top) = tops.get(c).filter(|t| t.is_finite()) {
+                let gx = (at(tops, i + 1, j) - at(tops, i.saturating_sub(1), j)) / (2.0 * dx);
+                let gy = (at(tops, i, j + 1) - at(tops, i, j.saturating_sub(1))) / (2.0 * dx);
+                let (gx, gy) = if gx.is_finite() && gy.is_finite() {
+                    (gx, gy)
+                } else {
+                    (0.0, 0.0)
+                };
+                let light = ((gx - gy) * -0.5 + 1.0) / (1.0 + gx * gx + gy * gy).sqrt();
+                let wood = [205.0, 140.0, 75.0].map(|v| (v * (0.45 + 0.55 * light)).clamp(0.0, 255.0));
+                // Above the water: the body. Under it: the body seen through the water.
+                let seen = if top >= h[c] { 1.0 } else { 0.45 };
+                px = std::array::from_fn(|k| (wood[k] * seen + px[k] as f64 * (1.0 - seen)) as u8);
+            }
             img.put_pixel(i as u32, (ny - 1 - j) as u32, image::Rgb(px));
         }
     }

@@ -120,10 +120,9 @@ pub struct Physics {
     #[serde(default = "Physics::default_density")]
     pub water_density: f64,
     /// GAMES103's relaxation gamma: the share of the water a body must expel that the coupling
-    /// moves out in one step (0, 1]; default 0.9. At 1 the expulsion is exact, and the
-    /// momentum it gives the water fed a checkerboard that grew over the whole pool (two bodies,
-    /// one pressed against a wall, after 250 steps); 0.9 leaves a body's columns holding a little
-    /// of each step's inflow (a post's pool rose 2 % short of its displacement).
+    /// moves out in one step, in (0, 1]; default 0.9. At 1 the expulsion is exact, and with the
+    /// momentum it gives the water it once fed a checkerboard over a whole pool; 0.9 spreads a
+    /// sudden expulsion over a few steps.
     #[serde(default = "Physics::default_relaxation")]
     pub coupling_relaxation: f64,
     /// PCG: the most iterations per step; Jacobi: the sweeps per step (rounded up to even).
