@@ -466,8 +466,9 @@ impl Simulation {
                     let (x, y) = ((i as f32 + 0.5) * g.dx as f32, (j as f32 + 0.5) * g.dx as f32);
                     let (bottom, top) = crate::cpu::bodies::cast(&b, x, y);
                     let c = (j * g.nx + i) as usize;
-                    if bottom < crate::bodies::NO_BODY && !(tops[c] >= top as f64 + reference) {
-                        tops[c] = top as f64 + reference;
+                    let top = top as f64 + reference;
+                    if bottom < crate::bodies::NO_BODY && (tops[c].is_nan() || tops[c] < top) {
+                        tops[c] = top;
                     }
                 }
             }
