@@ -1,6 +1,6 @@
 //! The cost of two-way coupling: a step with 1 and 16 floating boxes against the same step with
 //! none (GPU and CPU, 256² and 1024²; `SHOAL_BENCH_SIZES` for others), and Jacobi against PCG on
-//! one body's masked Poisson system: iterations and time to the same relative residual.
+//! one body's masked Poisson system: iterations and time to the same relative residual (1e-5).
 //!
 //! Per step the bodies add: `footprint` over every cell (reads eta, ground, the cover; writes the
 //! cover: ~28 B/cell, one ray cast per body whose rectangle holds the cell), then over the box of
@@ -86,9 +86,10 @@ fn block(m: u32) -> (Params, Vec<f32>, Vec<f32>, Vec<Cover>, SolveBox) {
     (p, ground, eta, cover, bx)
 }
 
-/// Iterations and CPU time of PCG to 1e-6, and of Jacobi to the same residual; then criterion
-/// times both.
+/// Iterations and CPU time of PCG and of Jacobi to the same relative residual, 1e-5 (float32
+/// Jacobi stalls a little above 1e-6), then criterion times both.
 fn solvers(c: &mut Criterion) {
+    const TARGET: f32 = 1e-5;
     let mut group = common::group(c, "virtual_height", 3);
     for m in [16u32, 32, 64] {
         let (p, ground, eta, cover, bx) = block(m);
@@ -96,22 +97,31 @@ fn solvers(c: &mut Criterion) {
         let params = |method, iterations| BodyParams {
             method,
             iterations,
-            tolerance: 1e-6,
+            tolerance: TARGET,
             relaxation: 1.0,
             ..BodyParams::default()
         };
-        let pcg = params(COUPLING_PCG, 1000);
-        let mut v = Vectors::new(cells);
-        let report = solve(&p, &pcg, &bx, &ground, &cover, &eta, &mut v);
-        // The fewest Jacobi sweeps (even, doubling then bisecting) that reach PCG's residual.
-        let reaches = |sweeps: u32| {
+        let run = |bp: &BodyParams| {
             let mut v = Vectors::new(cells);
-            solve(&p, &params(COUPLING_JACOBI, sweeps), &bx, &ground, &cover, &eta, &mut v).residual
-                <= report.residual.max(1e-6)
+            let start = Instant::now();
+            let report = solve(&p, bp, &bx, &ground, &cover, &eta, &mut v);
+            (report, start.elapsed().as_secs_f64() * 1e3)
         };
+        let pcg = params(COUPLING_PCG, 1000);
+        let (report, pcg_ms) = run(&pcg);
+        // The fewest Jacobi sweeps (even: doubling, then bisecting) that reach the target.
+        let reaches = |sweeps: u32| run(&params(COUPLING_JACOBI, sweeps)).0.residual <= TARGET;
         let mut hi = 2;
-        while !reaches(hi) && hi < 1 << 20 {
+        while !reaches(hi) && hi < 1 << 18 {
             hi *= 2;
+        }
+        if !reaches(hi) {
+            let stall = run(&params(COUPLING_JACOBI, hi)).0.residual;
+            println!(
+                "{m}×{m} tagged cells: PCG {} iterations to {:.1e} in {pcg_ms:.2} ms; Jacobi stalls at {stall:.1e} after {hi} sweeps (CPU)",
+                report.iterations, report.residual
+            );
+            continue;
         }
         let mut lo = hi / 2;
         while hi - lo > 2 {
@@ -123,18 +133,10 @@ fn solvers(c: &mut Criterion) {
             }
         }
         let jacobi = params(COUPLING_JACOBI, hi);
-        let time = |bp: &BodyParams| {
-            let start = Instant::now();
-            let mut v = Vectors::new(cells);
-            solve(&p, bp, &bx, &ground, &cover, &eta, &mut v);
-            start.elapsed().as_secs_f64() * 1e3
-        };
+        let (slow, jacobi_ms) = run(&jacobi);
         println!(
-            "{m}×{m} tagged cells: PCG {} iterations to {:.1e} in {:.2} ms; Jacobi {hi} sweeps to the same in {:.2} ms (CPU)",
-            report.iterations,
-            report.residual,
-            time(&pcg),
-            time(&jacobi)
+            "{m}×{m} tagged cells: PCG {} iterations to {:.1e} in {pcg_ms:.2} ms; Jacobi {hi} sweeps to {:.1e} in {jacobi_ms:.2} ms (CPU)",
+            report.iterations, report.residual, slow.residual
         );
         for (name, bp) in [("pcg", pcg), ("jacobi", jacobi)] {
             group.bench_function(BenchmarkId::new(name, format!("{m}x{m}")), |b| {
