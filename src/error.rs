@@ -32,6 +32,10 @@ pub enum Error {
     #[error("grid {nx}×{ny} is too large: {what}")]
     GridTooLarge { nx: u32, ny: u32, what: String },
 
+    /// A scene or request an embedded `Water` cannot run.
+    #[error("{0}")]
+    Embed(String),
+
     /// A NaN or infinity appeared in the state.
     #[error("simulation diverged at step {step}: a height became NaN or infinite")]
     Diverged { step: u64 },

@@ -17,6 +17,7 @@ pub mod batch;
 pub mod bodies;
 pub mod compare;
 pub mod cpu;
+pub mod edit;
 pub mod error;
 pub mod gpu;
 pub mod io;
@@ -26,7 +27,9 @@ pub mod run;
 pub mod scene;
 pub mod simulation;
 pub mod solver;
+pub mod water;
 
 pub use error::{Error, Result};
 pub use scene::Scene;
 pub use simulation::{Backend, FieldStats, Simulation};
+pub use water::{Water, WaterOptions};

@@ -415,6 +415,16 @@ impl Simulation {
         self.regions
     }
 
+    /// The GPU backend, for `Water`; None on the CPU.
+    pub(crate) fn gpu_solver(&mut self) -> Option<&mut GpuSolver> {
+        self.solver.gpu()
+    }
+
+    /// The volume target above the still water (metres·cells), as the GPU keeps it.
+    pub(crate) fn target_above_still(&self) -> f64 {
+        self.target
+    }
+
     pub fn target_volume(&self) -> f64 {
         (self.still + self.target) * self.scene.grid.dx * self.scene.grid.dx
     }

@@ -43,6 +43,10 @@ pub trait Solver: Send {
     fn load(&mut self, state: &SolverState) -> Result<()>;
     /// Adapter or backend in words.
     fn describe(&self) -> String;
+    /// The GPU backend itself, for `Water` (embedding); None on the CPU.
+    fn gpu(&mut self) -> Option<&mut crate::gpu::GpuSolver> {
+        None
+    }
 }
 
 /// The whole state a backend carries from step to step, as a checkpoint holds it. Fields a scene

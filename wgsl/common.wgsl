@@ -123,3 +123,22 @@ fn is_finite(x: f32) -> bool {
 fn depth(eta: f32, ground_rel: f32) -> f32 {
     return max(eta - ground_rel, 0.0);
 }
+
+// The volume target and this step's correction (volume.wgsl; edit.wgsl moves the target by
+// what a host edit changed).
+struct Volume {
+    // The target at the start of this submit chunk, split from the host's f64 (metres·cells).
+    start_hi: f32,
+    start_lo: f32,
+    // Σ of the drains' shortfall since the chunk began (small: no compensation needed).
+    shortfall: f32,
+    // The height every wet cell moves by this step.
+    correction: f32,
+    // What every wet cell's vel moves by this step: −Σvel/W.
+    vel_correction: f32,
+    // Under CORRECT_CLAMPS: the volume above the still water once this step is corrected.
+    held: f32,
+    // Σ depth above the still water before a host edit (edit.wgsl's `mark`).
+    marked: f32,
+    _pad2: u32,
+}

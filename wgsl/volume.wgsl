@@ -25,21 +25,6 @@
 // Nothing is read back per step: the host writes the chunk's start target and reads the chunk's
 // shortfall with the report at its end. Twin: src/cpu/volume.rs.
 
-struct Volume {
-    // The target at the start of this submit chunk, split from the host's f64 (metres·cells).
-    start_hi: f32,
-    start_lo: f32,
-    // Σ of the drains' shortfall since the chunk began (small: no compensation needed).
-    shortfall: f32,
-    // The height every wet cell moves by this step.
-    correction: f32,
-    // What every wet cell's vel moves by this step: −Σvel/W.
-    vel_correction: f32,
-    // Under CORRECT_CLAMPS: the volume above the still water once this step is corrected.
-    held: f32,
-    _pad1: u32,
-    _pad2: u32,
-}
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> ground: array<f32>;
@@ -98,6 +83,20 @@ fn settle() {
     volume.correction = correction;
     volume.vel_correction = vel_correction;
     volume.held = totals.sum_depth - totals.made;
+}
+
+// Embedded runs (src/water.rs) have no host between chunks to carry the target: after a chunk
+// of `slot.index` steps and a reduction, one thread moves the chunk's start target on by what
+// the chunk's settles added (sources, drains' shortfall) and starts the next chunk's shortfall
+// at −(the last step's), which its first `settle` reads again, as `GpuSolver::advance` does.
+@compute @workgroup_size(1)
+fn roll() {
+    let last = totals.shortfall;
+    let added = (f32(slot.index) * params.source_step + volume.shortfall) + last;
+    let s = two_sum(volume.start_hi, added);
+    volume.start_hi = s.x;
+    volume.start_lo = volume.start_lo + s.y;
+    volume.shortfall = -last;
 }
 
 @compute @workgroup_size(16, 16)

@@ -3,11 +3,14 @@
 
 pub mod adi;
 pub mod bodies;
+pub mod caustics;
 pub mod coupling;
+pub mod edit;
 pub mod explicit;
 pub mod probe;
 pub mod reduce;
 pub mod regions;
+pub mod surface;
 pub mod volume;
 
 use crate::error::Result;

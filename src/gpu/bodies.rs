@@ -69,7 +69,12 @@ impl BodyBuffers {
                 bytemuck::bytes_of(body_params),
                 wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             ),
-            states: init("bodies", bytemuck::cast_slice(&states), saved),
+            // VERTEX too: a renderer binds the states as a per-instance vertex buffer (`Water`).
+            states: init(
+                "bodies",
+                bytemuck::cast_slice(&states),
+                saved | wgpu::BufferUsages::VERTEX,
+            ),
             cover: if cover.is_empty() {
                 init("cover", bytemuck::bytes_of(&Cover::default()), saved)
             } else {

@@ -2,8 +2,10 @@
 
 pub mod adi;
 pub mod bodies;
+pub mod caustics;
 pub mod context;
 pub mod coupling;
+pub mod edit;
 pub mod explicit;
 pub mod level;
 pub mod probe;
@@ -12,6 +14,7 @@ pub mod reduce;
 pub mod regions;
 pub mod shaders;
 pub mod state;
+pub mod surface;
 pub mod volume;
 
 pub use context::GpuContext;
@@ -132,6 +135,82 @@ impl GpuSolver {
         }
     }
 
+    /// Records steps `from..to` of a chunk (their per-step slots) into an open pass: each step's
+    /// substeps, the bodies, the volume correction and the probes.
+    fn record_steps(&mut self, pass: &mut wgpu::ComputePass, from: u32, to: u32, substeps: u32) {
+        let ghost_mean = self.params.uses(BoundaryMode::GhostMean);
+        let edges = crate::cpu::explicit::needs_edges(&self.params);
+        for step in from..to {
+            let slot = step * self.state.slot_stride;
+            for _ in 0..substeps {
+                if ghost_mean {
+                    self.reduce.reduce(pass, &self.state);
+                }
+                match &self.adi {
+                    Some(adi) => adi.step(pass, &self.level, &self.state, slot),
+                    None => self.explicit.step(pass, &self.level, &self.state, slot, edges),
+                }
+                self.state.current = 1 - self.state.current;
+            }
+            if let Some((bodies, coupling)) = &self.bodies {
+                bodies.footprint(pass, &self.state, slot);
+                coupling.record(pass, &self.state);
+                bodies.integrate(pass, &self.state, slot);
+            }
+            if self.corrects {
+                self.reduce.reduce(pass, &self.state);
+                if let Some(regions) = &self.regions {
+                    regions.record(pass, &mut self.state);
+                }
+                self.volume.correct(pass, &self.level, &self.state, step);
+            }
+            self.probe.record(pass, &self.state, slot);
+        }
+    }
+
+    /// Records `steps` steps into a pass of the caller's encoder, for hosts that embed Shoal: no
+    /// submit, no poll, no readback. The volume target stays on the GPU (volume.wgsl's `roll` carries it
+    /// from chunk to chunk). The caller must submit what it recorded, in order: Shoal's level
+    /// index moves on as it records.
+    pub fn record(&mut self, pass: &mut wgpu::ComputePass, steps: u32, substeps: u32) {
+        let mut done = 0;
+        while done < steps {
+            // `roll` reads the chunk's length from its slot: slots run 0..MAX_CHUNK − 1.
+            let n = (steps - done).min(crate::params::MAX_CHUNK - 1);
+            self.record_steps(pass, 0, n, substeps);
+            if self.params.sources != 0 {
+                self.reduce.reduce(pass, &self.state);
+                self.volume.roll(pass, &self.level, &self.state, n);
+            }
+            done += n;
+        }
+    }
+
+    /// Writes the volume target the GPU starts from (metres·cells above the still water).
+    pub fn set_target(&self, target: f64) {
+        let (hi, lo) = crate::solver::split_target(target);
+        self.queue
+            .write_buffer(&self.state.volume, 0, bytemuck::cast_slice(&[hi, lo, 0.0, 0.0]));
+    }
+
+    /// The reduction, for passes that measure the level around their own work (host edits).
+    pub fn reduce(&self) -> &reduce::Reduce {
+        &self.reduce
+    }
+
+    /// The buffers holding the current state, mutably: host edits write the ground and level.
+    pub fn state_mut(&mut self) -> &mut GpuState {
+        &mut self.state
+    }
+
+    pub fn device(&self) -> &wgpu::Device {
+        &self.device
+    }
+
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.queue
+    }
+
     /// The buffers holding the current state, for hosts that bind them directly.
     pub fn state(&self) -> &GpuState {
         &self.state
@@ -167,8 +246,6 @@ impl Solver for GpuSolver {
             "advance: {steps} steps exceed MAX_CHUNK"
         );
         let scopes = Scopes::push(&self.device);
-        let ghost_mean = self.params.uses(BoundaryMode::GhostMean);
-        let edges = crate::cpu::explicit::needs_edges(&self.params);
         self.queue
             .write_buffer(&self.state.first_bad_step, 0, bytemuck::bytes_of(&u32::MAX));
         let (hi, lo) = crate::solver::split_target(input.target);
@@ -191,32 +268,7 @@ impl Solver for GpuSolver {
                     label: Some("shoal steps"),
                     timestamp_writes: None,
                 });
-                for step in index..end {
-                    let slot = step * self.state.slot_stride;
-                    for _ in 0..substeps {
-                        if ghost_mean {
-                            self.reduce.reduce(&mut pass, &self.state);
-                        }
-                        match &self.adi {
-                            Some(adi) => adi.step(&mut pass, &self.level, &self.state, slot),
-                            None => self.explicit.step(&mut pass, &self.level, &self.state, slot, edges),
-                        }
-                        self.state.current = 1 - self.state.current;
-                    }
-                    if let Some((bodies, coupling)) = &self.bodies {
-                        bodies.footprint(&mut pass, &self.state, slot);
-                        coupling.record(&mut pass, &self.state);
-                        bodies.integrate(&mut pass, &self.state, slot);
-                    }
-                    if self.corrects {
-                        self.reduce.reduce(&mut pass, &self.state);
-                        if let Some(regions) = &self.regions {
-                            regions.record(&mut pass, &mut self.state);
-                        }
-                        self.volume.correct(&mut pass, &self.level, &self.state, step);
-                    }
-                    self.probe.record(&mut pass, &self.state, slot);
-                }
+                self.record_steps(&mut pass, index, end, substeps);
                 if end == steps {
                     self.reduce.reduce(&mut pass, &self.state);
                 }
@@ -383,6 +435,10 @@ impl Solver for GpuSolver {
 
     fn describe(&self) -> String {
         format!("gpu: {}", self.adapter)
+    }
+
+    fn gpu(&mut self) -> Option<&mut GpuSolver> {
+        Some(self)
     }
 }
 

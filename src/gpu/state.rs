@@ -346,3 +346,25 @@ pub fn gpu_bytes(params: &crate::params::Params, method: crate::scene::Solver, s
     }
     cells * per_cell + params.regions as u64 * (64 + 16 + 8)
 }
+
+/// Copies `bytes` into `target` at `offset` as a command of `encoder`, through a staging buffer
+/// made for it: unlike `Queue::write_buffer`, which lands before the whole next submit, the
+/// copy lands in order with the commands around it (embedded hosts may record several frames
+/// into one encoder).
+pub fn stage(
+    device: &wgpu::Device,
+    encoder: &mut wgpu::CommandEncoder,
+    target: &wgpu::Buffer,
+    offset: u64,
+    bytes: &[u8],
+) {
+    if bytes.is_empty() {
+        return;
+    }
+    let staging = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("staged edit"),
+        contents: bytes,
+        usage: wgpu::BufferUsages::COPY_SRC,
+    });
+    encoder.copy_buffer_to_buffer(&staging, 0, target, offset, bytes.len() as u64);
+}

@@ -6,6 +6,7 @@ use super::state::{bind_group, layout, pipeline, storage_entry, uniform_entry, G
 
 pub struct Volume {
     settle: wgpu::ComputePipeline,
+    roll: wgpu::ComputePipeline,
     apply: wgpu::ComputePipeline,
     rain: wgpu::ComputePipeline,
     shared: wgpu::BindGroup,
@@ -88,6 +89,7 @@ impl Volume {
         };
         Volume {
             settle: pipeline(device, &module, &layouts, "settle"),
+            roll: pipeline(device, &module, &layouts, "roll"),
             apply: pipeline(device, &module, &layouts, "apply"),
             rain: pipeline(device, &module, &layouts, "rain"),
             shared: bind_group(
@@ -158,5 +160,15 @@ impl Volume {
             pass.set_pipeline(&self.rain);
             pass.dispatch_workgroups(drops.div_ceil(64), 1, 1);
         }
+    }
+
+    /// Records the embedded runs' target carry after a chunk of `steps` steps (reduce first).
+    pub fn roll(&self, pass: &mut wgpu::ComputePass, level: &LevelBindings, state: &GpuState, steps: u32) {
+        pass.set_bind_group(0, &self.shared, &[]);
+        pass.set_bind_group(1, &self.levels[state.current][state.regions.current], &[]);
+        pass.set_bind_group(2, &level.slot, &[steps * state.slot_stride]);
+        pass.set_bind_group(3, &self.rain_group, &[]);
+        pass.set_pipeline(&self.roll);
+        pass.dispatch_workgroups(1, 1, 1);
     }
 }

@@ -1,0 +1,60 @@
+//! Twin of `wgsl/caustics.wgsl`: light refracted at the surface, splatted where it lands, in the
+//! same 1/2^16 integer units, so the two agree unless a weight rounds the other way.
+
+/// One cell's worth of light in the integer counts (WGSL `round` ties to even, so does the twin).
+pub const CAUSTIC_ONE: f32 = 65536.0;
+
+/// The caustics intensity per cell (1 = flat water; dry cells 1). `light` is the direction the
+/// light travels (unit, z < 0), `ratio` 1 / the water's refractive index.
+pub fn caustics(
+    nx: usize,
+    ny: usize,
+    dx: f32,
+    normals: &[[f32; 4]],
+    depth: &[f32],
+    light: [f32; 3],
+    ratio: f32,
+) -> Vec<f32> {
+    let mut received = vec![0u32; depth.len()];
+    for j in 0..ny {
+        for i in 0..nx {
+            let c = j * nx + i;
+            let d = depth[c];
+            if d <= 0.0 {
+                continue;
+            }
+            let [n0, n1, n2, _] = normals[c];
+            let cos_in = -(n0 * light[0] + n1 * light[1] + n2 * light[2]);
+            let k = (1.0 - ratio * ratio * (1.0 - cos_in * cos_in)).max(0.0);
+            let bend = ratio * cos_in - k.sqrt();
+            let t = [
+                ratio * light[0] + bend * n0,
+                ratio * light[1] + bend * n1,
+                ratio * light[2] + bend * n2,
+            ];
+            let reach = d / (-t[2]).max(1e-3) / dx;
+            let land = [i as f32 + t[0] * reach, j as f32 + t[1] * reach];
+            let base = [land[0].floor(), land[1].floor()];
+            let f = [land[0] - base[0], land[1] - base[1]];
+            let (bi, bj) = (base[0] as i64, base[1] as i64);
+            for (di, dj, w) in [
+                (0, 0, (1.0 - f[0]) * (1.0 - f[1])),
+                (1, 0, f[0] * (1.0 - f[1])),
+                (0, 1, (1.0 - f[0]) * f[1]),
+                (1, 1, f[0] * f[1]),
+            ] {
+                let (si, sj) = (bi + di, bj + dj);
+                if si < 0 || sj < 0 || si >= nx as i64 || sj >= ny as i64 || w <= 0.0 {
+                    continue;
+                }
+                let at = sj as usize * nx + si as usize;
+                received[at] = received[at].wrapping_add((w * CAUSTIC_ONE).round_ties_even() as u32);
+            }
+        }
+    }
+    received
+        .iter()
+        .zip(depth)
+        .map(|(&got, &d)| if d > 0.0 { got as f32 / CAUSTIC_ONE } else { 1.0 })
+        .collect()
+}

@@ -1,0 +1,65 @@
+//! The caustics pass (`wgsl/caustics.wgsl`): light refracted through the surface normals,
+//! counted on the ground. Runs after the surface pass, whose outputs it reads.
+
+use super::state::{bind_group, layout, pipeline, storage_entry, uniform_entry};
+use super::surface::{Surface, SurfaceBuffers};
+
+pub struct Caustics {
+    scatter: wgpu::ComputePipeline,
+    resolve: wgpu::ComputePipeline,
+    group: wgpu::BindGroup,
+    nx: u32,
+    ny: u32,
+}
+
+impl Caustics {
+    /// Writes `caustics` from `out`'s normals and depth.
+    pub fn new(
+        device: &wgpu::Device,
+        nx: u32,
+        ny: u32,
+        surface: &Surface,
+        out: &SurfaceBuffers,
+        caustics: &wgpu::Buffer,
+    ) -> Caustics {
+        let module = super::shaders::module(device, "caustics.wgsl", super::shaders::CAUSTICS);
+        let group_layout = layout(
+            device,
+            "caustics",
+            &[
+                uniform_entry(0, false),
+                storage_entry(1, true),
+                storage_entry(2, true),
+                storage_entry(3, false),
+                storage_entry(4, false),
+            ],
+        );
+        // Light received per cell, in 1/2^16 units; `resolve` leaves it zeroed for the next frame.
+        let received = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("caustics received"),
+            size: nx as u64 * ny as u64 * 4,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        });
+        Caustics {
+            scatter: pipeline(device, &module, &[&group_layout], "scatter"),
+            resolve: pipeline(device, &module, &[&group_layout], "resolve"),
+            group: bind_group(
+                device,
+                "caustics",
+                &group_layout,
+                &[&surface.look, &out.normals, &out.depth, &received, caustics],
+            ),
+            nx,
+            ny,
+        }
+    }
+
+    pub fn record(&self, pass: &mut wgpu::ComputePass) {
+        pass.set_bind_group(0, &self.group, &[]);
+        for pipeline in [&self.scatter, &self.resolve] {
+            pass.set_pipeline(pipeline);
+            pass.dispatch_workgroups(self.nx.div_ceil(16), self.ny.div_ceil(16), 1);
+        }
+    }
+}

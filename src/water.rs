@@ -1,0 +1,305 @@
+//! `Water`: Shoal inside a host's renderer. It borrows the host's Device and Queue, records its
+//! steps into the host's command encoder (no submit, no poll, no readback), and leaves the
+//! surface in buffers the host binds directly, the same buffers every frame.
+//!
+//! ```no_run
+//! # fn frame(device: &wgpu::Device, queue: &wgpu::Queue) -> shoal::Result<()> {
+//! let scene = shoal::Scene::builtin_default();
+//! let mut water = shoal::Water::new(device, queue, &scene, Default::default())?;
+//! let height = &water.buffers().height; // bind once: f32 per cell, row-major [ny, nx]
+//! // each frame:
+//! water.disturb(1.0, 1.0, 0.1, 0.02); // a splash, counted into the volume target
+//! let mut encoder = device.create_command_encoder(&Default::default());
+//! water.record(&mut encoder, 2); // two steps, then the surface, normals, wetness, caustics
+//! // … the host's render passes, reading the buffers …
+//! queue.submit([encoder.finish()]);
+//! # Ok(()) }
+//! ```
+
+use crate::edit::{Edit, EDIT_BRUSH, EDIT_DISTURB};
+use crate::error::{Error, Result};
+use crate::gpu::caustics::Caustics;
+use crate::gpu::edit::EditPass;
+use crate::gpu::surface::{Look, Surface, SurfaceBuffers};
+use crate::gpu::GpuSolver;
+use crate::{Scene, Simulation};
+
+/// What the render-side passes compute.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WaterOptions {
+    /// Run the caustics pass (`SurfaceBuffers::caustics`).
+    pub caustics: bool,
+    /// Seconds for a dry cell's wetness to fall to 1/e.
+    pub drying_time: f64,
+    /// Direction the sunlight travels (need not be unit; z < 0).
+    pub light: [f64; 3],
+    /// The water's refractive index (for the caustics).
+    pub refractive_index: f64,
+}
+
+impl Default for WaterOptions {
+    fn default() -> Self {
+        WaterOptions {
+            caustics: true,
+            drying_time: 20.0,
+            light: [0.3, 0.2, -1.0],
+            refractive_index: 1.333,
+        }
+    }
+}
+
+/// A scene's water on the host's device: see the module documentation.
+pub struct Water {
+    sim: Simulation,
+    surface: Surface,
+    caustics: Option<Caustics>,
+    edit: EditPass,
+    out: SurfaceBuffers,
+    /// Edits since the last `record`, applied at the start of the next.
+    edits: Vec<Edit>,
+    /// Body fields the host set since the last `record`: (byte offset in the states, bytes).
+    body_writes: Vec<(u64, Vec<u8>)>,
+    options: WaterOptions,
+    steps: u64,
+}
+
+impl Water {
+    /// Builds the scene's state and passes on the host's device. The device should carry the
+    /// adapter's limits (`required_limits: adapter.limits()`): wgpu's defaults allow 8 storage
+    /// buffers per stage, and several passes bind more.
+    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue, scene: &Scene, options: WaterOptions) -> Result<Water> {
+        if scene.rain.is_some() {
+            return Err(Error::Embed(
+                "an embedded Water has no [rain]: drops come from the host, as Water::disturb calls".into(),
+            ));
+        }
+        let [lx, ly, lz] = options.light;
+        let norm = (lx * lx + ly * ly + lz * lz).sqrt();
+        if !(lz < 0.0 && norm.is_finite()) {
+            return Err(Error::Embed(format!(
+                "WaterOptions::light {:?} must point down (z < 0)",
+                options.light
+            )));
+        }
+        if !(options.refractive_index >= 1.0 && options.drying_time >= 0.0) {
+            return Err(Error::Embed(
+                "WaterOptions: refractive_index must be ≥ 1 and drying_time ≥ 0".into(),
+            ));
+        }
+        let scopes = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let mut sim = Simulation::from_device(scene, device, queue)?;
+        let target = sim.target_above_still();
+        let gpu = sim
+            .gpu_solver()
+            .ok_or_else(|| Error::Embed("Water needs the GPU backend".into()))?;
+        gpu.set_target(target);
+        let state = gpu.state();
+        let out = SurfaceBuffers::new(device, state.cells() as u64, options.caustics);
+        let surface = Surface::new(device, state, &out);
+        let caustics = out
+            .caustics
+            .as_ref()
+            .map(|c| Caustics::new(device, state.nx, state.ny, &surface, &out, c));
+        let edit = EditPass::new(device, state);
+        if let Some(e) = pollster::block_on(scopes.pop()) {
+            return Err(e.into());
+        }
+        Ok(Water {
+            sim,
+            surface,
+            caustics,
+            edit,
+            out,
+            edits: Vec::new(),
+            body_writes: Vec::new(),
+            options,
+            steps: 0,
+        })
+    }
+
+    fn gpu(&mut self) -> &mut GpuSolver {
+        self.sim.gpu_solver().expect("Water is built on the GPU backend")
+    }
+
+    /// Records the host's edits, `steps` steps, and the surface passes into `encoder`. Submit
+    /// every encoder recorded into, in order: the surface buffers then hold the state after
+    /// these steps. `steps` may be 0 (edits and surface only).
+    pub fn record(&mut self, encoder: &mut wgpu::CommandEncoder, steps: u32) {
+        let dt = self.sim.scene().time.dt;
+        let (nx, ny, dx) = {
+            let g = &self.sim.scene().grid;
+            (g.nx, g.ny, g.dx)
+        };
+        let [lx, ly, lz] = self.options.light;
+        let norm = (lx * lx + ly * ly + lz * lz).sqrt();
+        let look = Look {
+            nx,
+            ny,
+            dx: dx as f32,
+            decay: crate::cpu::surface::decay(steps as f64 * dt, self.options.drying_time),
+            light: [
+                (lx / norm) as f32,
+                (ly / norm) as f32,
+                (lz / norm) as f32,
+                (1.0 / self.options.refractive_index) as f32,
+            ],
+        };
+        let edits = std::mem::take(&mut self.edits);
+        let body_writes = std::mem::take(&mut self.body_writes);
+        let substeps = self.sim.substeps();
+        let look_buffer = self.surface.look.clone();
+        let gpu = self.sim.gpu_solver().expect("Water is built on the GPU backend");
+        let device = gpu.device().clone();
+        let state = gpu.state();
+        crate::gpu::state::stage(&device, encoder, &look_buffer, 0, bytemuck::bytes_of(&look));
+        for (offset, bytes) in &body_writes {
+            crate::gpu::state::stage(&device, encoder, &state.bodies.states, *offset, bytes);
+        }
+        if !edits.is_empty() {
+            self.edit.stage(&device, encoder, state, &edits);
+        }
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("shoal water"),
+            timestamp_writes: None,
+        });
+        let gpu = self.sim.gpu_solver().expect("Water is built on the GPU backend");
+        if !edits.is_empty() {
+            self.edit.record(&mut pass, gpu.state(), gpu.reduce());
+        }
+        gpu.record(&mut pass, steps, substeps);
+        self.surface.record(&mut pass, gpu.state());
+        if let Some(caustics) = &self.caustics {
+            caustics.record(&mut pass);
+        }
+        self.steps += steps as u64;
+    }
+
+    /// Adds a splash at (x, y) metres: the surface rises by `height` at the centre, falling off
+    /// as (1 − r²/radius²)² (negative: a dip, down to the ground at most). The water it adds
+    /// joins the volume target, so the correction keeps it. Applied at the next `record`.
+    pub fn disturb(&mut self, x: f64, y: f64, radius: f64, height: f64) {
+        let dx = self.sim.scene().grid.dx;
+        self.edits.push(Edit::at(EDIT_DISTURB, x, y, radius, height, dx));
+    }
+
+    /// Raises the ground at (x, y) metres by `height` at the centre (negative digs), with the
+    /// same falloff as `disturb`. Water on it rides along: no water is made or lost. Applied
+    /// at the next `record`. The substep count stays as built: dig deeper than the scene's
+    /// deepest water and the explicit solver may need `time.substeps` raised in the scene.
+    pub fn brush(&mut self, x: f64, y: f64, radius: f64, height: f64) {
+        let dx = self.sim.scene().grid.dx;
+        self.edits.push(Edit::at(EDIT_BRUSH, x, y, radius, height, dx));
+    }
+
+    /// Places body `index` (file order) at `position` (absolute metres) moving at `velocity`
+    /// (m/s), e.g. a body the player drags. Applied at the next `record`; the water responds
+    /// through the coupling from the next step.
+    pub fn move_body(&mut self, index: usize, position: [f64; 3], velocity: [f64; 3]) -> Result<()> {
+        let count = self.sim.bodies().len();
+        if index >= count {
+            return Err(Error::Embed(format!(
+                "move_body: no body {index} (the scene has {count})"
+            )));
+        }
+        let reference = self.sim.reference_level();
+        let at = (index * std::mem::size_of::<crate::bodies::BodyState>()) as u64;
+        let pos = [position[0] as f32, position[1] as f32, (position[2] - reference) as f32];
+        let vel = [velocity[0] as f32, velocity[1] as f32, velocity[2] as f32];
+        // BodyState: position.xyz at byte 0 (mass at 12 stays), velocity.xyz at byte 32.
+        self.body_writes.push((at, bytemuck::cast_slice(&pos).to_vec()));
+        self.body_writes.push((at + 32, bytemuck::cast_slice(&vel).to_vec()));
+        Ok(())
+    }
+
+    /// The surface buffers, the same objects for the life of the `Water`.
+    pub fn buffers(&self) -> &SurfaceBuffers {
+        &self.out
+    }
+
+    /// The ground b − ref, f32 per cell, row-major [ny, nx]; brushes edit it in place. Usage
+    /// STORAGE | VERTEX | COPY_SRC | COPY_DST.
+    pub fn ground_buffer(&mut self) -> &wgpu::Buffer {
+        &self.gpu().state().ground
+    }
+
+    /// The bodies' states, `crate::bodies::BodyState` (144 B) per body in file order: position
+    /// (xyz, z − ref; w mass) at byte 0, rotation quaternion (x, y, z, w) at 16, half extents at
+    /// 64, kind (shape, …) at 128. Usage STORAGE | VERTEX | COPY_SRC | COPY_DST, so it binds as a
+    /// per-instance vertex buffer. None without bodies.
+    pub fn bodies_buffer(&mut self) -> Option<&wgpu::Buffer> {
+        let state = self.gpu().state();
+        (state.bodies.count > 0).then_some(&state.bodies.states)
+    }
+
+    /// The bodies as built (shapes, sizes), in file order.
+    pub fn body_count(&self) -> usize {
+        self.sim.bodies().len()
+    }
+
+    /// (nx, ny, dx): cells along x and y and the cell size in metres.
+    pub fn grid(&self) -> (u32, u32, f64) {
+        let g = &self.sim.scene().grid;
+        (g.nx, g.ny, g.dx)
+    }
+
+    /// The level every height buffer is relative to (metres): add it for absolute heights.
+    pub fn reference_level(&self) -> f64 {
+        self.sim.reference_level()
+    }
+
+    /// Steps recorded so far.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// Simulated time recorded so far, seconds.
+    pub fn time(&self) -> f64 {
+        self.steps as f64 * self.sim.scene().time.dt
+    }
+
+    pub fn options(&self) -> &WaterOptions {
+        &self.options
+    }
+
+    /// Reads the current level and ground back (h − ref, b − ref): for tests and tools, never a
+    /// frame loop. Waits for the GPU.
+    pub fn read_level(&mut self) -> Result<(Vec<f32>, Vec<f32>)> {
+        let gpu = self.gpu();
+        let (device, queue) = (gpu.device().clone(), gpu.queue().clone());
+        let state = gpu.state();
+        let f32s = |b: &wgpu::Buffer| -> Result<Vec<f32>> {
+            Ok(bytemuck::pod_collect_to_vec(&crate::gpu::readback::read(
+                &device, &queue, b,
+            )?))
+        };
+        Ok((f32s(&state.eta[state.current])?, f32s(&state.ground)?))
+    }
+
+    /// The water volume now (m³, Σ depth·dx² in f64) and the volume the correction holds it to,
+    /// both read back: for tests and tools. With bodies, the water under a body's waterline
+    /// counts in the first and not in the second.
+    pub fn read_volume(&mut self) -> Result<(f64, f64)> {
+        let (eta, ground) = self.read_level()?;
+        let dx = self.sim.scene().grid.dx;
+        let volume: f64 = eta.iter().zip(&ground).map(|(&e, &b)| (e - b).max(0.0) as f64).sum();
+        let still: f64 = ground.iter().map(|&b| (-(b as f64)).max(0.0)).sum();
+        let gpu = self.gpu();
+        let raw = crate::gpu::readback::read(gpu.device(), gpu.queue(), &gpu.state().volume)?;
+        let words: Vec<f32> = bytemuck::pod_collect_to_vec(&raw);
+        let target = words[0] as f64 + words[1] as f64 + still;
+        Ok((volume * dx * dx, target * dx * dx))
+    }
+
+    /// Fails if a step went NaN or infinite since the `Water` was built (a readback: call it
+    /// now and then, not every frame).
+    pub fn check(&mut self) -> Result<()> {
+        let steps = self.steps;
+        let gpu = self.gpu();
+        let raw = crate::gpu::readback::read(gpu.device(), gpu.queue(), &gpu.state().first_bad_step)?;
+        let flag: u32 = bytemuck::pod_read_unaligned(&raw[..4]);
+        if flag != u32::MAX {
+            return Err(Error::Diverged { step: steps });
+        }
+        Ok(())
+    }
+}

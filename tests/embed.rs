@@ -1,0 +1,292 @@
+//! Embedding (`shoal::Water`): a host's own device, steps recorded into the host's encoders, the
+//! surface buffers' identity, host edits and the render-side passes against their CPU twins.
+
+mod common;
+
+use shoal::cpu::{caustics::caustics, edit::apply_edits, surface::surface};
+use shoal::edit::{Edit, EDIT_BRUSH, EDIT_DISTURB};
+use shoal::{Backend, Water, WaterOptions};
+
+/// A device the test owns, opened the way a host renderer would (wgpu's env vars pick the
+/// backend), with the adapter's limits as `Water::new` asks.
+fn own_device() -> (wgpu::Device, wgpu::Queue) {
+    pollster::block_on(async {
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle().with_env());
+        let adapter = instance
+            .request_adapter(&wgpu::RequestAdapterOptions::default())
+            .await
+            .expect("an adapter");
+        adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("host"),
+                required_limits: adapter.limits(),
+                ..Default::default()
+            })
+            .await
+            .expect("a device")
+    })
+}
+
+/// A closed 48 × 40 pool 0.3 m deep with a beach on its east side and a bump to start waves.
+const POOL: &str = r#"
+[grid]
+nx = 48
+ny = 40
+dx = 0.05
+[time]
+dt = 0.01
+steps = 60
+[terrain]
+slope = { base = -0.3, grad = [0.25, 0.0] }
+[water]
+level = 0.0
+[[water.bump]]
+x = 0.8
+y = 1.0
+radius = 0.15
+height = 0.03
+[output]
+every = 0
+"#;
+
+fn read_f32(device: &wgpu::Device, queue: &wgpu::Queue, buffer: &wgpu::Buffer) -> Vec<f32> {
+    bytemuck::pod_collect_to_vec(&shoal::gpu::readback::read(device, queue, buffer).unwrap())
+}
+
+/// Steps recorded into the host's own encoders (two `record` calls share one encoder) match the
+/// CPU reference within `compare::tolerance` (4 ulp per step of the wave size), and the surface
+/// buffers hold what the CPU twin of the surface pass makes of that level.
+#[test]
+fn steps_in_the_hosts_encoder_match_the_cpu() {
+    let (device, queue) = own_device();
+    let scene = common::scene(POOL);
+    let mut water = Water::new(&device, &queue, &scene, WaterOptions::default()).unwrap();
+    for _ in 0..5 {
+        let mut encoder = device.create_command_encoder(&Default::default());
+        water.record(&mut encoder, 5);
+        water.record(&mut encoder, 7);
+        queue.submit([encoder.finish()]);
+    }
+    water.check().unwrap();
+    assert_eq!(water.steps(), 60);
+
+    let mut cpu = common::simulation(&scene, Backend::Cpu);
+    cpu.step(60).unwrap();
+    let cpu_eta = cpu.eta().unwrap();
+    let (eta, ground) = water.read_level().unwrap();
+    let scale = 0.03;
+    let (diff, at) = shoal::compare::max_abs_diff(
+        &eta.iter().map(|&v| v as f64).collect::<Vec<_>>(),
+        &cpu_eta.iter().map(|&v| v as f64).collect::<Vec<_>>(),
+    );
+    let tol = shoal::compare::tolerance(60, scale);
+    assert!(diff <= tol, "gpu vs cpu: {diff:.3e} at {at} (tolerance {tol:.3e})");
+
+    // The surface pass against its twin on the same level: the same f32 operations, so within
+    // a few ulp of the values (normals: sqrt and division round on both sides).
+    let (nx, ny, dx) = water.grid();
+    let decay = shoal::cpu::surface::decay(12.0 * 0.01, water.options().drying_time);
+    let mut wetness = vec![0.0f32; eta.len()];
+    let twin = surface(nx as usize, ny as usize, dx as f32, &eta, &ground, decay, &mut wetness);
+    let out = water.buffers();
+    assert_eq!(read_f32(&device, &queue, &out.height), twin.height);
+    assert_eq!(read_f32(&device, &queue, &out.depth), twin.depth);
+    let normals = read_f32(&device, &queue, &out.normals);
+    for (c, n) in twin.normals.iter().enumerate() {
+        for k in 0..4 {
+            assert!(
+                (normals[4 * c + k] - n[k]).abs() <= 1e-6,
+                "normal {c}.{k}: {} vs {}",
+                normals[4 * c + k],
+                n[k]
+            );
+        }
+    }
+    // Wet cells read 1, cells the waves ran up and left are drying (below 1), and the beach
+    // well above the waterline never got wet.
+    let wet_gpu = read_f32(&device, &queue, &out.wetness);
+    for c in 0..eta.len() {
+        if eta[c] > ground[c] {
+            assert_eq!(wet_gpu[c], 1.0, "wetness of wet cell {c}");
+        } else {
+            assert!(
+                (0.0..1.0).contains(&wet_gpu[c]),
+                "wetness of dry cell {c}: {}",
+                wet_gpu[c]
+            );
+        }
+        if ground[c] > 0.05 {
+            assert_eq!(wet_gpu[c], 0.0, "wetness high on the beach, cell {c}");
+        }
+    }
+}
+
+/// The buffers a host binds are the same objects after any number of steps (odd or even, so
+/// either ping-pong level current), and always hold the latest level.
+#[test]
+fn surface_handles_keep_their_identity_and_follow_the_ping_pong() {
+    let (device, queue) = own_device();
+    let scene = common::scene(POOL);
+    let mut water = Water::new(&device, &queue, &scene, WaterOptions::default()).unwrap();
+    let out = water.buffers();
+    let before = [
+        out.height.clone(),
+        out.depth.clone(),
+        out.normals.clone(),
+        out.wetness.clone(),
+        out.caustics.clone().unwrap(),
+    ];
+    let ground_before = water.ground_buffer().clone();
+    for steps in [1, 2, 3] {
+        let mut encoder = device.create_command_encoder(&Default::default());
+        water.record(&mut encoder, steps);
+        queue.submit([encoder.finish()]);
+        let out = water.buffers();
+        let now = [
+            &out.height,
+            &out.depth,
+            &out.normals,
+            &out.wetness,
+            out.caustics.as_ref().unwrap(),
+        ];
+        for (a, b) in before.iter().zip(now) {
+            assert_eq!(a, b, "a surface buffer was replaced after {steps} steps");
+        }
+        assert_eq!(&ground_before, water.ground_buffer());
+        let (eta, ground) = water.read_level().unwrap();
+        let height = read_f32(&device, &queue, &water.buffers().height);
+        for c in 0..eta.len() {
+            let h = if eta[c] > ground[c] { eta[c] } else { ground[c] };
+            assert_eq!(height[c], h, "height at cell {c} after {} steps", water.steps());
+        }
+    }
+}
+
+/// Host edits keep the books: a brush moves ground (and the water on it) without making or
+/// losing water, a splash adds exactly what the CPU twin says, and the volume correction holds
+/// the water to the target they leave, step after step.
+#[test]
+fn host_edits_keep_the_volume_accounting() {
+    let (device, queue) = own_device();
+    let scene = common::scene(&POOL.replace("every = 0", "every = 0\n[physics]\nvolume_correction = \"global\""));
+    let mut water = Water::new(&device, &queue, &scene, WaterOptions::default()).unwrap();
+    let (v0, t0) = water.read_volume().unwrap();
+    // f32 heights of ~0.3 m over 1920 cells: a sum good to ~1e-7 relative.
+    let tol = 1e-6 * v0;
+    assert!((v0 - t0).abs() <= tol, "initial volume {v0} vs target {t0}");
+
+    let (eta0, ground0) = water.read_level().unwrap();
+    let (nx, _, dx) = water.grid();
+    // Raise a hill under the water, dig a pit, raise the dry beach; then splash twice.
+    water.brush(0.6, 0.6, 0.2, 0.15);
+    water.brush(0.9, 0.4, 0.15, -0.1);
+    water.brush(2.2, 1.0, 0.2, 0.1);
+    water.disturb(1.0, 1.4, 0.12, 0.04);
+    water.disturb(0.4, 1.6, 0.1, -0.02);
+    let edits = [
+        Edit::at(EDIT_BRUSH, 0.6, 0.6, 0.2, 0.15, dx),
+        Edit::at(EDIT_BRUSH, 0.9, 0.4, 0.15, -0.1, dx),
+        Edit::at(EDIT_BRUSH, 2.2, 1.0, 0.2, 0.1, dx),
+        Edit::at(EDIT_DISTURB, 1.0, 1.4, 0.12, 0.04, dx),
+        Edit::at(EDIT_DISTURB, 0.4, 1.6, 0.1, -0.02, dx),
+    ];
+    let (mut eta_cpu, mut ground_cpu) = (eta0.clone(), ground0.clone());
+    let added: f64 = apply_edits(nx as usize, &edits, &mut ground_cpu, &mut eta_cpu)
+        .iter()
+        .map(|&a| a as f64)
+        .sum::<f64>()
+        * dx
+        * dx;
+    assert!(added > 1e-4, "the splashes add water ({added} m³)");
+
+    let mut encoder = device.create_command_encoder(&Default::default());
+    water.record(&mut encoder, 0);
+    queue.submit([encoder.finish()]);
+    let (eta, ground) = water.read_level().unwrap();
+    assert_eq!(ground, ground_cpu, "the GPU brush matches its CPU twin");
+    assert_eq!(eta, eta_cpu, "the GPU edits match their CPU twin");
+    let (v1, t1) = water.read_volume().unwrap();
+    assert!(
+        (v1 - (v0 + added)).abs() <= tol,
+        "after the edits: {v1} vs {v0} + {added}"
+    );
+    assert!((t1 - v1).abs() <= tol, "the target follows the edits: {t1} vs {v1}");
+
+    for _ in 0..4 {
+        let mut encoder = device.create_command_encoder(&Default::default());
+        water.record(&mut encoder, 25);
+        queue.submit([encoder.finish()]);
+        let (v, t) = water.read_volume().unwrap();
+        assert!(
+            (v - v1).abs() <= tol,
+            "step {}: volume {v} drifted from {v1}",
+            water.steps()
+        );
+        assert!(
+            (t - t1).abs() <= tol,
+            "step {}: target {t} moved from {t1}",
+            water.steps()
+        );
+    }
+    water.check().unwrap();
+}
+
+/// The caustics pass against its twin, and the physics of it: flat water passes the light
+/// straight through (1 everywhere wet), a raised bump is a lens that focuses it (brighter than
+/// 1 under it) and conserves it (the light landing inside the pool is what entered it).
+#[test]
+fn caustics_focus_under_a_lens_and_match_the_cpu() {
+    let (device, queue) = own_device();
+    let flat = POOL.replace("[[water.bump]]\nx = 0.8\ny = 1.0\nradius = 0.15\nheight = 0.03\n", "");
+    assert_ne!(flat, POOL);
+    let options = WaterOptions {
+        light: [0.0, 0.0, -1.0],
+        ..Default::default()
+    };
+    for (text, lens) in [(flat.as_str(), false), (POOL, true)] {
+        let scene = common::scene(text);
+        let mut water = Water::new(&device, &queue, &scene, options).unwrap();
+        let mut encoder = device.create_command_encoder(&Default::default());
+        water.record(&mut encoder, 0);
+        queue.submit([encoder.finish()]);
+        let out = water.buffers();
+        let got = read_f32(&device, &queue, out.caustics.as_ref().unwrap());
+        let normals: Vec<[f32; 4]> =
+            bytemuck::pod_collect_to_vec(&shoal::gpu::readback::read(&device, &queue, &out.normals).unwrap());
+        let depth = read_f32(&device, &queue, &out.depth);
+        let (nx, ny, dx) = water.grid();
+        let twin = caustics(
+            nx as usize,
+            ny as usize,
+            dx as f32,
+            &normals,
+            &depth,
+            [0.0, 0.0, -1.0],
+            1.0 / 1.333,
+        );
+        // Integer counts: equal unless a weight rounds the other way (1/65536 per ray).
+        for c in 0..got.len() {
+            assert!(
+                (got[c] - twin[c]).abs() <= 4.0 / 65536.0,
+                "cell {c}: {} vs {}",
+                got[c],
+                twin[c]
+            );
+        }
+        if !lens {
+            assert!(got.iter().all(|&v| v == 1.0), "flat water under a vertical sun reads 1");
+            continue;
+        }
+        // The bump's top at (0.8, 1.0) m; a Gaussian cap of curvature 0.03/0.15² = 1.3 /m
+        // focuses at 1 / ((1 − 1/1.333)·1.3) ≈ 3 m, so 0.13 m down the light gains ≈ 9 %.
+        let centre = (20 * nx as usize) + 16;
+        assert!(got[centre] > 1.03, "a bump focuses light under it: {}", got[centre]);
+        let wet: Vec<usize> = (0..got.len()).filter(|&c| depth[c] > 0.0).collect();
+        let sum: f64 = wet.iter().map(|&c| got[c] as f64).sum();
+        assert!(
+            (sum - wet.len() as f64).abs() < 0.01 * wet.len() as f64,
+            "light is conserved: {sum} received by {} wet cells",
+            wet.len()
+        );
+    }
+}

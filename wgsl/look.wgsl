@@ -1,0 +1,13 @@
+// Shared by the render-side passes, surface.wgsl and caustics.wgsl (prepended to each by
+// src/gpu/shaders.rs; they do not use common.wgsl). Mirrors `crate::gpu::surface::Look`.
+
+struct Look {
+    nx: u32,
+    ny: u32,
+    // Cell size, metres.
+    dx: f32,
+    // What a dry cell's wetness is multiplied by this frame.
+    decay: f32,
+    // Direction the light travels (unit, z < 0), and 1 / the water's refractive index.
+    light: vec4<f32>,
+}
