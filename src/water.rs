@@ -192,23 +192,37 @@ impl Water {
     }
 
     /// Places body `index` (file order) at `position` (absolute metres) moving at `velocity`
-    /// (m/s), e.g. a body the player drags. Applied at the next `record`; the water responds
-    /// through the coupling from the next step.
+    /// (m/s): a teleport, applied at the next `record`; the water responds through the coupling
+    /// from the next step. Jumps of more than a cell, or into the water, throw waves; to drag a
+    /// body each frame, use `drag_body`.
     pub fn move_body(&mut self, index: usize, position: [f64; 3], velocity: [f64; 3]) -> Result<()> {
-        let count = self.sim.bodies().len();
-        if index >= count {
-            return Err(Error::Embed(format!(
-                "move_body: no body {index} (the scene has {count})"
-            )));
-        }
+        let at = self.body_offset(index)?;
         let reference = self.sim.reference_level();
-        let at = (index * std::mem::size_of::<crate::bodies::BodyState>()) as u64;
         let pos = [position[0] as f32, position[1] as f32, (position[2] - reference) as f32];
         let vel = [velocity[0] as f32, velocity[1] as f32, velocity[2] as f32];
         // BodyState: position.xyz at byte 0 (mass at 12 stays), velocity.xyz at byte 32.
         self.body_writes.push((at, bytemuck::cast_slice(&pos).to_vec()));
         self.body_writes.push((at + 32, bytemuck::cast_slice(&vel).to_vec()));
         Ok(())
+    }
+
+    /// Sets body `index`'s horizontal velocity (m/s), e.g. a body the player drags: it keeps its
+    /// vertical motion and spin, and buoyancy, drag and the coupling act on it as usual. Applied
+    /// at the next `record`. Gentler on the water than `move_body`, which teleports.
+    pub fn drag_body(&mut self, index: usize, vx: f64, vy: f64) -> Result<()> {
+        let at = self.body_offset(index)?;
+        self.body_writes
+            .push((at + 32, bytemuck::cast_slice(&[vx as f32, vy as f32]).to_vec()));
+        Ok(())
+    }
+
+    /// Byte offset of body `index` in the states buffer, or an error naming the bad index.
+    fn body_offset(&self, index: usize) -> Result<u64> {
+        let count = self.sim.bodies().len();
+        if index >= count {
+            return Err(Error::Embed(format!("no body {index}: the scene has {count}")));
+        }
+        Ok((index * std::mem::size_of::<crate::bodies::BodyState>()) as u64)
     }
 
     /// The surface buffers, the same objects for the life of the `Water`.

@@ -1,0 +1,77 @@
+//! `examples/render.rs`, the embedding example, runs on the software adapter and its frames show
+//! the water moving: pixels change over the pool between frames, and the sky above it does not.
+
+use std::path::PathBuf;
+
+/// `cargo test` builds the examples next to the test binaries' folder.
+fn example() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let profile = exe.parent().unwrap().parent().unwrap();
+    profile
+        .join("examples")
+        .join(format!("render{}", std::env::consts::EXE_SUFFIX))
+}
+
+fn frame(dir: &std::path::Path, n: u32) -> image::RgbImage {
+    image::open(dir.join(format!("frame_{n:03}.png")))
+        .unwrap_or_else(|e| panic!("frame {n}: {e}"))
+        .to_rgb8()
+}
+
+#[test]
+fn the_render_example_draws_moving_water() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(example())
+        .args([
+            "--out",
+            dir.path().to_str().unwrap(),
+            "--frames",
+            "12",
+            "--width",
+            "320",
+            "--height",
+            "200",
+        ])
+        .output()
+        .expect("the render example runs (cargo test builds it)");
+    assert!(
+        out.status.success(),
+        "render example failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (first, last) = (frame(dir.path(), 0), frame(dir.path(), 11));
+    assert_eq!(first.dimensions(), (320, 200));
+    let changed = |x0: u32, y0: u32, x1: u32, y1: u32| {
+        let mut n = 0;
+        for y in y0..y1 {
+            for x in x0..x1 {
+                let (a, b) = (first.get_pixel(x, y), last.get_pixel(x, y));
+                if a.0.iter().zip(b.0).any(|(p, q)| p.abs_diff(q) > 2) {
+                    n += 1;
+                }
+            }
+        }
+        n
+    };
+    // The pool fills the middle of the frame: the wave spreading from the bump changes it.
+    let pool = changed(80, 60, 240, 160);
+    assert!(pool > 500, "only {pool} pixels of the pool changed in 11 frames");
+    // The top rows are sky (the clear colour): nothing there moves.
+    assert_eq!(changed(0, 0, 320, 12), 0, "the sky changed");
+    // The frames are pictures, not blanks: the pool is not the clear colour.
+    let sky = *first.get_pixel(2, 2);
+    assert_ne!(*first.get_pixel(160, 110), sky);
+}
+
+/// The example's own shaders validate with naga, like Shoal's.
+#[test]
+fn the_render_example_shaders_validate() {
+    let source = include_str!("../examples/render.wgsl");
+    let module = naga::front::wgsl::parse_str(source).unwrap_or_else(|e| panic!("{}", e.emit_to_string(source)));
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::default(),
+    )
+    .validate(&module)
+    .unwrap_or_else(|e| panic!("{}", e.emit_to_string(source)));
+}
