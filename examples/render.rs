@@ -75,7 +75,7 @@ fn parse_args() -> Result<Args, String> {
     }
     args.out = out.ok_or("usage: render --out DIR [--frames N] [--width W] [--height H] [--scene FILE]")?;
     // Rows copied out of the frame must be 256-byte aligned: widths are multiples of 64.
-    if args.width == 0 || args.width % 64 != 0 || args.height == 0 {
+    if args.width == 0 || !args.width.is_multiple_of(64) || args.height == 0 {
         return Err("--width must be a positive multiple of 64, --height positive".into());
     }
     Ok(args)
