@@ -41,6 +41,10 @@ enum Command {
         /// Write the frames as an animated GIF to FILE.
         #[arg(long, value_name = "FILE")]
         gif: Option<PathBuf>,
+        /// Write caustics_NNNNNN.png at each output step: the light the surface focuses onto
+        /// the ground (grey 100 = flat water's, sun straight down).
+        #[arg(long)]
+        caustics: bool,
         /// No progress and no closing summary (errors and notes still go to stderr).
         #[arg(long, short)]
         quiet: bool,
@@ -148,6 +152,7 @@ fn execute(command: Command) -> shoal::Result<()> {
             force,
             png,
             gif,
+            caustics,
             quiet,
             dry_run,
             checkpoint_every,
@@ -171,6 +176,7 @@ fn execute(command: Command) -> shoal::Result<()> {
                 force,
                 png,
                 gif,
+                caustics,
                 checkpoint_every,
             };
             let mut progress = Progress::new(quiet);

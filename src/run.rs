@@ -64,6 +64,8 @@ pub struct RunOptions {
     pub png: bool,
     /// Write the frames as one animated GIF here.
     pub gif: Option<PathBuf>,
+    /// Write caustics_NNNNNN.png beside each h snapshot (`picture::caustics`).
+    pub caustics: bool,
     /// Write checkpoint.bin (the whole state) every this many steps (over the scene's
     /// `output.checkpoint_every`).
     pub checkpoint_every: Option<u64>,
@@ -152,9 +154,10 @@ pub fn run(
     result
 }
 
-/// The frames of `--png` and `--gif`, drawn with one palette.
+/// The frames of `--png`, `--gif` and `--caustics`, drawn with one palette.
 struct Frames {
     png: bool,
+    caustics: bool,
     gif: Option<crate::io::picture::GifWriter>,
     palette: Option<crate::io::picture::Palette>,
 }
@@ -165,6 +168,7 @@ impl Frames {
         let delay_ms = (dt * every.max(1) as f64 * 1000.0).clamp(20.0, 1000.0) as u32;
         Ok(Frames {
             png: options.png,
+            caustics: options.caustics,
             gif: options
                 .gif
                 .as_deref()
@@ -175,10 +179,14 @@ impl Frames {
     }
 
     fn draw(&mut self, sim: &Simulation, surface: &[f64], out: &Path, step: u64) -> Result<()> {
+        let grid = &sim.scene().grid;
+        if self.caustics {
+            let img = crate::io::picture::caustics(surface, sim.ground(), sim.reference_level(), grid);
+            crate::io::picture::write_png(&out.join(format!("caustics_{step:06}.png")), &img)?;
+        }
         if !self.png && self.gif.is_none() {
             return Ok(());
         }
-        let grid = &sim.scene().grid;
         let palette = *self
             .palette
             .get_or_insert_with(|| crate::io::picture::Palette::new(surface, sim.ground()));

@@ -94,6 +94,37 @@ pub fn render(
     )
 }
 
+/// The caustics on the ground under the surface `h` (absolute, [ny, nx]) as a grey image twice
+/// the grid's size, north up: the CPU twin of the caustics pass (`cpu::caustics`) with the sun
+/// straight down, grey 100 for the light under flat water (and on dry ground), 255 for 2.55×.
+pub fn caustics(h: &[f64], ground: &[f64], reference: f64, grid: &crate::scene::Grid) -> image::RgbImage {
+    let (nx, ny) = (grid.nx as usize, grid.ny as usize);
+    let eta: Vec<f32> = h.iter().map(|&v| (v - reference) as f32).collect();
+    let ground: Vec<f32> = ground.iter().map(|&v| (v - reference) as f32).collect();
+    let mut wetness = vec![0.0; eta.len()];
+    let dx = grid.dx as f32;
+    let fields = crate::cpu::surface::surface(nx, ny, dx, &eta, &ground, 0.0, &mut wetness);
+    let light = crate::cpu::caustics::caustics(
+        nx,
+        ny,
+        dx,
+        &fields.normals,
+        &fields.depth,
+        [0.0, 0.0, -1.0],
+        1.0 / 1.333,
+    );
+    let img = image::RgbImage::from_fn(nx as u32, ny as u32, |i, j| {
+        let v = light[(ny - 1 - j as usize) * nx + i as usize];
+        image::Rgb([(v * 100.0).clamp(0.0, 255.0) as u8; 3])
+    });
+    image::imageops::resize(
+        &img,
+        2 * nx as u32,
+        2 * ny as u32,
+        image::imageops::FilterType::CatmullRom,
+    )
+}
+
 /// Writes `img` as a PNG, atomically.
 pub fn write_png(path: &Path, img: &image::RgbImage) -> Result<()> {
     let mut bytes = std::io::Cursor::new(Vec::new());
