@@ -147,10 +147,7 @@ impl Volume {
     /// Records step `index`'s correction, sources, drains and rain on the current level
     /// (reduce first).
     pub fn correct(&self, pass: &mut wgpu::ComputePass, level: &LevelBindings, state: &GpuState, index: u32) {
-        pass.set_bind_group(0, &self.shared, &[]);
-        pass.set_bind_group(1, &self.levels[state.current][state.regions.current], &[]);
-        pass.set_bind_group(2, &level.slot, &[index * state.slot_stride]);
-        pass.set_bind_group(3, &self.rain_group, &[]);
+        self.bind(pass, level, state, index);
         pass.set_pipeline(&self.settle);
         pass.dispatch_workgroups(1, 1, 1);
         pass.set_pipeline(&self.apply);
@@ -164,11 +161,16 @@ impl Volume {
 
     /// Records the embedded runs' target carry after a chunk of `steps` steps (reduce first).
     pub fn roll(&self, pass: &mut wgpu::ComputePass, level: &LevelBindings, state: &GpuState, steps: u32) {
-        pass.set_bind_group(0, &self.shared, &[]);
-        pass.set_bind_group(1, &self.levels[state.current][state.regions.current], &[]);
-        pass.set_bind_group(2, &level.slot, &[steps * state.slot_stride]);
-        pass.set_bind_group(3, &self.rain_group, &[]);
+        self.bind(pass, level, state, steps);
         pass.set_pipeline(&self.roll);
         pass.dispatch_workgroups(1, 1, 1);
+    }
+
+    /// Binds the pass's groups for the current level with the slot of step `index`.
+    fn bind(&self, pass: &mut wgpu::ComputePass, level: &LevelBindings, state: &GpuState, index: u32) {
+        pass.set_bind_group(0, &self.shared, &[]);
+        pass.set_bind_group(1, &self.levels[state.current][state.regions.current], &[]);
+        pass.set_bind_group(2, &level.slot, &[index * state.slot_stride]);
+        pass.set_bind_group(3, &self.rain_group, &[]);
     }
 }
