@@ -253,6 +253,17 @@ impl Simulation {
         Ok(())
     }
 
+    /// Plans the substeps for water up to `depth` metres deep, before any step (the water is at
+    /// rest: no per-step change to rescale). For hosts that will deepen the water themselves.
+    pub(crate) fn plan_for_depth(&mut self, depth: f64) -> Result<()> {
+        let needed = params::substeps_needed(&self.scene, depth);
+        check_substeps(&self.scene, needed, depth)?;
+        if needed > self.substeps {
+            self.set_substeps(needed)?;
+        }
+        Ok(())
+    }
+
     /// Runs `substeps` per step from now on (the per-step change is the caller's to rescale).
     fn set_substeps(&mut self, substeps: u32) -> Result<()> {
         self.substeps = substeps;

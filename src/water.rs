@@ -35,6 +35,10 @@ pub struct WaterOptions {
     pub light: [f64; 3],
     /// The water's refractive index (for the caustics).
     pub refractive_index: f64,
+    /// The deepest water (metres) the host's brushes and splashes will make, when deeper than
+    /// the scene's: the explicit solver's substeps are chosen for it. An embedded run cannot
+    /// raise them on the fly as a batch run does (that needs a readback).
+    pub max_depth: Option<f64>,
 }
 
 impl Default for WaterOptions {
@@ -44,6 +48,7 @@ impl Default for WaterOptions {
             drying_time: 20.0,
             light: [0.3, 0.2, -1.0],
             refractive_index: 1.333,
+            max_depth: None,
         }
     }
 }
@@ -88,6 +93,14 @@ impl Water {
         }
         let scopes = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let mut sim = Simulation::from_device(scene, device, queue)?;
+        if let Some(depth) = options.max_depth {
+            if !(depth.is_finite() && depth > 0.0) {
+                return Err(Error::Embed(format!(
+                    "WaterOptions::max_depth {depth} must be positive"
+                )));
+            }
+            sim.plan_for_depth(depth)?;
+        }
         let target = sim.target_above_still();
         let gpu = sim
             .gpu_solver()
@@ -184,8 +197,8 @@ impl Water {
 
     /// Raises the ground at (x, y) metres by `height` at the centre (negative digs), with the
     /// same falloff as `disturb`. Water on it rides along: no water is made or lost. Applied
-    /// at the next `record`. The substep count stays as built: dig deeper than the scene's
-    /// deepest water and the explicit solver may need `time.substeps` raised in the scene.
+    /// at the next `record`. To dig deeper than the scene's deepest water, say how deep in
+    /// `WaterOptions::max_depth`.
     pub fn brush(&mut self, x: f64, y: f64, radius: f64, height: f64) {
         let dx = self.sim.scene().grid.dx;
         self.edits.push(Edit::at(EDIT_BRUSH, x, y, radius, height, dx));
@@ -273,6 +286,11 @@ impl Water {
 
     pub fn options(&self) -> &WaterOptions {
         &self.options
+    }
+
+    /// Substeps per step (explicit solver), as planned at build.
+    pub fn substeps(&self) -> u32 {
+        self.sim.substeps()
     }
 
     /// Reads the current level and ground back (h − ref, b − ref): for tests and tools, never a

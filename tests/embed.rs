@@ -290,3 +290,104 @@ fn caustics_focus_under_a_lens_and_match_the_cpu() {
         );
     }
 }
+
+/// Sources in an embedded run: the target moves on the GPU from chunk to chunk (volume.wgsl's
+/// `roll`), so a pool fills at the source's rate over records longer than a chunk (255 steps).
+#[test]
+fn embedded_sources_fill_at_their_rate_across_chunks() {
+    let (device, queue) = own_device();
+    let text = POOL.replace(
+        "[output]",
+        "[[source]]\nx = 0.5\ny = 1.0\nradius = 0.15\nrate = 0.002\n[output]",
+    );
+    let scene = common::scene(&text);
+    let mut water = Water::new(&device, &queue, &scene, WaterOptions::default()).unwrap();
+    let (v0, _) = water.read_volume().unwrap();
+    let mut encoder = device.create_command_encoder(&Default::default());
+    water.record(&mut encoder, 300);
+    queue.submit([encoder.finish()]);
+    let mut encoder = device.create_command_encoder(&Default::default());
+    water.record(&mut encoder, 100);
+    queue.submit([encoder.finish()]);
+    let (v, t) = water.read_volume().unwrap();
+    let want = v0 + 0.002 * water.time();
+    // 1e-6 of the volume: f32 sums over 1920 cells of 0.3 m, and the source's f32 height per step.
+    let tol = 1e-6 * v;
+    assert!((v - want).abs() <= tol, "volume {v} vs {want} after {} s", water.time());
+    assert!((t - v).abs() <= tol, "target {t} vs volume {v}");
+    water.check().unwrap();
+}
+
+/// The implicit solver and the per-region correction embed too: ADI steps recorded by the host
+/// match the CPU reference, and a splash joins its region's target.
+#[test]
+fn embedded_adi_with_regions_matches_the_cpu_and_keeps_a_splash() {
+    let (device, queue) = own_device();
+    let text = POOL.replace(
+        "every = 0",
+        "every = 0\n[physics]\nsolver = \"adi\"\nvolume_correction = \"regions\"",
+    );
+    let scene = common::scene(&text);
+    let mut water = Water::new(&device, &queue, &scene, WaterOptions::default()).unwrap();
+    for _ in 0..4 {
+        let mut encoder = device.create_command_encoder(&Default::default());
+        water.record(&mut encoder, 10);
+        queue.submit([encoder.finish()]);
+    }
+    let mut cpu = common::simulation(&scene, Backend::Cpu);
+    cpu.step(40).unwrap();
+    let (eta, _) = water.read_level().unwrap();
+    let f64s = |v: &[f32]| v.iter().map(|&x| x as f64).collect::<Vec<_>>();
+    let (diff, at) = shoal::compare::max_abs_diff(&f64s(&eta), &f64s(&cpu.eta().unwrap()));
+    let tol = shoal::compare::tolerance(40, 0.03);
+    assert!(diff <= tol, "ADI gpu vs cpu: {diff:.3e} at {at} (tolerance {tol:.3e})");
+
+    let (v0, _) = water.read_volume().unwrap();
+    water.disturb(0.6, 1.0, 0.12, 0.04);
+    let (dx, nx) = (water.grid().2, water.grid().0 as usize);
+    let (mut e, mut b) = water.read_level().unwrap();
+    let added: f64 = apply_edits(nx, &[Edit::at(EDIT_DISTURB, 0.6, 1.0, 0.12, 0.04, dx)], &mut b, &mut e)
+        .iter()
+        .map(|&a| a as f64)
+        .sum::<f64>()
+        * dx
+        * dx;
+    let mut encoder = device.create_command_encoder(&Default::default());
+    water.record(&mut encoder, 50);
+    queue.submit([encoder.finish()]);
+    let (v, _) = water.read_volume().unwrap();
+    assert!(
+        (v - (v0 + added)).abs() <= 1e-6 * v,
+        "regions kept {v}, want {v0} + {added}"
+    );
+}
+
+/// A host that will dig deeper says so, and gets the substeps for it; a bad depth is an error.
+#[test]
+fn max_depth_plans_the_substeps() {
+    let (device, queue) = own_device();
+    let scene = common::scene(POOL);
+    let plain = Water::new(&device, &queue, &scene, WaterOptions::default()).unwrap();
+    let deep = WaterOptions {
+        max_depth: Some(3.0),
+        ..Default::default()
+    };
+    let planned = Water::new(&device, &queue, &scene, deep).unwrap();
+    assert!(
+        planned.substeps() > plain.substeps(),
+        "{} substeps for 3 m vs {} for the scene's 0.3 m",
+        planned.substeps(),
+        plain.substeps()
+    );
+    let bad = WaterOptions {
+        max_depth: Some(-1.0),
+        ..Default::default()
+    };
+    let err = Water::new(&device, &queue, &scene, bad).err().unwrap();
+    assert!(err.to_string().contains("max_depth"), "{err}");
+    let rain = POOL.replace("[output]", "[rain]\nrate = 1.0\nradius = 0.05\nheight = 0.01\n[output]");
+    let err = Water::new(&device, &queue, &common::scene(&rain), WaterOptions::default())
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("disturb"), "{err}");
+}
