@@ -73,11 +73,6 @@ impl Water {
     /// adapter's limits (`required_limits: adapter.limits()`): wgpu's defaults allow 8 storage
     /// buffers per stage, and several passes bind more.
     pub fn new(device: &wgpu::Device, queue: &wgpu::Queue, scene: &Scene, options: WaterOptions) -> Result<Water> {
-        if scene.rain.is_some() {
-            return Err(Error::Embed(
-                "an embedded Water has no [rain]: drops come from the host, as Water::disturb calls".into(),
-            ));
-        }
         let [lx, ly, lz] = options.light;
         let norm = (lx * lx + ly * ly + lz * lz).sqrt();
         if !(lz < 0.0 && norm.is_finite()) {
@@ -131,7 +126,7 @@ impl Water {
     }
 
     fn gpu(&mut self) -> &mut GpuSolver {
-        self.sim.gpu_solver().expect("Water is built on the GPU backend")
+        solver(&mut self.sim)
     }
 
     /// Records the host's edits, `steps` steps, and the surface passes into `encoder`. Submit
@@ -161,7 +156,7 @@ impl Water {
         let body_writes = std::mem::take(&mut self.body_writes);
         let substeps = self.sim.substeps();
         let look_buffer = self.surface.look.clone();
-        let gpu = self.sim.gpu_solver().expect("Water is built on the GPU backend");
+        let gpu = solver(&mut self.sim);
         let device = gpu.device().clone();
         let state = gpu.state();
         crate::gpu::state::stage(&device, encoder, &look_buffer, 0, bytemuck::bytes_of(&look));
@@ -170,20 +165,34 @@ impl Water {
         }
         if !edits.is_empty() {
             self.edit.stage(&device, encoder, state, &edits);
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("shoal edits"),
+                timestamp_writes: None,
+            });
+            self.edit.record(&mut pass, state, gpu.reduce());
         }
+        let mut done = 0;
+        while done < steps {
+            let n = (steps - done).min(crate::gpu::EMBEDDED_CHUNK);
+            // The scene's rain, step by step as a batch run makes it (keyed by step index).
+            let scene = self.sim.scene();
+            let rain = scene
+                .rain
+                .as_ref()
+                .map(|r| crate::rain::chunk(r, &scene.grid, dt, self.steps + done as u64, n));
+            solver(&mut self.sim).record_chunk(encoder, n, substeps, rain.as_ref());
+            done += n;
+        }
+        let gpu = solver(&mut self.sim);
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("shoal water"),
+            label: Some("shoal surface"),
             timestamp_writes: None,
         });
-        let gpu = self.sim.gpu_solver().expect("Water is built on the GPU backend");
-        if !edits.is_empty() {
-            self.edit.record(&mut pass, gpu.state(), gpu.reduce());
-        }
-        gpu.record(&mut pass, steps, substeps);
         self.surface.record(&mut pass, gpu.state());
         if let Some(caustics) = &self.caustics {
             caustics.record(&mut pass);
         }
+        drop(pass);
         self.steps += steps as u64;
     }
 
@@ -334,4 +343,9 @@ impl Water {
         }
         Ok(())
     }
+}
+
+/// The GPU backend a `Water` is built on (`Water::new` refuses anything else).
+fn solver(sim: &mut Simulation) -> &mut GpuSolver {
+    sim.gpu_solver().expect("Water is built on the GPU backend")
 }

@@ -87,12 +87,14 @@ fn settle() {
 
 // Embedded runs (src/water.rs) have no host between chunks to carry the target: after a chunk
 // of `slot.index` steps and a reduction, one thread moves the chunk's start target on by what
-// the chunk's settles added (sources, drains' shortfall) and starts the next chunk's shortfall
-// at −(the last step's), which its first `settle` reads again, as `GpuSolver::advance` does.
+// the chunk added (sources, rain: the host stages the chunk's total as `before` one entry past
+// its last step, zero without rain; drains' shortfall) and starts the next chunk's shortfall at
+// −(the last step's), which its first `settle` reads again, as `GpuSolver::advance` does.
 @compute @workgroup_size(1)
 fn roll() {
     let last = totals.shortfall;
-    let added = (f32(slot.index) * params.source_step + volume.shortfall) + last;
+    let fed = f32(slot.index) * params.source_step + rain_steps[slot.index].before;
+    let added = (fed + volume.shortfall) + last;
     let s = two_sum(volume.start_hi, added);
     volume.start_hi = s.x;
     volume.start_lo = volume.start_lo + s.y;

@@ -168,21 +168,33 @@ impl GpuSolver {
         }
     }
 
-    /// Records `steps` steps into a pass of the caller's encoder, for hosts that embed Shoal: no
-    /// submit, no poll, no readback. The volume target stays on the GPU (volume.wgsl's `roll` carries it
-    /// from chunk to chunk). The caller must submit what it recorded, in order: Shoal's level
-    /// index moves on as it records.
-    pub fn record(&mut self, pass: &mut wgpu::ComputePass, steps: u32, substeps: u32) {
-        let mut done = 0;
-        while done < steps {
-            // `roll` reads the chunk's length from its slot: slots run 0..MAX_CHUNK − 1.
-            let n = (steps - done).min(crate::params::MAX_CHUNK - 1);
-            self.record_steps(pass, 0, n, substeps);
-            if self.params.sources != 0 {
-                self.reduce.reduce(pass, &self.state);
-                self.volume.roll(pass, &self.level, &self.state, n);
-            }
-            done += n;
+    /// Records one chunk of `steps` steps (at most `EMBEDDED_CHUNK`) into the caller's encoder,
+    /// for hosts that embed Shoal: no submit, no poll, no readback. The chunk's rain, if any,
+    /// goes in as copies ahead of its pass; the volume target stays on the GPU (volume.wgsl's
+    /// `roll` carries it to the next chunk). The caller must submit what it recorded, in order:
+    /// Shoal's level index moves on as it records.
+    pub fn record_chunk(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        steps: u32,
+        substeps: u32,
+        rain: Option<&crate::rain::RainChunk>,
+    ) {
+        assert!(
+            steps <= EMBEDDED_CHUNK,
+            "record_chunk: {steps} steps exceed EMBEDDED_CHUNK"
+        );
+        if let Some(rain) = rain {
+            self.volume.stage_rain(&self.device, encoder, rain);
+        }
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("shoal steps"),
+            timestamp_writes: None,
+        });
+        self.record_steps(&mut pass, 0, steps, substeps);
+        if self.params.sources != 0 || rain.is_some() {
+            self.reduce.reduce(&mut pass, &self.state);
+            self.volume.roll(&mut pass, &self.level, &self.state, steps);
         }
     }
 
@@ -457,6 +469,10 @@ fn steps_per_submit(cells: u32, substeps: u32, adi: bool) -> u32 {
     let per_step = cells as u64 * substeps as u64 * if adi { ADI_COST } else { 1 };
     (SUBMIT_CELL_STEPS / per_step.max(1)).clamp(1, crate::params::MAX_CHUNK as u64) as u32
 }
+
+/// Steps an embedded chunk holds at most: `roll` reads the chunk's length from its step slot,
+/// and slots run 0..MAX_CHUNK − 1.
+pub const EMBEDDED_CHUNK: u32 = crate::params::MAX_CHUNK - 1;
 
 /// Where the coupling's `Solve` lands in the report readback (past the 64-byte report), and where
 /// the probe history starts, then the bodies' history.

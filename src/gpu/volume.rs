@@ -121,9 +121,52 @@ impl Volume {
 
     /// Uploads a chunk's rain before it is recorded (growing the entry buffers if needed).
     pub fn upload_rain(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, rain: &crate::rain::RainChunk) {
+        if self.fit_rain(device, rain) {
+            queue.write_buffer(&self.rain_steps, 0, bytemuck::cast_slice(&rain.steps));
+            for (buffer, bytes) in [
+                (&self.rain_cells, bytemuck::cast_slice(&rain.cells)),
+                (&self.rain_heights, bytemuck::cast_slice(&rain.heights)),
+            ] {
+                if !bytes.is_empty() {
+                    queue.write_buffer(buffer, 0, bytes);
+                }
+            }
+        }
+    }
+
+    /// Stages a chunk's rain as copies in `encoder`, before the pass that steps it (embedded
+    /// runs), with one more `RainStep` past the chunk whose `before` is the chunk's whole rain,
+    /// for `roll`.
+    pub fn stage_rain(
+        &mut self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        rain: &crate::rain::RainChunk,
+    ) {
+        if self.fit_rain(device, rain) {
+            let mut steps = rain.steps.clone();
+            steps.push(crate::rain::RainStep {
+                before: rain.total as f32,
+                ..Default::default()
+            });
+            super::state::stage(device, encoder, &self.rain_steps, 0, bytemuck::cast_slice(&steps));
+            super::state::stage(device, encoder, &self.rain_cells, 0, bytemuck::cast_slice(&rain.cells));
+            super::state::stage(
+                device,
+                encoder,
+                &self.rain_heights,
+                0,
+                bytemuck::cast_slice(&rain.heights),
+            );
+        }
+    }
+
+    /// Notes each step's entries and grows the entry buffers (and their bind group) to hold the
+    /// chunk's; false when the chunk has no rain to upload.
+    fn fit_rain(&mut self, device: &wgpu::Device, rain: &crate::rain::RainChunk) -> bool {
         self.rain_counts = rain.steps.iter().map(|s| s.count).collect();
         if rain.steps.is_empty() {
-            return;
+            return false;
         }
         let entries = rain.cells.len() as u64;
         if entries * 4 > self.rain_cells.size() {
@@ -137,11 +180,7 @@ impl Volume {
                 &[&self.rain_steps, &self.rain_cells, &self.rain_heights],
             );
         }
-        queue.write_buffer(&self.rain_steps, 0, bytemuck::cast_slice(&rain.steps));
-        if entries > 0 {
-            queue.write_buffer(&self.rain_cells, 0, bytemuck::cast_slice(&rain.cells));
-            queue.write_buffer(&self.rain_heights, 0, bytemuck::cast_slice(&rain.heights));
-        }
+        true
     }
 
     /// Records step `index`'s correction, sources, drains and rain on the current level
@@ -159,7 +198,8 @@ impl Volume {
         }
     }
 
-    /// Records the embedded runs' target carry after a chunk of `steps` steps (reduce first).
+    /// Records the embedded runs' target carry after a chunk of `steps` steps (reduce first;
+    /// with rain, `stage_rain` wrote the chunk's total past its last step).
     pub fn roll(&self, pass: &mut wgpu::ComputePass, level: &LevelBindings, state: &GpuState, steps: u32) {
         self.bind(pass, level, state, steps);
         pass.set_pipeline(&self.roll);
