@@ -181,7 +181,8 @@ impl Frames {
     fn draw(&mut self, sim: &Simulation, surface: &[f64], out: &Path, step: u64) -> Result<()> {
         let grid = &sim.scene().grid;
         if self.caustics {
-            let img = crate::io::picture::caustics(surface, sim.ground(), sim.reference_level(), grid);
+            let tops = sim.body_tops();
+            let img = crate::io::picture::caustics(surface, sim.ground(), &tops, sim.reference_level(), grid);
             crate::io::picture::write_png(&out.join(format!("caustics_{step:06}.png")), &img)?;
         }
         if !self.png && self.gif.is_none() {

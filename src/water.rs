@@ -107,7 +107,7 @@ impl Water {
         let caustics = out
             .caustics
             .as_ref()
-            .map(|c| Caustics::new(device, state.nx, state.ny, &surface, &out, c));
+            .map(|c| Caustics::new(device, state, &surface, &out, c));
         let edit = EditPass::new(device, state);
         if let Some(e) = pollster::block_on(scopes.pop()) {
             return Err(e.into());
@@ -151,6 +151,8 @@ impl Water {
                 (lz / norm) as f32,
                 (1.0 / self.options.refractive_index) as f32,
             ],
+            bodies: !self.sim.bodies().is_empty() as u32,
+            _pad: [0; 3],
         };
         let edits = std::mem::take(&mut self.edits);
         let body_writes = std::mem::take(&mut self.body_writes);
@@ -267,7 +269,14 @@ impl Water {
         (state.bodies.count > 0).then_some(&state.bodies.states)
     }
 
-    /// The bodies as built (shapes, sizes), in file order.
+    /// What covers each column, `crate::bodies::Cover` (16 B) per cell, row-major [ny, nx]:
+    /// `owner` is 1 + the body's index (bit 31: the coupling expels its water), 0 where none;
+    /// `bottom`/`top` the body's underside and top − ref. One stand-in element without bodies.
+    pub fn covers_buffer(&mut self) -> &wgpu::Buffer {
+        &self.gpu().state().bodies.cover
+    }
+
+    /// Bodies in the scene.
     pub fn body_count(&self) -> usize {
         self.sim.bodies().len()
     }

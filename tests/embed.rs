@@ -261,6 +261,7 @@ fn caustics_focus_under_a_lens_and_match_the_cpu() {
             dx as f32,
             &normals,
             &depth,
+            &[],
             [0.0, 0.0, -1.0],
             1.0 / 1.333,
         );
@@ -430,4 +431,56 @@ fn embedded_rain_matches_the_batch_run() {
     assert!(fell > 1e-4, "it rained ({fell} m³)");
     assert!((v - (v0 + fell)).abs() <= 1e-6 * v, "volume {v} vs {v0} + {fell}");
     assert!((t - v).abs() <= 1e-6 * v, "target {t} vs volume {v}");
+}
+
+/// A floating body stops the light: the ground under its middle gets none (light reaches the
+/// edge of its shadow only from the open water beside it, 1.2 cells away at most here), and the
+/// GPU's shadow matches the twin given the same covers.
+#[test]
+fn a_floating_body_shades_the_caustics() {
+    let (device, queue) = own_device();
+    let text = POOL.replace(
+        "[output]",
+        "[[body]]\nsize = [0.4, 0.4, 0.1]\nposition = [0.6, 1.0, 0.0]\n[output]",
+    );
+    let options = WaterOptions {
+        light: [0.0, 0.0, -1.0],
+        ..Default::default()
+    };
+    let mut water = Water::new(&device, &queue, &common::scene(&text), options).unwrap();
+    let mut encoder = device.create_command_encoder(&Default::default());
+    water.record(&mut encoder, 1);
+    queue.submit([encoder.finish()]);
+    let out = water.buffers();
+    let got = read_f32(&device, &queue, out.caustics.as_ref().unwrap());
+    let normals: Vec<[f32; 4]> =
+        bytemuck::pod_collect_to_vec(&shoal::gpu::readback::read(&device, &queue, &out.normals).unwrap());
+    let depth = read_f32(&device, &queue, &out.depth);
+    let cover: Vec<shoal::bodies::Cover> = bytemuck::pod_collect_to_vec(
+        &shoal::gpu::readback::read(&device, &queue, &water.covers_buffer().clone()).unwrap(),
+    );
+    let (nx, ny, dx) = water.grid();
+    let twin = caustics(
+        nx as usize,
+        ny as usize,
+        dx as f32,
+        &normals,
+        &depth,
+        &cover,
+        [0.0, 0.0, -1.0],
+        1.0 / 1.333,
+    );
+    for c in 0..got.len() {
+        assert!(
+            (got[c] - twin[c]).abs() <= 4.0 / 65536.0,
+            "cell {c}: {} vs {}",
+            got[c],
+            twin[c]
+        );
+    }
+    // The body's middle: cell (11.5, 19.5) of a 0.4 m (8-cell) square.
+    let middle = 20 * nx as usize + 12;
+    assert!(cover[middle].owner != 0, "the body covers its middle");
+    assert_eq!(got[middle], 0.0, "no light under the body");
+    assert!(got[20 * nx as usize + 30] > 0.9, "open water beside it is lit");
 }

@@ -2,7 +2,7 @@
 // refracted at the surface, traced down to the ground, counted where it lands. Runs after
 // surface.wgsl, once per frame:
 //
-//   scatter  per wet cell: refract the light (Snell, 1 / index in look.light.w) through the cell's
+//   scatter  per wet cell not under a body (a body stops the light: its shadow): refract the light (Snell, 1 / index in look.light.w) through the cell's
 //            normal, follow it down the cell's depth, and splat one cell's worth of light
 //            bilinearly onto the four cells around where it lands. Integer atomics in 1/2^16
 //            units: order-free, so the map is the same on every run and every adapter.
@@ -20,6 +20,17 @@ const CAUSTIC_ONE: f32 = 65536.0;
 @group(0) @binding(2) var<storage, read> depth: array<f32>;
 @group(0) @binding(3) var<storage, read_write> received: array<atomic<u32>>;
 @group(0) @binding(4) var<storage, read_write> caustics: array<f32>;
+// What covers each column (bodies.wgsl's `Cover`; one stand-in element without bodies).
+@group(0) @binding(5) var<storage, read> cover: array<Shade>;
+
+// Mirror of common.wgsl's `Cover`, of which only `owner` matters here: 1 + the body's index
+// (with a flag bit), 0 where no body covers the column.
+struct Shade {
+    bottom: f32,
+    top: f32,
+    owner: u32,
+    held: f32,
+}
 
 fn splat(i: i32, j: i32, weight: f32) {
     if i < 0 || j < 0 || i >= i32(look.nx) || j >= i32(look.ny) || weight <= 0.0 {
@@ -35,7 +46,7 @@ fn scatter(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let c = gid.y * look.nx + gid.x;
     let d = depth[c];
-    if d <= 0.0 {
+    if d <= 0.0 || (look.bodies != 0u && cover[c].owner != 0u) {
         return;
     }
     let n = normals[c].xyz;

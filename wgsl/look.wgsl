@@ -10,4 +10,9 @@ struct Look {
     decay: f32,
     // Direction the light travels (unit, z < 0), and 1 / the water's refractive index.
     light: vec4<f32>,
+    // 1 when the scene has bodies: their columns (caustics.wgsl's `cover`) are in shadow.
+    bodies: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }

@@ -5,13 +5,16 @@
 pub const CAUSTIC_ONE: f32 = 65536.0;
 
 /// The caustics intensity per cell (1 = flat water; dry cells 1). `light` is the direction the
-/// light travels (unit, z < 0), `ratio` 1 / the water's refractive index.
+/// light travels (unit, z < 0), `ratio` 1 / the water's refractive index; `cover`, with bodies,
+/// what covers each column (covered columns pass no light), else empty.
+#[allow(clippy::too_many_arguments)]
 pub fn caustics(
     nx: usize,
     ny: usize,
     dx: f32,
     normals: &[[f32; 4]],
     depth: &[f32],
+    cover: &[crate::bodies::Cover],
     light: [f32; 3],
     ratio: f32,
 ) -> Vec<f32> {
@@ -20,7 +23,7 @@ pub fn caustics(
         for i in 0..nx {
             let c = j * nx + i;
             let d = depth[c];
-            if d <= 0.0 {
+            if d <= 0.0 || cover.get(c).is_some_and(|k| k.owner != 0) {
                 continue;
             }
             let [n0, n1, n2, _] = normals[c];

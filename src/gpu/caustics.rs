@@ -1,7 +1,7 @@
 //! The caustics pass (`wgsl/caustics.wgsl`): light refracted through the surface normals,
 //! counted on the ground. Runs after the surface pass, whose outputs it reads.
 
-use super::state::{bind_group, layout, pipeline, storage_entry, uniform_entry};
+use super::state::{bind_group, layout, pipeline, storage_entry, uniform_entry, GpuState};
 use super::surface::{Surface, SurfaceBuffers};
 
 pub struct Caustics {
@@ -13,11 +13,11 @@ pub struct Caustics {
 }
 
 impl Caustics {
-    /// Writes `caustics` from `out`'s normals and depth.
+    /// Writes `caustics` from `out`'s normals and depth, in the shadow of what `state.bodies.cover`
+    /// says covers each column.
     pub fn new(
         device: &wgpu::Device,
-        nx: u32,
-        ny: u32,
+        state: &GpuState,
         surface: &Surface,
         out: &SurfaceBuffers,
         caustics: &wgpu::Buffer,
@@ -32,12 +32,13 @@ impl Caustics {
                 storage_entry(2, true),
                 storage_entry(3, false),
                 storage_entry(4, false),
+                storage_entry(5, true),
             ],
         );
         // Light received per cell, in 1/2^16 units; `resolve` leaves it zeroed for the next frame.
         let received = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("caustics received"),
-            size: nx as u64 * ny as u64 * 4,
+            size: state.cells() as u64 * 4,
             usage: wgpu::BufferUsages::STORAGE,
             mapped_at_creation: false,
         });
@@ -48,10 +49,17 @@ impl Caustics {
                 device,
                 "caustics",
                 &group_layout,
-                &[&surface.look, &out.normals, &out.depth, &received, caustics],
+                &[
+                    &surface.look,
+                    &out.normals,
+                    &out.depth,
+                    &received,
+                    caustics,
+                    &state.bodies.cover,
+                ],
             ),
-            nx,
-            ny,
+            nx: state.nx,
+            ny: state.ny,
         }
     }
 

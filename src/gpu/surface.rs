@@ -4,7 +4,7 @@
 use super::state::{bind_group, layout, pipeline, storage_entry, GpuState};
 use bytemuck::{Pod, Zeroable};
 
-/// Mirror of WGSL `Look` (`wgsl/look.wgsl`, 32 bytes).
+/// Mirror of WGSL `Look` (`wgsl/look.wgsl`, 48 bytes).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct Look {
@@ -15,6 +15,9 @@ pub struct Look {
     pub decay: f32,
     /// Direction the light travels (unit, z < 0) and 1 / the water's refractive index.
     pub light: [f32; 4],
+    /// 1 when the scene has bodies (their columns are in shadow).
+    pub bodies: u32,
+    pub _pad: [u32; 3],
 }
 
 /// The buffers a renderer binds: created once, never replaced, written once per recorded frame.
