@@ -86,14 +86,15 @@ impl Water {
                 "WaterOptions: refractive_index must be ≥ 1 and drying_time ≥ 0".into(),
             ));
         }
+        if let Some(depth) = options.max_depth.filter(|d| !(d.is_finite() && *d > 0.0)) {
+            return Err(Error::Embed(format!(
+                "WaterOptions::max_depth {depth} must be positive"
+            )));
+        }
+        // Validation errors of the build come back as an Err (the guard pops on every return).
         let scopes = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let mut sim = Simulation::from_device(scene, device, queue)?;
         if let Some(depth) = options.max_depth {
-            if !(depth.is_finite() && depth > 0.0) {
-                return Err(Error::Embed(format!(
-                    "WaterOptions::max_depth {depth} must be positive"
-                )));
-            }
             sim.plan_for_depth(depth)?;
         }
         let target = sim.target_above_still();
