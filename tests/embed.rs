@@ -484,3 +484,33 @@ fn a_floating_body_shades_the_caustics() {
     assert_eq!(got[middle], 0.0, "no light under the body");
     assert!(got[20 * nx as usize + 30] > 0.9, "open water beside it is lit");
 }
+
+/// The wetness map against its twin frame by frame: 1 where wet, × exp(−elapsed / drying time)
+/// per frame where dry (the same f32 product on both sides, so equal to the bit), on a beach the
+/// wave runs up and leaves.
+#[test]
+fn wetness_follows_its_twin_frame_by_frame() {
+    let (device, queue) = own_device();
+    let text = POOL.replace("height = 0.03", "height = 0.08");
+    let scene = common::scene(&text);
+    let options = WaterOptions {
+        drying_time: 0.2,
+        ..Default::default()
+    };
+    let mut water = Water::new(&device, &queue, &scene, options).unwrap();
+    let (nx, ny, dx) = water.grid();
+    let mut twin = vec![0.0f32; (nx * ny) as usize];
+    let mut drying = 0;
+    for _ in 0..40 {
+        let mut encoder = device.create_command_encoder(&Default::default());
+        water.record(&mut encoder, 3);
+        queue.submit([encoder.finish()]);
+        let (eta, ground) = water.read_level().unwrap();
+        let decay = shoal::cpu::surface::decay(3.0 * 0.01, 0.2);
+        surface(nx as usize, ny as usize, dx as f32, &eta, &ground, decay, &mut twin);
+        let got = read_f32(&device, &queue, &water.buffers().wetness);
+        assert_eq!(got, twin, "wetness after {} steps", water.steps());
+        drying = drying.max(got.iter().filter(|&&w| w > 0.0 && w < 1.0).count());
+    }
+    assert!(drying > 0, "the wave left wet sand behind to dry");
+}
