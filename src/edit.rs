@@ -1,17 +1,17 @@
-//! Host edits between steps (`Water::brush`, `Water::disturb`): the mirror of WGSL `Edit`
+//! Host edits between steps (`Water::brush`, `Water::disturb`): the mirror of WGSL `HostEdit`
 //! (`wgsl/edit.wgsl`), shared by the GPU pass and its CPU twin (`cpu::edit`).
 
 use bytemuck::{Pod, Zeroable};
 
-/// `Edit::kind`: raise (or lower) the ground, carrying the water on it.
+/// `HostEdit::kind`: raise (or lower) the ground, carrying the water on it.
 pub const EDIT_BRUSH: u32 = 0;
-/// `Edit::kind`: raise (or lower) the water surface, a volume-tracked splash.
+/// `HostEdit::kind`: raise (or lower) the water surface, a volume-tracked splash.
 pub const EDIT_DISTURB: u32 = 1;
 
-/// Mirror of WGSL `Edit` (32 bytes): a bump of `amount` metres at the centre, (1 − r²/R²)².
+/// Mirror of WGSL `HostEdit` (32 bytes): a bump of `amount` metres at the centre, (1 − r²/R²)².
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct Edit {
+pub struct HostEdit {
     /// Centre in cell units: cell (i, j)'s centre is at (i, j).
     pub x: f32,
     pub y: f32,
@@ -22,10 +22,10 @@ pub struct Edit {
     pub _pad: [u32; 3],
 }
 
-impl Edit {
+impl HostEdit {
     /// An edit centred at (x, y) metres (SCENE.md coordinates) with a radius in metres.
-    pub fn at(kind: u32, x: f64, y: f64, radius: f64, amount: f64, dx: f64) -> Edit {
-        Edit {
+    pub fn at(kind: u32, x: f64, y: f64, radius: f64, amount: f64, dx: f64) -> HostEdit {
+        HostEdit {
             x: (x / dx - 0.5) as f32,
             y: (y / dx - 0.5) as f32,
             radius: (radius / dx) as f32,

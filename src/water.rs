@@ -16,10 +16,10 @@
 //! # Ok(()) }
 //! ```
 
-use crate::edit::{Edit, EDIT_BRUSH, EDIT_DISTURB};
+use crate::edit::{HostEdit, EDIT_BRUSH, EDIT_DISTURB};
 use crate::error::{Error, Result};
 use crate::gpu::caustics::Caustics;
-use crate::gpu::edit::EditPass;
+use crate::gpu::edit::Edit;
 use crate::gpu::surface::{Look, Surface, SurfaceBuffers};
 use crate::gpu::GpuSolver;
 use crate::{Scene, Simulation};
@@ -58,10 +58,10 @@ pub struct Water {
     sim: Simulation,
     surface: Surface,
     caustics: Option<Caustics>,
-    edit: EditPass,
+    edit: Edit,
     out: SurfaceBuffers,
     /// Edits since the last `record`, applied at the start of the next.
-    edits: Vec<Edit>,
+    edits: Vec<HostEdit>,
     /// Body fields the host set since the last `record`: (byte offset in the states, bytes).
     body_writes: Vec<(u64, Vec<u8>)>,
     options: WaterOptions,
@@ -109,7 +109,7 @@ impl Water {
             .caustics
             .as_ref()
             .map(|c| Caustics::new(device, state, &surface, &out, c));
-        let edit = EditPass::new(device, state);
+        let edit = Edit::new(device, state);
         if let Some(e) = pollster::block_on(scopes.pop()) {
             return Err(e.into());
         }
@@ -204,7 +204,7 @@ impl Water {
     /// joins the volume target, so the correction keeps it. Applied at the next `record`.
     pub fn disturb(&mut self, x: f64, y: f64, radius: f64, height: f64) {
         let dx = self.sim.scene().grid.dx;
-        self.edits.push(Edit::at(EDIT_DISTURB, x, y, radius, height, dx));
+        self.edits.push(HostEdit::at(EDIT_DISTURB, x, y, radius, height, dx));
     }
 
     /// Raises the ground at (x, y) metres by `height` at the centre (negative digs), with the
@@ -213,7 +213,7 @@ impl Water {
     /// `WaterOptions::max_depth`.
     pub fn brush(&mut self, x: f64, y: f64, radius: f64, height: f64) {
         let dx = self.sim.scene().grid.dx;
-        self.edits.push(Edit::at(EDIT_BRUSH, x, y, radius, height, dx));
+        self.edits.push(HostEdit::at(EDIT_BRUSH, x, y, radius, height, dx));
     }
 
     /// Places body `index` (file order) at `position` (absolute metres) moving at `velocity`

@@ -4,7 +4,7 @@
 mod common;
 
 use shoal::cpu::{caustics::caustics, edit::apply_edits, surface::surface};
-use shoal::edit::{Edit, EDIT_BRUSH, EDIT_DISTURB};
+use shoal::edit::{HostEdit, EDIT_BRUSH, EDIT_DISTURB};
 use shoal::{Backend, Water, WaterOptions};
 
 /// A device the test owns, opened the way a host renderer would (wgpu's env vars pick the
@@ -184,11 +184,11 @@ fn host_edits_keep_the_volume_accounting() {
     water.disturb(1.0, 1.4, 0.12, 0.04);
     water.disturb(0.4, 1.6, 0.1, -0.02);
     let edits = [
-        Edit::at(EDIT_BRUSH, 0.6, 0.6, 0.2, 0.15, dx),
-        Edit::at(EDIT_BRUSH, 0.9, 0.4, 0.15, -0.1, dx),
-        Edit::at(EDIT_BRUSH, 2.2, 1.0, 0.2, 0.1, dx),
-        Edit::at(EDIT_DISTURB, 1.0, 1.4, 0.12, 0.04, dx),
-        Edit::at(EDIT_DISTURB, 0.4, 1.6, 0.1, -0.02, dx),
+        HostEdit::at(EDIT_BRUSH, 0.6, 0.6, 0.2, 0.15, dx),
+        HostEdit::at(EDIT_BRUSH, 0.9, 0.4, 0.15, -0.1, dx),
+        HostEdit::at(EDIT_BRUSH, 2.2, 1.0, 0.2, 0.1, dx),
+        HostEdit::at(EDIT_DISTURB, 1.0, 1.4, 0.12, 0.04, dx),
+        HostEdit::at(EDIT_DISTURB, 0.4, 1.6, 0.1, -0.02, dx),
     ];
     let (mut eta_cpu, mut ground_cpu) = (eta0.clone(), ground0.clone());
     let added: f64 = apply_edits(nx as usize, &edits, &mut ground_cpu, &mut eta_cpu)
@@ -347,10 +347,15 @@ fn embedded_adi_with_regions_matches_the_cpu_and_keeps_a_splash() {
     water.disturb(0.6, 1.0, 0.12, 0.04);
     let (dx, nx) = (water.grid().2, water.grid().0 as usize);
     let (mut e, mut b) = water.read_level().unwrap();
-    let added: f64 = apply_edits(nx, &[Edit::at(EDIT_DISTURB, 0.6, 1.0, 0.12, 0.04, dx)], &mut b, &mut e)
-        .iter()
-        .map(|&a| a as f64)
-        .sum::<f64>()
+    let added: f64 = apply_edits(
+        nx,
+        &[HostEdit::at(EDIT_DISTURB, 0.6, 1.0, 0.12, 0.04, dx)],
+        &mut b,
+        &mut e,
+    )
+    .iter()
+    .map(|&a| a as f64)
+    .sum::<f64>()
         * dx
         * dx;
     let mut encoder = device.create_command_encoder(&Default::default());

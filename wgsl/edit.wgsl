@@ -18,7 +18,7 @@
 const EDIT_BRUSH: u32 = 0u;
 const EDIT_DISTURB: u32 = 1u;
 
-struct Edit {
+struct HostEdit {
     // Centre in cell units (cell (i, j)'s centre is at (i, j)), radius in cells.
     x: f32,
     y: f32,
@@ -36,7 +36,7 @@ struct Edits {
     _pad0: u32,
     _pad1: u32,
     _pad2: u32,
-    list: array<Edit>,
+    list: array<HostEdit>,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -49,7 +49,7 @@ struct Edits {
 // The current level, edited in place.
 @group(1) @binding(0) var<storage, read_write> eta: array<f32>;
 
-fn bump(e: Edit, i: u32, j: u32) -> f32 {
+fn bump(e: HostEdit, i: u32, j: u32) -> f32 {
     let d = vec2<f32>(f32(i) - e.x, f32(j) - e.y) / max(e.radius, 1e-6);
     let q = max(1.0 - dot(d, d), 0.0);
     return q * q;

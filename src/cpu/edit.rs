@@ -1,9 +1,9 @@
 //! Twin of `wgsl/edit.wgsl`'s `apply_edits`: host edits on the ground and the current level, in
 //! the order they were made. Returns the water each cell gained (disturbances only).
 
-use crate::edit::{Edit, EDIT_BRUSH};
+use crate::edit::{HostEdit, EDIT_BRUSH};
 
-pub fn apply_edits(nx: usize, edits: &[Edit], ground: &mut [f32], eta: &mut [f32]) -> Vec<f32> {
+pub fn apply_edits(nx: usize, edits: &[HostEdit], ground: &mut [f32], eta: &mut [f32]) -> Vec<f32> {
     let mut added = vec![0.0f32; eta.len()];
     for (c, (b, e)) in ground.iter_mut().zip(eta.iter_mut()).enumerate() {
         let (i, j) = (c % nx, c / nx);

@@ -3,9 +3,9 @@
 
 use super::reduce::Reduce;
 use super::state::{bind_group, layout, pipeline, storage_entry, uniform_entry, GpuState};
-use crate::edit::Edit;
+use crate::edit::HostEdit;
 
-pub struct EditPass {
+pub struct Edit {
     apply: wgpu::ComputePipeline,
     mark: wgpu::ComputePipeline,
     rebase: wgpu::ComputePipeline,
@@ -21,14 +21,14 @@ pub struct EditPass {
 fn list_buffer(device: &wgpu::Device, capacity: usize) -> wgpu::Buffer {
     device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("edits"),
-        size: 16 + (capacity * std::mem::size_of::<Edit>()) as u64,
+        size: 16 + (capacity * std::mem::size_of::<HostEdit>()) as u64,
         usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     })
 }
 
-impl EditPass {
-    pub fn new(device: &wgpu::Device, state: &GpuState) -> EditPass {
+impl Edit {
+    pub fn new(device: &wgpu::Device, state: &GpuState) -> Edit {
         let module = super::shaders::module(device, "edit.wgsl", super::shaders::EDIT);
         let shared_layout = layout(
             device,
@@ -47,7 +47,7 @@ impl EditPass {
         let capacity = 16;
         let list = list_buffer(device, capacity);
         let level = |p: usize| bind_group(device, "edit level", &level_layout, &[&state.eta[p]]);
-        EditPass {
+        Edit {
             apply: pipeline(device, &module, &layouts, "apply_edits"),
             mark: pipeline(device, &module, &layouts, "mark"),
             rebase: pipeline(device, &module, &layouts, "rebase"),
@@ -87,7 +87,7 @@ impl EditPass {
         device: &wgpu::Device,
         encoder: &mut wgpu::CommandEncoder,
         state: &GpuState,
-        edits: &[Edit],
+        edits: &[HostEdit],
     ) {
         if edits.len() > self.capacity {
             self.capacity = edits.len().next_power_of_two();
