@@ -53,6 +53,43 @@ fn read_f32(device: &wgpu::Device, queue: &wgpu::Queue, buffer: &wgpu::Buffer) -
     bytemuck::pod_collect_to_vec(&shoal::gpu::readback::read(device, queue, buffer).unwrap())
 }
 
+/// The caustics map under a vertical sun, checked against the CPU twin run on the GPU's own
+/// normals, depth and `cover`: integer counts, so equal unless a weight rounds the other way
+/// (1/65536 per ray; 4 rays may land on a cell from its neighbours).
+fn caustics_against_the_twin(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    water: &mut Water,
+    cover: &[shoal::bodies::Cover],
+) -> Vec<f32> {
+    let (nx, ny, dx) = water.grid();
+    let out = water.buffers();
+    let got = read_f32(device, queue, out.caustics.as_ref().unwrap());
+    let normals: Vec<[f32; 4]> =
+        bytemuck::pod_collect_to_vec(&shoal::gpu::readback::read(device, queue, &out.normals).unwrap());
+    let depth = read_f32(device, queue, &out.depth);
+    let light = [0.0, 0.0, -1.0];
+    let twin = caustics(
+        nx as usize,
+        ny as usize,
+        dx as f32,
+        &normals,
+        &depth,
+        cover,
+        light,
+        1.0 / 1.333,
+    );
+    for c in 0..got.len() {
+        assert!(
+            (got[c] - twin[c]).abs() <= 4.0 / 65536.0,
+            "cell {c}: {} vs {}",
+            got[c],
+            twin[c]
+        );
+    }
+    got
+}
+
 /// Steps recorded into the host's own encoders (two `record` calls share one encoder) match the
 /// CPU reference within `compare::tolerance` (4 ulp per step of the wave size), and the surface
 /// buffers hold what the CPU twin of the surface pass makes of that level.
@@ -249,31 +286,9 @@ fn caustics_focus_under_a_lens_and_match_the_cpu() {
         let mut encoder = device.create_command_encoder(&Default::default());
         water.record(&mut encoder, 0);
         queue.submit([encoder.finish()]);
-        let out = water.buffers();
-        let got = read_f32(&device, &queue, out.caustics.as_ref().unwrap());
-        let normals: Vec<[f32; 4]> =
-            bytemuck::pod_collect_to_vec(&shoal::gpu::readback::read(&device, &queue, &out.normals).unwrap());
-        let depth = read_f32(&device, &queue, &out.depth);
-        let (nx, ny, dx) = water.grid();
-        let twin = caustics(
-            nx as usize,
-            ny as usize,
-            dx as f32,
-            &normals,
-            &depth,
-            &[],
-            [0.0, 0.0, -1.0],
-            1.0 / 1.333,
-        );
-        // Integer counts: equal unless a weight rounds the other way (1/65536 per ray).
-        for c in 0..got.len() {
-            assert!(
-                (got[c] - twin[c]).abs() <= 4.0 / 65536.0,
-                "cell {c}: {} vs {}",
-                got[c],
-                twin[c]
-            );
-        }
+        let got = caustics_against_the_twin(&device, &queue, &mut water, &[]);
+        let nx = water.grid().0;
+        let depth = read_f32(&device, &queue, &water.buffers().depth);
         if !lens {
             assert!(got.iter().all(|&v| v == 1.0), "flat water under a vertical sun reads 1");
             continue;
@@ -456,33 +471,11 @@ fn a_floating_body_shades_the_caustics() {
     let mut encoder = device.create_command_encoder(&Default::default());
     water.record(&mut encoder, 1);
     queue.submit([encoder.finish()]);
-    let out = water.buffers();
-    let got = read_f32(&device, &queue, out.caustics.as_ref().unwrap());
-    let normals: Vec<[f32; 4]> =
-        bytemuck::pod_collect_to_vec(&shoal::gpu::readback::read(&device, &queue, &out.normals).unwrap());
-    let depth = read_f32(&device, &queue, &out.depth);
     let cover: Vec<shoal::bodies::Cover> = bytemuck::pod_collect_to_vec(
         &shoal::gpu::readback::read(&device, &queue, &water.covers_buffer().clone()).unwrap(),
     );
-    let (nx, ny, dx) = water.grid();
-    let twin = caustics(
-        nx as usize,
-        ny as usize,
-        dx as f32,
-        &normals,
-        &depth,
-        &cover,
-        [0.0, 0.0, -1.0],
-        1.0 / 1.333,
-    );
-    for c in 0..got.len() {
-        assert!(
-            (got[c] - twin[c]).abs() <= 4.0 / 65536.0,
-            "cell {c}: {} vs {}",
-            got[c],
-            twin[c]
-        );
-    }
+    let got = caustics_against_the_twin(&device, &queue, &mut water, &cover);
+    let nx = water.grid().0;
     // The body's middle: cell (11.5, 19.5) of a 0.4 m (8-cell) square.
     let middle = 20 * nx as usize + 12;
     assert!(cover[middle].owner != 0, "the body covers its middle");
