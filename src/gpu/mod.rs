@@ -210,11 +210,6 @@ impl GpuSolver {
         &self.reduce
     }
 
-    /// The buffers holding the current state, mutably: host edits write the ground and level.
-    pub fn state_mut(&mut self) -> &mut GpuState {
-        &mut self.state
-    }
-
     pub fn device(&self) -> &wgpu::Device {
         &self.device
     }
