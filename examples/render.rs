@@ -128,10 +128,12 @@ fn run(args: &Args) -> Result<(), String> {
     for frame in 0..args.frames {
         // The host's edits between steps: drops of rain, a sand bar pushed up, the crate dragged.
         if frame % 5 == 4 {
-            water.disturb(random() * width_m * 0.5 + 0.2, random() * height_m, 0.07, 0.03);
+            water
+                .disturb(random() * width_m * 0.5 + 0.2, random() * height_m, 0.07, 0.03)
+                .map_err(|e| e.to_string())?;
         }
         if (12..20).contains(&frame) {
-            water.brush(0.5, 0.6, 0.25, 0.012);
+            water.brush(0.5, 0.6, 0.25, 0.012).map_err(|e| e.to_string())?;
         }
         if (24..36).contains(&frame) && water.body_count() > 0 {
             water.drag_body(0, -0.3, 0.15).map_err(|e| e.to_string())?;

@@ -8,7 +8,7 @@
 //! let mut water = shoal::Water::new(device, queue, &scene, Default::default())?;
 //! let height = &water.buffers().height; // bind once: f32 per cell, row-major [ny, nx]
 //! // each frame:
-//! water.disturb(1.0, 1.0, 0.1, 0.02); // a splash, counted into the volume target
+//! water.disturb(1.0, 1.0, 0.1, 0.02)?; // a splash, counted into the volume target
 //! let mut encoder = device.create_command_encoder(&Default::default());
 //! water.record(&mut encoder, 2); // two steps, then the surface, normals, wetness, caustics
 //! // … the host's render passes, reading the buffers …
@@ -60,6 +60,8 @@ pub struct Water {
     caustics: Option<Caustics>,
     edit: Edit,
     out: SurfaceBuffers,
+    /// The render-side passes' uniform as built; each `record` sets its `decay`.
+    look: Look,
     /// Edits since the last `record`, applied at the start of the next.
     edits: Vec<HostEdit>,
     /// Body fields the host set since the last `record`: (byte offset in the states, bytes).
@@ -110,6 +112,20 @@ impl Water {
             .as_ref()
             .map(|c| Caustics::new(device, state, &surface, &out, c));
         let edit = Edit::new(device, state);
+        let look = Look {
+            nx: state.nx,
+            ny: state.ny,
+            dx: scene.grid.dx as f32,
+            decay: 1.0,
+            light: [
+                (lx / norm) as f32,
+                (ly / norm) as f32,
+                (lz / norm) as f32,
+                (1.0 / options.refractive_index) as f32,
+            ],
+            bodies: (state.bodies.count > 0) as u32,
+            _pad: [0; 3],
+        };
         if let Some(e) = pollster::block_on(scopes.pop()) {
             return Err(e.into());
         }
@@ -119,6 +135,7 @@ impl Water {
             caustics,
             edit,
             out,
+            look,
             edits: Vec::new(),
             body_writes: Vec::new(),
             options,
@@ -135,25 +152,9 @@ impl Water {
     /// these steps. `steps` may be 0 (edits and surface only).
     pub fn record(&mut self, encoder: &mut wgpu::CommandEncoder, steps: u32) {
         let dt = self.sim.scene().time.dt;
-        let (nx, ny, dx) = {
-            let g = &self.sim.scene().grid;
-            (g.nx, g.ny, g.dx)
-        };
-        let [lx, ly, lz] = self.options.light;
-        let norm = (lx * lx + ly * ly + lz * lz).sqrt();
         let look = Look {
-            nx,
-            ny,
-            dx: dx as f32,
             decay: crate::cpu::surface::decay(steps as f64 * dt, self.options.drying_time),
-            light: [
-                (lx / norm) as f32,
-                (ly / norm) as f32,
-                (lz / norm) as f32,
-                (1.0 / self.options.refractive_index) as f32,
-            ],
-            bodies: !self.sim.bodies().is_empty() as u32,
-            _pad: [0; 3],
+            ..self.look
         };
         let edits = std::mem::take(&mut self.edits);
         let body_writes = std::mem::take(&mut self.body_writes);
@@ -202,18 +203,28 @@ impl Water {
     /// Adds a splash at (x, y) metres: the surface rises by `height` at the centre, falling off
     /// as (1 − r²/radius²)² (negative: a dip, down to the ground at most). The water it adds
     /// joins the volume target, so the correction keeps it. Applied at the next `record`.
-    pub fn disturb(&mut self, x: f64, y: f64, radius: f64, height: f64) {
-        let dx = self.sim.scene().grid.dx;
-        self.edits.push(HostEdit::at(EDIT_DISTURB, x, y, radius, height, dx));
+    pub fn disturb(&mut self, x: f64, y: f64, radius: f64, height: f64) -> Result<()> {
+        self.push_edit("disturb", EDIT_DISTURB, x, y, radius, height)
     }
 
     /// Raises the ground at (x, y) metres by `height` at the centre (negative digs), with the
     /// same falloff as `disturb`. Water on it rides along: no water is made or lost. Applied
     /// at the next `record`. To dig deeper than the scene's deepest water, say how deep in
     /// `WaterOptions::max_depth`.
-    pub fn brush(&mut self, x: f64, y: f64, radius: f64, height: f64) {
+    pub fn brush(&mut self, x: f64, y: f64, radius: f64, height: f64) -> Result<()> {
+        self.push_edit("brush", EDIT_BRUSH, x, y, radius, height)
+    }
+
+    /// Queues an edit after checking its numbers: a NaN here would reach every cell it touches.
+    fn push_edit(&mut self, what: &str, kind: u32, x: f64, y: f64, radius: f64, height: f64) -> Result<()> {
+        if ![x, y, radius, height].iter().all(|v| v.is_finite()) || radius <= 0.0 {
+            return Err(Error::Embed(format!(
+                "{what}({x}, {y}, radius {radius}, height {height}): need finite numbers and a positive radius"
+            )));
+        }
         let dx = self.sim.scene().grid.dx;
-        self.edits.push(HostEdit::at(EDIT_BRUSH, x, y, radius, height, dx));
+        self.edits.push(HostEdit::at(kind, x, y, radius, height, dx));
+        Ok(())
     }
 
     /// Places body `index` (file order) at `position` (absolute metres) moving at `velocity`
@@ -222,6 +233,7 @@ impl Water {
     /// body each frame, use `drag_body`.
     pub fn move_body(&mut self, index: usize, position: [f64; 3], velocity: [f64; 3]) -> Result<()> {
         let at = self.body_offset(index)?;
+        finite("move_body", &[position, velocity].concat())?;
         let reference = self.sim.reference_level();
         let pos = [position[0] as f32, position[1] as f32, (position[2] - reference) as f32];
         let vel = [velocity[0] as f32, velocity[1] as f32, velocity[2] as f32];
@@ -236,6 +248,7 @@ impl Water {
     /// at the next `record`. Gentler on the water than `move_body`, which teleports.
     pub fn drag_body(&mut self, index: usize, vx: f64, vy: f64) -> Result<()> {
         let at = self.body_offset(index)?;
+        finite("drag_body", &[vx, vy])?;
         self.body_writes
             .push((at + 32, bytemuck::cast_slice(&[vx as f32, vy as f32]).to_vec()));
         Ok(())
@@ -358,4 +371,14 @@ impl Water {
 /// The GPU backend a `Water` is built on (`Water::new` refuses anything else).
 fn solver(sim: &mut Simulation) -> &mut GpuSolver {
     sim.gpu_solver().expect("Water is built on the GPU backend")
+}
+
+/// Refuses a body edit with a non-finite number in it (it would turn the body, then the water,
+/// to NaN).
+fn finite(what: &str, values: &[f64]) -> Result<()> {
+    if values.iter().all(|v| v.is_finite()) {
+        Ok(())
+    } else {
+        Err(Error::Embed(format!("{what}: {values:?} are not all finite")))
+    }
 }

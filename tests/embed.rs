@@ -215,11 +215,11 @@ fn host_edits_keep_the_volume_accounting() {
     let (eta0, ground0) = water.read_level().unwrap();
     let (nx, _, dx) = water.grid();
     // Raise a hill under the water, dig a pit, raise the dry beach; then splash twice.
-    water.brush(0.6, 0.6, 0.2, 0.15);
-    water.brush(0.9, 0.4, 0.15, -0.1);
-    water.brush(2.2, 1.0, 0.2, 0.1);
-    water.disturb(1.0, 1.4, 0.12, 0.04);
-    water.disturb(0.4, 1.6, 0.1, -0.02);
+    water.brush(0.6, 0.6, 0.2, 0.15).unwrap();
+    water.brush(0.9, 0.4, 0.15, -0.1).unwrap();
+    water.brush(2.2, 1.0, 0.2, 0.1).unwrap();
+    water.disturb(1.0, 1.4, 0.12, 0.04).unwrap();
+    water.disturb(0.4, 1.6, 0.1, -0.02).unwrap();
     let edits = [
         HostEdit::at(EDIT_BRUSH, 0.6, 0.6, 0.2, 0.15, dx),
         HostEdit::at(EDIT_BRUSH, 0.9, 0.4, 0.15, -0.1, dx),
@@ -359,7 +359,7 @@ fn embedded_adi_with_regions_matches_the_cpu_and_keeps_a_splash() {
     assert!(diff <= tol, "ADI gpu vs cpu: {diff:.3e} at {at} (tolerance {tol:.3e})");
 
     let (v0, _) = water.read_volume().unwrap();
-    water.disturb(0.6, 1.0, 0.12, 0.04);
+    water.disturb(0.6, 1.0, 0.12, 0.04).unwrap();
     let (dx, nx) = (water.grid().2, water.grid().0 as usize);
     let (mut e, mut b) = water.read_level().unwrap();
     let added: f64 = apply_edits(
@@ -511,4 +511,33 @@ fn wetness_follows_its_twin_frame_by_frame() {
         drying = drying.max(got.iter().filter(|&&w| w > 0.0 && w < 1.0).count());
     }
     assert!(drying > 0, "the wave left wet sand behind to dry");
+}
+
+/// Bad host input gets a clear error and never reaches the GPU: a NaN in an edit would spread
+/// to every cell it touches, one in a body to the body and then the water.
+#[test]
+fn bad_edits_are_refused_and_change_nothing() {
+    let (device, queue) = own_device();
+    let text = POOL.replace(
+        "[output]",
+        "[[body]]\nsize = [0.3, 0.3, 0.1]\nposition = [0.6, 1.0, 0.0]\n[output]",
+    );
+    let mut water = Water::new(&device, &queue, &common::scene(&text), WaterOptions::default()).unwrap();
+    let before = water.read_level().unwrap();
+    let errors = [
+        water.disturb(f64::NAN, 1.0, 0.1, 0.01).err(),
+        water.disturb(1.0, 1.0, 0.0, 0.01).err(),
+        water.brush(1.0, 1.0, 0.1, f64::INFINITY).err(),
+        water.move_body(0, [0.6, f64::NAN, 0.0], [0.0; 3]).err(),
+        water.drag_body(0, f64::NAN, 0.0).err(),
+        water.drag_body(3, 0.1, 0.0).err(),
+    ];
+    for (k, e) in errors.iter().enumerate() {
+        let e = e.as_ref().unwrap_or_else(|| panic!("bad edit {k} was accepted"));
+        assert!(!e.to_string().is_empty(), "edit {k}: {e}");
+    }
+    let mut encoder = device.create_command_encoder(&Default::default());
+    water.record(&mut encoder, 0);
+    queue.submit([encoder.finish()]);
+    assert_eq!(water.read_level().unwrap(), before, "a refused edit changed the water");
 }
