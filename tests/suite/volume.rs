@@ -1,8 +1,7 @@
 //! Volume that never drifts: the global correction on wet/dry beaches with both solvers, sources
 //! and drains, on the CPU reference and the GPU.
 
-mod common;
-use common::*;
+use crate::common::*;
 use shoal::{compare, Backend, Scene, Simulation};
 
 /// A 36×24 beach (dx = 5 cm) with a drop running up and down it: wet/dry changes every step.

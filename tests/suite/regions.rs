@@ -1,8 +1,7 @@
 //! volume_correction = "regions": the labelling against its CPU twin, each body of water keeping
 //! its own volume, and the merge and split rules.
 
-mod common;
-use common::*;
+use crate::common::*;
 use rand::{Rng, SeedableRng};
 use shoal::{Backend, Scene, Simulation};
 

@@ -1,7 +1,6 @@
 //! Tests that assert physics, each on the CPU reference and on the GPU (the software adapter here).
 
-mod common;
-use common::*;
+use crate::common::*;
 use shoal::{Backend, Simulation};
 use std::f64::consts::PI;
 use std::path::Path;

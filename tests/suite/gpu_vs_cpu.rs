@@ -2,8 +2,7 @@
 //! for every boundary mode, with the tolerance rule of `shoal::compare` (4 ulp per step of the
 //! wave height).
 
-mod common;
-use common::*;
+use crate::common::*;
 use shoal::{compare, Backend};
 
 const STEPS: u64 = 500;

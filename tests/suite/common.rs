@@ -1,17 +1,79 @@
-//! Helpers shared by the integration tests: one GPU device per test binary, scenes from text,
-//! and runs on either backend.
+//! Helpers shared by the integration tests: one GPU device for the crate, held by one test at a
+//! time; scenes from text, and runs on either backend.
 #![allow(dead_code)]
 
 use shoal::gpu::GpuContext;
 use shoal::{Backend, Scene, Simulation};
+use std::cell::RefCell;
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
 
 /// The test binary's GPU (wgpu's env vars pick it: CI runs the suite with WGPU_BACKEND=gl and
-/// =vulkan). A machine with no adapter at all fails here with the install hint.
+/// =vulkan), held by the calling test until it ends (see [`hold_gpu`]). A machine with no adapter
+/// at all fails here with the install hint.
 pub fn gpu() -> &'static GpuContext {
+    hold_gpu();
     static GPU: OnceLock<GpuContext> = OnceLock::new();
     GPU.get_or_init(|| GpuContext::new().unwrap_or_else(|e| panic!("GPU tests need an adapter: {e}")))
+}
+
+/// Seconds one test may hold the GPU before the whole run fails (`SHOAL_GPU_TEST_TIMEOUT`
+/// overrides). The slowest test holds it about 3 minutes on lavapipe on 2 cores.
+const GPU_TEST_TIMEOUT_S: u64 = 900;
+
+/// Which test holds the GPU, and since when.
+static HOLDER: Mutex<Option<(String, Instant)>> = Mutex::new(None);
+
+thread_local! {
+    /// The calling test's hold on the GPU, released when its thread ends (libtest runs each test
+    /// on a thread of its own, and thread-locals drop as it exits, panicking or not).
+    static HELD: RefCell<Option<GpuHold>> = const { RefCell::new(None) };
+}
+
+struct GpuHold(#[allow(dead_code)] MutexGuard<'static, ()>);
+
+impl Drop for GpuHold {
+    fn drop(&mut self) {
+        *HOLDER.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+}
+
+/// Makes the calling test the only one using a GPU device until it ends. wgpu's GL backend holds
+/// one context lock while llvmpipe compiles or runs, and a thread that waits more than 6 s for it
+/// panics inside wgpu-hal; GPU tests also each use every core through Mesa's own threads. So GPU
+/// tests run one at a time while CPU-only tests run beside them. A watchdog fails the run, naming
+/// the test, when one holds the GPU past [`GPU_TEST_TIMEOUT_S`]: a hung GPU test must not stall CI.
+pub fn hold_gpu() {
+    static GPU_LOCK: Mutex<()> = Mutex::new(());
+    if HELD.with(|h| h.borrow().is_some()) {
+        return;
+    }
+    let guard = GPU_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let name = std::thread::current().name().unwrap_or("a test").to_string();
+    *HOLDER.lock().unwrap_or_else(|e| e.into_inner()) = Some((name, Instant::now()));
+    start_watchdog();
+    HELD.with(|h| *h.borrow_mut() = Some(GpuHold(guard)));
+}
+
+fn start_watchdog() {
+    static STARTED: OnceLock<()> = OnceLock::new();
+    STARTED.get_or_init(|| {
+        let limit = std::env::var("SHOAL_GPU_TEST_TIMEOUT")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(GPU_TEST_TIMEOUT_S);
+        std::thread::spawn(move || loop {
+            std::thread::sleep(Duration::from_secs(1));
+            let holder = HOLDER.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some((name, since)) = holder.as_ref() {
+                if since.elapsed() > Duration::from_secs(limit) {
+                    eprintln!("error: GPU test {name} has held the device for over {limit} s: failing the run");
+                    std::process::exit(101);
+                }
+            }
+        });
+    });
 }
 
 /// A scene from TOML text; relative paths resolve against `dir`.

@@ -1,8 +1,7 @@
 //! The GPU-side divergence flag (and its CPU twin) names the first step that went non-finite, and a
 //! diverged `Simulation` refuses to go on.
 
-mod common;
-use common::*;
+use crate::common::*;
 use shoal::cpu::CpuSolver;
 use shoal::gpu::GpuSolver;
 use shoal::params::Params;

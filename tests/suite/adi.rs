@@ -1,8 +1,7 @@
 //! The implicit ADI solver: PCR against Thomas, GPU against CPU, stability at large Courant
 //! numbers, analytic periods, isotropy.
 
-mod common;
-use common::*;
+use crate::common::*;
 use shoal::cpu::adi::{cyclic_factor, thomas};
 use shoal::gpu::{adi::Adi, level::LevelBindings, state::GpuState};
 use shoal::params::Params;

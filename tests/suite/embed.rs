@@ -1,7 +1,7 @@
 //! Embedding (`shoal::Water`): a host's own device, steps recorded into the host's encoders, the
 //! surface buffers' identity, host edits and the render-side passes against their CPU twins.
 
-mod common;
+use crate::common;
 
 use shoal::cpu::{caustics::caustics, edit::apply_edits, surface::surface};
 use shoal::edit::{HostEdit, EDIT_BRUSH, EDIT_DISTURB};
@@ -10,6 +10,7 @@ use shoal::{Backend, Water, WaterOptions};
 /// A device the test owns, opened the way a host renderer would (wgpu's env vars pick the
 /// backend), with the adapter's limits as `Water::new` asks.
 fn own_device() -> (wgpu::Device, wgpu::Queue) {
+    common::hold_gpu();
     pollster::block_on(async {
         let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle().with_env());
         let adapter = instance

@@ -1,0 +1,19 @@
+//! Shoal's integration tests, one crate so wgpu links once. CPU-only tests run in parallel; every
+//! test that touches a GPU device takes `common::gpu()` (or `common::hold_gpu()`), which lets one
+//! such test run at a time and fails the run if it holds the device past a time limit.
+//!
+//! CI runs the whole crate on lavapipe and the `GL_SET` below on llvmpipe GL (see `.ci/run`).
+
+mod adi;
+mod bodies;
+mod cli;
+mod common;
+mod divergence;
+mod embed;
+mod gpu_vs_cpu;
+mod physics;
+mod regions;
+mod render_example;
+mod scene_files;
+mod shaders;
+mod volume;
