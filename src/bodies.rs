@@ -28,17 +28,14 @@ pub struct BodyState {
     pub kind: [u32; 4],
 }
 
-pub const SHAPE_BOX: u32 = 0;
-pub const SHAPE_ELLIPSOID: u32 = 1;
-pub const MOTION_FREE: u32 = 0;
-pub const MOTION_FIXED: u32 = 1;
-pub const MOTION_KINEMATIC: u32 = 2;
-pub const COUPLING_PCG: u32 = 0;
-pub const COUPLING_JACOBI: u32 = 1;
+/// `BodyState::kind` shapes and motions, `BodyParams::method` (from `wgsl/bodies_common.wgsl`).
+pub use crate::wgsl::bodies_common::{
+    COUPLING_JACOBI, COUPLING_PCG, MOTION_FIXED, MOTION_FREE, MOTION_KINEMATIC, SHAPE_BOX, SHAPE_ELLIPSOID,
+};
 /// `Cover::bottom` of a column no body covers.
-pub const NO_BODY: f32 = 3.0e38;
+pub use crate::wgsl::common::NO_BODY;
 /// `Cover::owner` bit of a cell whose water the coupling expels.
-pub const TAGGED: u32 = 0x8000_0000;
+pub use crate::wgsl::common::TAGGED;
 
 /// Mirror of WGSL `BodyParams` (64 bytes).
 #[repr(C)]
@@ -326,18 +323,5 @@ impl BodySample {
             state.contact[1],
         ];
         BodySample::from_history(&h, reference)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn mirrors_have_the_wgsl_sizes() {
-        assert_eq!(std::mem::size_of::<BodyState>(), 144);
-        assert_eq!(std::mem::size_of::<BodyParams>(), 64);
-        assert_eq!(std::mem::size_of::<Cover>(), 16);
-        assert_eq!(std::mem::size_of::<Solve>(), 64);
     }
 }

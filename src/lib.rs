@@ -25,9 +25,11 @@ pub mod params;
 pub mod rain;
 pub mod run;
 pub mod scene;
+pub mod schedule;
 pub mod simulation;
 pub mod solver;
 pub mod water;
+pub mod wgsl;
 
 pub use error::{Error, Result};
 pub use scene::Scene;

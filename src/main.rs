@@ -169,6 +169,7 @@ fn execute(command: Command) -> shoal::Result<()> {
                 }
                 print!("{}", checked.scene_toml);
                 println!("# {}", describe(&scene, &checked));
+                print!("{}", checked.schedule);
                 return Ok(());
             }
             let options = shoal::run::RunOptions {

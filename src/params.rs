@@ -73,10 +73,10 @@ pub struct Totals {
     pub _pad: [u32; 2],
 }
 
-/// `Params::correct`: hold a closed domain to its target.
-pub const CORRECT_TARGET: u32 = 1;
 /// `Params::correct`: with open, absorbing or ghost sides, undo what the dry-cell rule did.
-pub const CORRECT_CLAMPS: u32 = 2;
+pub use crate::wgsl::common::CORRECT_CLAMPS;
+/// `Params::correct`: hold a closed domain to its target.
+pub use crate::wgsl::common::CORRECT_TARGET;
 
 /// Mirror of WGSL `StepSlot`, one per step of a submit, bound with a dynamic offset.
 #[repr(C)]
@@ -91,7 +91,7 @@ pub struct StepSlot {
 pub const MAX_REGIONS: u32 = 1 << 16;
 
 /// Cells one reduce workgroup folds (256 threads × 8).
-pub const CELLS_PER_PARTIAL: usize = 256 * 8;
+pub const CELLS_PER_PARTIAL: usize = (crate::wgsl::reduce::WG * crate::wgsl::reduce::PER_THREAD) as usize;
 
 impl Params {
     pub fn new(scene: &Scene, substeps: u32, n_probes: u32) -> Params {
@@ -168,17 +168,5 @@ pub fn substeps_needed(scene: &Scene, max_depth: f64) -> u32 {
         1
     } else {
         (courant / STABLE_K_DEPTH).sqrt().ceil().min(u32::MAX as f64) as u32
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn mirrors_have_the_wgsl_sizes() {
-        assert_eq!(std::mem::size_of::<Params>(), 80);
-        assert_eq!(std::mem::size_of::<Totals>(), 48);
-        assert_eq!(std::mem::size_of::<StepSlot>(), 16);
     }
 }

@@ -6,6 +6,7 @@ use crate::error::{Error, Result};
 use crate::gpu::{GpuContext, GpuSolver};
 use crate::params::{self, Params, Totals, MAX_CHUNK};
 use crate::scene::{InitialFields, Scene, VolumeCorrection};
+use crate::schedule::{Model, Schedule};
 use crate::solver::{ChunkInput, Setup, Solver};
 
 /// The CPU reference's largest grid: it keeps ~40 bytes per cell and is meant for comparisons.
@@ -95,6 +96,12 @@ impl Simulation {
             scene_toml: scene.to_resolved_toml(prepared.fields.reference.0, prepared.substeps),
             substeps: prepared.substeps,
             gpu_bytes: crate::gpu::state::gpu_bytes(p, scene.physics.solver, !prepared.source.is_empty()),
+            schedule: crate::gpu::cost::describe(
+                &Schedule::new(Model::HeightField(scene.physics.solver), p, scene.rain.is_some()),
+                prepared.substeps,
+                p,
+                &prepared.body_params,
+            ),
             notes: prepared.notes,
         })
     }
@@ -620,6 +627,8 @@ pub struct Checked {
     pub gpu_bytes: u64,
     /// What the run would say on stderr before its first step.
     pub notes: Vec<String>,
+    /// The passes of a step and what each costs a GPU, as TOML comment lines.
+    pub schedule: String,
 }
 
 /// A scene's fields and uniforms, checked, before any backend exists.

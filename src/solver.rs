@@ -94,6 +94,14 @@ pub struct Setup<'a> {
     pub cover: &'a [crate::bodies::Cover],
 }
 
+impl Setup<'_> {
+    /// The passes of a step for this setup: the one list both backends run.
+    pub fn schedule(&self) -> crate::schedule::Schedule {
+        use crate::schedule::{Model, Schedule};
+        Schedule::new(Model::HeightField(self.method), &self.params, self.rain)
+    }
+}
+
 /// What the host hands a chunk: the volume target at its start and its rain.
 #[derive(Clone, Debug, Default)]
 pub struct ChunkInput {

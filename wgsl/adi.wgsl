@@ -1,3 +1,4 @@
+#import level
 // Kass & Miller's implicit step (§4–5) by alternating directions. With the depths d frozen from
 // h^(n−1) for the step (their linearisation) and k = g·dt²/dx², the step solves the approximate
 // factorisation

@@ -1,3 +1,4 @@
+#import bodies_common
 // Rigid bodies on the height field (GAMES103 "Two-Way Coupling", Wilson et al.'s dropped cube).
 //
 // `footprint` (every cell, after the water step): casts the vertical line through each cell centre
@@ -27,7 +28,6 @@
 // Semi-implicit Euler, then the body is kept inside the domain and above the ground.
 // Twin: src/cpu/bodies.rs.
 
-@group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<uniform> bp: BodyParams;
 @group(0) @binding(2) var<storage, read> ground: array<f32>;
 @group(0) @binding(3) var<storage, read_write> bodies: array<Body>;

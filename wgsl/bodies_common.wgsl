@@ -1,5 +1,6 @@
-// Shared by bodies.wgsl and coupling.wgsl (prepended after common.wgsl by src/gpu/shaders.rs).
-// Mirrors `crate::bodies::{BodyState, BodyParams, Solve}`: keep them in step (a test checks sizes).
+#import common
+// Shared by bodies.wgsl and coupling.wgsl (`#import bodies_common`).
+// Mirrors `crate::bodies::{BodyState, BodyParams, Solve}`: keep them in step (a test checks their layouts field by field).
 
 struct Body {
     // Centre x, y (metres) and z − ref; w: mass (kg).

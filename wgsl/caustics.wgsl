@@ -1,3 +1,4 @@
+#import look
 // Caustics on the ground (Kass & Miller §6's caustic shading; Evan Wallace's WebGL Water): light
 // refracted at the surface, traced down to the ground, counted where it lands. Runs after
 // surface.wgsl, once per frame:

@@ -1,6 +1,7 @@
-// Shared by every pass (prepended to each shader by src/gpu/shaders.rs).
-// Heights are stored relative to the scene's reference level: eta = h − ref, ground = b − ref.
-// Mirrors `crate::params::Params` in Rust: keep both in step (a test checks the size).
+// Shared by every pass that reads `Params` (each says `#import common`, which build.rs
+// resolves). Heights are stored relative to the scene's reference level: eta = h − ref,
+// ground = b − ref. The structs here are mirrored in Rust (`crate::params`); a test checks
+// their layouts field by field against naga's, and the constants reach Rust as `crate::wgsl::common`.
 
 struct Params {
     nx: u32,
@@ -36,6 +37,9 @@ struct Params {
     _pad1: u32,
     _pad2: u32,
 }
+
+// Every pass binds the uniform parameters at group 0, binding 0.
+@group(0) @binding(0) var<uniform> params: Params;
 
 // Knuth's TwoSum: s = fl(a + b) and the exact error e, a + b = s + e. Every intermediate passes
 // through `params.one`, so no compiler can simplify the error to zero (WGSL has no `precise`).

@@ -1,3 +1,4 @@
+#import bodies_common
 // Two-way coupling through a virtual height (GAMES103 "Virtual Height" and "Poisson's Equation").
 //
 // The tagged cells (bodies.wgsl `footprint`) hold water above a body's underside that the body
@@ -19,7 +20,6 @@
 //     arguments and the remaining iterations dispatch no work.
 // Twin: src/cpu/coupling.rs.
 
-@group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<uniform> bp: BodyParams;
 @group(0) @binding(2) var<storage, read> ground: array<f32>;
 @group(0) @binding(3) var<storage, read> cover: array<Cover>;

@@ -1,3 +1,4 @@
+#import common
 // Host edits between steps (src/water.rs): terrain brushes and splashes, applied in the order the
 // host made them, each a smooth bump w(r) = (1 − r²/R²)² of radius R cells around a point.
 //
@@ -39,7 +40,6 @@ struct Edits {
     list: array<HostEdit>,
 }
 
-@group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read_write> ground: array<f32>;
 @group(0) @binding(2) var<storage, read> totals: Totals;
 @group(0) @binding(3) var<storage, read_write> volume: Volume;

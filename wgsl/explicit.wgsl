@@ -1,3 +1,4 @@
+#import level
 // The explicit height-field step (Kass & Miller eq. 8 in flux form, GAMES103 "Solution 1"):
 //
 //   vel' = (1 − tau)·vel + k · Σ_faces d_face·(eta_nbr − eta),   eta' = eta + vel' (compensated)

@@ -1,8 +1,8 @@
+#import common
 // The bindings every pass that advances the state shares (explicit.wgsl, adi.wgsl), and the
 // last thing such a pass does to a cell: the dry-cell rule, the divergence flag and the store.
-// Prepended after common.wgsl by src/gpu/shaders.rs.
+// Imported by them with `#import level` (build.rs resolves imports).
 
-@group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> ground: array<f32>;
 @group(0) @binding(2) var<storage, read> totals: Totals;
 @group(0) @binding(3) var<storage, read_write> first_bad_step: atomic<u32>;

@@ -1,5 +1,5 @@
-// Shared by the render-side passes, surface.wgsl and caustics.wgsl (prepended to each by
-// src/gpu/shaders.rs; they do not use common.wgsl). Mirrors `crate::gpu::surface::Look`.
+// Shared by the render-side passes, surface.wgsl and caustics.wgsl (`#import look`; they
+// read no `Params`). Mirrors `crate::gpu::surface::Look`.
 
 struct Look {
     nx: u32,

@@ -1,7 +1,7 @@
+#import common
 // Records eta at each probe's cell after every step into a history buffer, so probes.csv gets a
 // row per step without a per-step readback. Twin: src/cpu/probe.rs.
 
-@group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> probe_cells: array<u32>;
 @group(0) @binding(2) var<storage, read_write> history: array<f32>;
 

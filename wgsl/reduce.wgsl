@@ -1,3 +1,4 @@
+#import common
 // Deterministic tree reduction of the state: the sum of eta and the count over wet cells (for the
 // ghost-mean side), the largest depth (for the stability check), a non-finite flag, the wet volume
 // the drains' shortfall, Σvel and what the dry-cell rule did (for the volume correction,
@@ -22,7 +23,6 @@ struct Partial {
     held: f32,
 }
 
-@group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> ground: array<f32>;
 @group(0) @binding(2) var<storage, read_write> partials: array<Partial>;
 @group(0) @binding(3) var<storage, read_write> totals: Totals;

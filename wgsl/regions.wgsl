@@ -1,3 +1,4 @@
+#import common
 // Volume per connected body of water (Kass & Miller §4: "find the connected pieces of the fluid
 // ... distribute the difference uniformly over the samples in the connected region"). Runs once
 // per step after the solver, before volume.wgsl's `apply` moves each wet cell by its region's
@@ -53,7 +54,6 @@ struct Meta {
     _pad1: u32,
 }
 
-@group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> ground: array<f32>;
 // Union-find parents: cell indices.
 @group(0) @binding(2) var<storage, read_write> parent: array<atomic<u32>>;

@@ -1,3 +1,4 @@
+#import common
 // Volume that never drifts (Kass & Miller §4, Wilson et al.'s global correction), and sources
 // and drains. Once per step, after the solver and a reduction (reduce.wgsl) of the new level:
 //
@@ -26,7 +27,6 @@
 // shortfall with the report at its end. Twin: src/cpu/volume.rs.
 
 
-@group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> ground: array<f32>;
 @group(0) @binding(2) var<storage, read> totals: Totals;
 @group(0) @binding(3) var<storage, read_write> volume: Volume;

@@ -5,8 +5,7 @@ use crate::bodies::{BodyParams, BodyState, Cover, MOTION_FIXED, MOTION_FREE, NO_
 use crate::params::Params;
 use glam::{Vec3, Vec4};
 
-const RING: u32 = 2;
-const BIG: f32 = 1.0e30;
+use crate::wgsl::bodies::{BIG, RING};
 
 fn quat(v: [f32; 4]) -> Vec4 {
     Vec4::from_array(v)

@@ -2,7 +2,7 @@
 //! same 1/2^16 integer units, so the two agree unless a weight rounds the other way.
 
 /// One cell's worth of light in the integer counts (WGSL `round` ties to even, so does the twin).
-pub const CAUSTIC_ONE: f32 = 65536.0;
+pub use crate::wgsl::caustics::CAUSTIC_ONE;
 
 /// The caustics intensity per cell (1 = flat water; dry cells 1). `light` is the direction the
 /// light travels (unit, z < 0), `ratio` 1 / the water's refractive index; `cover`, with bodies,

@@ -3,13 +3,8 @@
 
 use crate::params::{Params, Totals};
 
-pub(crate) const REFLECT: u32 = 0;
-pub(crate) const OPEN: u32 = 1;
-pub(crate) const PERIODIC: u32 = 2;
-pub(crate) const ABSORB: u32 = 3;
-pub(crate) const GHOST_MEAN: u32 = 4;
-pub(crate) const GHOST_SLOPE: u32 = 5;
-const INTERIOR: u32 = 6;
+pub(crate) use crate::wgsl::common::{ABSORB, GHOST_MEAN, GHOST_SLOPE, OPEN, PERIODIC, REFLECT};
+use crate::wgsl::explicit::INTERIOR;
 
 pub(crate) fn depth(eta: f32, ground: f32) -> f32 {
     (eta - ground).max(0.0)
@@ -175,16 +170,10 @@ impl Out<'_> {
     }
 }
 
-/// Whether `edges` has anything to do for these boundaries.
-pub fn needs_edges(p: &Params) -> bool {
-    let slope_x = p.bc_west == GHOST_SLOPE || p.bc_east == GHOST_SLOPE;
-    let slope_y = p.bc_south == GHOST_SLOPE || p.bc_north == GHOST_SLOPE;
-    p.uses(crate::scene::BoundaryMode::Absorb) || (slope_x && slope_y)
-}
-
-/// Twin of `step` then `edges`: one explicit substep into `out`. Returns whether any value came
+/// Twin of `step`, then of `edges` when the schedule asks for it
+/// (`schedule::needs_edges`): one explicit substep into `out`. Returns whether any value came
 /// out non-finite.
-pub fn step(level: &Level, out: &mut Out) -> bool {
+pub fn step(level: &Level, out: &mut Out, edges: bool) -> bool {
     let p = level.params;
     let mut bad = false;
     for j in 0..p.ny {
@@ -196,7 +185,7 @@ pub fn step(level: &Level, out: &mut Out) -> bool {
             bad |= out.store(c, level.ground[c], s, v, residual);
         }
     }
-    if needs_edges(p) {
+    if edges {
         for q in 0..2 * p.nx + 2 * (p.ny - 2) {
             let (i, j) = perimeter_cell(p, q);
             let c = level.cell(i, j);

@@ -15,7 +15,7 @@ pub mod volume;
 
 use crate::error::Result;
 use crate::params::{Params, Totals};
-use crate::scene::Solver as Method;
+use crate::schedule::{Pass, Schedule};
 use crate::solver::{ChunkInput, ChunkReport, Setup, Solver, SolverState};
 
 /// The CPU backend's state: the same buffers as the GPU's, ping-ponged by index.
@@ -31,17 +31,25 @@ pub struct CpuSolver {
     current: usize,
     probe_cells: Vec<u32>,
     totals: Totals,
-    method: Method,
+    /// The passes of a step, in order.
+    schedule: Schedule,
     source: Vec<f32>,
     shortfall: Vec<f32>,
     volume: volume::Volume,
     /// See `GpuSolver::counted_shortfall`.
     counted_shortfall: f32,
-    rains: bool,
     /// The per-region correction, when the scene asks for it.
     regions: Option<regions::Regions>,
     /// Rigid bodies and their coupling, when the scene has any.
     bodies: Option<Bodies>,
+}
+
+/// What one chunk gathers as its steps run.
+struct Chunk<'a> {
+    input: &'a ChunkInput,
+    first_bad: Option<u32>,
+    probes: Vec<f32>,
+    history: Vec<f32>,
 }
 
 /// The bodies' state on the CPU: the twin of the GPU's body buffers.
@@ -50,6 +58,8 @@ struct Bodies {
     states: Vec<crate::bodies::BodyState>,
     cover: Vec<crate::bodies::Cover>,
     vectors: coupling::Vectors,
+    /// The box `footprint` tagged on this step, for the coupling solve.
+    tags: bodies::TagBox,
     last: coupling::SolveReport,
 }
 
@@ -73,18 +83,18 @@ impl CpuSolver {
             current: 0,
             probe_cells: setup.probe_cells.to_vec(),
             totals: Totals::default(),
-            method: setup.method,
+            schedule: setup.schedule(),
             source: setup.source.to_vec(),
             shortfall: vec![0.0; if setup.source.is_empty() { 0 } else { n }],
             volume: volume::Volume::default(),
             counted_shortfall: 0.0,
-            rains: setup.rain,
             regions: (setup.params.regions != 0).then(|| regions::Regions::new(&setup.params)),
             bodies: (!setup.bodies.is_empty()).then(|| Bodies {
                 params: setup.body_params,
                 states: setup.bodies.to_vec(),
                 cover: setup.cover.to_vec(),
                 vectors: coupling::Vectors::new(n),
+                tags: bodies::EMPTY_BOX,
                 last: Default::default(),
             }),
         };
@@ -104,6 +114,119 @@ impl CpuSolver {
         };
         reduce::reduce(&self.params, &self.ground, &self.eta[p], &self.vel[p], extras)
     }
+
+    /// Runs one pass of step `index` of a chunk: the CPU executor of the schedule.
+    fn run_pass(&mut self, pass: Pass, index: u32, chunk: &mut Chunk) {
+        match pass {
+            Pass::Reduce => self.totals = self.reduce(),
+            Pass::Explicit { .. } | Pass::Adi => {
+                if self.substep(pass) && chunk.first_bad.is_none() {
+                    chunk.first_bad = Some(index);
+                }
+                self.current = 1 - self.current;
+            }
+            Pass::Footprint => {
+                let (p, b) = (self.current, self.bodies.as_mut().expect("bodies"));
+                b.tags = bodies::footprint(
+                    &self.params,
+                    &b.params,
+                    &b.states,
+                    &self.ground,
+                    &mut self.eta[p],
+                    &mut b.cover,
+                );
+            }
+            Pass::Coupling => {
+                let (p, b) = (self.current, self.bodies.as_mut().expect("bodies"));
+                b.last = coupling::couple(
+                    &self.params,
+                    &b.params,
+                    b.tags,
+                    &self.ground,
+                    &b.cover,
+                    &mut self.eta[p],
+                    &mut self.vel[p],
+                    &mut b.vectors,
+                );
+            }
+            Pass::Integrate => {
+                let (p, b) = (self.current, self.bodies.as_mut().expect("bodies"));
+                let eta = &self.eta[p];
+                bodies::integrate(
+                    &self.params,
+                    &b.params,
+                    &mut b.states,
+                    &self.ground,
+                    eta,
+                    &b.cover,
+                    &mut chunk.history,
+                );
+            }
+            Pass::Regions => {
+                let (p, r) = (self.current, self.regions.as_mut().expect("regions"));
+                r.record(&self.params, &self.ground, &self.eta[p], &self.vel[p]);
+            }
+            Pass::Volume => self.correct(index, &chunk.input.rain),
+            Pass::Probe => probe::record(&self.probe_cells, &self.eta[self.current], &mut chunk.probes),
+        }
+    }
+
+    /// Twin of the model's substep pass (explicit or ADI) from level `current` into the other.
+    /// Returns whether any value came out non-finite.
+    fn substep(&mut self, pass: Pass) -> bool {
+        let [eta_a, eta_b] = &mut self.eta;
+        let [vel_a, vel_b] = &mut self.vel;
+        let (eta_in, eta_out, vel_in, vel_out) = if self.current == 0 {
+            (&*eta_a, eta_b, &*vel_a, vel_b)
+        } else {
+            (&*eta_b, eta_a, &*vel_b, vel_a)
+        };
+        let level = explicit::Level {
+            params: &self.params,
+            ground: &self.ground,
+            totals: &self.totals,
+            eta: eta_in,
+            vel: vel_in,
+        };
+        let mut out = explicit::Out {
+            eta: eta_out,
+            vel: vel_out,
+            carry: &mut self.carry,
+            clamped: &mut self.clamped,
+        };
+        match pass {
+            Pass::Explicit { edges } => explicit::step(&level, &mut out, edges),
+            Pass::Adi => adi::step(&level, &mut out),
+            other => unreachable!("{other:?} is not a substep"),
+        }
+    }
+
+    /// Twin of volume.wgsl's `settle`, `apply` and `rain` for step `index` (after `Reduce` and,
+    /// under "regions", `Regions`).
+    fn correct(&mut self, index: u32, rain: &crate::rain::RainChunk) {
+        let drops = rain.steps.get(index as usize).copied().unwrap_or_default();
+        self.volume.settle(&self.params, &self.totals, index, drops.before);
+        let p = self.current;
+        let (labels, corrections, pending) = match &mut self.regions {
+            Some(r) => r.parts(),
+            None => (&[][..], &[][..], &mut [][..]),
+        };
+        let mut cells = volume::Cells {
+            ground: &self.ground,
+            source: &self.source,
+            shortfall: &mut self.shortfall,
+            eta: &mut self.eta[p],
+            vel: &mut self.vel[p],
+            carry: &mut self.carry,
+            clamped: &mut self.clamped,
+            labels,
+            corrections,
+            pending,
+        };
+        volume::apply(&self.params, &self.volume, &mut cells);
+        let run = drops.start as usize..(drops.start + drops.count) as usize;
+        volume::rain(&self.params, &mut cells, &rain.cells[run.clone()], &rain.heights[run]);
+    }
 }
 
 impl Solver for CpuSolver {
@@ -120,112 +243,24 @@ impl Solver for CpuSolver {
     fn advance(&mut self, steps: u32, substeps: u32, input: &ChunkInput) -> Result<ChunkReport> {
         self.volume = volume::Volume::start(input.target);
         self.volume.shortfall = -self.counted_shortfall;
-        let ghost_mean = self.params.uses(crate::scene::BoundaryMode::GhostMean);
-        let mut first_bad = None;
-        let mut probes = Vec::with_capacity(steps as usize * self.probe_cells.len());
-        let mut history = Vec::new();
+        let mut chunk = Chunk {
+            input,
+            first_bad: None,
+            probes: Vec::with_capacity(steps as usize * self.probe_cells.len()),
+            history: Vec::new(),
+        };
+        let schedule = self.schedule.clone();
         for index in 0..steps {
-            for _ in 0..substeps {
-                if ghost_mean {
-                    self.totals = self.reduce();
-                }
-                let (src, dst) = (self.current, 1 - self.current);
-                let [eta_a, eta_b] = &mut self.eta;
-                let [vel_a, vel_b] = &mut self.vel;
-                let (eta_in, eta_out, vel_in, vel_out) = if src == 0 {
-                    (&*eta_a, eta_b, &*vel_a, vel_b)
-                } else {
-                    (&*eta_b, eta_a, &*vel_b, vel_a)
-                };
-                let level = explicit::Level {
-                    params: &self.params,
-                    ground: &self.ground,
-                    totals: &self.totals,
-                    eta: eta_in,
-                    vel: vel_in,
-                };
-                let mut out = explicit::Out {
-                    eta: eta_out,
-                    vel: vel_out,
-                    carry: &mut self.carry,
-                    clamped: &mut self.clamped,
-                };
-                let bad = match self.method {
-                    Method::Explicit => explicit::step(&level, &mut out),
-                    Method::Adi => adi::step(&level, &mut out),
-                };
-                if bad && first_bad.is_none() {
-                    first_bad = Some(index);
-                }
-                self.current = dst;
+            for pass in schedule.step(substeps) {
+                self.run_pass(pass, index, &mut chunk);
             }
-            if let Some(b) = &mut self.bodies {
-                let p = self.current;
-                let tags = bodies::footprint(
-                    &self.params,
-                    &b.params,
-                    &b.states,
-                    &self.ground,
-                    &mut self.eta[p],
-                    &mut b.cover,
-                );
-                b.last = coupling::couple(
-                    &self.params,
-                    &b.params,
-                    tags,
-                    &self.ground,
-                    &b.cover,
-                    &mut self.eta[p],
-                    &mut self.vel[p],
-                    &mut b.vectors,
-                );
-                bodies::integrate(
-                    &self.params,
-                    &b.params,
-                    &mut b.states,
-                    &self.ground,
-                    &self.eta[p],
-                    &b.cover,
-                    &mut history,
-                );
-            }
-            if self.params.correct != 0 || self.params.sources != 0 || self.rains {
-                self.totals = self.reduce();
-                let rain = input.rain.steps.get(index as usize).copied().unwrap_or_default();
-                self.volume.settle(&self.params, &self.totals, index, rain.before);
-                let p = self.current;
-                let (labels, corrections, pending) = match &mut self.regions {
-                    Some(r) => {
-                        r.record(&self.params, &self.ground, &self.eta[p], &self.vel[p]);
-                        r.parts()
-                    }
-                    None => (&[][..], &[][..], &mut [][..]),
-                };
-                let mut cells = volume::Cells {
-                    ground: &self.ground,
-                    source: &self.source,
-                    shortfall: &mut self.shortfall,
-                    eta: &mut self.eta[p],
-                    vel: &mut self.vel[p],
-                    carry: &mut self.carry,
-                    clamped: &mut self.clamped,
-                    labels,
-                    corrections,
-                    pending,
-                };
-                volume::apply(&self.params, &self.volume, &mut cells);
-                let run = rain.start as usize..(rain.start + rain.count) as usize;
-                let (entries, heights) = (&input.rain.cells[run.clone()], &input.rain.heights[run]);
-                volume::rain(&self.params, &mut cells, entries, heights);
-            }
-            probe::record(&self.probe_cells, &self.eta[self.current], &mut probes);
         }
         self.totals = self.reduce();
         self.counted_shortfall = self.totals.shortfall;
         Ok(ChunkReport {
-            first_bad_step: first_bad,
+            first_bad_step: chunk.first_bad,
             totals: self.totals,
-            probes,
+            probes: chunk.probes,
             target: crate::solver::chunk_target(
                 input,
                 steps,
@@ -235,7 +270,7 @@ impl Solver for CpuSolver {
                 self.volume.held,
             ),
             regions: self.regions.as_ref().map_or(0, |r| r.count()),
-            bodies: history,
+            bodies: chunk.history,
             coupling: self.bodies.as_ref().map_or(Default::default(), |b| b.last),
         })
     }

@@ -2,8 +2,8 @@
 
 use crate::params::{Params, Totals, CELLS_PER_PARTIAL, CORRECT_CLAMPS};
 
-const WG: usize = 256;
-const PER_THREAD: usize = 8;
+const WG: usize = crate::wgsl::reduce::WG as usize;
+const PER_THREAD: usize = crate::wgsl::reduce::PER_THREAD as usize;
 
 #[derive(Clone, Copy, Default)]
 struct Lane {

@@ -9,11 +9,10 @@ use crate::scene::BoundaryMode;
 use bytemuck::{Pod, Zeroable};
 use wgpu::util::DeviceExt;
 
-/// Threads per solve workgroup and cells each holds (`WG`, `PER` in adi.wgsl).
-pub const WG: u32 = 256;
-pub const PER: u32 = 8;
 /// Cells one solve workgroup holds on chip.
-pub const CHIP: u32 = WG * PER;
+pub use crate::wgsl::adi::CHIP;
+/// Threads per solve workgroup and cells each holds (`WG`, `PER` in adi.wgsl).
+pub use crate::wgsl::adi::{PER, WG};
 
 /// Mirror of WGSL `Sweep`: 16 scalars, 64 bytes.
 #[repr(C)]

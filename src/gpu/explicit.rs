@@ -24,7 +24,7 @@ impl Explicit {
     }
 
     /// Records one substep reading level `current`; the caller flips `current` after. `edges` is
-    /// dispatched only when a side absorbs or two slope sides meet (see `cpu::explicit::needs_edges`).
+    /// dispatched only when a side absorbs or two slope sides meet (see `schedule::needs_edges`).
     pub fn step(
         &self,
         pass: &mut wgpu::ComputePass,

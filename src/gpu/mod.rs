@@ -4,6 +4,7 @@ pub mod adi;
 pub mod bodies;
 pub mod caustics;
 pub mod context;
+pub mod cost;
 pub mod coupling;
 pub mod edit;
 pub mod explicit;
@@ -12,6 +13,7 @@ pub mod probe;
 pub mod readback;
 pub mod reduce;
 pub mod regions;
+pub mod report;
 pub mod shaders;
 pub mod state;
 pub mod surface;
@@ -20,8 +22,9 @@ pub mod volume;
 pub use context::GpuContext;
 
 use crate::error::Result;
-use crate::params::{Params, Totals};
-use crate::scene::{BoundaryMode, Solver as Method};
+use crate::params::Params;
+use crate::scene::Solver as Method;
+use crate::schedule::{Pass, Schedule};
 use crate::solver::{chunk_target, ChunkInput, ChunkReport, Setup, Solver, SolverState};
 use state::GpuState;
 
@@ -43,14 +46,13 @@ pub struct GpuSolver {
     regions: Option<regions::Regions>,
     /// The rigid bodies and their coupling solve, built when the scene has bodies.
     bodies: Option<(bodies::Bodies, coupling::Coupling)>,
-    /// Whether each step runs the volume pass (a correction, sources, drains or rain).
-    corrects: bool,
+    /// The passes of a step, in order.
+    schedule: Schedule,
     /// The drains' shortfall on the last step of the last chunk: already in the target the host
     /// passes in, and cancelled from the next chunk's first `settle`, which reads it again.
     counted_shortfall: f32,
-    /// totals (48 B), first_bad_step (at 48), the chunk's drain shortfall (at 52), the region
-    /// count (at 56) and the volume the last step held (at 60), 4 B each, then from byte
-    /// `PROBES_AT` the probe history: one mapping per chunk.
+    /// The chunk's `report::Report`, then the probes' and bodies' histories: one mapping per
+    /// chunk.
     report_readback: wgpu::Buffer,
     eta_readback: wgpu::Buffer,
     adapter: String,
@@ -92,11 +94,11 @@ impl GpuSolver {
             level,
             reduce: reduce::Reduce::new(device, &state),
             probe: probe::Probe::new(device, &state),
-            corrects: params.correct != 0 || params.sources != 0 || setup.rain,
+            schedule: setup.schedule(),
             counted_shortfall: 0.0,
             report_readback: readback(
                 "report readback",
-                PROBES_AT + state.probe_history.size() + history_bytes,
+                report::HISTORY_AT + state.probe_history.size() + history_bytes,
             ),
             eta_readback: readback("eta readback", state.field_bytes()),
             device: device.clone(),
@@ -135,37 +137,49 @@ impl GpuSolver {
         }
     }
 
-    /// Records steps `from..to` of a chunk (their per-step slots) into an open pass: each step's
-    /// substeps, the bodies, the volume correction and the probes.
+    /// Records steps `from..to` of a chunk (their per-step slots) into an open pass: the
+    /// schedule's substep passes `substeps` times, then its passes after them.
     fn record_steps(&mut self, pass: &mut wgpu::ComputePass, from: u32, to: u32, substeps: u32) {
-        let ghost_mean = self.params.uses(BoundaryMode::GhostMean);
-        let edges = crate::cpu::explicit::needs_edges(&self.params);
+        let schedule = self.schedule.clone();
         for step in from..to {
-            let slot = step * self.state.slot_stride;
-            for _ in 0..substeps {
-                if ghost_mean {
-                    self.reduce.reduce(pass, &self.state);
-                }
-                match &self.adi {
-                    Some(adi) => adi.step(pass, &self.level, &self.state, slot),
-                    None => self.explicit.step(pass, &self.level, &self.state, slot, edges),
-                }
-                self.state.current = 1 - self.state.current;
+            for p in schedule.step(substeps) {
+                self.record_pass(pass, p, step);
             }
-            if let Some((bodies, coupling)) = &self.bodies {
-                bodies.footprint(pass, &self.state, slot);
-                coupling.record(pass, &self.state);
-                bodies.integrate(pass, &self.state, slot);
-            }
-            if self.corrects {
-                self.reduce.reduce(pass, &self.state);
-                if let Some(regions) = &self.regions {
-                    regions.record(pass, &mut self.state);
-                }
-                self.volume.correct(pass, &self.level, &self.state, step);
-            }
-            self.probe.record(pass, &self.state, slot);
         }
+    }
+
+    /// Records one pass of step `step` (its index within the chunk).
+    fn record_pass(&mut self, pass: &mut wgpu::ComputePass, p: Pass, step: u32) {
+        let slot = step * self.state.slot_stride;
+        match p {
+            Pass::Reduce => self.reduce.reduce(pass, &self.state),
+            Pass::Explicit { edges } => self.explicit.step(pass, &self.level, &self.state, slot, edges),
+            Pass::Adi => {
+                let adi = self.adi.as_ref().expect("the schedule runs ADI only when it was built");
+                adi.step(pass, &self.level, &self.state, slot)
+            }
+            Pass::Footprint => self.bodies().0.footprint(pass, &self.state, slot),
+            Pass::Coupling => self.bodies().1.record(pass, &self.state),
+            Pass::Integrate => self.bodies().0.integrate(pass, &self.state, slot),
+            Pass::Regions => {
+                let regions = self
+                    .regions
+                    .as_ref()
+                    .expect("the schedule runs regions only when built");
+                regions.record(pass, &mut self.state)
+            }
+            Pass::Volume => self.volume.correct(pass, &self.level, &self.state, step),
+            Pass::Probe => self.probe.record(pass, &self.state, slot),
+        }
+        if p.advances_level() {
+            self.state.current = 1 - self.state.current;
+        }
+    }
+
+    fn bodies(&self) -> &(bodies::Bodies, coupling::Coupling) {
+        self.bodies
+            .as_ref()
+            .expect("the schedule runs the body passes only when they were built")
     }
 
     /// Records one chunk of `steps` steps (at most `EMBEDDED_CHUNK`) into the caller's encoder,
@@ -286,77 +300,46 @@ impl Solver for GpuSolver {
             }
             self.queue.submit([encoder.finish()]);
         };
-        encoder.copy_buffer_to_buffer(&self.state.totals, 0, &self.report_readback, 0, 48);
-        encoder.copy_buffer_to_buffer(&self.state.first_bad_step, 0, &self.report_readback, 48, 4);
-        encoder.copy_buffer_to_buffer(&self.state.volume, 8, &self.report_readback, 52, 4);
-        encoder.copy_buffer_to_buffer(&self.state.volume, 20, &self.report_readback, 60, 4);
-        if self.regions.is_some() {
-            encoder.copy_buffer_to_buffer(&self.state.regions.counts, 4, &self.report_readback, 56, 4);
-        }
         let probe_bytes = steps as u64 * self.state.n_probes as u64 * 4;
-        if probe_bytes > 0 {
-            encoder.copy_buffer_to_buffer(
-                &self.state.probe_history,
-                0,
-                &self.report_readback,
-                PROBES_AT,
-                probe_bytes,
-            );
-        }
         let b = &self.state.bodies;
         let body_bytes = steps as u64 * b.count as u64 * crate::bodies::HISTORY_FLOATS as u64 * 4;
-        if body_bytes > 0 {
-            encoder.copy_buffer_to_buffer(&b.solve, 0, &self.report_readback, SOLVE_AT, 64);
-            encoder.copy_buffer_to_buffer(
-                &b.history,
-                0,
-                &self.report_readback,
-                PROBES_AT + probe_bytes,
-                body_bytes,
-            );
-        }
+        let regions = self.regions.is_some();
+        report::record(
+            &mut encoder,
+            &self.state,
+            &self.report_readback,
+            regions,
+            probe_bytes,
+            body_bytes,
+        );
         self.queue.submit([encoder.finish()]);
 
-        let report = readback::map(
+        let bytes = readback::map(
             &self.device,
             &self.report_readback,
-            PROBES_AT + probe_bytes + body_bytes,
+            report::HISTORY_AT + probe_bytes + body_bytes,
         )?;
-        let totals: Totals = bytemuck::pod_read_unaligned(&report[..48]);
-        let first_bad: u32 = bytemuck::pod_read_unaligned(&report[48..52]);
-        let shortfall: f32 = bytemuck::pod_read_unaligned(&report[52..56]);
-        let regions: u32 = bytemuck::pod_read_unaligned(&report[56..60]);
-        let held: f32 = bytemuck::pod_read_unaligned(&report[60..64]);
-        let words = |from: u64, bytes: u64| -> Vec<f32> {
-            report[from as usize..(from + bytes) as usize]
-                .chunks_exact(4)
-                .map(bytemuck::pod_read_unaligned)
-                .collect()
-        };
-        let probes = words(PROBES_AT, probe_bytes);
-        let body_history = words(PROBES_AT + probe_bytes, body_bytes);
-        let coupling = if body_bytes > 0 {
-            let solve: crate::bodies::Solve =
-                bytemuck::pod_read_unaligned(&report[SOLVE_AT as usize..SOLVE_AT as usize + 64]);
-            crate::cpu::coupling::SolveReport {
-                iterations: solve.iterations,
-                residual: if self.bodies.as_ref().is_some_and(|(_, c)| c.is_pcg()) {
-                    solve.residual()
+        let (head, probes, body_history) = report::read(&bytes, probe_bytes, body_bytes);
+        let totals = head.totals;
+        let coupling = match &self.bodies {
+            Some((_, coupling)) if body_bytes > 0 => crate::cpu::coupling::SolveReport {
+                iterations: head.solve.iterations,
+                residual: if coupling.is_pcg() {
+                    head.solve.residual()
                 } else {
                     f32::NAN
                 },
-            }
-        } else {
-            Default::default()
+            },
+            _ => Default::default(),
         };
         self.counted_shortfall = totals.shortfall;
         scopes.pop()?;
         Ok(ChunkReport {
-            first_bad_step: (first_bad != u32::MAX).then_some(first_bad),
+            first_bad_step: (head.first_bad_step != u32::MAX).then_some(head.first_bad_step),
             totals,
             probes,
-            target: chunk_target(input, steps, &self.params, shortfall, totals.shortfall, held),
-            regions: if self.regions.is_some() { regions } else { 0 },
+            target: chunk_target(input, steps, &self.params, head.shortfall, totals.shortfall, head.held),
+            regions: head.regions,
             bodies: body_history,
             coupling,
         })
@@ -468,11 +451,6 @@ fn steps_per_submit(cells: u32, substeps: u32, adi: bool) -> u32 {
 /// Steps an embedded chunk holds at most: `roll` reads the chunk's length from its step slot,
 /// and slots run 0..MAX_CHUNK − 1.
 pub const EMBEDDED_CHUNK: u32 = crate::params::MAX_CHUNK - 1;
-
-/// Where the coupling's `Solve` lands in the report readback (past the 64-byte report), and where
-/// the probe history starts, then the bodies' history.
-const SOLVE_AT: u64 = 64;
-const PROBES_AT: u64 = 128;
 
 /// Validation and out-of-memory error scopes, popped together into one `Result`.
 struct Scopes {

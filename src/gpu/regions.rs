@@ -6,10 +6,10 @@ use wgpu::util::DeviceExt;
 
 use super::state::{bind_group, layout, linear_groups, pipeline, storage_entry, uniform_entry, GpuState};
 
-/// Words per region in the table (`STRIDE` in regions.wgsl).
-const STRIDE: u64 = 16;
-/// Cells per labelling tile (`TILE` in regions.wgsl).
-const TILE: u32 = 256;
+/// Words per region in the table.
+const STRIDE: u64 = crate::wgsl::regions::STRIDE as u64;
+/// Cells per labelling tile.
+use crate::wgsl::regions::TILE;
 /// Workgroups of the per-region passes, which loop over the regions: most steps have a handful,
 /// and idle workgroups still cost a software adapter a few microseconds each.
 const REGION_GROUPS: u32 = 16;

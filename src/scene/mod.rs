@@ -200,17 +200,17 @@ impl Default for Physics {
 #[repr(u32)]
 pub enum BoundaryMode {
     /// Closed wall (Neumann): the missing face carries no flux.
-    Reflect = 0,
+    Reflect = crate::wgsl::common::REFLECT,
     /// Dirichlet: the ghost holds the still level.
-    Open = 1,
+    Open = crate::wgsl::common::OPEN,
     /// Wraps to the opposite side.
-    Periodic = 2,
+    Periodic = crate::wgsl::common::PERIODIC,
     /// Non-reflecting (Mur's discrete Engquist–Majda condition).
-    Absorb = 3,
+    Absorb = crate::wgsl::common::ABSORB,
     /// Wilson et al.: the ghost holds the mean surface height of the wet cells.
-    GhostMean = 4,
+    GhostMean = crate::wgsl::common::GHOST_MEAN,
     /// Wilson et al.: the ghost extrapolates linearly, 2·h_edge − h_inner.
-    GhostSlope = 5,
+    GhostSlope = crate::wgsl::common::GHOST_SLOPE,
 }
 
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]

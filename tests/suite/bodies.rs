@@ -1,7 +1,6 @@
 //! Rigid bodies two-way coupled with the water (GAMES103's virtual height, Wilson et al.'s cube):
 //! Archimedes, volume, the solvers, GPU against CPU, the dropped cube, scripted bodies.
 
-
 use crate::common::{scene, simulation, BOTH};
 use shoal::bodies::BodySample;
 use shoal::{Backend, Simulation};

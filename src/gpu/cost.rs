@@ -1,0 +1,233 @@
+//! What each pass of the schedule costs a GPU: the bytes per cell it streams through memory and
+//! its dispatches. `shoal run --dry-run` prints them per pass and per step.
+//!
+//! Bytes count each per-cell buffer a pass's dispatches stream once per dispatch (a neighbour's
+//! value is taken to come from cache, as it does on a GPU for a 16×16 tile); uniforms, per-body
+//! and per-workgroup data are left out. They are read off the WGSL bindings, so they are a model
+//! of the traffic, not a measurement: on a GPU these passes are bandwidth-bound, so bytes per
+//! cell times cells per second is the ceiling to compare measured steps/s against.
+
+use super::adi::Tiling;
+use crate::bodies::BodyParams;
+use crate::params::{Params, CORRECT_CLAMPS};
+use crate::scene::BoundaryMode;
+use crate::schedule::{Pass, Schedule};
+
+/// One pass's cost: bytes per cell read and written, dispatches, and what the figures leave out.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Cost {
+    pub read: u32,
+    pub written: u32,
+    pub dispatches: u32,
+    /// Work that does not scale with the grid (a body, a probe, a box of tagged cells).
+    pub note: &'static str,
+}
+
+impl std::ops::Add for Cost {
+    type Output = Cost;
+    fn add(self, o: Cost) -> Cost {
+        Cost {
+            read: self.read + o.read,
+            written: self.written + o.written,
+            dispatches: self.dispatches + o.dispatches,
+            note: "",
+        }
+    }
+}
+
+const F32: u32 = 4;
+
+/// The cost of `pass` for these parameters (`bodies` for the coupling's iteration count).
+pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams) -> Cost {
+    let on = |flag: bool, bytes: u32| if flag { bytes } else { 0 };
+    let clamps = p.correct == CORRECT_CLAMPS;
+    let cost = |read, written, dispatches| Cost {
+        read,
+        written,
+        dispatches,
+        note: "",
+    };
+    match pass {
+        // partial_sums streams eta, vel and ground (+ shortfall, clamp record, covers); finish
+        // folds one partial per 2048 cells.
+        Pass::Reduce => cost(
+            3 * F32 + on(p.sources != 0, F32) + on(clamps, 2 * F32) + on(p.bodies != 0, 4 * F32),
+            0,
+            2,
+        ),
+        // step: ground, eta, vel and carry in; eta, vel and carry out. edges: the perimeter.
+        Pass::Explicit { edges } => cost(4 * F32, 3 * F32, 1 + edges as u32),
+        Pass::Adi => adi_cost(p),
+        Pass::Footprint => cost(2 * F32, 5 * F32, 1),
+        Pass::Coupling => {
+            let solve = if bodies.method == crate::bodies::COUPLING_PCG {
+                5 * bodies.iterations
+            } else {
+                bodies.iterations
+            };
+            Cost {
+                note: "over the box of tagged cells only",
+                ..cost(0, 0, 4 + solve)
+            }
+        }
+        Pass::Integrate => Cost {
+            note: "one workgroup per body",
+            ..cost(0, 0, 1)
+        },
+        // union-find labels (ground, eta, parents), numbering and spread (labels), then the
+        // per-region sums (labels, eta, vel, ground) and the split/settle of the table.
+        Pass::Regions => cost(10 * F32, 3 * F32, 9),
+        // apply: ground, eta, vel, carry (+ labels, sources, clamp record) in, eta, vel, carry
+        // (+ shortfall, pending, clamp record) out; settle is one thread; rain runs on steps
+        // with drops, one thread per drop.
+        Pass::Volume => cost(
+            4 * F32 + on(p.regions != 0, F32) + on(p.sources != 0, F32) + on(clamps, 2 * F32),
+            3 * F32 + on(p.sources != 0, F32) + on(p.sources != 0 && p.regions != 0, F32) + on(clamps, 2 * F32),
+            2,
+        ),
+        Pass::Probe => Cost {
+            note: "one thread per probe",
+            ..cost(0, 0, 1)
+        },
+    }
+}
+
+/// One ADI substep: per axis, `levels` global PCR steps (`build` then `reduce_global`, scratch
+/// vec4s) for lines longer than 2048 cells, the on-chip solve, the cyclic factor on periodic
+/// lines and the flux-form rebuild (`conserve`) where the solve could not fuse it.
+fn adi_cost(p: &Params) -> Cost {
+    let periodic = |a: u32, b: u32| a == BoundaryMode::Periodic as u32 && b == BoundaryMode::Periodic as u32;
+    let axes = [
+        (p.nx, periodic(p.bc_west, p.bc_east)),
+        (p.ny, periodic(p.bc_south, p.bc_north)),
+    ];
+    let mut total = Cost::default();
+    for (axis, (n, periodic)) in axes.into_iter().enumerate() {
+        let tiling = Tiling::for_line(n);
+        let fused = tiling.levels == 0 && !periodic;
+        // The x sweep reads eta, vel and ground and writes δx; the y sweep reads eta, ground, δx
+        // and carry and writes the level (eta, vel, carry).
+        let mut c = if axis == 0 {
+            Cost {
+                read: 3 * F32,
+                written: F32,
+                dispatches: 1,
+                note: "",
+            }
+        } else {
+            Cost {
+                read: 4 * F32,
+                written: 3 * F32,
+                dispatches: 1,
+                note: "",
+            }
+        };
+        if tiling.levels > 0 {
+            c.read += 3 * F32 + tiling.levels * 4 * F32;
+            c.written += (1 + tiling.levels) * 4 * F32;
+            c.dispatches += 1 + tiling.levels;
+        }
+        if periodic {
+            c.read += F32;
+            c.written += F32;
+            c.dispatches += 1;
+        }
+        if !fused {
+            c.read += 3 * F32;
+            c.written += F32;
+            c.dispatches += 1;
+        }
+        total = total + c;
+    }
+    let slope = BoundaryMode::GhostSlope as u32;
+    if (p.bc_west == slope || p.bc_east == slope) && (p.bc_south == slope || p.bc_north == slope) {
+        total.dispatches += 1;
+    }
+    total
+}
+
+/// The schedule's cost per pass, in the order a step runs them, each with how many times a
+/// step runs it, then the step's total.
+pub fn step_cost(
+    schedule: &Schedule,
+    substeps: u32,
+    p: &Params,
+    bodies: &BodyParams,
+) -> (Vec<(Pass, u32, Cost)>, Cost) {
+    let mut rows = Vec::new();
+    let mut total = Cost::default();
+    for (passes, times) in [(&schedule.substep, substeps), (&schedule.after, 1)] {
+        for &pass in passes {
+            let c = pass_cost(pass, p, bodies);
+            for _ in 0..times {
+                total = total + c;
+            }
+            rows.push((pass, times, c));
+        }
+    }
+    (rows, total)
+}
+
+/// The schedule's cost as `shoal run --dry-run` prints it: TOML comments, one line a pass.
+pub fn describe(schedule: &Schedule, substeps: u32, p: &Params, bodies: &BodyParams) -> String {
+    let (rows, total) = step_cost(schedule, substeps, p, bodies);
+    let mut out = format!(
+        "# schedule ({:?}), per step of {substeps} substep(s):\n",
+        schedule.model
+    );
+    for (pass, times, c) in rows {
+        let note = if c.note.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", c.note)
+        };
+        out += &format!(
+            "#   {times} × {:<18} read {:>3} B/cell, write {:>3} B/cell, {:>3} dispatch(es){note}\n",
+            pass.name(),
+            c.read,
+            c.written,
+            c.dispatches
+        );
+    }
+    out += &format!(
+        "# step total: {} B/cell ({} read, {} written), {} dispatches\n",
+        total.read + total.written,
+        total.read,
+        total.written,
+        total.dispatches
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schedule::Model;
+
+    #[test]
+    fn an_adi_substep_on_short_closed_lines_is_two_fused_solves() {
+        let p = Params {
+            nx: 256,
+            ny: 128,
+            ..Params::default()
+        };
+        let c = pass_cost(Pass::Adi, &p, &BodyParams::default());
+        assert_eq!(c.dispatches, 2);
+        assert_eq!((c.read, c.written), (28, 16));
+    }
+
+    #[test]
+    fn the_step_total_counts_each_substep() {
+        let p = Params {
+            nx: 64,
+            ny: 64,
+            n_probes: 1,
+            ..Params::default()
+        };
+        let s = Schedule::new(Model::HeightField(crate::scene::Solver::Explicit), &p, false);
+        let (rows, total) = step_cost(&s, 3, &p, &BodyParams::default());
+        assert_eq!(rows.len(), 2);
+        assert_eq!(total.dispatches, 3 + 1);
+        assert_eq!(total.read + total.written, 3 * 28);
+    }
+}

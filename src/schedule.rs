@@ -1,0 +1,186 @@
+//! A step as a schedule: the passes of one step, in order, built once from the scene. The GPU
+//! backend records it (`gpu::GpuSolver`), the CPU backend runs it (`cpu::CpuSolver`): the order of
+//! a step is written here and nowhere else.
+//!
+//! A water model contributes the passes of its substep ([`Model::substep`]); the passes around it
+//! (the bodies' coupling, the volume correction, the probes) follow from the scene. Adding a pass
+//! or a model means a variant of [`Pass`], a line in [`Schedule::new`], and one arm in each
+//! executor (the compiler lists the executors that lack it). What each pass costs a GPU is
+//! declared beside its dispatches, in `gpu::cost`.
+
+use crate::params::Params;
+use crate::scene::{BoundaryMode, Solver as Method};
+
+/// One pass of a step, named after its WGSL file (and entry point where a file has several).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pass {
+    /// `reduce.wgsl`: the totals of the current level (the mean wet surface that ghost-mean sides
+    /// read; the volume that the correction holds to its target).
+    Reduce,
+    /// `explicit.wgsl`: one explicit substep of Kass & Miller's height field (eq. 17 with the
+    /// face depths of §4), then `edges` where a side absorbs or two slope sides meet.
+    Explicit { edges: bool },
+    /// `adi.wgsl`: one implicit substep by alternating directions (§4–5).
+    Adi,
+    /// `bodies.wgsl` `footprint`: what covers each column, and the cells a body expels water from.
+    Footprint,
+    /// `coupling.wgsl`: GAMES103's virtual-height solve, applied to the level.
+    Coupling,
+    /// `bodies.wgsl` `integrate`: forces and one semi-implicit Euler step of each body.
+    Integrate,
+    /// `regions.wgsl`: labels the connected bodies of water and each one's correction.
+    Regions,
+    /// `volume.wgsl` `settle`, `apply`, `rain`: the correction, sources, drains and this step's drops.
+    Volume,
+    /// `probe.wgsl`: the gauges' heights after the step.
+    Probe,
+}
+
+impl Pass {
+    /// Whether the pass writes the next level of the ping-pong (the caller flips it after).
+    pub fn advances_level(self) -> bool {
+        matches!(self, Pass::Explicit { .. } | Pass::Adi)
+    }
+
+    /// The pass's name as `shoal run --dry-run` prints it: its WGSL file and entry points.
+    pub fn name(self) -> &'static str {
+        match self {
+            Pass::Reduce => "reduce",
+            Pass::Explicit { edges: false } => "explicit",
+            Pass::Explicit { edges: true } => "explicit + edges",
+            Pass::Adi => "adi",
+            Pass::Footprint => "bodies.footprint",
+            Pass::Coupling => "coupling",
+            Pass::Integrate => "bodies.integrate",
+            Pass::Regions => "regions",
+            Pass::Volume => "volume",
+            Pass::Probe => "probe",
+        }
+    }
+}
+
+/// A water model: what advances the level by one substep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Model {
+    /// Kass & Miller's height field, by the explicit or the ADI solver.
+    HeightField(Method),
+}
+
+impl Model {
+    /// The passes of one substep, in order.
+    pub fn substep(self, params: &Params) -> Vec<Pass> {
+        match self {
+            Model::HeightField(method) => {
+                let mut passes = Vec::new();
+                // Ghost-mean sides read the mean wet surface of the level they step from.
+                if params.uses(BoundaryMode::GhostMean) {
+                    passes.push(Pass::Reduce);
+                }
+                passes.push(match method {
+                    Method::Explicit => Pass::Explicit {
+                        edges: needs_edges(params),
+                    },
+                    Method::Adi => Pass::Adi,
+                });
+                passes
+            }
+        }
+    }
+}
+
+/// Whether the explicit solver's `edges` entry has anything to do: a side absorbs (Mur's
+/// condition runs after the interior) or two ghost-slope sides meet at a corner.
+pub fn needs_edges(p: &Params) -> bool {
+    let slope = BoundaryMode::GhostSlope as u32;
+    let slope_x = p.bc_west == slope || p.bc_east == slope;
+    let slope_y = p.bc_south == slope || p.bc_north == slope;
+    p.uses(BoundaryMode::Absorb) || (slope_x && slope_y)
+}
+
+/// The passes of one step: `substep` runs `substeps` times, then `after` once.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Schedule {
+    pub model: Model,
+    pub substep: Vec<Pass>,
+    pub after: Vec<Pass>,
+}
+
+impl Schedule {
+    /// The step the scene asks for. `rain`: the scene has `[rain]`.
+    pub fn new(model: Model, params: &Params, rain: bool) -> Schedule {
+        let mut after = Vec::new();
+        if params.bodies != 0 {
+            after.extend([Pass::Footprint, Pass::Coupling, Pass::Integrate]);
+        }
+        if corrects(params, rain) {
+            after.push(Pass::Reduce);
+            if params.regions != 0 {
+                after.push(Pass::Regions);
+            }
+            after.push(Pass::Volume);
+        }
+        if params.n_probes != 0 {
+            after.push(Pass::Probe);
+        }
+        Schedule {
+            model,
+            substep: model.substep(params),
+            after,
+        }
+    }
+
+    /// Every pass of a step with `substeps` substeps, in the order they run.
+    pub fn step(&self, substeps: u32) -> impl Iterator<Item = Pass> + '_ {
+        (0..substeps)
+            .flat_map(|_| self.substep.iter().copied())
+            .chain(self.after.iter().copied())
+    }
+}
+
+/// Whether a step ends with the volume pass: a correction to hold, sources, drains or rain.
+pub fn corrects(params: &Params, rain: bool) -> bool {
+    params.correct != 0 || params.sources != 0 || rain
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params() -> Params {
+        Params {
+            nx: 8,
+            ny: 8,
+            ..Params::default()
+        }
+    }
+
+    #[test]
+    fn a_plain_explicit_step_is_one_pass() {
+        let s = Schedule::new(Model::HeightField(Method::Explicit), &params(), false);
+        assert_eq!(s.step(3).collect::<Vec<_>>(), vec![Pass::Explicit { edges: false }; 3]);
+    }
+
+    #[test]
+    fn the_order_is_model_bodies_correction_probes() {
+        let p = Params {
+            correct: crate::params::CORRECT_TARGET,
+            regions: 4,
+            bodies: 1,
+            n_probes: 2,
+            bc_west: BoundaryMode::GhostMean as u32,
+            ..params()
+        };
+        let s = Schedule::new(Model::HeightField(Method::Adi), &p, false);
+        use Pass::*;
+        assert_eq!(
+            s.step(1).collect::<Vec<_>>(),
+            vec![Reduce, Adi, Footprint, Coupling, Integrate, Reduce, Regions, Volume, Probe]
+        );
+    }
+
+    #[test]
+    fn rain_alone_brings_the_volume_pass() {
+        let s = Schedule::new(Model::HeightField(Method::Explicit), &params(), true);
+        assert_eq!(s.after, vec![Pass::Reduce, Pass::Volume]);
+    }
+}
