@@ -126,13 +126,15 @@ fn pcg_reaches_its_tolerance_on_both_backends() {
 
 /// GPU and CPU run the same passes; they differ by float32 rounding (fused multiply-adds, the
 /// workgroup trees' order of summation), which the water's own dynamics do not amplify much in
-/// 500 steps. A tilted box dropped into the pool: positions within 1 mm (0.5 % of its size),
+/// `steps` steps. A tilted box dropped into the pool: positions within 1 mm (0.5 % of its size),
 /// orientations within 2e-3, velocities within 2 cm/s.
-#[test]
-fn gpu_and_cpu_body_trajectories_agree_over_500_steps() {
+fn gpu_and_cpu_body_trajectories_agree(physics: &str, steps: u64) {
     let body = "size = [0.3, 0.2, 0.15]\nposition = [0.7, 0.9, 0.2]\nrotation = [15.0, -10.0, 25.0]\ndensity = 450.0";
-    let s = scene(&pool("", &[body]));
-    let runs: Vec<_> = BOTH.iter().map(|&b| trajectory(&mut simulation(&s, b), 500)).collect();
+    let s = scene(&pool(physics, &[body]));
+    let runs: Vec<_> = BOTH
+        .iter()
+        .map(|&b| trajectory(&mut simulation(&s, b), steps))
+        .collect();
     let (mut dp, mut dq, mut dv) = (0.0f64, 0.0f64, 0.0f64);
     for (c, g) in runs[0].iter().zip(&runs[1]) {
         let (c, g) = (c[0], g[0]);
@@ -141,12 +143,26 @@ fn gpu_and_cpu_body_trajectories_agree_over_500_steps() {
         dq = dq.max(diff(&c.orientation, &g.orientation));
         dv = dv.max(diff(&c.velocity, &g.velocity));
     }
-    println!("GPU vs CPU over 500 steps: position {dp:.2e} m, orientation {dq:.2e}, velocity {dv:.2e} m/s");
-    assert_eq!(runs[0].len(), 501);
+    println!(
+        "GPU vs CPU over {steps} steps ({physics}): position {dp:.2e} m, orientation {dq:.2e}, velocity {dv:.2e} m/s"
+    );
+    assert_eq!(runs[0].len(), steps as usize + 1);
     assert!(
         dp <= 1e-3 && dq <= 2e-3 && dv <= 2e-2,
         "position {dp}, orientation {dq}, velocity {dv}"
     );
+}
+
+#[test]
+fn gpu_and_cpu_body_trajectories_agree_over_500_steps() {
+    gpu_and_cpu_body_trajectories_agree("", 500);
+}
+
+/// The Jacobi solve's two entry points (`jacobi_even`, `jacobi_odd`) against their twin: 200
+/// steps take the box from the drop through its first plunge, where the solve works hardest.
+#[test]
+fn gpu_and_cpu_body_trajectories_agree_under_jacobi() {
+    gpu_and_cpu_body_trajectories_agree("coupling = \"jacobi\"", 200);
 }
 
 /// Wilson et al.'s experiment: a cube dropped from above the surface into a pool whose waves
