@@ -263,7 +263,7 @@ fn kept_rows(path: &Path, step: u64) -> Result<Vec<String>> {
 
 /// A coupling figure of the last step for stats.csv: empty without bodies (and for a residual
 /// the GPU's Jacobi does not measure).
-fn coupling(sim: &Simulation, cell: impl Fn(crate::cpu::coupling::SolveReport) -> Cell) -> Cell {
+fn coupling(sim: &Simulation, cell: impl Fn(crate::solver::SolveReport) -> Cell) -> Cell {
     if sim.bodies().is_empty() {
         return Cell::Empty;
     }

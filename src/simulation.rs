@@ -47,7 +47,7 @@ pub struct Simulation {
     /// The bodies as built: their shapes, for `body_tops`.
     body_shapes: Vec<crate::bodies::BodyState>,
     /// How the coupling solve went on the last step.
-    coupling: crate::cpu::coupling::SolveReport,
+    coupling: crate::solver::SolveReport,
     /// Keeps an owned GPU context alive (None on the CPU or on a borrowed device).
     context: Option<GpuContext>,
 }
@@ -511,7 +511,7 @@ impl Simulation {
 
     /// How the coupling solve went on the last step: PCG's iterations and relative residual
     /// (Jacobi: its sweeps; its residual is measured on the CPU only, NaN on the GPU).
-    pub fn coupling(&self) -> crate::cpu::coupling::SolveReport {
+    pub fn coupling(&self) -> crate::solver::SolveReport {
         self.coupling
     }
 

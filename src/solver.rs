@@ -21,7 +21,16 @@ pub struct ChunkReport {
     /// Each body after each step: `steps × bodies × HISTORY_FLOATS`, row per step.
     pub bodies: Vec<f32>,
     /// How the coupling solve went on the chunk's last step.
-    pub coupling: crate::cpu::coupling::SolveReport,
+    pub coupling: SolveReport,
+}
+
+/// How the last coupling solve went.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SolveReport {
+    /// PCG iterations, or Jacobi sweeps.
+    pub iterations: u32,
+    /// |r|/|b| as the solver tracks it (PCG's recurrence; Jacobi computes it at the end).
+    pub residual: f32,
 }
 
 /// A backend: holds the state and runs the passes of a step. `Send`, so a `Simulation` can live on

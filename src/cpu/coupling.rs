@@ -6,14 +6,7 @@ use super::bodies::{TagBox, EMPTY_BOX};
 use crate::bodies::{BodyParams, Cover, COUPLING_PCG};
 use crate::params::Params;
 
-/// How the last solve went.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct SolveReport {
-    /// PCG iterations, or Jacobi sweeps.
-    pub iterations: u32,
-    /// |r|/|b| as the solver tracks it (PCG's recurrence; Jacobi computes it at the end).
-    pub residual: f32,
-}
+pub use crate::solver::SolveReport;
 
 /// The box the solve runs over: the tagged cells and their neighbours (`plan`).
 #[derive(Clone, Copy, Debug)]

@@ -322,7 +322,7 @@ impl Solver for GpuSolver {
         let (head, probes, body_history) = report::read(&bytes, probe_bytes, body_bytes);
         let totals = head.totals;
         let coupling = match &self.bodies {
-            Some((_, coupling)) if body_bytes > 0 => crate::cpu::coupling::SolveReport {
+            Some((_, coupling)) if body_bytes > 0 => crate::solver::SolveReport {
                 iterations: head.solve.iterations,
                 residual: if coupling.is_pcg() {
                     head.solve.residual()
