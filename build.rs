@@ -129,20 +129,22 @@ fn append(
 }
 
 fn validate(file: &str, r: &Resolved) -> naga::Module {
-    let at = |line: Option<u32>, col: u32| -> String {
-        match line.and_then(|l| r.origins.get(l as usize - 1)) {
-            Some((f, l)) => format!("wgsl/{f}:{l}:{col}"),
+    // Fails the build at the WGSL file and line the error points into.
+    let report = |loc: Option<naga::SourceLocation>, message: String, emitted: String| -> ! {
+        let at = match loc.and_then(|l| r.origins.get(l.line_number as usize - 1).map(|o| (o, l))) {
+            Some(((f, line), l)) => format!("wgsl/{f}:{line}:{}", l.line_position),
             None => format!("wgsl/{file}"),
-        }
+        };
+        fail(&format!(
+            "{at}: {message} (in the shader built from wgsl/{file})\n{emitted}"
+        ))
     };
     let module = naga::front::wgsl::parse_str(&r.source).unwrap_or_else(|e| {
-        let loc = e.location(&r.source);
-        fail(&format!(
-            "{}: {} (in the shader built from wgsl/{file})\n{}",
-            at(loc.map(|l| l.line_number), loc.map_or(0, |l| l.line_position)),
-            e.message(),
-            e.emit_to_string(&r.source)
-        ))
+        report(
+            e.location(&r.source),
+            e.message().to_string(),
+            e.emit_to_string(&r.source),
+        )
     });
     naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
@@ -150,13 +152,11 @@ fn validate(file: &str, r: &Resolved) -> naga::Module {
     )
     .validate(&module)
     .unwrap_or_else(|e| {
-        let loc = e.location(&r.source);
-        fail(&format!(
-            "{}: {} (in the shader built from wgsl/{file})\n{}",
-            at(loc.map(|l| l.line_number), loc.map_or(0, |l| l.line_position)),
-            e.as_inner(),
-            e.emit_to_string(&r.source)
-        ))
+        report(
+            e.location(&r.source),
+            e.as_inner().to_string(),
+            e.emit_to_string(&r.source),
+        )
     });
     module
 }

@@ -78,6 +78,26 @@ pub use crate::wgsl::common::CORRECT_CLAMPS;
 /// `Params::correct`: hold a closed domain to its target.
 pub use crate::wgsl::common::CORRECT_TARGET;
 
+/// Mirror of WGSL `Volume` (common.wgsl): the volume target at a chunk's start and this step's
+/// correction. The GPU keeps it in one small buffer; the CPU twin steps it in `cpu::volume`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct VolumeState {
+    /// The target at the start of the chunk, split from the host's f64 (metres·cells).
+    pub start_hi: f32,
+    pub start_lo: f32,
+    /// Σ of the drains' shortfall since the chunk began.
+    pub shortfall: f32,
+    /// The height every wet cell moves by this step, and what every wet cell's vel moves by.
+    pub correction: f32,
+    pub vel_correction: f32,
+    /// Under `CORRECT_CLAMPS`: the volume above the still water once this step is corrected.
+    pub held: f32,
+    /// Σ depth above the still water before a host edit (edit.wgsl's `mark`; GPU only).
+    pub marked: f32,
+    pub _pad: u32,
+}
+
 /// Mirror of WGSL `StepSlot`, one per step of a submit, bound with a dynamic offset.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]

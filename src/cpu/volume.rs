@@ -3,17 +3,9 @@
 use super::explicit::{depth, two_sum};
 use crate::params::{Params, Totals, CORRECT_CLAMPS, CORRECT_TARGET};
 
-/// Twin of WGSL `Volume`: the chunk's start target, its shortfall so far, this step's correction.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Volume {
-    pub start_hi: f32,
-    pub start_lo: f32,
-    pub shortfall: f32,
-    pub correction: f32,
-    pub vel_correction: f32,
-    /// Under `CORRECT_CLAMPS`: the volume above the still water once this step is corrected.
-    pub held: f32,
-}
+/// The twin of WGSL `Volume`: the chunk's start target, its shortfall so far, this step's
+/// correction.
+pub use crate::params::VolumeState as Volume;
 
 impl Volume {
     /// What the host writes at a chunk's start.

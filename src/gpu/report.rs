@@ -4,27 +4,9 @@
 
 use super::state::GpuState;
 use crate::bodies::Solve;
-use crate::params::Totals;
+use crate::params::{Totals, VolumeState};
 use bytemuck::{Pod, Zeroable};
 use std::mem::{offset_of, size_of};
-
-/// Mirror of WGSL `Volume` (common.wgsl): the volume target and this step's correction.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct VolumeRecord {
-    /// The target at the start of the chunk, split from the host's f64 (metres·cells).
-    pub start_hi: f32,
-    pub start_lo: f32,
-    /// Σ of the drains' shortfall since the chunk began.
-    pub shortfall: f32,
-    pub correction: f32,
-    pub vel_correction: f32,
-    /// Under `CORRECT_CLAMPS`: the volume above the still water once the step is corrected.
-    pub held: f32,
-    /// Σ depth above the still water before a host edit (edit.wgsl's `mark`).
-    pub marked: f32,
-    pub _pad: u32,
-}
 
 /// Mirror of WGSL `Meta` (regions.wgsl): the region counts before and after the last labelling.
 #[repr(C)]
@@ -43,7 +25,7 @@ pub struct Report {
     pub totals: Totals,
     /// First step within the chunk that went non-finite; u32::MAX when none.
     pub first_bad_step: u32,
-    /// `VolumeRecord::shortfall` and `::held` after the chunk.
+    /// `VolumeState::shortfall` and `::held` after the chunk.
     pub shortfall: f32,
     /// `RegionCounts::count` (left 0 unless "regions" runs).
     pub regions: u32,
@@ -85,11 +67,11 @@ pub fn record(
         encoder.copy_buffer_to_buffer(&state.volume, at(field), readback, at(to), word)
     };
     volume(
-        offset_of!(VolumeRecord, shortfall),
+        offset_of!(VolumeState, shortfall),
         offset_of!(Report, shortfall),
         encoder,
     );
-    volume(offset_of!(VolumeRecord, held), offset_of!(Report, held), encoder);
+    volume(offset_of!(VolumeState, held), offset_of!(Report, held), encoder);
     if regions {
         let count = at(offset_of!(RegionCounts, count));
         encoder.copy_buffer_to_buffer(
@@ -136,8 +118,8 @@ mod tests {
     fn the_volume_and_region_records_mirror_their_wgsl() {
         check_mirror(
             "Volume",
-            size_of::<VolumeRecord>(),
-            fields!(VolumeRecord {
+            size_of::<VolumeState>(),
+            fields!(VolumeState {
                 start_hi,
                 start_lo,
                 shortfall,
