@@ -28,6 +28,7 @@ pub mod scene;
 pub mod schedule;
 pub mod simulation;
 pub mod solver;
+pub mod state_table;
 pub mod water;
 pub mod wgsl;
 

@@ -8,6 +8,7 @@ use crate::params::{self, Params, Totals, MAX_CHUNK};
 use crate::scene::{InitialFields, Scene, VolumeCorrection};
 use crate::schedule::{Model, Schedule};
 use crate::solver::{ChunkInput, Setup, Solver};
+use crate::state_table;
 
 /// The CPU reference's largest grid: it keeps ~40 bytes per cell and is meant for comparisons.
 pub const CPU_MAX_CELLS: usize = 1 << 28;
@@ -95,7 +96,14 @@ impl Simulation {
         Ok(Checked {
             scene_toml: scene.to_resolved_toml(prepared.fields.reference.0, prepared.substeps),
             substeps: prepared.substeps,
-            gpu_bytes: crate::gpu::state::gpu_bytes(p, scene.physics.solver, !prepared.source.is_empty()),
+            gpu_bytes: state_table::gpu_bytes(
+                &state_table::Shape {
+                    params: p,
+                    method: scene.physics.solver,
+                    sources: !prepared.source.is_empty(),
+                },
+                prepared.bodies.len(),
+            ),
             schedule: crate::gpu::cost::describe(
                 &Schedule::new(Model::HeightField(scene.physics.solver), p, scene.rain.is_some()),
                 prepared.substeps,
@@ -373,28 +381,20 @@ impl Simulation {
             ));
         }
         let cells = self.ground_rel.len();
-        let p = &self.params;
-        let with = |on: bool, n: usize| if on { n } else { 0 };
-        let expected = [
-            ("h", s.eta.len(), cells),
-            ("per-step change", s.vel.len(), cells),
-            ("residual", s.carry.len(), cells),
-            ("drain shortfall", s.shortfall.len(), with(p.sources != 0, cells)),
-            (
-                "clamp record",
-                s.clamped.len(),
-                with(p.correct == params::CORRECT_CLAMPS, 2 * cells),
-            ),
-            ("region labels", s.region_labels.len(), with(p.regions != 0, cells)),
-            ("region targets", s.region_targets.len(), 2 * p.regions as usize),
-            ("pending water", s.pending.len(), with(p.regions != 0, cells)),
-            ("bodies", s.bodies.len(), self.bodies_now.len()),
-            ("column covers", s.cover.len(), with(p.bodies != 0, cells)),
-        ];
-        for (what, got, want) in expected {
+        let shape = state_table::Shape {
+            params: &self.params,
+            method: self.scene.physics.solver,
+            sources: self.params.sources != 0,
+        };
+        for spec in state_table::FIELDS
+            .iter()
+            .filter(|f| f.kept == state_table::Kept::State)
+        {
+            let (got, want) = (s.len(spec.field), spec.len(&shape, cells, self.bodies_now.len()));
             if got != want {
                 return bad(format!(
-                    "its {what} holds {got} values where this scene needs {want}: it comes from another scene"
+                    "its {} holds {got} values where this scene needs {want}: it comes from another scene",
+                    spec.what
                 ));
             }
         }

@@ -3,6 +3,7 @@
 use crate::error::Result;
 use crate::params::{Params, Totals};
 use crate::scene::Solver as Method;
+use crate::state_table::Field;
 
 /// What a run of steps reports back: read at the end of a submit, never per step.
 #[derive(Clone, Debug, Default)]
@@ -81,6 +82,69 @@ pub struct SolverState {
     pub cover: Vec<crate::bodies::Cover>,
     /// The drains' shortfall the next chunk cancels (see `GpuSolver::counted_shortfall`).
     pub counted_shortfall: f32,
+}
+
+impl SolverState {
+    /// A field of the state as 32-bit words (f32 fields as their bits), for checkpoints and the
+    /// GPU's buffers. `Ground` and the scratch fields are not the backend's state: empty.
+    pub fn words(&self, field: Field) -> &[u32] {
+        use bytemuck::cast_slice;
+        match field {
+            Field::Eta => cast_slice(&self.eta),
+            Field::Vel => cast_slice(&self.vel),
+            Field::Carry => cast_slice(&self.carry),
+            Field::Shortfall => cast_slice(&self.shortfall),
+            Field::Clamped => cast_slice(&self.clamped),
+            Field::RegionLabels => &self.region_labels,
+            Field::RegionTargets => &self.region_targets,
+            Field::Pending => cast_slice(&self.pending),
+            Field::Bodies => cast_slice(&self.bodies),
+            Field::Cover => cast_slice(&self.cover),
+            _ => &[],
+        }
+    }
+
+    /// Replaces a field from 32-bit words; `words` must hold whole elements (`Bodies` and
+    /// `Cover` span several words each). Returns false, changing nothing, when it does not.
+    pub fn set_words(&mut self, field: Field, words: &[u32]) -> bool {
+        fn whole<T: bytemuck::Pod>(words: &[u32]) -> Option<Vec<T>> {
+            let bytes: &[u8] = bytemuck::cast_slice(words);
+            bytes
+                .len()
+                .is_multiple_of(std::mem::size_of::<T>())
+                .then(|| bytemuck::pod_collect_to_vec(bytes))
+        }
+        let set = |target: &mut Vec<f32>| *target = bytemuck::cast_slice(words).to_vec();
+        match field {
+            Field::Eta => set(&mut self.eta),
+            Field::Vel => set(&mut self.vel),
+            Field::Carry => set(&mut self.carry),
+            Field::Shortfall => set(&mut self.shortfall),
+            Field::Clamped => set(&mut self.clamped),
+            Field::RegionLabels => self.region_labels = words.to_vec(),
+            Field::RegionTargets => self.region_targets = words.to_vec(),
+            Field::Pending => set(&mut self.pending),
+            Field::Bodies => match whole(words) {
+                Some(v) => self.bodies = v,
+                None => return false,
+            },
+            Field::Cover => match whole(words) {
+                Some(v) => self.cover = v,
+                None => return false,
+            },
+            _ => return words.is_empty(),
+        }
+        true
+    }
+
+    /// Elements `field` holds (as `words` counts them, per element of its own type).
+    pub fn len(&self, field: Field) -> usize {
+        match field {
+            Field::Bodies => self.bodies.len(),
+            Field::Cover => self.cover.len(),
+            _ => self.words(field).len(),
+        }
+    }
 }
 
 /// What a backend is built from: the uniform parameters, the method, and the initial fields

@@ -26,6 +26,7 @@ use crate::params::Params;
 use crate::scene::Solver as Method;
 use crate::schedule::{Pass, Schedule};
 use crate::solver::{chunk_target, ChunkInput, ChunkReport, Setup, Solver, SolverState};
+use crate::state_table::{self, Field, Kept};
 use state::GpuState;
 
 /// Runs the passes of a step on a Device/Queue it shares with its caller (wgpu handles are
@@ -174,6 +175,22 @@ impl GpuSolver {
         if p.advances_level() {
             self.state.current = 1 - self.state.current;
         }
+    }
+
+    /// The state fields this run holds (`state_table`), which `save` and `load` move.
+    fn saved_fields(&self) -> Vec<Field> {
+        let shape = state_table::Shape {
+            params: &self.params,
+            method: match self.schedule.model {
+                crate::schedule::Model::HeightField(method) => method,
+            },
+            sources: self.params.sources != 0,
+        };
+        state_table::FIELDS
+            .iter()
+            .filter(|f| f.kept == Kept::State && (f.present)(&shape))
+            .map(|f| f.field)
+            .collect()
     }
 
     fn bodies(&self) -> &(bodies::Bodies, coupling::Coupling) {
@@ -357,59 +374,39 @@ impl Solver for GpuSolver {
     }
 
     fn save(&mut self) -> Result<SolverState> {
-        let read = |buffer: &wgpu::Buffer| -> Result<Vec<u8>> { readback::read(&self.device, &self.queue, buffer) };
-        let f32s = |buffer: &wgpu::Buffer| -> Result<Vec<f32>> { Ok(bytemuck::pod_collect_to_vec(&read(buffer)?)) };
-        let u32s = |buffer: &wgpu::Buffer| -> Result<Vec<u32>> { Ok(bytemuck::pod_collect_to_vec(&read(buffer)?)) };
-        let (p, r) = (self.state.current, &self.state.regions);
-        let regions = self.regions.is_some();
         let mut state = SolverState {
-            eta: f32s(&self.state.eta[p])?,
-            vel: f32s(&self.state.vel[p])?,
-            carry: f32s(&self.state.carry)?,
             counted_shortfall: self.counted_shortfall,
             ..SolverState::default()
         };
-        if self.params.sources != 0 {
-            state.shortfall = f32s(&self.state.shortfall)?;
+        for field in self.saved_fields() {
+            let buffer = self.state.buffer(field).expect("state fields have buffers");
+            let bytes = readback::read(&self.device, &self.queue, buffer)?;
+            state.set_words(field, bytemuck::cast_slice(&bytes));
         }
-        if self.params.correct == crate::params::CORRECT_CLAMPS {
-            state.clamped = f32s(&self.state.clamped)?;
-        }
-        if regions {
-            state.region_labels = u32s(&r.labels[r.current])?;
-            state.region_targets = u32s(&r.targets[r.current])?;
-            state.pending = f32s(&r.pending)?;
-            state.region_count = u32s(&r.counts)?[1];
-        }
-        if self.bodies.is_some() {
-            state.bodies = bytemuck::pod_collect_to_vec(&read(&self.state.bodies.states)?);
-            state.cover = bytemuck::pod_collect_to_vec(&read(&self.state.bodies.cover)?);
+        if self.regions.is_some() {
+            let counts: report::RegionCounts =
+                bytemuck::pod_read_unaligned(&readback::read(&self.device, &self.queue, &self.state.regions.counts)?);
+            state.region_count = counts.count;
         }
         Ok(state)
     }
 
     fn load(&mut self, state: &SolverState) -> Result<()> {
         let scopes = Scopes::push(&self.device);
-        let write = |buffer: &wgpu::Buffer, bytes: &[u8]| {
-            if !bytes.is_empty() {
-                self.queue.write_buffer(buffer, 0, bytes);
+        for field in self.saved_fields() {
+            let words = state.words(field);
+            if !words.is_empty() {
+                let buffer = self.state.buffer(field).expect("state fields have buffers");
+                self.queue.write_buffer(buffer, 0, bytemuck::cast_slice(words));
             }
-        };
-        let (p, r) = (self.state.current, &self.state.regions);
-        write(&self.state.eta[p], bytemuck::cast_slice(&state.eta));
-        write(&self.state.vel[p], bytemuck::cast_slice(&state.vel));
-        write(&self.state.carry, bytemuck::cast_slice(&state.carry));
-        write(&self.state.shortfall, bytemuck::cast_slice(&state.shortfall));
-        write(&self.state.clamped, bytemuck::cast_slice(&state.clamped));
-        if self.regions.is_some() {
-            write(&r.labels[r.current], bytemuck::cast_slice(&state.region_labels));
-            write(&r.targets[r.current], bytemuck::cast_slice(&state.region_targets));
-            write(&r.pending, bytemuck::cast_slice(&state.pending));
-            write(&r.counts, bytemuck::cast_slice(&[0, state.region_count, 0, 0]));
         }
-        if self.bodies.is_some() {
-            write(&self.state.bodies.states, bytemuck::cast_slice(&state.bodies));
-            write(&self.state.bodies.cover, bytemuck::cast_slice(&state.cover));
+        if self.regions.is_some() {
+            let counts = report::RegionCounts {
+                count: state.region_count,
+                ..Default::default()
+            };
+            self.queue
+                .write_buffer(&self.state.regions.counts, 0, bytemuck::bytes_of(&counts));
         }
         self.counted_shortfall = state.counted_shortfall;
         // The totals the next step starts from (ghost-mean sides read them), as the end of a

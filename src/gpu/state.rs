@@ -6,6 +6,7 @@
 use crate::error::{Error, Result};
 use crate::params::{StepSlot, Totals, MAX_CHUNK};
 use crate::solver::Setup;
+use crate::state_table::Field;
 use wgpu::util::DeviceExt;
 
 pub struct GpuState {
@@ -204,6 +205,25 @@ impl GpuState {
         self.nx * self.ny
     }
 
+    /// The buffer holding `field` of the current state (the current level of a ping-ponged
+    /// one), for the fields a backend saves and loads (`Kept::State`); None for the rest.
+    pub fn buffer(&self, field: Field) -> Option<&wgpu::Buffer> {
+        let r = &self.regions;
+        Some(match field {
+            Field::Eta => &self.eta[self.current],
+            Field::Vel => &self.vel[self.current],
+            Field::Carry => &self.carry,
+            Field::Shortfall => &self.shortfall,
+            Field::Clamped => &self.clamped,
+            Field::RegionLabels => &r.labels[r.current],
+            Field::RegionTargets => &r.targets[r.current],
+            Field::Pending => &r.pending,
+            Field::Bodies => &self.bodies.states,
+            Field::Cover => &self.bodies.cover,
+            _ => return None,
+        })
+    }
+
     /// Bytes of one height field.
     pub fn field_bytes(&self) -> u64 {
         self.cells() as u64 * 4
@@ -316,35 +336,6 @@ pub fn linear_groups(groups: u32, max_per_dim: u32) -> (u32, u32) {
         let y = groups.div_ceil(max_per_dim);
         (groups.div_ceil(y), y)
     }
-}
-
-/// About how many bytes of GPU buffers a scene takes (`shoal run --dry-run`): per cell, ground,
-/// two levels of eta and vel and the carry (24 B); sources add their field and the shortfall,
-/// `CORRECT_CLAMPS` the clamp record, bodies their cover and solve vectors, "regions" its labels, parents and pending water, ADI its δx
-/// and, for lines past 2048 cells, 32 B of PCR scratch; then the per-region table.
-pub fn gpu_bytes(params: &crate::params::Params, method: crate::scene::Solver, sources: bool) -> u64 {
-    let cells = params.nx as u64 * params.ny as u64;
-    let mut per_cell = 24;
-    if params.bodies != 0 {
-        // The cover, the solve's (b, x, r, p), q and face masks.
-        per_cell += 40;
-    }
-    if sources {
-        per_cell += 8;
-    }
-    if params.correct == crate::params::CORRECT_CLAMPS {
-        per_cell += 8;
-    }
-    if params.regions != 0 {
-        per_cell += 16;
-    }
-    if method == crate::scene::Solver::Adi {
-        per_cell += 4;
-        if params.nx.max(params.ny) > 2048 {
-            per_cell += 32;
-        }
-    }
-    cells * per_cell + params.regions as u64 * (64 + 16 + 8)
 }
 
 /// Copies `bytes` into `target` at `offset` as a command of `encoder`, through a staging buffer

@@ -1,11 +1,12 @@
 //! The checkpoint file: a run's whole state at one step, written atomically, read back only if
-//! intact. Layout: the magic `SHOALCK2`, a TOML header (length-prefixed), the state's arrays, the
-//! ground, the bodies and the columns' cover in a fixed order (each an element count and little-endian words), and a CRC-32 of
-//! all before it.
+//! intact. Layout: the magic `SHOALCK2`, a TOML header (length-prefixed), the state's fields and
+//! the ground in the order of `state_table::FIELDS` (each a word count and little-endian 32-bit
+//! words), and a CRC-32 of all before it.
 
 use crate::error::{Error, Result};
 use crate::io::atomic;
 use crate::solver::SolverState;
+use crate::state_table::{self, Field};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -35,11 +36,6 @@ pub struct Header {
     pub region_count: u32,
 }
 
-fn words_f32(out: &mut Vec<u8>, data: &[f32]) {
-    out.extend((data.len() as u64).to_le_bytes());
-    data.iter().for_each(|v| out.extend(v.to_le_bytes()));
-}
-
 fn words_u32(out: &mut Vec<u8>, data: &[u32]) {
     out.extend((data.len() as u64).to_le_bytes());
     data.iter().for_each(|v| out.extend(v.to_le_bytes()));
@@ -53,15 +49,13 @@ impl Checkpoint {
         out.extend(MAGIC);
         out.extend((header.len() as u32).to_le_bytes());
         out.extend(header.as_bytes());
-        for field in [&s.eta, &s.vel, &s.carry, &s.shortfall, &s.clamped] {
-            words_f32(&mut out, field);
+        // Each field as little-endian words (an f32's are its bits), in the table's order.
+        for spec in state_table::checkpointed() {
+            match spec.field {
+                Field::Ground => words_u32(&mut out, bytemuck::cast_slice(&self.ground)),
+                field => words_u32(&mut out, s.words(field)),
+            }
         }
-        words_u32(&mut out, &s.region_labels);
-        words_u32(&mut out, &s.region_targets);
-        words_f32(&mut out, &s.pending);
-        words_f32(&mut out, &self.ground);
-        words_u32(&mut out, bytemuck::cast_slice(&s.bodies));
-        words_u32(&mut out, bytemuck::cast_slice(&s.cover));
         out.extend(crc32fast::hash(&out).to_le_bytes());
         atomic::write_bytes(path, &out)
     }
@@ -90,44 +84,22 @@ impl Checkpoint {
             .ok()
             .and_then(|text| toml::from_str::<Header>(text).ok())
             .ok_or_else(|| bad("its header is unreadable"))?;
-        let mut f32s = || {
-            reader
-                .words()
-                .map(|w| w.iter().map(|&v| f32::from_bits(v)).collect::<Vec<f32>>())
-        };
-        let (eta, vel, carry, shortfall, clamped) = (f32s(), f32s(), f32s(), f32s(), f32s());
         let mut state = SolverState {
-            eta: eta.ok_or_else(truncated)?,
-            vel: vel.ok_or_else(truncated)?,
-            carry: carry.ok_or_else(truncated)?,
-            shortfall: shortfall.ok_or_else(truncated)?,
-            clamped: clamped.ok_or_else(truncated)?,
             counted_shortfall: header.counted_shortfall,
             region_count: header.region_count,
             ..SolverState::default()
         };
-        state.region_labels = reader.words().ok_or_else(truncated)?;
-        state.region_targets = reader.words().ok_or_else(truncated)?;
-        let mut f32s = || -> Result<Vec<f32>> {
-            Ok(reader
-                .words()
-                .ok_or_else(truncated)?
-                .into_iter()
-                .map(f32::from_bits)
-                .collect())
-        };
-        state.pending = f32s()?;
-        let ground = f32s()?;
-        let bodies = reader.words().ok_or_else(truncated)?;
-        let cover = reader.words().ok_or_else(truncated)?;
-        let whole = |words: &[u32], size: usize| words.len().is_multiple_of(size / 4);
-        if !whole(&bodies, std::mem::size_of::<crate::bodies::BodyState>())
-            || !whole(&cover, std::mem::size_of::<crate::bodies::Cover>())
-        {
-            return Err(bad("its bodies are unreadable"));
+        let mut ground = Vec::new();
+        for spec in state_table::checkpointed() {
+            let words = reader.words().ok_or_else(truncated)?;
+            match spec.field {
+                Field::Ground => ground = bytemuck::cast_slice(&words).to_vec(),
+                field if !state.set_words(field, &words) => {
+                    return Err(bad(&format!("its {} are unreadable", spec.what)));
+                }
+                _ => {}
+            }
         }
-        state.bodies = bytemuck::pod_collect_to_vec(&bodies);
-        state.cover = bytemuck::pod_collect_to_vec(&cover);
         Ok(Checkpoint { header, ground, state })
     }
 }

@@ -1,0 +1,314 @@
+//! The state a run carries, listed once: each field's name, element, count, when it is present,
+//! and whether a checkpoint keeps it. The checkpoint's layout, the checks on restore, the GPU
+//! backend's save and load, and the GPU memory estimate all read this table.
+
+use crate::params::{Params, CORRECT_CLAMPS};
+use crate::scene::Solver as Method;
+
+/// A field of the state, or of the GPU buffers beside it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Field {
+    /// h − ref per cell.
+    Eta,
+    /// The per-substep change, h^n − h^(n−1), per cell.
+    Vel,
+    /// The compensated eta update's rounding residual per cell.
+    Carry,
+    /// What each drain could not take on the last step.
+    Shortfall,
+    /// What the dry-cell rule did since the last correction (made, dropped) per cell.
+    Clamped,
+    /// Region label per cell (id + 1, 0 dry).
+    RegionLabels,
+    /// Each region's target, 64-bit fixed point as (low, high) words.
+    RegionTargets,
+    /// Water added to each cell since the last correction (per-region accounting).
+    Pending,
+    /// b − ref per cell: built from the scene, kept in a checkpoint to check a resume's terrain.
+    Ground,
+    /// Each body's `BodyState`.
+    Bodies,
+    /// What covers each column (`Cover`).
+    Cover,
+    /// Height per step each cell's sources ask for: built from the scene.
+    Source,
+    /// GPU work buffers: the coupling solve's vectors and face masks (per cell).
+    SolveVectors,
+    /// GPU work buffers: union-find parents (per cell).
+    RegionParents,
+    /// GPU work buffers: the per-region sums and corrections.
+    RegionTable,
+    /// GPU work buffers: ADI's δx per cell, and PCR scratch for lines over 2048 cells.
+    AdiWork,
+}
+
+/// What a field is counted in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Per {
+    Cell,
+    Region,
+    Body,
+}
+
+/// Who keeps a field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kept {
+    /// The backend's state: `SolverState` holds it and a checkpoint saves it.
+    State,
+    /// Built from the scene at the start; the checkpoint keeps it only to check a resume.
+    Scene,
+    /// GPU work space, rebuilt every step.
+    Scratch,
+}
+
+/// The shape of a run that decides which fields are present and how large they are.
+#[derive(Clone, Copy, Debug)]
+pub struct Shape<'a> {
+    pub params: &'a Params,
+    pub method: Method,
+    pub sources: bool,
+}
+
+/// One row of the table.
+pub struct Spec {
+    pub field: Field,
+    /// How errors name it.
+    pub what: &'static str,
+    pub per: Per,
+    /// Elements per cell, region or body, as `SolverState` holds them.
+    pub elements: u32,
+    /// Bytes per element.
+    pub bytes: u32,
+    /// Copies on the GPU (the ping-pong levels).
+    pub levels: u32,
+    pub kept: Kept,
+    pub present: fn(&Shape) -> bool,
+}
+
+impl Spec {
+    /// Elements the field holds for this shape (0 when absent).
+    pub fn len(&self, shape: &Shape, cells: usize, bodies: usize) -> usize {
+        if !(self.present)(shape) {
+            return 0;
+        }
+        let n = match self.per {
+            Per::Cell => cells,
+            Per::Region => shape.params.regions as usize,
+            Per::Body => bodies,
+        };
+        n * self.elements as usize
+    }
+}
+
+fn always(_: &Shape) -> bool {
+    true
+}
+fn sources(s: &Shape) -> bool {
+    s.sources
+}
+fn clamps(s: &Shape) -> bool {
+    s.params.correct == CORRECT_CLAMPS
+}
+fn regions(s: &Shape) -> bool {
+    s.params.regions != 0
+}
+fn bodies(s: &Shape) -> bool {
+    s.params.bodies != 0
+}
+fn adi(s: &Shape) -> bool {
+    s.method == Method::Adi
+}
+
+const fn spec(
+    field: Field,
+    what: &'static str,
+    per: Per,
+    elements: u32,
+    bytes: u32,
+    kept: Kept,
+    present: fn(&Shape) -> bool,
+) -> Spec {
+    Spec {
+        field,
+        what,
+        per,
+        elements,
+        bytes,
+        levels: 1,
+        kept,
+        present,
+    }
+}
+
+const fn two_levels(s: Spec) -> Spec {
+    Spec { levels: 2, ..s }
+}
+
+/// Every field, the checkpointed ones in the order a checkpoint (`SHOALCK2`) stores them.
+pub const FIELDS: &[Spec] = &[
+    two_levels(spec(Field::Eta, "h", Per::Cell, 1, 4, Kept::State, always)),
+    two_levels(spec(
+        Field::Vel,
+        "per-step change",
+        Per::Cell,
+        1,
+        4,
+        Kept::State,
+        always,
+    )),
+    spec(Field::Carry, "residual", Per::Cell, 1, 4, Kept::State, always),
+    spec(
+        Field::Shortfall,
+        "drain shortfall",
+        Per::Cell,
+        1,
+        4,
+        Kept::State,
+        sources,
+    ),
+    spec(Field::Clamped, "clamp record", Per::Cell, 2, 4, Kept::State, clamps),
+    two_levels(spec(
+        Field::RegionLabels,
+        "region labels",
+        Per::Cell,
+        1,
+        4,
+        Kept::State,
+        regions,
+    )),
+    two_levels(spec(
+        Field::RegionTargets,
+        "region targets",
+        Per::Region,
+        2,
+        4,
+        Kept::State,
+        regions,
+    )),
+    spec(Field::Pending, "pending water", Per::Cell, 1, 4, Kept::State, regions),
+    spec(Field::Ground, "ground", Per::Cell, 1, 4, Kept::Scene, always),
+    spec(Field::Bodies, "bodies", Per::Body, 1, 144, Kept::State, bodies),
+    spec(Field::Cover, "column covers", Per::Cell, 1, 16, Kept::State, bodies),
+    spec(Field::Source, "sources", Per::Cell, 1, 4, Kept::Scene, sources),
+    // b, x, r, p, q and the face masks.
+    spec(
+        Field::SolveVectors,
+        "coupling vectors",
+        Per::Cell,
+        6,
+        4,
+        Kept::Scratch,
+        bodies,
+    ),
+    spec(
+        Field::RegionParents,
+        "region parents",
+        Per::Cell,
+        1,
+        4,
+        Kept::Scratch,
+        regions,
+    ),
+    // STRIDE (16) words of sums, and a (height, vel) correction.
+    spec(
+        Field::RegionTable,
+        "region table",
+        Per::Region,
+        1,
+        64 + 8,
+        Kept::Scratch,
+        regions,
+    ),
+    spec(Field::AdiWork, "ADI work", Per::Cell, 1, 4, Kept::Scratch, adi),
+];
+
+/// The row of `field`.
+pub fn spec_of(field: Field) -> &'static Spec {
+    FIELDS.iter().find(|s| s.field == field).expect("every field has a row")
+}
+
+/// The fields a checkpoint stores, in its order.
+pub fn checkpointed() -> impl Iterator<Item = &'static Spec> {
+    FIELDS
+        .iter()
+        .filter(|s| s.kept != Kept::Scratch && s.field != Field::Source)
+}
+
+/// About how many bytes of GPU buffers a run of this shape takes (`shoal run --dry-run`): every
+/// present field at its levels, plus 32 B per cell of PCR scratch where ADI's lines exceed one
+/// workgroup (2048 cells). Small fixed buffers (uniforms, reduce partials, probes) are left out.
+pub fn gpu_bytes(shape: &Shape, bodies: usize) -> u64 {
+    let p = shape.params;
+    let cells = p.nx as usize * p.ny as usize;
+    let mut total: u64 = FIELDS
+        .iter()
+        .map(|s| (s.len(shape, cells, bodies) * s.bytes as usize * s.levels as usize) as u64)
+        .sum();
+    if adi(shape) && p.nx.max(p.ny) > crate::wgsl::adi::CHIP {
+        total += cells as u64 * 32;
+    }
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(params: &Params, method: Method, sources: bool) -> Shape<'_> {
+        Shape {
+            params,
+            method,
+            sources,
+        }
+    }
+
+    #[test]
+    fn a_plain_explicit_run_holds_24_bytes_per_cell() {
+        let p = Params {
+            nx: 100,
+            ny: 50,
+            ..Params::default()
+        };
+        // ground, two levels of eta and vel, carry.
+        assert_eq!(gpu_bytes(&shape(&p, Method::Explicit, false), 0), 5000 * 24);
+    }
+
+    #[test]
+    fn every_option_adds_its_fields() {
+        let p = Params {
+            nx: 4096,
+            ny: 2,
+            correct: CORRECT_CLAMPS,
+            regions: 10,
+            bodies: 1,
+            ..Params::default()
+        };
+        let cells = 8192u64;
+        // 24 base, sources 8, clamps 8, regions 16 (+ 88 per region), bodies 40 per cell and one
+        // 144-byte state, ADI 4 per cell and 32 of PCR scratch (lines over 2048).
+        let want = cells * (24 + 8 + 8 + 16 + 40 + 4 + 32) + 10 * 88 + 144;
+        assert_eq!(gpu_bytes(&shape(&p, Method::Adi, true), 1), want);
+    }
+
+    #[test]
+    fn the_checkpoint_keeps_the_state_and_the_ground_in_the_shoalck2_order() {
+        let order: Vec<Field> = checkpointed().map(|s| s.field).collect();
+        use Field::*;
+        assert_eq!(
+            order,
+            vec![
+                Eta,
+                Vel,
+                Carry,
+                Shortfall,
+                Clamped,
+                RegionLabels,
+                RegionTargets,
+                Pending,
+                Ground,
+                Bodies,
+                Cover
+            ]
+        );
+    }
+}
