@@ -1,6 +1,6 @@
 //! The `shoal` command line: a thin layer over the library.
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use shoal::{Backend, Scene};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -20,78 +20,11 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run a scene (without SCENE: the built-in default scene) and write its outputs.
-    Run {
-        /// Scene file (TOML, see SCENE.md).
-        scene: Option<PathBuf>,
-        /// Output folder.
-        #[arg(long, default_value = "shoal-out")]
-        out: PathBuf,
-        /// Where the passes run.
-        #[arg(long, value_enum, default_value_t = BackendArg::Gpu)]
-        backend: BackendArg,
-        /// Steps to run (overrides time.steps).
-        #[arg(long)]
-        steps: Option<u64>,
-        /// Write into an output folder that already holds files.
-        #[arg(long)]
-        force: bool,
-        /// Write frame_NNNNNN.png at each output step.
-        #[arg(long)]
-        png: bool,
-        /// Write the frames as an animated GIF to FILE.
-        #[arg(long, value_name = "FILE")]
-        gif: Option<PathBuf>,
-        /// Write caustics_NNNNNN.png at each output step: the light the surface focuses onto
-        /// the ground (grey 100 = flat water's, sun straight down).
-        #[arg(long)]
-        caustics: bool,
-        /// No progress and no closing summary (errors and notes still go to stderr).
-        #[arg(long, short)]
-        quiet: bool,
-        /// Check the scene, print it resolved and the GPU memory it needs, and stop.
-        #[arg(long)]
-        dry_run: bool,
-        /// Write DIR/checkpoint.bin (the whole state) every N steps, for `shoal resume`.
-        #[arg(long, value_name = "N")]
-        checkpoint_every: Option<u64>,
-    },
+    Run(RunArgs),
     /// Continue a run in DIR from its last checkpoint, writing into the same DIR.
-    Resume {
-        /// The run's output folder.
-        dir: PathBuf,
-        /// Run up to this step (default: the scene's steps).
-        #[arg(long)]
-        steps: Option<u64>,
-        /// Go on writing frame_NNNNNN.png at each output step.
-        #[arg(long)]
-        png: bool,
-        /// Where the passes run.
-        #[arg(long, value_enum, default_value_t = BackendArg::Gpu)]
-        backend: BackendArg,
-        /// No progress and no closing summary.
-        #[arg(long, short)]
-        quiet: bool,
-    },
+    Resume(ResumeArgs),
     /// Run a sweep: a list of scenes and/or one scene over a grid of values (see src/batch.rs).
-    Batch {
-        /// Sweep file (TOML).
-        sweep: PathBuf,
-        /// Run only the run at this index (0-based; for one task of a job array).
-        #[arg(long, value_name = "INDEX")]
-        only: Option<usize>,
-        /// Print the runs, one per line with its index, and stop.
-        #[arg(long)]
-        list: bool,
-        /// Only rebuild OUT/summary.csv from the runs done so far.
-        #[arg(long)]
-        summary: bool,
-        /// Write into run folders that already hold files.
-        #[arg(long)]
-        force: bool,
-        /// No progress and no closing summary.
-        #[arg(long, short)]
-        quiet: bool,
-    },
+    Batch(BatchArgs),
     /// Check a scene without running it.
     Validate {
         /// Scene file (TOML, see SCENE.md).
@@ -99,6 +32,83 @@ enum Command {
     },
     /// Print the GPU adapter, backend, driver and the limits that matter.
     Info,
+}
+
+#[derive(Args)]
+struct RunArgs {
+    /// Scene file (TOML, see SCENE.md).
+    scene: Option<PathBuf>,
+    /// Output folder.
+    #[arg(long, default_value = "shoal-out")]
+    out: PathBuf,
+    /// Where the passes run.
+    #[arg(long, value_enum, default_value_t = BackendArg::Gpu)]
+    backend: BackendArg,
+    /// Steps to run (overrides time.steps).
+    #[arg(long)]
+    steps: Option<u64>,
+    /// Write into an output folder that already holds files.
+    #[arg(long)]
+    force: bool,
+    /// Write frame_NNNNNN.png at each output step.
+    #[arg(long)]
+    png: bool,
+    /// Write the frames as an animated GIF to FILE.
+    #[arg(long, value_name = "FILE")]
+    gif: Option<PathBuf>,
+    /// Write caustics_NNNNNN.png at each output step: the light the surface focuses onto
+    /// the ground (grey 100 = flat water's, sun straight down).
+    #[arg(long)]
+    caustics: bool,
+    /// No progress and no closing summary (errors and notes still go to stderr).
+    #[arg(long, short)]
+    quiet: bool,
+    /// Check the scene, print it resolved, the GPU memory it needs and the step's passes
+    /// with their cost, and stop.
+    #[arg(long)]
+    dry_run: bool,
+    /// Write DIR/checkpoint.bin (the whole state) every N steps, for `shoal resume`.
+    #[arg(long, value_name = "N")]
+    checkpoint_every: Option<u64>,
+}
+
+#[derive(Args)]
+struct ResumeArgs {
+    /// The run's output folder.
+    dir: PathBuf,
+    /// Run up to this step (default: the scene's steps).
+    #[arg(long)]
+    steps: Option<u64>,
+    /// Go on writing frame_NNNNNN.png at each output step.
+    #[arg(long)]
+    png: bool,
+    /// Where the passes run.
+    #[arg(long, value_enum, default_value_t = BackendArg::Gpu)]
+    backend: BackendArg,
+    /// No progress and no closing summary.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(Args)]
+struct BatchArgs {
+    /// Sweep file (TOML).
+    sweep: PathBuf,
+    /// Run only the run at this index (0-based; for one task of a job array).
+    #[arg(long, value_name = "INDEX")]
+    only: Option<usize>,
+    /// Print the runs, one per line with its index, and stop.
+    #[arg(long)]
+    list: bool,
+    /// Only rebuild OUT/summary.csv from the runs done so far.
+    #[arg(long)]
+    summary: bool,
+    /// Write into run folders that already hold files.
+    #[arg(long)]
+    force: bool,
+    /// No progress and no closing summary.
+    #[arg(long, short)]
+    quiet: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -137,116 +147,99 @@ fn execute(command: Command) -> shoal::Result<()> {
         }
         Command::Validate { scene } => {
             let scene = Scene::from_file(&scene)?;
-            let checked = shoal::Simulation::check(&scene)?;
-            for note in &checked.notes {
-                eprintln!("note: {note}");
-            }
+            let checked = check(&scene)?;
             println!("{}", describe(&scene, &checked));
             Ok(())
         }
-        Command::Run {
-            scene,
-            out,
-            backend,
-            steps,
-            force,
-            png,
-            gif,
-            caustics,
-            quiet,
-            dry_run,
-            checkpoint_every,
-        } => {
-            let mut scene = match scene {
-                Some(path) => Scene::from_file(&path)?,
-                None => Scene::builtin_default(),
-            };
-            if dry_run {
-                scene.time.steps = steps.unwrap_or(scene.time.steps);
-                let checked = shoal::Simulation::check(&scene)?;
-                for note in &checked.notes {
-                    eprintln!("note: {note}");
-                }
-                print!("{}", checked.scene_toml);
-                println!("# {}", describe(&scene, &checked));
-                print!("{}", checked.schedule);
-                return Ok(());
-            }
-            let options = shoal::run::RunOptions {
-                steps,
-                force,
-                png,
-                gif,
-                caustics,
-                checkpoint_every,
-            };
-            let mut progress = Progress::new(quiet);
-            let summary = shoal::run::run(&scene, &out, backend.into(), &options, &mut progress);
-            progress.finish();
-            if !quiet {
-                summarise(&scene.name, &summary?);
-            } else {
-                summary?;
-            }
-            Ok(())
+        Command::Run(args) => run(args),
+        Command::Resume(args) => resume(args),
+        Command::Batch(args) => batch(args),
+    }
+}
+
+/// Checks a scene as `validate` and `run --dry-run` do, its notes on stderr.
+fn check(scene: &Scene) -> shoal::Result<shoal::simulation::Checked> {
+    let checked = shoal::Simulation::check(scene)?;
+    for note in &checked.notes {
+        eprintln!("note: {note}");
+    }
+    Ok(checked)
+}
+
+fn run(args: RunArgs) -> shoal::Result<()> {
+    let mut scene = match &args.scene {
+        Some(path) => Scene::from_file(path)?,
+        None => Scene::builtin_default(),
+    };
+    if args.dry_run {
+        scene.time.steps = args.steps.unwrap_or(scene.time.steps);
+        let checked = check(&scene)?;
+        print!("{}", checked.scene_toml);
+        println!("# {}", describe(&scene, &checked));
+        print!("{}", checked.schedule);
+        return Ok(());
+    }
+    let options = shoal::run::RunOptions {
+        steps: args.steps,
+        force: args.force,
+        png: args.png,
+        gif: args.gif,
+        caustics: args.caustics,
+        checkpoint_every: args.checkpoint_every,
+    };
+    let mut progress = Progress::new(args.quiet);
+    let summary = shoal::run::run(&scene, &args.out, args.backend.into(), &options, &mut progress);
+    progress.finish();
+    finish(args.quiet, &scene.name, summary)
+}
+
+fn resume(args: ResumeArgs) -> shoal::Result<()> {
+    let mut progress = Progress::new(args.quiet);
+    let summary = shoal::run::resume(&args.dir, args.backend.into(), args.steps, args.png, &mut progress);
+    progress.finish();
+    finish(args.quiet, &args.dir.display().to_string(), summary)
+}
+
+/// The closing summary of a run, unless quiet.
+fn finish(quiet: bool, name: &str, summary: shoal::Result<shoal::run::RunSummary>) -> shoal::Result<()> {
+    let summary = summary?;
+    if !quiet {
+        summarise(name, &summary);
+    }
+    Ok(())
+}
+
+fn batch(args: BatchArgs) -> shoal::Result<()> {
+    let sweep = shoal::batch::Sweep::from_file(&args.sweep)?;
+    if args.list {
+        for (k, run) in sweep.runs.iter().enumerate() {
+            println!("{k}\t{}", run.name);
         }
-        Command::Batch {
-            sweep,
-            only,
-            list,
-            summary,
-            force,
-            quiet,
-        } => {
-            let sweep = shoal::batch::Sweep::from_file(&sweep)?;
-            if list {
-                for (k, run) in sweep.runs.iter().enumerate() {
-                    println!("{k}\t{}", run.name);
-                }
-                return Ok(());
+        return Ok(());
+    }
+    if args.summary {
+        return shoal::batch::summarise(&sweep);
+    }
+    let mut progress = Progress::new(args.quiet);
+    let outcomes = shoal::batch::run(&sweep, args.only, args.force, &mut progress);
+    progress.finish();
+    let outcomes = outcomes?;
+    let failed = outcomes.iter().filter(|o| o.result.is_err()).count();
+    if !args.quiet {
+        for o in &outcomes {
+            if let Ok(s) = &o.result {
+                summarise(&o.name, s);
             }
-            if summary {
-                return shoal::batch::summarise(&sweep);
-            }
-            let mut progress = Progress::new(quiet);
-            let outcomes = shoal::batch::run(&sweep, only, force, &mut progress);
-            progress.finish();
-            let outcomes = outcomes?;
-            let failed = outcomes.iter().filter(|o| o.result.is_err()).count();
-            if !quiet {
-                for o in &outcomes {
-                    if let Ok(s) = &o.result {
-                        summarise(&o.name, s);
-                    }
-                }
-            }
-            if failed > 0 {
-                return Err(shoal::Error::SweepFailed {
-                    failed,
-                    total: outcomes.len(),
-                    out: sweep.out,
-                });
-            }
-            Ok(())
-        }
-        Command::Resume {
-            dir,
-            steps,
-            png,
-            backend,
-            quiet,
-        } => {
-            let mut progress = Progress::new(quiet);
-            let summary = shoal::run::resume(&dir, backend.into(), steps, png, &mut progress);
-            progress.finish();
-            if !quiet {
-                summarise(&dir.display().to_string(), &summary?);
-            } else {
-                summary?;
-            }
-            Ok(())
         }
     }
+    if failed > 0 {
+        return Err(shoal::Error::SweepFailed {
+            failed,
+            total: outcomes.len(),
+            out: sweep.out,
+        });
+    }
+    Ok(())
 }
 
 impl From<BackendArg> for Backend {
