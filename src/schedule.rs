@@ -91,10 +91,16 @@ impl Model {
 /// Whether the explicit solver's `edges` entry has anything to do: a side absorbs (Mur's
 /// condition runs after the interior) or two ghost-slope sides meet at a corner.
 pub fn needs_edges(p: &Params) -> bool {
+    p.uses(BoundaryMode::Absorb) || slope_corners(p)
+}
+
+/// Whether a ghost-slope side along x meets one along y: the corner cells then need their own
+/// rule (explicit.wgsl's `edges`, adi.wgsl's `corners`).
+pub fn slope_corners(p: &Params) -> bool {
     let slope = BoundaryMode::GhostSlope as u32;
     let slope_x = p.bc_west == slope || p.bc_east == slope;
     let slope_y = p.bc_south == slope || p.bc_north == slope;
-    p.uses(BoundaryMode::Absorb) || (slope_x && slope_y)
+    slope_x && slope_y
 }
 
 /// The passes of one step: `substep` runs `substeps` times, then `after` once.

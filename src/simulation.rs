@@ -100,7 +100,6 @@ impl Simulation {
                 &state_table::Shape {
                     params: p,
                     method: scene.physics.solver,
-                    sources: !prepared.source.is_empty(),
                 },
                 prepared.bodies.len(),
             ),
@@ -384,7 +383,6 @@ impl Simulation {
         let shape = state_table::Shape {
             params: &self.params,
             method: self.scene.physics.solver,
-            sources: self.params.sources != 0,
         };
         for spec in state_table::FIELDS
             .iter()

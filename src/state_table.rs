@@ -66,7 +66,6 @@ pub enum Kept {
 pub struct Shape<'a> {
     pub params: &'a Params,
     pub method: Method,
-    pub sources: bool,
 }
 
 /// One row of the table.
@@ -104,7 +103,7 @@ fn always(_: &Shape) -> bool {
     true
 }
 fn sources(s: &Shape) -> bool {
-    s.sources
+    s.params.sources != 0
 }
 fn clamps(s: &Shape) -> bool {
     s.params.correct == CORRECT_CLAMPS
@@ -227,6 +226,15 @@ pub fn spec_of(field: Field) -> &'static Spec {
     FIELDS.iter().find(|s| s.field == field).expect("every field has a row")
 }
 
+/// The backend state fields a run of this shape holds: what `save` and `load` move.
+pub fn state_fields(shape: &Shape) -> Vec<Field> {
+    FIELDS
+        .iter()
+        .filter(|s| s.kept == Kept::State && (s.present)(shape))
+        .map(|s| s.field)
+        .collect()
+}
+
 /// The fields a checkpoint stores, in its order.
 pub fn checkpointed() -> impl Iterator<Item = &'static Spec> {
     FIELDS
@@ -254,12 +262,8 @@ pub fn gpu_bytes(shape: &Shape, bodies: usize) -> u64 {
 mod tests {
     use super::*;
 
-    fn shape(params: &Params, method: Method, sources: bool) -> Shape<'_> {
-        Shape {
-            params,
-            method,
-            sources,
-        }
+    fn shape(params: &Params, method: Method) -> Shape<'_> {
+        Shape { params, method }
     }
 
     #[test]
@@ -270,7 +274,7 @@ mod tests {
             ..Params::default()
         };
         // ground, two levels of eta and vel, carry.
-        assert_eq!(gpu_bytes(&shape(&p, Method::Explicit, false), 0), 5000 * 24);
+        assert_eq!(gpu_bytes(&shape(&p, Method::Explicit), 0), 5000 * 24);
     }
 
     #[test]
@@ -281,13 +285,14 @@ mod tests {
             correct: CORRECT_CLAMPS,
             regions: 10,
             bodies: 1,
+            sources: 1,
             ..Params::default()
         };
         let cells = 8192u64;
         // 24 base, sources 8, clamps 8, regions 16 (+ 88 per region), bodies 40 per cell and one
         // 144-byte state, ADI 4 per cell and 32 of PCR scratch (lines over 2048).
         let want = cells * (24 + 8 + 8 + 16 + 40 + 4 + 32) + 10 * 88 + 144;
-        assert_eq!(gpu_bytes(&shape(&p, Method::Adi, true), 1), want);
+        assert_eq!(gpu_bytes(&shape(&p, Method::Adi), 1), want);
     }
 
     #[test]

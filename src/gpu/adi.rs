@@ -301,9 +301,6 @@ impl Adi {
         let module = super::shaders::module(device, "adi.wgsl", super::shaders::ADI);
         let [a, b, c] = level.layouts();
         let layouts = [a, b, c, &sweep_layout];
-        let slope = BoundaryMode::GhostSlope as u32;
-        let slope_x = params.bc_west == slope || params.bc_east == slope;
-        let slope_y = params.bc_south == slope || params.bc_north == slope;
         let [x, y]: [AxisDispatch; 2] = axes.try_into().ok().expect("two axes");
         Ok(Adi {
             build: pipeline(device, &module, &layouts, "build"),
@@ -314,7 +311,7 @@ impl Adi {
             corners: pipeline(device, &module, &layouts, "corners"),
             sweeps,
             axes: [x, y],
-            slope_corners: slope_x && slope_y,
+            slope_corners: crate::schedule::slope_corners(params),
             work: work_buffer,
             scratch,
             configs,

@@ -35,18 +35,41 @@ impl std::ops::Add for Cost {
     }
 }
 
+impl Cost {
+    /// The cost of running this `n` times.
+    fn times(self, n: u32) -> Cost {
+        Cost {
+            read: self.read * n,
+            written: self.written * n,
+            dispatches: self.dispatches * n,
+            note: self.note,
+        }
+    }
+}
+
 const F32: u32 = 4;
+
+const fn cost(read: u32, written: u32, dispatches: u32) -> Cost {
+    Cost {
+        read,
+        written,
+        dispatches,
+        note: "",
+    }
+}
+
+/// Work that does not scale with the grid.
+const fn fixed(dispatches: u32, note: &'static str) -> Cost {
+    Cost {
+        note,
+        ..cost(0, 0, dispatches)
+    }
+}
 
 /// The cost of `pass` for these parameters (`bodies` for the coupling's iteration count).
 pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams) -> Cost {
     let on = |flag: bool, bytes: u32| if flag { bytes } else { 0 };
     let clamps = p.correct == CORRECT_CLAMPS;
-    let cost = |read, written, dispatches| Cost {
-        read,
-        written,
-        dispatches,
-        note: "",
-    };
     match pass {
         // partial_sums streams eta, vel and ground (+ shortfall, clamp record, covers); finish
         // folds one partial per 2048 cells.
@@ -65,15 +88,9 @@ pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams) -> Cost {
             } else {
                 bodies.iterations
             };
-            Cost {
-                note: "over the box of tagged cells only",
-                ..cost(0, 0, 4 + solve)
-            }
+            fixed(4 + solve, "over the box of tagged cells only")
         }
-        Pass::Integrate => Cost {
-            note: "one workgroup per body",
-            ..cost(0, 0, 1)
-        },
+        Pass::Integrate => fixed(1, "one workgroup per body"),
         // union-find labels (ground, eta, parents), numbering and spread (labels), then the
         // per-region sums (labels, eta, vel, ground) and the split/settle of the table.
         Pass::Regions => cost(10 * F32, 3 * F32, 9),
@@ -85,10 +102,7 @@ pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams) -> Cost {
             3 * F32 + on(p.sources != 0, F32) + on(p.sources != 0 && p.regions != 0, F32) + on(clamps, 2 * F32),
             2,
         ),
-        Pass::Probe => Cost {
-            note: "one thread per probe",
-            ..cost(0, 0, 1)
-        },
+        Pass::Probe => fixed(1, "one thread per probe"),
     }
 }
 
@@ -108,19 +122,9 @@ fn adi_cost(p: &Params) -> Cost {
         // The x sweep reads eta, vel and ground and writes δx; the y sweep reads eta, ground, δx
         // and carry and writes the level (eta, vel, carry).
         let mut c = if axis == 0 {
-            Cost {
-                read: 3 * F32,
-                written: F32,
-                dispatches: 1,
-                note: "",
-            }
+            cost(3 * F32, F32, 1)
         } else {
-            Cost {
-                read: 4 * F32,
-                written: 3 * F32,
-                dispatches: 1,
-                note: "",
-            }
+            cost(4 * F32, 3 * F32, 1)
         };
         if tiling.levels > 0 {
             c.read += 3 * F32 + tiling.levels * 4 * F32;
@@ -139,8 +143,7 @@ fn adi_cost(p: &Params) -> Cost {
         }
         total = total + c;
     }
-    let slope = BoundaryMode::GhostSlope as u32;
-    if (p.bc_west == slope || p.bc_east == slope) && (p.bc_south == slope || p.bc_north == slope) {
+    if crate::schedule::slope_corners(p) {
         total.dispatches += 1;
     }
     total
@@ -159,9 +162,7 @@ pub fn step_cost(
     for (passes, times) in [(&schedule.substep, substeps), (&schedule.after, 1)] {
         for &pass in passes {
             let c = pass_cost(pass, p, bodies);
-            for _ in 0..times {
-                total = total + c;
-            }
+            total = total + c.times(times);
             rows.push((pass, times, c));
         }
     }

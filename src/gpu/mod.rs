@@ -26,7 +26,7 @@ use crate::params::Params;
 use crate::scene::Solver as Method;
 use crate::schedule::{Pass, Schedule};
 use crate::solver::{chunk_target, ChunkInput, ChunkReport, Setup, Solver, SolverState};
-use crate::state_table::{self, Field, Kept};
+use crate::state_table::{self, Field};
 use state::GpuState;
 
 /// Runs the passes of a step on a Device/Queue it shares with its caller (wgpu handles are
@@ -49,6 +49,8 @@ pub struct GpuSolver {
     bodies: Option<(bodies::Bodies, coupling::Coupling)>,
     /// The passes of a step, in order.
     schedule: Schedule,
+    /// The state fields this run holds, which `save` and `load` move (`state_table`).
+    saved: Vec<Field>,
     /// The drains' shortfall on the last step of the last chunk: already in the target the host
     /// passes in, and cancelled from the next chunk's first `settle`, which reads it again.
     counted_shortfall: f32,
@@ -96,6 +98,10 @@ impl GpuSolver {
             reduce: reduce::Reduce::new(device, &state),
             probe: probe::Probe::new(device, &state),
             schedule: setup.schedule(),
+            saved: state_table::state_fields(&state_table::Shape {
+                params: &params,
+                method: setup.method,
+            }),
             counted_shortfall: 0.0,
             report_readback: readback(
                 "report readback",
@@ -175,22 +181,6 @@ impl GpuSolver {
         if p.advances_level() {
             self.state.current = 1 - self.state.current;
         }
-    }
-
-    /// The state fields this run holds (`state_table`), which `save` and `load` move.
-    fn saved_fields(&self) -> Vec<Field> {
-        let shape = state_table::Shape {
-            params: &self.params,
-            method: match self.schedule.model {
-                crate::schedule::Model::HeightField(method) => method,
-            },
-            sources: self.params.sources != 0,
-        };
-        state_table::FIELDS
-            .iter()
-            .filter(|f| f.kept == Kept::State && (f.present)(&shape))
-            .map(|f| f.field)
-            .collect()
     }
 
     fn bodies(&self) -> &(bodies::Bodies, coupling::Coupling) {
@@ -378,14 +368,16 @@ impl Solver for GpuSolver {
             counted_shortfall: self.counted_shortfall,
             ..SolverState::default()
         };
-        for field in self.saved_fields() {
+        for &field in &self.saved {
             let buffer = self.state.buffer(field).expect("state fields have buffers");
-            let bytes = readback::read(&self.device, &self.queue, buffer)?;
-            state.set_words(field, bytemuck::cast_slice(&bytes));
+            // Collected, not cast: a byte vector need not be aligned for u32s.
+            let words: Vec<u32> = bytemuck::pod_collect_to_vec(&readback::read(&self.device, &self.queue, buffer)?);
+            state.set_words(field, &words);
         }
         if self.regions.is_some() {
+            let bytes = readback::read(&self.device, &self.queue, &self.state.regions.counts)?;
             let counts: report::RegionCounts =
-                bytemuck::pod_read_unaligned(&readback::read(&self.device, &self.queue, &self.state.regions.counts)?);
+                bytemuck::pod_read_unaligned(&bytes[..std::mem::size_of::<report::RegionCounts>()]);
             state.region_count = counts.count;
         }
         Ok(state)
@@ -393,7 +385,7 @@ impl Solver for GpuSolver {
 
     fn load(&mut self, state: &SolverState) -> Result<()> {
         let scopes = Scopes::push(&self.device);
-        for field in self.saved_fields() {
+        for &field in &self.saved {
             let words = state.words(field);
             if !words.is_empty() {
                 let buffer = self.state.buffer(field).expect("state fields have buffers");
