@@ -20,7 +20,7 @@ use shoal::cpu::explicit::Level;
 use shoal::gpu::{adi::Adi, level::LevelBindings, state::GpuState, GpuContext};
 use shoal::params::{Params, Totals};
 use shoal::scene::InitialFields;
-use shoal::scene::Solver as Method;
+use shoal::scene::Method;
 use shoal::solver::Setup;
 use shoal::{Backend, Scene, Simulation};
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! Rigid bodies as the passes hold them: the mirrors of `wgsl/bodies_common.wgsl`, the scene's
 //! `[[body]]` entries turned into mass properties and poses, and the rows of bodies.csv.
 
-use crate::scene::{BodyShape, Coupling, Scene};
+use crate::scene::{BodyShape, CouplingMethod, Scene};
 use bytemuck::{Pod, Zeroable};
 use glam::{DQuat, EulerRot};
 
@@ -138,12 +138,12 @@ impl BodyParams {
         BodyParams {
             count: scene.bodies.len() as u32,
             iterations: match p.coupling {
-                Coupling::Pcg => iterations,
-                Coupling::Jacobi => iterations.div_ceil(2) * 2,
+                CouplingMethod::Pcg => iterations,
+                CouplingMethod::Jacobi => iterations.div_ceil(2) * 2,
             },
             method: match p.coupling {
-                Coupling::Pcg => COUPLING_PCG,
-                Coupling::Jacobi => COUPLING_JACOBI,
+                CouplingMethod::Pcg => COUPLING_PCG,
+                CouplingMethod::Jacobi => COUPLING_JACOBI,
             },
             _pad0: 0,
             dt: scene.time.dt as f32,

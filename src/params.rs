@@ -180,7 +180,7 @@ pub fn step_coefficient(scene: &Scene, substeps: u32) -> f64 {
 /// The fewest equal substeps that keep k·d_max within [`STABLE_K_DEPTH`]; always 1 for the
 /// implicit ADI solver, which is stable at any dt.
 pub fn substeps_needed(scene: &Scene, max_depth: f64) -> u32 {
-    if scene.physics.solver == crate::scene::Solver::Adi {
+    if scene.physics.solver == crate::scene::Method::Adi {
         return 1;
     }
     let courant = step_coefficient(scene, 1) * max_depth;

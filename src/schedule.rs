@@ -9,7 +9,7 @@
 //! declared beside its dispatches, in `gpu::cost`.
 
 use crate::params::Params;
-use crate::scene::{BoundaryMode, Solver as Method};
+use crate::scene::{BoundaryMode, Method};
 
 /// One pass of a step, named after its WGSL file (and entry point where a file has several).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

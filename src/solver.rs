@@ -2,7 +2,7 @@
 
 use crate::error::Result;
 use crate::params::{Params, Totals};
-use crate::scene::Solver as Method;
+use crate::scene::Method;
 use crate::state_table::Field;
 
 /// What a run of steps reports back: read at the end of a submit, never per step.

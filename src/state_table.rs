@@ -3,7 +3,7 @@
 //! backend's save and load, and the GPU memory estimate all read this table.
 
 use crate::params::{Params, CORRECT_CLAMPS};
-use crate::scene::Solver as Method;
+use crate::scene::Method;
 
 /// A field of the state, or of the GPU buffers beside it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

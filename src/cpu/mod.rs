@@ -35,7 +35,7 @@ pub struct CpuSolver {
     schedule: Schedule,
     source: Vec<f32>,
     shortfall: Vec<f32>,
-    volume: volume::Volume,
+    volume: crate::params::VolumeState,
     /// See `GpuSolver::counted_shortfall`.
     counted_shortfall: f32,
     /// The per-region correction, when the scene asks for it.
@@ -86,7 +86,7 @@ impl CpuSolver {
             schedule: setup.schedule(),
             source: setup.source.to_vec(),
             shortfall: vec![0.0; if setup.source.is_empty() { 0 } else { n }],
-            volume: volume::Volume::default(),
+            volume: crate::params::VolumeState::default(),
             counted_shortfall: 0.0,
             regions: (setup.params.regions != 0).then(|| regions::Regions::new(&setup.params)),
             bodies: (!setup.bodies.is_empty()).then(|| Bodies {
@@ -241,7 +241,7 @@ impl Solver for CpuSolver {
     }
 
     fn advance(&mut self, steps: u32, substeps: u32, input: &ChunkInput) -> Result<ChunkReport> {
-        self.volume = volume::Volume::start(input.target);
+        self.volume = crate::params::VolumeState::start(input.target);
         self.volume.shortfall = -self.counted_shortfall;
         let mut chunk = Chunk {
             input,

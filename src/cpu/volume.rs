@@ -3,18 +3,18 @@
 use super::explicit::{depth, two_sum};
 use crate::params::{Params, Totals, CORRECT_CLAMPS, CORRECT_TARGET};
 
-/// The twin of WGSL `Volume`: the chunk's start target, its shortfall so far, this step's
-/// correction.
-pub use crate::params::VolumeState as Volume;
+use crate::params::VolumeState;
 
-impl Volume {
+/// [`VolumeState`] is the twin of WGSL `Volume`: the chunk's start target, its shortfall so far,
+/// this step's correction.
+impl VolumeState {
     /// What the host writes at a chunk's start.
-    pub fn start(target: f64) -> Volume {
+    pub fn start(target: f64) -> VolumeState {
         let (start_hi, start_lo) = crate::solver::split_target(target);
-        Volume {
+        VolumeState {
             start_hi,
             start_lo,
-            ..Volume::default()
+            ..VolumeState::default()
         }
     }
 
@@ -54,7 +54,7 @@ pub struct Cells<'a> {
 }
 
 /// Twin of `apply`.
-pub fn apply(p: &Params, volume: &Volume, cells: &mut Cells) {
+pub fn apply(p: &Params, volume: &VolumeState, cells: &mut Cells) {
     for c in 0..cells.eta.len() {
         let b = cells.ground[c];
         let (mut e, mut v, mut r) = (cells.eta[c], cells.vel[c], cells.carry[c]);

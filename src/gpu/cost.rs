@@ -225,7 +225,7 @@ mod tests {
             n_probes: 1,
             ..Params::default()
         };
-        let s = Schedule::new(Model::HeightField(crate::scene::Solver::Explicit), &p, false);
+        let s = Schedule::new(Model::HeightField(crate::scene::Method::Explicit), &p, false);
         let (rows, total) = step_cost(&s, 3, &p, &BodyParams::default());
         assert_eq!(rows.len(), 2);
         assert_eq!(total.dispatches, 3 + 1);

@@ -23,7 +23,7 @@ pub use context::GpuContext;
 
 use crate::error::Result;
 use crate::params::Params;
-use crate::scene::Solver as Method;
+use crate::scene::Method;
 use crate::schedule::{Pass, Schedule};
 use crate::solver::{chunk_target, ChunkInput, ChunkReport, Setup, Solver, SolverState};
 use crate::state_table::{self, Field};

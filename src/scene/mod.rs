@@ -30,7 +30,7 @@ pub struct Scene {
     #[serde(default)]
     pub terrain: Terrain,
     #[serde(default)]
-    pub water: Water,
+    pub water: InitialWater,
     #[serde(default, rename = "source", skip_serializing_if = "Vec::is_empty")]
     pub sources: Vec<Source>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -84,7 +84,7 @@ fn one() -> u32 {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Solver {
+pub enum Method {
     Explicit,
     Adi,
 }
@@ -99,7 +99,7 @@ pub enum VolumeCorrection {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Coupling {
+pub enum CouplingMethod {
     Pcg,
     Jacobi,
 }
@@ -108,7 +108,7 @@ pub enum Coupling {
 #[serde(deny_unknown_fields)]
 pub struct Physics {
     #[serde(default = "Physics::default_solver")]
-    pub solver: Solver,
+    pub solver: Method,
     #[serde(default = "Physics::default_gravity")]
     pub gravity: f64,
     #[serde(default)]
@@ -116,7 +116,7 @@ pub struct Physics {
     #[serde(default = "Physics::default_correction")]
     pub volume_correction: VolumeCorrection,
     #[serde(default = "Physics::default_coupling")]
-    pub coupling: Coupling,
+    pub coupling: CouplingMethod,
     #[serde(default = "Physics::default_density")]
     pub water_density: f64,
     /// GAMES103's relaxation gamma: the share of the water a body must expel that the coupling
@@ -142,8 +142,8 @@ pub struct Physics {
 }
 
 impl Physics {
-    fn default_solver() -> Solver {
-        Solver::Explicit
+    fn default_solver() -> Method {
+        Method::Explicit
     }
     fn default_gravity() -> f64 {
         9.81
@@ -151,8 +151,8 @@ impl Physics {
     fn default_correction() -> VolumeCorrection {
         VolumeCorrection::Global
     }
-    fn default_coupling() -> Coupling {
-        Coupling::Pcg
+    fn default_coupling() -> CouplingMethod {
+        CouplingMethod::Pcg
     }
     fn default_density() -> f64 {
         1000.0
@@ -170,8 +170,8 @@ impl Physics {
     /// `coupling_iterations`, or its default for the chosen solver.
     pub fn coupling_iterations(&self) -> u32 {
         self.coupling_iterations.unwrap_or(match self.coupling {
-            Coupling::Pcg => 100,
-            Coupling::Jacobi => 40,
+            CouplingMethod::Pcg => 100,
+            CouplingMethod::Jacobi => 40,
         })
     }
 }
@@ -327,7 +327,7 @@ pub struct Bump {
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Water {
+pub struct InitialWater {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub level: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -5,7 +5,7 @@ use crate::common::*;
 use shoal::cpu::adi::{cyclic_factor, thomas};
 use shoal::gpu::{adi::Adi, level::LevelBindings, state::GpuState};
 use shoal::params::Params;
-use shoal::scene::Solver as Method;
+use shoal::scene::Method;
 use shoal::solver::Setup;
 use shoal::{compare, Backend};
 use std::f64::consts::PI;

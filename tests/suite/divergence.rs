@@ -5,7 +5,7 @@ use crate::common::*;
 use shoal::cpu::CpuSolver;
 use shoal::gpu::GpuSolver;
 use shoal::params::Params;
-use shoal::scene::Solver as Method;
+use shoal::scene::Method;
 use shoal::solver::{Setup, Solver};
 
 /// A basin with a 10 m bump, and parameters no stable run would have: k = f32::MAX, so the first
