@@ -15,6 +15,7 @@
 
 pub mod batch;
 pub mod bodies;
+pub mod checkpoint;
 pub mod compare;
 pub mod cpu;
 pub mod edit;
@@ -22,6 +23,7 @@ pub mod error;
 pub mod gpu;
 pub mod io;
 pub mod params;
+pub mod placement;
 pub mod rain;
 pub mod run;
 pub mod scene;

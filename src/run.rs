@@ -64,7 +64,7 @@ pub struct RunOptions {
     pub png: bool,
     /// Write the frames as one animated GIF here.
     pub gif: Option<PathBuf>,
-    /// Write caustics_NNNNNN.png beside each h snapshot (`picture::caustics`).
+    /// Write caustics_NNNNNN.png beside each h snapshot (`cpu::caustics::ground_light`).
     pub caustics: bool,
     /// Write checkpoint.bin (the whole state) every this many steps (over the scene's
     /// `output.checkpoint_every`).
@@ -182,7 +182,8 @@ impl Frames {
         let grid = &sim.scene().grid;
         if self.caustics {
             let tops = sim.body_tops();
-            let img = crate::io::picture::caustics(surface, sim.ground(), &tops, sim.reference_level(), grid);
+            let light = crate::cpu::caustics::ground_light(surface, sim.ground(), &tops, sim.reference_level(), grid);
+            let img = crate::io::picture::caustics(&light, grid.nx as usize, grid.ny as usize);
             crate::io::picture::write_png(&out.join(format!("caustics_{step:06}.png")), &img)?;
         }
         if !self.png && self.gif.is_none() {
@@ -219,7 +220,7 @@ pub fn resume(
 ) -> Result<RunSummary> {
     let mut scene = Scene::from_file(&out.join("scene.toml"))?;
     let path = out.join(CHECKPOINT);
-    let checkpoint = crate::io::checkpoint::Checkpoint::read(&path)?;
+    let checkpoint = crate::checkpoint::Checkpoint::read(&path)?;
     scene.time.steps = steps.unwrap_or(scene.time.steps);
     if scene.time.steps < checkpoint.header.step {
         return Err(Error::Checkpoint {

@@ -345,10 +345,10 @@ impl Simulation {
     /// The volume the water should hold (m³): the initial volume plus what sources added and
     /// drains took. `volume_correction = "global"` holds the water to it.
     /// The whole state at this step, for `shoal resume` (a readback on the GPU).
-    pub fn checkpoint(&mut self) -> Result<crate::io::checkpoint::Checkpoint> {
+    pub fn checkpoint(&mut self) -> Result<crate::checkpoint::Checkpoint> {
         let state = self.solver.save()?;
-        Ok(crate::io::checkpoint::Checkpoint {
-            header: crate::io::checkpoint::Header {
+        Ok(crate::checkpoint::Checkpoint {
+            header: crate::checkpoint::Header {
                 nx: self.scene.grid.nx,
                 ny: self.scene.grid.ny,
                 step: self.step,
@@ -364,7 +364,7 @@ impl Simulation {
 
     /// Continues from `checkpoint`, which must come from this scene (`path` names it in errors):
     /// the same grid, and state for the same sources, corrections and regions.
-    pub fn restore(&mut self, checkpoint: &crate::io::checkpoint::Checkpoint, path: &std::path::Path) -> Result<()> {
+    pub fn restore(&mut self, checkpoint: &crate::checkpoint::Checkpoint, path: &std::path::Path) -> Result<()> {
         let (h, s) = (&checkpoint.header, &checkpoint.state);
         let bad = |message: String| {
             Err(Error::Checkpoint {
@@ -433,7 +433,7 @@ impl Simulation {
 
     /// The GPU backend, for `Water`; None on the CPU.
     pub(crate) fn gpu_solver(&mut self) -> Option<&mut GpuSolver> {
-        self.solver.gpu()
+        self.solver.as_any_mut().downcast_mut::<GpuSolver>()
     }
 
     /// The volume target above the still water (metres·cells), as the GPU keeps it.
@@ -679,14 +679,14 @@ impl Prepared {
                     .into(),
             );
         }
-        let mut bodies = crate::bodies::initial(scene, fields.reference.0, &eta, &ground_rel);
+        let mut bodies = crate::placement::initial(scene, fields.reference.0, &eta, &ground_rel);
         let body_params = crate::bodies::BodyParams::new(scene);
         let mut eta = eta;
-        let cover = crate::bodies::settle_initial_water(&params, &body_params, &bodies, &ground_rel, &mut eta);
+        let cover = crate::placement::settle_initial_water(&params, &body_params, &bodies, &ground_rel, &mut eta);
         if !cover.is_empty() {
             // The waterlines the bodies start from, over the settled water.
             let flooded: Vec<u32> = bodies.iter().map(|b| b.kind[2]).collect();
-            bodies = crate::bodies::initial(scene, fields.reference.0, &eta, &ground_rel);
+            bodies = crate::placement::initial(scene, fields.reference.0, &eta, &ground_rel);
             for (b, f) in bodies.iter_mut().zip(flooded) {
                 b.kind[2] = f;
             }

@@ -36,7 +36,7 @@ pub struct SolveReport {
 
 /// A backend: holds the state and runs the passes of a step. `Send`, so a `Simulation` can live on
 /// a worker thread.
-pub trait Solver: Send {
+pub trait Solver: Send + std::any::Any {
     /// Replaces the uniform parameters (k, damping, boundaries…), e.g. after a substep change.
     fn set_params(&mut self, params: &Params) -> Result<()>;
     /// Multiplies the per-step change by `factor` (when the substep length changes).
@@ -53,10 +53,9 @@ pub trait Solver: Send {
     fn load(&mut self, state: &SolverState) -> Result<()>;
     /// Adapter or backend in words.
     fn describe(&self) -> String;
-    /// The GPU backend itself, for `Water` (embedding); None on the CPU.
-    fn gpu(&mut self) -> Option<&mut crate::gpu::GpuSolver> {
-        None
-    }
+    /// The backend as `Any`, so that `Water` (embedding) can reach the GPU backend's buffers
+    /// without this trait naming a backend.
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
 }
 
 /// The whole state a backend carries from step to step, as a checkpoint holds it. Fields a scene
@@ -163,7 +162,7 @@ pub struct Setup<'a> {
     /// The bodies at the start (empty without bodies), and their uniforms.
     pub bodies: &'a [crate::bodies::BodyState],
     pub body_params: crate::bodies::BodyParams,
-    /// What covers each column at the start (`bodies::settle_initial_water`); empty without bodies.
+    /// What covers each column at the start (`placement::settle_initial_water`); empty without bodies.
     pub cover: &'a [crate::bodies::Cover],
 }
 

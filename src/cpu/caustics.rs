@@ -61,3 +61,33 @@ pub fn caustics(
         .map(|(&got, &d)| if d > 0.0 { got as f32 / CAUSTIC_ONE } else { 1.0 })
         .collect()
 }
+
+/// The light on the ground under the surface `h` (absolute, [ny, nx]) with the sun straight down,
+/// 1 under flat water and on dry ground: the caustics pass run on the CPU for pictures of a run.
+/// `tops` (`Simulation::body_tops`, NaN where no body; empty without bodies) shades the columns
+/// under the bodies.
+pub fn ground_light(h: &[f64], ground: &[f64], tops: &[f64], reference: f64, grid: &crate::scene::Grid) -> Vec<f32> {
+    let (nx, ny) = (grid.nx as usize, grid.ny as usize);
+    let eta: Vec<f32> = h.iter().map(|&v| (v - reference) as f32).collect();
+    let ground: Vec<f32> = ground.iter().map(|&v| (v - reference) as f32).collect();
+    let mut wetness = vec![0.0; eta.len()];
+    let dx = grid.dx as f32;
+    let fields = crate::cpu::surface::surface(nx, ny, dx, &eta, &ground, 0.0, &mut wetness);
+    let cover: Vec<crate::bodies::Cover> = tops
+        .iter()
+        .map(|t| crate::bodies::Cover {
+            owner: t.is_finite() as u32,
+            ..Default::default()
+        })
+        .collect();
+    caustics(
+        nx,
+        ny,
+        dx,
+        &fields.normals,
+        &fields.depth,
+        &cover,
+        [0.0, 0.0, -1.0],
+        1.0 / 1.333,
+    )
+}

@@ -332,4 +332,7 @@ impl Solver for CpuSolver {
     fn describe(&self) -> String {
         "cpu (reference, single thread)".into()
     }
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
 }

@@ -416,8 +416,8 @@ impl Solver for GpuSolver {
         format!("gpu: {}", self.adapter)
     }
 
-    fn gpu(&mut self) -> Option<&mut GpuSolver> {
-        Some(self)
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
     }
 }
 

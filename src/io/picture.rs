@@ -94,35 +94,9 @@ pub fn render(
     )
 }
 
-/// The caustics on the ground under the surface `h` (absolute, [ny, nx]) as a grey image twice
-/// the grid's size, north up: the CPU twin of the caustics pass (`cpu::caustics`) with the sun
-/// straight down, grey 100 for the light under flat water (and on dry ground), 255 for 2.55×.
-/// `tops` (`Simulation::body_tops`, NaN where no body; empty without bodies) shades the columns
-/// under the bodies.
-pub fn caustics(h: &[f64], ground: &[f64], tops: &[f64], reference: f64, grid: &crate::scene::Grid) -> image::RgbImage {
-    let (nx, ny) = (grid.nx as usize, grid.ny as usize);
-    let eta: Vec<f32> = h.iter().map(|&v| (v - reference) as f32).collect();
-    let ground: Vec<f32> = ground.iter().map(|&v| (v - reference) as f32).collect();
-    let mut wetness = vec![0.0; eta.len()];
-    let dx = grid.dx as f32;
-    let fields = crate::cpu::surface::surface(nx, ny, dx, &eta, &ground, 0.0, &mut wetness);
-    let cover: Vec<crate::bodies::Cover> = tops
-        .iter()
-        .map(|t| crate::bodies::Cover {
-            owner: t.is_finite() as u32,
-            ..Default::default()
-        })
-        .collect();
-    let light = crate::cpu::caustics::caustics(
-        nx,
-        ny,
-        dx,
-        &fields.normals,
-        &fields.depth,
-        &cover,
-        [0.0, 0.0, -1.0],
-        1.0 / 1.333,
-    );
+/// A caustics light field (`cpu::caustics::ground_light`, [ny, nx], 1 under flat water) as a grey
+/// image twice the grid's size, north up: grey 100 for 1, 255 for 2.55 and above.
+pub fn caustics(light: &[f32], nx: usize, ny: usize) -> image::RgbImage {
     let img = image::RgbImage::from_fn(nx as u32, ny as u32, |i, j| {
         let v = light[(ny - 1 - j as usize) * nx + i as usize];
         image::Rgb([(v * 100.0).clamp(0.0, 255.0) as u8; 3])
