@@ -187,9 +187,40 @@ fn write_consts(out: &mut String, stem: &str, text: &str, module: &naga::Module)
                 "wgsl/{stem}.wgsl: const {name} is {other:?}; the host mirror takes u32, i32 or f32 literals"
             )),
         };
+        for line in const_doc(text, stem, name) {
+            writeln!(out, "    ///{line}").unwrap();
+        }
         writeln!(out, "    pub const {name}: {value};").unwrap();
     }
     writeln!(out, "}}\n").unwrap();
+}
+
+/// The doc of the generated const `name`: the `//` comment above its `const` line in `text` (or
+/// above the run of `const` lines it stands in), then where it is declared.
+fn const_doc(text: &str, stem: &str, name: &str) -> Vec<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let declared = |l: &&str| {
+        l.strip_prefix("const ")
+            .is_some_and(|r| r.split(':').next().map(str::trim) == Some(name))
+    };
+    let at = lines
+        .iter()
+        .position(declared)
+        .expect("own consts come from these lines");
+    let mut above = at;
+    while above > 0 && lines[above - 1].starts_with("const ") {
+        above -= 1;
+    }
+    let mut first = above;
+    while first > 0 && lines[first - 1].starts_with("//") {
+        first -= 1;
+    }
+    let mut doc: Vec<String> = lines[first..above].iter().map(|l| l[2..].to_string()).collect();
+    if !doc.is_empty() {
+        doc.push(String::new());
+    }
+    doc.push(format!(" Declared in `wgsl/{stem}.wgsl`, line {}.", at + 1));
+    doc
 }
 
 /// The layout of each struct `text` itself declares. Two files declaring one name differently

@@ -15,13 +15,13 @@
 mod common;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use shoal::cpu::adi::{sweep_x, sweep_y};
-use shoal::cpu::explicit::Level;
-use shoal::gpu::{adi::Adi, level::LevelBindings, state::GpuState, GpuContext};
-use shoal::params::{Params, Totals};
+use shoal::low_level::cpu::Level;
+use shoal::low_level::cpu::{sweep_x, sweep_y};
+use shoal::low_level::gpu::{Adi, GpuContext, GpuState, LevelBindings};
+use shoal::low_level::Setup;
+use shoal::low_level::{Params, Totals};
 use shoal::scene::InitialFields;
 use shoal::scene::Method;
-use shoal::solver::Setup;
 use shoal::{Backend, Scene, Simulation};
 use std::path::Path;
 use std::time::Instant;

@@ -14,9 +14,9 @@
 mod common;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use shoal::bodies::{BodyParams, Cover, COUPLING_JACOBI, COUPLING_PCG, TAGGED};
-use shoal::cpu::coupling::{solve, SolveBox, Vectors};
-use shoal::params::Params;
+use shoal::low_level::cpu::{solve, SolveBox, Vectors};
+use shoal::low_level::Params;
+use shoal::low_level::{BodyParams, Cover, COUPLING_JACOBI, COUPLING_PCG, TAGGED};
 use shoal::{Backend, Scene, Simulation};
 use std::path::Path;
 use std::time::Instant;

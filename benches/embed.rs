@@ -13,7 +13,7 @@
 mod common;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use shoal::gpu::GpuContext;
+use shoal::low_level::gpu::GpuContext;
 use shoal::{Scene, Water, WaterOptions};
 use std::path::Path;
 use std::time::Instant;
@@ -33,7 +33,7 @@ fn scene(n: u32) -> Scene {
 fn frames(c: &mut Criterion) {
     let context = GpuContext::new().expect("a GPU adapter");
     let (device, queue) = (&context.device, &context.queue);
-    eprintln!("{}", shoal::gpu::context::adapter_line(&context.info));
+    eprintln!("{}", shoal::low_level::gpu::adapter_line(&context.info));
     let mut group = common::group(c, "embedded_frame", 6);
     for &n in &common::sizes(&[256, 1024]) {
         group.throughput(Throughput::Elements(n as u64 * n as u64 * FRAMES as u64));

@@ -276,7 +276,7 @@ impl Renderer {
                 attributes: &wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3],
             },
             wgpu::VertexBufferLayout {
-                array_stride: std::mem::size_of::<shoal::bodies::BodyState>() as u64,
+                array_stride: std::mem::size_of::<shoal::BodyState>() as u64,
                 step_mode: wgpu::VertexStepMode::Instance,
                 attributes: &[
                     attr(2, wgpu::VertexFormat::Float32x4, 0),
@@ -380,7 +380,7 @@ impl Renderer {
     fn draw(
         &self,
         encoder: &mut wgpu::CommandEncoder,
-        out: &shoal::gpu::surface::SurfaceBuffers,
+        out: &shoal::SurfaceBuffers,
         ground: &wgpu::Buffer,
         bodies: Option<&wgpu::Buffer>,
         body_count: u32,
@@ -460,8 +460,7 @@ impl Renderer {
     /// on the GPU).
     fn read_frame(&self, device: &wgpu::Device) -> Result<image::RgbImage, String> {
         let (w, h) = self.size;
-        let bytes =
-            shoal::gpu::readback::map(device, &self.readback, w as u64 * h as u64 * 4).map_err(|e| e.to_string())?;
+        let bytes = shoal::readback::map(device, &self.readback, w as u64 * h as u64 * 4).map_err(|e| e.to_string())?;
         let rgb: Vec<u8> = bytes.chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect();
         image::RgbImage::from_raw(w, h, rgb).ok_or_else(|| "frame size mismatch".to_string())
     }

@@ -54,7 +54,9 @@ struct Vary {
 /// is not valid (that run then fails, reported, and the others go on).
 #[derive(Clone, Debug)]
 pub struct Planned {
+    /// The run's folder under the sweep's `out`.
     pub name: String,
+    /// The run's scene, or why it is not valid.
     pub scene: std::result::Result<Scene, String>,
 }
 
@@ -62,13 +64,18 @@ pub struct Planned {
 /// runs; a scene that does not validate becomes a failed run.
 #[derive(Debug)]
 pub struct Sweep {
+    /// Folder the runs' folders and summary.csv go in.
     pub out: PathBuf,
+    /// Backend every run uses.
     pub backend: Backend,
+    /// Steps for every run, over each scene's own.
     pub steps: Option<u64>,
+    /// The runs, in the order they go.
     pub runs: Vec<Planned>,
 }
 
 impl Sweep {
+    /// Reads a sweep file and expands it into its runs.
     pub fn from_file(path: &Path) -> Result<Sweep> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
         let bad = |line: Option<usize>, message: String| Error::Scene {
@@ -182,7 +189,9 @@ fn label(v: &toml::Value) -> String {
 /// How one run of a sweep went.
 #[derive(Clone, Debug)]
 pub struct Outcome {
+    /// The run's folder name.
     pub name: String,
+    /// Its summary, or the error it failed with.
     pub result: std::result::Result<RunSummary, String>,
 }
 

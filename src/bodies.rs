@@ -12,6 +12,7 @@ pub struct BodyState {
     pub position: [f32; 4],
     /// Unit quaternion (x, y, z, w), body frame to world.
     pub rotation: [f32; 4],
+    /// Linear velocity, m/s.
     pub velocity: [f32; 4],
     /// Angular velocity in the world frame, rad/s.
     pub spin: [f32; 4],
@@ -40,20 +41,35 @@ pub use crate::wgsl::common::TAGGED;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct BodyParams {
+    /// Bodies in the scene.
     pub count: u32,
+    /// PCG iterations or Jacobi sweeps per step.
     pub iterations: u32,
+    /// `COUPLING_PCG` or `COUPLING_JACOBI`.
     pub method: u32,
+    /// Padding.
     pub _pad0: u32,
+    /// Step length, s.
     pub dt: f32,
+    /// m/s².
     pub gravity: f32,
+    /// kg/m³.
     pub water_density: f32,
+    /// Cell side, m.
     pub dx: f32,
+    /// GAMES103's gamma.
     pub relaxation: f32,
+    /// PCG's relative residual to stop at.
     pub tolerance: f32,
+    /// Quadratic drag coefficient C_d.
     pub drag: f32,
+    /// Angular drag per second.
     pub angular_drag: f32,
+    /// Domain extent along x, m.
     pub width: f32,
+    /// Domain extent along y, m.
     pub height: f32,
+    /// Padding.
     pub _pad1: [f32; 2],
 }
 
@@ -61,9 +77,13 @@ pub struct BodyParams {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct Cover {
+    /// The lowest body underside over the column, − ref (`NO_BODY` when none).
     pub bottom: f32,
+    /// That body's top over the column, − ref.
     pub top: f32,
+    /// Body index + 1 (0: none), with the `TAGGED` bit when the coupling expels its water.
     pub owner: u32,
+    /// The body volume below the waterline the column holds, metres.
     pub held: f32,
 }
 
@@ -79,9 +99,11 @@ impl Default for Cover {
 }
 
 impl Cover {
+    /// The covering body's index + 1, 0 when none.
     pub fn owner(&self) -> u32 {
         self.owner & !TAGGED
     }
+    /// Whether the coupling expels this column's water.
     pub fn tagged(&self) -> bool {
         self.owner & TAGGED != 0
     }
@@ -130,6 +152,7 @@ impl Solve {
 pub const HISTORY_FLOATS: usize = 12;
 
 impl BodyParams {
+    /// The bodies' uniforms for `scene`.
     pub fn new(scene: &Scene) -> BodyParams {
         let p = &scene.physics;
         let g = &scene.grid;
@@ -163,9 +186,11 @@ impl BodyParams {
 /// One row of bodies.csv: a body after a step, heights absolute.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BodySample {
+    /// Centre, metres, z absolute.
     pub position: [f64; 3],
     /// (w, x, y, z).
     pub orientation: [f64; 4],
+    /// m/s.
     pub velocity: [f64; 3],
     /// The mean surface around the body (absolute), NaN when no water touches it.
     pub waterline: f64,

@@ -16,16 +16,16 @@ const MAGIC: &[u8; 8] = b"SHOALCK2";
 /// A run's state at `step`: what `shoal run --checkpoint-every` writes and `shoal resume` reads.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Checkpoint {
-    pub header: Header,
+    pub(crate) header: Header,
     /// The ground (relative to the reference level) the state stood on: a resume checks that its
     /// scene still builds the same terrain.
-    pub ground: Vec<f32>,
-    pub state: SolverState,
+    pub(crate) ground: Vec<f32>,
+    pub(crate) state: SolverState,
 }
 
 /// The scalars of a checkpoint.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Header {
+pub(crate) struct Header {
     pub nx: u32,
     pub ny: u32,
     pub step: u64,
@@ -42,6 +42,12 @@ fn words_u32(out: &mut Vec<u8>, data: &[u32]) {
 }
 
 impl Checkpoint {
+    /// The step the state was saved after.
+    pub fn step(&self) -> u64 {
+        self.header.step
+    }
+
+    /// Writes the checkpoint atomically (a temporary file renamed into place).
     pub fn write(&self, path: &Path) -> Result<()> {
         let header = toml::to_string(&self.header).map_err(|e| Error::io(path, std::io::Error::other(e)))?;
         let s = &self.state;
@@ -60,6 +66,7 @@ impl Checkpoint {
         atomic::write_bytes(path, &out)
     }
 
+    /// Reads a checkpoint, refusing a truncated or corrupted one.
     pub fn read(path: &Path) -> Result<Checkpoint> {
         let bad = |message: &str| Error::Checkpoint {
             path: path.to_path_buf(),

@@ -13,11 +13,15 @@ pub use crate::wgsl::edit::{EDIT_BRUSH, EDIT_DISTURB};
 pub struct HostEdit {
     /// Centre in cell units: cell (i, j)'s centre is at (i, j).
     pub x: f32,
+    /// See `x`.
     pub y: f32,
     /// Radius in cells.
     pub radius: f32,
+    /// Peak height, metres.
     pub amount: f32,
+    /// `EDIT_BRUSH` (moves ground and water) or `EDIT_DISTURB` (water only).
     pub kind: u32,
+    /// Padding.
     pub _pad: [u32; 3],
 }
 

@@ -10,9 +10,11 @@ pub enum Error {
     /// A scene file (or the built-in scene) is malformed or fails validation.
     #[error("{}{}: {message}", .file.display(), .line.map(|l| format!(":{l}")).unwrap_or_default())]
     Scene {
+        /// The scene (or sweep) file.
         file: PathBuf,
         /// 1-based line of the offending key, when it can be located.
         line: Option<usize>,
+        /// What is wrong, naming the key.
         message: String,
     },
 
@@ -30,7 +32,14 @@ pub enum Error {
 
     /// The grid does not fit the adapter's buffer limits (or the address space).
     #[error("grid {nx}×{ny} is too large: {what}")]
-    GridTooLarge { nx: u32, ny: u32, what: String },
+    GridTooLarge {
+        /// Cells along x.
+        nx: u32,
+        /// Cells along y.
+        ny: u32,
+        /// Which limit it exceeds.
+        what: String,
+    },
 
     /// A scene or request an embedded `Water` cannot run.
     #[error("{0}")]
@@ -38,7 +47,10 @@ pub enum Error {
 
     /// A NaN or infinity appeared in the state.
     #[error("simulation diverged at step {step}: a height became NaN or infinite")]
-    Diverged { step: u64 },
+    Diverged {
+        /// The first step that produced a non-finite value.
+        step: u64,
+    },
 
     /// A wgpu validation or out-of-memory error, captured instead of panicking.
     #[error("GPU error: {0}")]
@@ -51,26 +63,50 @@ pub enum Error {
     /// A file could not be read or written.
     #[error("{}: {source}", .path.display())]
     Io {
+        /// The file.
         path: PathBuf,
+        /// What the OS said.
         #[source]
         source: std::io::Error,
     },
 
     /// An output folder that cannot be used.
     #[error("output folder {}: {message}", .path.display())]
-    Output { path: PathBuf, message: String },
+    Output {
+        /// The output folder.
+        path: PathBuf,
+        /// What is wrong with it.
+        message: String,
+    },
 
     /// A checkpoint that cannot be resumed: unreadable, corrupted, or from another scene.
     #[error("checkpoint {}: {message}", .path.display())]
-    Checkpoint { path: PathBuf, message: String },
+    Checkpoint {
+        /// The checkpoint file.
+        path: PathBuf,
+        /// Why it cannot be resumed.
+        message: String,
+    },
 
     /// Some runs of a sweep failed (each was reported as it failed; the others finished).
     #[error("{failed} of {total} runs failed (see {}/summary.csv)", .out.display())]
-    SweepFailed { failed: usize, total: usize, out: PathBuf },
+    SweepFailed {
+        /// Runs that failed.
+        failed: usize,
+        /// Runs in the sweep.
+        total: usize,
+        /// The sweep's output folder.
+        out: PathBuf,
+    },
 
     /// The run was interrupted (Ctrl-C) after writing what it had.
     #[error("interrupted at step {step}{}", .checkpoint.as_ref().map(|p| format!(": resume with `shoal resume {}`", p.display())).unwrap_or_default())]
-    Interrupted { step: u64, checkpoint: Option<PathBuf> },
+    Interrupted {
+        /// The last step written.
+        step: u64,
+        /// The checkpoint to resume from, when one was written.
+        checkpoint: Option<PathBuf>,
+    },
 }
 
 impl From<wgpu::Error> for Error {
@@ -88,4 +124,5 @@ impl Error {
     }
 }
 
+/// Shoal's `Result`: its error is [`Error`] unless said.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,8 +1,14 @@
 //! Shoal: a GPU compute-shader engine for height-field water on wgpu.
 //!
 //! Data flows one way: scene file → validated [`Scene`] → state (GPU buffers or CPU arrays) → the
-//! passes of a step → outputs. Each WGSL pass in `wgsl/` has a Rust host struct in [`gpu`] and a
-//! CPU twin of the same name in [`cpu`].
+//! passes of a step → outputs. Every WGSL pass in `wgsl/` has a CPU twin of the same name, so
+//! [`Backend::Gpu`] and [`Backend::Cpu`] can be compared cell by cell ([`compare`]).
+//!
+//! Three ways in:
+//! - [`Simulation`]: step a scene on either backend and read the surface back (tests, scripts).
+//! - [`Water`]: embed the water in your own renderer on your own wgpu `Device` and `Queue`; the
+//!   state stays on the GPU and you bind its buffers ([`SurfaceBuffers`]).
+//! - [`run`]: what `shoal run` does, outputs and all (`h_*.npy`, `stats.csv`, …).
 //!
 //! ```no_run
 //! use shoal::{Backend, Scene, Simulation};
@@ -12,29 +18,44 @@
 //! let h = sim.surface()?; // absolute heights, row-major [ny, nx]
 //! # Ok::<(), shoal::Error>(())
 //! ```
+#![warn(missing_docs)]
 
 pub mod batch;
-pub mod bodies;
-pub mod checkpoint;
 pub mod compare;
-pub mod cpu;
-pub mod edit;
-pub mod error;
-pub mod gpu;
 pub mod io;
-pub mod params;
-pub mod placement;
-pub mod rain;
 pub mod run;
 pub mod scene;
-pub mod schedule;
-pub mod simulation;
-pub mod solver;
-pub mod state_table;
-pub mod water;
-pub mod wgsl;
 
+mod bodies;
+mod checkpoint;
+mod cpu;
+mod edit;
+mod error;
+mod gpu;
+mod params;
+mod placement;
+mod rain;
+mod schedule;
+mod simulation;
+mod solver;
+mod state_table;
+mod water;
+mod wgsl;
+
+#[doc(hidden)]
+pub mod low_level;
+
+pub use bodies::{BodySample, BodyState};
+pub use checkpoint::Checkpoint;
 pub use error::{Error, Result};
+pub use gpu::readback;
+pub use gpu::surface::SurfaceBuffers;
 pub use scene::Scene;
-pub use simulation::{Backend, FieldStats, Simulation};
+pub use simulation::{Backend, Checked, FieldStats, Simulation};
+pub use solver::SolveReport;
 pub use water::{Water, WaterOptions};
+
+/// The adapter `Backend::Gpu` picks on this machine, in words (what `shoal info` prints).
+pub fn describe_adapter() -> Result<String> {
+    Ok(gpu::GpuContext::new()?.describe())
+}

@@ -141,8 +141,7 @@ fn main() -> ExitCode {
 fn execute(command: Command) -> shoal::Result<()> {
     match command {
         Command::Info => {
-            let context = shoal::gpu::GpuContext::new()?;
-            println!("{}", context.describe());
+            println!("{}", shoal::describe_adapter()?);
             Ok(())
         }
         Command::Validate { scene } => {
@@ -158,7 +157,7 @@ fn execute(command: Command) -> shoal::Result<()> {
 }
 
 /// Checks a scene as `validate` and `run --dry-run` do, its notes on stderr.
-fn check(scene: &Scene) -> shoal::Result<shoal::simulation::Checked> {
+fn check(scene: &Scene) -> shoal::Result<shoal::Checked> {
     let checked = shoal::Simulation::check(scene)?;
     for note in &checked.notes {
         eprintln!("note: {note}");
@@ -273,7 +272,7 @@ fn summarise(name: &str, summary: &shoal::run::RunSummary) {
 }
 
 /// One line on what a checked scene is and takes.
-fn describe(scene: &Scene, checked: &shoal::simulation::Checked) -> String {
+fn describe(scene: &Scene, checked: &shoal::Checked) -> String {
     format!(
         "scene \"{}\" is valid: {}×{} cells of {} m, {} steps of {} s ({} substep{} each), solver {:?}; \
          the GPU backend needs about {:.1} MiB",

@@ -19,18 +19,27 @@ pub const MAX_CHUNK: u32 = 256;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct Params {
+    /// Cells along x.
     pub nx: u32,
+    /// Cells along y.
     pub ny: u32,
     /// g·dt_sub²/dx².
     pub k: f32,
     /// 1 − tau.
     pub keep: f32,
+    /// West side's boundary code (`BoundaryMode`).
     pub bc_west: u32,
+    /// East side's boundary code.
     pub bc_east: u32,
+    /// South side's boundary code.
     pub bc_south: u32,
+    /// North side's boundary code.
     pub bc_north: u32,
+    /// Factor on the stored per-substep change (1 unless the substep length changed).
     pub vel_scale: f32,
+    /// Workgroups of the reduction's first pass.
     pub n_partials: u32,
+    /// Probes in the scene.
     pub n_probes: u32,
     /// Always 1.0 (see `two_sum` in common.wgsl).
     pub one: f32,
@@ -46,6 +55,7 @@ pub struct Params {
     /// Rigid bodies in the scene (bodies.wgsl, coupling.wgsl); 0: none, and `reduce` skips the
     /// body volume held in the columns.
     pub bodies: u32,
+    /// Padding.
     pub _pad: [u32; 3],
 }
 
@@ -53,9 +63,13 @@ pub struct Params {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct Totals {
+    /// Σ eta over wet cells.
     pub sum_eta: f32,
+    /// Wet cells.
     pub wet: u32,
+    /// Deepest water.
     pub max_depth: f32,
+    /// Cells holding NaN or infinity.
     pub nonfinite: u32,
     /// Σ over cells of depth − still depth (max(−ground, 0)): the volume above the still water
     /// (metres·cells).
@@ -70,6 +84,7 @@ pub struct Totals {
     pub dropped: f32,
     /// Σ of the body volume submerged bodies hold in their columns (metres·cells).
     pub held: f32,
+    /// Padding.
     pub _pad: [u32; 2],
 }
 
@@ -114,6 +129,7 @@ pub const MAX_REGIONS: u32 = 1 << 16;
 pub const CELLS_PER_PARTIAL: usize = (crate::wgsl::reduce::WG * crate::wgsl::reduce::PER_THREAD) as usize;
 
 impl Params {
+    /// The uniforms for `scene` at `substeps` substeps per step.
     pub fn new(scene: &Scene, substeps: u32, n_probes: u32) -> Params {
         let sides: Sides = scene.boundary.sides();
         let cells = scene.grid.cells();

@@ -13,12 +13,19 @@ use std::path::{Path, PathBuf};
 /// How a run went.
 #[derive(Clone, Debug)]
 pub struct RunSummary {
+    /// Steps run.
     pub steps: u64,
+    /// Substeps per step at the end.
     pub substeps: u32,
+    /// Wall-clock seconds.
     pub seconds: f64,
+    /// The backend in words.
     pub backend: String,
+    /// The output folder.
     pub out: PathBuf,
+    /// Water volume at step 0, m³.
     pub initial_volume: f64,
+    /// Water volume at the end, m³.
     pub final_volume: f64,
     /// The volume the water should hold at the end (m³, `Simulation::target_volume`).
     pub target_volume: f64,
@@ -84,6 +91,7 @@ pub fn interrupt() {
 
 /// Where a run tells its user what happens: notes (stderr in the CLI) and progress.
 pub trait Reporter {
+    /// A message for the user.
     fn note(&mut self, line: &str);
     /// The run starts at `step` (0, or where a resume picks up) and ends at `steps`.
     fn start(&mut self, _step: u64, _steps: u64) {}
@@ -129,7 +137,22 @@ pub fn prepare_output(out: &Path, force: bool) -> Result<()> {
     Ok(())
 }
 
-/// Runs `scene` on `backend` into `out`, telling `report` what happens.
+/// Runs `scene` on `backend` into `out`, telling `report` what happens: what `shoal run` does.
+///
+/// ```no_run
+/// use shoal::run::{run, Reporter, RunOptions};
+/// struct Quiet;
+/// impl Reporter for Quiet {
+///     fn note(&mut self, line: &str) {
+///         eprintln!("{line}");
+///     }
+/// }
+/// let scene = shoal::Scene::from_file("scenes/beach.toml".as_ref())?;
+/// let options = RunOptions { force: true, ..Default::default() };
+/// let summary = run(&scene, "out/beach".as_ref(), shoal::Backend::Gpu, &options, &mut Quiet)?;
+/// println!("{} steps, volume error {:.2e}", summary.steps, summary.volume_error());
+/// # Ok::<(), shoal::Error>(())
+/// ```
 pub fn run(
     scene: &Scene,
     out: &Path,

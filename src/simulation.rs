@@ -22,6 +22,7 @@ pub enum Backend {
     Cpu,
 }
 
+/// A scene stepping on one backend: its state, its clock and what it has sampled.
 pub struct Simulation {
     scene: Scene,
     fields: InitialFields,
@@ -441,22 +442,28 @@ impl Simulation {
         self.target
     }
 
+    /// The volume the water should hold now, m³ (moved only by sources, drains and rain).
     pub fn target_volume(&self) -> f64 {
         (self.still + self.target) * self.scene.grid.dx * self.scene.grid.dx
     }
 
+    /// The scene as run (substeps resolved).
     pub fn scene(&self) -> &Scene {
         &self.scene
     }
+    /// Steps taken.
     pub fn step_index(&self) -> u64 {
         self.step
     }
+    /// Simulated seconds.
     pub fn time(&self) -> f64 {
         self.step as f64 * self.scene.time.dt
     }
+    /// Substeps per step now.
     pub fn substeps(&self) -> u32 {
         self.substeps
     }
+    /// The ground b, absolute, [ny, nx].
     pub fn ground(&self) -> &[f64] {
         &self.fields.ground
     }
@@ -513,9 +520,11 @@ impl Simulation {
         self.coupling
     }
 
+    /// The level heights are stored relative to.
     pub fn reference_level(&self) -> f64 {
         self.fields.reference.0
     }
+    /// The backend in words (the adapter, or the CPU).
     pub fn describe_backend(&self) -> String {
         self.solver.describe()
     }
@@ -536,8 +545,11 @@ pub struct FieldStats {
     pub volume: f64,
     /// Lowest and highest wet surface (NaN with no wet cell).
     pub h_min: f64,
+    /// See `h_min`.
     pub h_max: f64,
+    /// Cells holding water.
     pub wet_cells: u64,
+    /// Deepest water, metres.
     pub max_depth: f64,
 }
 

@@ -150,10 +150,15 @@ impl SolverState {
 /// relative to the reference level.
 #[derive(Clone, Copy, Debug)]
 pub struct Setup<'a> {
+    /// The uniforms.
     pub params: Params,
+    /// The height-field solver.
     pub method: Method,
+    /// h − ref at the start.
     pub eta: &'a [f32],
+    /// b − ref.
     pub ground: &'a [f32],
+    /// Each probe's cell index.
     pub probe_cells: &'a [u32],
     /// Height per step each cell's sources ask for, drains negative; empty without sources.
     pub source: &'a [f32],
@@ -161,6 +166,7 @@ pub struct Setup<'a> {
     pub rain: bool,
     /// The bodies at the start (empty without bodies), and their uniforms.
     pub bodies: &'a [crate::bodies::BodyState],
+    /// The bodies' uniforms.
     pub body_params: crate::bodies::BodyParams,
     /// What covers each column at the start (`placement::settle_initial_water`); empty without bodies.
     pub cover: &'a [crate::bodies::Cover],

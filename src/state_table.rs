@@ -221,11 +221,6 @@ pub const FIELDS: &[Spec] = &[
     spec(Field::AdiWork, "ADI work", Per::Cell, 1, 4, Kept::Scratch, adi),
 ];
 
-/// The row of `field`.
-pub fn spec_of(field: Field) -> &'static Spec {
-    FIELDS.iter().find(|s| s.field == field).expect("every field has a row")
-}
-
 /// The backend state fields a run of this shape holds: what `save` and `load` move.
 pub fn state_fields(shape: &Shape) -> Vec<Field> {
     FIELDS

@@ -1,20 +1,6 @@
 //! `Water`: Shoal inside a host's renderer. It borrows the host's Device and Queue, records its
 //! steps into the host's command encoder (no submit, no poll, no readback), and leaves the
 //! surface in buffers the host binds directly, the same buffers every frame.
-//!
-//! ```no_run
-//! # fn frame(device: &wgpu::Device, queue: &wgpu::Queue) -> shoal::Result<()> {
-//! let scene = shoal::Scene::builtin_default();
-//! let mut water = shoal::Water::new(device, queue, &scene, Default::default())?;
-//! let height = &water.buffers().height; // bind once: f32 per cell, row-major [ny, nx]
-//! // each frame:
-//! water.disturb(1.0, 1.0, 0.1, 0.02)?; // a splash, counted into the volume target
-//! let mut encoder = device.create_command_encoder(&Default::default());
-//! water.record(&mut encoder, 2); // two steps, then the surface, normals, wetness, caustics
-//! // … the host's render passes, reading the buffers …
-//! queue.submit([encoder.finish()]);
-//! # Ok(()) }
-//! ```
 
 use crate::edit::{HostEdit, EDIT_BRUSH, EDIT_DISTURB};
 use crate::error::{Error, Result};
@@ -53,7 +39,23 @@ impl Default for WaterOptions {
     }
 }
 
-/// A scene's water on the host's device: see the module documentation.
+/// A scene's water on the host's device. It borrows the host's `Device` and `Queue`, records
+/// its steps into the host's command encoder (no submit, no poll, no readback), and leaves the
+/// surface in buffers the host binds directly, the same buffers every frame.
+///
+/// ```no_run
+/// # fn frame(device: &wgpu::Device, queue: &wgpu::Queue) -> shoal::Result<()> {
+/// let scene = shoal::Scene::builtin_default();
+/// let mut water = shoal::Water::new(device, queue, &scene, Default::default())?;
+/// let height = &water.buffers().height; // bind once: f32 per cell, row-major [ny, nx]
+/// // each frame:
+/// water.disturb(1.0, 1.0, 0.1, 0.02)?; // a splash, counted into the volume target
+/// let mut encoder = device.create_command_encoder(&Default::default());
+/// water.record(&mut encoder, 2); // two steps, then the surface, normals, wetness, caustics
+/// // … the host's render passes, reading the buffers …
+/// queue.submit([encoder.finish()]);
+/// # Ok(()) }
+/// ```
 pub struct Water {
     sim: Simulation,
     surface: Surface,
@@ -316,6 +318,7 @@ impl Water {
         self.steps as f64 * self.sim.scene().time.dt
     }
 
+    /// The options it was built with.
     pub fn options(&self) -> &WaterOptions {
         &self.options
     }

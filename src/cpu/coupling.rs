@@ -11,11 +11,14 @@ pub use crate::solver::SolveReport;
 /// The box the solve runs over: the tagged cells and their neighbours (`plan`).
 #[derive(Clone, Copy, Debug)]
 pub struct SolveBox {
+    /// First cell (i, j).
     pub origin: [u32; 2],
+    /// Last cell (i, j), inclusive.
     pub end: [u32; 2],
 }
 
 impl SolveBox {
+    /// The tagged box grown by one cell, clipped to the grid; None when nothing is tagged.
     pub fn new(p: &Params, tags: TagBox) -> Option<SolveBox> {
         if tags == EMPTY_BOX || tags[0] > tags[2] {
             return None;
@@ -34,12 +37,16 @@ impl SolveBox {
 
 /// The solve's per-cell vectors, as `vecs` (b, x, r, p), `q` and `faces` hold them.
 pub struct Vectors {
+    /// (b, x, r, p) per cell.
     pub vecs: Vec<[f32; 4]>,
+    /// A·p per cell.
     pub q: Vec<f32>,
+    /// Which of a cell's four faces couple to a neighbour, as bits.
     pub faces: Vec<u32>,
 }
 
 impl Vectors {
+    /// Zeroed vectors for `cells` cells.
     pub fn new(cells: usize) -> Vectors {
         Vectors {
             vecs: vec![[0.0; 4]; cells],

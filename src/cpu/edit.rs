@@ -3,6 +3,7 @@
 
 use crate::edit::{HostEdit, EDIT_BRUSH};
 
+/// Applies host edits to `ground` and `eta` as edit.wgsl does, returning each cell's change of water.
 pub fn apply_edits(nx: usize, edits: &[HostEdit], ground: &mut [f32], eta: &mut [f32]) -> Vec<f32> {
     let mut added = vec![0.0f32; eta.len()];
     for (c, (b, e)) in ground.iter_mut().zip(eta.iter_mut()).enumerate() {

@@ -26,10 +26,15 @@ fn face(eta_c: f32, d_c: f32, eta_n: f32, d_n: f32) -> f32 {
 
 /// One substep's inputs: the old level and what every pass reads.
 pub struct Level<'a> {
+    /// The uniforms.
     pub params: &'a Params,
+    /// b − ref.
     pub ground: &'a [f32],
+    /// The last reduction.
     pub totals: &'a Totals,
+    /// h − ref.
     pub eta: &'a [f32],
+    /// The per-substep change.
     pub vel: &'a [f32],
 }
 

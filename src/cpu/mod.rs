@@ -64,6 +64,7 @@ struct Bodies {
 }
 
 impl CpuSolver {
+    /// The CPU backend, built from the same setup as the GPU one.
     pub fn new(setup: &Setup) -> CpuSolver {
         let n = setup.eta.len();
         let mut s = CpuSolver {

@@ -149,6 +149,7 @@ impl Regions {
     }
 
     /// The latest targets (2^-28 metres·cells).
+    #[cfg(test)]
     pub fn targets(&self) -> &[i64] {
         &self.targets[self.current][..self.count.min(self.targets[0].len() as u32) as usize]
     }

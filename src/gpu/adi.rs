@@ -11,8 +11,8 @@ use wgpu::util::DeviceExt;
 
 /// Cells one solve workgroup holds on chip.
 pub use crate::wgsl::adi::CHIP;
-/// Threads per solve workgroup and cells each holds (`WG`, `PER` in adi.wgsl).
-pub use crate::wgsl::adi::{PER, WG};
+/// Threads per solve workgroup (`WG` in adi.wgsl).
+pub use crate::wgsl::adi::WG;
 
 /// Mirror of WGSL `Sweep`: 16 scalars, 64 bytes.
 #[repr(C)]
@@ -108,6 +108,7 @@ struct AxisDispatch {
     global_steps: Vec<u32>,
 }
 
+/// The ADI pass (`wgsl/adi.wgsl`): one x sweep and one y sweep per step.
 pub struct Adi {
     build: wgpu::ComputePipeline,
     reduce_global: wgpu::ComputePipeline,
@@ -129,6 +130,7 @@ pub struct Adi {
 const STORAGE_BUFFERS: u32 = 10;
 
 impl Adi {
+    /// Builds the pipelines and bind groups once.
     pub fn new(device: &wgpu::Device, level: &LevelBindings, params: &Params) -> Result<Adi> {
         Self::build(device, level, params, false)
     }

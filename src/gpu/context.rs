@@ -8,8 +8,11 @@ use std::sync::{Arc, Mutex};
 
 /// An adapter and the device Shoal opened on it.
 pub struct GpuContext {
+    /// The device Shoal opened.
     pub device: wgpu::Device,
+    /// Its queue.
     pub queue: wgpu::Queue,
+    /// The adapter it runs on.
     pub info: wgpu::AdapterInfo,
     /// Errors wgpu reported outside an error scope, kept here instead of panicking.
     pub uncaptured: Arc<Mutex<Option<String>>>,

@@ -5,17 +5,24 @@
 
 use super::state::{bind_group, layout, slot_bind_group, storage_entry, uniform_entry, GpuState};
 
+/// The bind groups every pass that reads a level shares (`wgsl/level.wgsl`).
 pub struct LevelBindings {
+    /// Params, ground, carry and the other buffers every level pass reads.
     pub shared_layout: wgpu::BindGroupLayout,
+    /// One ping-pong level: eta and vel in, eta and vel out.
     pub level_layout: wgpu::BindGroupLayout,
+    /// The step slot, with a dynamic offset.
     pub slot_layout: wgpu::BindGroupLayout,
+    /// The shared buffers.
     pub shared: wgpu::BindGroup,
     /// `levels[p]` reads level p and writes level 1 − p.
     pub levels: [wgpu::BindGroup; 2],
+    /// The step slots.
     pub slot: wgpu::BindGroup,
 }
 
 impl LevelBindings {
+    /// Builds the layouts and bind groups once.
     pub fn new(device: &wgpu::Device, state: &GpuState) -> LevelBindings {
         let shared_layout = layout(
             device,

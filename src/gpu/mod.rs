@@ -62,6 +62,7 @@ pub struct GpuSolver {
 }
 
 impl GpuSolver {
+    /// The GPU backend on the caller's device: the state, then every pass, built once.
     pub fn new(device: &wgpu::Device, queue: &wgpu::Queue, adapter: String, setup: &Setup) -> Result<GpuSolver> {
         let params = setup.params;
         let scopes = Scopes::push(device);
@@ -231,10 +232,12 @@ impl GpuSolver {
         &self.reduce
     }
 
+    /// The device the state lives on.
     pub fn device(&self) -> &wgpu::Device {
         &self.device
     }
 
+    /// Its queue.
     pub fn queue(&self) -> &wgpu::Queue {
         &self.queue
     }

@@ -9,9 +9,13 @@ use crate::solver::Setup;
 use crate::state_table::Field;
 use wgpu::util::DeviceExt;
 
+/// The state's GPU buffers (`state_table::FIELDS` lists what each holds).
 pub struct GpuState {
+    /// Cells along x.
     pub nx: u32,
+    /// Cells along y.
     pub ny: u32,
+    /// The `Params` uniform.
     pub params: wgpu::Buffer,
     /// b − ref, f32 [ny, nx].
     pub ground: wgpu::Buffer,
@@ -21,17 +25,23 @@ pub struct GpuState {
     pub vel: [wgpu::Buffer; 2],
     /// Rounding residual of each cell's compensated eta update, f32 [ny, nx], updated in place.
     pub carry: wgpu::Buffer,
+    /// The reduction's per-workgroup partial sums.
     pub partials: wgpu::Buffer,
     /// Workgroups of the reduction's first pass (`Params::n_partials`).
     pub n_partials: u32,
+    /// The reduction's `Totals`.
     pub totals: wgpu::Buffer,
     /// First step index (within a submit) that produced a non-finite value; u32::MAX when none.
     pub first_bad_step: wgpu::Buffer,
     /// One `StepSlot` per step of a submit, `slot_stride` bytes apart, for dynamic offsets.
     pub slots: wgpu::Buffer,
+    /// Bytes between step slots (the device's uniform offset alignment).
     pub slot_stride: u32,
+    /// Each probe's cell index.
     pub probe_cells: wgpu::Buffer,
+    /// Each probe's height after each step of a submit.
     pub probe_history: wgpu::Buffer,
+    /// Probes in the scene.
     pub n_probes: u32,
     /// The volume target and this step's correction (`Volume` in volume.wgsl, 16 B).
     pub volume: wgpu::Buffer,
@@ -40,7 +50,7 @@ pub struct GpuState {
     /// What each drain cell could not take on the last step (16 B without sources).
     pub shortfall: wgpu::Buffer,
     /// What the dry-cell rule did to each cell since the last correction: (water made, per-step
-    /// change dropped), vec2<f32> per cell under `CORRECT_CLAMPS`, else 16 bytes.
+    /// change dropped), `vec2<f32>` per cell under `CORRECT_CLAMPS`, else 16 bytes.
     pub clamped: wgpu::Buffer,
     /// The per-region correction's buffers (regions.wgsl), stand-ins unless it runs.
     pub regions: super::regions::RegionBuffers,
@@ -80,6 +90,7 @@ pub fn check_grid_fits(limits: &wgpu::Limits, nx: u32, ny: u32) -> Result<()> {
 }
 
 impl GpuState {
+    /// Allocates and fills the state for `setup`.
     pub fn new(device: &wgpu::Device, setup: &Setup) -> Result<GpuState> {
         let (params, eta, ground, probe_cells) = (&setup.params, setup.eta, setup.ground, setup.probe_cells);
         check_grid_fits(&device.limits(), params.nx, params.ny)?;
@@ -201,6 +212,7 @@ impl GpuState {
         })
     }
 
+    /// nx·ny.
     pub fn cells(&self) -> u32 {
         self.nx * self.ny
     }

@@ -30,7 +30,7 @@ pub struct SurfaceBuffers {
     pub height: wgpu::Buffer,
     /// f32: max(h − b, 0), metres.
     pub depth: wgpu::Buffer,
-    /// vec4<f32> (16 B): the unit surface normal (x, y, z up), w = 0.
+    /// `vec4<f32>` (16 B): the unit surface normal (x, y, z up), w = 0.
     pub normals: wgpu::Buffer,
     /// f32 in [0, 1]: 1 while wet, decaying with the drying time while dry.
     pub wetness: wgpu::Buffer,
@@ -45,6 +45,7 @@ pub const SURFACE_USAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
     .union(wgpu::BufferUsages::COPY_SRC);
 
 impl SurfaceBuffers {
+    /// The surface buffers for `cells` cells; the light buffer only with `caustics`.
     pub fn new(device: &wgpu::Device, cells: u64, caustics: bool) -> SurfaceBuffers {
         let field = |label: &str, bytes_per_cell: u64| {
             device.create_buffer(&wgpu::BufferDescriptor {

@@ -11,6 +11,7 @@ pub struct CsvWriter {
 }
 
 impl CsvWriter {
+    /// Starts a CSV under a temporary name, with its header line.
     pub fn create(path: &Path, header: &[&str]) -> Result<CsvWriter> {
         Self::continuing(path, &[header.join(",")])
     }
@@ -46,6 +47,7 @@ impl CsvWriter {
         writeln!(self.out, "{s}").map_err(|e| Error::io(&self.path, e))
     }
 
+    /// Flushes and renames the file to its final name.
     pub fn finish(self) -> Result<()> {
         let path = self.path;
         let tmp = self.out.into_inner().map_err(|e| Error::io(&path, e.into_error()))?;
@@ -56,7 +58,9 @@ impl CsvWriter {
 
 /// One CSV cell.
 pub enum Cell {
+    /// An integer, written as is.
     Int(u64),
+    /// A float, written with enough digits to read back the same f64.
     Float(f64),
     /// Free text, quoted where CSV needs it.
     Text(String),

@@ -5,7 +5,9 @@ use std::path::Path;
 
 /// A 2-D array read from an npy file, row-major.
 pub struct Field2d {
+    /// [ny, nx].
     pub shape: [usize; 2],
+    /// Row-major values.
     pub data: Vec<f64>,
 }
 

@@ -8,7 +8,9 @@ use std::path::Path;
 /// What stays fixed across a run's frames, so colours mean the same depth and height in each.
 #[derive(Clone, Copy, Debug)]
 pub struct Palette {
+    /// Lowest ground height, metres.
     pub ground_min: f64,
+    /// Highest ground height, metres.
     pub ground_max: f64,
     /// The depth drawn darkest (the deepest water at the start, at least 1 cm).
     pub depth_scale: f64,
@@ -144,6 +146,7 @@ impl GifWriter {
         })
     }
 
+    /// Appends a frame.
     pub fn add(&mut self, img: &image::RgbImage) -> Result<()> {
         let rgba = image::DynamicImage::ImageRgb8(img.clone()).into_rgba8();
         let delay = image::Delay::from_numer_denom_ms(self.delay_ms, 1);

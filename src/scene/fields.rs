@@ -15,16 +15,20 @@ pub struct ReferenceLevel(pub f64);
 /// The scene's initial state, row-major `[ny, nx]`, absolute heights in f64.
 #[derive(Clone, Debug)]
 pub struct InitialFields {
+    /// Cells along x.
     pub nx: usize,
+    /// Cells along y.
     pub ny: usize,
     /// Ground height b.
     pub ground: Vec<f64>,
     /// Water surface h; `h == b` marks a dry cell.
     pub surface: Vec<f64>,
+    /// The level the engine stores heights relative to.
     pub reference: ReferenceLevel,
 }
 
 impl InitialFields {
+    /// Builds the ground and the initial surface from the scene's files and keys.
     pub fn build(scene: &Scene) -> Result<InitialFields> {
         let (nx, ny) = (scene.grid.nx as usize, scene.grid.ny as usize);
         let ground = build_ground(scene, nx, ny)?;

@@ -16,27 +16,40 @@ use std::path::{Path, PathBuf};
 /// The built-in scene `shoal run` uses without a scene file: drops falling on a pond around an island.
 pub const DEFAULT_SCENE: &str = include_str!("../../scenes/default.toml");
 
+/// A scene: the grid, the time, the physics, the ground, the water, the bodies and the outputs.
+/// Read from TOML (`../shared/SCENE.md` is the contract) and validated on load.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Scene {
+    /// Free text, for outputs and messages; default "untitled".
     #[serde(default = "default_name")]
     pub name: String,
+    /// `[grid]`: the cells.
     pub grid: Grid,
+    /// `[time]`: the step length and count.
     pub time: Time,
+    /// `[physics]`: the solver and its constants.
     #[serde(default)]
     pub physics: Physics,
+    /// `[boundary]`: what each side of the domain does.
     #[serde(default)]
     pub boundary: Boundary,
+    /// `[terrain]`: the ground b.
     #[serde(default)]
     pub terrain: Terrain,
+    /// `[water]`: the initial surface.
     #[serde(default)]
     pub water: InitialWater,
+    /// `[[source]]`: steady inflows and drains.
     #[serde(default, rename = "source", skip_serializing_if = "Vec::is_empty")]
     pub sources: Vec<Source>,
+    /// `[rain]`: random drops.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rain: Option<Rain>,
+    /// `[[body]]`: rigid bodies, two-way coupled.
     #[serde(default, rename = "body", skip_serializing_if = "Vec::is_empty")]
     pub bodies: Vec<Body>,
+    /// `[output]`: snapshots, probes, checkpoints.
     #[serde(default)]
     pub output: Output,
     /// Folder that relative paths in the scene resolve against.
@@ -51,24 +64,32 @@ fn default_name() -> String {
     "untitled".into()
 }
 
+/// `[grid]`: the cells.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Grid {
+    /// Cells along x (at least 2).
     pub nx: u32,
+    /// Cells along y (at least 2).
     pub ny: u32,
+    /// Side of a square cell, metres.
     pub dx: f64,
 }
 
 impl Grid {
+    /// nx·ny.
     pub fn cells(&self) -> usize {
         self.nx as usize * self.ny as usize
     }
 }
 
+/// `[time]`: the step length and how many steps.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Time {
+    /// Seconds per step.
     pub dt: f64,
+    /// Steps to run (`--steps` overrides).
     #[serde(default)]
     pub steps: u64,
     /// Added to the contract: the least number of equal substeps per step (default 1). The engine
@@ -82,41 +103,58 @@ fn one() -> u32 {
     1
 }
 
+/// The height-field solver (`physics.solver`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Method {
+    /// Kass & Miller's explicit scheme, substepped to its stability limit.
     Explicit,
+    /// Kass & Miller's implicit ADI scheme: one x sweep and one y sweep per step.
     Adi,
 }
 
+/// How the volume target is held (`physics.volume_correction`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum VolumeCorrection {
+    /// No correction: the scheme's own conservation only.
     None,
+    /// One correction over all wet cells.
     Global,
+    /// One correction per connected wet region.
     Regions,
 }
 
+/// The bodies' virtual-height solve (`physics.coupling`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CouplingMethod {
+    /// Preconditioned conjugate gradients.
     Pcg,
+    /// Jacobi sweeps.
     Jacobi,
 }
 
+/// `[physics]`: the solver and its constants.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Physics {
+    /// `"explicit"` (default) or `"adi"`.
     #[serde(default = "Physics::default_solver")]
     pub solver: Method,
+    /// m/s²; default 9.81.
     #[serde(default = "Physics::default_gravity")]
     pub gravity: f64,
+    /// Kass & Miller's tau (eq. 17), in [0, 1); default 0.
     #[serde(default)]
     pub damping: f64,
+    /// How the volume target is held; default global.
     #[serde(default = "Physics::default_correction")]
     pub volume_correction: VolumeCorrection,
+    /// The virtual-height solve for bodies; default PCG.
     #[serde(default = "Physics::default_coupling")]
     pub coupling: CouplingMethod,
+    /// kg/m³; default 1000.
     #[serde(default = "Physics::default_density")]
     pub water_density: f64,
     /// GAMES103's relaxation gamma: the share of the water a body must expel that the coupling
@@ -213,17 +251,23 @@ pub enum BoundaryMode {
     GhostSlope = crate::wgsl::common::GHOST_SLOPE,
 }
 
+/// `[boundary]` as written: each side optional.
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Boundary {
+    /// Every side not named; default reflect.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub all: Option<BoundaryMode>,
+    /// The x = 0 side.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub west: Option<BoundaryMode>,
+    /// The x = nx·dx side.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub east: Option<BoundaryMode>,
+    /// The y = 0 side.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub south: Option<BoundaryMode>,
+    /// The y = ny·dx side.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub north: Option<BoundaryMode>,
 }
@@ -231,13 +275,18 @@ pub struct Boundary {
 /// The four sides with `all` and the default applied.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Sides {
+    /// The x = 0 side.
     pub west: BoundaryMode,
+    /// The x = nx·dx side.
     pub east: BoundaryMode,
+    /// The y = 0 side.
     pub south: BoundaryMode,
+    /// The y = ny·dx side.
     pub north: BoundaryMode,
 }
 
 impl Sides {
+    /// Every side the same.
     pub fn all(mode: BoundaryMode) -> Self {
         Sides {
             west: mode,
@@ -247,12 +296,14 @@ impl Sides {
         }
     }
 
+    /// Whether some side is `mode`.
     pub fn any(&self, mode: BoundaryMode) -> bool {
         [self.west, self.east, self.south, self.north].contains(&mode)
     }
 }
 
 impl Boundary {
+    /// The four sides, `all` and the default (reflect) applied.
     pub fn sides(&self) -> Sides {
         let all = self.all.unwrap_or(BoundaryMode::Reflect);
         Sides {
@@ -276,101 +327,147 @@ impl Boundary {
     }
 }
 
+/// A plane ground: b = base + grad\[0\]·x + grad\[1\]·y.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Slope {
+    /// b at the origin, metres.
     pub base: f64,
+    /// b's rise per metre along x and y.
     pub grad: [f64; 2],
 }
 
+/// Ground from a greyscale picture.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PngTerrain {
+    /// A greyscale PNG, resampled to the grid.
     pub path: PathBuf,
+    /// The height black stands for.
     pub min: f64,
+    /// The height white stands for.
     pub max: f64,
 }
 
+/// A rectangle of ground raised to `top`.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TerrainBox {
+    /// West edge, metres.
     pub x0: f64,
+    /// South edge, metres.
     pub y0: f64,
+    /// East edge, metres.
     pub x1: f64,
+    /// North edge, metres.
     pub y1: f64,
+    /// The height b is raised to.
     pub top: f64,
 }
 
+/// `[terrain]`: the ground b; flat at 0 by default, at most one of flat, slope, npy, png.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Terrain {
+    /// Flat ground at this height.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flat: Option<f64>,
+    /// A plane.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slope: Option<Slope>,
+    /// A float32/float64 `[ny, nx]` array.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub npy: Option<PathBuf>,
+    /// A greyscale picture.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub png: Option<PngTerrain>,
+    /// `[[terrain.box]]`: raised rectangles.
     #[serde(default, rename = "box", skip_serializing_if = "Vec::is_empty")]
     pub boxes: Vec<TerrainBox>,
 }
 
+/// A Gaussian added to the initial surface.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Bump {
+    /// Centre x, metres.
     pub x: f64,
+    /// Centre y, metres.
     pub y: f64,
+    /// The Gaussian's sigma, metres.
     pub radius: f64,
+    /// Peak height, metres.
     pub height: f64,
 }
 
+/// `[water]`: the initial surface.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct InitialWater {
+    /// Still surface height; ground at or above it starts dry; default 0.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub level: Option<f64>,
+    /// The initial surface h, `[ny, nx]`; replaces `level`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub npy: Option<PathBuf>,
+    /// `[[water.bump]]`: Gaussians added to the surface, at rest.
     #[serde(default, rename = "bump", skip_serializing_if = "Vec::is_empty")]
     pub bumps: Vec<Bump>,
 }
 
+/// A steady inflow over a disc, or a drain.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Source {
+    /// Centre x, metres.
     pub x: f64,
+    /// Centre y, metres.
     pub y: f64,
+    /// Disc radius, metres.
     pub radius: f64,
+    /// m³/s; negative drains, never more than is there.
     pub rate: f64,
 }
 
+/// `[rain]`: random drops, reproducible from the seed.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Rain {
+    /// Drops per second over the whole domain.
     pub rate: f64,
+    /// Drop radius, metres.
     pub radius: f64,
+    /// Peak height of each drop's Gaussian, metres.
     pub height: f64,
+    /// Seed of the drop sequence; default 0.
     #[serde(default)]
     pub seed: u64,
 }
 
+/// A rigid body, two-way coupled with the water.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Body {
+    /// Box (default) or sphere.
     #[serde(default = "Body::default_shape")]
     pub shape: BodyShape,
+    /// Box: full extents along its own axes; sphere: its three diameters.
     pub size: [f64; 3],
+    /// Centre, metres.
     pub position: [f64; 3],
+    /// Euler angles in degrees, applied x then y then z.
     #[serde(default)]
     pub rotation: [f64; 3],
+    /// m/s.
     #[serde(default)]
     pub velocity: [f64; 3],
     /// Angular velocity about the world x, y and z axes, degrees per second; default 0.
     #[serde(default)]
     pub angular_velocity: [f64; 3],
+    /// kg/m³; default 500.
     #[serde(default = "Body::default_density")]
     pub density: f64,
+    /// true: the body does not move but still displaces water.
     #[serde(default)]
     pub fixed: bool,
     /// true: the body moves with its `velocity` and `angular_velocity` whatever the water does
@@ -379,9 +476,11 @@ pub struct Body {
     pub kinematic: bool,
 }
 
+/// A body's shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BodyShape {
+    /// A box with the three extents of `size`.
     Box,
     /// An ellipsoid with the three diameters of `size` (a sphere when they are equal).
     Sphere,
@@ -396,23 +495,30 @@ impl Body {
     }
 }
 
+/// A gauge: h of the cell holding (x, y), every step.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Probe {
+    /// The column's name in probes.csv.
     pub name: String,
+    /// x, metres.
     pub x: f64,
+    /// y, metres.
     pub y: f64,
 }
 
+/// `[output]`: what is written, and when.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Output {
+    /// An h snapshot every this many steps, plus step 0 and the last; 0: those two only.
     #[serde(default = "Output::default_every")]
     pub every: u64,
     /// Write checkpoint.bin every this many steps (`shoal run --checkpoint-every N` sets it, and
     /// `shoal resume` goes on with it). 0 or absent: only when interrupted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checkpoint_every: Option<u64>,
+    /// `[[output.probe]]`: gauges read every step.
     #[serde(default, rename = "probe", skip_serializing_if = "Vec::is_empty")]
     pub probes: Vec<Probe>,
 }

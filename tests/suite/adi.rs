@@ -2,11 +2,11 @@
 //! numbers, analytic periods, isotropy.
 
 use crate::common::*;
-use shoal::cpu::adi::{cyclic_factor, thomas};
-use shoal::gpu::{adi::Adi, level::LevelBindings, state::GpuState};
-use shoal::params::Params;
+use shoal::low_level::cpu::{cyclic_factor, thomas};
+use shoal::low_level::gpu::{Adi, GpuState, LevelBindings};
+use shoal::low_level::Params;
+use shoal::low_level::Setup;
 use shoal::scene::Method;
-use shoal::solver::Setup;
 use shoal::{compare, Backend};
 use std::f64::consts::PI;
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! Archimedes, volume, the solvers, GPU against CPU, the dropped cube, scripted bodies.
 
 use crate::common::{scene, simulation, BOTH};
-use shoal::bodies::BodySample;
+use shoal::BodySample;
 use shoal::{Backend, Simulation};
 
 /// A 1.6 m × 1.6 m pool, 0.5 m deep (still level 0), cells of 2 cm, dt 10 ms, with bodies.

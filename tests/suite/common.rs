@@ -2,7 +2,7 @@
 //! time; scenes from text, and runs on either backend.
 #![allow(dead_code)]
 
-use shoal::gpu::GpuContext;
+use shoal::low_level::gpu::GpuContext;
 use shoal::{Backend, Scene, Simulation};
 use std::cell::RefCell;
 use std::path::Path;

@@ -2,11 +2,11 @@
 //! diverged `Simulation` refuses to go on.
 
 use crate::common::*;
-use shoal::cpu::CpuSolver;
-use shoal::gpu::GpuSolver;
-use shoal::params::Params;
+use shoal::low_level::cpu::CpuSolver;
+use shoal::low_level::gpu::GpuSolver;
+use shoal::low_level::Params;
+use shoal::low_level::{Setup, Solver};
 use shoal::scene::Method;
-use shoal::solver::{Setup, Solver};
 
 /// A basin with a 10 m bump, and parameters no stable run would have: k = f32::MAX, so the first
 /// step's k·Σ d·Δh (Δh of metres) overflows to infinity.

@@ -3,8 +3,8 @@
 
 use crate::common;
 
-use shoal::cpu::{caustics::caustics, edit::apply_edits, surface::surface};
-use shoal::edit::{HostEdit, EDIT_BRUSH, EDIT_DISTURB};
+use shoal::low_level::cpu::{apply_edits, caustics, surface};
+use shoal::low_level::{HostEdit, EDIT_BRUSH, EDIT_DISTURB};
 use shoal::{Backend, Water, WaterOptions};
 
 /// A device the test owns, opened the way a host renderer would (wgpu's env vars pick the
@@ -51,7 +51,7 @@ every = 0
 "#;
 
 fn read_f32(device: &wgpu::Device, queue: &wgpu::Queue, buffer: &wgpu::Buffer) -> Vec<f32> {
-    bytemuck::pod_collect_to_vec(&shoal::gpu::readback::read(device, queue, buffer).unwrap())
+    bytemuck::pod_collect_to_vec(&shoal::readback::read(device, queue, buffer).unwrap())
 }
 
 /// The caustics map under a vertical sun, checked against the CPU twin run on the GPU's own
@@ -61,13 +61,13 @@ fn caustics_against_the_twin(
     device: &wgpu::Device,
     queue: &wgpu::Queue,
     water: &mut Water,
-    cover: &[shoal::bodies::Cover],
+    cover: &[shoal::low_level::Cover],
 ) -> Vec<f32> {
     let (nx, ny, dx) = water.grid();
     let out = water.buffers();
     let got = read_f32(device, queue, out.caustics.as_ref().unwrap());
     let normals: Vec<[f32; 4]> =
-        bytemuck::pod_collect_to_vec(&shoal::gpu::readback::read(device, queue, &out.normals).unwrap());
+        bytemuck::pod_collect_to_vec(&shoal::readback::read(device, queue, &out.normals).unwrap());
     let depth = read_f32(device, queue, &out.depth);
     let light = [0.0, 0.0, -1.0];
     let twin = caustics(
@@ -123,7 +123,7 @@ fn steps_in_the_hosts_encoder_match_the_cpu() {
     // The surface pass against its twin on the same level: the same f32 operations, so within
     // a few ulp of the values (normals: sqrt and division round on both sides).
     let (nx, ny, dx) = water.grid();
-    let decay = shoal::cpu::surface::decay(12.0 * 0.01, water.options().drying_time);
+    let decay = shoal::low_level::cpu::decay(12.0 * 0.01, water.options().drying_time);
     let mut wetness = vec![0.0f32; eta.len()];
     let twin = surface(nx as usize, ny as usize, dx as f32, &eta, &ground, decay, &mut wetness);
     let out = water.buffers();
@@ -472,9 +472,8 @@ fn a_floating_body_shades_the_caustics() {
     let mut encoder = device.create_command_encoder(&Default::default());
     water.record(&mut encoder, 1);
     queue.submit([encoder.finish()]);
-    let cover: Vec<shoal::bodies::Cover> = bytemuck::pod_collect_to_vec(
-        &shoal::gpu::readback::read(&device, &queue, &water.covers_buffer().clone()).unwrap(),
-    );
+    let cover: Vec<shoal::low_level::Cover> =
+        bytemuck::pod_collect_to_vec(&shoal::readback::read(&device, &queue, &water.covers_buffer().clone()).unwrap());
     let got = caustics_against_the_twin(&device, &queue, &mut water, &cover);
     let nx = water.grid().0;
     // The body's middle: cell (11.5, 19.5) of a 0.4 m (8-cell) square.
@@ -505,7 +504,7 @@ fn wetness_follows_its_twin_frame_by_frame() {
         water.record(&mut encoder, 3);
         queue.submit([encoder.finish()]);
         let (eta, ground) = water.read_level().unwrap();
-        let decay = shoal::cpu::surface::decay(3.0 * 0.01, 0.2);
+        let decay = shoal::low_level::cpu::decay(3.0 * 0.01, 0.2);
         surface(nx as usize, ny as usize, dx as f32, &eta, &ground, decay, &mut twin);
         let got = read_f32(&device, &queue, &water.buffers().wetness);
         assert_eq!(got, twin, "wetness after {} steps", water.steps());

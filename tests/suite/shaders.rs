@@ -3,7 +3,7 @@
 
 #[test]
 fn every_shader_validates_with_naga() {
-    for (name, source) in shoal::gpu::shaders::ALL {
+    for (name, source) in shoal::low_level::gpu::SHADERS {
         let module = naga::front::wgsl::parse_str(source)
             .unwrap_or_else(|e| panic!("{name} does not parse:\n{}", e.emit_to_string(source)));
         naga::valid::Validator::new(
@@ -31,7 +31,7 @@ fn every_wgsl_file_is_an_entry_shader_or_imported_by_one() {
     for (name, text) in &files {
         if text.contains("@compute") {
             assert!(
-                shoal::gpu::shaders::ALL.iter().any(|(n, _)| n == name),
+                shoal::low_level::gpu::SHADERS.iter().any(|(n, _)| n == name),
                 "wgsl/{name} has an entry point but is not in gpu::shaders::ALL"
             );
         } else {
