@@ -303,88 +303,201 @@ fn run_into(
 ) -> Result<RunSummary> {
     let started = std::time::Instant::now();
     let scene = sim.scene().clone();
-    let (nx, ny) = (scene.grid.nx as usize, scene.grid.ny as usize);
     for note in sim.take_notes() {
         report.note(&format!("note: {note}"));
     }
-
     let mut frames = Frames::new(options, scene.time.dt, scene.output.every)?;
     let resumed_at = sim.step_index();
     report.start(resumed_at, steps);
-    let table = |name: &str, header: &[&str]| -> Result<CsvWriter> {
-        let path = out.join(name);
-        if resumed_at > 0 {
-            CsvWriter::continuing(&path, &kept_rows(&path, resumed_at)?)
-        } else {
-            CsvWriter::create(&path, header)
-        }
-    };
-    let mut stats = table(
-        "stats.csv",
-        &[
-            "step",
-            "time",
-            "volume",
-            "h_min",
-            "h_max",
-            "wet_cells",
-            "max_depth",
-            "substeps",
-            "target_volume",
-            "regions",
-            "coupling_iterations",
-            "coupling_residual",
-        ],
-    )?;
-    let probe_names: Vec<&str> = scene.output.probes.iter().map(|p| p.name.as_str()).collect();
-    let mut probes = if probe_names.is_empty() {
-        None
-    } else {
-        let mut header = vec!["step", "time"];
-        header.extend(&probe_names);
-        Some(table("probes.csv", &header)?)
-    };
-
-    let mut bodies = if sim.bodies().is_empty() {
-        None
-    } else {
-        Some(table(
-            "bodies.csv",
-            &[
-                "step",
-                "time",
-                "body",
-                "x",
-                "y",
-                "z",
-                "qw",
-                "qx",
-                "qy",
-                "qz",
-                "vx",
-                "vy",
-                "vz",
-                "waterline",
-                "displaced",
-            ],
-        )?)
-    };
-
-    let mut initial_volume = None;
-    let mut final_volume = 0.0;
-    let dt = scene.time.dt;
-    let probe_row = |probes: &mut Option<CsvWriter>, step: u64, heights: &[f64]| -> Result<()> {
-        match probes.as_mut() {
-            Some(p) => {
-                let mut cells = vec![Cell::Int(step), Cell::Float(step as f64 * dt)];
-                cells.extend(heights.iter().map(|&h| Cell::Float(h)));
-                p.row(&cells)
+    let mut tables = Tables::open(out, sim, resumed_at)?;
+    let mut volumes = (None, 0.0);
+    if resumed_at == 0 {
+        tables.body_rows(0, sim.bodies())?;
+    }
+    let outcome = (|| -> Result<()> {
+        for target in output_steps(scene.output.every, steps).filter(|&t| t == 0 || t > resumed_at) {
+            advance_to(sim, target, steps, &mut tables, out, report)?;
+            if target == 0 && resumed_at > 0 {
+                continue;
             }
-            None => Ok(()),
+            let volume = snapshot(sim, target, &mut tables, &mut frames, out, report)?;
+            volumes.0.get_or_insert(volume);
+            volumes.1 = volume;
         }
-    };
-    let body_rows = |table: &mut Option<CsvWriter>, step: u64, samples: &[crate::bodies::BodySample]| -> Result<()> {
-        let Some(t) = table.as_mut() else {
+        Ok(())
+    })();
+    // Keep what was written so far, also when the run failed part-way; the run's own error comes first.
+    let finished = tables.finish().and(frames.finish());
+    outcome?;
+    finished?;
+    Ok(RunSummary {
+        steps: steps - resumed_at,
+        substeps: sim.substeps(),
+        seconds: started.elapsed().as_secs_f64(),
+        backend: sim.describe_backend(),
+        out: out.to_path_buf(),
+        initial_volume: volumes.0.unwrap_or(0.0),
+        final_volume: volumes.1,
+        target_volume: sim.target_volume(),
+    })
+}
+
+/// Steps `sim` up to `target` in pieces of one chunk, ending at checkpoints: progress between
+/// them costs nothing (each chunk ends with its report readback anyway). Writes each step's probe
+/// and body rows, and a checkpoint where one is due or the run was interrupted.
+fn advance_to(
+    sim: &mut Simulation,
+    target: u64,
+    steps: u64,
+    tables: &mut Tables,
+    out: &Path,
+    report: &mut dyn Reporter,
+) -> Result<()> {
+    let every_checkpoint = sim.scene().output.checkpoint_every.filter(|&n| n > 0);
+    while target > sim.step_index() {
+        let at = sim.step_index();
+        let next_checkpoint = every_checkpoint.map_or(u64::MAX, |n| (at / n + 1) * n);
+        let first = at + 1;
+        let rows = sim.step((target.min(next_checkpoint) - at).min(MAX_CHUNK as u64))?;
+        for note in sim.take_notes() {
+            report.note(&format!("note: {note}"));
+        }
+        for (k, row) in rows.iter().enumerate() {
+            tables.probe_row(first + k as u64, row)?;
+        }
+        for (k, row) in sim.take_body_samples().iter().enumerate() {
+            tables.body_rows(first + k as u64, row)?;
+        }
+        report.progress(sim.step_index(), steps);
+        if sim.step_index() == next_checkpoint {
+            tables.save(sim, out)?;
+        }
+        if INTERRUPTED.swap(false, std::sync::atomic::Ordering::SeqCst) {
+            tables.save(sim, out)?;
+            return Err(Error::Interrupted {
+                step: sim.step_index(),
+                checkpoint: Some(out.to_path_buf()),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Writes the snapshot at `target` (h, pictures, the stats row); returns the water's volume.
+fn snapshot(
+    sim: &mut Simulation,
+    target: u64,
+    tables: &mut Tables,
+    frames: &mut Frames,
+    out: &Path,
+    report: &mut dyn Reporter,
+) -> Result<f64> {
+    let surface = sim.surface()?;
+    if target == 0 {
+        tables.probe_row(0, &sim.probe_heights(&surface))?;
+    }
+    if let Some(bad) = surface.iter().position(|h| !h.is_finite()) {
+        // The GPU flag catches this first; this guard keeps the promise of no NaN on disk.
+        report.note(&format!("note: cell {bad} is not finite"));
+        return Err(Error::Diverged { step: target });
+    }
+    let grid = sim.scene().grid;
+    let h32: Vec<f32> = surface.iter().map(|&h| h as f32).collect();
+    npy::write_f32_2d(
+        &out.join(format!("h_{target:06}.npy")),
+        grid.ny as usize,
+        grid.nx as usize,
+        &h32,
+    )?;
+    frames.draw(sim, &surface, out, target)?;
+    let s = sim.stats(&surface);
+    tables.stats_row(sim, target, &s)?;
+    Ok(s.volume)
+}
+
+/// The run's CSV tables: stats.csv always, probes.csv with probes, bodies.csv with bodies.
+struct Tables {
+    dt: f64,
+    stats: CsvWriter,
+    probes: Option<CsvWriter>,
+    bodies: Option<CsvWriter>,
+}
+
+const STATS_HEADER: &[&str] = &[
+    "step",
+    "time",
+    "volume",
+    "h_min",
+    "h_max",
+    "wet_cells",
+    "max_depth",
+    "substeps",
+    "target_volume",
+    "regions",
+    "coupling_iterations",
+    "coupling_residual",
+];
+
+const BODIES_HEADER: &[&str] = &[
+    "step",
+    "time",
+    "body",
+    "x",
+    "y",
+    "z",
+    "qw",
+    "qx",
+    "qy",
+    "qz",
+    "vx",
+    "vy",
+    "vz",
+    "waterline",
+    "displaced",
+];
+
+impl Tables {
+    /// New tables, or the rows up to `resumed_at` of the ones a resumed run wrote.
+    fn open(out: &Path, sim: &Simulation, resumed_at: u64) -> Result<Tables> {
+        let table = |name: &str, header: &[&str]| -> Result<CsvWriter> {
+            let path = out.join(name);
+            if resumed_at > 0 {
+                CsvWriter::continuing(&path, &kept_rows(&path, resumed_at)?)
+            } else {
+                CsvWriter::create(&path, header)
+            }
+        };
+        let scene = sim.scene();
+        let probes = if scene.output.probes.is_empty() {
+            None
+        } else {
+            let mut header = vec!["step", "time"];
+            header.extend(scene.output.probes.iter().map(|p| p.name.as_str()));
+            Some(table("probes.csv", &header)?)
+        };
+        let bodies = match sim.bodies().is_empty() {
+            true => None,
+            false => Some(table("bodies.csv", BODIES_HEADER)?),
+        };
+        Ok(Tables {
+            dt: scene.time.dt,
+            stats: table("stats.csv", STATS_HEADER)?,
+            probes,
+            bodies,
+        })
+    }
+
+    fn probe_row(&mut self, step: u64, heights: &[f64]) -> Result<()> {
+        let Some(p) = self.probes.as_mut() else {
+            return Ok(());
+        };
+        let mut cells = vec![Cell::Int(step), Cell::Float(step as f64 * self.dt)];
+        cells.extend(heights.iter().map(|&h| Cell::Float(h)));
+        p.row(&cells)
+    }
+
+    fn body_rows(&mut self, step: u64, samples: &[crate::bodies::BodySample]) -> Result<()> {
+        let Some(t) = self.bodies.as_mut() else {
             return Ok(());
         };
         for (k, b) in samples.iter().enumerate() {
@@ -392,7 +505,7 @@ fn run_into(
             if numbers.clone().any(|v| !v.is_finite()) {
                 return Err(Error::Diverged { step });
             }
-            let mut cells = vec![Cell::Int(step), Cell::Float(step as f64 * dt), Cell::Int(k as u64)];
+            let mut cells = vec![Cell::Int(step), Cell::Float(step as f64 * self.dt), Cell::Int(k as u64)];
             cells.extend(numbers.map(|&v| Cell::Float(v)));
             cells.push(if b.waterline.is_finite() {
                 Cell::Float(b.waterline)
@@ -403,108 +516,47 @@ fn run_into(
             t.row(&cells)?;
         }
         Ok(())
-    };
-    let every_checkpoint = scene.output.checkpoint_every.filter(|&n| n > 0);
-    // A checkpoint, with the tables so far under their names, so a resume finds all it needs.
-    let save = |sim: &mut Simulation, stats: &mut CsvWriter, more: [&mut Option<CsvWriter>; 2]| -> Result<()> {
+    }
+
+    fn stats_row(&mut self, sim: &Simulation, target: u64, s: &crate::simulation::FieldStats) -> Result<()> {
+        // With no wet cell there is no wet surface: the fields stay empty rather than NaN.
+        let wet_surface = |v: f64| if s.wet_cells == 0 { Cell::Empty } else { Cell::Float(v) };
+        self.stats.row(&[
+            Cell::Int(target),
+            Cell::Float(target as f64 * self.dt),
+            Cell::Float(s.volume),
+            wet_surface(s.h_min),
+            wet_surface(s.h_max),
+            Cell::Int(s.wet_cells),
+            Cell::Float(s.max_depth),
+            Cell::Int(sim.substeps() as u64),
+            Cell::Float(sim.target_volume()),
+            sim.regions().map_or(Cell::Empty, |n| Cell::Int(n as u64)),
+            coupling(sim, |c| Cell::Int(c.iterations as u64)),
+            coupling(sim, |c| match c.residual {
+                r if r.is_finite() => Cell::Float(r as f64),
+                _ => Cell::Empty,
+            }),
+        ])
+    }
+
+    /// A checkpoint, with the tables so far under their names, so a resume finds all it needs.
+    fn save(&mut self, sim: &mut Simulation, out: &Path) -> Result<()> {
         sim.checkpoint()?.write(&out.join(CHECKPOINT))?;
-        stats.publish()?;
-        for table in more {
+        self.stats.publish()?;
+        for table in [&mut self.probes, &mut self.bodies] {
             table.as_mut().map_or(Ok(()), CsvWriter::publish)?;
         }
         Ok(())
-    };
-    if resumed_at == 0 {
-        body_rows(&mut bodies, 0, sim.bodies())?;
     }
-    let outcome = (|| -> Result<()> {
-        for target in output_steps(scene.output.every, steps).filter(|&t| t == 0 || t > resumed_at) {
-            // In pieces of one chunk, ending at checkpoints: progress between them costs nothing
-            // (each chunk ends with its report readback anyway).
-            while target > sim.step_index() {
-                let at = sim.step_index();
-                let next_checkpoint = every_checkpoint.map_or(u64::MAX, |n| (at / n + 1) * n);
-                let first = at + 1;
-                let rows = sim.step((target.min(next_checkpoint) - at).min(MAX_CHUNK as u64))?;
-                for note in sim.take_notes() {
-                    report.note(&format!("note: {note}"));
-                }
-                for (k, row) in rows.iter().enumerate() {
-                    probe_row(&mut probes, first + k as u64, row)?;
-                }
-                for (k, row) in sim.take_body_samples().iter().enumerate() {
-                    body_rows(&mut bodies, first + k as u64, row)?;
-                }
-                report.progress(sim.step_index(), steps);
-                if sim.step_index() == next_checkpoint {
-                    save(sim, &mut stats, [&mut probes, &mut bodies])?;
-                }
-                if INTERRUPTED.swap(false, std::sync::atomic::Ordering::SeqCst) {
-                    save(sim, &mut stats, [&mut probes, &mut bodies])?;
-                    return Err(Error::Interrupted {
-                        step: sim.step_index(),
-                        checkpoint: Some(out.to_path_buf()),
-                    });
-                }
-            }
-            if target == 0 && resumed_at > 0 {
-                continue;
-            }
-            let surface = sim.surface()?;
-            if target == 0 {
-                probe_row(&mut probes, 0, &sim.probe_heights(&surface))?;
-            }
-            if let Some(bad) = surface.iter().position(|h| !h.is_finite()) {
-                // The GPU flag catches this first; this guard keeps the promise of no NaN on disk.
-                report.note(&format!("note: cell {bad} is not finite"));
-                return Err(Error::Diverged { step: target });
-            }
-            let s = sim.stats(&surface);
-            initial_volume.get_or_insert(s.volume);
-            final_volume = s.volume;
-            let h32: Vec<f32> = surface.iter().map(|&h| h as f32).collect();
-            npy::write_f32_2d(&out.join(format!("h_{target:06}.npy")), ny, nx, &h32)?;
-            frames.draw(sim, &surface, out, target)?;
-            // With no wet cell there is no wet surface: the fields stay empty rather than NaN.
-            let wet_surface = |v: f64| if s.wet_cells == 0 { Cell::Empty } else { Cell::Float(v) };
-            stats.row(&[
-                Cell::Int(target),
-                Cell::Float(target as f64 * dt),
-                Cell::Float(s.volume),
-                wet_surface(s.h_min),
-                wet_surface(s.h_max),
-                Cell::Int(s.wet_cells),
-                Cell::Float(s.max_depth),
-                Cell::Int(sim.substeps() as u64),
-                Cell::Float(sim.target_volume()),
-                sim.regions().map_or(Cell::Empty, |n| Cell::Int(n as u64)),
-                coupling(sim, |c| Cell::Int(c.iterations as u64)),
-                coupling(sim, |c| match c.residual {
-                    r if r.is_finite() => Cell::Float(r as f64),
-                    _ => Cell::Empty,
-                }),
-            ])?;
-        }
-        Ok(())
-    })();
-    // Keep what was written so far, also when the run failed part-way; the run's own error comes first.
-    let finished = stats
-        .finish()
-        .and(probes.map_or(Ok(()), CsvWriter::finish))
-        .and(bodies.map_or(Ok(()), CsvWriter::finish))
-        .and(frames.finish());
-    outcome?;
-    finished?;
-    Ok(RunSummary {
-        steps: steps - resumed_at,
-        substeps: sim.substeps(),
-        seconds: started.elapsed().as_secs_f64(),
-        backend: sim.describe_backend(),
-        out: out.to_path_buf(),
-        initial_volume: initial_volume.unwrap_or(0.0),
-        final_volume,
-        target_volume: sim.target_volume(),
-    })
+
+    /// Every table under its final name.
+    fn finish(self) -> Result<()> {
+        self.stats
+            .finish()
+            .and(self.probes.map_or(Ok(()), CsvWriter::finish))
+            .and(self.bodies.map_or(Ok(()), CsvWriter::finish))
+    }
 }
 
 #[cfg(test)]

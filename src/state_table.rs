@@ -221,6 +221,22 @@ pub const FIELDS: &[Spec] = &[
     spec(Field::AdiWork, "ADI work", Per::Cell, 1, 4, Kept::Scratch, adi),
 ];
 
+/// The row of `field`.
+pub fn spec_of(field: Field) -> &'static Spec {
+    FIELDS.iter().find(|s| s.field == field).expect("every field has a row")
+}
+
+/// Bytes of one GPU copy of `field` for this run: the table's count times its element size, or
+/// a stand-in of one element (16 bytes at least) where the run leaves the field out: a binding
+/// can be neither empty nor shorter than one element of its array. The GPU backend allocates
+/// every table field at this size.
+pub fn gpu_field_bytes(field: Field, shape: &Shape, bodies: usize) -> u64 {
+    let cells = shape.params.nx as usize * shape.params.ny as usize;
+    let s = spec_of(field);
+    let one = (s.elements * s.bytes).max(16) as u64;
+    ((s.len(shape, cells, bodies) * s.bytes as usize) as u64).max(one)
+}
+
 /// The backend state fields a run of this shape holds: what `save` and `load` move.
 pub fn state_fields(shape: &Shape) -> Vec<Field> {
     FIELDS

@@ -166,6 +166,73 @@ pub fn rect(b: &BodyState, nx: u32, ny: u32, dx: f32) -> [u32; 4] {
     [sx.0, sy.0, sx.1, sy.1]
 }
 
+/// The mean surface of the open wet cells in a ring of `RING` cells around the body's footprint
+/// (−`NO_BODY` when there is none): the level the body floats in.
+fn waterline(p: &Params, b: &BodyState, ground: &[f32], eta: &[f32], cover: &[Cover]) -> f32 {
+    let cell = |i: u32, j: u32| (j * p.nx + i) as usize;
+    let r = b.rect;
+    if !(r[0] <= r[2] && r[1] <= r[3]) {
+        return -NO_BODY;
+    }
+    let ring = [
+        r[0].saturating_sub(RING),
+        r[1].saturating_sub(RING),
+        (r[2] + RING).min(p.nx - 1),
+        (r[3] + RING).min(p.ny - 1),
+    ];
+    let (mut sum, mut count) = (0.0f32, 0.0f32);
+    for j in ring[1]..=ring[3] {
+        for i in ring[0]..=ring[2] {
+            let c = cell(i, j);
+            if cover[c].owner == 0 && eta[c] > ground[c] {
+                sum += eta[c];
+                count += 1.0;
+            }
+        }
+    }
+    if count > 0.0 {
+        sum / count
+    } else {
+        -NO_BODY
+    }
+}
+
+/// Over the columns body `k` covers: (Σ displaced height, its moments about the centre along x
+/// and y, Σ thickness), how deep the body reaches into the ground, and the columns the water
+/// touches.
+fn displacement(
+    p: &Params,
+    bp: &BodyParams,
+    k: usize,
+    b: &BodyState,
+    ground: &[f32],
+    cover: &[Cover],
+    waterline: f32,
+) -> (Vec4, f32, f32) {
+    let cell = |i: u32, j: u32| (j * p.nx + i) as usize;
+    let r = b.rect;
+    let mut s = Vec4::ZERO;
+    let mut deepest = -BIG;
+    let mut touching = 0.0f32;
+    if r[0] <= r[2] && r[1] <= r[3] {
+        for j in r[1]..=r[3] {
+            for i in r[0]..=r[2] {
+                let cv = cover[cell(i, j)];
+                if cv.owner() == k as u32 + 1 {
+                    let thick = cv.top - cv.bottom;
+                    let displaced = (waterline - cv.bottom).clamp(0.0, thick);
+                    let arm_x = (i as f32 + 0.5) * bp.dx - b.position[0];
+                    let arm_y = (j as f32 + 0.5) * bp.dx - b.position[1];
+                    s += Vec4::new(displaced, displaced * arm_x, displaced * arm_y, thick);
+                    deepest = deepest.max(ground[cell(i, j)] - cv.bottom);
+                    touching += if displaced > 0.0 { 1.0 } else { 0.0 };
+                }
+            }
+        }
+    }
+    (s, deepest, touching)
+}
+
 /// `integrate` for every body; appends each body's history entry to `history`.
 pub fn integrate(
     p: &Params,
@@ -176,50 +243,10 @@ pub fn integrate(
     cover: &[Cover],
     history: &mut Vec<f32>,
 ) {
-    let cell = |i: u32, j: u32| (j * p.nx + i) as usize;
     for (k, body) in bodies.iter_mut().enumerate() {
         let b = *body;
-        let r = b.rect;
-        let some = r[0] <= r[2] && r[1] <= r[3];
-        let ring = [
-            r[0].saturating_sub(RING),
-            r[1].saturating_sub(RING),
-            (r[2] + RING).min(p.nx - 1),
-            (r[3] + RING).min(p.ny - 1),
-        ];
-        let (mut sum, mut count) = (0.0f32, 0.0f32);
-        if some {
-            for j in ring[1]..=ring[3] {
-                for i in ring[0]..=ring[2] {
-                    let c = cell(i, j);
-                    if cover[c].owner == 0 && eta[c] > ground[c] {
-                        sum += eta[c];
-                        count += 1.0;
-                    }
-                }
-            }
-        }
-        let waterline = if count > 0.0 { sum / count } else { -NO_BODY };
-
-        let mut s = Vec4::ZERO;
-        let mut deepest = -BIG;
-        let mut touching = 0.0f32;
-        if some {
-            for j in r[1]..=r[3] {
-                for i in r[0]..=r[2] {
-                    let cv = cover[cell(i, j)];
-                    if cv.owner() == k as u32 + 1 {
-                        let thick = cv.top - cv.bottom;
-                        let displaced = (waterline - cv.bottom).clamp(0.0, thick);
-                        let arm_x = (i as f32 + 0.5) * bp.dx - b.position[0];
-                        let arm_y = (j as f32 + 0.5) * bp.dx - b.position[1];
-                        s += Vec4::new(displaced, displaced * arm_x, displaced * arm_y, thick);
-                        deepest = deepest.max(ground[cell(i, j)] - cv.bottom);
-                        touching += if displaced > 0.0 { 1.0 } else { 0.0 };
-                    }
-                }
-            }
-        }
+        let waterline = waterline(p, &b, ground, eta, cover);
+        let (s, deepest, touching) = displacement(p, bp, k, &b, ground, cover, waterline);
         let area = bp.dx * bp.dx;
         let lift = bp.water_density * bp.gravity * area;
         let share = s.x / s.w.max(1.0e-30);

@@ -127,6 +127,19 @@ pub fn solve(
     eta: &[f32],
     v: &mut Vectors,
 ) -> SolveReport {
+    let (rz, rr0) = start(p, bx, ground, cover, eta, v);
+    if bp.method != COUPLING_PCG {
+        jacobi(p, bp, bx, cover, v, rr0)
+    } else if rr0 == 0.0 {
+        SolveReport::default()
+    } else {
+        pcg(p, bp, bx, cover, v, rz, rr0)
+    }
+}
+
+/// `start`: each cell's open faces and right-hand side (the water a tagged column must expel),
+/// x = 0, r = b, p = the preconditioned residual. Returns (r·z, r·r).
+fn start(p: &Params, bx: &SolveBox, ground: &[f32], cover: &[Cover], eta: &[f32], v: &mut Vectors) -> (f32, f32) {
     let (mut rz, mut rr0) = (0.0f32, 0.0f32);
     for (i, j, c) in bx.cells(p.nx) {
         let mask = face_mask(p, i, j, ground, eta, cover);
@@ -141,44 +154,58 @@ pub fn solve(
         rz += b * pc;
         rr0 += b * b;
     }
-    let diagonal = |v: &Vectors, c: usize| -> f32 {
-        if cover[c].tagged() {
-            v.faces[c].count_ones() as f32
-        } else {
-            0.0
-        }
-    };
-    if bp.method != COUPLING_PCG {
-        for sweep in 0..bp.iterations {
-            let (from, into) = if sweep % 2 == 0 { (1, 3) } else { (3, 1) };
-            // Each sweep reads one component and writes the other: no cell sees another's write.
-            for (i, j, c) in bx.cells(p.nx) {
-                let d = diagonal(v, c);
-                v.vecs[c][into] = if d > 0.0 {
-                    (v.vecs[c][0] + neighbours_sum(p, i, j, v.faces[c], cover, &v.vecs, from)) / d
-                } else {
-                    0.0
-                };
-            }
-        }
-        // The true residual of the final v, for the report.
-        let mut rr = 0.0f32;
+    (rz, rr0)
+}
+
+/// A tagged cell's diagonal: its open faces (0 for untagged cells, which the solve leaves out).
+fn diagonal(cover: &[Cover], v: &Vectors, c: usize) -> f32 {
+    if cover[c].tagged() {
+        v.faces[c].count_ones() as f32
+    } else {
+        0.0
+    }
+}
+
+/// `jacobi`: `bp.iterations` sweeps, then the true residual of the final x for the report.
+fn jacobi(p: &Params, bp: &BodyParams, bx: &SolveBox, cover: &[Cover], v: &mut Vectors, rr0: f32) -> SolveReport {
+    for sweep in 0..bp.iterations {
+        let (from, into) = if sweep % 2 == 0 { (1, 3) } else { (3, 1) };
+        // Each sweep reads one component and writes the other: no cell sees another's write.
         for (i, j, c) in bx.cells(p.nx) {
-            let d = diagonal(v, c);
-            if d > 0.0 {
-                let r = v.vecs[c][0] - (d * v.vecs[c][1] - neighbours_sum(p, i, j, v.faces[c], cover, &v.vecs, 1));
-                rr += r * r;
-            }
+            let d = diagonal(cover, v, c);
+            v.vecs[c][into] = if d > 0.0 {
+                (v.vecs[c][0] + neighbours_sum(p, i, j, v.faces[c], cover, &v.vecs, from)) / d
+            } else {
+                0.0
+            };
         }
-        let residual = if rr0 > 0.0 { (rr / rr0).sqrt() } else { 0.0 };
-        return SolveReport {
-            iterations: bp.iterations,
-            residual,
-        };
     }
-    if rr0 == 0.0 {
-        return SolveReport::default();
+    // The true residual of the final v, for the report.
+    let mut rr = 0.0f32;
+    for (i, j, c) in bx.cells(p.nx) {
+        let d = diagonal(cover, v, c);
+        if d > 0.0 {
+            let r = v.vecs[c][0] - (d * v.vecs[c][1] - neighbours_sum(p, i, j, v.faces[c], cover, &v.vecs, 1));
+            rr += r * r;
+        }
     }
+    let residual = if rr0 > 0.0 { (rr / rr0).sqrt() } else { 0.0 };
+    SolveReport {
+        iterations: bp.iterations,
+        residual,
+    }
+}
+
+/// The PCG iterations (`pcg_*`), stopping at `bp.tolerance` relative residual.
+fn pcg(
+    p: &Params,
+    bp: &BodyParams,
+    bx: &SolveBox,
+    cover: &[Cover],
+    v: &mut Vectors,
+    mut rz: f32,
+    rr0: f32,
+) -> SolveReport {
     let mut iterations = 0;
     let mut rr = rr0;
     while iterations < bp.iterations {
@@ -198,7 +225,7 @@ pub fn solve(
         let alpha = rz / pq;
         let (mut rz_new, mut rr_new) = (0.0f32, 0.0f32);
         for (_, _, c) in bx.cells(p.nx) {
-            let d = diagonal(v, c);
+            let d = diagonal(cover, v, c);
             if d > 0.0 {
                 let x = &mut v.vecs[c];
                 x[1] += alpha * x[3];
@@ -215,7 +242,7 @@ pub fn solve(
             break;
         }
         for (_, _, c) in bx.cells(p.nx) {
-            let d = diagonal(v, c);
+            let d = diagonal(cover, v, c);
             if d > 0.0 {
                 let x = &mut v.vecs[c];
                 x[3] = x[2] / d + beta * x[3];

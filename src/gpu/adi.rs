@@ -163,147 +163,14 @@ impl Adi {
         } else {
             16
         };
-        let too_large = |what: String| Err(Error::GridTooLarge { nx, ny, what });
-        if limits.max_storage_buffers_per_shader_stage < STORAGE_BUFFERS {
-            return too_large(format!(
-                "the ADI solver binds {STORAGE_BUFFERS} storage buffers, the adapter allows {}",
-                limits.max_storage_buffers_per_shader_stage
-            ));
-        }
-        for (what, bytes) in [("work", work.len * 4), ("scratch", scratch_bytes)] {
-            if bytes > limits.max_storage_buffer_binding_size || bytes > limits.max_buffer_size {
-                return too_large(format!(
-                    "the ADI solver's {what} buffer needs {bytes} bytes, the adapter binds at most {} \
-                     (lines longer than {CHIP} cells need 32 bytes per cell of scratch)",
-                    limits.max_storage_buffer_binding_size.min(limits.max_buffer_size)
-                ));
-            }
-        }
-
+        check_limits(&limits, nx, ny, work.len * 4, scratch_bytes)?;
         let config_stride =
             (std::mem::size_of::<Sweep>() as u32).next_multiple_of(limits.min_uniform_buffer_offset_alignment);
-        let mut configs = Vec::new();
-        let mut axes = Vec::new();
-        for axis in 0..2usize {
-            let t = tiling[axis];
-            let (n, lines, lo, hi) = if axis == 0 {
-                (nx, ny, params.bc_west, params.bc_east)
-            } else {
-                (ny, nx, params.bc_south, params.bc_north)
-            };
-            let main = Sweep {
-                axis: axis as u32,
-                n,
-                lines,
-                tile: t.tile,
-                chip: t.chip,
-                levels: t.levels,
-                stride: 0,
-                src: t.levels % 2,
-                from_scratch: (t.levels > 0) as u32,
-                periodic: periodic[axis] as u32,
-                bc_lo: lo,
-                bc_hi: hi,
-                fused: fused[axis] as u32,
-                out_at: work.out,
-                z_at: work.z,
-                cyclic_at: work.cyclic,
-            };
-            let at = |configs: &Vec<Sweep>| configs.len() as u32 * config_stride;
-            let main_at = at(&configs);
-            configs.push(main);
-            let mut global_steps = Vec::new();
-            for k in 0..t.levels {
-                global_steps.push(at(&configs));
-                configs.push(Sweep {
-                    stride: 1 << k,
-                    src: k % 2,
-                    ..main
-                });
-            }
-            axes.push(AxisDispatch {
-                tiling: t,
-                lines,
-                periodic: periodic[axis],
-                fused: fused[axis],
-                main: main_at,
-                global_steps,
-            });
-        }
-        // The x solve reading equations from scratch and writing raw x, whatever the row length
-        // (`solve_rows`); the work buffer then has room for raw x.
-        let from_scratch_x = configs.len() as u32 * config_stride;
-        configs.push(Sweep {
-            from_scratch: 1,
-            fused: 0,
-            out_at: work.out,
-            ..configs[0]
-        });
-        let mut config_bytes = vec![0u8; configs.len() * config_stride as usize];
-        for (k, c) in configs.iter().enumerate() {
-            let at = k * config_stride as usize;
-            config_bytes[at..at + std::mem::size_of::<Sweep>()].copy_from_slice(bytemuck::bytes_of(c));
-        }
-        let config_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("adi sweeps"),
-            contents: &config_bytes,
-            usage: wgpu::BufferUsages::UNIFORM,
-        });
-        let storage = |label: &str, size: u64| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size: size.max(16),
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            })
-        };
-        let work_buffer = storage("adi work", work.len * 4);
-        let scratch = storage("adi scratch", scratch_bytes);
-
-        let sweep_layout = layout(
-            device,
-            "adi sweep",
-            &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::COMPUTE,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: true,
-                        min_binding_size: std::num::NonZeroU64::new(std::mem::size_of::<Sweep>() as u64),
-                    },
-                    count: None,
-                },
-                storage_entry(1, false),
-                storage_entry(2, false),
-            ],
-        );
-        let sweeps = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("adi sweep"),
-            layout: &sweep_layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                        buffer: &config_buffer,
-                        offset: 0,
-                        size: std::num::NonZeroU64::new(std::mem::size_of::<Sweep>() as u64),
-                    }),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: work_buffer.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: scratch.as_entire_binding(),
-                },
-            ],
-        });
+        let plan = SweepPlan::new(params, tiling, fused, periodic, &work, config_stride);
+        let buffers = SweepBuffers::new(device, &plan.configs, config_stride, work.len * 4, scratch_bytes);
         let module = super::shaders::module(device, "adi.wgsl", super::shaders::ADI);
         let [a, b, c] = level.layouts();
-        let layouts = [a, b, c, &sweep_layout];
-        let [x, y]: [AxisDispatch; 2] = axes.try_into().ok().expect("two axes");
+        let layouts = [a, b, c, &buffers.layout];
         Ok(Adi {
             build: pipeline(device, &module, &layouts, "build"),
             reduce_global: pipeline(device, &module, &layouts, "reduce_global"),
@@ -311,13 +178,13 @@ impl Adi {
             cyclic_factor: pipeline(device, &module, &layouts, "cyclic_factor"),
             conserve: pipeline(device, &module, &layouts, "conserve"),
             corners: pipeline(device, &module, &layouts, "corners"),
-            sweeps,
-            axes: [x, y],
+            sweeps: buffers.sweeps,
+            axes: plan.axes,
             slope_corners: crate::schedule::slope_corners(params),
-            work: work_buffer,
-            scratch,
-            configs,
-            from_scratch_x,
+            work: buffers.work,
+            scratch: buffers.scratch,
+            configs: plan.configs,
+            from_scratch_x: plan.from_scratch_x,
         })
     }
 
@@ -428,4 +295,195 @@ pub struct SolvedRows {
     pub y: Vec<f32>,
     pub z: Option<Vec<f32>>,
     pub factor: Option<Vec<f32>>,
+}
+
+/// Fails with `GridTooLarge` where the adapter cannot bind what the ADI solver needs.
+fn check_limits(limits: &wgpu::Limits, nx: u32, ny: u32, work_bytes: u64, scratch_bytes: u64) -> Result<()> {
+    let too_large = |what: String| Err(Error::GridTooLarge { nx, ny, what });
+    if limits.max_storage_buffers_per_shader_stage < STORAGE_BUFFERS {
+        return too_large(format!(
+            "the ADI solver binds {STORAGE_BUFFERS} storage buffers, the adapter allows {}",
+            limits.max_storage_buffers_per_shader_stage
+        ));
+    }
+    for (what, bytes) in [("work", work_bytes), ("scratch", scratch_bytes)] {
+        if bytes > limits.max_storage_buffer_binding_size || bytes > limits.max_buffer_size {
+            return too_large(format!(
+                "the ADI solver's {what} buffer needs {bytes} bytes, the adapter binds at most {} \
+             (lines longer than {CHIP} cells need 32 bytes per cell of scratch)",
+                limits.max_storage_buffer_binding_size.min(limits.max_buffer_size)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Every sweep configuration the ADI pass binds (dynamic offsets `config_stride` apart): per
+/// axis the main one and one per global step, then the x solve from scratch (`solve_rows`).
+struct SweepPlan {
+    configs: Vec<Sweep>,
+    axes: [AxisDispatch; 2],
+    from_scratch_x: u32,
+}
+
+impl SweepPlan {
+    fn new(
+        params: &Params,
+        tiling: [Tiling; 2],
+        fused: [bool; 2],
+        periodic: [bool; 2],
+        work: &WorkLayout,
+        config_stride: u32,
+    ) -> SweepPlan {
+        let (nx, ny) = (params.nx, params.ny);
+        let mut configs = Vec::new();
+        let mut axes = Vec::new();
+        for axis in 0..2usize {
+            let t = tiling[axis];
+            let (n, lines, lo, hi) = if axis == 0 {
+                (nx, ny, params.bc_west, params.bc_east)
+            } else {
+                (ny, nx, params.bc_south, params.bc_north)
+            };
+            let main = Sweep {
+                axis: axis as u32,
+                n,
+                lines,
+                tile: t.tile,
+                chip: t.chip,
+                levels: t.levels,
+                stride: 0,
+                src: t.levels % 2,
+                from_scratch: (t.levels > 0) as u32,
+                periodic: periodic[axis] as u32,
+                bc_lo: lo,
+                bc_hi: hi,
+                fused: fused[axis] as u32,
+                out_at: work.out,
+                z_at: work.z,
+                cyclic_at: work.cyclic,
+            };
+            let at = |configs: &Vec<Sweep>| configs.len() as u32 * config_stride;
+            let main_at = at(&configs);
+            configs.push(main);
+            let mut global_steps = Vec::new();
+            for k in 0..t.levels {
+                global_steps.push(at(&configs));
+                configs.push(Sweep {
+                    stride: 1 << k,
+                    src: k % 2,
+                    ..main
+                });
+            }
+            axes.push(AxisDispatch {
+                tiling: t,
+                lines,
+                periodic: periodic[axis],
+                fused: fused[axis],
+                main: main_at,
+                global_steps,
+            });
+        }
+        // The x solve reading equations from scratch and writing raw x, whatever the row length
+        // (`solve_rows`); the work buffer then has room for raw x.
+        let from_scratch_x = configs.len() as u32 * config_stride;
+        configs.push(Sweep {
+            from_scratch: 1,
+            fused: 0,
+            out_at: work.out,
+            ..configs[0]
+        });
+        let [x, y]: [AxisDispatch; 2] = axes.try_into().ok().expect("two axes");
+        SweepPlan {
+            configs,
+            axes: [x, y],
+            from_scratch_x,
+        }
+    }
+}
+
+/// The sweeps' bind group: the configurations, the work buffer and the scratch.
+struct SweepBuffers {
+    layout: wgpu::BindGroupLayout,
+    sweeps: wgpu::BindGroup,
+    work: wgpu::Buffer,
+    scratch: wgpu::Buffer,
+}
+
+impl SweepBuffers {
+    fn new(
+        device: &wgpu::Device,
+        configs: &[Sweep],
+        config_stride: u32,
+        work_bytes: u64,
+        scratch_bytes: u64,
+    ) -> SweepBuffers {
+        let mut config_bytes = vec![0u8; configs.len() * config_stride as usize];
+        for (k, c) in configs.iter().enumerate() {
+            let at = k * config_stride as usize;
+            config_bytes[at..at + std::mem::size_of::<Sweep>()].copy_from_slice(bytemuck::bytes_of(c));
+        }
+        let config_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("adi sweeps"),
+            contents: &config_bytes,
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        let storage = |label: &str, size: u64| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: size.max(16),
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        };
+        let work_buffer = storage("adi work", work_bytes);
+        let scratch = storage("adi scratch", scratch_bytes);
+
+        let sweep_layout = layout(
+            device,
+            "adi sweep",
+            &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: true,
+                        min_binding_size: std::num::NonZeroU64::new(std::mem::size_of::<Sweep>() as u64),
+                    },
+                    count: None,
+                },
+                storage_entry(1, false),
+                storage_entry(2, false),
+            ],
+        );
+        let sweeps = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("adi sweep"),
+            layout: &sweep_layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer: &config_buffer,
+                        offset: 0,
+                        size: std::num::NonZeroU64::new(std::mem::size_of::<Sweep>() as u64),
+                    }),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: work_buffer.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: scratch.as_entire_binding(),
+                },
+            ],
+        });
+        SweepBuffers {
+            layout: sweep_layout,
+            sweeps,
+            work: work_buffer,
+            scratch,
+        }
+    }
 }

@@ -1,9 +1,11 @@
 //! The rigid-body pass (`wgsl/bodies.wgsl`): each column's cover after the water step, and each
 //! body's step after the coupling. Also holds the buffers the bodies and the coupling share.
 
-use super::state::{bind_group, layout, pipeline, slot_bind_group, storage_entry, uniform_entry, GpuState};
-use crate::bodies::{BodyParams, BodyState, Cover, Solve, HISTORY_FLOATS};
+use super::state::{bind_group, layout, pipeline, slot_bind_group, storage_entry, uniform_entry, FieldAlloc, GpuState};
+use crate::bodies::{BodyState, Cover, Solve, HISTORY_FLOATS};
 use crate::params::MAX_CHUNK;
+use crate::solver::Setup;
+use crate::state_table::Field;
 use wgpu::util::DeviceExt;
 
 /// The buffers of the bodies and their coupling solve: 16-byte stand-ins without bodies (reduce
@@ -29,18 +31,13 @@ pub struct BodyBuffers {
 }
 
 impl BodyBuffers {
-    pub fn new(
-        device: &wgpu::Device,
-        nx: u32,
-        ny: u32,
-        bodies: &[BodyState],
-        cover: &[Cover],
-        body_params: &BodyParams,
-    ) -> BodyBuffers {
-        let count = bodies.len() as u32;
+    /// The bodies' buffers: their states and the columns' covers through `fields` (stand-ins
+    /// without bodies), the solve's work space beside them.
+    pub fn new(device: &wgpu::Device, fields: &FieldAlloc, setup: &Setup) -> BodyBuffers {
+        let (nx, ny) = (setup.params.nx, setup.params.ny);
+        let count = setup.bodies.len() as u32;
         let cells = if count == 0 { 1 } else { nx as u64 * ny as u64 };
         let storage = wgpu::BufferUsages::STORAGE;
-        let saved = storage | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
         let init = |label: &str, contents: &[u8], usage: wgpu::BufferUsages| {
             device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some(label),
@@ -56,36 +53,33 @@ impl BodyBuffers {
                 mapped_at_creation: false,
             })
         };
-        let states: Vec<BodyState> = if bodies.is_empty() {
-            vec![BodyState::default()]
-        } else {
-            bodies.to_vec()
-        };
+        // Without bodies the stand-ins hold one empty body and one uncovered column.
+        let (stand_in, no_cover) = ([BodyState::default()], [Cover::default()]);
+        let states: &[BodyState] = if count == 0 { &stand_in } else { setup.bodies };
+        let cover: &[Cover] = if setup.cover.is_empty() { &no_cover } else { setup.cover };
         let groups = nx.div_ceil(16) as u64 * ny.div_ceil(16) as u64;
+        let copy = wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
         BodyBuffers {
             count,
             params: init(
                 "body params",
-                bytemuck::bytes_of(body_params),
+                bytemuck::bytes_of(&setup.body_params),
                 wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             ),
             // VERTEX too: a renderer binds the states as a per-instance vertex buffer (`Water`).
-            states: init(
+            states: fields.buffer(
+                Field::Bodies,
                 "bodies",
-                bytemuck::cast_slice(&states),
-                saved | wgpu::BufferUsages::VERTEX,
+                bytemuck::cast_slice(states),
+                storage | wgpu::BufferUsages::VERTEX,
             ),
-            cover: if cover.is_empty() {
-                init("cover", bytemuck::bytes_of(&Cover::default()), saved)
-            } else {
-                init("cover", bytemuck::cast_slice(cover), saved)
-            },
+            cover: fields.buffer(Field::Cover, "cover", bytemuck::cast_slice(cover), storage),
             history: empty(
                 "body history",
                 MAX_CHUNK as u64 * count as u64 * HISTORY_FLOATS as u64 * 4,
-                storage | wgpu::BufferUsages::COPY_SRC,
+                storage | copy,
             ),
-            solve: init("coupling solve", bytemuck::bytes_of(&Solve::default()), saved),
+            solve: init("coupling solve", bytemuck::bytes_of(&Solve::default()), storage | copy),
             args: empty("coupling dispatch", 24, storage | wgpu::BufferUsages::INDIRECT),
             vecs: empty("coupling vectors", cells * 16, storage),
             q: empty("coupling q", cells * 4, storage),

@@ -2,9 +2,8 @@
 //! their targets across the step and computes each one's correction, which `volume.wgsl`'s `apply`
 //! spreads. Pipelines and bind groups built once; labels and targets ping-pong by index.
 
-use wgpu::util::DeviceExt;
-
-use super::state::{bind_group, layout, linear_groups, pipeline, storage_entry, uniform_entry, GpuState};
+use super::state::{bind_group, layout, linear_groups, pipeline, storage_entry, uniform_entry, FieldAlloc, GpuState};
+use crate::state_table::Field;
 
 /// Words per region in the table.
 const STRIDE: u64 = crate::wgsl::regions::STRIDE as u64;
@@ -38,45 +37,45 @@ pub struct RegionBuffers {
 }
 
 impl RegionBuffers {
-    pub fn new(device: &wgpu::Device, cells: u32, capacity: u32) -> RegionBuffers {
+    /// The region buffers: the table's fields through `fields`, 16-byte stand-ins for the rest
+    /// when the per-region correction is off (`capacity` 0).
+    pub fn new(device: &wgpu::Device, fields: &FieldAlloc, cells: u32, capacity: u32) -> RegionBuffers {
         let on = capacity > 0;
-        let buffer = |label: &str, bytes: u64, extra: wgpu::BufferUsages| {
+        let storage = wgpu::BufferUsages::STORAGE;
+        let buffer = |label: &str, bytes: u64, usage: wgpu::BufferUsages| {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),
                 size: if on { bytes.max(16) } else { 16 },
-                usage: wgpu::BufferUsages::STORAGE | extra,
+                usage,
                 mapped_at_creation: false,
             })
         };
-        let field = cells as u64 * 4;
-        let none = wgpu::BufferUsages::empty();
-        // What a checkpoint saves and restores.
-        let copy = wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
         let regions = capacity as u64;
+        // The identity: every cell its own root (`label_spread` restores it each step).
+        let identity: Vec<u32> = if on { (0..cells).collect() } else { Vec::new() };
         RegionBuffers {
-            parent: if on {
-                // The identity: every cell its own root (`label_spread` restores it each step).
-                let identity: Vec<u32> = (0..cells).collect();
-                device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some("region parents"),
-                    contents: bytemuck::cast_slice(&identity),
-                    usage: wgpu::BufferUsages::STORAGE,
-                })
-            } else {
-                buffer("region parents", 16, none)
-            },
-            roots: buffer("region roots", cells.div_ceil(TILE) as u64 * 4, none),
-            table: buffer("region table", regions * STRIDE * 4, none),
-            counts: buffer("region counts", 16, copy),
-            pending: buffer("region pending", field, copy),
-            corrections: buffer("region corrections", regions * 8, none),
+            parent: fields.buffer(
+                Field::RegionParents,
+                "region parents",
+                bytemuck::cast_slice(&identity),
+                storage,
+            ),
+            roots: buffer("region roots", cells.div_ceil(TILE) as u64 * 4, storage),
+            table: buffer("region table", regions * STRIDE * 4, storage),
+            counts: buffer(
+                "region counts",
+                16,
+                storage | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+            ),
+            pending: fields.buffer(Field::Pending, "region pending", &[], storage),
+            corrections: buffer("region corrections", regions * 8, storage),
             labels: [
-                buffer("region labels 0", field, copy),
-                buffer("region labels 1", field, copy),
+                fields.buffer(Field::RegionLabels, "region labels 0", &[], storage),
+                fields.buffer(Field::RegionLabels, "region labels 1", &[], storage),
             ],
             targets: [
-                buffer("region targets 0", regions * 8, copy),
-                buffer("region targets 1", regions * 8, copy),
+                fields.buffer(Field::RegionTargets, "region targets 0", &[], storage),
+                fields.buffer(Field::RegionTargets, "region targets 1", &[], storage),
             ],
             current: 0,
         }

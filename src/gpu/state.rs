@@ -6,7 +6,7 @@
 use crate::error::{Error, Result};
 use crate::params::{StepSlot, Totals, MAX_CHUNK};
 use crate::solver::Setup;
-use crate::state_table::Field;
+use crate::state_table::{gpu_field_bytes, spec_of, Field, Kept, Shape};
 use wgpu::util::DeviceExt;
 
 /// The state's GPU buffers (`state_table::FIELDS` lists what each holds).
@@ -89,12 +89,82 @@ pub fn check_grid_fits(limits: &wgpu::Limits, nx: u32, ny: u32) -> Result<()> {
     Ok(())
 }
 
+/// Allocates the fields of `state_table::FIELDS` for one run: each at the table's size for the
+/// run's shape, copyable both ways when a checkpoint keeps it.
+pub struct FieldAlloc<'a> {
+    device: &'a wgpu::Device,
+    shape: Shape<'a>,
+    bodies: usize,
+}
+
+impl<'a> FieldAlloc<'a> {
+    /// For the run `setup` describes.
+    pub fn new(device: &'a wgpu::Device, setup: &'a Setup) -> FieldAlloc<'a> {
+        let shape = Shape {
+            params: &setup.params,
+            method: setup.method,
+        };
+        FieldAlloc {
+            device,
+            shape,
+            bodies: setup.bodies.len(),
+        }
+    }
+
+    /// One copy of `field`, usable as `usage` (plus COPY_SRC and COPY_DST where a checkpoint
+    /// keeps the field), holding `contents` where given and zeros else (wgpu zeroes new buffers).
+    /// `contents` must fill the buffer: a stand-in for an absent field takes an empty slice or
+    /// exactly its stand-in's bytes.
+    pub fn buffer(&self, field: Field, label: &str, contents: &[u8], usage: wgpu::BufferUsages) -> wgpu::Buffer {
+        let size = gpu_field_bytes(field, &self.shape, self.bodies);
+        let usage = match spec_of(field).kept {
+            Kept::Scratch => usage,
+            _ => usage | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+        };
+        if contents.is_empty() {
+            return self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size,
+                usage,
+                mapped_at_creation: false,
+            });
+        }
+        assert_eq!(
+            contents.len() as u64,
+            size,
+            "{label}: contents do not match the state table"
+        );
+        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents,
+            usage,
+        })
+    }
+}
+
+/// One `StepSlot` per step of a submit, `stride` bytes apart.
+fn slot_bytes(stride: u32) -> Vec<u8> {
+    let mut bytes = vec![0u8; (stride * MAX_CHUNK) as usize];
+    for k in 0..MAX_CHUNK {
+        let slot = StepSlot { index: k, _pad: [0; 3] };
+        let at = (k * stride) as usize;
+        bytes[at..at + 16].copy_from_slice(bytemuck::bytes_of(&slot));
+    }
+    bytes
+}
+
 impl GpuState {
-    /// Allocates and fills the state for `setup`.
+    /// Allocates and fills the state for `setup`: the table's fields through [`FieldAlloc`], then
+    /// the small buffers beside them (uniforms, reduction, probes, step slots).
     pub fn new(device: &wgpu::Device, setup: &Setup) -> Result<GpuState> {
-        let (params, eta, ground, probe_cells) = (&setup.params, setup.eta, setup.ground, setup.probe_cells);
+        let (params, probe_cells) = (&setup.params, setup.probe_cells);
         check_grid_fits(&device.limits(), params.nx, params.ny)?;
+        let fields = FieldAlloc::new(device, setup);
         let storage = wgpu::BufferUsages::STORAGE;
+        let copy = wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+        // A host binds the surface fields as vertex data (`Water`).
+        let bound = storage | wgpu::BufferUsages::VERTEX;
+        let eta: &[u8] = bytemuck::cast_slice(setup.eta);
         let init = |label: &str, contents: &[u8], usage: wgpu::BufferUsages| {
             device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some(label),
@@ -102,111 +172,57 @@ impl GpuState {
                 usage,
             })
         };
-        let field_usage =
-            storage | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::VERTEX;
-        let zeros = vec![0.0f32; eta.len()];
-        // Buffers a checkpoint saves and restores.
-        let saved = storage | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
-        let n_partials = params.n_partials.max(1) as usize;
-
-        let slot_stride = device.limits().min_uniform_buffer_offset_alignment.max(16);
-        let mut slot_bytes = vec![0u8; (slot_stride * MAX_CHUNK) as usize];
-        for k in 0..MAX_CHUNK {
-            let slot = StepSlot { index: k, _pad: [0; 3] };
-            let at = (k * slot_stride) as usize;
-            slot_bytes[at..at + 16].copy_from_slice(bytemuck::bytes_of(&slot));
-        }
-        // Zero-sized bindings break some drivers: probe buffers hold at least one element.
-        let probe_cells_bytes: Vec<u32> = if probe_cells.is_empty() {
-            vec![0]
-        } else {
-            probe_cells.to_vec()
+        let empty = |label: &str, size: u64, usage: wgpu::BufferUsages| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size,
+                usage,
+                mapped_at_creation: false,
+            })
         };
+        let slot_stride = device.limits().min_uniform_buffer_offset_alignment.max(16);
+        // Zero-sized bindings break some drivers: probe buffers hold at least one element.
+        let probe_words: &[u32] = if probe_cells.is_empty() { &[0] } else { probe_cells };
         let history_len = (MAX_CHUNK as usize * probe_cells.len()).max(1);
-
+        let n_partials = params.n_partials.max(1) as u64;
         Ok(GpuState {
             nx: params.nx,
             ny: params.ny,
-            params: init(
-                "params",
-                bytemuck::bytes_of(params),
-                wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            params: init("params", bytemuck::bytes_of(params), wgpu::BufferUsages::UNIFORM | copy),
+            ground: fields.buffer(
+                Field::Ground,
+                "ground",
+                bytemuck::cast_slice(setup.ground),
+                bound | copy,
             ),
-            ground: init("ground", bytemuck::cast_slice(ground), field_usage),
             eta: [
-                init("eta 0", bytemuck::cast_slice(eta), field_usage),
-                init("eta 1", bytemuck::cast_slice(eta), field_usage),
+                fields.buffer(Field::Eta, "eta 0", eta, bound),
+                fields.buffer(Field::Eta, "eta 1", eta, bound),
             ],
             vel: [
-                init("vel 0", bytemuck::cast_slice(&zeros), field_usage),
-                init("vel 1", bytemuck::cast_slice(&zeros), field_usage),
+                fields.buffer(Field::Vel, "vel 0", &[], bound),
+                fields.buffer(Field::Vel, "vel 1", &[], bound),
             ],
-            carry: init("carry", bytemuck::cast_slice(&zeros), saved),
-            partials: device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("reduce partials"),
-                size: (n_partials * std::mem::size_of::<Totals>()) as u64,
-                usage: storage,
-                mapped_at_creation: false,
-            }),
+            carry: fields.buffer(Field::Carry, "carry", &[], storage),
+            partials: empty(
+                "reduce partials",
+                n_partials * std::mem::size_of::<Totals>() as u64,
+                storage,
+            ),
             n_partials: params.n_partials,
-            totals: init(
-                "totals",
-                bytemuck::bytes_of(&Totals::default()),
-                storage | wgpu::BufferUsages::COPY_SRC,
-            ),
-            first_bad_step: init(
-                "first bad step",
-                bytemuck::bytes_of(&u32::MAX),
-                storage | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
-            ),
-            slots: init("step slots", &slot_bytes, wgpu::BufferUsages::UNIFORM),
+            totals: init("totals", bytemuck::bytes_of(&Totals::default()), storage | copy),
+            first_bad_step: init("first bad step", bytemuck::bytes_of(&u32::MAX), storage | copy),
+            slots: init("step slots", &slot_bytes(slot_stride), wgpu::BufferUsages::UNIFORM),
             slot_stride,
-            probe_cells: init("probe cells", bytemuck::cast_slice(&probe_cells_bytes), storage),
-            probe_history: device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("probe history"),
-                size: (history_len * 4) as u64,
-                usage: storage | wgpu::BufferUsages::COPY_SRC,
-                mapped_at_creation: false,
-            }),
+            probe_cells: init("probe cells", bytemuck::cast_slice(probe_words), storage),
+            probe_history: empty("probe history", history_len as u64 * 4, storage | copy),
             n_probes: probe_cells.len() as u32,
-            volume: init(
-                "volume",
-                &[0u8; 32],
-                storage | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
-            ),
-            source: if setup.source.is_empty() {
-                init("source", &[0u8; 16], storage)
-            } else {
-                init("source", bytemuck::cast_slice(setup.source), storage)
-            },
-            shortfall: init(
-                "shortfall",
-                bytemuck::cast_slice(&if setup.source.is_empty() {
-                    vec![0.0f32; 4]
-                } else {
-                    zeros.clone()
-                }),
-                saved,
-            ),
-            clamped: device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("clamped"),
-                size: if params.correct == crate::params::CORRECT_CLAMPS {
-                    eta.len() as u64 * 8
-                } else {
-                    16
-                },
-                usage: saved,
-                mapped_at_creation: false,
-            }),
-            regions: super::regions::RegionBuffers::new(device, params.nx * params.ny, params.regions),
-            bodies: super::bodies::BodyBuffers::new(
-                device,
-                params.nx,
-                params.ny,
-                setup.bodies,
-                setup.cover,
-                &setup.body_params,
-            ),
+            volume: init("volume", &[0u8; 32], storage | copy),
+            source: fields.buffer(Field::Source, "source", bytemuck::cast_slice(setup.source), storage),
+            shortfall: fields.buffer(Field::Shortfall, "shortfall", &[], storage),
+            clamped: fields.buffer(Field::Clamped, "clamped", &[], storage),
+            regions: super::regions::RegionBuffers::new(device, &fields, params.nx * params.ny, params.regions),
+            bodies: super::bodies::BodyBuffers::new(device, &fields, setup),
             region_capacity: params.regions,
             current: 0,
         })
