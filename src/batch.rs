@@ -41,6 +41,7 @@ enum BackendName {
     #[default]
     Gpu,
     Cpu,
+    Reference,
 }
 
 #[derive(Debug, Deserialize)]
@@ -115,6 +116,7 @@ impl Sweep {
             backend: match file.backend {
                 BackendName::Gpu => Backend::Gpu,
                 BackendName::Cpu => Backend::Cpu,
+                BackendName::Reference => Backend::Reference,
             },
             steps: file.steps,
             runs,

@@ -59,3 +59,28 @@ pub use water::{Water, WaterOptions};
 pub fn describe_adapter() -> Result<String> {
     Ok(gpu::GpuContext::new()?.describe())
 }
+
+/// The backend a run takes when none is asked for, and why: the GPU, unless the only adapter
+/// wgpu finds is a software rasteriser (llvmpipe, lavapipe, SwiftShader, WARP) or there is none,
+/// where the fast CPU backend is several times quicker for the same bits.
+pub fn choose_backend() -> (Backend, String) {
+    match gpu::GpuContext::new() {
+        Ok(context) if context.info.device_type == wgpu::DeviceType::Cpu => (
+            Backend::Cpu,
+            format!(
+                "the only GPU adapter is a software rasteriser ({}): running on the CPU backend \
+                 ({} threads); --backend gpu runs on it anyway",
+                context.info.name,
+                rayon::current_num_threads()
+            ),
+        ),
+        Ok(context) => (Backend::Gpu, format!("GPU adapter: {}", context.describe())),
+        Err(e) => (
+            Backend::Cpu,
+            format!(
+                "no GPU adapter ({e}): running on the CPU backend ({} threads)",
+                rayon::current_num_threads()
+            ),
+        ),
+    }
+}

@@ -15,6 +15,9 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Threads for the CPU backend (default: every core).
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    threads: Option<u32>,
 }
 
 #[derive(Subcommand)]
@@ -30,7 +33,8 @@ enum Command {
         /// Scene file (TOML, see SCENE.md).
         scene: PathBuf,
     },
-    /// Print the GPU adapter, backend, driver and the limits that matter.
+    /// Print the GPU adapter, backend, driver and the limits that matter, and the backend a run
+    /// would take.
     Info,
 }
 
@@ -41,8 +45,9 @@ struct RunArgs {
     /// Output folder.
     #[arg(long, default_value = "shoal-out")]
     out: PathBuf,
-    /// Where the passes run.
-    #[arg(long, value_enum, default_value_t = BackendArg::Gpu)]
+    /// Where the passes run. auto: the GPU, or the CPU where the only adapter is a software
+    /// rasteriser (llvmpipe, lavapipe, SwiftShader, WARP); reference: the single-threaded twin.
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
     backend: BackendArg,
     /// Steps to run (overrides time.steps).
     #[arg(long)]
@@ -82,8 +87,9 @@ struct ResumeArgs {
     /// Go on writing frame_NNNNNN.png at each output step.
     #[arg(long)]
     png: bool,
-    /// Where the passes run.
-    #[arg(long, value_enum, default_value_t = BackendArg::Gpu)]
+    /// Where the passes run. auto: the GPU, or the CPU where the only adapter is a software
+    /// rasteriser (llvmpipe, lavapipe, SwiftShader, WARP); reference: the single-threaded twin.
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
     backend: BackendArg,
     /// No progress and no closing summary.
     #[arg(long, short)]
@@ -113,12 +119,18 @@ struct BatchArgs {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum BackendArg {
+    Auto,
     Gpu,
     Cpu,
+    Reference,
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Some(n) = cli.threads {
+        // Before anything runs, so this is rayon's first and only global pool.
+        let _ = rayon::ThreadPoolBuilder::new().num_threads(n as usize).build_global();
+    }
     // Ctrl-C: the run finishes its current file, writes a checkpoint and fails with a message;
     // a second Ctrl-C ends the process at once.
     let mut asked = false;
@@ -141,7 +153,12 @@ fn main() -> ExitCode {
 fn execute(command: Command) -> shoal::Result<()> {
     match command {
         Command::Info => {
-            println!("{}", shoal::describe_adapter()?);
+            match shoal::describe_adapter() {
+                Ok(adapter) => println!("{adapter}"),
+                Err(e) => println!("no GPU adapter: {e}"),
+            }
+            let (backend, why) = shoal::choose_backend();
+            println!("a run without --backend takes: {backend:?} ({why})");
             Ok(())
         }
         Command::Validate { scene } => {
@@ -242,10 +259,19 @@ fn batch(args: BatchArgs) -> shoal::Result<()> {
 }
 
 impl From<BackendArg> for Backend {
+    /// `auto` asks `shoal::choose_backend`, and says on stderr when it picks the CPU.
     fn from(b: BackendArg) -> Backend {
         match b {
+            BackendArg::Auto => {
+                let (backend, why) = shoal::choose_backend();
+                if backend != Backend::Gpu {
+                    eprintln!("note: {why}");
+                }
+                backend
+            }
             BackendArg::Gpu => Backend::Gpu,
             BackendArg::Cpu => Backend::Cpu,
+            BackendArg::Reference => Backend::Reference,
         }
     }
 }

@@ -18,8 +18,10 @@ pub const CPU_MAX_CELLS: usize = 1 << 28;
 pub enum Backend {
     /// wgpu compute shaders on the preferred adapter (see `GpuContext::new`).
     Gpu,
-    /// The CPU reference twin.
+    /// The fast CPU backend: every core of rayon's current pool, bit-identical to `Reference`.
     Cpu,
+    /// The CPU reference twin, single-threaded: the readable definition of every pass.
+    Reference,
 }
 
 /// A scene stepping on one backend: its state, its clock and what it has sampled.
@@ -58,15 +60,18 @@ impl Simulation {
     /// Builds the scene on a backend; for `Backend::Gpu` Shoal opens its own device.
     pub fn new(scene: &Scene, backend: Backend) -> Result<Simulation> {
         match backend {
-            Backend::Cpu => Self::build(scene, |setup| {
+            Backend::Cpu | Backend::Reference => Self::build(scene, |setup| {
                 if setup.eta.len() > CPU_MAX_CELLS {
                     return Err(Error::GridTooLarge {
                         nx: setup.params.nx,
                         ny: setup.params.ny,
-                        what: format!("the CPU reference runs at most {CPU_MAX_CELLS} cells (16384²)"),
+                        what: format!("the CPU backends run at most {CPU_MAX_CELLS} cells (16384²)"),
                     });
                 }
-                Ok(Box::new(CpuSolver::new(setup)))
+                Ok(Box::new(match backend {
+                    Backend::Cpu => CpuSolver::fast(setup),
+                    _ => CpuSolver::new(setup),
+                }))
             }),
             Backend::Gpu => {
                 let context = GpuContext::new()?;

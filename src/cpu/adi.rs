@@ -20,7 +20,7 @@ impl Row {
 }
 
 /// One sweep over every line of an axis (twin of WGSL `Sweep` and the functions that read it).
-struct Sweep<'a> {
+pub(crate) struct Sweep<'a> {
     level: &'a Level<'a>,
     /// 0: rows (x), 1: columns (y).
     axis: usize,
@@ -33,7 +33,7 @@ struct Sweep<'a> {
 }
 
 impl Sweep<'_> {
-    fn line_cell(&self, line: u32, p: u32) -> usize {
+    pub(crate) fn line_cell(&self, line: u32, p: u32) -> usize {
         let nx = self.level.params.nx;
         (if self.axis == 1 { p * nx + line } else { line * nx + p }) as usize
     }
@@ -163,7 +163,7 @@ impl Sweep<'_> {
 
     /// One line's δ: Thomas (Sherman–Morrison on a periodic line), then the flux-form rebuild
     /// (twin of `solve`, `cyclic_factor` and `conserve`).
-    fn solve_line(&self, line: u32) -> Vec<f32> {
+    pub(crate) fn solve_line(&self, line: u32) -> Vec<f32> {
         let n = self.n as usize;
         let mut ratio = 0.0;
         let equations: Vec<[f32; 4]> = (0..self.n)
@@ -240,8 +240,9 @@ pub fn thomas(equations: &[[f32; 4]]) -> Vec<[f32; 2]> {
     x
 }
 
-/// One sweep over every line of `axis` (0: rows, giving δx; 1: columns, giving δy from `dx`).
-fn sweep(level: &Level, axis: usize, dx: &[f32]) -> Vec<f32> {
+/// The sweep along `axis` (0: rows, giving δx; 1: columns, giving δy from `dx`) and its number
+/// of lines.
+pub(crate) fn sweeper<'a>(level: &'a Level, axis: usize, dx: &'a [f32]) -> (Sweep<'a>, u32) {
     let p = level.params;
     let (n, lines, lo, hi) = if axis == 0 {
         (p.nx, p.ny, p.bc_west, p.bc_east)
@@ -257,6 +258,12 @@ fn sweep(level: &Level, axis: usize, dx: &[f32]) -> Vec<f32> {
         bc_hi: hi,
         dx,
     };
+    (s, lines)
+}
+
+/// One sweep over every line of `axis`, line after line.
+fn sweep(level: &Level, axis: usize, dx: &[f32]) -> Vec<f32> {
+    let (s, lines) = sweeper(level, axis, dx);
     let mut out = vec![0.0f32; dx.len()];
     for line in 0..lines {
         for (q, v) in s.solve_line(line).into_iter().enumerate() {
@@ -279,10 +286,16 @@ pub fn sweep_y(level: &Level, dx: &[f32]) -> Vec<f32> {
 /// Twin of the ADI step: x sweep, y sweep, the step's end per cell, then slope corners. Returns
 /// whether any value came out non-finite.
 pub fn step(level: &Level, out: &mut Out) -> bool {
-    let p = level.params;
-    let (nx, ny) = (p.nx, p.ny);
     let dx = sweep_x(level);
     let dy = sweep_y(level, &dx);
+    end_step(level, out, &dx, &dy)
+}
+
+/// The step's end from the two sweeps' δx and δy: each cell's compensated update and the dry-cell
+/// rule, then the slope corners.
+pub(crate) fn end_step(level: &Level, out: &mut Out, dx: &[f32], dy: &[f32]) -> bool {
+    let p = level.params;
+    let (nx, ny) = (p.nx, p.ny);
     let mut bad = false;
     for c in 0..dx.len() {
         let delta = dx[c] + dy[c];

@@ -20,7 +20,7 @@ pub(crate) fn face_depth(eta_c: f32, d_c: f32, eta_n: f32, d_n: f32) -> f32 {
     }
 }
 
-fn face(eta_c: f32, d_c: f32, eta_n: f32, d_n: f32) -> f32 {
+pub(crate) fn face(eta_c: f32, d_c: f32, eta_n: f32, d_n: f32) -> f32 {
     face_depth(eta_c, d_c, eta_n, d_n) * (eta_n - eta_c)
 }
 
@@ -65,7 +65,7 @@ impl Level<'_> {
     }
 
     /// Twin of `wave`: (eta', vel') of cell (i, j) before overrides and the dry-cell rule.
-    fn wave(&self, i: u32, j: u32) -> (f32, f32) {
+    pub(crate) fn wave(&self, i: u32, j: u32) -> (f32, f32) {
         let (nx, ny, p) = (self.params.nx, self.params.ny, self.params);
         let c = self.cell(i, j);
         let eta_c = self.eta[c];
@@ -191,12 +191,20 @@ pub fn step(level: &Level, out: &mut Out, edges: bool) -> bool {
         }
     }
     if edges {
-        for q in 0..2 * p.nx + 2 * (p.ny - 2) {
-            let (i, j) = perimeter_cell(p, q);
-            let c = level.cell(i, j);
-            if let Some(e) = level.edge_override(i, j) {
-                bad |= out.store(c, level.ground[c], e, e - level.eta[c], 0.0);
-            }
+        bad |= self::edges(level, out);
+    }
+    bad
+}
+
+/// Twin of `edges`: the perimeter overrides, after the step wrote every cell.
+pub(crate) fn edges(level: &Level, out: &mut Out) -> bool {
+    let p = level.params;
+    let mut bad = false;
+    for q in 0..2 * p.nx + 2 * (p.ny - 2) {
+        let (i, j) = perimeter_cell(p, q);
+        let c = level.cell(i, j);
+        if let Some(e) = level.edge_override(i, j) {
+            bad |= out.store(c, level.ground[c], e, e - level.eta[c], 0.0);
         }
     }
     bad

@@ -7,6 +7,7 @@ pub mod caustics;
 pub mod coupling;
 pub mod edit;
 pub mod explicit;
+pub mod fast;
 pub mod probe;
 pub mod reduce;
 pub mod regions;
@@ -42,6 +43,9 @@ pub struct CpuSolver {
     regions: Option<regions::Regions>,
     /// Rigid bodies and their coupling, when the scene has any.
     bodies: Option<Bodies>,
+    /// Whether the passes `cpu::fast` has run there, on every core of rayon's current pool;
+    /// false: every pass runs the single-threaded reference twin.
+    fast: bool,
 }
 
 /// What one chunk gathers as its steps run.
@@ -64,7 +68,17 @@ struct Bodies {
 }
 
 impl CpuSolver {
-    /// The CPU backend, built from the same setup as the GPU one.
+    /// The fast CPU backend: `cpu::fast`'s passes where it has them, bit-identical to the twin.
+    /// It runs on rayon's current pool (`ThreadPool::install` chooses the threads).
+    pub fn fast(setup: &Setup) -> CpuSolver {
+        CpuSolver {
+            fast: true,
+            ..CpuSolver::new(setup)
+        }
+    }
+
+    /// The reference CPU backend: the single-threaded twin of every pass, built from the same
+    /// setup as the GPU one.
     pub fn new(setup: &Setup) -> CpuSolver {
         let n = setup.eta.len();
         let mut s = CpuSolver {
@@ -98,6 +112,7 @@ impl CpuSolver {
                 tags: bodies::EMPTY_BOX,
                 last: Default::default(),
             }),
+            fast: false,
         };
         s.totals = s.reduce();
         if let Some(r) = &mut s.regions {
@@ -113,7 +128,11 @@ impl CpuSolver {
             clamped: &self.clamped,
             cover: self.bodies.as_ref().map_or(&[], |b| &b.cover),
         };
-        reduce::reduce(&self.params, &self.ground, &self.eta[p], &self.vel[p], extras)
+        if self.fast {
+            fast::reduce::reduce(&self.params, &self.ground, &self.eta[p], &self.vel[p], extras)
+        } else {
+            reduce::reduce(&self.params, &self.ground, &self.eta[p], &self.vel[p], extras)
+        }
     }
 
     /// Runs one pass of step `index` of a chunk: the CPU executor of the schedule.
@@ -196,7 +215,9 @@ impl CpuSolver {
             clamped: &mut self.clamped,
         };
         match pass {
+            Pass::Explicit { edges } if self.fast => fast::explicit::step(&level, &mut out, edges),
             Pass::Explicit { edges } => explicit::step(&level, &mut out, edges),
+            Pass::Adi if self.fast => fast::adi::step(&level, &mut out),
             Pass::Adi => adi::step(&level, &mut out),
             other => unreachable!("{other:?} is not a substep"),
         }
@@ -224,7 +245,11 @@ impl CpuSolver {
             corrections,
             pending,
         };
-        volume::apply(&self.params, &self.volume, &mut cells);
+        if self.fast {
+            fast::volume::apply(&self.params, &self.volume, &mut cells);
+        } else {
+            volume::apply(&self.params, &self.volume, &mut cells);
+        }
         let run = drops.start as usize..(drops.start + drops.count) as usize;
         volume::rain(&self.params, &mut cells, &rain.cells[run.clone()], &rain.heights[run]);
     }
@@ -331,7 +356,11 @@ impl Solver for CpuSolver {
     }
 
     fn describe(&self) -> String {
-        "cpu (reference, single thread)".into()
+        if self.fast {
+            format!("cpu ({} threads)", rayon::current_num_threads())
+        } else {
+            "cpu (reference, single thread)".into()
+        }
     }
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
         self

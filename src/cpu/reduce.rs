@@ -5,8 +5,9 @@ use crate::params::{Params, Totals, CELLS_PER_PARTIAL, CORRECT_CLAMPS};
 const WG: usize = crate::wgsl::reduce::WG as usize;
 const PER_THREAD: usize = crate::wgsl::reduce::PER_THREAD as usize;
 
+/// One thread's (or one workgroup's) sums.
 #[derive(Clone, Copy, Default)]
-struct Lane {
+pub(crate) struct Lane {
     sum: f32,
     wet: u32,
     max_depth: f32,
@@ -53,46 +54,54 @@ pub struct Extras<'a> {
 
 /// `partial_sums` over every workgroup, then `finish`.
 pub fn reduce(p: &Params, ground: &[f32], eta: &[f32], vel: &[f32], extras: Extras) -> Totals {
+    let partials: Vec<Lane> = (0..eta.len().div_ceil(CELLS_PER_PARTIAL))
+        .map(|group| partial_sums(p, ground, eta, vel, extras, group))
+        .collect();
+    finish(p, &partials)
+}
+
+/// Twin of `partial_sums` for workgroup `group`: its cells folded by the workgroup's tree.
+pub(crate) fn partial_sums(p: &Params, ground: &[f32], eta: &[f32], vel: &[f32], extras: Extras, group: usize) -> Lane {
     let n = eta.len();
-    let partials: Vec<Lane> = (0..n.div_ceil(CELLS_PER_PARTIAL))
-        .map(|group| {
-            let base = group * CELLS_PER_PARTIAL;
-            let mut lanes = [Lane::default(); WG];
-            for (t, lane) in lanes.iter_mut().enumerate() {
-                for m in 0..PER_THREAD {
-                    let c = base + m * WG + t;
-                    if c < n {
-                        let e = eta[c];
-                        let d = e - ground[c];
-                        if e.is_finite() {
-                            let mut water = d.max(0.0);
-                            if p.bodies != 0 {
-                                water -= extras.cover[c].held;
-                                lane.held += extras.cover[c].held;
-                            }
-                            lane.depth += water - (-ground[c]).max(0.0);
-                        }
-                        if !e.is_finite() {
-                            lane.bad = 1;
-                        } else if d > 0.0 {
-                            lane.sum += e;
-                            lane.wet += 1;
-                            lane.max_depth = lane.max_depth.max(d);
-                            lane.vel += vel[c];
-                        }
-                        if p.sources != 0 {
-                            lane.short += extras.shortfall[c];
-                        }
-                        if p.correct == CORRECT_CLAMPS {
-                            lane.made += extras.clamped[c][0];
-                            lane.dropped += extras.clamped[c][1];
-                        }
+    let base = group * CELLS_PER_PARTIAL;
+    let mut lanes = [Lane::default(); WG];
+    for (t, lane) in lanes.iter_mut().enumerate() {
+        for m in 0..PER_THREAD {
+            let c = base + m * WG + t;
+            if c < n {
+                let e = eta[c];
+                let d = e - ground[c];
+                if e.is_finite() {
+                    let mut water = d.max(0.0);
+                    if p.bodies != 0 {
+                        water -= extras.cover[c].held;
+                        lane.held += extras.cover[c].held;
                     }
+                    lane.depth += water - (-ground[c]).max(0.0);
+                }
+                if !e.is_finite() {
+                    lane.bad = 1;
+                } else if d > 0.0 {
+                    lane.sum += e;
+                    lane.wet += 1;
+                    lane.max_depth = lane.max_depth.max(d);
+                    lane.vel += vel[c];
+                }
+                if p.sources != 0 {
+                    lane.short += extras.shortfall[c];
+                }
+                if p.correct == CORRECT_CLAMPS {
+                    lane.made += extras.clamped[c][0];
+                    lane.dropped += extras.clamped[c][1];
                 }
             }
-            tree(&mut lanes)
-        })
-        .collect();
+        }
+    }
+    tree(&mut lanes)
+}
+
+/// Twin of `finish`: the workgroups' partials folded in their fixed order.
+pub(crate) fn finish(p: &Params, partials: &[Lane]) -> Totals {
     debug_assert_eq!(partials.len(), p.n_partials as usize);
     let mut lanes = [Lane::default(); WG];
     for (t, lane) in lanes.iter_mut().enumerate() {

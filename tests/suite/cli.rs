@@ -320,12 +320,17 @@ fn default_scene_writes_the_contract_files_on_both_backends() {
 
 #[test]
 fn no_matching_adapter_says_what_to_install() {
-    let out = Command::new(env!("CARGO_BIN_EXE_shoal"))
-        .args(["run", "--steps", "1", "--out", "out"])
-        .current_dir(tempfile::tempdir().unwrap().path())
-        .env("WGPU_ADAPTER_NAME", "no-such-gpu")
-        .output()
-        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_shoal"))
+            .args(["run", "--steps", "1"])
+            .args(args)
+            .current_dir(dir.path())
+            .env("WGPU_ADAPTER_NAME", "no-such-gpu")
+            .output()
+            .unwrap()
+    };
+    let out = run(&["--backend", "gpu", "--out", "gpu"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         !out.status.success() && err.starts_with("error: no GPU adapter found"),
@@ -334,6 +339,44 @@ fn no_matching_adapter_says_what_to_install() {
     assert!(
         err.contains("mesa-vulkan-drivers") && err.contains("--backend cpu"),
         "{err}"
+    );
+    // Without --backend the run goes on, on the CPU, and says why.
+    let out = run(&["--out", "auto"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("note: no GPU adapter") && err.contains("CPU backend"),
+        "{err}"
+    );
+}
+
+#[test]
+fn without_backend_a_run_takes_the_cpu_where_the_only_adapter_is_a_software_rasteriser() {
+    let (ok, info, err) = shoal(&["info"], Path::new("."));
+    assert!(ok, "{err}");
+    let chosen = info
+        .lines()
+        .find(|l| l.starts_with("a run without --backend takes:"))
+        .expect(&info);
+    let dir = tempfile::tempdir().unwrap();
+    let (ok, _, err) = shoal(&["run", "--steps", "2", "--out", "out"], dir.path());
+    assert!(ok, "{err}");
+    if chosen.contains("software rasteriser") {
+        assert!(chosen.contains("Cpu"), "{chosen}");
+        assert!(
+            err.contains("note: the only GPU adapter is a software rasteriser"),
+            "{err}"
+        );
+    } else {
+        assert!(!err.contains("CPU backend"), "{chosen}\n{err}");
+    }
+    let (ok, _, err) = shoal(
+        &["run", "--steps", "2", "--out", "forced", "--backend", "gpu"],
+        dir.path(),
+    );
+    assert!(
+        ok && !err.contains("CPU backend"),
+        "--backend gpu still runs on the adapter: {err}"
     );
 }
 

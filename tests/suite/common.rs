@@ -85,11 +85,11 @@ pub fn scene(text: &str) -> Scene {
     scene_in(Path::new("."), text)
 }
 
-/// Builds `scene` on the shared GPU or on the CPU.
+/// Builds `scene` on the shared GPU or on a CPU backend.
 pub fn simulation(scene: &Scene, backend: Backend) -> Simulation {
     match backend {
         Backend::Gpu => Simulation::from_device(scene, &gpu().device, &gpu().queue),
-        Backend::Cpu => Simulation::new(scene, Backend::Cpu),
+        cpu => Simulation::new(scene, cpu),
     }
     .unwrap_or_else(|e| panic!("building the simulation failed: {e}"))
 }

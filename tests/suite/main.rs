@@ -10,6 +10,7 @@ mod cli;
 mod common;
 mod divergence;
 mod embed;
+mod fast_cpu;
 mod gpu_vs_cpu;
 mod physics;
 mod regions;

@@ -1,0 +1,114 @@
+//! `explicit.wgsl`'s step on every core. Rows go to threads; the first and last row and the two
+//! end cells of every row run the twin's own `wave` (side modes, wrap-around); the rest of a row
+//! runs a straight loop over the row and its two neighbours, the same f32 operations as the twin's
+//! interior, with the dry-cell rule as selects. The perimeter overrides (`edges`) run after, in
+//! the twin's code.
+
+use crate::cpu::explicit::{depth, edges, face, two_sum, Level, Out};
+use rayon::prelude::*;
+
+/// One explicit substep into `out`, as `cpu::explicit::step`. Returns whether any value came out
+/// non-finite.
+pub fn step(level: &Level, out: &mut Out, with_edges: bool) -> bool {
+    let nx = level.params.nx as usize;
+    let mut clamped = out.clamped.chunks_mut(nx);
+    let rows: Vec<(u32, Out)> = out
+        .eta
+        .chunks_mut(nx)
+        .zip(out.vel.chunks_mut(nx))
+        .zip(out.carry.chunks_mut(nx))
+        .enumerate()
+        .map(|(j, ((eta, vel), carry))| {
+            let clamped = clamped.next().unwrap_or_default();
+            (
+                j as u32,
+                Out {
+                    eta,
+                    vel,
+                    carry,
+                    clamped,
+                },
+            )
+        })
+        .collect();
+    let bad = rows
+        .into_par_iter()
+        .with_min_len(4)
+        .map(|(j, mut row_out)| row(level, &mut row_out, j))
+        .reduce(|| false, |a, b| a | b);
+    if with_edges {
+        bad | edges(level, out)
+    } else {
+        bad
+    }
+}
+
+/// Row `j` into `out` (the row's own slices).
+fn row(level: &Level, out: &mut Out, j: u32) -> bool {
+    let (nx, ny) = (level.params.nx, level.params.ny);
+    let twin = |out: &mut Out, i: u32| -> bool {
+        let c = level.cell(i, j);
+        let (_, v) = level.wave(i, j);
+        let (s, residual) = two_sum(level.eta[c], v + out.carry[i as usize]);
+        out.store(i as usize, level.ground[c], s, v, residual)
+    };
+    if j == 0 || j == ny - 1 || nx < 3 {
+        return (0..nx).fold(false, |bad, i| bad | twin(out, i));
+    }
+    let ends = twin(out, 0) | twin(out, nx - 1);
+    ends | interior(level, out, j as usize)
+}
+
+/// Cells 1..nx−1 of an interior row: every face is a real neighbour.
+fn interior(level: &Level, out: &mut Out, j: usize) -> bool {
+    let p = level.params;
+    let nx = p.nx as usize;
+    let c0 = j * nx;
+    let (es, ec, en) = (
+        &level.eta[c0 - nx..c0],
+        &level.eta[c0..c0 + nx],
+        &level.eta[c0 + nx..c0 + 2 * nx],
+    );
+    let (gs, gc, gn) = (
+        &level.ground[c0 - nx..c0],
+        &level.ground[c0..c0 + nx],
+        &level.ground[c0 + nx..c0 + 2 * nx],
+    );
+    let vel_in = &level.vel[c0..c0 + nx];
+    let (keep, k) = (p.keep, p.k);
+    // The twin's `wave` for a cell whose four neighbours are all real (INTERIOR).
+    let wave = |i: usize| -> f32 {
+        let (eta_c, b_c) = (ec[i], gc[i]);
+        let d_c = depth(eta_c, b_c);
+        let west = face(eta_c, d_c, ec[i - 1], depth(ec[i - 1], gc[i - 1]));
+        let east = face(eta_c, d_c, ec[i + 1], depth(ec[i + 1], gc[i + 1]));
+        let south = face(eta_c, d_c, es[i], depth(es[i], gs[i]));
+        let north = face(eta_c, d_c, en[i], depth(en[i], gn[i]));
+        keep * vel_in[i] + k * (((west + east) + south) + north)
+    };
+    if !out.clamped.is_empty() {
+        // Under CORRECT_CLAMPS the dry-cell rule also books what it did: the twin's `store`.
+        let mut bad = false;
+        for i in 1..nx - 1 {
+            let v = wave(i);
+            let (s, residual) = two_sum(ec[i], v + out.carry[i]);
+            bad |= out.store(i, gc[i], s, v, residual);
+        }
+        return bad;
+    }
+    let (eta_out, vel_out, carry) = (&mut out.eta[..nx], &mut out.vel[..nx], &mut out.carry[..nx]);
+    let mut bad = false;
+    for i in 1..nx - 1 {
+        let v = wave(i);
+        let (s, residual) = two_sum(ec[i], v + carry[i]);
+        // The twin's `store` without clamp bookkeeping, as selects.
+        let dry = s <= gc[i];
+        let eta = if dry { gc[i] } else { s };
+        let vel = if dry { 0.0 } else { v };
+        carry[i] = if dry { 0.0 } else { residual };
+        eta_out[i] = eta;
+        vel_out[i] = vel;
+        bad |= !eta.is_finite() | !vel.is_finite();
+    }
+    bad
+}

@@ -1,0 +1,118 @@
+//! The fast CPU backend against the reference twin: the same bits, step after step, whatever the
+//! thread count. Tolerance: none. Every cell's f32 operations are the twin's, in the twin's
+//! order, and the one reduction keeps the twin's fixed tree, so any difference is a bug.
+
+use crate::common::{beach_scene, scene, scene_in, write_npy};
+use shoal::{Backend, Scene, Simulation};
+
+/// Runs `scene` on the reference and on the fast backend with 1 and 2 threads, `steps` steps in
+/// chunks of `chunk`, and demands the same bits of the state (eta, relative to the reference
+/// level) and the same statistics after every chunk.
+fn same_bits(scene: &Scene, steps: u64, chunk: u64) {
+    let mut reference = Simulation::new(scene, Backend::Reference).unwrap();
+    let pools: Vec<rayon::ThreadPool> = [1, 2]
+        .map(|t| rayon::ThreadPoolBuilder::new().num_threads(t).build().unwrap())
+        .into();
+    let mut fast: Vec<Simulation> = pools
+        .iter()
+        .map(|_| Simulation::new(scene, Backend::Cpu).unwrap())
+        .collect();
+    let mut done = 0;
+    while done < steps {
+        let n = chunk.min(steps - done);
+        let want_probes = reference.step(n).unwrap();
+        let want = reference.eta().unwrap();
+        for (pool, sim) in pools.iter().zip(&mut fast) {
+            let threads = pool.current_num_threads();
+            let probes = pool.install(|| sim.step(n)).unwrap();
+            let got = sim.eta().unwrap();
+            if let Some(c) = (0..want.len()).find(|&c| want[c].to_bits() != got[c].to_bits()) {
+                panic!(
+                    "{}: {threads} thread(s), step {}: cell {c} is {} on the fast backend, {} on the twin",
+                    scene.name,
+                    done + n,
+                    got[c],
+                    want[c]
+                );
+            }
+            // Debug prints each f64 exactly (NaN too), so equal text is equal bits.
+            let text = |v: &dyn std::fmt::Debug| format!("{v:?}");
+            assert_eq!(
+                text(&probes),
+                text(&want_probes),
+                "{}: probes, {threads} thread(s)",
+                scene.name
+            );
+            assert_eq!(text(&sim.bodies()), text(&reference.bodies()), "{}: bodies", scene.name);
+            assert_eq!(sim.target_volume().to_bits(), reference.target_volume().to_bits());
+        }
+        done += n;
+    }
+}
+
+/// A random surface over random ground, half of it dry: every face kind (wet-wet, wet-dry,
+/// dry-dry) in every direction, on a grid whose rows do not divide evenly among threads.
+fn random_scene(dir: &std::path::Path, solver: &str, sides: &str, correction: &str) -> Scene {
+    let hash = |i: usize, j: usize, k: u64| {
+        let mut x = ((i as u64) * 0x9E37_79B9_7F4A_7C15) ^ (j as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F) ^ k;
+        x ^= x >> 29;
+        x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        x ^= x >> 32;
+        (x % 10_000) as f64 / 10_000.0
+    };
+    let (nx, ny) = (67, 41);
+    let name = format!("random, {solver}, {}, {correction}", sides.replace(['"', '\n'], " "));
+    write_npy(dir, "ground.npy", ny, nx, |i, j| -0.3 + 0.4 * hash(i, j, 1));
+    write_npy(dir, "h.npy", ny, nx, |i, j| 0.0 + 0.05 * hash(i, j, 2));
+    scene_in(
+        dir,
+        &format!(
+            "name = \"{name}\"\n[grid]\nnx = {nx}\nny = {ny}\ndx = 0.05\n[time]\ndt = 0.01\n\
+             [physics]\nsolver = \"{solver}\"\nvolume_correction = \"{correction}\"\ndamping = 0.001\n[boundary]\n{sides}\n\
+             [terrain]\nnpy = \"ground.npy\"\n[water]\nnpy = \"h.npy\"\n\
+             [[source]]\nx = 0.5\ny = 0.5\nradius = 0.2\nrate = 0.002\n\
+             [[source]]\nx = 2.5\ny = 1.5\nradius = 0.2\nrate = -0.004\n"
+        ),
+    )
+}
+
+#[test]
+fn every_solver_side_mode_and_correction_gives_the_twins_bits_on_a_random_wet_dry_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let sides = [
+        "all = \"reflect\"",
+        "all = \"open\"",
+        "all = \"periodic\"",
+        "all = \"absorb\"",
+        "all = \"ghost-mean\"",
+        "all = \"ghost-slope\"",
+        "west = \"absorb\"\neast = \"ghost-slope\"\nsouth = \"periodic\"\nnorth = \"periodic\"",
+    ];
+    for solver in ["explicit", "adi"] {
+        for side in sides {
+            for correction in ["none", "global", "regions"] {
+                same_bits(&random_scene(dir.path(), solver, side, correction), 60, 25);
+            }
+        }
+    }
+}
+
+#[test]
+fn the_adi_beach_with_rain_and_probes_gives_the_twins_bits() {
+    let mut text = beach_scene("all = \"reflect\"", "adi", 0.02);
+    text = text.replace("volume_correction = \"none\"", "volume_correction = \"global\"");
+    text.push_str("[rain]\nrate = 40.0\nradius = 0.05\nheight = 0.01\nseed = 3\n");
+    text.push_str("[[output.probe]]\nname = \"a\"\nx = 0.6\ny = 1.0\n");
+    same_bits(&scene(&text), 80, 30);
+}
+
+#[test]
+fn every_preset_scene_gives_the_twins_bits_over_its_whole_run() {
+    for entry in std::fs::read_dir("scenes").unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            let scene = Scene::from_file(&path).unwrap();
+            same_bits(&scene, scene.time.steps, 200);
+        }
+    }
+}
