@@ -252,8 +252,14 @@ fn grid_too_large_for_the_adapter() {
     let huge = GOOD.replace("nx = 8", "nx = 30000").replace("ny = 6", "ny = 30000");
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("scene.toml"), &huge).unwrap();
-    let (ok, _, err) = shoal(&["run", "scene.toml", "--out", "out"], dir.path());
+    let (ok, _, err) = shoal(&["run", "scene.toml", "--backend", "gpu", "--out", "out"], dir.path());
     assert!(!ok && err.starts_with("error: ") && err.contains("too large"), "{err}");
+    // Without --backend a software adapter sends the run to the CPU, which refuses it too.
+    let (ok, _, err) = shoal(&["run", "scene.toml", "--out", "out"], dir.path());
+    assert!(
+        !ok && err.lines().any(|l| l.starts_with("error: ") && l.contains("too large")),
+        "{err}"
+    );
     let cpu = huge.replace("30000", "20000");
     std::fs::write(dir.path().join("scene.toml"), cpu).unwrap();
     let (ok, _, err) = shoal(&["run", "scene.toml", "--backend", "cpu", "--out", "out"], dir.path());
