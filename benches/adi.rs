@@ -22,23 +22,11 @@ use shoal::low_level::Setup;
 use shoal::low_level::{Params, Totals};
 use shoal::scene::InitialFields;
 use shoal::scene::Method;
-use shoal::{Backend, Scene, Simulation};
-use std::path::Path;
+use shoal::{Backend, Simulation};
 use std::time::Instant;
 
 /// Steps (or sweeps) per sample.
 const STEPS: u64 = 4;
-
-/// A 4 m square basin 1 m deep with a drop, at c·dt/dx = 2 (the explicit solver substeps 4×).
-fn scene(n: u32, solver: &str) -> Scene {
-    let dx = 4.0 / n as f64;
-    let text = format!(
-        "[grid]\nnx = {n}\nny = {n}\ndx = {dx}\n[time]\ndt = {dt}\n[physics]\nsolver = \"{solver}\"\n\
-         [terrain]\nflat = -1.0\n[[water.bump]]\nx = 2.0\ny = 2.0\nradius = 0.3\nheight = 0.02\n",
-        dt = 2.0 * dx / 9.81f64.sqrt()
-    );
-    Scene::parse(&text, Path::new("bench"), Path::new(".")).expect("bench scene")
-}
 
 /// Whole steps through `Simulation`: ADI at one step per dt, explicit with its substeps.
 fn steps(c: &mut Criterion) {
@@ -48,7 +36,7 @@ fn steps(c: &mut Criterion) {
         group.throughput(Throughput::Elements(n as u64 * n as u64 * STEPS));
         for solver in ["adi", "explicit"] {
             for (name, backend) in [("gpu", Backend::Gpu), ("cpu", Backend::Cpu)] {
-                let mut sim = match Simulation::new(&scene(n, solver), backend) {
+                let mut sim = match Simulation::new(&common::basin(n, solver, 2.0), backend) {
                     Ok(sim) => sim,
                     Err(e) => {
                         eprintln!("{solver} {name} {n}²: skipped: {e}");
@@ -76,7 +64,7 @@ fn sweeps(c: &mut Criterion) {
     let mut group = common::group(c, "sweep", 6);
     let sizes = common::sizes(&[256, 1024, 2048]);
     for &n in &sizes {
-        let scene = scene(n, "adi");
+        let scene = common::basin(n, "adi", 2.0);
         let fields = InitialFields::build(&scene).expect("fields");
         let (eta, ground) = fields.relative_f32();
         let params = Params::new(&scene, 1, 0);

@@ -12,22 +12,11 @@
 mod common;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use shoal::{Backend, Scene, Simulation};
-use std::path::Path;
+use shoal::{Backend, Simulation};
 use std::time::Instant;
 
 const STEPS: u64 = 16;
 const BYTES_PER_CELL_STEP: f64 = 68.0;
-
-fn scene(n: u32, solver: &str) -> Scene {
-    let dx = 4.0 / n as f64;
-    let text = format!(
-        "[grid]\nnx = {n}\nny = {n}\ndx = {dx}\n[time]\ndt = {dt}\n[physics]\nsolver = \"{solver}\"\n\
-         [terrain]\nflat = -1.0\n[[water.bump]]\nx = 2.0\ny = 2.0\nradius = 0.3\nheight = 0.02\n",
-        dt = 0.2 * dx / 9.81f64.sqrt()
-    );
-    Scene::parse(&text, Path::new("bench"), Path::new(".")).expect("bench scene")
-}
 
 /// Bytes per second of a one-thread copy of 256 MiB (read + write counted), best of five.
 fn copy_bandwidth() -> f64 {
@@ -61,12 +50,12 @@ fn cpu_backends(c: &mut Criterion) {
         let cells = n as u64 * n as u64;
         group.throughput(Throughput::Elements(cells * STEPS));
         for solver in ["explicit", "adi"] {
-            let mut sim = Simulation::new(&scene(n, solver), Backend::Reference).expect("simulation");
+            let mut sim = Simulation::new(&common::basin(n, solver, 0.2), Backend::Reference).expect("simulation");
             let id = BenchmarkId::new(format!("{solver}/reference"), format!("{n}x{n}"));
             common::bench_steps(&mut group, id, &mut sim, STEPS);
             for &t in &threads {
                 let pool = rayon::ThreadPoolBuilder::new().num_threads(t).build().expect("pool");
-                let mut sim = Simulation::new(&scene(n, solver), Backend::Cpu).expect("simulation");
+                let mut sim = Simulation::new(&common::basin(n, solver, 0.2), Backend::Cpu).expect("simulation");
                 let id = BenchmarkId::new(format!("{solver}/fast-{t}t"), format!("{n}x{n}"));
                 group.bench_function(id, |b| {
                     b.iter_custom(|iters| {

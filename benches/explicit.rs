@@ -10,21 +10,10 @@
 mod common;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use shoal::{Backend, Scene, Simulation};
-use std::path::Path;
+use shoal::{Backend, Simulation};
 
 const STEPS: u64 = 64;
 const BYTES_PER_CELL_STEP: u64 = 28;
-
-fn scene(n: u32) -> Scene {
-    let dx = 4.0 / n as f64;
-    let text = format!(
-        "[grid]\nnx = {n}\nny = {n}\ndx = {dx}\n[time]\ndt = {dt}\n[terrain]\nflat = -1.0\n\
-         [[water.bump]]\nx = 2.0\ny = 2.0\nradius = 0.3\nheight = 0.02\n",
-        dt = 0.2 * dx / 9.81f64.sqrt()
-    );
-    Scene::parse(&text, Path::new("bench"), Path::new(".")).expect("bench scene")
-}
 
 fn explicit_step(c: &mut Criterion) {
     let mut group = common::group(c, "explicit_step", 8);
@@ -33,7 +22,7 @@ fn explicit_step(c: &mut Criterion) {
         let cells = n as u64 * n as u64;
         group.throughput(Throughput::Elements(cells * STEPS));
         for (name, backend) in [("gpu", Backend::Gpu), ("cpu", Backend::Cpu)] {
-            let mut sim = Simulation::new(&scene(n), backend).expect("simulation");
+            let mut sim = Simulation::new(&common::basin(n, "explicit", 0.2), backend).expect("simulation");
             if n == sizes[0] {
                 eprintln!("{name}: {} — {BYTES_PER_CELL_STEP} B/cell/step", sim.describe_backend());
             }

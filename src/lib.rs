@@ -62,25 +62,26 @@ pub fn describe_adapter() -> Result<String> {
 
 /// The backend a run takes when none is asked for, and why: the GPU, unless the only adapter
 /// wgpu finds is a software rasteriser (llvmpipe, lavapipe, SwiftShader, WARP) or there is none,
-/// where the fast CPU backend is several times quicker for the same bits.
+/// where the fast CPU backend is several times quicker for the same bits. Looks at the adapter
+/// only: the device is opened once, by the run.
 pub fn choose_backend() -> (Backend, String) {
-    match gpu::GpuContext::new() {
-        Ok(context) if context.info.device_type == wgpu::DeviceType::Cpu => (
+    let threads = rayon::current_num_threads();
+    match gpu::context::preferred_adapter() {
+        Ok(info) if info.device_type == wgpu::DeviceType::Cpu => (
             Backend::Cpu,
             format!(
                 "the only GPU adapter is a software rasteriser ({}): running on the CPU backend \
-                 ({} threads); --backend gpu runs on it anyway",
-                context.info.name,
-                rayon::current_num_threads()
+                 ({threads} threads); --backend gpu runs on it anyway",
+                info.name
             ),
         ),
-        Ok(context) => (Backend::Gpu, format!("GPU adapter: {}", context.describe())),
+        Ok(info) => (
+            Backend::Gpu,
+            format!("GPU adapter: {}", gpu::context::adapter_line(&info)),
+        ),
         Err(e) => (
             Backend::Cpu,
-            format!(
-                "no GPU adapter ({e}): running on the CPU backend ({} threads)",
-                rayon::current_num_threads()
-            ),
+            format!("no GPU adapter ({e}): running on the CPU backend ({threads} threads)"),
         ),
     }
 }

@@ -204,14 +204,14 @@ fn run(args: RunArgs) -> shoal::Result<()> {
         checkpoint_every: args.checkpoint_every,
     };
     let mut progress = Progress::new(args.quiet);
-    let summary = shoal::run::run(&scene, &args.out, args.backend.into(), &options, &mut progress);
+    let summary = shoal::run::run(&scene, &args.out, backend(args.backend), &options, &mut progress);
     progress.finish();
     finish(args.quiet, &scene.name, summary)
 }
 
 fn resume(args: ResumeArgs) -> shoal::Result<()> {
     let mut progress = Progress::new(args.quiet);
-    let summary = shoal::run::resume(&args.dir, args.backend.into(), args.steps, args.png, &mut progress);
+    let summary = shoal::run::resume(&args.dir, backend(args.backend), args.steps, args.png, &mut progress);
     progress.finish();
     finish(args.quiet, &args.dir.display().to_string(), summary)
 }
@@ -258,21 +258,20 @@ fn batch(args: BatchArgs) -> shoal::Result<()> {
     Ok(())
 }
 
-impl From<BackendArg> for Backend {
-    /// `auto` asks `shoal::choose_backend`, and says on stderr when it picks the CPU.
-    fn from(b: BackendArg) -> Backend {
-        match b {
-            BackendArg::Auto => {
-                let (backend, why) = shoal::choose_backend();
-                if backend != Backend::Gpu {
-                    eprintln!("note: {why}");
-                }
-                backend
+/// The backend `--backend` names; `auto` asks `shoal::choose_backend` and says on stderr when it
+/// picks the CPU.
+fn backend(arg: BackendArg) -> Backend {
+    match arg {
+        BackendArg::Auto => {
+            let (backend, why) = shoal::choose_backend();
+            if backend != Backend::Gpu {
+                eprintln!("note: {why}");
             }
-            BackendArg::Gpu => Backend::Gpu,
-            BackendArg::Cpu => Backend::Cpu,
-            BackendArg::Reference => Backend::Reference,
+            backend
         }
+        BackendArg::Gpu => Backend::Gpu,
+        BackendArg::Cpu => Backend::Cpu,
+        BackendArg::Reference => Backend::Reference,
     }
 }
 

@@ -5,7 +5,8 @@
 
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion};
-use shoal::Simulation;
+use shoal::{Scene, Simulation};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// `SHOAL_BENCH_SIZES=256,1024`, or `default`.
@@ -37,4 +38,16 @@ pub fn bench_steps(group: &mut BenchmarkGroup<WallTime>, id: BenchmarkId, sim: &
             start.elapsed()
         })
     });
+}
+
+/// A 4 m square basin 1 m deep on an `n`² grid with a drop in the middle, `solver` "explicit" or
+/// "adi", at the Courant number c·dt/dx = `courant`.
+pub fn basin(n: u32, solver: &str, courant: f64) -> Scene {
+    let dx = 4.0 / n as f64;
+    let text = format!(
+        "[grid]\nnx = {n}\nny = {n}\ndx = {dx}\n[time]\ndt = {dt}\n[physics]\nsolver = \"{solver}\"\n\
+         [terrain]\nflat = -1.0\n[[water.bump]]\nx = 2.0\ny = 2.0\nradius = 0.3\nheight = 0.02\n",
+        dt = courant * dx / 9.81f64.sqrt()
+    );
+    Scene::parse(&text, Path::new("bench"), Path::new(".")).expect("bench scene")
 }

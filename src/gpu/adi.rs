@@ -2,12 +2,11 @@
 //! per-dispatch sweep configurations, built once. See the WGSL header for the numerics.
 
 use super::level::LevelBindings;
-use super::state::{layout, pipeline, storage_entry, GpuState};
+use super::state::{filled_buffer, layout, pipeline, storage_entry, zeroed_buffer, GpuState};
 use crate::error::{Error, Result};
 use crate::params::Params;
 use crate::scene::BoundaryMode;
 use bytemuck::{Pod, Zeroable};
-use wgpu::util::DeviceExt;
 
 /// Cells one solve workgroup holds on chip.
 pub use crate::wgsl::adi::CHIP;
@@ -423,19 +422,9 @@ impl SweepBuffers {
             let at = k * config_stride as usize;
             config_bytes[at..at + std::mem::size_of::<Sweep>()].copy_from_slice(bytemuck::bytes_of(c));
         }
-        let config_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("adi sweeps"),
-            contents: &config_bytes,
-            usage: wgpu::BufferUsages::UNIFORM,
-        });
-        let storage = |label: &str, size: u64| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size: size.max(16),
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            })
-        };
+        let config_buffer = filled_buffer(device, "adi sweeps", &config_bytes, wgpu::BufferUsages::UNIFORM);
+        let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+        let storage = |label: &str, size: u64| zeroed_buffer(device, label, size.max(16), usage);
         let work_buffer = storage("adi work", work_bytes);
         let scratch = storage("adi scratch", scratch_bytes);
 

@@ -1,12 +1,14 @@
 //! The rigid-body pass (`wgsl/bodies.wgsl`): each column's cover after the water step, and each
 //! body's step after the coupling. Also holds the buffers the bodies and the coupling share.
 
-use super::state::{bind_group, layout, pipeline, slot_bind_group, storage_entry, uniform_entry, FieldAlloc, GpuState};
+use super::state::{
+    bind_group, filled_buffer, layout, pipeline, slot_bind_group, storage_entry, uniform_entry, zeroed_buffer,
+    FieldAlloc, GpuState,
+};
 use crate::bodies::{BodyState, Cover, Solve, HISTORY_FLOATS};
 use crate::params::MAX_CHUNK;
 use crate::solver::Setup;
 use crate::state_table::Field;
-use wgpu::util::DeviceExt;
 
 /// The buffers of the bodies and their coupling solve: 16-byte stand-ins without bodies (reduce
 /// still binds `cover`).
@@ -38,21 +40,9 @@ impl BodyBuffers {
         let count = setup.bodies.len() as u32;
         let cells = if count == 0 { 1 } else { nx as u64 * ny as u64 };
         let storage = wgpu::BufferUsages::STORAGE;
-        let init = |label: &str, contents: &[u8], usage: wgpu::BufferUsages| {
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents,
-                usage,
-            })
-        };
-        let empty = |label: &str, size: u64, usage: wgpu::BufferUsages| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size: size.max(16),
-                usage,
-                mapped_at_creation: false,
-            })
-        };
+        let init = |label: &str, contents: &[u8], usage| filled_buffer(device, label, contents, usage);
+        // 16 bytes at least: a binding cannot be empty.
+        let empty = |label: &str, size: u64, usage| zeroed_buffer(device, label, size.max(16), usage);
         // Without bodies the stand-ins hold one empty body and one uncovered column.
         let (stand_in, no_cover) = ([BodyState::default()], [Cover::default()]);
         let states: &[BodyState] = if count == 0 { &stand_in } else { setup.bodies };

@@ -26,8 +26,7 @@ impl GpuContext {
     }
 
     async fn new_async() -> Result<GpuContext> {
-        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle().with_env());
-        let adapter = choose_adapter(&instance).await?;
+        let adapter = choose_adapter(&instance()).await?;
         let info = adapter.get_info();
         // Ask for everything the adapter offers: large grids need its storage-buffer limits, and
         // a software adapter's limits are what it can actually do.
@@ -86,6 +85,17 @@ impl GpuContext {
             largest_square(&l),
         )
     }
+}
+
+/// The adapter `GpuContext::new` would open, without opening a device on it: enough to decide
+/// which backend a run takes.
+pub fn preferred_adapter() -> Result<wgpu::AdapterInfo> {
+    Ok(pollster::block_on(choose_adapter(&instance()))?.get_info())
+}
+
+/// An instance with the backends wgpu's environment variables name.
+fn instance() -> wgpu::Instance {
+    wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle().with_env())
 }
 
 /// One line naming the adapter, for logs.

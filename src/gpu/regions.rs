@@ -2,7 +2,9 @@
 //! their targets across the step and computes each one's correction, which `volume.wgsl`'s `apply`
 //! spreads. Pipelines and bind groups built once; labels and targets ping-pong by index.
 
-use super::state::{bind_group, layout, linear_groups, pipeline, storage_entry, uniform_entry, FieldAlloc, GpuState};
+use super::state::{
+    bind_group, layout, linear_groups, pipeline, storage_entry, uniform_entry, zeroed_buffer, FieldAlloc, GpuState,
+};
 use crate::state_table::Field;
 
 /// Words per region in the table.
@@ -42,14 +44,8 @@ impl RegionBuffers {
     pub fn new(device: &wgpu::Device, fields: &FieldAlloc, cells: u32, capacity: u32) -> RegionBuffers {
         let on = capacity > 0;
         let storage = wgpu::BufferUsages::STORAGE;
-        let buffer = |label: &str, bytes: u64, usage: wgpu::BufferUsages| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size: if on { bytes.max(16) } else { 16 },
-                usage,
-                mapped_at_creation: false,
-            })
-        };
+        let buffer =
+            |label: &str, bytes: u64, usage| zeroed_buffer(device, label, if on { bytes.max(16) } else { 16 }, usage);
         let regions = capacity as u64;
         // The identity: every cell its own root (`label_spread` restores it each step).
         let identity: Vec<u32> = if on { (0..cells).collect() } else { Vec::new() };

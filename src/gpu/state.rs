@@ -122,24 +122,34 @@ impl<'a> FieldAlloc<'a> {
             _ => usage | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
         };
         if contents.is_empty() {
-            return self.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size,
-                usage,
-                mapped_at_creation: false,
-            });
+            return zeroed_buffer(self.device, label, size, usage);
         }
         assert_eq!(
             contents.len() as u64,
             size,
             "{label}: contents do not match the state table"
         );
-        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some(label),
-            contents,
-            usage,
-        })
+        filled_buffer(self.device, label, contents, usage)
     }
+}
+
+/// A zeroed buffer of `size` bytes (wgpu zeroes new buffers).
+pub fn zeroed_buffer(device: &wgpu::Device, label: &str, size: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size,
+        usage,
+        mapped_at_creation: false,
+    })
+}
+
+/// A buffer holding `contents`.
+pub fn filled_buffer(device: &wgpu::Device, label: &str, contents: &[u8], usage: wgpu::BufferUsages) -> wgpu::Buffer {
+    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some(label),
+        contents,
+        usage,
+    })
 }
 
 /// One `StepSlot` per step of a submit, `stride` bytes apart.
@@ -165,21 +175,8 @@ impl GpuState {
         // A host binds the surface fields as vertex data (`Water`).
         let bound = storage | wgpu::BufferUsages::VERTEX;
         let eta: &[u8] = bytemuck::cast_slice(setup.eta);
-        let init = |label: &str, contents: &[u8], usage: wgpu::BufferUsages| {
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents,
-                usage,
-            })
-        };
-        let empty = |label: &str, size: u64, usage: wgpu::BufferUsages| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size,
-                usage,
-                mapped_at_creation: false,
-            })
-        };
+        let init = |label: &str, contents: &[u8], usage| filled_buffer(device, label, contents, usage);
+        let empty = |label: &str, size: u64, usage| zeroed_buffer(device, label, size, usage);
         let slot_stride = device.limits().min_uniform_buffer_offset_alignment.max(16);
         // Zero-sized bindings break some drivers: probe buffers hold at least one element.
         let probe_words: &[u32] = if probe_cells.is_empty() { &[0] } else { probe_cells };
