@@ -1,7 +1,9 @@
 //! Twin of `wgsl/adi.wgsl`: the same equations, built with the same f32 operations, solved line
 //! by line with Thomas' algorithm (Sherman–Morrison on periodic lines) instead of PCR.
 
-use super::explicit::{depth, face_depth, two_sum, Level, Out, ABSORB, GHOST_MEAN, GHOST_SLOPE, OPEN, PERIODIC};
+use super::explicit::{
+    depth, face_depth, two_sum, wet_mean, Level, Out, ABSORB, GHOST_MEAN, GHOST_SLOPE, OPEN, PERIODIC,
+};
 
 /// One row before normalisation: a·x_(p−1) + b·x_p + c·x_(p+1) = r with b = 1 − a − c + g,
 /// g the missing faces' diagonal term.
@@ -72,9 +74,8 @@ impl Sweep<'_> {
         let d_c = depth(eta_c, b_c);
         match mode {
             OPEN | GHOST_MEAN => {
-                let totals = self.level.totals;
                 let g = if mode == GHOST_MEAN {
-                    totals.sum_eta / totals.wet.max(1) as f32
+                    wet_mean(self.level.totals)
                 } else {
                     0.0
                 };

@@ -38,55 +38,89 @@ pub struct Level<'a> {
     pub vel: &'a [f32],
 }
 
+/// The three rows a cell's stencil reads, each as (eta, ground): its own, the one below (south)
+/// and the one above (north), wrapped around the grid as periodic sides read them.
+#[derive(Clone, Copy)]
+pub(crate) struct Rows<'a> {
+    pub south: (&'a [f32], &'a [f32]),
+    pub centre: (&'a [f32], &'a [f32]),
+    pub north: (&'a [f32], &'a [f32]),
+}
+
+/// A neighbour's (eta, ground).
+type Neighbour = (f32, f32);
+
+fn face_term(mode: u32, eta_c: f32, d_c: f32, b_c: f32, n: Neighbour, opposite: Neighbour, mean: f32) -> f32 {
+    match mode {
+        REFLECT | ABSORB => 0.0,
+        GHOST_SLOPE => {
+            let (eta_o, b_o) = opposite;
+            -face(eta_c, d_c, eta_o, depth(eta_o, b_o))
+        }
+        _ => {
+            let real = mode == INTERIOR || mode == PERIODIC;
+            let eta_n = match mode {
+                OPEN => 0.0,
+                GHOST_MEAN => mean,
+                _ => n.0,
+            };
+            let b_n = if real { n.1 } else { b_c };
+            face(eta_c, d_c, eta_n, depth(eta_n, b_n))
+        }
+    }
+}
+
+/// Twin of `wave` for cell (i, j) of `rows`, whose own change is `vel_c`: (eta', vel') before
+/// overrides and the dry-cell rule. `mean` is the mean wet surface that ghost-mean sides read.
+pub(crate) fn wave_in(p: &Params, rows: &Rows, mean: f32, vel_c: f32, i: u32, j: u32) -> (f32, f32) {
+    let (nx, ny) = (p.nx, p.ny);
+    let at = |row: (&[f32], &[f32]), i: u32| (row.0[i as usize], row.1[i as usize]);
+    let (eta_c, b_c) = at(rows.centre, i);
+    let d_c = depth(eta_c, b_c);
+    let w = at(rows.centre, if i == 0 { nx - 1 } else { i - 1 });
+    let e = at(rows.centre, if i == nx - 1 { 0 } else { i + 1 });
+    let (s, n) = (at(rows.south, i), at(rows.north, i));
+    let mode = |edge: bool, bc: u32| if edge { bc } else { INTERIOR };
+    let west = face_term(mode(i == 0, p.bc_west), eta_c, d_c, b_c, w, e, mean);
+    let east = face_term(mode(i == nx - 1, p.bc_east), eta_c, d_c, b_c, e, w, mean);
+    let south = face_term(mode(j == 0, p.bc_south), eta_c, d_c, b_c, s, n, mean);
+    let north = face_term(mode(j == ny - 1, p.bc_north), eta_c, d_c, b_c, n, s, mean);
+    let vel = p.keep * vel_c + p.k * (((west + east) + south) + north);
+    (eta_c + vel, vel)
+}
+
+/// The mean wet surface of the last reduction, which ghost-mean sides read.
+pub(crate) fn wet_mean(totals: &Totals) -> f32 {
+    totals.sum_eta / totals.wet.max(1) as f32
+}
+
 impl Level<'_> {
     pub(crate) fn cell(&self, i: u32, j: u32) -> usize {
         (j * self.params.nx + i) as usize
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn face_term(&self, mode: u32, eta_c: f32, d_c: f32, b_c: f32, n: usize, opposite: usize, mean: f32) -> f32 {
-        match mode {
-            REFLECT | ABSORB => 0.0,
-            GHOST_SLOPE => {
-                let eta_o = self.eta[opposite];
-                -face(eta_c, d_c, eta_o, depth(eta_o, self.ground[opposite]))
-            }
-            _ => {
-                let real = mode == INTERIOR || mode == PERIODIC;
-                let eta_n = match mode {
-                    OPEN => 0.0,
-                    GHOST_MEAN => mean,
-                    _ => self.eta[n],
-                };
-                let b_n = if real { self.ground[n] } else { b_c };
-                face(eta_c, d_c, eta_n, depth(eta_n, b_n))
-            }
-        }
+    /// Row `j` (taken modulo the grid, as periodic sides wrap) as (eta, ground).
+    fn row(&self, j: i64) -> (&[f32], &[f32]) {
+        let (nx, ny) = (self.params.nx as usize, self.params.ny as i64);
+        let start = j.rem_euclid(ny) as usize * nx;
+        (&self.eta[start..start + nx], &self.ground[start..start + nx])
     }
 
     /// Twin of `wave`: (eta', vel') of cell (i, j) before overrides and the dry-cell rule.
     pub(crate) fn wave(&self, i: u32, j: u32) -> (f32, f32) {
-        let (nx, ny, p) = (self.params.nx, self.params.ny, self.params);
-        let c = self.cell(i, j);
-        let eta_c = self.eta[c];
-        let b_c = self.ground[c];
-        let d_c = depth(eta_c, b_c);
-        let mean = self.totals.sum_eta / self.totals.wet.max(1) as f32;
-        let w = if i == 0 { self.cell(nx - 1, j) } else { c - 1 };
-        let e = if i == nx - 1 { self.cell(0, j) } else { c + 1 };
-        let s = if j == 0 {
-            self.cell(i, ny - 1)
-        } else {
-            c.wrapping_sub(nx as usize)
+        let rows = Rows {
+            south: self.row(j as i64 - 1),
+            centre: self.row(j as i64),
+            north: self.row(j as i64 + 1),
         };
-        let n = if j == ny - 1 { self.cell(i, 0) } else { c + nx as usize };
-        let mode = |edge: bool, bc: u32| if edge { bc } else { INTERIOR };
-        let west = self.face_term(mode(i == 0, p.bc_west), eta_c, d_c, b_c, w, e, mean);
-        let east = self.face_term(mode(i == nx - 1, p.bc_east), eta_c, d_c, b_c, e, w, mean);
-        let south = self.face_term(mode(j == 0, p.bc_south), eta_c, d_c, b_c, s, n, mean);
-        let north = self.face_term(mode(j == ny - 1, p.bc_north), eta_c, d_c, b_c, n, s, mean);
-        let vel = p.keep * self.vel[c] + p.k * (((west + east) + south) + north);
-        (eta_c + vel, vel)
+        wave_in(
+            self.params,
+            &rows,
+            wet_mean(self.totals),
+            self.vel[self.cell(i, j)],
+            i,
+            j,
+        )
     }
 
     fn mur(&self, eta_c: f32, d_c: f32, ii: u32, ij: u32) -> f32 {

@@ -46,6 +46,13 @@ pub struct CpuSolver {
     /// Whether the passes `cpu::fast` has run there, on every core of rayon's current pool;
     /// false: every pass runs the single-threaded reference twin.
     fast: bool,
+    /// Fast backend: a correction `Volume` settled and did not write (`volume::is_plain`); the next
+    /// plain explicit step applies it as it reads (`fast::fused`), any other pass after `flush`.
+    /// Never set between chunks.
+    deferred: Option<crate::params::VolumeState>,
+    /// Fast backend: the totals of level `current` as the last fused step wrote it, for the
+    /// `Reduce` pass; cleared by any pass that changes the level.
+    fused_totals: Option<Totals>,
 }
 
 /// What one chunk gathers as its steps run.
@@ -113,6 +120,8 @@ impl CpuSolver {
                 last: Default::default(),
             }),
             fast: false,
+            deferred: None,
+            fused_totals: None,
         };
         s.totals = s.reduce();
         if let Some(r) = &mut s.regions {
@@ -137,8 +146,22 @@ impl CpuSolver {
 
     /// Runs one pass of step `index` of a chunk: the CPU executor of the schedule.
     fn run_pass(&mut self, pass: Pass, index: u32, chunk: &mut Chunk) {
+        if self.fast {
+            if !self.reads_deferred(pass) {
+                self.flush();
+            }
+            if !matches!(pass, Pass::Reduce | Pass::Probe | Pass::Integrate | Pass::Regions) {
+                self.fused_totals = None;
+            }
+        }
         match pass {
-            Pass::Reduce => self.totals = self.reduce(),
+            Pass::Reduce => self.totals = self.fused_totals.unwrap_or_else(|| self.reduce()),
+            // In place: level `current` stays current.
+            Pass::Explicit { edges } if self.fuses(edges) => {
+                if self.fused_step() && chunk.first_bad.is_none() {
+                    chunk.first_bad = Some(index);
+                }
+            }
             Pass::Explicit { .. } | Pass::Adi => {
                 if self.substep(pass) && chunk.first_bad.is_none() {
                     chunk.first_bad = Some(index);
@@ -187,8 +210,77 @@ impl CpuSolver {
                 r.record(&self.params, &self.ground, &self.eta[p], &self.vel[p]);
             }
             Pass::Volume => self.correct(index, &chunk.input.rain),
-            Pass::Probe => probe::record(&self.probe_cells, &self.eta[self.current], &mut chunk.probes),
+            Pass::Probe => match &self.deferred {
+                Some(volume) => {
+                    let (p, eta, vel) = (&self.params, &self.eta[self.current], &self.vel[self.current]);
+                    chunk.probes.extend(self.probe_cells.iter().map(|&c| {
+                        let c = c as usize;
+                        volume::apply_plain(p, volume, self.ground[c], eta[c], vel[c], self.carry[c]).0
+                    }));
+                }
+                None => probe::record(&self.probe_cells, &self.eta[self.current], &mut chunk.probes),
+            },
         }
+    }
+
+    /// Whether the fast backend runs this explicit substep fused (`fast::fused`).
+    fn fuses(&self, edges: bool) -> bool {
+        self.fast && !edges && self.params.correct != crate::params::CORRECT_CLAMPS
+    }
+
+    /// Whether `pass` runs as it should with a correction still deferred: the fused step applies
+    /// it, the probes read their few cells corrected, and a `Reduce` the fused step already summed
+    /// reads no cell.
+    fn reads_deferred(&self, pass: Pass) -> bool {
+        match pass {
+            Pass::Explicit { edges } => self.fuses(edges),
+            Pass::Reduce => self.fused_totals.is_some(),
+            Pass::Probe => true,
+            _ => false,
+        }
+    }
+
+    /// Writes a deferred correction to the level: the twin's `apply`.
+    fn flush(&mut self) {
+        if let Some(volume) = self.deferred.take() {
+            self.fused_totals = None;
+            let p = self.current;
+            let mut cells = volume::Cells {
+                ground: &self.ground,
+                source: &[],
+                shortfall: &mut [],
+                eta: &mut self.eta[p],
+                vel: &mut self.vel[p],
+                carry: &mut self.carry,
+                clamped: &mut [],
+                labels: &[],
+                corrections: &[],
+                pending: &mut [],
+            };
+            fast::volume::apply(&self.params, &volume, &mut cells);
+        }
+    }
+
+    /// The fused explicit substep of level `current` (with any deferred correction), written back
+    /// in place; its totals go to `fused_totals`. Returns whether any value came out non-finite.
+    fn fused_step(&mut self) -> bool {
+        let p = &self.params;
+        let deferred = self.deferred.take();
+        let fusion = fast::fused::Fusion {
+            params: p,
+            ground: &self.ground,
+            totals: &self.totals,
+            deferred: deferred.as_ref(),
+            sums: p.sources == 0 && p.correct != crate::params::CORRECT_CLAMPS && p.bodies == 0,
+        };
+        let level = fast::fused::InPlace {
+            eta: &mut self.eta[self.current],
+            vel: &mut self.vel[self.current],
+            carry: &mut self.carry,
+        };
+        let (bad, totals) = fast::fused::step(level, &fusion);
+        self.fused_totals = totals;
+        bad
     }
 
     /// Twin of the model's substep pass (explicit or ADI) from level `current` into the other.
@@ -228,6 +320,10 @@ impl CpuSolver {
     fn correct(&mut self, index: u32, rain: &crate::rain::RainChunk) {
         let drops = rain.steps.get(index as usize).copied().unwrap_or_default();
         self.volume.settle(&self.params, &self.totals, index, drops.before);
+        if self.fast && drops.count == 0 && volume::is_plain(&self.params) {
+            self.deferred = Some(self.volume);
+            return;
+        }
         let p = self.current;
         let (labels, corrections, pending) = match &mut self.regions {
             Some(r) => r.parts(),
@@ -281,7 +377,8 @@ impl Solver for CpuSolver {
                 self.run_pass(pass, index, &mut chunk);
             }
         }
-        self.totals = self.reduce();
+        self.flush();
+        self.totals = self.fused_totals.take().unwrap_or_else(|| self.reduce());
         self.counted_shortfall = self.totals.shortfall;
         Ok(ChunkReport {
             first_bad_step: chunk.first_bad,

@@ -2,7 +2,7 @@
 
 use crate::params::{Params, Totals, CELLS_PER_PARTIAL, CORRECT_CLAMPS};
 
-const WG: usize = crate::wgsl::reduce::WG as usize;
+pub(crate) const WG: usize = crate::wgsl::reduce::WG as usize;
 const PER_THREAD: usize = crate::wgsl::reduce::PER_THREAD as usize;
 
 /// One thread's (or one workgroup's) sums.
@@ -20,6 +20,22 @@ pub(crate) struct Lane {
     held: f32,
 }
 
+impl Lane {
+    /// A lane of a scene without bodies, sources or clamp bookkeeping (their sums stay zero).
+    pub(crate) fn plain(sum: f32, wet: u32, max_depth: f32, bad: u32, depth: f32, vel: f32) -> Lane {
+        Lane {
+            sum,
+            wet,
+            max_depth,
+            bad,
+            depth,
+            vel,
+            ..Lane::default()
+        }
+    }
+}
+
+/// The workgroup's tree: lanes folded pairwise at halving strides, as `reduce.wgsl` does.
 fn tree(lanes: &mut [Lane; WG]) -> Lane {
     let mut stride = WG / 2;
     while stride > 0 {

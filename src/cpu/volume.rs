@@ -63,10 +63,7 @@ pub fn apply(p: &Params, volume: &VolumeState, cells: &mut Cells) {
         } else {
             [volume.correction, volume.vel_correction]
         };
-        if e > b && p.correct != 0 {
-            (e, r) = two_sum(e, delta[0] + r);
-            v += delta[1];
-        }
+        (e, v, r) = correct_cell(p, delta, b, e, v, r);
         if p.sources != 0 {
             let want = cells.source[c];
             let mut short = 0.0;
@@ -88,13 +85,43 @@ pub fn apply(p: &Params, volume: &VolumeState, cells: &mut Cells) {
         if p.correct == CORRECT_CLAMPS {
             cells.clamped[c] = if e <= b { [(b - e) - r, v] } else { [0.0; 2] };
         }
-        if e <= b {
-            (e, v, r) = (b, 0.0, 0.0);
-        }
+        (e, v, r) = dry_rule(b, e, v, r);
         cells.eta[c] = e;
         cells.vel[c] = v;
         cells.carry[c] = r;
     }
+}
+
+/// `apply`'s correction of one cell: a wet cell takes its share (`delta`: height, per-step change).
+fn correct_cell(p: &Params, delta: [f32; 2], b: f32, e: f32, v: f32, r: f32) -> (f32, f32, f32) {
+    if e > b && p.correct != 0 {
+        let (e, r) = two_sum(e, delta[0] + r);
+        (e, v + delta[1], r)
+    } else {
+        (e, v, r)
+    }
+}
+
+/// `apply`'s dry-cell rule: a cell at or below its ground holds no water and no motion.
+fn dry_rule(b: f32, e: f32, v: f32, r: f32) -> (f32, f32, f32) {
+    if e <= b {
+        (b, 0.0, 0.0)
+    } else {
+        (e, v, r)
+    }
+}
+
+/// Whether `apply` touches nothing but the level: no sources or drains, no regions, no clamp
+/// bookkeeping. Then it is [`apply_plain`] on every cell, which the fast backend runs on the next
+/// step's read instead of writing the level back (`cpu::fast::fused`).
+pub(crate) fn is_plain(p: &Params) -> bool {
+    p.sources == 0 && p.regions == 0 && p.correct != CORRECT_CLAMPS
+}
+
+/// `apply` on one cell (e, v, r) over ground `b`, where [`is_plain`] holds.
+pub(crate) fn apply_plain(p: &Params, volume: &VolumeState, b: f32, e: f32, v: f32, r: f32) -> (f32, f32, f32) {
+    let (e, v, r) = correct_cell(p, [volume.correction, volume.vel_correction], b, e, v, r);
+    dry_rule(b, e, v, r)
 }
 
 /// Twin of `rain`: one step's entries.

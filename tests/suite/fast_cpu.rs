@@ -50,9 +50,21 @@ fn same_bits(scene: &Scene, steps: u64, chunk: u64) {
     }
 }
 
+/// Two sources and a drain, which every pass beside the step reads.
+const SOURCES: &str = "[[source]]\nx = 0.5\ny = 0.5\nradius = 0.2\nrate = 0.002\n\
+                       [[source]]\nx = 2.5\ny = 1.5\nradius = 0.2\nrate = -0.004\n";
+
 /// A random surface over random ground, half of it dry: every face kind (wet-wet, wet-dry,
-/// dry-dry) in every direction, on a grid whose rows do not divide evenly among threads.
-fn random_scene(dir: &std::path::Path, solver: &str, sides: &str, correction: &str) -> Scene {
+/// dry-dry) in every direction, on an `nx` × `ny` grid (67 × 41: rows that do not divide evenly
+/// among threads), with `extra` appended to the scene.
+fn random_scene(
+    dir: &std::path::Path,
+    solver: &str,
+    sides: &str,
+    correction: &str,
+    (nx, ny): (usize, usize),
+    extra: &str,
+) -> Scene {
     let hash = |i: usize, j: usize, k: u64| {
         let mut x = ((i as u64) * 0x9E37_79B9_7F4A_7C15) ^ (j as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F) ^ k;
         x ^= x >> 29;
@@ -60,7 +72,6 @@ fn random_scene(dir: &std::path::Path, solver: &str, sides: &str, correction: &s
         x ^= x >> 32;
         (x % 10_000) as f64 / 10_000.0
     };
-    let (nx, ny) = (67, 41);
     let name = format!("random, {solver}, {}, {correction}", sides.replace(['"', '\n'], " "));
     write_npy(dir, "ground.npy", ny, nx, |i, j| -0.3 + 0.4 * hash(i, j, 1));
     write_npy(dir, "h.npy", ny, nx, |i, j| 0.0 + 0.05 * hash(i, j, 2));
@@ -69,9 +80,7 @@ fn random_scene(dir: &std::path::Path, solver: &str, sides: &str, correction: &s
         &format!(
             "name = \"{name}\"\n[grid]\nnx = {nx}\nny = {ny}\ndx = 0.05\n[time]\ndt = 0.01\n\
              [physics]\nsolver = \"{solver}\"\nvolume_correction = \"{correction}\"\ndamping = 0.001\n[boundary]\n{sides}\n\
-             [terrain]\nnpy = \"ground.npy\"\n[water]\nnpy = \"h.npy\"\n\
-             [[source]]\nx = 0.5\ny = 0.5\nradius = 0.2\nrate = 0.002\n\
-             [[source]]\nx = 2.5\ny = 1.5\nradius = 0.2\nrate = -0.004\n"
+             [terrain]\nnpy = \"ground.npy\"\n[water]\nnpy = \"h.npy\"\n{extra}"
         ),
     )
 }
@@ -91,9 +100,41 @@ fn every_solver_side_mode_and_correction_gives_the_twins_bits_on_a_random_wet_dr
     for solver in ["explicit", "adi"] {
         for side in sides {
             for correction in ["none", "global", "regions"] {
-                same_bits(&random_scene(dir.path(), solver, side, correction), 60, 25);
+                same_bits(
+                    &random_scene(dir.path(), solver, side, correction, (67, 41), SOURCES),
+                    60,
+                    25,
+                );
             }
         }
+    }
+}
+
+/// Without sources the fast backend fuses the explicit step with the correction before it (applied
+/// on the read) and the reduction after it (summed on the write): `cpu::fast::fused`. This grid
+/// takes three bands of rows, and the reduction's 2048-cell workgroups straddle them.
+#[test]
+fn the_fused_explicit_step_gives_the_twins_bits_across_bands() {
+    let dir = tempfile::tempdir().unwrap();
+    let probes = "[[output.probe]]\nname = \"a\"\nx = 3.1\ny = 2.2\n[[output.probe]]\nname = \"b\"\nx = 0.3\ny = 8.0\n";
+    let rain = "[rain]\nrate = 30.0\nradius = 0.2\nheight = 0.01\nseed = 5\n";
+    for (side, correction, extra) in [
+        ("all = \"reflect\"", "global", probes),
+        ("all = \"periodic\"", "global", rain),
+        ("all = \"open\"", "none", probes),
+        ("all = \"ghost-mean\"", "global", ""),
+        (
+            "west = \"ghost-slope\"\neast = \"open\"\nsouth = \"periodic\"\nnorth = \"periodic\"",
+            "global",
+            "",
+        ),
+        ("all = \"absorb\"", "global", ""),
+    ] {
+        same_bits(
+            &random_scene(dir.path(), "explicit", side, correction, (301, 227), extra),
+            40,
+            15,
+        );
     }
 }
 

@@ -8,5 +8,7 @@
 
 pub mod adi;
 pub mod explicit;
+pub(crate) mod fold;
+pub mod fused;
 pub mod reduce;
 pub mod volume;
