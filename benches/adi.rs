@@ -70,18 +70,7 @@ fn sweeps(c: &mut Criterion) {
         let params = Params::new(&scene, 1, 0);
         group.throughput(Throughput::Elements(n as u64 * n as u64 * STEPS));
 
-        let setup = Setup {
-            params,
-            method: Method::Adi,
-            eta: &eta,
-            ground: &ground,
-            probe_cells: &[],
-            source: &[],
-            rain: false,
-            bodies: &[],
-            body_params: Default::default(),
-            cover: &[],
-        };
+        let setup = Setup::bare(params, Method::Adi, &eta, &ground);
         let built = GpuState::new(&gpu.device, &setup).and_then(|state| {
             let level = LevelBindings::new(&gpu.device, &state);
             let adi = Adi::new(&gpu.device, &level, &params)?;

@@ -172,7 +172,24 @@ pub struct Setup<'a> {
     pub cover: &'a [crate::bodies::Cover],
 }
 
-impl Setup<'_> {
+impl<'a> Setup<'a> {
+    /// A setup with the level and nothing else: no probes, sources, rain or bodies (tests and
+    /// benches that drive a solver directly).
+    pub fn bare(params: Params, method: Method, eta: &'a [f32], ground: &'a [f32]) -> Setup<'a> {
+        Setup {
+            params,
+            method,
+            eta,
+            ground,
+            probe_cells: &[],
+            source: &[],
+            rain: false,
+            bodies: &[],
+            body_params: Default::default(),
+            cover: &[],
+        }
+    }
+
     /// The passes of a step for this setup: the one list both backends run.
     pub fn schedule(&self) -> crate::schedule::Schedule {
         use crate::schedule::{Model, Schedule};

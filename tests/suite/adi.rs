@@ -98,18 +98,7 @@ fn pcr_matches_thomas(n: usize, periodic: bool) {
         ..Params::default()
     };
     let zeros = vec![0.0f32; n * lines];
-    let setup = Setup {
-        params,
-        method: Method::Adi,
-        eta: &zeros,
-        ground: &zeros,
-        probe_cells: &[],
-        source: &[],
-        rain: false,
-        bodies: &[],
-        body_params: Default::default(),
-        cover: &[],
-    };
+    let setup = Setup::bare(params, Method::Adi, &zeros, &zeros);
     let state = GpuState::new(&gpu.device, &setup).unwrap();
     let level = LevelBindings::new(&gpu.device, &state);
     let adi = Adi::with_scratch(&gpu.device, &level, &params).unwrap();

@@ -33,26 +33,11 @@ fn assert_flags_first_step(solver: &mut dyn Solver) {
 
 const METHODS: [Method; 2] = [Method::Explicit, Method::Adi];
 
-fn setup<'a>(params: Params, method: Method, eta: &'a [f32], ground: &'a [f32]) -> Setup<'a> {
-    Setup {
-        params,
-        method,
-        eta,
-        ground,
-        probe_cells: &[],
-        source: &[],
-        rain: false,
-        bodies: &[],
-        body_params: Default::default(),
-        cover: &[],
-    }
-}
-
 #[test]
 fn cpu_flags_the_first_non_finite_step() {
     let (p, eta, ground) = exploding();
     for method in METHODS {
-        assert_flags_first_step(&mut CpuSolver::new(&setup(p, method, &eta, &ground)));
+        assert_flags_first_step(&mut CpuSolver::new(&Setup::bare(p, method, &eta, &ground)));
     }
 }
 
@@ -61,8 +46,13 @@ fn gpu_flags_the_first_non_finite_step() {
     let (p, eta, ground) = exploding();
     let gpu = gpu();
     for method in METHODS {
-        let mut solver =
-            GpuSolver::new(&gpu.device, &gpu.queue, "test".into(), &setup(p, method, &eta, &ground)).unwrap();
+        let mut solver = GpuSolver::new(
+            &gpu.device,
+            &gpu.queue,
+            "test".into(),
+            &Setup::bare(p, method, &eta, &ground),
+        )
+        .unwrap();
         assert_flags_first_step(&mut solver);
     }
 }
@@ -73,8 +63,13 @@ fn a_stable_run_raises_no_flag() {
     p.k = 0.01;
     let gpu = gpu();
     for method in METHODS {
-        let mut solver =
-            GpuSolver::new(&gpu.device, &gpu.queue, "test".into(), &setup(p, method, &eta, &ground)).unwrap();
+        let mut solver = GpuSolver::new(
+            &gpu.device,
+            &gpu.queue,
+            "test".into(),
+            &Setup::bare(p, method, &eta, &ground),
+        )
+        .unwrap();
         let report = solver.advance(100, 1, &Default::default()).unwrap();
         assert_eq!(report.first_bad_step, None, "{method:?}");
         assert_eq!(report.totals.nonfinite, 0, "{method:?}");
