@@ -52,6 +52,10 @@ pub enum Error {
         step: u64,
     },
 
+    /// Something a scene may ask for that this model or backend does not do yet.
+    #[error("not built yet: {0}")]
+    Unsupported(String),
+
     /// A wgpu validation or out-of-memory error, captured instead of panicking.
     #[error("GPU error: {0}")]
     Gpu(String),

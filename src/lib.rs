@@ -28,6 +28,7 @@ pub mod scene;
 
 mod bodies;
 mod checkpoint;
+mod columns;
 mod cpu;
 mod edit;
 mod error;

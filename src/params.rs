@@ -55,8 +55,10 @@ pub struct Params {
     /// Rigid bodies in the scene (bodies.wgsl, coupling.wgsl); 0: none, and `reduce` skips the
     /// body volume held in the columns.
     pub bodies: u32,
+    /// Substeps per step.
+    pub substeps: u32,
     /// Padding.
-    pub _pad: [u32; 3],
+    pub _pad: [u32; 2],
 }
 
 /// Mirror of WGSL `Totals` (reduce.wgsl's result).
@@ -155,7 +157,8 @@ impl Params {
             source_step: 0.0,
             regions: 0,
             bodies: scene.bodies.len() as u32,
-            _pad: [0; 3],
+            substeps,
+            _pad: [0; 2],
         };
         // With bodies the columns hold body volume that the per-region sums would count as water:
         // such scenes correct globally (the CLI says so).

@@ -32,8 +32,12 @@ pub enum Pass {
     Regions,
     /// `volume.wgsl` `settle`, `apply`, `rain`: the correction, sources, drains and this step's drops.
     Volume,
-    /// `probe.wgsl`: the gauges' heights after the step.
+    /// `probe.wgsl`: the gauges' heights after the step (under the pipes, `pipes.wgsl` `probe`).
     Probe,
+    /// `pipes.wgsl` `flow_step`: every pipe's velocity, and what each cell gives (limited).
+    PipeFlow,
+    /// `pipes.wgsl` `apply`: the cells take what they were given; sources and drains.
+    PipeApply,
 }
 
 impl Pass {
@@ -55,6 +59,8 @@ impl Pass {
             Pass::Regions => "regions",
             Pass::Volume => "volume",
             Pass::Probe => "probe",
+            Pass::PipeFlow => "pipes.flow_step",
+            Pass::PipeApply => "pipes.apply",
         }
     }
 }
@@ -64,6 +70,8 @@ impl Pass {
 pub enum Model {
     /// Kass & Miller's height field, by the explicit or the ADI solver.
     HeightField(Method),
+    /// Seed 004's columns joined by virtual pipes.
+    Pipes,
 }
 
 impl Model {
@@ -84,6 +92,7 @@ impl Model {
                 });
                 passes
             }
+            Model::Pipes => vec![Pass::PipeFlow, Pass::PipeApply],
         }
     }
 }
@@ -115,6 +124,17 @@ impl Schedule {
     /// The step the scene asks for. `rain`: the scene has `[rain]`.
     pub fn new(model: Model, params: &Params, rain: bool) -> Schedule {
         let mut after = Vec::new();
+        if model == Model::Pipes {
+            // Conserved by construction: no correction; sources act inside `apply`.
+            if params.n_probes != 0 {
+                after.push(Pass::Probe);
+            }
+            return Schedule {
+                model,
+                substep: model.substep(params),
+                after,
+            };
+        }
         if params.bodies != 0 {
             after.extend([Pass::Footprint, Pass::Coupling, Pass::Integrate]);
         }
@@ -181,6 +201,21 @@ mod tests {
         assert_eq!(
             s.step(1).collect::<Vec<_>>(),
             vec![Reduce, Adi, Footprint, Coupling, Integrate, Reduce, Regions, Volume, Probe]
+        );
+    }
+
+    #[test]
+    fn a_pipes_step_is_flow_then_apply_per_substep_then_the_probes() {
+        let p = Params {
+            n_probes: 1,
+            sources: 1,
+            ..params()
+        };
+        let s = Schedule::new(Model::Pipes, &p, false);
+        use Pass::*;
+        assert_eq!(
+            s.step(2).collect::<Vec<_>>(),
+            vec![PipeFlow, PipeApply, PipeFlow, PipeApply, Probe]
         );
     }
 

@@ -54,6 +54,8 @@ pub struct Simulation {
     coupling: crate::solver::SolveReport,
     /// Keeps an owned GPU context alive (None on the CPU or on a borrowed device).
     context: Option<GpuContext>,
+    /// The pipes model counts its water exactly: (units now, units it should hold, m³ per unit).
+    units: Option<(u64, i64, f64)>,
 }
 
 impl Simulation {
@@ -68,10 +70,15 @@ impl Simulation {
                         what: format!("the CPU backends run at most {CPU_MAX_CELLS} cells (16384²)"),
                     });
                 }
-                Ok(Box::new(match backend {
-                    Backend::Cpu => CpuSolver::fast(setup),
-                    _ => CpuSolver::new(setup),
-                }))
+                let fast = backend == Backend::Cpu;
+                if let Some(pipes) = setup.pipe_setup() {
+                    return Ok(Box::new(crate::cpu::pipe_solver::CpuPipes::new(&pipes, fast)));
+                }
+                Ok(if fast {
+                    Box::new(CpuSolver::fast(setup))
+                } else {
+                    Box::new(CpuSolver::new(setup))
+                })
             }),
             Backend::Gpu => {
                 let context = GpuContext::new()?;
@@ -90,6 +97,14 @@ impl Simulation {
         crate::gpu::state::check_grid_fits(&device.limits(), scene.grid.nx, scene.grid.ny)?;
         let adapter = crate::gpu::context::adapter_line(&device.adapter_info());
         Self::build(scene, |setup| {
+            if let Some(pipes) = setup.pipe_setup() {
+                return Ok(Box::new(crate::gpu::pipe_solver::GpuPipes::new(
+                    device,
+                    queue,
+                    adapter.clone(),
+                    &pipes,
+                )?));
+            }
             Ok(Box::new(GpuSolver::new(device, queue, adapter.clone(), setup)?))
         })
     }
@@ -110,7 +125,14 @@ impl Simulation {
                 prepared.bodies.len(),
             ),
             schedule: crate::gpu::cost::describe(
-                &Schedule::new(Model::HeightField(scene.physics.solver), p, scene.rain.is_some()),
+                &Schedule::new(
+                    match scene.physics.model {
+                        crate::scene::WaterModel::Pipes => Model::Pipes,
+                        _ => Model::HeightField(scene.physics.solver),
+                    },
+                    p,
+                    scene.rain.is_some(),
+                ),
                 prepared.substeps,
                 p,
                 &prepared.body_params,
@@ -132,6 +154,7 @@ impl Simulation {
             bodies,
             body_params,
             cover,
+            columns,
         } = Prepared::new(scene)?;
         // The initial water, as the backends' own reduction measures it (no shortfall yet).
         // Submerged bodies' volume in their columns is not water (`cover`).
@@ -166,6 +189,7 @@ impl Simulation {
             bodies: &bodies,
             body_params,
             cover: &cover,
+            pipes: columns.as_ref().map(|c| (scene, c)),
         })?;
         let reference = fields.reference.0;
         Ok(Simulation {
@@ -191,6 +215,10 @@ impl Simulation {
             body_samples: Vec::new(),
             coupling: Default::default(),
             context: None,
+            units: columns.as_ref().map(|c| {
+                let water = crate::columns::Columns::total(&c.water);
+                (water, water as i64, c.quantum * scene.grid.dx * scene.grid.dx)
+            }),
         })
     }
 
@@ -244,6 +272,10 @@ impl Simulation {
                 self.coupling = report.coupling;
             }
             self.step += chunk as u64;
+            if let (Some(units), Some((water, made))) = (&mut self.units, report.water_units) {
+                units.0 = water;
+                units.1 += made;
+            }
             self.totals = report.totals;
             self.target = report.target;
             if self.regions.is_some() {
@@ -258,7 +290,7 @@ impl Simulation {
     /// Raises the substep count when the deepest water now needs it (never lowers it).
     fn check_stability(&mut self) -> Result<()> {
         let max_depth = self.totals.max_depth as f64;
-        let needed = params::substeps_needed(&self.scene, max_depth);
+        let needed = substeps_needed(&self.scene, max_depth);
         check_substeps(&self.scene, needed, max_depth)?;
         if needed > self.substeps {
             self.notes.push(format!(
@@ -276,7 +308,7 @@ impl Simulation {
     /// Plans the substeps for water up to `depth` metres deep, before any step (the water is at
     /// rest: no per-step change to rescale). For hosts that will deepen the water themselves.
     pub(crate) fn plan_for_depth(&mut self, depth: f64) -> Result<()> {
-        let needed = params::substeps_needed(&self.scene, depth);
+        let needed = substeps_needed(&self.scene, depth);
         check_substeps(&self.scene, needed, depth)?;
         if needed > self.substeps {
             self.set_substeps(needed)?;
@@ -341,6 +373,10 @@ impl Simulation {
         }
         // A submerged body's volume stands in its columns: it is not water.
         s.volume -= self.totals.held as f64 * area;
+        // The pipes count their water exactly, under overhangs too.
+        if let Some((water, _, per_unit)) = self.units {
+            s.volume = water as f64 * per_unit;
+        }
         if s.wet_cells == 0 {
             s.h_min = f64::NAN;
             s.h_max = f64::NAN;
@@ -449,7 +485,15 @@ impl Simulation {
 
     /// The volume the water should hold now, m³ (moved only by sources, drains and rain).
     pub fn target_volume(&self) -> f64 {
+        if let Some((_, target, per_unit)) = self.units {
+            return target as f64 * per_unit;
+        }
         (self.still + self.target) * self.scene.grid.dx * self.scene.grid.dx
+    }
+
+    /// The pipes model's water in exact units, and what it should hold (None: the height field).
+    pub fn water_units(&self) -> Option<(u64, i64)> {
+        self.units.map(|(w, t, _)| (w, t))
     }
 
     /// The scene as run (substeps resolved).
@@ -558,6 +602,14 @@ pub struct FieldStats {
     pub max_depth: f64,
 }
 
+/// The substeps the scene's model needs for water `max_depth` deep.
+fn substeps_needed(scene: &Scene, max_depth: f64) -> u32 {
+    match scene.physics.model {
+        crate::scene::WaterModel::Pipes => crate::columns::substeps_needed(scene, max_depth),
+        _ => params::substeps_needed(scene, max_depth),
+    }
+}
+
 fn check_substeps(scene: &Scene, needed: u32, max_depth: f64) -> Result<()> {
     if needed > params::MAX_SUBSTEPS {
         return Err(Error::Scene {
@@ -659,10 +711,15 @@ struct Prepared {
     bodies: Vec<crate::bodies::BodyState>,
     body_params: crate::bodies::BodyParams,
     cover: Vec<crate::bodies::Cover>,
+    /// The pipes model's columns (None: the height field).
+    columns: Option<crate::columns::Columns>,
 }
 
 impl Prepared {
     fn new(scene: &Scene) -> Result<Prepared> {
+        if scene.physics.model == crate::scene::WaterModel::Pipes {
+            return Self::pipes(scene);
+        }
         let fields = InitialFields::build(scene)?;
         let (eta, ground_rel) = fields.relative_f32();
         let probe_cells = probe_cells(scene);
@@ -725,6 +782,44 @@ impl Prepared {
             bodies,
             body_params,
             cover,
+            columns: None,
+        })
+    }
+
+    /// The pipes model: the columns, and the ground the outputs report, each column's top floor
+    /// (what a view from above sees: a bridge deck, a rock's top).
+    fn pipes(scene: &Scene) -> Result<Prepared> {
+        let mut fields = InitialFields::build(scene)?;
+        let probe_cells = probe_cells(scene);
+        let max_depth = fields
+            .surface
+            .iter()
+            .zip(&fields.ground)
+            .map(|(h, b)| h - b)
+            .fold(0.0, f64::max);
+        let needed = crate::columns::substeps_needed(scene, max_depth);
+        check_substeps(scene, needed, max_depth)?;
+        let substeps = needed.max(scene.time.substeps);
+        let columns = crate::columns::Columns::build(scene, &fields, substeps)?;
+        fields.ground.clone_from(&columns.top_floor);
+        for (h, b) in fields.surface.iter_mut().zip(&fields.ground) {
+            *h = h.max(*b);
+        }
+        let (eta, ground_rel) = fields.relative_f32();
+        let params = Params::new(scene, substeps, probe_cells.len() as u32);
+        Ok(Prepared {
+            fields,
+            eta,
+            ground_rel,
+            probe_cells,
+            params,
+            substeps,
+            notes: Vec::new(),
+            source: Vec::new(),
+            bodies: Vec::new(),
+            body_params: crate::bodies::BodyParams::new(scene),
+            cover: Vec::new(),
+            columns: Some(columns),
         })
     }
 }

@@ -23,6 +23,9 @@ pub struct ChunkReport {
     pub bodies: Vec<f32>,
     /// How the coupling solve went on the chunk's last step.
     pub coupling: SolveReport,
+    /// The pipes model: the water after the chunk, and what sources, drains and open sides made
+    /// during it, in exact units (`Columns::quantum`·dx² m³ each).
+    pub water_units: Option<(u64, i64)>,
 }
 
 /// How the last coupling solve went.
@@ -170,6 +173,8 @@ pub struct Setup<'a> {
     pub body_params: crate::bodies::BodyParams,
     /// What covers each column at the start (`placement::settle_initial_water`); empty without bodies.
     pub cover: &'a [crate::bodies::Cover],
+    /// The pipes model: the scene and its columns (None: the height field).
+    pub pipes: Option<(&'a crate::scene::Scene, &'a crate::columns::Columns)>,
 }
 
 impl<'a> Setup<'a> {
@@ -187,13 +192,44 @@ impl<'a> Setup<'a> {
             bodies: &[],
             body_params: Default::default(),
             cover: &[],
+            pipes: None,
         }
+    }
+
+    /// The pipes model's setup, when the scene runs it.
+    pub fn pipe_setup(&self) -> Option<PipeSetup<'a>> {
+        self.pipes.map(|(scene, columns)| PipeSetup {
+            scene,
+            columns,
+            params: self.params,
+            probe_cells: self.probe_cells,
+        })
     }
 
     /// The passes of a step for this setup: the one list both backends run.
     pub fn schedule(&self) -> crate::schedule::Schedule {
         use crate::schedule::{Model, Schedule};
         Schedule::new(Model::HeightField(self.method), &self.params, self.rain)
+    }
+}
+
+/// What the pipes model's backends are built from.
+#[derive(Clone, Copy, Debug)]
+pub struct PipeSetup<'a> {
+    /// The scene (its `[pipes]`, sides, step).
+    pub scene: &'a crate::scene::Scene,
+    /// The columns, their water and sources.
+    pub columns: &'a crate::columns::Columns,
+    /// The height-field uniforms (the substeps).
+    pub params: Params,
+    /// Each probe's column.
+    pub probe_cells: &'a [u32],
+}
+
+impl PipeSetup<'_> {
+    /// The passes of a step.
+    pub fn schedule(&self) -> crate::schedule::Schedule {
+        crate::schedule::Schedule::new(crate::schedule::Model::Pipes, &self.params, false)
     }
 }
 

@@ -1,3 +1,4 @@
+#import sides
 // Shared by every pass that reads `Params` (each says `#import common`, which build.rs
 // resolves). Heights are stored relative to the scene's reference level: eta = h − ref,
 // ground = b − ref. The structs here are mirrored in Rust (`crate::params`); a test checks
@@ -33,7 +34,8 @@ struct Params {
     // Rigid bodies (bodies.wgsl); 0: none. With bodies, `reduce` leaves out the body volume
     // that submerged bodies hold in their columns.
     bodies: u32,
-    _pad0: u32,
+    // Substeps per step (the pipes model derives its internal step from it).
+    substeps: u32,
     _pad1: u32,
     _pad2: u32,
 }
@@ -107,13 +109,6 @@ struct StepSlot {
     _pad1: u32,
     _pad2: u32,
 }
-
-const REFLECT: u32 = 0u;
-const OPEN: u32 = 1u;
-const PERIODIC: u32 = 2u;
-const ABSORB: u32 = 3u;
-const GHOST_MEAN: u32 = 4u;
-const GHOST_SLOPE: u32 = 5u;
 
 fn cell(i: u32, j: u32) -> u32 {
     return j * params.nx + i;

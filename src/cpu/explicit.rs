@@ -3,8 +3,8 @@
 
 use crate::params::{Params, Totals};
 
-pub(crate) use crate::wgsl::common::{ABSORB, GHOST_MEAN, GHOST_SLOPE, OPEN, PERIODIC, REFLECT};
 use crate::wgsl::explicit::INTERIOR;
+pub(crate) use crate::wgsl::sides::{ABSORB, GHOST_MEAN, GHOST_SLOPE, OPEN, PERIODIC, REFLECT};
 
 pub(crate) fn depth(eta: f32, ground: f32) -> f32 {
     (eta - ground).max(0.0)

@@ -8,6 +8,8 @@ pub mod coupling;
 pub mod edit;
 pub mod explicit;
 pub mod fast;
+pub mod pipe_solver;
+pub mod pipes;
 pub mod probe;
 pub mod reduce;
 pub mod regions;
@@ -210,6 +212,7 @@ impl CpuSolver {
                 r.record(&self.params, &self.ground, &self.eta[p], &self.vel[p]);
             }
             Pass::Volume => self.correct(index, &chunk.input.rain),
+            Pass::PipeFlow | Pass::PipeApply => unreachable!("the pipes model runs on pipe_solver::CpuPipes"),
             Pass::Probe => match &self.deferred {
                 Some(volume) => {
                     let (p, eta, vel) = (&self.params, &self.eta[self.current], &self.vel[self.current]);
@@ -395,6 +398,7 @@ impl Solver for CpuSolver {
             regions: self.regions.as_ref().map_or(0, |r| r.count()),
             bodies: chunk.history,
             coupling: self.bodies.as_ref().map_or(Default::default(), |b| b.last),
+            water_units: None,
         })
     }
 

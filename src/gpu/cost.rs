@@ -103,6 +103,19 @@ pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams) -> Cost {
             2,
         ),
         Pass::Probe => fixed(1, "one thread per probe"),
+        // One cell per column (overhangs multiply the pipes by layers²): geometry, water,
+        // velocity and the 8 pipes' velocities in; the pipes' velocities, the units each gives
+        // and the limiter share out.
+        Pass::PipeFlow => Cost {
+            note: "per cell of a column; 8·layers² pipes each",
+            ..cost(2 * F32 + F32 + 2 * F32 + 8 * F32, 8 * F32 + 8 * F32 + F32, 1)
+        },
+        // geometry, water, the 8 pipes, what the cell and its neighbours gave, the shares and
+        // the feed in; water and velocity out (pipes rewritten only where a giver was limited).
+        Pass::PipeApply => Cost {
+            note: "per cell of a column; 8·layers² pipes each",
+            ..cost(2 * F32 + F32 + 8 * F32 + 16 * F32 + F32 + 2 * F32, F32 + 2 * F32, 1)
+        },
     }
 }
 

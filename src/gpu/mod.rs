@@ -9,6 +9,8 @@ pub mod coupling;
 pub mod edit;
 pub mod explicit;
 pub mod level;
+pub mod pipe_solver;
+pub mod pipes;
 pub mod probe;
 pub mod readback;
 pub mod reduce;
@@ -178,6 +180,7 @@ impl GpuSolver {
             }
             Pass::Volume => self.volume.correct(pass, &self.level, &self.state, step),
             Pass::Probe => self.probe.record(pass, &self.state, slot),
+            Pass::PipeFlow | Pass::PipeApply => unreachable!("the pipes model runs on pipe_solver::GpuPipes"),
         }
         if p.advances_level() {
             self.state.current = 1 - self.state.current;
@@ -352,6 +355,7 @@ impl Solver for GpuSolver {
             regions: head.regions,
             bodies: body_history,
             coupling,
+            water_units: None,
         })
     }
 

@@ -46,6 +46,10 @@ pub struct Scene {
     /// `[rain]`: random drops.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rain: Option<Rain>,
+    /// `[pipes]`: the column model's constants (`physics.model = "pipes"`; filled in with its
+    /// defaults in the resolved scene).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pipes: Option<Pipes>,
     /// `[[body]]`: rigid bodies, two-way coupled.
     #[serde(default, rename = "body", skip_serializing_if = "Vec::is_empty")]
     pub bodies: Vec<Body>,
@@ -113,6 +117,57 @@ pub enum Method {
     Adi,
 }
 
+/// The water model (`physics.model`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WaterModel {
+    /// Kass & Miller's height field, by `physics.solver`.
+    #[default]
+    HeightField,
+    /// Seed 004's columns of cells joined by virtual pipes (`[pipes]`).
+    Pipes,
+    /// Seed 003's Navier-Stokes layer (not built yet: refused with an error).
+    NavierStokes,
+}
+
+/// `[pipes]`: the column model's constants.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pipes {
+    /// The internal step, seconds (the seed's 0.005): each `time.dt` runs ceil(dt / this) equal
+    /// substeps, more where the wave-speed rule needs them.
+    #[serde(default = "Pipes::default_dt")]
+    pub dt: f64,
+    /// The seed's friction f on a pipe's velocity per internal step, in (0, 1]; default 0.995.
+    #[serde(default = "Pipes::default_friction")]
+    pub friction: f64,
+    /// Whether the head carries the seed's dynamic term v²/2 besides g·h (default false). Across
+    /// a pipe it is a centred difference of the advection term, which explicit steps amplify in
+    /// fast flow (a weir's pool grows waves a metre high); off, the pipes are hydrostatic, as in
+    /// O'Brien & Hodgins and Mould & Yang.
+    #[serde(default)]
+    pub dynamic_head: bool,
+}
+
+impl Pipes {
+    fn default_dt() -> f64 {
+        0.005
+    }
+    fn default_friction() -> f64 {
+        0.995
+    }
+}
+
+impl Default for Pipes {
+    fn default() -> Self {
+        Pipes {
+            dt: Self::default_dt(),
+            friction: Self::default_friction(),
+            dynamic_head: false,
+        }
+    }
+}
+
 /// How the volume target is held (`physics.volume_correction`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -139,6 +194,9 @@ pub enum CouplingMethod {
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Physics {
+    /// `"height-field"` (default), `"pipes"` or `"navier-stokes"`.
+    #[serde(default)]
+    pub model: WaterModel,
     /// `"explicit"` (default) or `"adi"`.
     #[serde(default = "Physics::default_solver")]
     pub solver: Method,
@@ -217,6 +275,7 @@ impl Physics {
 impl Default for Physics {
     fn default() -> Self {
         Physics {
+            model: WaterModel::HeightField,
             solver: Self::default_solver(),
             gravity: Self::default_gravity(),
             damping: 0.0,
@@ -238,17 +297,17 @@ impl Default for Physics {
 #[repr(u32)]
 pub enum BoundaryMode {
     /// Closed wall (Neumann): the missing face carries no flux.
-    Reflect = crate::wgsl::common::REFLECT,
+    Reflect = crate::wgsl::sides::REFLECT,
     /// Dirichlet: the ghost holds the still level.
-    Open = crate::wgsl::common::OPEN,
+    Open = crate::wgsl::sides::OPEN,
     /// Wraps to the opposite side.
-    Periodic = crate::wgsl::common::PERIODIC,
+    Periodic = crate::wgsl::sides::PERIODIC,
     /// Non-reflecting (Mur's discrete Engquist–Majda condition).
-    Absorb = crate::wgsl::common::ABSORB,
+    Absorb = crate::wgsl::sides::ABSORB,
     /// Wilson et al.: the ghost holds the mean surface height of the wet cells.
-    GhostMean = crate::wgsl::common::GHOST_MEAN,
+    GhostMean = crate::wgsl::sides::GHOST_MEAN,
     /// Wilson et al.: the ghost extrapolates linearly, 2·h_edge − h_inner.
-    GhostSlope = crate::wgsl::common::GHOST_SLOPE,
+    GhostSlope = crate::wgsl::sides::GHOST_SLOPE,
 }
 
 /// `[boundary]` as written: each side optional.
@@ -384,6 +443,45 @@ pub struct Terrain {
     /// `[[terrain.box]]`: raised rectangles.
     #[serde(default, rename = "box", skip_serializing_if = "Vec::is_empty")]
     pub boxes: Vec<TerrainBox>,
+    /// `[[terrain.overhang]]` (pipes): solid slabs with open space under them.
+    #[serde(default, rename = "overhang", skip_serializing_if = "Vec::is_empty")]
+    pub overhangs: Vec<Overhang>,
+    /// `[[terrain.rock]]` (pipes): solid spheres.
+    #[serde(default, rename = "rock", skip_serializing_if = "Vec::is_empty")]
+    pub rocks: Vec<Rock>,
+}
+
+/// A solid slab from `bottom` to `top` over a rectangle (a bridge deck, a ledge, a rock arch's
+/// roof): the columns under it hold a cell below the slab and one above.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Overhang {
+    /// West edge, metres.
+    pub x0: f64,
+    /// South edge, metres.
+    pub y0: f64,
+    /// East edge, metres.
+    pub x1: f64,
+    /// North edge, metres.
+    pub y1: f64,
+    /// The slab's underside, metres.
+    pub bottom: f64,
+    /// The slab's top, metres.
+    pub top: f64,
+}
+
+/// A solid sphere (the seed's rocks): centre (x, y, z) and radius, metres.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rock {
+    /// Centre x, metres.
+    pub x: f64,
+    /// Centre y, metres.
+    pub y: f64,
+    /// Centre height, metres.
+    pub z: f64,
+    /// Radius, metres.
+    pub radius: f64,
 }
 
 /// A Gaussian added to the initial surface.
@@ -425,8 +523,13 @@ pub struct Source {
     pub y: f64,
     /// Disc radius, metres.
     pub radius: f64,
-    /// m³/s; negative drains, never more than is there.
+    /// m³/s; negative drains, never more than is there. 0 when the source holds a `height`.
+    #[serde(default)]
     pub rate: f64,
+    /// Pipes: the surface height (metres) the source's columns hold whatever flows out (the
+    /// seed's source columns); below the ground, a sink that takes all that reaches it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub height: Option<f64>,
 }
 
 /// `[rain]`: random drops, reproducible from the seed.
@@ -603,6 +706,9 @@ impl Scene {
             s.water.npy = Some(abs(p));
         }
         s.water.level = Some(reference);
+        if s.physics.model == WaterModel::Pipes {
+            s.pipes.get_or_insert_with(Pipes::default);
+        }
         toml::to_string(&s).expect("a scene always serialises")
     }
 }

@@ -1,7 +1,7 @@
 //! Checks a parsed scene against the contract; every error names its key and line. One function
 //! per part of the scene.
 
-use super::{BoundaryMode, Scene};
+use super::{BoundaryMode, Scene, WaterModel};
 use crate::error::Result;
 
 /// Checks `scene`, parsed from `text` (for the lines errors name).
@@ -24,7 +24,8 @@ pub fn validate(scene: &Scene, text: &str) -> Result<()> {
     c.sources()?;
     c.rain()?;
     c.bodies()?;
-    c.coupling()
+    c.coupling()?;
+    c.model()
 }
 
 /// A scene under check, and the domain's extent (metres) for the "inside" checks.
@@ -337,6 +338,116 @@ impl Check<'_> {
                 return self.fail(
                     &format!("physics.{name}"),
                     format!("must be a finite number ≥ 0 (got {v})"),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// The water model, and what each model reads: overhangs, rocks, held sources and `[pipes]`
+    /// belong to the pipes; the pipes do not yet couple bodies or take random drops.
+    fn model(&self) -> Result<()> {
+        let scene = self.scene;
+        let pipes = match scene.physics.model {
+            WaterModel::NavierStokes => {
+                return self.fail(
+                    "physics.model",
+                    "\"navier-stokes\" (seed 003's layer) is not built yet: use \"height-field\" or \"pipes\"".into(),
+                )
+            }
+            WaterModel::Pipes => true,
+            WaterModel::HeightField => false,
+        };
+        let needs_pipes = "needs physics.model = \"pipes\" (a height field holds one surface per column)";
+        if !pipes {
+            if scene.pipes.is_some() {
+                return self.fail("pipes.dt", format!("[pipes] {needs_pipes}"));
+            }
+            if !scene.terrain.overhangs.is_empty() {
+                return self.fail("terrain.overhang[0].x0", format!("an overhang {needs_pipes}"));
+            }
+            if !scene.terrain.rocks.is_empty() {
+                return self.fail("terrain.rock[0].x", format!("a rock {needs_pipes}"));
+            }
+            if let Some(k) = scene.sources.iter().position(|s| s.height.is_some()) {
+                return self.fail(&format!("source[{k}].height"), format!("a held height {needs_pipes}"));
+            }
+            return Ok(());
+        }
+        let p = scene.pipes.unwrap_or_default();
+        if !(p.dt > 0.0 && p.dt.is_finite()) {
+            return self.fail("pipes.dt", format!("must be a finite number > 0 s (got {})", p.dt));
+        }
+        if !(p.friction > 0.0 && p.friction <= 1.0) {
+            return self.fail("pipes.friction", format!("must be in (0, 1] (got {})", p.friction));
+        }
+        for (k, s) in scene.sources.iter().enumerate() {
+            match s.height {
+                Some(h) if !h.is_finite() => {
+                    return self.fail(
+                        &format!("source[{k}].height"),
+                        format!("must be a finite number (got {h})"),
+                    )
+                }
+                Some(_) if s.rate != 0.0 => {
+                    return self.fail(
+                        &format!("source[{k}].height"),
+                        "a source holds a height or gives a rate, not both".into(),
+                    )
+                }
+                _ => {}
+            }
+        }
+        for (k, o) in scene.terrain.overhangs.iter().enumerate() {
+            let key = |name: &str| format!("terrain.overhang[{k}].{name}");
+            for (name, v) in [
+                ("x0", o.x0),
+                ("y0", o.y0),
+                ("x1", o.x1),
+                ("y1", o.y1),
+                ("bottom", o.bottom),
+                ("top", o.top),
+            ] {
+                self.finite(&key(name), v)?;
+            }
+            if !(o.x0 < o.x1 && o.y0 < o.y1) {
+                return self.fail(&key("x1"), "the slab needs x0 < x1 and y0 < y1".into());
+            }
+            if o.bottom >= o.top {
+                return self.fail(&key("top"), format!("must be above bottom ({} ≤ {})", o.top, o.bottom));
+            }
+        }
+        for (k, r) in scene.terrain.rocks.iter().enumerate() {
+            let key = |name: &str| format!("terrain.rock[{k}].{name}");
+            for (name, v) in [("x", r.x), ("y", r.y), ("z", r.z)] {
+                self.finite(&key(name), v)?;
+            }
+            if !(r.radius > 0.0 && r.radius.is_finite()) {
+                return self.fail(&key("radius"), format!("must be > 0 (got {})", r.radius));
+            }
+        }
+        let not_yet = "is not coupled to the pipes model yet";
+        if !scene.bodies.is_empty() {
+            return self.fail(
+                "body[0].shape",
+                format!("a rigid body {not_yet} (use physics.model = \"height-field\")"),
+            );
+        }
+        if scene.rain.is_some() {
+            return self.fail("rain.rate", format!("[rain] {not_yet}: give the water with [[source]]"));
+        }
+        let sides = &scene.boundary;
+        for (name, side) in [
+            ("all", sides.all),
+            ("west", sides.west),
+            ("east", sides.east),
+            ("south", sides.south),
+            ("north", sides.north),
+        ] {
+            if matches!(side, Some(BoundaryMode::GhostMean | BoundaryMode::GhostSlope)) {
+                return self.fail(
+                    &format!("boundary.{name}"),
+                    "the ghost sides are the height field's: the pipes take reflect, open, periodic or absorb".into(),
                 );
             }
         }

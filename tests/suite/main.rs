@@ -13,6 +13,7 @@ mod embed;
 mod fast_cpu;
 mod gpu_vs_cpu;
 mod physics;
+mod pipes;
 mod regions;
 mod render_example;
 mod scene_files;

@@ -1,0 +1,133 @@
+//! The pipes model on the CPU: the schedule's pipe passes run by `cpu::pipes`, single-threaded
+//! (the reference) or over rayon's pool (the fast backend, the same bits).
+
+use super::pipes::{self, PipeState};
+use crate::columns::{pipe_params, Columns, PipeParams};
+use crate::error::{Error, Result};
+use crate::params::{Params, Totals};
+use crate::scene::Scene;
+use crate::schedule::{Pass, Schedule};
+use crate::solver::{ChunkInput, ChunkReport, PipeSetup, Solver, SolverState};
+
+/// The pipes model's CPU backend.
+pub struct CpuPipes {
+    scene: Scene,
+    columns: Columns,
+    params: PipeParams,
+    state: PipeState,
+    probe_cells: Vec<u32>,
+    schedule: Schedule,
+    /// Spread the columns over rayon's pool (the fast backend).
+    parallel: bool,
+}
+
+impl CpuPipes {
+    /// The backend for `setup`; `parallel`: the fast backend.
+    pub fn new(setup: &PipeSetup, parallel: bool) -> CpuPipes {
+        let params = pipe_params(
+            setup.scene,
+            setup.columns,
+            setup.params.substeps,
+            setup.probe_cells.len() as u32,
+        );
+        let feed = setup.columns.feed(setup.scene, setup.params.substeps);
+        CpuPipes {
+            scene: setup.scene.clone(),
+            columns: setup.columns.clone(),
+            params,
+            state: PipeState::new(setup.columns, feed),
+            probe_cells: setup.probe_cells.to_vec(),
+            schedule: setup.schedule(),
+            parallel,
+        }
+    }
+}
+
+impl Solver for CpuPipes {
+    fn set_params(&mut self, params: &Params) -> Result<()> {
+        self.params = pipe_params(
+            &self.scene,
+            &self.columns,
+            params.substeps,
+            self.probe_cells.len() as u32,
+        );
+        self.state.feed = self.columns.feed(&self.scene, params.substeps);
+        Ok(())
+    }
+
+    /// The pipes carry velocities, not per-substep changes: nothing to rescale.
+    fn rescale_velocity(&mut self, _factor: f32) -> Result<()> {
+        Ok(())
+    }
+
+    fn advance(&mut self, steps: u32, substeps: u32, _input: &ChunkInput) -> Result<ChunkReport> {
+        self.state.exchange.iter_mut().for_each(|e| *e = 0);
+        let mut probes = Vec::with_capacity(steps as usize * self.probe_cells.len());
+        let mut first_bad = None;
+        for index in 0..steps {
+            for pass in self.schedule.step(substeps) {
+                match pass {
+                    Pass::PipeFlow => pipes::flow_step(&self.params, &mut self.state, self.parallel),
+                    Pass::PipeApply => pipes::apply(&self.params, &mut self.state, self.parallel),
+                    Pass::Probe => probes.extend(self.probe_cells.iter().map(|&c| {
+                        pipes::surface_units(&self.params, &self.state, c as usize) as f32 * self.params.quantum
+                    })),
+                    other => unreachable!("{other:?} is not a pass of the pipes model"),
+                }
+            }
+            if first_bad.is_none() && self.state.vel.iter().flatten().any(|v| !v.is_finite()) {
+                first_bad = Some(index);
+            }
+        }
+        Ok(report(&self.params, &self.columns, &self.state, first_bad, probes))
+    }
+
+    fn read_eta(&mut self) -> Result<Vec<f32>> {
+        Ok(pipes::surface(&self.params, &self.state))
+    }
+
+    fn read_regions(&mut self) -> Result<Vec<u32>> {
+        Ok(Vec::new())
+    }
+
+    fn save(&mut self) -> Result<SolverState> {
+        Err(Error::Unsupported(
+            "checkpoints of the pipes model (not built yet)".into(),
+        ))
+    }
+
+    fn load(&mut self, _state: &SolverState) -> Result<()> {
+        Err(Error::Unsupported(
+            "checkpoints of the pipes model (not built yet)".into(),
+        ))
+    }
+
+    fn describe(&self) -> String {
+        if self.parallel {
+            format!("cpu ({} threads)", rayon::current_num_threads())
+        } else {
+            "cpu (reference, single thread)".into()
+        }
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}
+
+/// A chunk's report from the state after it: the exact water and what sources, drains and
+/// open sides made, the deepest cell, and whether anything went non-finite.
+fn report(p: &PipeParams, columns: &Columns, s: &PipeState, first_bad: Option<u32>, probes: Vec<f32>) -> ChunkReport {
+    let (water, exchange, deepest, bad) = pipes::totals(p, s);
+    ChunkReport {
+        first_bad_step: first_bad,
+        totals: Totals {
+            max_depth: (deepest as f64 * columns.quantum) as f32,
+            nonfinite: bad,
+            ..Totals::default()
+        },
+        probes,
+        water_units: Some((water, exchange)),
+        ..ChunkReport::default()
+    }
+}

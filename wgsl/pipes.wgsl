@@ -1,0 +1,482 @@
+#import sides
+// Seed 004's volume model: columns over the terrain, each a stack of up to MAX_LAYERS cells (open
+// spans between solids, Mould & Yang), and a pipe from every cell to every cell of the eight
+// neighbouring columns whose span overlaps its own. Twin: src/cpu/pipes.rs.
+//
+// Water is counted in whole units of `quantum` metres of depth (one unit = quantum·dx² m³), in
+// u32, so a transfer takes from one cell exactly what it gives the other and the volume is
+// conserved by construction, with no correction. Heights (floors, ceilings, heads) are i32 units
+// relative to the reference level; their differences are exact.
+//
+// Each column computes its own copy of every pipe it touches. The update is antisymmetric in the
+// two ends and IEEE rounding is symmetric in sign, so the two copies of a pipe always hold exact
+// opposites: both ends agree on which way it flows and who gives.
+
+struct PipeParams {
+    nx: u32,
+    ny: u32,
+    // Cells per column (1 without overhangs or rocks): the buffers hold `layers` × columns.
+    layers: u32,
+    columns: u32,
+    bc_west: u32,
+    bc_east: u32,
+    bc_south: u32,
+    bc_north: u32,
+    // The seed's friction f on the pipe's velocity per substep (0.995).
+    friction: f32,
+    // g·quantum: a head difference in units times this is g·Δh (m²/s²).
+    g_quantum: f32,
+    // dt/l for an axial and a diagonal pipe (l = dx, dx·√2).
+    dt_l_axial: f32,
+    dt_l_diagonal: f32,
+    // dt·width/dx², the units a pipe moves per (m/s of velocity × unit of wetted height). The
+    // widths, 2/3·dx axial and √2/6·dx diagonal, make the nine-point stencil isotropic and its
+    // long waves travel at sqrt(g·d).
+    move_axial: f32,
+    move_diagonal: f32,
+    // The still level in units: an open side's ghost holds it.
+    still: i32,
+    // A full cell's head rises 2^slot_shift units per unit of water beyond its capacity (a
+    // Preissmann slot: the pressure that lets water pass a submerged passage).
+    slot_shift: u32,
+    n_probes: u32,
+    // Metres per unit.
+    quantum: f32,
+    // ½ with `[pipes] dynamic_head`, else 0: the weight of v²/2 in the head.
+    dynamic: f32,
+    _pad0: u32,
+}
+
+// A 64-bit signed count as (low word, high word): the water a column's sources, drains and open
+// sides made (or took) since the chunk began.
+struct Exchange {
+    lo: u32,
+    hi: u32,
+}
+
+// A top cell's ceiling: open to the sky. Unused layers have floor = ceiling = SKY (no capacity,
+// no opening, so no pipe).
+const SKY: i32 = 0x3fffffff;
+// `feed.y` of a column that does not hold its height.
+const NO_HOLD: i32 = -0x7fffffff;
+const MAX_LAYERS: u32 = 4u;
+const PIPES_PER_LAYER_PAIR: u32 = 8u;
+// A limited cell gives this share of its water at most: covers the f32 rounding of the limiter
+// (≤ 128 terms summed, a division and a product, < 8e-6 relative), so the whole units it gives
+// never exceed what it holds.
+const LIMIT_MARGIN: f32 = 0.99998474;
+// Largest tentative transfer (units), before the cell's content caps it.
+const MOST_UNITS: f32 = 2.0e9;
+
+// What a pipe's far end is.
+const TO_CELL: u32 = 0u;
+const TO_GHOST: u32 = 1u;
+const TO_NOTHING: u32 = 2u;
+
+@group(0) @binding(0) var<uniform> pp: PipeParams;
+// flow, apply
+@group(0) @binding(1) var<storage, read> geometry: array<vec2<i32>>;
+@group(0) @binding(2) var<storage, read_write> water: array<u32>;
+@group(0) @binding(3) var<storage, read_write> flow: array<f32>;
+@group(0) @binding(4) var<storage, read_write> given: array<u32>;
+@group(0) @binding(5) var<storage, read_write> scale: array<f32>;
+@group(0) @binding(6) var<storage, read_write> vel: array<vec2<f32>>;
+@group(0) @binding(7) var<storage, read> feed: array<vec2<i32>>;
+@group(0) @binding(8) var<storage, read_write> exchange: array<Exchange>;
+// surface, probe, totals: the same buffers under the view layout.
+@group(0) @binding(11) var<storage, read> view_geometry: array<vec2<i32>>;
+@group(0) @binding(12) var<storage, read> view_water: array<u32>;
+@group(0) @binding(13) var<storage, read> view_flow: array<f32>;
+@group(0) @binding(14) var<storage, read> view_exchange: array<Exchange>;
+@group(0) @binding(15) var<storage, read_write> eta: array<f32>;
+@group(0) @binding(16) var<storage, read> probe_cells: array<u32>;
+@group(0) @binding(17) var<storage, read_write> history: array<f32>;
+@group(0) @binding(18) var<storage, read_write> partials: array<vec4<u32>>;
+
+// NaN and ±inf have an all-ones exponent (bits, not comparisons, which compilers may fold).
+fn is_finite(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u;
+}
+
+struct StepSlot {
+    index: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+@group(1) @binding(0) var<uniform> slot: StepSlot;
+
+// Direction k: E, N, W, S, NE, NW, SW, SE. Its opposite is `opposite(k)`.
+fn offset(k: u32) -> vec2<i32> {
+    switch k {
+        case 0u: { return vec2<i32>(1, 0); }
+        case 1u: { return vec2<i32>(0, 1); }
+        case 2u: { return vec2<i32>(-1, 0); }
+        case 3u: { return vec2<i32>(0, -1); }
+        case 4u: { return vec2<i32>(1, 1); }
+        case 5u: { return vec2<i32>(-1, 1); }
+        case 6u: { return vec2<i32>(-1, -1); }
+        default: { return vec2<i32>(1, -1); }
+    }
+}
+
+fn opposite(k: u32) -> u32 {
+    return (k & 4u) | ((k + 2u) & 3u);
+}
+
+// The unit vector of direction k.
+fn unit(k: u32) -> vec2<f32> {
+    let o = vec2<f32>(offset(k));
+    return select(o, o * 0.70710677, k >= 4u);
+}
+
+// Index of pipe (direction k, own layer a, far layer b) of column c.
+fn pipe(k: u32, a: u32, b: u32, c: u32) -> u32 {
+    return ((k * pp.layers + a) * pp.layers + b) * pp.columns + c;
+}
+
+// The far end of direction k from column (i, j): (kind, column, side code of a ghost).
+fn neighbour(i: u32, j: u32, k: u32) -> vec3<u32> {
+    let o = offset(k);
+    var x = i32(i) + o.x;
+    var y = i32(j) + o.y;
+    var ghost = false;
+    var ghost_side = REFLECT;
+    if x < 0 || x >= i32(pp.nx) {
+        let side = select(pp.bc_east, pp.bc_west, x < 0);
+        if side == REFLECT {
+            return vec3<u32>(TO_NOTHING, 0u, 0u);
+        }
+        if side == PERIODIC {
+            x = (x + i32(pp.nx)) % i32(pp.nx);
+        } else {
+            ghost = true;
+            ghost_side = side;
+        }
+    }
+    if y < 0 || y >= i32(pp.ny) {
+        let side = select(pp.bc_north, pp.bc_south, y < 0);
+        if side == REFLECT {
+            return vec3<u32>(TO_NOTHING, 0u, 0u);
+        }
+        if side == PERIODIC {
+            y = (y + i32(pp.ny)) % i32(pp.ny);
+        } else if !ghost {
+            ghost = true;
+            ghost_side = side;
+        }
+    }
+    if ghost {
+        return vec3<u32>(TO_GHOST, 0u, ghost_side);
+    }
+    return vec3<u32>(TO_CELL, u32(y) * pp.nx + u32(x), 0u);
+}
+
+// A cell's head in units: its floor plus its water, and past its ceiling the slot's pressure.
+fn head(g: vec2<i32>, w: u32) -> i32 {
+    let cap = g.y - g.x;
+    if i32(w) <= cap {
+        return g.x + i32(w);
+    }
+    return g.y + ((i32(w) - cap) << pp.slot_shift);
+}
+
+// The ghost beyond an open or absorbing side: one cell from the column's lowest floor up, holding
+// the still level (open) or nothing (absorb: a free outfall). It never runs dry.
+fn ghost_geometry(lowest: vec2<i32>) -> vec2<i32> {
+    return vec2<i32>(lowest.x, SKY);
+}
+
+fn ghost_head(lowest: vec2<i32>, side: u32) -> i32 {
+    return select(lowest.x, max(pp.still, lowest.x), side == OPEN);
+}
+
+fn dt_l(k: u32) -> f32 {
+    return select(pp.dt_l_axial, pp.dt_l_diagonal, k >= 4u);
+}
+
+// Whole units a pipe moves in a substep at velocity `v` > 0 over `wet` units of wetted height.
+fn tentative(v: f32, wet: i32, k: u32) -> u32 {
+    let m = select(pp.move_axial, pp.move_diagonal, k >= 4u);
+    return u32(min(m * v * f32(wet) + 0.5, MOST_UNITS));
+}
+
+// The new velocity of pipe (k, a, b) from its old one and the two ends; 0 where no water can pass.
+fn pipe_velocity(old: f32, k: u32, ga: vec2<i32>, ha: i32, va: vec2<f32>, gb: vec2<i32>, hb: i32, vb: vec2<f32>) -> f32 {
+    let sill = max(ga.x, gb.x);
+    let top = min(ga.y, gb.y);
+    // The seed's eq.: η = f·η₀ + Δt·(Q_head − Q_tail)/(ρ·l), Q/ρ = g·h + v²/2 (air pressure cancels).
+    let push = pp.g_quantum * f32(ha - hb) + pp.dynamic * (dot(va, va) - dot(vb, vb));
+    let v = pp.friction * old + dt_l(k) * push;
+    let wet = min(select(hb, ha, v > 0.0), top) - sill;
+    return select(0.0, v, wet > 0 && top > sill);
+}
+
+// Wetted height of the opening, from the head of the end that gives.
+fn wet_height(v: f32, ga: vec2<i32>, ha: i32, gb: vec2<i32>, hb: i32) -> i32 {
+    return min(select(hb, ha, v > 0.0), min(ga.y, gb.y)) - max(ga.x, gb.x);
+}
+
+// Pass 1: every pipe's velocity, and what each cell gives through each (scaled down together so
+// that no cell gives more than it holds).
+@compute @workgroup_size(64)
+fn flow_step(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let c = gid.x + gid.y * groups.x * 64u;
+    if c >= pp.columns {
+        return;
+    }
+    let i = c % pp.nx;
+    let j = c / pp.nx;
+    let n = pp.columns;
+    let lowest = geometry[c];
+    for (var a = 0u; a < pp.layers; a++) {
+        let ga = geometry[a * n + c];
+        if ga.x == SKY {
+            break;
+        }
+        let wa = water[a * n + c];
+        let ha = head(ga, wa);
+        let va = vel[a * n + c];
+        var sum = 0.0;
+        var exact = 0u;
+        for (var k = 0u; k < 8u; k++) {
+            let far = neighbour(i, j, k);
+            if far.x == TO_NOTHING {
+                continue;
+            }
+            for (var b = 0u; b < pp.layers; b++) {
+                var gb: vec2<i32>;
+                var hb: i32;
+                var vb = va;
+                if far.x == TO_GHOST {
+                    if b > 0u {
+                        break;
+                    }
+                    gb = ghost_geometry(lowest);
+                    hb = ghost_head(lowest, far.z);
+                } else {
+                    gb = geometry[b * n + far.y];
+                    if gb.x == SKY {
+                        break;
+                    }
+                    hb = head(gb, water[b * n + far.y]);
+                    vb = vel[b * n + far.y];
+                }
+                if min(ga.y, gb.y) <= max(ga.x, gb.x) {
+                    continue;
+                }
+                let p = pipe(k, a, b, c);
+                let v = pipe_velocity(flow[p], k, ga, ha, va, gb, hb, vb);
+                flow[p] = v;
+                var t = 0u;
+                if v > 0.0 {
+                    t = min(tentative(v, wet_height(v, ga, ha, gb, hb), k), wa);
+                    sum += f32(t);
+                    let e = exact + t;
+                    exact = select(e, 0xffffffffu, e < exact);
+                }
+                given[p] = t;
+            }
+        }
+        var s = 1.0;
+        if exact > wa {
+            s = f32(wa) / sum * LIMIT_MARGIN;
+            for (var k = 0u; k < 8u; k++) {
+                for (var b = 0u; b < pp.layers; b++) {
+                    let p = pipe(k, a, b, c);
+                    given[p] = u32(f32(given[p]) * s);
+                }
+            }
+        }
+        scale[a * n + c] = s;
+    }
+}
+
+// Pass 2: each cell takes what its neighbours gave it and loses what it gave; the pipes of a
+// limited cell slow by its share; sources and drains act on the top cell.
+@compute @workgroup_size(64)
+fn apply(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let c = gid.x + gid.y * groups.x * 64u;
+    if c >= pp.columns {
+        return;
+    }
+    let i = c % pp.nx;
+    let j = c / pp.nx;
+    let n = pp.columns;
+    let lowest = geometry[c];
+    var made = 0;
+    for (var a = 0u; a < pp.layers; a++) {
+        let ga = geometry[a * n + c];
+        if ga.x == SKY {
+            break;
+        }
+        let w0 = water[a * n + c];
+        let ha = head(ga, w0);
+        let s_own = scale[a * n + c];
+        var out = 0u;
+        var inn = 0u;
+        var v = vec2<f32>(0.0);
+        for (var k = 0u; k < 8u; k++) {
+            let far = neighbour(i, j, k);
+            if far.x == TO_NOTHING {
+                continue;
+            }
+            for (var b = 0u; b < pp.layers; b++) {
+                let p = pipe(k, a, b, c);
+                var u = flow[p];
+                out += given[p];
+                if far.x == TO_GHOST {
+                    if b > 0u {
+                        break;
+                    }
+                    if u < 0.0 {
+                        let gb = ghost_geometry(lowest);
+                        let t = tentative(-u, wet_height(u, ga, ha, gb, ghost_head(lowest, far.z)), k);
+                        inn += t;
+                        made += i32(t);
+                    }
+                    made -= i32(given[p]);
+                    if u > 0.0 && s_own < 1.0 {
+                        u *= s_own;
+                        flow[p] = u;
+                    }
+                } else {
+                    if geometry[b * n + far.y].x == SKY {
+                        break;
+                    }
+                    inn += given[pipe(opposite(k), b, a, far.y)];
+                    let s = select(scale[b * n + far.y], s_own, u > 0.0);
+                    if u != 0.0 && s < 1.0 {
+                        u *= s;
+                        flow[p] = u;
+                    }
+                }
+                v += unit(k) * u;
+            }
+        }
+        var w = w0 - out + inn;
+        // Sources feed the top cell (the one open to the sky).
+        if ga.y == SKY {
+            let f = feed[c];
+            if f.y != NO_HOLD {
+                let want = u32(max(f.y - ga.x, 0));
+                made += i32(want) - i32(w);
+                w = want;
+            } else if f.x > 0 {
+                w += u32(f.x);
+                made += f.x;
+            } else if f.x < 0 {
+                let take = min(u32(-f.x), w);
+                w -= take;
+                made -= i32(take);
+            }
+        }
+        water[a * n + c] = w;
+        vel[a * n + c] = 0.25 * v;
+    }
+    if made != 0 {
+        var e = exchange[c];
+        let lo = e.lo + bitcast<u32>(made);
+        // The high word takes the carry out of the low one, and the sign of `made`.
+        e.hi = e.hi + select(0u, 1u, lo < e.lo) + select(0u, 0xffffffffu, made < 0);
+        e.lo = lo;
+        exchange[c] = e;
+    }
+}
+
+// The top of the highest water in column c (units), or its top floor when it holds none there:
+// the surface h a view from above sees.
+fn surface_units(c: u32) -> i32 {
+    let n = pp.columns;
+    var top = view_geometry[c].x;
+    for (var a = 0u; a < pp.layers; a++) {
+        let g = view_geometry[a * n + c];
+        if g.x == SKY {
+            break;
+        }
+        let w = view_water[a * n + c];
+        if w > 0u {
+            top = g.x + min(i32(w), g.y - g.x);
+        }
+        if g.y == SKY {
+            top = max(top, g.x);
+        }
+    }
+    return top;
+}
+
+// h − ref in metres, for snapshots and probes.
+fn surface_metres(c: u32) -> f32 {
+    return f32(surface_units(c)) * pp.quantum;
+}
+
+@compute @workgroup_size(64)
+fn surface(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let c = gid.x + gid.y * groups.x * 64u;
+    if c >= pp.columns {
+        return;
+    }
+    eta[c] = surface_metres(c);
+}
+
+@compute @workgroup_size(64)
+fn probe(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let p = gid.x;
+    if p >= pp.n_probes {
+        return;
+    }
+    history[slot.index * pp.n_probes + p] = surface_metres(probe_cells[p]);
+}
+
+// The totals of a chunk, per workgroup of TOTALS_WG columns (the host adds the workgroups up in
+// 64 bits): partials[2·g] = (Σ water low 16 bits, Σ water high 16 bits, Σ exchange low word's
+// low 16 bits, … its high 16 bits); partials[2·g + 1] = (Σ exchange high words, deepest cell's
+// water in units, pipes and velocities not finite, 0). Integer sums: any order gives the same.
+const TOTALS_WG: u32 = 64u;
+var<workgroup> sums: array<atomic<u32>, 8>;
+
+@compute @workgroup_size(64)
+fn totals(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) l: u32,
+          @builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    if l < 8u {
+        atomicStore(&sums[l], 0u);
+    }
+    workgroupBarrier();
+    let c = gid.x + gid.y * groups.x * TOTALS_WG;
+    if c < pp.columns {
+        let n = pp.columns;
+        var lo = 0u;
+        var hi = 0u;
+        var deepest = 0u;
+        var bad = 0u;
+        for (var a = 0u; a < pp.layers; a++) {
+            let g = view_geometry[a * n + c];
+            if g.x == SKY {
+                break;
+            }
+            let w = view_water[a * n + c];
+            lo += w & 0xffffu;
+            hi += w >> 16u;
+            deepest = max(deepest, min(w, u32(g.y - g.x)));
+            for (var k = 0u; k < 8u; k++) {
+                for (var b = 0u; b < pp.layers; b++) {
+                    bad += select(1u, 0u, is_finite(view_flow[pipe(k, a, b, c)]));
+                }
+            }
+        }
+        let e = view_exchange[c];
+        atomicAdd(&sums[0], lo);
+        atomicAdd(&sums[1], hi);
+        atomicAdd(&sums[2], e.lo & 0xffffu);
+        atomicAdd(&sums[3], e.lo >> 16u);
+        atomicAdd(&sums[4], e.hi);
+        atomicMax(&sums[5], deepest);
+        atomicAdd(&sums[6], bad);
+    }
+    workgroupBarrier();
+    if l == 0u {
+        let g = group.x + group.y * groups.x;
+        partials[2u * g] = vec4<u32>(atomicLoad(&sums[0]), atomicLoad(&sums[1]), atomicLoad(&sums[2]), atomicLoad(&sums[3]));
+        partials[2u * g + 1u] = vec4<u32>(atomicLoad(&sums[4]), atomicLoad(&sums[5]), atomicLoad(&sums[6]), 0u);
+    }
+}

@@ -1,0 +1,11 @@
+// The side codes of `[boundary]` (`BoundaryMode` in Rust), shared by both water models
+// (`#import sides`). reflect: a wall; open: a ghost at the still level; periodic: wraps;
+// absorb: non-reflecting (the height field) or a free outfall (the pipes); the ghost modes are
+// Wilson et al.'s, height field only.
+
+const REFLECT: u32 = 0u;
+const OPEN: u32 = 1u;
+const PERIODIC: u32 = 2u;
+const ABSORB: u32 = 3u;
+const GHOST_MEAN: u32 = 4u;
+const GHOST_SLOPE: u32 = 5u;
