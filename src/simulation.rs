@@ -627,6 +627,13 @@ fn check_substeps(scene: &Scene, needed: u32, max_depth: f64) -> Result<()> {
 }
 
 fn substep_note(scene: &Scene, substeps: u32, max_depth: f64) -> String {
+    if scene.physics.model == crate::scene::WaterModel::Pipes {
+        return format!(
+            "water {max_depth:.4} m deep needs sqrt(g·d)·dt/dx ≤ {} in the pipes; running {substeps} equal \
+             substeps per step",
+            crate::columns::PIPE_COURANT
+        );
+    }
     format!(
         "dt = {} s breaks the explicit stability limit g·d_max·dt²/dx² ≤ 1/2 (d_max = {:.4} m, \
          g·d_max·dt²/dx² = {:.3}); running {substeps} equal substeps per step",

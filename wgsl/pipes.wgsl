@@ -172,6 +172,12 @@ fn neighbour(i: u32, j: u32, k: u32) -> vec3<u32> {
     return vec3<u32>(TO_CELL, u32(y) * pp.nx + u32(x), 0u);
 }
 
+// The column of an invocation of a 1-D dispatch folded into 2-D past 65535 workgroups
+// (`linear_groups` on the host).
+fn column(gid: vec3<u32>, groups: vec3<u32>) -> u32 {
+    return gid.x + gid.y * groups.x * 64u;
+}
+
 // A cell's head in units: its floor plus its water, and past its ceiling the slot's pressure.
 fn head(g: vec2<i32>, w: u32) -> i32 {
     let cap = g.y - g.x;
@@ -221,7 +227,7 @@ fn wet_height(v: f32, ga: vec2<i32>, ha: i32, gb: vec2<i32>, hb: i32) -> i32 {
 // that no cell gives more than it holds).
 @compute @workgroup_size(64)
 fn flow_step(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let c = gid.x + gid.y * groups.x * 64u;
+    let c = column(gid, groups);
     if c >= pp.columns {
         return;
     }
@@ -296,7 +302,7 @@ fn flow_step(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgro
 // limited cell slow by its share; sources and drains act on the top cell.
 @compute @workgroup_size(64)
 fn apply(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let c = gid.x + gid.y * groups.x * 64u;
+    let c = column(gid, groups);
     if c >= pp.columns {
         return;
     }
@@ -412,7 +418,7 @@ fn surface_metres(c: u32) -> f32 {
 
 @compute @workgroup_size(64)
 fn surface(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let c = gid.x + gid.y * groups.x * 64u;
+    let c = column(gid, groups);
     if c >= pp.columns {
         return;
     }
@@ -428,11 +434,10 @@ fn probe(@builtin(global_invocation_id) gid: vec3<u32>) {
     history[slot.index * pp.n_probes + p] = surface_metres(probe_cells[p]);
 }
 
-// The totals of a chunk, per workgroup of TOTALS_WG columns (the host adds the workgroups up in
+// The totals of a chunk, per workgroup of 64 columns (the host adds the workgroups up in
 // 64 bits): partials[2·g] = (Σ water low 16 bits, Σ water high 16 bits, Σ exchange low word's
 // low 16 bits, … its high 16 bits); partials[2·g + 1] = (Σ exchange high words, deepest cell's
 // water in units, pipes and velocities not finite, 0). Integer sums: any order gives the same.
-const TOTALS_WG: u32 = 64u;
 var<workgroup> sums: array<atomic<u32>, 8>;
 
 @compute @workgroup_size(64)
@@ -442,7 +447,7 @@ fn totals(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocati
         atomicStore(&sums[l], 0u);
     }
     workgroupBarrier();
-    let c = gid.x + gid.y * groups.x * TOTALS_WG;
+    let c = column(gid, groups);
     if c < pp.columns {
         let n = pp.columns;
         var lo = 0u;

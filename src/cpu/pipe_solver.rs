@@ -63,8 +63,7 @@ impl Solver for CpuPipes {
     fn advance(&mut self, steps: u32, substeps: u32, _input: &ChunkInput) -> Result<ChunkReport> {
         self.state.exchange.iter_mut().for_each(|e| *e = 0);
         let mut probes = Vec::with_capacity(steps as usize * self.probe_cells.len());
-        let mut first_bad = None;
-        for index in 0..steps {
+        for _ in 0..steps {
             for pass in self.schedule.step(substeps) {
                 match pass {
                     Pass::PipeFlow => pipes::flow_step(&self.params, &mut self.state, self.parallel),
@@ -75,11 +74,8 @@ impl Solver for CpuPipes {
                     other => unreachable!("{other:?} is not a pass of the pipes model"),
                 }
             }
-            if first_bad.is_none() && self.state.vel.iter().flatten().any(|v| !v.is_finite()) {
-                first_bad = Some(index);
-            }
         }
-        Ok(report(&self.params, &self.columns, &self.state, first_bad, probes))
+        Ok(report(&self.columns, &self.state, steps, probes))
     }
 
     fn read_eta(&mut self) -> Result<Vec<f32>> {
@@ -115,12 +111,13 @@ impl Solver for CpuPipes {
     }
 }
 
-/// A chunk's report from the state after it: the exact water and what sources, drains and
-/// open sides made, the deepest cell, and whether anything went non-finite.
-fn report(p: &PipeParams, columns: &Columns, s: &PipeState, first_bad: Option<u32>, probes: Vec<f32>) -> ChunkReport {
-    let (water, exchange, deepest, bad) = pipes::totals(p, s);
+/// A chunk's report from the state after it, as the GPU's `totals` gives it: the exact water and
+/// what sources, drains and open sides made, the deepest cell, and whether a pipe went non-finite
+/// (checked once per chunk, so reported at the chunk's last step, as on the GPU).
+fn report(columns: &Columns, s: &PipeState, steps: u32, probes: Vec<f32>) -> ChunkReport {
+    let (water, exchange, deepest, bad) = pipes::totals(s);
     ChunkReport {
-        first_bad_step: first_bad,
+        first_bad_step: (bad != 0).then_some(steps - 1),
         totals: Totals {
             max_depth: (deepest as f64 * columns.quantum) as f32,
             nonfinite: bad,

@@ -454,8 +454,7 @@ pub fn surface(p: &PipeParams, s: &PipeState) -> Vec<f32> {
 
 /// The twin of `totals`: (water in units, exchange in units, deepest cell's water in units,
 /// pipes and velocities that are not finite).
-pub fn totals(p: &PipeParams, s: &PipeState) -> (u64, i64, u32, u32) {
-    let l = p.layers as usize;
+pub fn totals(s: &PipeState) -> (u64, i64, u32, u32) {
     let water = s.water.iter().map(|&w| w as u64).sum();
     let exchange = s.exchange.iter().sum();
     let mut deepest = 0u32;
@@ -465,7 +464,6 @@ pub fn totals(p: &PipeParams, s: &PipeState) -> (u64, i64, u32, u32) {
         }
     }
     let bad = s.flow.iter().filter(|f| !f.is_finite()).count() as u32;
-    let _ = l;
     (water, exchange, deepest, bad)
 }
 

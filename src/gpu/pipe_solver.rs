@@ -21,6 +21,11 @@ pub struct GpuPipes {
     pipes: Pipes,
     schedule: Schedule,
     n_probes: u32,
+    /// Staging for a chunk's report (the totals' partials, then the probes' history): one
+    /// mapping per chunk.
+    report_readback: wgpu::Buffer,
+    /// Staging for the surface, at output steps.
+    eta_readback: wgpu::Buffer,
     adapter: String,
 }
 
@@ -33,6 +38,19 @@ impl GpuPipes {
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let buffers = PipeBuffers::new(device, &params, &shape, setup.probe_cells, MAX_CHUNK);
         let pipes = Pipes::new(device, &buffers, params.columns);
+        let staging = |label: &str, size: u64| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        };
+        let report_readback = staging(
+            "pipes report readback",
+            buffers.partials.size() + buffers.history.size(),
+        );
+        let eta_readback = staging("pipes surface readback", buffers.eta.size());
         if let Some(e) = pollster::block_on(scope.pop()) {
             return Err(Error::Gpu(e.to_string()));
         }
@@ -46,24 +64,10 @@ impl GpuPipes {
             pipes,
             schedule: setup.schedule(),
             n_probes,
+            report_readback,
+            eta_readback,
             adapter,
         })
-    }
-
-    /// Copies `buffer`'s first `bytes` out (a readback: output steps and chunk ends only).
-    fn read(&self, buffer: &wgpu::Buffer, bytes: u64) -> Result<Vec<u8>> {
-        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("pipes readback"),
-            size: bytes.max(4),
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let mut encoder = self.device.create_command_encoder(&Default::default());
-        if bytes > 0 {
-            encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, bytes);
-        }
-        self.queue.submit([encoder.finish()]);
-        super::readback::map(&self.device, &staging, bytes.max(4))
     }
 }
 
@@ -103,14 +107,24 @@ impl Solver for GpuPipes {
             }
             self.pipes.totals(&mut pass);
         }
+        // The chunk's one readback: the totals' partials, then this chunk's probe rows.
+        let partial_bytes = self.buffers.partials.size();
+        let probe_bytes = (steps * self.n_probes * 4) as u64;
+        encoder.copy_buffer_to_buffer(&self.buffers.partials, 0, &self.report_readback, 0, partial_bytes);
+        if probe_bytes > 0 {
+            encoder.copy_buffer_to_buffer(
+                &self.buffers.history,
+                0,
+                &self.report_readback,
+                partial_bytes,
+                probe_bytes,
+            );
+        }
         self.queue.submit([encoder.finish()]);
-        let partials: Vec<[u32; 8]> =
-            bytemuck::pod_collect_to_vec(&self.read(&self.buffers.partials, self.buffers.partials.size())?);
-        let probes: Vec<f32> = if self.n_probes > 0 {
-            bytemuck::pod_collect_to_vec(&self.read(&self.buffers.history, (steps * self.n_probes * 4) as u64)?)
-        } else {
-            Vec::new()
-        };
+        let bytes = super::readback::map(&self.device, &self.report_readback, partial_bytes + probe_bytes)?;
+        let (partial_bytes, probe_bytes) = bytes.split_at(partial_bytes as usize);
+        let partials: Vec<[u32; 8]> = bytemuck::pod_collect_to_vec(partial_bytes);
+        let probes: Vec<f32> = bytemuck::pod_collect_to_vec(probe_bytes);
         if let Some(e) = pollster::block_on(scope.pop()) {
             return Err(Error::Gpu(e.to_string()));
         }
@@ -141,10 +155,11 @@ impl Solver for GpuPipes {
             let mut pass = encoder.begin_compute_pass(&Default::default());
             self.pipes.surface(&mut pass);
         }
+        let bytes = self.buffers.eta.size();
+        encoder.copy_buffer_to_buffer(&self.buffers.eta, 0, &self.eta_readback, 0, bytes);
         self.queue.submit([encoder.finish()]);
-        Ok(bytemuck::pod_collect_to_vec(
-            &self.read(&self.buffers.eta, self.buffers.eta.size())?,
-        ))
+        let surface = super::readback::map(&self.device, &self.eta_readback, bytes)?;
+        Ok(bytemuck::pod_collect_to_vec(&surface))
     }
 
     fn read_regions(&mut self) -> Result<Vec<u32>> {

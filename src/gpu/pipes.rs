@@ -42,7 +42,6 @@ impl PipeBuffers {
         let l = state.layers;
         let n = state.columns();
         let storage = U::STORAGE | U::COPY_SRC | U::COPY_DST;
-        let bytes = |v: &[u8]| v.to_vec();
         let slot_stride = device.limits().min_uniform_buffer_offset_alignment.max(16);
         let mut slots = vec![0u8; (max_chunk * slot_stride) as usize];
         for k in 0..max_chunk {
@@ -55,7 +54,7 @@ impl PipeBuffers {
             geometry: filled_buffer(
                 device,
                 "pipe geometry",
-                &bytes(bytemuck::cast_slice(&state.to_gpu_layout(&state.geometry, l))),
+                bytemuck::cast_slice(&state.to_gpu_layout(&state.geometry, l)),
                 storage,
             ),
             water: filled_buffer(
@@ -66,7 +65,12 @@ impl PipeBuffers {
             ),
             flow: zeroed_buffer(device, "pipe flow", (state.flow.len() * 4) as u64, storage),
             given: zeroed_buffer(device, "pipe given", (state.given.len() * 4) as u64, storage),
-            scale: filled_buffer(device, "pipe scale", bytemuck::cast_slice(&state.scale), storage),
+            scale: filled_buffer(
+                device,
+                "pipe scale",
+                bytemuck::cast_slice(&state.to_gpu_layout(&state.scale, l)),
+                storage,
+            ),
             vel: zeroed_buffer(device, "pipe velocity", (state.vel.len() * 8) as u64, storage),
             feed: filled_buffer(device, "pipe feed", bytemuck::cast_slice(&state.feed), storage),
             exchange: zeroed_buffer(device, "pipe exchange", (n * 8) as u64, storage),

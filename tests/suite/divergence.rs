@@ -41,18 +41,23 @@ fn cpu_flags_the_first_non_finite_step() {
     }
 }
 
+/// The GPU backend on the shared test device, with the level alone.
+fn gpu_solver(p: Params, method: Method, eta: &[f32], ground: &[f32]) -> GpuSolver {
+    let gpu = gpu();
+    GpuSolver::new(
+        &gpu.device,
+        &gpu.queue,
+        "test".into(),
+        &Setup::bare(p, method, eta, ground),
+    )
+    .unwrap()
+}
+
 #[test]
 fn gpu_flags_the_first_non_finite_step() {
     let (p, eta, ground) = exploding();
-    let gpu = gpu();
     for method in METHODS {
-        let mut solver = GpuSolver::new(
-            &gpu.device,
-            &gpu.queue,
-            "test".into(),
-            &Setup::bare(p, method, &eta, &ground),
-        )
-        .unwrap();
+        let mut solver = gpu_solver(p, method, &eta, &ground);
         assert_flags_first_step(&mut solver);
     }
 }
@@ -61,15 +66,8 @@ fn gpu_flags_the_first_non_finite_step() {
 fn a_stable_run_raises_no_flag() {
     let (mut p, eta, ground) = exploding();
     p.k = 0.01;
-    let gpu = gpu();
     for method in METHODS {
-        let mut solver = GpuSolver::new(
-            &gpu.device,
-            &gpu.queue,
-            "test".into(),
-            &Setup::bare(p, method, &eta, &ground),
-        )
-        .unwrap();
+        let mut solver = gpu_solver(p, method, &eta, &ground);
         let report = solver.advance(100, 1, &Default::default()).unwrap();
         assert_eq!(report.first_bad_step, None, "{method:?}");
         assert_eq!(report.totals.nonfinite, 0, "{method:?}");

@@ -225,12 +225,12 @@ fn max_diff(a: &[f64], b: &[f64]) -> f64 {
 
 #[test]
 fn the_gpu_agrees_with_the_cpu_twin_and_reruns_give_the_same_bits() {
-    // The same f32 and integer operations; a driver that fuses a multiply-add (lavapipe does,
-    // now and then) rounds a velocity differently, which moves one unit of water (6e-8 m) a
-    // substep early. In smooth waves such differences stay that size: 1e-5 m over 2000 steps
-    // (measured 1.8e-6 m on lavapipe). A collapsing 1.2 m column is chaotic and multiplies them
-    // about fourfold every 50 steps (3e-5 m at step 300), so it is compared at step 200
-    // (measured 6e-7 m).
+    // The same f32 and integer operations: lavapipe gives the twin's bits (measured: 0 m). A
+    // driver may fuse a multiply-add (SPIR-V allows it), which rounds a velocity differently and
+    // moves one unit of water (6e-8 m) a substep early. In smooth waves such differences stay
+    // that size; a collapsing 1.2 m column is chaotic and multiplies them about fourfold every
+    // 50 steps (seen with `dynamic_head`, whose v² the driver fused), so it is compared at step
+    // 200. 1e-5 m covers a few hundred such units.
     let dir = tempfile::tempdir().unwrap();
     let smooth = lake(dir.path());
     let mut text = toml::to_string(&smooth).unwrap();
