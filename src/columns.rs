@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::scene::{InitialFields, Scene};
 use bytemuck::{Pod, Zeroable};
 
-pub use crate::wgsl::pipes::{MAX_LAYERS, NO_HOLD, SKY};
+pub use crate::wgsl::columns::{MAX_LAYERS, NO_HOLD, SKY};
 
 /// Mirror of WGSL `PipeParams` (pipes.wgsl).
 #[repr(C)]
@@ -157,14 +157,15 @@ impl Columns {
         })
     }
 
-    /// Per column (units per substep its sources give, the height it holds or `NO_HOLD`).
-    pub fn feed(&self, scene: &Scene, substeps: u32) -> Vec<[i32; 2]> {
+    /// Per column (units per substep its sources give, the height it holds or `NO_HOLD`, the
+    /// spray's impact pressure: none yet, 0).
+    pub fn feed(&self, scene: &Scene, substeps: u32) -> Vec<[i32; 4]> {
         let per_unit = scene.grid.dx * scene.grid.dx * self.quantum;
         let dt_sub = scene.time.dt / substeps as f64;
         self.rate
             .iter()
             .zip(&self.hold)
-            .map(|(&r, &h)| [(r * dt_sub / per_unit).round() as i32, h])
+            .map(|(&r, &h)| [(r * dt_sub / per_unit).round() as i32, h, 0, 0])
             .collect()
     }
 

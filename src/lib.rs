@@ -39,6 +39,7 @@ mod rain;
 mod schedule;
 mod simulation;
 mod solver;
+mod spray;
 mod state_table;
 mod water;
 mod wgsl;
@@ -54,6 +55,7 @@ pub use gpu::surface::SurfaceBuffers;
 pub use scene::Scene;
 pub use simulation::{Backend, Checked, FieldStats, Simulation};
 pub use solver::SolveReport;
+pub use spray::{Particle, SprayReport};
 pub use water::{Water, WaterOptions};
 
 /// The adapter `Backend::Gpu` picks on this machine, in words (what `shoal info` prints).

@@ -1,4 +1,5 @@
-//! `shoal run`: a scene into an output folder — stats.csv, probes.csv, bodies.csv, h_NNNNNN.npy, scene.toml,
+//! `shoal run`: a scene into an output folder — stats.csv, probes.csv, bodies.csv, h_NNNNNN.npy,
+//! particles_NNNNNN.npy (the pipes' spray), scene.toml,
 //! and on request frame_NNNNNN.png and an animated GIF. Every file is written under a temporary
 //! name and renamed, and nothing non-finite is written.
 
@@ -409,6 +410,18 @@ fn snapshot(
         grid.nx as usize,
         &h32,
     )?;
+    if sim.spray().is_some() {
+        let particles = sim.particles()?;
+        if particles.iter().flatten().any(|v| !v.is_finite()) {
+            return Err(Error::Diverged { step: target });
+        }
+        npy::write_f32_2d(
+            &out.join(format!("particles_{target:06}.npy")),
+            particles.len(),
+            7,
+            particles.as_flattened(),
+        )?;
+    }
     frames.draw(sim, &surface, out, target)?;
     let s = sim.stats(&surface);
     tables.stats_row(sim, target, &s)?;
@@ -436,6 +449,8 @@ const STATS_HEADER: &[&str] = &[
     "regions",
     "coupling_iterations",
     "coupling_residual",
+    "particles",
+    "particle_volume",
 ];
 
 const BODIES_HEADER: &[&str] = &[
@@ -537,6 +552,8 @@ impl Tables {
                 r if r.is_finite() => Cell::Float(r as f64),
                 _ => Cell::Empty,
             }),
+            Cell::Int(sim.particle_stats().0 as u64),
+            Cell::Float(sim.particle_stats().1),
         ])
     }
 

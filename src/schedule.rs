@@ -38,6 +38,9 @@ pub enum Pass {
     PipeFlow,
     /// `pipes.wgsl` `apply`: the cells take what they were given; sources and drains.
     PipeApply,
+    /// `spray.wgsl`: the particles fly and land, the breaking faces make new ones (fly, count,
+    /// the scan's three passes, compact, emit, settle, copy).
+    Spray,
 }
 
 impl Pass {
@@ -61,6 +64,7 @@ impl Pass {
             Pass::Probe => "probe",
             Pass::PipeFlow => "pipes.flow_step",
             Pass::PipeApply => "pipes.apply",
+            Pass::Spray => "spray",
         }
     }
 }
@@ -70,8 +74,8 @@ impl Pass {
 pub enum Model {
     /// Kass & Miller's height field, by the explicit or the ADI solver.
     HeightField(Method),
-    /// Seed 004's columns joined by virtual pipes.
-    Pipes,
+    /// Seed 004's columns joined by virtual pipes, with or without its spray.
+    Pipes { spray: bool },
 }
 
 impl Model {
@@ -92,7 +96,7 @@ impl Model {
                 });
                 passes
             }
-            Model::Pipes => vec![Pass::PipeFlow, Pass::PipeApply],
+            Model::Pipes { .. } => vec![Pass::PipeFlow, Pass::PipeApply],
         }
     }
 }
@@ -124,8 +128,11 @@ impl Schedule {
     /// The step the scene asks for. `rain`: the scene has `[rain]`.
     pub fn new(model: Model, params: &Params, rain: bool) -> Schedule {
         let mut after = Vec::new();
-        if model == Model::Pipes {
+        if let Model::Pipes { spray } = model {
             // Conserved by construction: no correction; sources act inside `apply`.
+            if spray {
+                after.push(Pass::Spray);
+            }
             if params.n_probes != 0 {
                 after.push(Pass::Probe);
             }
@@ -211,11 +218,17 @@ mod tests {
             sources: 1,
             ..params()
         };
-        let s = Schedule::new(Model::Pipes, &p, false);
+        let s = Schedule::new(Model::Pipes { spray: false }, &p, false);
         use Pass::*;
         assert_eq!(
             s.step(2).collect::<Vec<_>>(),
             vec![PipeFlow, PipeApply, PipeFlow, PipeApply, Probe]
+        );
+        let s = Schedule::new(Model::Pipes { spray: true }, &p, false);
+        assert_eq!(
+            s.step(1).collect::<Vec<_>>(),
+            vec![PipeFlow, PipeApply, Spray, Probe],
+            "the spray after the substeps, so the probes see where it landed"
         );
     }
 

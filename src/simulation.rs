@@ -56,6 +56,9 @@ pub struct Simulation {
     context: Option<GpuContext>,
     /// The pipes model counts its water exactly: (units now, units it should hold, m³ per unit).
     units: Option<(u64, i64, f64)>,
+    /// The spray now, with its made, ended and refused summed since the start (None without
+    /// spray).
+    spray: Option<crate::spray::SprayReport>,
 }
 
 impl Simulation {
@@ -127,7 +130,9 @@ impl Simulation {
             schedule: crate::gpu::cost::describe(
                 &Schedule::new(
                     match scene.physics.model {
-                        crate::scene::WaterModel::Pipes => Model::Pipes,
+                        crate::scene::WaterModel::Pipes => Model::Pipes {
+                            spray: scene.spray.unwrap_or_default().enabled,
+                        },
                         _ => Model::HeightField(scene.physics.solver),
                     },
                     p,
@@ -219,6 +224,10 @@ impl Simulation {
                 let water = crate::columns::Columns::total(&c.water);
                 (water, water as i64, c.quantum * scene.grid.dx * scene.grid.dx)
             }),
+            spray: columns
+                .as_ref()
+                .and_then(|c| crate::spray::spray_params(scene, c))
+                .map(|_| Default::default()),
         })
     }
 
@@ -238,6 +247,7 @@ impl Simulation {
                     Some(r) => crate::rain::chunk(r, &self.scene.grid, self.scene.time.dt, self.step, chunk),
                     None => Default::default(),
                 },
+                first_step: self.step,
             };
             let report = self.solver.advance(chunk, self.substeps, &input)?;
             if let Some(bad) = report
@@ -275,6 +285,25 @@ impl Simulation {
             if let (Some(units), Some((water, made))) = (&mut self.units, report.water_units) {
                 units.0 = water;
                 units.1 += made;
+            }
+            if let Some(spray) = report.spray {
+                // Noted the first time only; `spray().refused` keeps the count.
+                if spray.refused > 0 && self.spray.is_none_or(|s| s.refused == 0) {
+                    let capacity = self.scene.spray.unwrap_or_default().capacity;
+                    self.notes.push(format!(
+                        "steps {}–{}: the particle buffer (spray.capacity = {capacity}) was full: {} particles \
+                         not made, their water left in its columns; raise [spray] capacity",
+                        self.step - chunk as u64 + 1,
+                        self.step,
+                        spray.refused
+                    ));
+                }
+                let total = self.spray.get_or_insert_with(Default::default);
+                total.count = spray.count;
+                total.units = spray.units;
+                total.made += spray.made;
+                total.ended += spray.ended;
+                total.refused += spray.refused;
             }
             self.totals = report.totals;
             self.target = report.target;
@@ -492,8 +521,46 @@ impl Simulation {
     }
 
     /// The pipes model's water in exact units, and what it should hold (None: the height field).
+    /// The columns' water: with spray, the particles carry the rest (`spray`).
     pub fn water_units(&self) -> Option<(u64, i64)> {
         self.units.map(|(w, t, _)| (w, t))
+    }
+
+    /// The spray after the last step: particles in flight and the units they carry, and the
+    /// particles made, ended and refused since the start (None without spray).
+    pub fn spray(&self) -> Option<crate::spray::SprayReport> {
+        self.spray
+    }
+
+    /// (particles in flight, the water they carry in m³): (0, 0) for a model without them.
+    pub fn particle_stats(&self) -> (u32, f64) {
+        match (self.spray, self.units) {
+            (Some(s), Some((_, _, per_unit))) => (s.count, s.units as f64 * per_unit),
+            _ => (0, 0.0),
+        }
+    }
+
+    /// The particles in flight, absolute: (x, y, z, vx, vy, vz, volume m³) each (a readback on the
+    /// GPU); empty for a model without them.
+    pub fn particles(&mut self) -> Result<Vec<[f32; 7]>> {
+        let per_unit = self.units.map_or(0.0, |u| u.2);
+        let reference = self.fields.reference.0;
+        Ok(self
+            .solver
+            .read_particles()?
+            .iter()
+            .map(|p| {
+                [
+                    p.pos[0],
+                    p.pos[1],
+                    (p.pos[2] as f64 + reference) as f32,
+                    p.vel[0],
+                    p.vel[1],
+                    p.vel[2],
+                    (p.units as f64 * per_unit) as f32,
+                ]
+            })
+            .collect())
     }
 
     /// The scene as run (substeps resolved).

@@ -26,6 +26,8 @@ pub struct ChunkReport {
     /// The pipes model: the water after the chunk, and what sources, drains and open sides made
     /// during it, in exact units (`Columns::quantum`·dx² m³ each).
     pub water_units: Option<(u64, i64)>,
+    /// The pipes model's spray after the chunk (None without spray).
+    pub spray: Option<crate::spray::SprayReport>,
 }
 
 /// How the last coupling solve went.
@@ -50,6 +52,10 @@ pub trait Solver: Send + std::any::Any {
     fn read_eta(&mut self) -> Result<Vec<f32>>;
     /// Each cell's region label (id + 1, 0 dry) under volume_correction = "regions", else empty.
     fn read_regions(&mut self) -> Result<Vec<u32>>;
+    /// The particles in flight (a readback on the GPU); none for a model without them.
+    fn read_particles(&mut self) -> Result<Vec<crate::spray::Particle>> {
+        Ok(Vec::new())
+    }
     /// Everything the backend carries from one step to the next (a readback on the GPU).
     fn save(&mut self) -> Result<SolverState>;
     /// Replaces the state with a saved one from a backend built from the same scene.
@@ -229,7 +235,13 @@ pub struct PipeSetup<'a> {
 impl PipeSetup<'_> {
     /// The passes of a step.
     pub fn schedule(&self) -> crate::schedule::Schedule {
-        crate::schedule::Schedule::new(crate::schedule::Model::Pipes, &self.params, false)
+        let spray = self.spray().is_some();
+        crate::schedule::Schedule::new(crate::schedule::Model::Pipes { spray }, &self.params, false)
+    }
+
+    /// The spray's uniforms, or None without spray.
+    pub fn spray(&self) -> Option<crate::spray::SprayParams> {
+        crate::spray::spray_params(self.scene, self.columns)
     }
 }
 
@@ -240,6 +252,8 @@ pub struct ChunkInput {
     pub target: f64,
     /// One entry per step of the chunk, or empty without rain.
     pub rain: crate::rain::RainChunk,
+    /// The steps run before the chunk (the spray's random numbers are keyed by the step).
+    pub first_step: u64,
 }
 
 /// An f64 target as the GPU takes it: hi = the nearest f32, lo = the rest (hi + lo keeps 48 bits).

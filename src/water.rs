@@ -95,6 +95,12 @@ impl Water {
                 "WaterOptions::max_depth {depth} must be positive"
             )));
         }
+        if scene.physics.model == crate::scene::WaterModel::Pipes {
+            return Err(Error::Unsupported(
+                "an embedded Water of the pipes model (physics.model = \"pipes\" runs headless, `shoal run`, for now)"
+                    .into(),
+            ));
+        }
         // Validation errors of the build come back as an Err (the guard pops on every return).
         let scopes = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let mut sim = Simulation::from_device(scene, device, queue)?;

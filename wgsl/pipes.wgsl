@@ -1,4 +1,5 @@
 #import sides
+#import columns
 // Seed 004's volume model: columns over the terrain, each a stack of up to MAX_LAYERS cells (open
 // spans between solids, Mould & Yang), and a pipe from every cell to every cell of the eight
 // neighbouring columns whose span overlaps its own. Twin: src/cpu/pipes.rs.
@@ -54,12 +55,6 @@ struct Exchange {
     hi: u32,
 }
 
-// A top cell's ceiling: open to the sky. Unused layers have floor = ceiling = SKY (no capacity,
-// no opening, so no pipe).
-const SKY: i32 = 0x3fffffff;
-// `feed.y` of a column that does not hold its height.
-const NO_HOLD: i32 = -0x7fffffff;
-const MAX_LAYERS: u32 = 4u;
 const PIPES_PER_LAYER_PAIR: u32 = 8u;
 // A limited cell gives this share of its water at most: covers the f32 rounding of the limiter
 // (≤ 128 terms summed, a division and a product, < 8e-6 relative), so the whole units it gives
@@ -81,7 +76,9 @@ const TO_NOTHING: u32 = 2u;
 @group(0) @binding(4) var<storage, read_write> given: array<u32>;
 @group(0) @binding(5) var<storage, read_write> scale: array<f32>;
 @group(0) @binding(6) var<storage, read_write> vel: array<vec2<f32>>;
-@group(0) @binding(7) var<storage, read> feed: array<vec2<i32>>;
+// Per column: (units per substep its sources give, the height it holds or NO_HOLD, the spray's
+// impact pressure on its top cell in units of head, 0).
+@group(0) @binding(7) var<storage, read> feed: array<vec4<i32>>;
 @group(0) @binding(8) var<storage, read_write> exchange: array<Exchange>;
 // surface, probe, totals: the same buffers under the view layout.
 @group(0) @binding(11) var<storage, read> view_geometry: array<vec2<i32>>;
@@ -105,30 +102,6 @@ struct StepSlot {
     _pad2: u32,
 }
 @group(1) @binding(0) var<uniform> slot: StepSlot;
-
-// Direction k: E, N, W, S, NE, NW, SW, SE. Its opposite is `opposite(k)`.
-fn offset(k: u32) -> vec2<i32> {
-    switch k {
-        case 0u: { return vec2<i32>(1, 0); }
-        case 1u: { return vec2<i32>(0, 1); }
-        case 2u: { return vec2<i32>(-1, 0); }
-        case 3u: { return vec2<i32>(0, -1); }
-        case 4u: { return vec2<i32>(1, 1); }
-        case 5u: { return vec2<i32>(-1, 1); }
-        case 6u: { return vec2<i32>(-1, -1); }
-        default: { return vec2<i32>(1, -1); }
-    }
-}
-
-fn opposite(k: u32) -> u32 {
-    return (k & 4u) | ((k + 2u) & 3u);
-}
-
-// The unit vector of direction k.
-fn unit(k: u32) -> vec2<f32> {
-    let o = vec2<f32>(offset(k));
-    return select(o, o * 0.70710677, k >= 4u);
-}
 
 // Index of pipe (direction k, own layer a, far layer b) of column c.
 fn pipe(k: u32, a: u32, b: u32, c: u32) -> u32 {
@@ -207,12 +180,19 @@ fn tentative(v: f32, wet: i32, k: u32) -> u32 {
     return u32(min(m * v * f32(wet) + 0.5, MOST_UNITS));
 }
 
-// The new velocity of pipe (k, a, b) from its old one and the two ends; 0 where no water can pass.
-fn pipe_velocity(old: f32, k: u32, ga: vec2<i32>, ha: i32, va: vec2<f32>, gb: vec2<i32>, hb: i32, vb: vec2<f32>) -> f32 {
+// The external pressure E on a cell, in units of head: the spray's impacts on a top cell.
+fn pressure(g: vec2<i32>, c: u32) -> i32 {
+    return select(0, feed[c].z, g.y == SKY);
+}
+
+// The new velocity of pipe (k, a, b) from its old one and the two ends (heads ha, hb; pa, pb the
+// pressures on them); 0 where no water can pass.
+fn pipe_velocity(old: f32, k: u32, ga: vec2<i32>, ha: i32, pa: i32, va: vec2<f32>, gb: vec2<i32>, hb: i32, pb: i32, vb: vec2<f32>) -> f32 {
     let sill = max(ga.x, gb.x);
     let top = min(ga.y, gb.y);
-    // The seed's eq.: η = f·η₀ + Δt·(Q_head − Q_tail)/(ρ·l), Q/ρ = g·h + v²/2 (air pressure cancels).
-    let push = pp.g_quantum * f32(ha - hb) + pp.dynamic * (dot(va, va) - dot(vb, vb));
+    // The seed's eq.: η = f·η₀ + Δt·(Q_head − Q_tail)/(ρ·l), Q/ρ = g·h + v²/2 + E/ρ (air pressure
+    // cancels).
+    let push = pp.g_quantum * f32((ha + pa) - (hb + pb)) + pp.dynamic * (dot(va, va) - dot(vb, vb));
     let v = pp.friction * old + dt_l(k) * push;
     let wet = min(select(hb, ha, v > 0.0), top) - sill;
     return select(0.0, v, wet > 0 && top > sill);
@@ -242,6 +222,7 @@ fn flow_step(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgro
         }
         let wa = water[a * n + c];
         let ha = head(ga, wa);
+        let pa = pressure(ga, c);
         let va = vel[a * n + c];
         var sum = 0.0;
         var exact = 0u;
@@ -253,6 +234,7 @@ fn flow_step(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgro
             for (var b = 0u; b < pp.layers; b++) {
                 var gb: vec2<i32>;
                 var hb: i32;
+                var pb = 0;
                 var vb = va;
                 if far.x == TO_GHOST {
                     if b > 0u {
@@ -266,13 +248,14 @@ fn flow_step(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgro
                         break;
                     }
                     hb = head(gb, water[b * n + far.y]);
+                    pb = pressure(gb, far.y);
                     vb = vel[b * n + far.y];
                 }
                 if min(ga.y, gb.y) <= max(ga.x, gb.x) {
                     continue;
                 }
                 let p = pipe(k, a, b, c);
-                let v = pipe_velocity(flow[p], k, ga, ha, va, gb, hb, vb);
+                let v = pipe_velocity(flow[p], k, ga, ha, pa, va, gb, hb, pb, vb);
                 flow[p] = v;
                 var t = 0u;
                 if v > 0.0 {

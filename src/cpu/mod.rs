@@ -13,6 +13,7 @@ pub mod pipes;
 pub mod probe;
 pub mod reduce;
 pub mod regions;
+pub mod spray;
 pub mod surface;
 pub mod volume;
 
@@ -212,7 +213,9 @@ impl CpuSolver {
                 r.record(&self.params, &self.ground, &self.eta[p], &self.vel[p]);
             }
             Pass::Volume => self.correct(index, &chunk.input.rain),
-            Pass::PipeFlow | Pass::PipeApply => unreachable!("the pipes model runs on pipe_solver::CpuPipes"),
+            Pass::PipeFlow | Pass::PipeApply | Pass::Spray => {
+                unreachable!("the pipes model runs on pipe_solver::CpuPipes")
+            }
             Pass::Probe => match &self.deferred {
                 Some(volume) => {
                     let (p, eta, vel) = (&self.params, &self.eta[self.current], &self.vel[self.current]);
@@ -399,6 +402,7 @@ impl Solver for CpuSolver {
             bodies: chunk.history,
             coupling: self.bodies.as_ref().map_or(Default::default(), |b| b.last),
             water_units: None,
+            spray: None,
         })
     }
 

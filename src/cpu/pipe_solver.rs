@@ -2,6 +2,7 @@
 //! (the reference) or over rayon's pool (the fast backend, the same bits).
 
 use super::pipes::{self, PipeState};
+use super::spray::{self, SprayState};
 use crate::columns::{pipe_params, Columns, PipeParams};
 use crate::error::{Error, Result};
 use crate::params::{Params, Totals};
@@ -17,7 +18,9 @@ pub struct CpuPipes {
     state: PipeState,
     probe_cells: Vec<u32>,
     schedule: Schedule,
-    /// Spread the columns over rayon's pool (the fast backend).
+    /// The spray's uniforms and particles, where the scene makes spray.
+    spray: Option<(crate::spray::SprayParams, SprayState)>,
+    /// Spread the columns over rayon's pool (the fast backend; the spray runs on one thread).
     parallel: bool,
 }
 
@@ -38,6 +41,7 @@ impl CpuPipes {
             state: PipeState::new(setup.columns, feed),
             probe_cells: setup.probe_cells.to_vec(),
             schedule: setup.schedule(),
+            spray: setup.spray().map(|p| (p, SprayState::new(&p))),
             parallel,
         }
     }
@@ -60,14 +64,20 @@ impl Solver for CpuPipes {
         Ok(())
     }
 
-    fn advance(&mut self, steps: u32, substeps: u32, _input: &ChunkInput) -> Result<ChunkReport> {
+    fn advance(&mut self, steps: u32, substeps: u32, input: &ChunkInput) -> Result<ChunkReport> {
         self.state.exchange.iter_mut().for_each(|e| *e = 0);
         let mut probes = Vec::with_capacity(steps as usize * self.probe_cells.len());
-        for _ in 0..steps {
+        for k in 0..steps {
             for pass in self.schedule.step(substeps) {
                 match pass {
                     Pass::PipeFlow => pipes::flow_step(&self.params, &mut self.state, self.parallel),
                     Pass::PipeApply => pipes::apply(&self.params, &mut self.state, self.parallel),
+                    Pass::Spray => {
+                        let (p, s) = self.spray.as_mut().expect("the schedule sprays only with spray");
+                        // The GPU keys its random numbers by the step in u32: the same wrap.
+                        let step = (input.first_step as u32).wrapping_add(k + 1);
+                        spray::step(p, s, &mut self.state, step);
+                    }
                     Pass::Probe => probes.extend(self.probe_cells.iter().map(|&c| {
                         pipes::surface_units(&self.params, &self.state, c as usize) as f32 * self.params.quantum
                     })),
@@ -75,7 +85,9 @@ impl Solver for CpuPipes {
                 }
             }
         }
-        Ok(report(&self.columns, &self.state, steps, probes))
+        let mut report = report(&self.columns, &self.state, steps, probes);
+        report.spray = self.spray.as_mut().map(|(_, s)| s.report());
+        Ok(report)
     }
 
     fn read_eta(&mut self) -> Result<Vec<f32>> {
@@ -84,6 +96,10 @@ impl Solver for CpuPipes {
 
     fn read_regions(&mut self) -> Result<Vec<u32>> {
         Ok(Vec::new())
+    }
+
+    fn read_particles(&mut self) -> Result<Vec<crate::spray::Particle>> {
+        Ok(self.spray.as_ref().map_or(Vec::new(), |(_, s)| s.particles.clone()))
     }
 
     fn save(&mut self) -> Result<SolverState> {

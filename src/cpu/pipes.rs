@@ -29,8 +29,9 @@ pub struct PipeState {
     pub scale: Vec<f32>,
     /// Each cell's mean velocity, from its pipes.
     pub vel: Vec<[f32; 2]>,
-    /// Per column: (units per substep its sources give, held head or NO_HOLD).
-    pub feed: Vec<[i32; 2]>,
+    /// Per column: (units per substep its sources give, held head or NO_HOLD, the spray's impact
+    /// pressure on the top cell in units of head, 0).
+    pub feed: Vec<[i32; 4]>,
     /// Per column: water its sources, drains and open sides made since the chunk began.
     pub exchange: Vec<i64>,
 }
@@ -43,7 +44,8 @@ enum Far {
     Nothing,
 }
 
-const OFFSETS: [(i32, i32); 8] = [(1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (-1, -1), (1, -1)];
+/// Direction k's (di, dj): E, N, W, S, NE, NW, SW, SE (columns.wgsl `offset`).
+pub const OFFSETS: [(i32, i32); 8] = [(1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (-1, -1), (1, -1)];
 
 fn opposite(k: usize) -> usize {
     (k & 4) | ((k + 2) & 3)
@@ -136,19 +138,30 @@ fn dot(v: [f32; 2]) -> f32 {
     v[0] * v[0] + v[1] * v[1]
 }
 
-/// One end of a pipe: its geometry, head and velocity.
+/// One end of a pipe: its geometry, head, the pressure on it (units of head) and velocity.
 #[derive(Clone, Copy)]
 struct End {
     g: [i32; 2],
     h: i32,
+    p: i32,
     v: [f32; 2],
+}
+
+/// The external pressure on a cell (pipes.wgsl `pressure`): the spray's impacts on a top cell.
+fn pressure(g: [i32; 2], feed: [i32; 4]) -> i32 {
+    if g[1] == SKY {
+        feed[2]
+    } else {
+        0
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
 fn pipe_velocity(p: &PipeParams, old: f32, k: usize, a: End, b: End) -> f32 {
     let sill = a.g[0].max(b.g[0]);
     let top = a.g[1].min(b.g[1]);
-    let push = p.g_quantum * a.h.wrapping_sub(b.h) as f32 + p.dynamic * (dot(a.v) - dot(b.v));
+    let push = p.g_quantum * a.h.wrapping_add(a.p).wrapping_sub(b.h.wrapping_add(b.p)) as f32
+        + p.dynamic * (dot(a.v) - dot(b.v));
     let v = p.friction * old + dt_l(p, k) * push;
     let wet = (if v > 0.0 { a.h } else { b.h }).min(top) - sill;
     if wet > 0 && top > sill {
@@ -170,6 +183,7 @@ fn far_end(p: &PipeParams, s: &Shared, far: Far, b: usize, lowest: [i32; 2], own
         Far::Ghost(side) => (b == 0).then(|| End {
             g: ghost_geometry(lowest),
             h: ghost_head(p, lowest, side),
+            p: 0,
             v: own,
         }),
         Far::Cell(q) => {
@@ -177,6 +191,7 @@ fn far_end(p: &PipeParams, s: &Shared, far: Far, b: usize, lowest: [i32; 2], own
             (g[0] != SKY).then(|| End {
                 g,
                 h: head(p, g, s.water[q * l + b]),
+                p: pressure(g, s.feed[q]),
                 v: s.vel[q * l + b],
             })
         }
@@ -189,6 +204,7 @@ struct Shared<'a> {
     geometry: &'a [[i32; 2]],
     water: &'a [u32],
     vel: &'a [[f32; 2]],
+    feed: &'a [[i32; 4]],
 }
 
 /// `flow_step` for column `c`: its pipes' velocities (`flow`, its run of pipes), what it gives
@@ -206,6 +222,7 @@ fn flow_column(p: &PipeParams, s: &Shared, c: usize, flow: &mut [f32], given: &m
         let end_a = End {
             g: ga,
             h: head(p, ga, wa),
+            p: pressure(ga, s.feed[c]),
             v: s.vel[c * l + a],
         };
         let mut sum = 0.0f32;
@@ -253,7 +270,7 @@ struct Gathered<'a> {
     geometry: &'a [[i32; 2]],
     given: &'a [u32],
     scale: &'a [f32],
-    feed: &'a [[i32; 2]],
+    feed: &'a [[i32; 4]],
 }
 
 /// `apply` for column `c`: its cells' new water (`water`, per layer) and velocities (`vel`), its
@@ -302,11 +319,13 @@ fn apply_column(
                             let ghost = End {
                                 g: ghost_geometry(lowest),
                                 h: ghost_head(p, lowest, side),
+                                p: 0,
                                 v: [0.0; 2],
                             };
                             let own = End {
                                 g: ga,
                                 h: ha,
+                                p: 0,
                                 v: [0.0; 2],
                             };
                             let t = tentative(p, -u, wet_height(u, own, ghost), k);
@@ -339,7 +358,7 @@ fn apply_column(
         let mut w = w0.wrapping_sub(out).wrapping_add(inn);
         // Sources feed the top cell (the one open to the sky).
         if ga[1] == SKY {
-            let [rate, hold] = s.feed[c];
+            let [rate, hold, _, _] = s.feed[c];
             if hold != NO_HOLD {
                 let want = (hold - ga[0]).max(0) as u32;
                 made = made.wrapping_add((want as i32).wrapping_sub(w as i32));
@@ -373,6 +392,7 @@ pub fn flow_step(p: &PipeParams, s: &mut PipeState, parallel: bool) {
         geometry: &s.geometry,
         water: &s.water,
         vel: &s.vel,
+        feed: &s.feed,
     };
     let flow_work = |(c, ((flow, given), scale)): (usize, FlowRun)| flow_column(p, &shared, c, flow, given, scale);
     let columns = s
@@ -469,7 +489,7 @@ pub fn totals(s: &PipeState) -> (u64, i64, u32, u32) {
 
 impl PipeState {
     /// The state at the start: the columns' geometry and water, at rest.
-    pub fn new(columns: &crate::columns::Columns, feed: Vec<[i32; 2]>) -> PipeState {
+    pub fn new(columns: &crate::columns::Columns, feed: Vec<[i32; 4]>) -> PipeState {
         let l = columns.layers as usize;
         let n = feed.len();
         let mut s = PipeState {

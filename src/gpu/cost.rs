@@ -116,6 +116,18 @@ pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams) -> Cost {
             note: "per cell of a column; 8·layers² pipes each",
             ..cost(2 * F32 + F32 + 8 * F32 + 16 * F32 + F32 + 2 * F32, F32 + 2 * F32, 1)
         },
+        // Per column: count (the top cell's geometry and water in; the plan and the count out),
+        // the scan (the count in twice, the offset out), emit (the plan and offset in), settle
+        // (geometry, water, plan, the landed, impact and leaving words in; water and pressure
+        // out). The particles' passes stream 32 bytes per particle each.
+        Pass::Spray => Cost {
+            note: "per column; plus 32 B per particle in fly, compact and copy",
+            ..cost(
+                (2 * F32 + F32) + 2 * F32 + (4 * F32 + F32) + (2 * F32 + F32 + 4 * F32 + 3 * F32),
+                (4 * F32 + F32) + F32 + 2 * F32,
+                9,
+            )
+        },
     }
 }
 

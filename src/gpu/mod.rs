@@ -17,6 +17,7 @@ pub mod reduce;
 pub mod regions;
 pub mod report;
 pub mod shaders;
+pub mod spray;
 pub mod state;
 pub mod surface;
 pub mod volume;
@@ -180,7 +181,9 @@ impl GpuSolver {
             }
             Pass::Volume => self.volume.correct(pass, &self.level, &self.state, step),
             Pass::Probe => self.probe.record(pass, &self.state, slot),
-            Pass::PipeFlow | Pass::PipeApply => unreachable!("the pipes model runs on pipe_solver::GpuPipes"),
+            Pass::PipeFlow | Pass::PipeApply | Pass::Spray => {
+                unreachable!("the pipes model runs on pipe_solver::GpuPipes")
+            }
         }
         if p.advances_level() {
             self.state.current = 1 - self.state.current;
@@ -356,6 +359,7 @@ impl Solver for GpuSolver {
             bodies: body_history,
             coupling,
             water_units: None,
+            spray: None,
         })
     }
 

@@ -2,6 +2,7 @@
 //! probes' history), none per step.
 
 use super::pipes::{PipeBuffers, Pipes};
+use super::spray::{Spray, SprayBuffers};
 use crate::columns::{pipe_params, Columns, PipeParams};
 use crate::cpu::pipes::PipeState;
 use crate::error::{Error, Result};
@@ -9,6 +10,7 @@ use crate::params::{Params, Totals, MAX_CHUNK};
 use crate::scene::Scene;
 use crate::schedule::{Pass, Schedule};
 use crate::solver::{ChunkInput, ChunkReport, PipeSetup, Solver, SolverState};
+use crate::spray::{Particle, SprayParams, SprayReport};
 
 /// The pipes model's GPU backend, on a Device/Queue it shares with its caller.
 pub struct GpuPipes {
@@ -26,8 +28,15 @@ pub struct GpuPipes {
     report_readback: wgpu::Buffer,
     /// Staging for the surface, at output steps.
     eta_readback: wgpu::Buffer,
+    /// The spray: its uniforms, buffers and passes, where the scene makes spray.
+    spray: Option<(SprayParams, SprayBuffers, Spray)>,
+    /// The live particles after the last chunk (the tally's count).
+    particles: u32,
     adapter: String,
 }
+
+/// Bytes of the spray's tally in a chunk's report.
+const TALLY_BYTES: u64 = 32;
 
 impl GpuPipes {
     /// The backend for `setup`: buffers, then the passes, built once.
@@ -38,6 +47,11 @@ impl GpuPipes {
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let buffers = PipeBuffers::new(device, &params, &shape, setup.probe_cells, MAX_CHUNK);
         let pipes = Pipes::new(device, &buffers, params.columns);
+        let spray = setup.spray().map(|p| {
+            let b = SprayBuffers::new(device, &p);
+            let passes = Spray::new(device, &b, &buffers, &p);
+            (p, b, passes)
+        });
         let staging = |label: &str, size: u64| {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),
@@ -48,7 +62,7 @@ impl GpuPipes {
         };
         let report_readback = staging(
             "pipes report readback",
-            buffers.partials.size() + buffers.history.size(),
+            buffers.partials.size() + TALLY_BYTES + buffers.history.size(),
         );
         let eta_readback = staging("pipes surface readback", buffers.eta.size());
         if let Some(e) = pollster::block_on(scope.pop()) {
@@ -66,6 +80,8 @@ impl GpuPipes {
             n_probes,
             report_readback,
             eta_readback,
+            spray,
+            particles: 0,
             adapter,
         })
     }
@@ -87,10 +103,16 @@ impl Solver for GpuPipes {
         Ok(())
     }
 
-    fn advance(&mut self, steps: u32, substeps: u32, _input: &ChunkInput) -> Result<ChunkReport> {
+    fn advance(&mut self, steps: u32, substeps: u32, input: &ChunkInput) -> Result<ChunkReport> {
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let mut encoder = self.device.create_command_encoder(&Default::default());
         encoder.clear_buffer(&self.buffers.exchange, 0, None);
+        if let Some((p, b, _)) = &mut self.spray {
+            // The steps are numbered in u32 for the random key (the CPU twin wraps the same way).
+            p.first_step = input.first_step as u32;
+            self.queue.write_buffer(&b.params, 0, bytemuck::bytes_of(p));
+            encoder.clear_buffer(&b.tally, 0, None);
+        }
         {
             let mut pass = encoder.begin_compute_pass(&Default::default());
             for step in 0..steps {
@@ -101,30 +123,50 @@ impl Solver for GpuPipes {
                         Pass::Probe => self
                             .pipes
                             .probe(&mut pass, self.n_probes, step * self.buffers.slot_stride),
+                        Pass::Spray => {
+                            let (_, b, spray) = self.spray.as_ref().expect("the schedule sprays only with spray");
+                            spray.step(&mut pass, b, step * self.buffers.slot_stride);
+                        }
                         other => unreachable!("{other:?} is not a pass of the pipes model"),
                     }
                 }
             }
             self.pipes.totals(&mut pass);
+            if let Some((_, b, spray)) = &self.spray {
+                spray.totals(&mut pass, b);
+            }
         }
-        // The chunk's one readback: the totals' partials, then this chunk's probe rows.
+        // The chunk's one readback: the totals' partials, the spray's tally, then this chunk's
+        // probe rows.
         let partial_bytes = self.buffers.partials.size();
         let probe_bytes = (steps * self.n_probes * 4) as u64;
         encoder.copy_buffer_to_buffer(&self.buffers.partials, 0, &self.report_readback, 0, partial_bytes);
+        if let Some((_, b, _)) = &self.spray {
+            encoder.copy_buffer_to_buffer(&b.tally, 0, &self.report_readback, partial_bytes, TALLY_BYTES);
+        }
         if probe_bytes > 0 {
             encoder.copy_buffer_to_buffer(
                 &self.buffers.history,
                 0,
                 &self.report_readback,
-                partial_bytes,
+                partial_bytes + TALLY_BYTES,
                 probe_bytes,
             );
         }
         self.queue.submit([encoder.finish()]);
-        let bytes = super::readback::map(&self.device, &self.report_readback, partial_bytes + probe_bytes)?;
-        let (partial_bytes, probe_bytes) = bytes.split_at(partial_bytes as usize);
+        let total = partial_bytes + TALLY_BYTES + probe_bytes;
+        let bytes = super::readback::map(&self.device, &self.report_readback, total)?;
+        let (partial_bytes, rest) = bytes.split_at(partial_bytes as usize);
+        let (tally_bytes, probe_bytes) = rest.split_at(TALLY_BYTES as usize);
         let partials: Vec<[u32; 8]> = bytemuck::pod_collect_to_vec(partial_bytes);
         let probes: Vec<f32> = bytemuck::pod_collect_to_vec(probe_bytes);
+        let spray = self.spray.as_ref().map(|_| {
+            let tally: Vec<u32> = bytemuck::pod_collect_to_vec(tally_bytes);
+            SprayReport::from_tally(&tally)
+        });
+        if let Some(s) = spray {
+            self.particles = s.count;
+        }
         if let Some(e) = pollster::block_on(scope.pop()) {
             return Err(Error::Gpu(e.to_string()));
         }
@@ -145,6 +187,7 @@ impl Solver for GpuPipes {
             },
             probes,
             water_units: Some((water, exchange)),
+            spray,
             ..ChunkReport::default()
         })
     }
@@ -164,6 +207,31 @@ impl Solver for GpuPipes {
 
     fn read_regions(&mut self) -> Result<Vec<u32>> {
         Ok(Vec::new())
+    }
+
+    fn read_particles(&mut self) -> Result<Vec<Particle>> {
+        let Some((_, b, _)) = &self.spray else {
+            return Ok(Vec::new());
+        };
+        let bytes = self.particles as u64 * std::mem::size_of::<Particle>() as u64;
+        if bytes == 0 {
+            return Ok(Vec::new());
+        }
+        // At output steps only: a staging buffer for the live particles.
+        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("spray particles readback"),
+            size: bytes,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(&b.particles, 0, &staging, 0, bytes);
+        self.queue.submit([encoder.finish()]);
+        Ok(bytemuck::pod_collect_to_vec(&super::readback::map(
+            &self.device,
+            &staging,
+            bytes,
+        )?))
     }
 
     fn save(&mut self) -> Result<SolverState> {

@@ -50,6 +50,10 @@ pub struct Scene {
     /// defaults in the resolved scene).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pipes: Option<Pipes>,
+    /// `[spray]`: the pipes model's spray particles (on by default with the pipes; filled in with
+    /// its defaults in the resolved scene).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spray: Option<Spray>,
     /// `[[body]]`: rigid bodies, two-way coupled.
     #[serde(default, rename = "body", skip_serializing_if = "Vec::is_empty")]
     pub bodies: Vec<Body>,
@@ -164,6 +168,96 @@ impl Default for Pipes {
             dt: Self::default_dt(),
             friction: Self::default_friction(),
             dynamic_head: false,
+        }
+    }
+}
+
+/// `[spray]`: seed 004's spray, water that breaks free of the columns as particles.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Spray {
+    /// Whether the columns make spray (default true).
+    #[serde(default = "Spray::default_enabled")]
+    pub enabled: bool,
+    /// A face breaks where the water stands over its crest by more than this share of its depth
+    /// (the seed's 0.78, the height of a wave crest before it breaks).
+    #[serde(default = "Spray::default_breaking")]
+    pub breaking: f64,
+    /// Water per particle, m³ (the last of a face's particles takes the remainder); default
+    /// (dx/2)³.
+    #[serde(default)]
+    pub particle_volume: Option<f64>,
+    /// Particles the buffer holds (default 65536); a full buffer is reported, and the water that
+    /// did not fit stays in its column.
+    #[serde(default = "Spray::default_capacity")]
+    pub capacity: u32,
+    /// Seconds a particle flies before it is absorbed where it is (default 10).
+    #[serde(default = "Spray::default_lifetime")]
+    pub lifetime: f64,
+    /// Air drag, 1/s: a particle's speed falls by exp(−drag·t) (default 0: gravity alone, the seed's).
+    #[serde(default)]
+    pub drag: f64,
+    /// Share of the speed into a wall or the ground that a bounce keeps (default 0.3).
+    #[serde(default = "Spray::default_restitution")]
+    pub restitution: f64,
+    /// The seed's μ in the impact F = −v·μ − V·ρ·g, kg/s (default 0.01): with the particle's weight it
+    /// becomes a pressure F/A on the column it lands on for the next step.
+    #[serde(default = "Spray::default_impact")]
+    pub impact: f64,
+    /// The least height over the crest that breaks, metres (default dx/2): the columns resolve no
+    /// wave shorter than two cells, so a crest a fraction of a cell high is a ripple of the grid,
+    /// not a breaking wave.
+    #[serde(default)]
+    pub least_height: Option<f64>,
+    /// Seed of the particles' random positions on their faces (default 0).
+    #[serde(default)]
+    pub seed: u32,
+}
+
+impl Spray {
+    fn default_enabled() -> bool {
+        true
+    }
+    fn default_breaking() -> f64 {
+        0.78
+    }
+    fn default_capacity() -> u32 {
+        65536
+    }
+    fn default_lifetime() -> f64 {
+        10.0
+    }
+    fn default_restitution() -> f64 {
+        0.3
+    }
+    fn default_impact() -> f64 {
+        0.01
+    }
+
+    /// The least height over a crest that breaks, m, for cells `dx` across.
+    pub fn least(&self, dx: f64) -> f64 {
+        self.least_height.unwrap_or(dx / 2.0)
+    }
+
+    /// The volume per particle, m³, for cells `dx` across.
+    pub fn volume(&self, dx: f64) -> f64 {
+        self.particle_volume.unwrap_or((dx / 2.0).powi(3))
+    }
+}
+
+impl Default for Spray {
+    fn default() -> Self {
+        Spray {
+            enabled: Self::default_enabled(),
+            breaking: Self::default_breaking(),
+            particle_volume: None,
+            least_height: None,
+            capacity: Self::default_capacity(),
+            lifetime: Self::default_lifetime(),
+            drag: 0.0,
+            restitution: Self::default_restitution(),
+            impact: Self::default_impact(),
+            seed: 0,
         }
     }
 }
@@ -708,6 +802,9 @@ impl Scene {
         s.water.level = Some(reference);
         if s.physics.model == WaterModel::Pipes {
             s.pipes.get_or_insert_with(Pipes::default);
+            let spray = s.spray.get_or_insert_with(Spray::default);
+            spray.particle_volume = Some(spray.volume(s.grid.dx));
+            spray.least_height = Some(spray.least(s.grid.dx));
         }
         toml::to_string(&s).expect("a scene always serialises")
     }

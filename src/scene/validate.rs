@@ -344,6 +344,67 @@ impl Check<'_> {
         Ok(())
     }
 
+    /// `[spray]`: every number in its range.
+    fn spray(&self) -> Result<()> {
+        let s = self.scene.spray.unwrap_or_default();
+        let positive = |v: f64| v > 0.0 && v.is_finite();
+        if !positive(s.breaking) {
+            return self.fail(
+                "spray.breaking",
+                format!("must be a finite number > 0 (got {})", s.breaking),
+            );
+        }
+        let volume = s.volume(self.scene.grid.dx);
+        if !positive(volume) {
+            return self.fail(
+                "spray.particle_volume",
+                format!("must be a finite number > 0 m³ (got {volume})"),
+            );
+        }
+        let least = s.least(self.scene.grid.dx);
+        if !(least >= 0.0 && least.is_finite()) {
+            return self.fail(
+                "spray.least_height",
+                format!("must be a finite number ≥ 0 m (got {least})"),
+            );
+        }
+        if s.capacity == 0 || s.capacity > crate::spray::MOST_PARTICLES {
+            return self.fail(
+                "spray.capacity",
+                format!(
+                    "must be 1 to {} particles (got {})",
+                    crate::spray::MOST_PARTICLES,
+                    s.capacity
+                ),
+            );
+        }
+        if !positive(s.lifetime) {
+            return self.fail(
+                "spray.lifetime",
+                format!("must be a finite number > 0 s (got {})", s.lifetime),
+            );
+        }
+        if !(s.drag >= 0.0 && s.drag.is_finite()) {
+            return self.fail(
+                "spray.drag",
+                format!("must be a finite number ≥ 0 per second (got {})", s.drag),
+            );
+        }
+        if !(0.0..=1.0).contains(&s.restitution) {
+            return self.fail(
+                "spray.restitution",
+                format!("must be in [0, 1] (got {})", s.restitution),
+            );
+        }
+        if !(s.impact >= 0.0 && s.impact.is_finite()) {
+            return self.fail(
+                "spray.impact",
+                format!("must be a finite number ≥ 0 kg/s (got {})", s.impact),
+            );
+        }
+        Ok(())
+    }
+
     /// The water model, and what each model reads: overhangs, rocks, held sources and `[pipes]`
     /// belong to the pipes; the pipes do not yet couple bodies or take random drops.
     fn model(&self) -> Result<()> {
@@ -363,6 +424,9 @@ impl Check<'_> {
             if scene.pipes.is_some() {
                 return self.fail("pipes.dt", format!("[pipes] {needs_pipes}"));
             }
+            if scene.spray.is_some() {
+                return self.fail("spray.enabled", format!("[spray] {needs_pipes}"));
+            }
             if !scene.terrain.overhangs.is_empty() {
                 return self.fail("terrain.overhang[0].x0", format!("an overhang {needs_pipes}"));
             }
@@ -381,6 +445,7 @@ impl Check<'_> {
         if !(p.friction > 0.0 && p.friction <= 1.0) {
             return self.fail("pipes.friction", format!("must be in (0, 1] (got {})", p.friction));
         }
+        self.spray()?;
         for (k, s) in scene.sources.iter().enumerate() {
             match s.height {
                 Some(h) if !h.is_finite() => {
