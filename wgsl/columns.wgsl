@@ -32,3 +32,18 @@ fn unit(k: u32) -> vec2<f32> {
     return select(o, o * 0.70710677, k >= 4u);
 }
 
+
+// A 64-bit signed count as (low word, high word): the water a column's sources, drains and open
+// sides made (or took) since the chunk began.
+struct Exchange {
+    lo: u32,
+    hi: u32,
+}
+
+// The step of a chunk a dispatch belongs to (a dynamic offset into the slot buffer).
+struct StepSlot {
+    index: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}

@@ -48,13 +48,6 @@ struct PipeParams {
     _pad0: u32,
 }
 
-// A 64-bit signed count as (low word, high word): the water a column's sources, drains and open
-// sides made (or took) since the chunk began.
-struct Exchange {
-    lo: u32,
-    hi: u32,
-}
-
 const PIPES_PER_LAYER_PAIR: u32 = 8u;
 // A limited cell gives this share of its water at most: covers the f32 rounding of the limiter
 // (≤ 128 terms summed, a division and a product, < 8e-6 relative), so the whole units it gives
@@ -95,12 +88,6 @@ fn is_finite(x: f32) -> bool {
     return (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u;
 }
 
-struct StepSlot {
-    index: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-}
 @group(1) @binding(0) var<uniform> slot: StepSlot;
 
 // Index of pipe (direction k, own layer a, far layer b) of column c.

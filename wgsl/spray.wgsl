@@ -72,13 +72,6 @@ struct Particle {
     age: f32,
 }
 
-struct StepSlot {
-    index: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-}
-
 // Particles a face may make per step: bounds the work per column (the weir's volume beyond it
 // stays in the column for the next step).
 const MOST_PER_FACE: u32 = 8u;
@@ -118,11 +111,6 @@ const NUDGE: f32 = 0.001;
 @group(0) @binding(18) var<storage, read_write> draw: array<u32, 4>;
 @group(1) @binding(0) var<uniform> slot: StepSlot;
 
-// Mirrors pipes.wgsl's Exchange: a 64-bit signed count as (low word, high word).
-struct Exchange {
-    lo: u32,
-    hi: u32,
-}
 
 // A 32-bit hash (PCG's output permutation of an LCG step): spreads each bit of x over the word.
 fn hash(x: u32) -> u32 {
