@@ -1,5 +1,5 @@
 //! The checkpoint file: a run's whole state at one step, written atomically, read back only if
-//! intact. Layout: the magic `SHOALCK2`, a TOML header (length-prefixed), the state's fields and
+//! intact. Layout: the magic `SHOALCK3`, a TOML header (length-prefixed), the state's fields and
 //! the ground in the order of `state_table::FIELDS` (each a word count and little-endian 32-bit
 //! words), and a CRC-32 of all before it.
 
@@ -10,8 +10,9 @@ use crate::state_table::{self, Field};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-/// Version 2 added the bodies and the columns' cover after the ground.
-const MAGIC: &[u8; 8] = b"SHOALCK2";
+/// Version 2 added the bodies and the columns' cover after the ground; version 3 the pipes
+/// model's columns and particles after those.
+const MAGIC: &[u8; 8] = b"SHOALCK3";
 
 /// A run's state at `step`: what `shoal run --checkpoint-every` writes and `shoal resume` reads.
 #[derive(Clone, Debug, PartialEq)]
@@ -34,6 +35,20 @@ pub(crate) struct Header {
     pub target: f64,
     pub counted_shortfall: f32,
     pub region_count: u32,
+    /// The pipes model's counters (absent for the height field).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pipes: Option<PipeHeader>,
+}
+
+/// The pipes model's counters a resume continues.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct PipeHeader {
+    /// The water the columns and particles should hold, units.
+    pub target_units: i64,
+    /// Particles made, ended and refused since the start.
+    pub made: u64,
+    pub ended: u64,
+    pub refused: u64,
 }
 
 fn words_u32(out: &mut Vec<u8>, data: &[u32]) {
@@ -75,7 +90,8 @@ impl Checkpoint {
         let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
         if bytes.len() < MAGIC.len() + 8 || &bytes[..MAGIC.len()] != MAGIC {
             return Err(bad(
-                "not a checkpoint of this Shoal (no SHOALCK2 at its start; SHOALCK1 files predate bodies)",
+                "not a checkpoint of this Shoal (no SHOALCK3 at its start; SHOALCK1 and SHOALCK2 files \
+                 come from earlier versions, before bodies and pipes)",
             ));
         }
         let (body, crc) = bytes.split_at(bytes.len() - 4);

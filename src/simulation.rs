@@ -59,6 +59,8 @@ pub struct Simulation {
     /// The spray now, with its made, ended and refused summed since the start (None without
     /// spray).
     spray: Option<crate::spray::SprayReport>,
+    /// The pipes model's dimensions (None: the height field).
+    pipe_shape: Option<state_table::PipeShape>,
 }
 
 impl Simulation {
@@ -124,6 +126,7 @@ impl Simulation {
                 &state_table::Shape {
                     params: p,
                     method: scene.physics.solver,
+                    pipes: prepared.columns.as_ref().map(|c| state_table::PipeShape::of(scene, c)),
                 },
                 prepared.bodies.len(),
             ),
@@ -228,6 +231,7 @@ impl Simulation {
                 .as_ref()
                 .and_then(|c| crate::spray::spray_params(scene, c))
                 .map(|_| Default::default()),
+            pipe_shape: columns.as_ref().map(|c| state_table::PipeShape::of(scene, c)),
         })
     }
 
@@ -413,11 +417,10 @@ impl Simulation {
         s
     }
 
-    /// The volume the water should hold (m³): the initial volume plus what sources added and
-    /// drains took. `volume_correction = "global"` holds the water to it.
     /// The whole state at this step, for `shoal resume` (a readback on the GPU).
     pub fn checkpoint(&mut self) -> Result<crate::checkpoint::Checkpoint> {
         let state = self.solver.save()?;
+        let spray = self.spray.unwrap_or_default();
         Ok(crate::checkpoint::Checkpoint {
             header: crate::checkpoint::Header {
                 nx: self.scene.grid.nx,
@@ -427,6 +430,12 @@ impl Simulation {
                 target: self.target,
                 counted_shortfall: state.counted_shortfall,
                 region_count: state.region_count,
+                pipes: self.units.map(|(_, target, _)| crate::checkpoint::PipeHeader {
+                    target_units: target,
+                    made: spray.made,
+                    ended: spray.ended,
+                    refused: spray.refused,
+                }),
             },
             ground: self.ground_rel.clone(),
             state,
@@ -454,13 +463,22 @@ impl Simulation {
         let shape = state_table::Shape {
             params: &self.params,
             method: self.scene.physics.solver,
+            pipes: self.pipe_shape,
         };
+        if h.pipes.is_some() != self.units.is_some() {
+            return bad("it comes from the other water model (physics.model)".into());
+        }
         for spec in state_table::FIELDS
             .iter()
             .filter(|f| f.kept == state_table::Kept::State)
         {
             let (got, want) = (s.len(spec.field), spec.len(&shape, cells, self.bodies_now.len()));
-            if got != want {
+            // The particles in flight: any number up to the capacity.
+            let fits = match spec.per {
+                state_table::Per::Particle => got <= want,
+                _ => got == want,
+            };
+            if !fits {
                 return bad(format!(
                     "its {} holds {got} values where this scene needs {want}: it comes from another scene",
                     spec.what
@@ -487,6 +505,20 @@ impl Simulation {
             .collect();
         if self.regions.is_some() {
             self.regions = Some(h.region_count);
+        }
+        if let (Some(units), Some(pipes)) = (&mut self.units, &h.pipes) {
+            units.0 = s.pipe_water.iter().map(|&w| w as u64).sum();
+            units.1 = pipes.target_units;
+        }
+        if let Some(spray) = &mut self.spray {
+            let pipes = h.pipes.as_ref().expect("checked: a pipes checkpoint");
+            *spray = crate::spray::SprayReport {
+                count: s.particles.len() as u32,
+                units: s.particles.iter().map(|p| p.units as u64).sum(),
+                made: pipes.made,
+                ended: pipes.ended,
+                refused: pipes.refused,
+            };
         }
         Ok(())
     }

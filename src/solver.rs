@@ -90,6 +90,15 @@ pub struct SolverState {
     pub cover: Vec<crate::bodies::Cover>,
     /// The drains' shortfall the next chunk cancels (see `GpuSolver::counted_shortfall`).
     pub counted_shortfall: f32,
+    /// The pipes model, column-major as `PipeState` holds them: water per column cell (units),
+    /// each cell's mean velocity (x, y), the pipes' velocities, and the spray's impact pressure
+    /// per column.
+    pub pipe_water: Vec<u32>,
+    pub pipe_vel: Vec<f32>,
+    pub pipe_flow: Vec<f32>,
+    pub pipe_pressure: Vec<i32>,
+    /// The spray's particles in flight, in buffer order.
+    pub particles: Vec<crate::spray::Particle>,
 }
 
 impl SolverState {
@@ -108,6 +117,11 @@ impl SolverState {
             Field::Pending => cast_slice(&self.pending),
             Field::Bodies => cast_slice(&self.bodies),
             Field::Cover => cast_slice(&self.cover),
+            Field::PipeWater => &self.pipe_water,
+            Field::PipeVel => cast_slice(&self.pipe_vel),
+            Field::PipeFlow => cast_slice(&self.pipe_flow),
+            Field::PipePressure => cast_slice(&self.pipe_pressure),
+            Field::Particles => cast_slice(&self.particles),
             _ => &[],
         }
     }
@@ -140,6 +154,14 @@ impl SolverState {
                 Some(v) => self.cover = v,
                 None => return false,
             },
+            Field::PipeWater => self.pipe_water = words.to_vec(),
+            Field::PipeVel => set(&mut self.pipe_vel),
+            Field::PipeFlow => set(&mut self.pipe_flow),
+            Field::PipePressure => self.pipe_pressure = bytemuck::cast_slice(words).to_vec(),
+            Field::Particles => match whole(words) {
+                Some(v) => self.particles = v,
+                None => return false,
+            },
             _ => return words.is_empty(),
         }
         true
@@ -150,6 +172,7 @@ impl SolverState {
         match field {
             Field::Bodies => self.bodies.len(),
             Field::Cover => self.cover.len(),
+            Field::Particles => self.particles.len(),
             _ => self.words(field).len(),
         }
     }

@@ -40,6 +40,26 @@ pub enum Field {
     RegionTable,
     /// GPU work buffers: ADI's δx per cell, and PCR scratch for lines over 2048 cells.
     AdiWork,
+    /// The pipes model: water per column cell, in units.
+    PipeWater,
+    /// The pipes model: each column cell's mean velocity (x, y), m/s.
+    PipeVel,
+    /// The pipes model: velocity per pipe, m/s.
+    PipeFlow,
+    /// The pipes model: the spray's impact pressure on each column's top cell (units of head).
+    PipePressure,
+    /// The spray's particles in flight (`Particle`); GPU: the buffer and its compaction target.
+    Particles,
+    /// The pipes model: each column cell's (floor, ceiling), built from the scene.
+    PipeGeometry,
+    /// GPU work buffers of the pipes: units given per pipe, a limiter share per cell.
+    PipeWork,
+    /// GPU work buffers per column: the feed, the exchange, the surface.
+    ColumnWork,
+    /// GPU work buffers of the spray per column: the plan, scan counts, the landing inbox.
+    SprayWork,
+    /// The spray's landing inbox per column cell.
+    SprayInbox,
 }
 
 /// What a field is counted in.
@@ -48,6 +68,12 @@ pub enum Per {
     Cell,
     Region,
     Body,
+    /// A cell of a column (the pipes model): cells × layers.
+    Layer,
+    /// A pipe between column cells: cells × 8 × layers².
+    Pipe,
+    /// A particle: up to the spray's capacity (a checkpoint holds those in flight).
+    Particle,
 }
 
 /// Who keeps a field.
@@ -66,6 +92,27 @@ pub enum Kept {
 pub struct Shape<'a> {
     pub params: &'a Params,
     pub method: Method,
+    /// The pipes model's columns (None: the height field).
+    pub pipes: Option<PipeShape>,
+}
+
+/// The pipes model's dimensions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PipeShape {
+    /// Cells per column.
+    pub layers: u32,
+    /// The spray's particle capacity (0 without spray).
+    pub capacity: u32,
+}
+
+impl PipeShape {
+    /// The shape of `columns` built for `scene`.
+    pub fn of(scene: &crate::scene::Scene, columns: &crate::columns::Columns) -> PipeShape {
+        PipeShape {
+            layers: columns.layers,
+            capacity: crate::spray::spray_params(scene, columns).map_or(0, |p| p.capacity),
+        }
+    }
 }
 
 /// One row of the table.
@@ -90,10 +137,14 @@ impl Spec {
         if !(self.present)(shape) {
             return 0;
         }
+        let (layers, capacity) = shape.pipes.map_or((0, 0), |p| (p.layers as usize, p.capacity as usize));
         let n = match self.per {
             Per::Cell => cells,
             Per::Region => shape.params.regions as usize,
             Per::Body => bodies,
+            Per::Layer => cells * layers,
+            Per::Pipe => cells * 8 * layers * layers,
+            Per::Particle => capacity,
         };
         n * self.elements as usize
     }
@@ -102,20 +153,29 @@ impl Spec {
 fn always(_: &Shape) -> bool {
     true
 }
+fn height_field(s: &Shape) -> bool {
+    s.pipes.is_none()
+}
 fn sources(s: &Shape) -> bool {
-    s.params.sources != 0
+    height_field(s) && s.params.sources != 0
 }
 fn clamps(s: &Shape) -> bool {
-    s.params.correct == CORRECT_CLAMPS
+    height_field(s) && s.params.correct == CORRECT_CLAMPS
 }
 fn regions(s: &Shape) -> bool {
-    s.params.regions != 0
+    height_field(s) && s.params.regions != 0
 }
 fn bodies(s: &Shape) -> bool {
-    s.params.bodies != 0
+    height_field(s) && s.params.bodies != 0
 }
 fn adi(s: &Shape) -> bool {
-    s.method == Method::Adi
+    height_field(s) && s.method == Method::Adi
+}
+fn pipes(s: &Shape) -> bool {
+    s.pipes.is_some()
+}
+fn spray(s: &Shape) -> bool {
+    s.pipes.is_some_and(|p| p.capacity > 0)
 }
 
 const fn spec(
@@ -143,9 +203,9 @@ const fn two_levels(s: Spec) -> Spec {
     Spec { levels: 2, ..s }
 }
 
-/// Every field, the checkpointed ones in the order a checkpoint (`SHOALCK2`) stores them.
+/// Every field, the checkpointed ones in the order a checkpoint (`SHOALCK3`) stores them.
 pub const FIELDS: &[Spec] = &[
-    two_levels(spec(Field::Eta, "h", Per::Cell, 1, 4, Kept::State, always)),
+    two_levels(spec(Field::Eta, "h", Per::Cell, 1, 4, Kept::State, height_field)),
     two_levels(spec(
         Field::Vel,
         "per-step change",
@@ -153,9 +213,9 @@ pub const FIELDS: &[Spec] = &[
         1,
         4,
         Kept::State,
-        always,
+        height_field,
     )),
-    spec(Field::Carry, "residual", Per::Cell, 1, 4, Kept::State, always),
+    spec(Field::Carry, "residual", Per::Cell, 1, 4, Kept::State, height_field),
     spec(
         Field::Shortfall,
         "drain shortfall",
@@ -219,6 +279,51 @@ pub const FIELDS: &[Spec] = &[
         regions,
     ),
     spec(Field::AdiWork, "ADI work", Per::Cell, 1, 4, Kept::Scratch, adi),
+    spec(Field::PipeWater, "column water", Per::Layer, 1, 4, Kept::State, pipes),
+    spec(
+        Field::PipeVel,
+        "column velocities",
+        Per::Layer,
+        2,
+        4,
+        Kept::State,
+        pipes,
+    ),
+    spec(Field::PipeFlow, "pipe velocities", Per::Pipe, 1, 4, Kept::State, pipes),
+    spec(
+        Field::PipePressure,
+        "impact pressures",
+        Per::Cell,
+        1,
+        4,
+        Kept::State,
+        pipes,
+    ),
+    two_levels(spec(
+        Field::Particles,
+        "particles",
+        Per::Particle,
+        1,
+        32,
+        Kept::State,
+        spray,
+    )),
+    spec(
+        Field::PipeGeometry,
+        "column cells",
+        Per::Layer,
+        2,
+        4,
+        Kept::Scratch,
+        pipes,
+    ),
+    // Units given per pipe, and (spread over the pipes' count) a share per cell.
+    spec(Field::PipeWork, "pipe work", Per::Pipe, 1, 4, Kept::Scratch, pipes),
+    // The feed 16, the exchange 8, the surface 4.
+    spec(Field::ColumnWork, "column work", Per::Cell, 1, 28, Kept::Scratch, pipes),
+    // The plan 16, a scan count 4, the landing inbox 4 per layer and 8.
+    spec(Field::SprayWork, "spray work", Per::Cell, 1, 28, Kept::Scratch, spray),
+    spec(Field::SprayInbox, "spray inbox", Per::Layer, 1, 4, Kept::Scratch, spray),
 ];
 
 /// The row of `field`.
@@ -228,7 +333,7 @@ pub fn spec_of(field: Field) -> &'static Spec {
 
 /// Bytes of one GPU copy of `field` for this run: the table's count times its element size, or
 /// a stand-in of one element (16 bytes at least) where the run leaves the field out: a binding
-/// can be neither empty nor shorter than one element of its array. The GPU backend allocates
+/// can be neither empty nor shorter than one element of its array. The height field's GPU backend allocates
 /// every table field at this size.
 pub fn gpu_field_bytes(field: Field, shape: &Shape, bodies: usize) -> u64 {
     let cells = shape.params.nx as usize * shape.params.ny as usize;
@@ -274,7 +379,11 @@ mod tests {
     use super::*;
 
     fn shape(params: &Params, method: Method) -> Shape<'_> {
-        Shape { params, method }
+        Shape {
+            params,
+            method,
+            pipes: None,
+        }
     }
 
     #[test]
@@ -323,8 +432,41 @@ mod tests {
                 Pending,
                 Ground,
                 Bodies,
-                Cover
+                Cover,
+                PipeWater,
+                PipeVel,
+                PipeFlow,
+                PipePressure,
+                Particles
             ]
         );
+    }
+
+    #[test]
+    fn the_pipes_hold_their_columns_pipes_and_particles_and_none_of_the_height_field() {
+        let p = Params {
+            nx: 10,
+            ny: 10,
+            sources: 1,
+            ..Params::default()
+        };
+        let pipes = Shape {
+            params: &p,
+            method: Method::Explicit,
+            pipes: Some(PipeShape {
+                layers: 2,
+                capacity: 1000,
+            }),
+        };
+        use Field::*;
+        assert_eq!(
+            state_fields(&pipes),
+            vec![PipeWater, PipeVel, PipeFlow, PipePressure, Particles]
+        );
+        let cells = 100u64;
+        // ground 4; per layer water 4, velocity 8, geometry 8, inbox 4; 32 pipes of 4 B of
+        // velocity and 4 given; per column pressure 4, work 28, spray work 28; particles twice.
+        let want = cells * (4 + 2 * (4 + 8 + 8 + 4) + 32 * 8 + 4 + 28 + 28) + 2 * 1000 * 32;
+        assert_eq!(gpu_bytes(&pipes, 0), want);
     }
 }

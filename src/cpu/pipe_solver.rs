@@ -4,7 +4,7 @@
 use super::pipes::{self, PipeState};
 use super::spray::{self, SprayState};
 use crate::columns::{pipe_params, Columns, PipeParams};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::params::{Params, Totals};
 use crate::scene::Scene;
 use crate::schedule::{Pass, Schedule};
@@ -103,15 +103,17 @@ impl Solver for CpuPipes {
     }
 
     fn save(&mut self) -> Result<SolverState> {
-        Err(Error::Unsupported(
-            "checkpoints of the pipes model (not built yet)".into(),
-        ))
+        Ok(self
+            .state
+            .save(self.spray.as_ref().map_or(&[], |(_, s)| &s.particles[..])))
     }
 
-    fn load(&mut self, _state: &SolverState) -> Result<()> {
-        Err(Error::Unsupported(
-            "checkpoints of the pipes model (not built yet)".into(),
-        ))
+    fn load(&mut self, saved: &SolverState) -> Result<()> {
+        self.state.load(saved)?;
+        if let Some((_, s)) = &mut self.spray {
+            s.particles = saved.particles.clone();
+        }
+        Ok(())
     }
 
     fn describe(&self) -> String {

@@ -8,6 +8,8 @@
 //! take whole columns. `PipeState::to_gpu_layout` converts.
 
 use crate::columns::{PipeParams, NO_HOLD, SKY};
+use crate::error::{Error, Result};
+use crate::solver::SolverState;
 use crate::wgsl::pipes::{LIMIT_MARGIN, MOST_UNITS};
 use crate::wgsl::sides::{OPEN, PERIODIC, REFLECT};
 use rayon::prelude::*;
@@ -521,5 +523,44 @@ impl PipeState {
     pub fn to_gpu_layout<T: Copy>(&self, field: &[T], per: usize) -> Vec<T> {
         let n = self.columns();
         (0..per * n).map(|i| field[(i % n) * per + i / n]).collect()
+    }
+
+    /// `to_gpu_layout` undone: a field read back from the GPU in this twin's column-major order.
+    pub fn in_twin_layout<T: Copy>(&self, gpu: &[T], per: usize) -> Vec<T> {
+        let n = self.columns();
+        (0..per * n).map(|i| gpu[(i % per) * n + i / per]).collect()
+    }
+
+    /// What a checkpoint keeps of this state: the water, velocities and pipes, the impact
+    /// pressures, and `particles`. The rest is rebuilt from the scene or within a step.
+    pub fn save(&self, particles: &[crate::spray::Particle]) -> SolverState {
+        SolverState {
+            pipe_water: self.water.clone(),
+            pipe_vel: self.vel.iter().flatten().copied().collect(),
+            pipe_flow: self.flow.clone(),
+            pipe_pressure: self.feed.iter().map(|f| f[2]).collect(),
+            particles: particles.to_vec(),
+            ..SolverState::default()
+        }
+    }
+
+    /// Takes the saved fields of `saved` (the particles are the spray's to take).
+    pub fn load(&mut self, saved: &SolverState) -> Result<()> {
+        let fits = saved.pipe_water.len() == self.water.len()
+            && saved.pipe_vel.len() == 2 * self.vel.len()
+            && saved.pipe_flow.len() == self.flow.len()
+            && saved.pipe_pressure.len() == self.feed.len();
+        if !fits {
+            return Err(Error::Unsupported(
+                "a saved state of other columns (another scene's pipes)".into(),
+            ));
+        }
+        self.water.copy_from_slice(&saved.pipe_water);
+        self.vel = saved.pipe_vel.chunks_exact(2).map(|v| [v[0], v[1]]).collect();
+        self.flow.copy_from_slice(&saved.pipe_flow);
+        for (f, &p) in self.feed.iter_mut().zip(&saved.pipe_pressure) {
+            f[2] = p;
+        }
+        Ok(())
     }
 }

@@ -105,6 +105,7 @@ impl GpuSolver {
             saved: state_table::state_fields(&state_table::Shape {
                 params: &params,
                 method: setup.method,
+                pipes: None,
             }),
             counted_shortfall: 0.0,
             report_readback: readback(

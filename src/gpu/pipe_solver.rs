@@ -32,6 +32,8 @@ pub struct GpuPipes {
     spray: Option<(SprayParams, SprayBuffers, Spray)>,
     /// The live particles after the last chunk (the tally's count).
     particles: u32,
+    /// Substeps per step (the sources' feed is per substep).
+    substeps: u32,
     adapter: String,
 }
 
@@ -82,14 +84,24 @@ impl GpuPipes {
             eta_readback,
             spray,
             particles: 0,
+            substeps: setup.params.substeps,
             adapter,
         })
+    }
+}
+
+impl GpuPipes {
+    /// A CPU twin's state of these columns at rest, with this run's feed: the layout a checkpoint
+    /// holds.
+    fn twin(&self) -> PipeState {
+        PipeState::new(&self.columns, self.columns.feed(&self.scene, self.substeps))
     }
 }
 
 impl Solver for GpuPipes {
     fn set_params(&mut self, params: &Params) -> Result<()> {
         self.params = pipe_params(&self.scene, &self.columns, params.substeps, self.n_probes);
+        self.substeps = params.substeps;
         self.queue
             .write_buffer(&self.buffers.params, 0, bytemuck::bytes_of(&self.params));
         let feed = self.columns.feed(&self.scene, params.substeps);
@@ -234,12 +246,50 @@ impl Solver for GpuPipes {
         )?))
     }
 
+    /// Reads the state back into the CPU twin's layout, so that a checkpoint resumes on either.
     fn save(&mut self) -> Result<SolverState> {
-        Err(Error::Unsupported("checkpoints of the pipes model".into()))
+        let b = &self.buffers;
+        let read = |buffer: &wgpu::Buffer| super::readback::read(&self.device, &self.queue, buffer);
+        let mut twin = self.twin();
+        let l = twin.layers;
+        twin.water = twin.in_twin_layout(&bytemuck::pod_collect_to_vec(&read(&b.water)?), l);
+        twin.vel = twin.in_twin_layout(&bytemuck::pod_collect_to_vec(&read(&b.vel)?), l);
+        twin.flow = twin.in_twin_layout(&bytemuck::pod_collect_to_vec(&read(&b.flow)?), 8 * l * l);
+        twin.feed = bytemuck::pod_collect_to_vec(&read(&b.feed)?);
+        let particles = self.read_particles()?;
+        Ok(twin.save(&particles))
     }
 
-    fn load(&mut self, _state: &SolverState) -> Result<()> {
-        Err(Error::Unsupported("checkpoints of the pipes model".into()))
+    fn load(&mut self, saved: &SolverState) -> Result<()> {
+        let mut twin = self.twin();
+        twin.load(saved)?;
+        let l = twin.layers;
+        let b = &self.buffers;
+        let write = |buffer: &wgpu::Buffer, bytes: &[u8]| self.queue.write_buffer(buffer, 0, bytes);
+        write(&b.water, bytemuck::cast_slice(&twin.to_gpu_layout(&twin.water, l)));
+        write(&b.vel, bytemuck::cast_slice(&twin.to_gpu_layout(&twin.vel, l)));
+        write(
+            &b.flow,
+            bytemuck::cast_slice(&twin.to_gpu_layout(&twin.flow, 8 * l * l)),
+        );
+        write(&b.feed, bytemuck::cast_slice(&twin.feed));
+        if let Some((p, spray, _)) = &self.spray {
+            let n = saved.particles.len() as u32;
+            if n > p.capacity {
+                return Err(Error::Unsupported(format!(
+                    "{n} particles in flight, over this scene's spray.capacity = {}",
+                    p.capacity
+                )));
+            }
+            if n > 0 {
+                write(&spray.particles, bytemuck::cast_slice(&saved.particles));
+            }
+            // The live count, as `copy` leaves it: the per-particle passes' dispatch and the draw.
+            write(&spray.args_now, bytemuck::cast_slice(&[n.div_ceil(64).max(1), 1, 1, n]));
+            write(&spray.draw, bytemuck::cast_slice(&[6u32, n, 0, 0]));
+            self.particles = n;
+        }
+        Ok(())
     }
 
     fn describe(&self) -> String {

@@ -103,6 +103,7 @@ impl<'a> FieldAlloc<'a> {
         let shape = Shape {
             params: &setup.params,
             method: setup.method,
+            pipes: None,
         };
         FieldAlloc {
             device,

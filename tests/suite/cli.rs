@@ -897,15 +897,29 @@ fn caustics_pngs_show_the_light_the_waves_focus() {
 }
 
 #[test]
-fn the_pipes_spray_writes_particles_at_the_snapshots_and_counts_them_in_stats() {
+fn the_pipes_spray_writes_particles_at_the_snapshots_counts_them_in_stats_and_resumes() {
     let dir = tempfile::tempdir().unwrap();
     let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/waterfall.toml");
     let scene = scene.to_str().unwrap();
     let (ok, _, err) = shoal(
-        &["run", scene, "--backend", "cpu", "--steps", "200", "--out", "out"],
+        &["run", scene, "--backend", "cpu", "--steps", "200", "--out", "out", "-q"],
         dir.path(),
     );
     assert!(ok, "{err}");
+    // A run stopped at step 100 and resumed ends with the same files: the particles in flight
+    // and the spray's counters travel through the checkpoint.
+    let split = ["run", scene, "--backend", "cpu", "--steps", "100", "--out", "split"];
+    let (ok, _, err) = shoal(&[&split[..], &["--checkpoint-every", "100", "-q"]].concat(), dir.path());
+    assert!(ok, "{err}");
+    let (ok, _, err) = shoal(
+        &["resume", "split", "--steps", "200", "--backend", "cpu", "-q"],
+        dir.path(),
+    );
+    assert!(ok, "{err}");
+    for file in ["particles_000200.npy", "h_000200.npy", "stats.csv"] {
+        let read = |run: &str| std::fs::read(dir.path().join(run).join(file)).unwrap();
+        assert!(read("out") == read("split"), "{file} differs after the resume");
+    }
     let out = dir.path().join("out");
     let stats = std::fs::read_to_string(out.join("stats.csv")).unwrap();
     let header: Vec<&str> = stats.lines().next().unwrap().split(',').collect();
