@@ -202,7 +202,8 @@ impl Frames {
         })
     }
 
-    fn draw(&mut self, sim: &Simulation, surface: &[f64], out: &Path, step: u64) -> Result<()> {
+    /// The frames of `step`: the surface, with `particles` (the spray) drawn over it.
+    fn draw(&mut self, sim: &Simulation, surface: &[f64], particles: &[[f32; 7]], out: &Path, step: u64) -> Result<()> {
         let grid = &sim.scene().grid;
         if self.caustics {
             let tops = sim.body_tops();
@@ -217,7 +218,8 @@ impl Frames {
             .palette
             .get_or_insert_with(|| crate::io::picture::Palette::new(surface, sim.ground()));
         let (nx, ny) = (grid.nx as usize, grid.ny as usize);
-        let img = crate::io::picture::render(surface, sim.ground(), &sim.body_tops(), nx, ny, grid.dx, &palette);
+        let mut img = crate::io::picture::render(surface, sim.ground(), &sim.body_tops(), nx, ny, grid.dx, &palette);
+        crate::io::picture::draw_spray(&mut img, particles, grid.dx);
         if self.png {
             crate::io::picture::write_png(&out.join(format!("frame_{step:06}.png")), &img)?;
         }
@@ -410,11 +412,14 @@ fn snapshot(
         grid.nx as usize,
         &h32,
     )?;
+    let particles = match sim.spray() {
+        Some(_) => sim.particles()?,
+        None => Vec::new(),
+    };
+    if particles.iter().flatten().any(|v| !v.is_finite()) {
+        return Err(Error::Diverged { step: target });
+    }
     if sim.spray().is_some() {
-        let particles = sim.particles()?;
-        if particles.iter().flatten().any(|v| !v.is_finite()) {
-            return Err(Error::Diverged { step: target });
-        }
         npy::write_f32_2d(
             &out.join(format!("particles_{target:06}.npy")),
             particles.len(),
@@ -422,7 +427,7 @@ fn snapshot(
             particles.as_flattened(),
         )?;
     }
-    frames.draw(sim, &surface, out, target)?;
+    frames.draw(sim, &surface, &particles, out, target)?;
     let s = sim.stats(&surface);
     tables.stats_row(sim, target, &s)?;
     Ok(s.volume)

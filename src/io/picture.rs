@@ -96,6 +96,24 @@ pub fn render(
     )
 }
 
+/// Draws spray over a `render`ed frame: each particle (`Simulation::particles`: x, y, z, vx, vy,
+/// vz, volume) as a white dot of 2×2 pixels (one cell), blended three quarters over the water so
+/// that a dense sheet reads as white water and a lone drop still shows.
+pub fn draw_spray(img: &mut image::RgbImage, particles: &[[f32; 7]], dx: f64) {
+    let (w, h) = (img.width() as i64, img.height() as i64);
+    for p in particles {
+        // Two pixels per cell, north up.
+        let px = (p[0] as f64 / dx * 2.0).floor() as i64;
+        let py = h - 1 - (p[1] as f64 / dx * 2.0).floor() as i64;
+        for (x, y) in [(px, py), (px + 1, py), (px, py - 1), (px + 1, py - 1)] {
+            if (0..w).contains(&x) && (0..h).contains(&y) {
+                let pixel = img.get_pixel_mut(x as u32, y as u32);
+                pixel.0 = pixel.0.map(|v| (0.25 * v as f32 + 0.75 * 245.0) as u8);
+            }
+        }
+    }
+}
+
 /// A caustics light field (`cpu::caustics::ground_light`, [ny, nx], 1 under flat water) as a grey
 /// image twice the grid's size, north up: grey 100 for 1, 255 for 2.55 and above.
 pub fn caustics(light: &[f32], nx: usize, ny: usize) -> image::RgbImage {
