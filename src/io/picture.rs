@@ -97,7 +97,7 @@ pub fn render(
 }
 
 /// Draws spray over a `render`ed frame: each particle (`Simulation::particles`: x, y, z, vx, vy,
-/// vz, volume) as a white dot of 2×2 pixels (one cell), blended three quarters over the water so
+/// vz, volume) as a white dot of 2×2 pixels (a cell's size), blended three quarters over the water so
 /// that a dense sheet reads as white water and a lone drop still shows.
 pub fn draw_spray(img: &mut image::RgbImage, particles: &[[f32; 7]], dx: f64) {
     let (w, h) = (img.width() as i64, img.height() as i64);
@@ -180,5 +180,34 @@ impl GifWriter {
         tmp.as_file().sync_all().map_err(|e| Error::io(&path, e))?;
         tmp.persist(&path).map_err(|e| Error::io(&path, e.error))?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_particle_whitens_the_two_by_two_pixels_of_its_cell_north_up() {
+        let blue = image::Rgb([40u8, 110, 170]);
+        let mut img = image::RgbImage::from_pixel(8, 6, blue);
+        // Cell (1, 0) of a 4 × 3 grid of 0.5 m cells: pixels x 2–3, rows 4–5 (the south row is
+        // drawn last). One particle off the domain draws nothing.
+        draw_spray(
+            &mut img,
+            &[
+                [0.7, 0.2, 1.0, 0.0, 0.0, 0.0, 1e-6],
+                [9.0, 0.2, 1.0, 0.0, 0.0, 0.0, 1e-6],
+            ],
+            0.5,
+        );
+        for (x, y, p) in img.enumerate_pixels() {
+            let spray = (2..4).contains(&x) && (4..6).contains(&y);
+            if spray {
+                assert!(p.0.iter().all(|&v| v > 190), "({x}, {y}): {p:?}");
+            } else {
+                assert_eq!(*p, blue, "({x}, {y})");
+            }
+        }
     }
 }
