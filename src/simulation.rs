@@ -539,6 +539,23 @@ impl Simulation {
         self.solver.as_any_mut().downcast_mut::<GpuSolver>()
     }
 
+    /// The pipes model's GPU backend, for `Water`; None on the CPU or for the height field.
+    pub(crate) fn gpu_pipes(&mut self) -> Option<&mut crate::gpu::pipe_solver::GpuPipes> {
+        self.solver
+            .as_any_mut()
+            .downcast_mut::<crate::gpu::pipe_solver::GpuPipes>()
+    }
+
+    /// The ground relative to the reference level, f32 per cell as the backends hold it.
+    pub(crate) fn ground_relative(&self) -> &[f32] {
+        &self.ground_rel
+    }
+
+    /// The pipes model's units at the start and m³ per unit (None: the height field).
+    pub(crate) fn unit_books(&self) -> Option<(i64, f64)> {
+        self.units.map(|(_, target, per_unit)| (target, per_unit))
+    }
+
     /// The volume target above the still water (metres·cells), as the GPU keeps it.
     pub(crate) fn target_above_still(&self) -> f64 {
         self.target

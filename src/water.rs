@@ -6,9 +6,18 @@ use crate::edit::{HostEdit, EDIT_BRUSH, EDIT_DISTURB};
 use crate::error::{Error, Result};
 use crate::gpu::caustics::Caustics;
 use crate::gpu::edit::Edit;
-use crate::gpu::surface::{Look, Surface, SurfaceBuffers};
+use crate::gpu::surface::{Look, Surface, SurfaceBuffers, SurfaceSource};
 use crate::gpu::GpuSolver;
 use crate::{Scene, Simulation};
+
+/// The water model a `Water` runs, with what only it needs.
+enum Model {
+    /// The height field: the host's edits.
+    HeightField { edit: Edit },
+    /// The pipes (seed 004): the top floor the render side reads as the ground, and a stand-in
+    /// cover (no bodies).
+    Pipes { ground: wgpu::Buffer, cover: wgpu::Buffer },
+}
 
 /// What the render-side passes compute.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -60,7 +69,7 @@ pub struct Water {
     sim: Simulation,
     surface: Surface,
     caustics: Option<Caustics>,
-    edit: Edit,
+    model: Model,
     out: SurfaceBuffers,
     /// The render-side passes' uniform as built; each `record` sets its `decay`.
     look: Look,
@@ -95,34 +104,73 @@ impl Water {
                 "WaterOptions::max_depth {depth} must be positive"
             )));
         }
-        if scene.physics.model == crate::scene::WaterModel::Pipes {
-            return Err(Error::Unsupported(
-                "an embedded Water of the pipes model (physics.model = \"pipes\" runs headless, `shoal run`, for now)"
+        let pipes = scene.physics.model == crate::scene::WaterModel::Pipes;
+        if pipes && options.max_depth.is_some() {
+            return Err(Error::Embed(
+                "WaterOptions::max_depth plans the height field's substeps: the pipes model has no brush to dig with"
                     .into(),
             ));
         }
         // Validation errors of the build come back as an Err (the guard pops on every return).
         let scopes = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let mut sim = Simulation::from_device(scene, device, queue)?;
-        if let Some(depth) = options.max_depth {
-            sim.plan_for_depth(depth)?;
-        }
-        let target = sim.target_above_still();
-        let gpu = sim
-            .gpu_solver()
-            .ok_or_else(|| Error::Embed("Water needs the GPU backend".into()))?;
-        gpu.set_target(target);
-        let state = gpu.state();
-        let out = SurfaceBuffers::new(device, state.cells() as u64, options.caustics);
-        let surface = Surface::new(device, state, &out);
-        let caustics = out
-            .caustics
-            .as_ref()
-            .map(|c| Caustics::new(device, state, &surface, &out, c));
-        let edit = Edit::new(device, state);
+        let (nx, ny) = (scene.grid.nx, scene.grid.ny);
+        let out = SurfaceBuffers::new(device, nx as u64 * ny as u64, options.caustics);
+        let (model, surface, caustics, bodies) = if pipes {
+            use wgpu::util::DeviceExt;
+            let usage = wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::VERTEX
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST;
+            let ground = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("pipes top floor"),
+                contents: bytemuck::cast_slice(sim.ground_relative()),
+                usage,
+            });
+            let cover = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("no covers"),
+                size: std::mem::size_of::<crate::bodies::Cover>() as u64,
+                usage,
+                mapped_at_creation: false,
+            });
+            let gpu = sim
+                .gpu_pipes()
+                .ok_or_else(|| Error::Embed("Water needs the GPU backend".into()))?;
+            let level = gpu.surface_buffer();
+            let source = SurfaceSource {
+                nx,
+                ny,
+                ground: &ground,
+                levels: [level, level],
+                cover: &cover,
+            };
+            let surface = Surface::new(device, source, &out);
+            let caustics = out
+                .caustics
+                .as_ref()
+                .map(|c| Caustics::new(device, source, &surface, &out, c));
+            (Model::Pipes { ground, cover }, surface, caustics, false)
+        } else {
+            if let Some(depth) = options.max_depth {
+                sim.plan_for_depth(depth)?;
+            }
+            let target = sim.target_above_still();
+            let gpu = sim
+                .gpu_solver()
+                .ok_or_else(|| Error::Embed("Water needs the GPU backend".into()))?;
+            gpu.set_target(target);
+            let state = gpu.state();
+            let surface = Surface::new(device, state.surface_source(), &out);
+            let caustics = out
+                .caustics
+                .as_ref()
+                .map(|c| Caustics::new(device, state.surface_source(), &surface, &out, c));
+            let edit = Edit::new(device, state);
+            (Model::HeightField { edit }, surface, caustics, state.bodies.count > 0)
+        };
         let look = Look {
-            nx: state.nx,
-            ny: state.ny,
+            nx,
+            ny,
             dx: scene.grid.dx as f32,
             decay: 1.0,
             light: [
@@ -131,7 +179,7 @@ impl Water {
                 (lz / norm) as f32,
                 (1.0 / options.refractive_index) as f32,
             ],
-            bodies: (state.bodies.count > 0) as u32,
+            bodies: bodies as u32,
             _pad: [0; 3],
         };
         if let Some(e) = pollster::block_on(scopes.pop()) {
@@ -141,7 +189,7 @@ impl Water {
             sim,
             surface,
             caustics,
-            edit,
+            model,
             out,
             look,
             edits: Vec::new(),
@@ -164,43 +212,39 @@ impl Water {
             decay: crate::cpu::surface::decay(steps as f64 * dt, self.options.drying_time),
             ..self.look
         };
-        let edits = std::mem::take(&mut self.edits);
-        let body_writes = std::mem::take(&mut self.body_writes);
         let substeps = self.sim.substeps();
-        let look_buffer = self.surface.look.clone();
-        let gpu = solver(&mut self.sim);
-        let device = gpu.device().clone();
-        let state = gpu.state();
-        crate::gpu::state::stage(&device, encoder, &look_buffer, 0, bytemuck::bytes_of(&look));
-        for (offset, bytes) in &body_writes {
-            crate::gpu::state::stage(&device, encoder, &state.bodies.states, *offset, bytes);
-        }
-        if !edits.is_empty() {
-            self.edit.stage(&device, encoder, state, &edits);
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("shoal edits"),
-                timestamp_writes: None,
-            });
-            self.edit.record(&mut pass, state, gpu.reduce());
-        }
-        let mut done = 0;
-        while done < steps {
-            let n = (steps - done).min(crate::gpu::EMBEDDED_CHUNK);
-            // The scene's rain, step by step as a batch run makes it (keyed by step index).
-            let scene = self.sim.scene();
-            let rain = scene
-                .rain
-                .as_ref()
-                .map(|r| crate::rain::chunk(r, &scene.grid, dt, self.steps + done as u64, n));
-            solver(&mut self.sim).record_chunk(encoder, n, substeps, rain.as_ref());
-            done += n;
-        }
-        let gpu = solver(&mut self.sim);
+        let device = match self.sim.gpu_pipes() {
+            Some(pipes) => pipes.device().clone(),
+            None => solver(&mut self.sim).device().clone(),
+        };
+        crate::gpu::state::stage(&device, encoder, &self.surface.look, 0, bytemuck::bytes_of(&look));
+        let current = match &mut self.model {
+            Model::HeightField { edit } => {
+                let edits = std::mem::take(&mut self.edits);
+                let body_writes = std::mem::take(&mut self.body_writes);
+                record_height_field(&mut self.sim, edit, encoder, (&edits, &body_writes), self.steps, steps)
+            }
+            Model::Pipes { .. } => {
+                let pipes = self.sim.gpu_pipes().expect("built on the GPU pipes");
+                let mut done = 0;
+                while done < steps {
+                    let n = (steps - done).min(crate::params::MAX_CHUNK);
+                    pipes.record_chunk(encoder, n, substeps, self.steps + done as u64);
+                    done += n;
+                }
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("shoal pipes surface"),
+                    timestamp_writes: None,
+                });
+                pipes.record_surface(&mut pass);
+                0
+            }
+        };
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("shoal surface"),
             timestamp_writes: None,
         });
-        self.surface.record(&mut pass, gpu.state());
+        self.surface.record(&mut pass, current);
         if let Some(caustics) = &self.caustics {
             caustics.record(&mut pass);
         }
@@ -225,6 +269,11 @@ impl Water {
 
     /// Queues an edit after checking its numbers: a NaN here would reach every cell it touches.
     fn push_edit(&mut self, what: &str, kind: u32, x: f64, y: f64, radius: f64, height: f64) -> Result<()> {
+        if let Model::Pipes { .. } = self.model {
+            return Err(Error::Unsupported(format!(
+                "{what} on the pipes model (its water is whole units per column cell; edits of it are not built yet)"
+            )));
+        }
         if ![x, y, radius, height].iter().all(|v| v.is_finite()) || radius <= 0.0 {
             return Err(Error::Embed(format!(
                 "{what}({x}, {y}, radius {radius}, height {height}): need finite numbers and a positive radius"
@@ -276,10 +325,30 @@ impl Water {
         &self.out
     }
 
-    /// The ground b − ref, f32 per cell, row-major [ny, nx]; brushes edit it in place. Usage
-    /// STORAGE | VERTEX | COPY_SRC | COPY_DST.
+    /// The ground b − ref, f32 per cell, row-major [ny, nx]; brushes edit it in place. With the
+    /// pipes, each column's top floor (a bridge deck, a rock's top). Usage STORAGE | VERTEX |
+    /// COPY_SRC | COPY_DST.
     pub fn ground_buffer(&mut self) -> &wgpu::Buffer {
-        &self.gpu().state().ground
+        match &self.model {
+            Model::Pipes { ground, .. } => ground,
+            Model::HeightField { .. } => &solver(&mut self.sim).state().ground,
+        }
+    }
+
+    /// The spray's particles (pipes model with `[spray]`): `crate::Particle` (32 B) each,
+    /// position (x, y from the domain's corner, z − ref) at byte 0, units (u32) at 12, velocity
+    /// at 16, age at 28; the first `count` are live. Usage STORAGE | VERTEX | COPY_SRC |
+    /// COPY_DST, so it binds as a per-instance vertex buffer. The same buffer for the life of the
+    /// `Water`; None without spray.
+    pub fn particles_buffer(&mut self) -> Option<&wgpu::Buffer> {
+        self.sim.gpu_pipes()?.particle_buffers().map(|(particles, _)| particles)
+    }
+
+    /// Indirect draw args for the particles, `[6, count, 0, 0]` (`draw_indirect`: six vertices,
+    /// a quad, per live particle), written on the GPU each step: draw the spray with no readback.
+    /// Usage STORAGE | INDIRECT | COPY_SRC | COPY_DST. None without spray.
+    pub fn particle_draw_args(&mut self) -> Option<&wgpu::Buffer> {
+        self.sim.gpu_pipes()?.particle_buffers().map(|(_, draw)| draw)
     }
 
     /// The bodies' states, `crate::bodies::BodyState` (144 B) per body in file order: position
@@ -287,6 +356,9 @@ impl Water {
     /// 64, kind (shape, …) at 128. Usage STORAGE | VERTEX | COPY_SRC | COPY_DST, so it binds as a
     /// per-instance vertex buffer. None without bodies.
     pub fn bodies_buffer(&mut self) -> Option<&wgpu::Buffer> {
+        if let Model::Pipes { .. } = self.model {
+            return None;
+        }
         let state = self.gpu().state();
         (state.bodies.count > 0).then_some(&state.bodies.states)
     }
@@ -295,7 +367,10 @@ impl Water {
     /// `owner` is 1 + the body's index (bit 31: the coupling expels its water), 0 where none;
     /// `bottom`/`top` the body's underside and top − ref. One stand-in element without bodies.
     pub fn covers_buffer(&mut self) -> &wgpu::Buffer {
-        &self.gpu().state().bodies.cover
+        match &self.model {
+            Model::Pipes { cover, .. } => cover,
+            Model::HeightField { .. } => &solver(&mut self.sim).state().bodies.cover,
+        }
     }
 
     /// Bodies in the scene.
@@ -337,6 +412,10 @@ impl Water {
     /// Reads the current level and ground back (h − ref, b − ref): for tests and tools, never a
     /// frame loop. Waits for the GPU.
     pub fn read_level(&mut self) -> Result<(Vec<f32>, Vec<f32>)> {
+        if let Model::Pipes { .. } = self.model {
+            let ground = self.sim.ground_relative().to_vec();
+            return Ok((self.sim.eta()?, ground));
+        }
         let gpu = self.gpu();
         let (device, queue) = (gpu.device().clone(), gpu.queue().clone());
         let state = gpu.state();
@@ -352,6 +431,14 @@ impl Water {
     /// both read back: for tests and tools. With bodies, the water under a body's waterline
     /// counts in the first and not in the second.
     pub fn read_volume(&mut self) -> Result<(f64, f64)> {
+        if let Some((start, per_unit)) = self.sim.unit_books() {
+            // The pipes count whole units: columns and particles now, and the start plus what
+            // sources, drains and sides made since (the exchange an embedded run keeps).
+            let books = self.sim.gpu_pipes().expect("built on the GPU pipes").read_books()?;
+            let (water, exchange) = books.water_units.unwrap_or_default();
+            let flying = books.spray.map_or(0, |s| s.units);
+            return Ok(((water + flying) as f64 * per_unit, (start + exchange) as f64 * per_unit));
+        }
         let (eta, ground) = self.read_level()?;
         let dx = self.sim.scene().grid.dx;
         let volume: f64 = eta.iter().zip(&ground).map(|(&e, &b)| (e - b).max(0.0) as f64).sum();
@@ -367,6 +454,12 @@ impl Water {
     /// now and then, not every frame).
     pub fn check(&mut self) -> Result<()> {
         let steps = self.steps;
+        if let Some(pipes) = self.sim.gpu_pipes() {
+            if pipes.read_books()?.totals.nonfinite > 0 {
+                return Err(Error::Diverged { step: steps });
+            }
+            return Ok(());
+        }
         let gpu = self.gpu();
         let raw = crate::gpu::readback::read(gpu.device(), gpu.queue(), &gpu.state().first_bad_step)?;
         let flag: u32 = bytemuck::pod_read_unaligned(&raw[..4]);
@@ -375,6 +468,47 @@ impl Water {
         }
         Ok(())
     }
+}
+
+/// The height field's part of `Water::record`: the host's edits and body writes, then `steps`
+/// steps after step `at`. Returns the level the steps left current.
+fn record_height_field(
+    sim: &mut Simulation,
+    edit: &mut Edit,
+    encoder: &mut wgpu::CommandEncoder,
+    (edits, body_writes): (&[HostEdit], &[(u64, Vec<u8>)]),
+    at: u64,
+    steps: u32,
+) -> usize {
+    let dt = sim.scene().time.dt;
+    let substeps = sim.substeps();
+    let gpu = solver(sim);
+    let device = gpu.device().clone();
+    let state = gpu.state();
+    for (offset, bytes) in body_writes {
+        crate::gpu::state::stage(&device, encoder, &state.bodies.states, *offset, bytes);
+    }
+    if !edits.is_empty() {
+        edit.stage(&device, encoder, state, edits);
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("shoal edits"),
+            timestamp_writes: None,
+        });
+        edit.record(&mut pass, state, gpu.reduce());
+    }
+    let mut done = 0;
+    while done < steps {
+        let n = (steps - done).min(crate::gpu::EMBEDDED_CHUNK);
+        // The scene's rain, step by step as a batch run makes it (keyed by step index).
+        let scene = sim.scene();
+        let rain = scene
+            .rain
+            .as_ref()
+            .map(|r| crate::rain::chunk(r, &scene.grid, dt, at + done as u64, n));
+        solver(sim).record_chunk(encoder, n, substeps, rain.as_ref());
+        done += n;
+    }
+    solver(sim).state().current
 }
 
 /// The GPU backend a `Water` is built on (`Water::new` refuses anything else).

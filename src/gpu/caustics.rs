@@ -1,8 +1,8 @@
 //! The caustics pass (`wgsl/caustics.wgsl`): light refracted through the surface normals,
 //! counted on the ground. Runs after the surface pass, whose outputs it reads.
 
-use super::state::{bind_group, layout, pipeline, storage_entry, uniform_entry, GpuState};
-use super::surface::{Surface, SurfaceBuffers};
+use super::state::{bind_group, layout, pipeline, storage_entry, uniform_entry};
+use super::surface::{Surface, SurfaceBuffers, SurfaceSource};
 
 pub struct Caustics {
     scatter: wgpu::ComputePipeline,
@@ -13,11 +13,11 @@ pub struct Caustics {
 }
 
 impl Caustics {
-    /// Writes `caustics` from `out`'s normals and depth, in the shadow of what `state.bodies.cover`
-    /// says covers each column.
+    /// Writes `caustics` from `out`'s normals and depth, in the shadow of what `source.cover` says
+    /// covers each column.
     pub fn new(
         device: &wgpu::Device,
-        state: &GpuState,
+        source: SurfaceSource,
         surface: &Surface,
         out: &SurfaceBuffers,
         caustics: &wgpu::Buffer,
@@ -38,7 +38,7 @@ impl Caustics {
         // Light received per cell, in 1/2^16 units; `resolve` leaves it zeroed for the next frame.
         let received = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("caustics received"),
-            size: state.cells() as u64 * 4,
+            size: source.nx as u64 * source.ny as u64 * 4,
             usage: wgpu::BufferUsages::STORAGE,
             mapped_at_creation: false,
         });
@@ -55,11 +55,11 @@ impl Caustics {
                     &out.depth,
                     &received,
                     caustics,
-                    &state.bodies.cover,
+                    source.cover,
                 ],
             ),
-            nx: state.nx,
-            ny: state.ny,
+            nx: source.nx,
+            ny: source.ny,
         }
     }
 

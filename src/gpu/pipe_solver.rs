@@ -91,58 +91,71 @@ impl GpuPipes {
 }
 
 impl GpuPipes {
-    /// A CPU twin's state of these columns at rest, with this run's feed: the layout a checkpoint
-    /// holds.
-    fn twin(&self) -> PipeState {
-        PipeState::new(&self.columns, self.columns.feed(&self.scene, self.substeps))
-    }
-}
-
-impl Solver for GpuPipes {
-    fn set_params(&mut self, params: &Params) -> Result<()> {
-        self.params = pipe_params(&self.scene, &self.columns, params.substeps, self.n_probes);
-        self.substeps = params.substeps;
-        self.queue
-            .write_buffer(&self.buffers.params, 0, bytemuck::bytes_of(&self.params));
-        let feed = self.columns.feed(&self.scene, params.substeps);
-        self.queue
-            .write_buffer(&self.buffers.feed, 0, bytemuck::cast_slice(&feed));
-        Ok(())
-    }
-
-    /// The pipes carry velocities, not per-substep changes: nothing to rescale.
-    fn rescale_velocity(&mut self, _factor: f32) -> Result<()> {
-        Ok(())
-    }
-
-    fn advance(&mut self, steps: u32, substeps: u32, input: &ChunkInput) -> Result<ChunkReport> {
-        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let mut encoder = self.device.create_command_encoder(&Default::default());
-        encoder.clear_buffer(&self.buffers.exchange, 0, None);
-        if let Some((p, b, _)) = &mut self.spray {
+    /// Records `steps` steps (≤ MAX_CHUNK) after `first_step` into `encoder`, with nothing read
+    /// back: what `advance` submits, and what an embedded `Water` records into its host's
+    /// encoder. The spray's step key is staged in the encoder, so chunks recorded back to back
+    /// before one submit each see their own.
+    pub fn record_chunk(&self, encoder: &mut wgpu::CommandEncoder, steps: u32, substeps: u32, first_step: u64) {
+        if let Some((p, b, _)) = &self.spray {
             // The steps are numbered in u32 for the random key (the CPU twin wraps the same way).
-            p.first_step = input.first_step as u32;
-            self.queue.write_buffer(&b.params, 0, bytemuck::bytes_of(p));
+            let p = SprayParams {
+                first_step: first_step as u32,
+                ..*p
+            };
+            super::state::stage(&self.device, encoder, &b.params, 0, bytemuck::bytes_of(&p));
             encoder.clear_buffer(&b.tally, 0, None);
         }
-        {
-            let mut pass = encoder.begin_compute_pass(&Default::default());
-            for step in 0..steps {
-                for p in self.schedule.step(substeps) {
-                    match p {
-                        Pass::PipeFlow => self.pipes.flow(&mut pass),
-                        Pass::PipeApply => self.pipes.apply(&mut pass),
-                        Pass::Probe => self
-                            .pipes
-                            .probe(&mut pass, self.n_probes, step * self.buffers.slot_stride),
-                        Pass::Spray => {
-                            let (_, b, spray) = self.spray.as_ref().expect("the schedule sprays only with spray");
-                            spray.step(&mut pass, b, step * self.buffers.slot_stride);
-                        }
-                        other => unreachable!("{other:?} is not a pass of the pipes model"),
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("shoal pipes"),
+            timestamp_writes: None,
+        });
+        for step in 0..steps {
+            for p in self.schedule.step(substeps) {
+                match p {
+                    Pass::PipeFlow => self.pipes.flow(&mut pass),
+                    Pass::PipeApply => self.pipes.apply(&mut pass),
+                    Pass::Probe => self
+                        .pipes
+                        .probe(&mut pass, self.n_probes, step * self.buffers.slot_stride),
+                    Pass::Spray => {
+                        let (_, b, spray) = self.spray.as_ref().expect("the schedule sprays only with spray");
+                        spray.step(&mut pass, b, step * self.buffers.slot_stride);
                     }
+                    other => unreachable!("{other:?} is not a pass of the pipes model"),
                 }
             }
+        }
+    }
+
+    /// Records the surface pass: `surface_buffer` then holds h − ref per column (the top of the
+    /// highest water, or the top floor where a column holds none there), f32, row-major.
+    pub fn record_surface(&self, pass: &mut wgpu::ComputePass) {
+        self.pipes.surface(pass);
+    }
+
+    /// The surface `record_surface` writes (f32 per column, row-major [ny, nx], h − ref).
+    pub fn surface_buffer(&self) -> &wgpu::Buffer {
+        &self.buffers.eta
+    }
+
+    /// The particles in flight (`Particle`, 32 B each; the first `count` live, `count` in
+    /// `draw_args`), and the indirect draw args `[6, count, 0, 0]`: None without spray.
+    pub fn particle_buffers(&self) -> Option<(&wgpu::Buffer, &wgpu::Buffer)> {
+        self.spray.as_ref().map(|(_, b, _)| (&b.particles, &b.draw))
+    }
+
+    /// The device and queue it runs on.
+    pub fn device(&self) -> &wgpu::Device {
+        &self.device
+    }
+
+    /// Records the totals after what `encoder` holds, submits it and reads the report back: the
+    /// columns' water and the exchange (since it was last cleared), the spray's tally, and the
+    /// last `steps` probe rows.
+    fn report(&mut self, mut encoder: wgpu::CommandEncoder, steps: u32) -> Result<ChunkReport> {
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
             self.pipes.totals(&mut pass);
             if let Some((_, b, spray)) = &self.spray {
                 spray.totals(&mut pass, b);
@@ -191,7 +204,7 @@ impl Solver for GpuPipes {
         }
         Ok(ChunkReport {
             // Velocities are checked once per chunk: a chunk that went bad is reported at its end.
-            first_bad_step: (bad != 0).then_some(steps - 1),
+            first_bad_step: (bad != 0).then_some(steps.saturating_sub(1)),
             totals: Totals {
                 max_depth: (deepest as f64 * self.columns.quantum) as f32,
                 nonfinite: bad,
@@ -202,6 +215,49 @@ impl Solver for GpuPipes {
             spray,
             ..ChunkReport::default()
         })
+    }
+
+    /// What the run holds now, read back with no steps (an embedded `Water`'s checks): the
+    /// columns' water, the exchange since it was last cleared (an embedded run never clears it),
+    /// the particles in flight and any non-finite velocity.
+    pub fn read_books(&mut self) -> Result<ChunkReport> {
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        if let Some((_, b, _)) = &self.spray {
+            encoder.clear_buffer(&b.tally, 0, None);
+        }
+        self.report(encoder, 0)
+    }
+
+    /// A CPU twin's state of these columns at rest, with this run's feed: the layout a checkpoint
+    /// holds.
+    fn twin(&self) -> PipeState {
+        PipeState::new(&self.columns, self.columns.feed(&self.scene, self.substeps))
+    }
+}
+
+impl Solver for GpuPipes {
+    fn set_params(&mut self, params: &Params) -> Result<()> {
+        self.params = pipe_params(&self.scene, &self.columns, params.substeps, self.n_probes);
+        self.substeps = params.substeps;
+        self.queue
+            .write_buffer(&self.buffers.params, 0, bytemuck::bytes_of(&self.params));
+        let feed = self.columns.feed(&self.scene, params.substeps);
+        self.queue
+            .write_buffer(&self.buffers.feed, 0, bytemuck::cast_slice(&feed));
+        Ok(())
+    }
+
+    /// The pipes carry velocities, not per-substep changes: nothing to rescale.
+    fn rescale_velocity(&mut self, _factor: f32) -> Result<()> {
+        Ok(())
+    }
+
+    fn advance(&mut self, steps: u32, substeps: u32, input: &ChunkInput) -> Result<ChunkReport> {
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        // The chunk reports what the sources, drains and sides made during it.
+        encoder.clear_buffer(&self.buffers.exchange, 0, None);
+        self.record_chunk(&mut encoder, steps, substeps, input.first_step);
+        self.report(encoder, steps)
     }
 
     fn read_eta(&mut self) -> Result<Vec<f32>> {

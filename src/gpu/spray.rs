@@ -14,7 +14,7 @@ const WG: u32 = 64;
 pub struct SprayBuffers {
     pub params: wgpu::Buffer,
     /// The particles in flight (`Particle`, 32 bytes each, the first `count` live): stable for
-    /// the life of the solver, for an embedding renderer.
+    /// the life of the solver, for an embedding renderer (usage VERTEX too).
     pub particles: wgpu::Buffer,
     pub next: wgpu::Buffer,
     pub counts: wgpu::Buffer,
@@ -38,7 +38,8 @@ impl SprayBuffers {
         let no_particles: [u32; 4] = [1, 1, 1, 0];
         SprayBuffers {
             params: filled_buffer(device, "spray params", bytemuck::bytes_of(p), U::UNIFORM | U::COPY_DST),
-            particles: zeroed_buffer(device, "spray particles", particle_bytes, storage),
+            // VERTEX too: an embedding renderer instances its quads straight from it.
+            particles: zeroed_buffer(device, "spray particles", particle_bytes, storage | U::VERTEX),
             next: zeroed_buffer(device, "spray next particles", particle_bytes, storage),
             counts: zeroed_buffer(device, "spray counts", p.scan_len() as u64 * 4, storage),
             plan: zeroed_buffer(device, "spray plan", p.columns as u64 * 16, storage),

@@ -2,6 +2,32 @@
 //! renderer binds, with normals and the wetness map. Pipelines and bind groups built once.
 
 use super::state::{bind_group, layout, pipeline, storage_entry, GpuState};
+
+/// What the render-side passes read of a model's state: the grid, the ground and the level
+/// (h − ref per cell, by ping-pong index), and what covers each column.
+#[derive(Clone, Copy)]
+pub struct SurfaceSource<'a> {
+    pub nx: u32,
+    pub ny: u32,
+    pub ground: &'a wgpu::Buffer,
+    /// The level's buffers by ping-pong index (a model with one buffer gives it twice).
+    pub levels: [&'a wgpu::Buffer; 2],
+    /// `Cover` per cell, or one stand-in element (with `Look::bodies` 0, never read).
+    pub cover: &'a wgpu::Buffer,
+}
+
+impl GpuState {
+    /// The height field's state as the render-side passes read it.
+    pub fn surface_source(&self) -> SurfaceSource<'_> {
+        SurfaceSource {
+            nx: self.nx,
+            ny: self.ny,
+            ground: &self.ground,
+            levels: [&self.eta[0], &self.eta[1]],
+            cover: &self.bodies.cover,
+        }
+    }
+}
 use bytemuck::{Pod, Zeroable};
 
 /// Mirror of WGSL `Look` (`wgsl/look.wgsl`, 48 bytes).
@@ -72,10 +98,11 @@ pub struct Surface {
     shared: wgpu::BindGroup,
     /// `levels[p]` reads eta level p.
     levels: [wgpu::BindGroup; 2],
+    groups: (u32, u32),
 }
 
 impl Surface {
-    pub fn new(device: &wgpu::Device, state: &GpuState, out: &SurfaceBuffers) -> Surface {
+    pub fn new(device: &wgpu::Device, source: SurfaceSource, out: &SurfaceBuffers) -> Surface {
         let module = super::shaders::module(device, "surface.wgsl", super::shaders::SURFACE);
         let look = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("look"),
@@ -96,7 +123,7 @@ impl Surface {
             ],
         );
         let level_layout = layout(device, "surface level", &[storage_entry(0, true)]);
-        let level = |p: usize| bind_group(device, "surface level", &level_layout, &[&state.eta[p]]);
+        let level = |p: usize| bind_group(device, "surface level", &level_layout, &[source.levels[p]]);
         Surface {
             surface: pipeline(device, &module, &[&shared_layout, &level_layout], "surface"),
             shared: bind_group(
@@ -105,7 +132,7 @@ impl Surface {
                 &shared_layout,
                 &[
                     &look,
-                    &state.ground,
+                    source.ground,
                     &out.height,
                     &out.depth,
                     &out.normals,
@@ -114,14 +141,16 @@ impl Surface {
             ),
             levels: [level(0), level(1)],
             look,
+            groups: (source.nx.div_ceil(16), source.ny.div_ceil(16)),
         }
     }
 
     /// Records the pass over the current level (`look` staged before the pass).
-    pub fn record(&self, pass: &mut wgpu::ComputePass, state: &GpuState) {
+    /// Records the pass over the level `current` (the ping-pong index).
+    pub fn record(&self, pass: &mut wgpu::ComputePass, current: usize) {
         pass.set_pipeline(&self.surface);
         pass.set_bind_group(0, &self.shared, &[]);
-        pass.set_bind_group(1, &self.levels[state.current], &[]);
-        pass.dispatch_workgroups(state.nx.div_ceil(16), state.ny.div_ceil(16), 1);
+        pass.set_bind_group(1, &self.levels[current], &[]);
+        pass.dispatch_workgroups(self.groups.0, self.groups.1, 1);
     }
 }

@@ -541,3 +541,67 @@ fn bad_edits_are_refused_and_change_nothing() {
     queue.submit([encoder.finish()]);
     assert_eq!(water.read_level().unwrap(), before, "a refused edit changed the water");
 }
+
+/// The pipes model embedded: steps recorded into the host's encoders in pieces of any size give
+/// the batch run's bits (the spray's random key is staged per piece), the spray's particles and
+/// indirect draw args are stable buffers the GPU keeps current, and the books stay exact.
+#[test]
+fn an_embedded_waterfall_matches_the_batch_run_and_hands_over_its_spray() {
+    let (device, queue) = own_device();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/waterfall.toml");
+    let scene = shoal::Scene::from_file(&path).unwrap();
+    let mut water = Water::new(&device, &queue, &scene, WaterOptions::default()).unwrap();
+    let particles = water.particles_buffer().expect("the waterfall sprays").clone();
+    let draw = water.particle_draw_args().unwrap().clone();
+    for steps in [7, 5, 0, 28] {
+        let mut encoder = device.create_command_encoder(&Default::default());
+        water.record(&mut encoder, steps);
+        water.record(&mut encoder, steps);
+        queue.submit([encoder.finish()]);
+    }
+    water.check().unwrap();
+    assert_eq!(water.steps(), 80);
+    assert_eq!(
+        water.particles_buffer(),
+        Some(&particles),
+        "the particle buffer was replaced"
+    );
+    assert_eq!(water.particle_draw_args(), Some(&draw));
+
+    let mut batch = common::simulation(&scene, Backend::Gpu);
+    batch.step(80).unwrap();
+    let (eta, ground) = water.read_level().unwrap();
+    let want = batch.eta().unwrap();
+    let differ = (0..eta.len())
+        .filter(|&c| eta[c].to_bits() != want[c].to_bits())
+        .count();
+    assert_eq!(
+        differ, 0,
+        "{differ} cells of the embedded surface are not the batch run's"
+    );
+    // The render side's height: the surface seen from above.
+    let height = read_f32(&device, &queue, &water.buffers().height);
+    for c in 0..eta.len() {
+        assert_eq!(height[c], eta[c].max(ground[c]), "height at {c}");
+    }
+    // [6, count, 0, 0], and the particles the batch run has, in the same order.
+    let args: Vec<u32> = bytemuck::pod_collect_to_vec(&shoal::readback::read(&device, &queue, &draw).unwrap());
+    let flying = batch.particles().unwrap();
+    assert!(!flying.is_empty(), "nothing in flight at step 80");
+    assert_eq!(args, vec![6, flying.len() as u32, 0, 0]);
+    let live: Vec<shoal::Particle> =
+        bytemuck::pod_collect_to_vec(&shoal::readback::read(&device, &queue, &particles).unwrap());
+    for (k, (p, q)) in live.iter().zip(&flying).enumerate() {
+        assert_eq!([p.pos[0], p.pos[1]], [q[0], q[1]], "particle {k}");
+    }
+    // Columns and particles hold what the start and the outfall leave, to the unit.
+    let (volume, target) = water.read_volume().unwrap();
+    assert_eq!(volume, target);
+    let want = batch.target_volume();
+    assert!(
+        (volume - want).abs() <= 1e-12 * want,
+        "{volume} m³ vs the batch run's {want} m³"
+    );
+    // Edits of the pipes' water are refused, not approximated.
+    assert!(water.disturb(1.0, 1.0, 0.1, 0.01).is_err());
+}
