@@ -2,11 +2,13 @@
 //! each frame records Shoal's steps and its own render passes into one encoder. The water
 //! surface is a grid mesh displaced in the vertex shader straight from Shoal's height buffer
 //! (bound as a vertex buffer, as are its normals, depth, wetness, caustics and the ground), the
-//! bodies are instanced from Shoal's body states. No height is read back; each finished frame is
-//! copied out and written as a PNG.
+//! bodies are instanced from Shoal's body states, and the spray of a pipes scene is a quad per
+//! particle instanced from Shoal's particle buffer with `draw_indirect` on the count the GPU
+//! wrote. No height or count is read back; each finished frame is copied out and written as a
+//! PNG.
 //!
 //! `cargo run --release --example render -- --out DIR [--frames 48] [--width 640] [--height 400]
-//!  [--scene SCENE.toml]`
+//!  [--scene SCENE.toml]` (a pipes scene, e.g. scenes/waterfall.toml, draws its spray too)
 
 use glam::{Mat4, Vec3};
 use shoal::{Scene, Water, WaterOptions};
@@ -116,6 +118,13 @@ fn run(args: &Args) -> Result<(), String> {
     let renderer = Renderer::new(&device, args, nx, ny, dx as f32, options.light);
     let bodies = water.bodies_buffer().cloned();
     let ground = water.ground_buffer().clone();
+    // The spray (a pipes scene): the particles and their draw args, the same buffers every frame.
+    let spray = water
+        .particles_buffer()
+        .cloned()
+        .zip(water.particle_draw_args().cloned());
+    // The host's edits are the height field's: the pipes count their water in whole units.
+    let editable = scene.physics.model != shoal::scene::WaterModel::Pipes;
 
     let mut rng = 0x2545_f491_u32;
     let mut random = move || {
@@ -127,12 +136,12 @@ fn run(args: &Args) -> Result<(), String> {
     let (width_m, height_m) = (nx as f64 * dx, ny as f64 * dx);
     for frame in 0..args.frames {
         // The host's edits between steps: drops of rain, a sand bar pushed up, the crate dragged.
-        if frame % 5 == 4 {
+        if editable && frame % 5 == 4 {
             water
                 .disturb(random() * width_m * 0.5 + 0.2, random() * height_m, 0.07, 0.03)
                 .map_err(|e| e.to_string())?;
         }
-        if (12..20).contains(&frame) {
+        if editable && (12..20).contains(&frame) {
             water.brush(0.5, 0.6, 0.25, 0.012).map_err(|e| e.to_string())?;
         }
         if (24..36).contains(&frame) && water.body_count() > 0 {
@@ -146,6 +155,7 @@ fn run(args: &Args) -> Result<(), String> {
             &ground,
             bodies.as_ref(),
             water.body_count() as u32,
+            spray.as_ref(),
         );
         queue.submit([encoder.finish()]);
         let image = renderer.read_frame(&device)?;
@@ -181,6 +191,7 @@ struct Renderer {
     terrain: wgpu::RenderPipeline,
     water: wgpu::RenderPipeline,
     bodies: wgpu::RenderPipeline,
+    spray: wgpu::RenderPipeline,
     camera: wgpu::BindGroup,
     indices: wgpu::Buffer,
     index_count: u32,
@@ -286,6 +297,16 @@ impl Renderer {
                 ],
             },
         ];
+        // The spray: a quad (six vertices) per instance, Shoal's Particle (32 bytes) per instance:
+        // position at 0, velocity at 16.
+        let spray_buffers = [wgpu::VertexBufferLayout {
+            array_stride: std::mem::size_of::<shoal::Particle>() as u64,
+            step_mode: wgpu::VertexStepMode::Instance,
+            attributes: &[
+                attr(0, wgpu::VertexFormat::Float32x3, 0),
+                attr(1, wgpu::VertexFormat::Float32x3, 16),
+            ],
+        }];
         let pipeline =
             |label: &str, vs: &str, fs: &str, buffers: &[wgpu::VertexBufferLayout], blend: Option<wgpu::BlendState>| {
                 let buffers: Vec<Option<wgpu::VertexBufferLayout>> = buffers.iter().cloned().map(Some).collect();
@@ -344,6 +365,13 @@ impl Renderer {
         Renderer {
             terrain: pipeline("terrain", "terrain_vertex", "terrain_fragment", &terrain_buffers, None),
             bodies: pipeline("bodies", "body_vertex", "body_fragment", &body_buffers, None),
+            spray: pipeline(
+                "spray",
+                "spray_vertex",
+                "spray_fragment",
+                &spray_buffers,
+                Some(wgpu::BlendState::PREMULTIPLIED_ALPHA_BLENDING),
+            ),
             water: pipeline(
                 "water",
                 "water_vertex",
@@ -376,7 +404,8 @@ impl Renderer {
         }
     }
 
-    /// Records the frame: terrain, bodies, then the water blended over them; then the copy out.
+    /// Records the frame: terrain, bodies, the spray, then the water blended over them; then the
+    /// copy out. `spray`: the particles and their indirect draw args.
     fn draw(
         &self,
         encoder: &mut wgpu::CommandEncoder,
@@ -384,6 +413,7 @@ impl Renderer {
         ground: &wgpu::Buffer,
         bodies: Option<&wgpu::Buffer>,
         body_count: u32,
+        spray: Option<&(wgpu::Buffer, wgpu::Buffer)>,
     ) {
         let view = self.colour.create_view(&Default::default());
         {
@@ -430,6 +460,13 @@ impl Renderer {
                 pass.set_vertex_buffer(0, self.cube.slice(..));
                 pass.set_vertex_buffer(1, bodies.slice(..));
                 pass.draw(0..self.cube_vertices, 0..body_count);
+            }
+
+            // Before the water, so spray under the surface is seen through it.
+            if let Some((particles, args)) = spray {
+                pass.set_pipeline(&self.spray);
+                pass.set_vertex_buffer(0, particles.slice(..));
+                pass.draw_indirect(args, 0);
             }
 
             pass.set_pipeline(&self.water);

@@ -123,6 +123,50 @@ fn body_fragment(v: BodyOut) -> @location(0) vec4<f32> {
     return vec4<f32>(lit(WOOD, normalize(v.normal), 1.0), 1.0);
 }
 
+struct SprayOut {
+    @builtin(position) clip: vec4<f32>,
+    // The quad's corner in (-1, 1)², for a round dot.
+    @location(0) corner: vec2<f32>,
+}
+
+// One instance per particle, read from Shoal's particle buffer (Particle, 32 bytes): a quad of
+// one and a half cells across facing the eye, stretched a little along the particle's velocity.
+@vertex
+fn spray_vertex(
+    @builtin(vertex_index) index: u32,
+    @location(0) position: vec3<f32>,
+    @location(1) velocity: vec3<f32>,
+) -> SprayOut {
+    let corners = array<vec2<f32>, 6>(
+        vec2<f32>(-1.0, -1.0), vec2<f32>(1.0, -1.0), vec2<f32>(1.0, 1.0),
+        vec2<f32>(-1.0, -1.0), vec2<f32>(1.0, 1.0), vec2<f32>(-1.0, 1.0),
+    );
+    let corner = corners[index];
+    let view = normalize(position - camera.eye.xyz);
+    let right = normalize(cross(view, vec3<f32>(0.0, 0.0, 1.0)));
+    let up = cross(right, view);
+    let size = 0.75 * camera.eye.w;
+    // The streak: up to three sizes long along the screen-projected velocity.
+    let along = velocity - dot(velocity, view) * view;
+    let streak = along * min(0.02, 3.0 * size / max(length(along), 1e-6));
+    let p = position + size * (corner.x * right + corner.y * up) + 0.5 * (corner.y + 1.0) * streak;
+    var out: SprayOut;
+    out.clip = camera.view_proj * vec4<f32>(p, 1.0);
+    out.corner = corner;
+    return out;
+}
+
+// White water, premultiplied, fading to the dot's rim.
+@fragment
+fn spray_fragment(v: SprayOut) -> @location(0) vec4<f32> {
+    let r = length(v.corner);
+    if r > 1.0 {
+        discard;
+    }
+    let alpha = 0.85 * (1.0 - r * r);
+    return vec4<f32>(vec3<f32>(0.95, 0.97, 1.0) * alpha, alpha);
+}
+
 struct WaterOut {
     @builtin(position) clip: vec4<f32>,
     @location(0) world: vec3<f32>,
