@@ -169,6 +169,15 @@ impl Columns {
             .collect()
     }
 
+    /// A chunk's rain heights (metres, `rain::chunk`) as whole units of these columns' water,
+    /// rounded to the nearest: what `pipe_rain` adds, exactly, to the columns and the target.
+    pub fn rain_units(&self, heights: &[f32]) -> Vec<u32> {
+        heights
+            .iter()
+            .map(|&h| (h as f64 / self.quantum).round() as u32)
+            .collect()
+    }
+
     /// Whole water in units (exact).
     pub fn total(water: &[u32]) -> u64 {
         water.iter().map(|&w| w as u64).sum()

@@ -25,4 +25,5 @@ pub mod gpu {
 pub use crate::bodies::{BodyParams, Cover, COUPLING_JACOBI, COUPLING_PCG, TAGGED};
 pub use crate::edit::{HostEdit, EDIT_BRUSH, EDIT_DISTURB};
 pub use crate::params::{Params, Totals};
+pub use crate::rain::{chunk as rain_chunk, RainChunk};
 pub use crate::solver::{Setup, Solver};

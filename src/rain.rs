@@ -26,8 +26,11 @@ pub struct RainStep {
 /// A chunk's rain: `steps[k]` names step k's entries in `cells`/`heights`.
 #[derive(Clone, Debug, Default)]
 pub struct RainChunk {
+    /// Each step's run of entries.
     pub steps: Vec<RainStep>,
+    /// Each entry's cell (row-major), one per cell per step.
     pub cells: Vec<u32>,
+    /// Each entry's height (metres), overlapping drops summed.
     pub heights: Vec<f32>,
     /// Σ heights over the chunk (metres·cells), in f64.
     pub total: f64,

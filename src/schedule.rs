@@ -41,6 +41,8 @@ pub enum Pass {
     /// `spray.wgsl`: the particles fly and land, the breaking faces make new ones (fly, count,
     /// the scan's three passes, compact, emit, settle, copy).
     Spray,
+    /// `pipe_rain.wgsl`: this step's drops into the columns' top cells, in whole units.
+    PipeRain,
 }
 
 impl Pass {
@@ -65,6 +67,7 @@ impl Pass {
             Pass::PipeFlow => "pipes.flow_step",
             Pass::PipeApply => "pipes.apply",
             Pass::Spray => "spray",
+            Pass::PipeRain => "pipe_rain",
         }
     }
 }
@@ -132,6 +135,9 @@ impl Schedule {
             // Conserved by construction: no correction; sources act inside `apply`.
             if spray {
                 after.push(Pass::Spray);
+            }
+            if rain {
+                after.push(Pass::PipeRain);
             }
             if params.n_probes != 0 {
                 after.push(Pass::Probe);

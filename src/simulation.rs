@@ -575,6 +575,12 @@ impl Simulation {
         self.units.map(|(w, t, _)| (w, t))
     }
 
+    /// The pipes model's unit of water, m³ (`water_units` × this is the volume; None: the
+    /// height field).
+    pub fn unit_volume(&self) -> Option<f64> {
+        self.units.map(|u| u.2)
+    }
+
     /// The spray after the last step: particles in flight and the units they carry, and the
     /// particles made, ended and refused since the start (None without spray).
     pub fn spray(&self) -> Option<crate::spray::SprayReport> {

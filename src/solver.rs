@@ -232,6 +232,7 @@ impl<'a> Setup<'a> {
             columns,
             params: self.params,
             probe_cells: self.probe_cells,
+            rain: self.rain,
         })
     }
 
@@ -253,13 +254,15 @@ pub struct PipeSetup<'a> {
     pub params: Params,
     /// Each probe's column.
     pub probe_cells: &'a [u32],
+    /// Whether the scene rains (each chunk then brings its drops in `ChunkInput::rain`).
+    pub rain: bool,
 }
 
 impl PipeSetup<'_> {
     /// The passes of a step.
     pub fn schedule(&self) -> crate::schedule::Schedule {
         let spray = self.spray().is_some();
-        crate::schedule::Schedule::new(crate::schedule::Model::Pipes { spray }, &self.params, false)
+        crate::schedule::Schedule::new(crate::schedule::Model::Pipes { spray }, &self.params, self.rain)
     }
 
     /// The spray's uniforms, or None without spray.

@@ -225,13 +225,22 @@ impl Water {
                 record_height_field(&mut self.sim, edit, encoder, (&edits, &body_writes), self.steps, steps)
             }
             Model::Pipes { .. } => {
-                let pipes = self.sim.gpu_pipes().expect("built on the GPU pipes");
                 let mut done = 0;
                 while done < steps {
                     let n = (steps - done).min(crate::params::MAX_CHUNK);
-                    pipes.record_chunk(encoder, n, substeps, self.steps + done as u64);
+                    // The scene's rain, step by step as a batch run makes it (keyed by step index).
+                    let at = self.steps + done as u64;
+                    let scene = self.sim.scene();
+                    let rain = scene
+                        .rain
+                        .as_ref()
+                        .map(|r| crate::rain::chunk(r, &scene.grid, dt, at, n))
+                        .unwrap_or_default();
+                    let pipes = self.sim.gpu_pipes().expect("built on the GPU pipes");
+                    pipes.record_chunk(encoder, n, substeps, at, &rain);
                     done += n;
                 }
+                let pipes = self.sim.gpu_pipes().expect("built on the GPU pipes");
                 let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                     label: Some("shoal pipes surface"),
                     timestamp_writes: None,

@@ -1,4 +1,5 @@
 #import common
+#import rain_step
 // Volume that never drifts (Kass & Miller §4, Wilson et al.'s global correction), and sources
 // and drains. Once per step, after the solver and a reduction (reduce.wgsl) of the new level:
 //
@@ -49,14 +50,7 @@
 
 @group(2) @binding(0) var<uniform> slot: StepSlot;
 
-// The chunk's rain (src/rain.rs): per step, a run of (cell, height) entries, one per cell.
-struct RainStep {
-    start: u32,
-    count: u32,
-    // Rain the chunk's earlier steps added (metres·cells).
-    before: f32,
-    _pad0: u32,
-}
+// The chunk's rain (src/rain.rs): per step (`RainStep`), a run of (cell, height) entries.
 
 @group(3) @binding(0) var<storage, read> rain_steps: array<RainStep>;
 @group(3) @binding(1) var<storage, read> rain_cells: array<u32>;

@@ -8,6 +8,7 @@ pub mod coupling;
 pub mod edit;
 pub mod explicit;
 pub mod fast;
+pub mod pipe_rain;
 pub mod pipe_solver;
 pub mod pipes;
 pub mod probe;
@@ -213,7 +214,7 @@ impl CpuSolver {
                 r.record(&self.params, &self.ground, &self.eta[p], &self.vel[p]);
             }
             Pass::Volume => self.correct(index, &chunk.input.rain),
-            Pass::PipeFlow | Pass::PipeApply | Pass::Spray => {
+            Pass::PipeFlow | Pass::PipeApply | Pass::Spray | Pass::PipeRain => {
                 unreachable!("the pipes model runs on pipe_solver::CpuPipes")
             }
             Pass::Probe => match &self.deferred {

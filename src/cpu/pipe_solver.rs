@@ -66,6 +66,8 @@ impl Solver for CpuPipes {
 
     fn advance(&mut self, steps: u32, substeps: u32, input: &ChunkInput) -> Result<ChunkReport> {
         self.state.exchange.iter_mut().for_each(|e| *e = 0);
+        let rain = &input.rain;
+        let rain_units = self.columns.rain_units(&rain.heights);
         let mut probes = Vec::with_capacity(steps as usize * self.probe_cells.len());
         for k in 0..steps {
             for pass in self.schedule.step(substeps) {
@@ -77,6 +79,12 @@ impl Solver for CpuPipes {
                         // The GPU keys its random numbers by the step in u32: the same wrap.
                         let step = (input.first_step as u32).wrapping_add(k + 1);
                         spray::step(p, s, &mut self.state, step);
+                    }
+                    Pass::PipeRain => {
+                        if let Some(step) = rain.steps.get(k as usize) {
+                            let run = step.start as usize..(step.start + step.count) as usize;
+                            super::pipe_rain::rain(&mut self.state, &rain.cells[run.clone()], &rain_units[run]);
+                        }
                     }
                     Pass::Probe => probes.extend(self.probe_cells.iter().map(|&c| {
                         pipes::surface_units(&self.params, &self.state, c as usize) as f32 * self.params.quantum

@@ -126,7 +126,7 @@ impl Bodies {
                 ],
             ),
             levels: [0, 1].map(|p| bind_group(device, "bodies level", &level_layout, &[&state.eta[p]])),
-            slot: slot_bind_group(device, &slot_layout, state),
+            slot: slot_bind_group(device, &slot_layout, &state.slots),
         }
     }
 

@@ -128,6 +128,9 @@ pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams) -> Cost {
                 9,
             )
         },
+        // One thread per drop entry: the column's geometry up to its top cell, its water and
+        // its exchange; on steps with drops only.
+        Pass::PipeRain => fixed(1, "one thread per column a drop wets, on steps with drops"),
     }
 }
 

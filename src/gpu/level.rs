@@ -70,7 +70,7 @@ impl LevelBindings {
                 ],
             ),
             levels: [level(0), level(1)],
-            slot: slot_bind_group(device, &slot_layout, state),
+            slot: slot_bind_group(device, &slot_layout, &state.slots),
             shared_layout,
             level_layout,
             slot_layout,

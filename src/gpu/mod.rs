@@ -9,9 +9,11 @@ pub mod coupling;
 pub mod edit;
 pub mod explicit;
 pub mod level;
+pub mod pipe_rain;
 pub mod pipe_solver;
 pub mod pipes;
 pub mod probe;
+pub mod rain;
 pub mod readback;
 pub mod reduce;
 pub mod regions;
@@ -182,7 +184,7 @@ impl GpuSolver {
             }
             Pass::Volume => self.volume.correct(pass, &self.level, &self.state, step),
             Pass::Probe => self.probe.record(pass, &self.state, slot),
-            Pass::PipeFlow | Pass::PipeApply | Pass::Spray => {
+            Pass::PipeFlow | Pass::PipeApply | Pass::Spray | Pass::PipeRain => {
                 unreachable!("the pipes model runs on pipe_solver::GpuPipes")
             }
         }

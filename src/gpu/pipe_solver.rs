@@ -30,6 +30,8 @@ pub struct GpuPipes {
     eta_readback: wgpu::Buffer,
     /// The spray: its uniforms, buffers and passes, where the scene makes spray.
     spray: Option<(SprayParams, SprayBuffers, Spray)>,
+    /// The rain's pass, where the scene rains.
+    rain: Option<super::pipe_rain::PipeRain>,
     /// The live particles after the last chunk (the tally's count).
     particles: u32,
     /// Substeps per step (the sources' feed is per substep).
@@ -54,6 +56,9 @@ impl GpuPipes {
             let passes = Spray::new(device, &b, &buffers, &p);
             (p, b, passes)
         });
+        let rain = setup
+            .rain
+            .then(|| super::pipe_rain::PipeRain::new(device, &buffers, params.columns, params.layers, MAX_CHUNK));
         let staging = |label: &str, size: u64| {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),
@@ -83,6 +88,7 @@ impl GpuPipes {
             report_readback,
             eta_readback,
             spray,
+            rain,
             particles: 0,
             substeps: setup.params.substeps,
             adapter,
@@ -91,11 +97,23 @@ impl GpuPipes {
 }
 
 impl GpuPipes {
-    /// Records `steps` steps (≤ MAX_CHUNK) after `first_step` into `encoder`, with nothing read
-    /// back: what `advance` submits, and what an embedded `Water` records into its host's
-    /// encoder. The spray's step key is staged in the encoder, so chunks recorded back to back
-    /// before one submit each see their own.
-    pub fn record_chunk(&self, encoder: &mut wgpu::CommandEncoder, steps: u32, substeps: u32, first_step: u64) {
+    /// Records `steps` steps (≤ MAX_CHUNK) after `first_step` into `encoder`, with their `rain`
+    /// (the scene's drops for these steps, when it rains) and nothing read back: what `advance`
+    /// submits, and what an embedded `Water` records into its host's encoder. The spray's step
+    /// key and the drops are staged in the encoder, so chunks recorded back to back before one
+    /// submit each see their own. The exchange is not cleared: it sums from the last clear.
+    pub fn record_chunk(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        steps: u32,
+        substeps: u32,
+        first_step: u64,
+        rain: &crate::rain::RainChunk,
+    ) {
+        if let Some(pass) = &mut self.rain {
+            let units = self.columns.rain_units(&rain.heights);
+            pass.stage(&self.device, encoder, rain, &units);
+        }
         if let Some((p, b, _)) = &self.spray {
             // The steps are numbered in u32 for the random key (the CPU twin wraps the same way).
             let p = SprayParams {
@@ -121,6 +139,11 @@ impl GpuPipes {
                         let (_, b, spray) = self.spray.as_ref().expect("the schedule sprays only with spray");
                         spray.step(&mut pass, b, step * self.buffers.slot_stride);
                     }
+                    Pass::PipeRain => self
+                        .rain
+                        .as_ref()
+                        .expect("the schedule rains only with rain")
+                        .record(&mut pass, step),
                     other => unreachable!("{other:?} is not a pass of the pipes model"),
                 }
             }
@@ -256,7 +279,7 @@ impl Solver for GpuPipes {
         let mut encoder = self.device.create_command_encoder(&Default::default());
         // The chunk reports what the sources, drains and sides made during it.
         encoder.clear_buffer(&self.buffers.exchange, 0, None);
-        self.record_chunk(&mut encoder, steps, substeps, input.first_step);
+        self.record_chunk(&mut encoder, steps, substeps, input.first_step, &input.rain);
         self.report(encoder, steps)
     }
 

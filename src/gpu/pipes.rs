@@ -1,7 +1,9 @@
 //! The pipes model's passes (`wgsl/pipes.wgsl`): `flow_step` and `apply` per substep, `probe`
 //! per step, `surface` and `totals` on request; pipelines and bind groups built once.
 
-use super::state::{filled_buffer, layout, linear_groups, pipeline, storage_entry, uniform_entry, zeroed_buffer};
+use super::state::{
+    filled_buffer, layout, linear_groups, pipeline, slot_bind_group, storage_entry, uniform_entry, zeroed_buffer,
+};
 use crate::columns::PipeParams;
 use crate::cpu::pipes::PipeState;
 use wgpu::BufferUsages as U;
@@ -188,18 +190,7 @@ impl Pipes {
                 (18, &b.partials),
             ],
         );
-        let slot_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("pipes slot"),
-            layout: &slot_layout,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                    buffer: &b.slots,
-                    offset: 0,
-                    size: std::num::NonZeroU64::new(16),
-                }),
-            }],
-        });
+        let slot_group = slot_bind_group(device, &slot_layout, &b.slots);
         let max = device.limits().max_compute_workgroups_per_dimension.min(65535);
         Pipes {
             flow_step: pipeline(device, &module, &[&step_layout], "flow_step"),

@@ -36,7 +36,7 @@ impl Probe {
                 bind_group(device, "probe level 0", &level_layout, &[&state.eta[0]]),
                 bind_group(device, "probe level 1", &level_layout, &[&state.eta[1]]),
             ],
-            slot: slot_bind_group(device, &slot_layout, state),
+            slot: slot_bind_group(device, &slot_layout, &state.slots),
         }
     }
 

@@ -3,7 +3,9 @@
 //! once per chunk. Pipelines and bind groups built once, each entry bound to what it uses.
 
 use super::pipes::PipeBuffers;
-use super::state::{filled_buffer, layout, linear_groups, pipeline, storage_entry, uniform_entry, zeroed_buffer};
+use super::state::{
+    filled_buffer, layout, linear_groups, pipeline, slot_bind_group, storage_entry, uniform_entry, zeroed_buffer,
+};
 use crate::spray::{Particle, SprayParams, SCAN_BLOCK};
 use wgpu::BufferUsages as U;
 
@@ -161,18 +163,7 @@ impl Spray {
             (entry("copy", &[0, 4, 5, 14, 16, 18], false), Size::Next),
         ];
         let totals = entry("totals", &[0, 4, 13, 17], false);
-        let slot_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("spray slot"),
-            layout: &slot_layout,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                    buffer: &pipes.slots,
-                    offset: 0,
-                    size: std::num::NonZeroU64::new(16),
-                }),
-            }],
-        });
+        let slot_group = slot_bind_group(device, &slot_layout, &pipes.slots);
         let max = device.limits().max_compute_workgroups_per_dimension.min(65535);
         debug_assert_eq!(SCAN_BLOCK, 1024);
         Spray {

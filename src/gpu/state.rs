@@ -308,14 +308,14 @@ pub fn bind_group(
 }
 
 /// The bind group of the per-step slot uniform (one 16-byte window, moved by dynamic offset).
-pub fn slot_bind_group(device: &wgpu::Device, layout: &wgpu::BindGroupLayout, state: &GpuState) -> wgpu::BindGroup {
+pub fn slot_bind_group(device: &wgpu::Device, layout: &wgpu::BindGroupLayout, slots: &wgpu::Buffer) -> wgpu::BindGroup {
     device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("step slot"),
         layout,
         entries: &[wgpu::BindGroupEntry {
             binding: 0,
             resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                buffer: &state.slots,
+                buffer: slots,
                 offset: 0,
                 size: std::num::NonZeroU64::new(16),
             }),

@@ -12,26 +12,8 @@ pub struct Volume {
     shared: wgpu::BindGroup,
     /// `levels[p][q]`: level p, written in place, and region labels q.
     levels: [[wgpu::BindGroup; 2]; 2],
-    rain_layout: wgpu::BindGroupLayout,
-    /// One `RainStep` per step of a chunk (zeros without rain).
-    rain_steps: wgpu::Buffer,
-    /// The chunk's (cell, height) entries; grown (with their bind group) when a chunk needs more.
-    rain_cells: wgpu::Buffer,
-    rain_heights: wgpu::Buffer,
-    rain_group: wgpu::BindGroup,
-    /// Entries per step of the chunk being recorded.
-    rain_counts: Vec<u32>,
-}
-
-const RAIN_STEP_BYTES: u64 = std::mem::size_of::<crate::rain::RainStep>() as u64;
-
-fn rain_buffer(device: &wgpu::Device, label: &str, entries: u64) -> wgpu::Buffer {
-    device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some(label),
-        size: entries.max(4) * 4,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    })
+    /// The chunk's rain: a `RainStep` per step (zeros without rain) and (cell, height) entries.
+    drops: super::rain::RainBuffers,
 }
 
 impl Volume {
@@ -58,26 +40,9 @@ impl Volume {
             "volume level",
             &[storage_entry(0, false), storage_entry(1, false), storage_entry(2, true)],
         );
-        let rain_layout = layout(
-            device,
-            "volume rain",
-            &[storage_entry(0, true), storage_entry(1, true), storage_entry(2, true)],
-        );
+        let rain_layout = layout(device, "volume rain", &super::rain::layout_entries(0));
         let layouts = [&shared_layout, &level_layout, &level.slot_layout, &rain_layout];
-        let rain_steps = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("rain steps"),
-            size: crate::params::MAX_CHUNK as u64 * RAIN_STEP_BYTES,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let rain_cells = rain_buffer(device, "rain cells", 0);
-        let rain_heights = rain_buffer(device, "rain heights", 0);
-        let rain_group = bind_group(
-            device,
-            "volume rain",
-            &rain_layout,
-            &[&rain_steps, &rain_cells, &rain_heights],
-        );
+        let drops = super::rain::RainBuffers::new(device, &rain_layout, &[], crate::params::MAX_CHUNK);
         let labels = &state.regions.labels;
         let level = |p: usize, q: usize| {
             bind_group(
@@ -110,28 +75,14 @@ impl Volume {
                 ],
             ),
             levels: [[level(0, 0), level(0, 1)], [level(1, 0), level(1, 1)]],
-            rain_layout,
-            rain_steps,
-            rain_cells,
-            rain_heights,
-            rain_group,
-            rain_counts: Vec::new(),
+            drops,
         }
     }
 
     /// Uploads a chunk's rain before it is recorded (growing the entry buffers if needed).
     pub fn upload_rain(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, rain: &crate::rain::RainChunk) {
-        if self.fit_rain(device, rain) {
-            queue.write_buffer(&self.rain_steps, 0, bytemuck::cast_slice(&rain.steps));
-            for (buffer, bytes) in [
-                (&self.rain_cells, bytemuck::cast_slice(&rain.cells)),
-                (&self.rain_heights, bytemuck::cast_slice(&rain.heights)),
-            ] {
-                if !bytes.is_empty() {
-                    queue.write_buffer(buffer, 0, bytes);
-                }
-            }
-        }
+        let heights: &[u32] = bytemuck::cast_slice(&rain.heights);
+        self.drops.upload(device, queue, &rain.steps, &rain.cells, heights);
     }
 
     /// Stages a chunk's rain as copies in `encoder`, before the pass that steps it (embedded
@@ -143,44 +94,15 @@ impl Volume {
         encoder: &mut wgpu::CommandEncoder,
         rain: &crate::rain::RainChunk,
     ) {
-        if self.fit_rain(device, rain) {
-            let mut steps = rain.steps.clone();
+        let mut steps = rain.steps.clone();
+        if !steps.is_empty() {
             steps.push(crate::rain::RainStep {
                 before: rain.total as f32,
                 ..Default::default()
             });
-            super::state::stage(device, encoder, &self.rain_steps, 0, bytemuck::cast_slice(&steps));
-            super::state::stage(device, encoder, &self.rain_cells, 0, bytemuck::cast_slice(&rain.cells));
-            super::state::stage(
-                device,
-                encoder,
-                &self.rain_heights,
-                0,
-                bytemuck::cast_slice(&rain.heights),
-            );
         }
-    }
-
-    /// Notes each step's entries and grows the entry buffers (and their bind group) to hold the
-    /// chunk's; false when the chunk has no rain to upload.
-    fn fit_rain(&mut self, device: &wgpu::Device, rain: &crate::rain::RainChunk) -> bool {
-        self.rain_counts = rain.steps.iter().map(|s| s.count).collect();
-        if rain.steps.is_empty() {
-            return false;
-        }
-        let entries = rain.cells.len() as u64;
-        if entries * 4 > self.rain_cells.size() {
-            let capacity = entries.next_power_of_two();
-            self.rain_cells = rain_buffer(device, "rain cells", capacity);
-            self.rain_heights = rain_buffer(device, "rain heights", capacity);
-            self.rain_group = bind_group(
-                device,
-                "volume rain",
-                &self.rain_layout,
-                &[&self.rain_steps, &self.rain_cells, &self.rain_heights],
-            );
-        }
-        true
+        let heights: &[u32] = bytemuck::cast_slice(&rain.heights);
+        self.drops.stage(device, encoder, &steps, &rain.cells, heights);
     }
 
     /// Records step `index`'s correction, sources, drains and rain on the current level
@@ -191,7 +113,7 @@ impl Volume {
         pass.dispatch_workgroups(1, 1, 1);
         pass.set_pipeline(&self.apply);
         pass.dispatch_workgroups(state.nx.div_ceil(16), state.ny.div_ceil(16), 1);
-        let drops = self.rain_counts.get(index as usize).copied().unwrap_or(0);
+        let drops = self.drops.count(index);
         if drops > 0 {
             pass.set_pipeline(&self.rain);
             pass.dispatch_workgroups(drops.div_ceil(64), 1, 1);
@@ -211,6 +133,6 @@ impl Volume {
         pass.set_bind_group(0, &self.shared, &[]);
         pass.set_bind_group(1, &self.levels[state.current][state.regions.current], &[]);
         pass.set_bind_group(2, &level.slot, &[index * state.slot_stride]);
-        pass.set_bind_group(3, &self.rain_group, &[]);
+        pass.set_bind_group(3, self.drops.group(), &[]);
     }
 }

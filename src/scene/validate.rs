@@ -406,7 +406,7 @@ impl Check<'_> {
     }
 
     /// The water model, and what each model reads: overhangs, rocks, held sources and `[pipes]`
-    /// belong to the pipes; the pipes do not yet couple bodies or take random drops.
+    /// belong to the pipes; the pipes do not yet couple bodies.
     fn model(&self) -> Result<()> {
         let scene = self.scene;
         let pipes = match scene.physics.model {
@@ -497,9 +497,6 @@ impl Check<'_> {
                 "body[0].shape",
                 format!("a rigid body {not_yet} (use physics.model = \"height-field\")"),
             );
-        }
-        if scene.rain.is_some() {
-            return self.fail("rain.rate", format!("[rain] {not_yet}: give the water with [[source]]"));
         }
         let sides = &scene.boundary;
         for (name, side) in [
