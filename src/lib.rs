@@ -33,6 +33,7 @@ mod cpu;
 mod edit;
 mod error;
 mod gpu;
+mod navier_stokes;
 mod params;
 mod placement;
 mod rain;

@@ -43,6 +43,9 @@ pub enum Pass {
     Spray,
     /// `pipe_rain.wgsl`: this step's drops into the columns' top cells, in whole units.
     PipeRain,
+    /// Seed 003's layer (`cpu::navier_stokes::step`): flags, momentum, the pressure iteration,
+    /// the surface velocities and the height field.
+    NavierStokes,
 }
 
 impl Pass {
@@ -68,6 +71,7 @@ impl Pass {
             Pass::PipeApply => "pipes.apply",
             Pass::Spray => "spray",
             Pass::PipeRain => "pipe_rain",
+            Pass::NavierStokes => "navier_stokes",
         }
     }
 }
@@ -79,6 +83,8 @@ pub enum Model {
     HeightField(Method),
     /// Seed 004's columns joined by virtual pipes, with or without its spray.
     Pipes { spray: bool },
+    /// Seed 003's Navier-Stokes layer under the height field.
+    NavierStokes,
 }
 
 impl Model {
@@ -100,6 +106,7 @@ impl Model {
                 passes
             }
             Model::Pipes { .. } => vec![Pass::PipeFlow, Pass::PipeApply],
+            Model::NavierStokes => vec![Pass::NavierStokes],
         }
     }
 }
@@ -131,6 +138,18 @@ impl Schedule {
     /// The step the scene asks for. `rain`: the scene has `[rain]`.
     pub fn new(model: Model, params: &Params, rain: bool) -> Schedule {
         let mut after = Vec::new();
+        if model == Model::NavierStokes {
+            // The global correction (a safety net: eq. 12 does not conserve by construction)
+            // runs inside the layer's step, on the height field.
+            if params.n_probes != 0 {
+                after.push(Pass::Probe);
+            }
+            return Schedule {
+                model,
+                substep: model.substep(params),
+                after,
+            };
+        }
         if let Model::Pipes { spray } = model {
             // Conserved by construction: no correction; sources act inside `apply`.
             if spray {

@@ -76,6 +76,14 @@ impl Simulation {
                     });
                 }
                 let fast = backend == Backend::Cpu;
+                if let Some(layer) = setup.navier_stokes {
+                    return Ok(Box::new(crate::cpu::ns_solver::CpuNs::new(
+                        layer,
+                        &setup.params,
+                        setup.probe_cells,
+                        scene.time.dt,
+                    )));
+                }
                 if let Some(pipes) = setup.pipe_setup() {
                     return Ok(Box::new(crate::cpu::pipe_solver::CpuPipes::new(&pipes, fast)));
                 }
@@ -102,6 +110,12 @@ impl Simulation {
         crate::gpu::state::check_grid_fits(&device.limits(), scene.grid.nx, scene.grid.ny)?;
         let adapter = crate::gpu::context::adapter_line(&device.adapter_info());
         Self::build(scene, |setup| {
+            if setup.navier_stokes.is_some() {
+                return Err(Error::Unsupported(
+                    "the Navier-Stokes layer on the GPU (its passes are not built yet): run it with --backend cpu"
+                        .into(),
+                ));
+            }
             if let Some(pipes) = setup.pipe_setup() {
                 return Ok(Box::new(crate::gpu::pipe_solver::GpuPipes::new(
                     device,
@@ -136,7 +150,8 @@ impl Simulation {
                         crate::scene::WaterModel::Pipes => Model::Pipes {
                             spray: scene.spray.unwrap_or_default().enabled,
                         },
-                        _ => Model::HeightField(scene.physics.solver),
+                        crate::scene::WaterModel::NavierStokes => Model::NavierStokes,
+                        crate::scene::WaterModel::HeightField => Model::HeightField(scene.physics.solver),
                     },
                     p,
                     scene.rain.is_some(),
@@ -163,6 +178,7 @@ impl Simulation {
             body_params,
             cover,
             columns,
+            layer,
         } = Prepared::new(scene)?;
         // The initial water, as the backends' own reduction measures it (no shortfall yet).
         // Submerged bodies' volume in their columns is not water (`cover`).
@@ -198,6 +214,7 @@ impl Simulation {
             body_params,
             cover: &cover,
             pipes: columns.as_ref().map(|c| (scene, c)),
+            navier_stokes: layer.as_ref(),
         })?;
         let reference = fields.reference.0;
         Ok(Simulation {
@@ -308,6 +325,20 @@ impl Simulation {
                 total.made += spray.made;
                 total.ended += spray.ended;
                 total.refused += spray.refused;
+            }
+            if let Some(pressure) = report.pressure {
+                let epsilon = self.scene.navier_stokes.unwrap_or_default().epsilon as f32;
+                // Noted the first time only.
+                if pressure.residual >= epsilon && !self.notes.iter().any(|n| n.contains("max_sweeps")) {
+                    self.notes.push(format!(
+                        "steps {}–{}: the pressure iteration stopped at navier_stokes.max_sweeps = {} with |D| = \
+                         {:.2e}/s over navier_stokes.epsilon: raise max_sweeps",
+                        self.step - chunk as u64 + 1,
+                        self.step,
+                        pressure.iterations,
+                        pressure.residual
+                    ));
+                }
             }
             self.totals = report.totals;
             self.target = report.target;
@@ -728,7 +759,8 @@ pub struct FieldStats {
 fn substeps_needed(scene: &Scene, max_depth: f64) -> u32 {
     match scene.physics.model {
         crate::scene::WaterModel::Pipes => crate::columns::substeps_needed(scene, max_depth),
-        _ => params::substeps_needed(scene, max_depth),
+        crate::scene::WaterModel::NavierStokes => crate::navier_stokes::substeps_needed(scene, max_depth),
+        crate::scene::WaterModel::HeightField => params::substeps_needed(scene, max_depth),
     }
 }
 
@@ -749,6 +781,13 @@ fn check_substeps(scene: &Scene, needed: u32, max_depth: f64) -> Result<()> {
 }
 
 fn substep_note(scene: &Scene, substeps: u32, max_depth: f64) -> String {
+    if scene.physics.model == crate::scene::WaterModel::NavierStokes {
+        return format!(
+            "water {max_depth:.4} m deep needs sqrt(g·d)·dt/dx ≤ {} on the Navier-Stokes grid; running \
+             {substeps} equal substeps per step",
+            crate::navier_stokes::NS_COURANT
+        );
+    }
     if scene.physics.model == crate::scene::WaterModel::Pipes {
         return format!(
             "water {max_depth:.4} m deep needs sqrt(g·d)·dt/dx ≤ {} in the pipes; running {substeps} equal \
@@ -842,12 +881,16 @@ struct Prepared {
     cover: Vec<crate::bodies::Cover>,
     /// The pipes model's columns (None: the height field).
     columns: Option<crate::columns::Columns>,
+    /// The Navier-Stokes layer (None: the other models).
+    layer: Option<crate::navier_stokes::NsLayer>,
 }
 
 impl Prepared {
     fn new(scene: &Scene) -> Result<Prepared> {
-        if scene.physics.model == crate::scene::WaterModel::Pipes {
-            return Self::pipes(scene);
+        match scene.physics.model {
+            crate::scene::WaterModel::Pipes => return Self::pipes(scene),
+            crate::scene::WaterModel::NavierStokes => return Self::navier_stokes(scene),
+            crate::scene::WaterModel::HeightField => {}
         }
         let fields = InitialFields::build(scene)?;
         let (eta, ground_rel) = fields.relative_f32();
@@ -912,6 +955,7 @@ impl Prepared {
             body_params,
             cover,
             columns: None,
+            layer: None,
         })
     }
 
@@ -949,6 +993,39 @@ impl Prepared {
             body_params: crate::bodies::BodyParams::new(scene),
             cover: Vec::new(),
             columns: Some(columns),
+            layer: None,
+        })
+    }
+
+    /// The Navier-Stokes layer: the 3D grid under the height field.
+    fn navier_stokes(scene: &Scene) -> Result<Prepared> {
+        let fields = InitialFields::build(scene)?;
+        let probe_cells = probe_cells(scene);
+        let (eta, ground_rel) = fields.relative_f32();
+        let max_depth = eta
+            .iter()
+            .zip(&ground_rel)
+            .map(|(e, b)| (e - b).max(0.0) as f64)
+            .fold(0.0, f64::max);
+        let needed = crate::navier_stokes::substeps_needed(scene, max_depth);
+        check_substeps(scene, needed, max_depth)?;
+        let substeps = needed.max(scene.time.substeps);
+        let layer = crate::navier_stokes::NsLayer::build(scene, &eta, &ground_rel);
+        let params = Params::new(scene, substeps, probe_cells.len() as u32);
+        Ok(Prepared {
+            fields,
+            eta,
+            ground_rel,
+            probe_cells,
+            params,
+            substeps,
+            notes: Vec::new(),
+            source: Vec::new(),
+            bodies: Vec::new(),
+            body_params: crate::bodies::BodyParams::new(scene),
+            cover: Vec::new(),
+            columns: None,
+            layer: Some(layer),
         })
     }
 }

@@ -28,6 +28,9 @@ pub struct ChunkReport {
     pub water_units: Option<(u64, i64)>,
     /// The pipes model's spray after the chunk (None without spray).
     pub spray: Option<crate::spray::SprayReport>,
+    /// The Navier-Stokes layer's pressure iteration over the chunk: the most sweeps a substep
+    /// took and the largest |D| one ended with (None for the other models).
+    pub pressure: Option<SolveReport>,
 }
 
 /// How the last coupling solve went.
@@ -204,6 +207,8 @@ pub struct Setup<'a> {
     pub cover: &'a [crate::bodies::Cover],
     /// The pipes model: the scene and its columns (None: the height field).
     pub pipes: Option<(&'a crate::scene::Scene, &'a crate::columns::Columns)>,
+    /// The Navier-Stokes layer (None: the other models).
+    pub navier_stokes: Option<&'a crate::navier_stokes::NsLayer>,
 }
 
 impl<'a> Setup<'a> {
@@ -222,6 +227,7 @@ impl<'a> Setup<'a> {
             body_params: Default::default(),
             cover: &[],
             pipes: None,
+            navier_stokes: None,
         }
     }
 

@@ -8,9 +8,8 @@ pub mod coupling;
 pub mod edit;
 pub mod explicit;
 pub mod fast;
-// Reached by its tests until issue 18 builds the model around it.
-#[cfg_attr(not(test), allow(dead_code))]
 pub mod navier_stokes;
+pub mod ns_solver;
 pub mod pipe_rain;
 pub mod pipe_solver;
 pub mod pipes;
@@ -217,8 +216,8 @@ impl CpuSolver {
                 r.record(&self.params, &self.ground, &self.eta[p], &self.vel[p]);
             }
             Pass::Volume => self.correct(index, &chunk.input.rain),
-            Pass::PipeFlow | Pass::PipeApply | Pass::Spray | Pass::PipeRain => {
-                unreachable!("the pipes model runs on pipe_solver::CpuPipes")
+            Pass::PipeFlow | Pass::PipeApply | Pass::Spray | Pass::PipeRain | Pass::NavierStokes => {
+                unreachable!("the pipes and Navier-Stokes models have their own backends")
             }
             Pass::Probe => match &self.deferred {
                 Some(volume) => {
@@ -407,6 +406,7 @@ impl Solver for CpuSolver {
             coupling: self.bodies.as_ref().map_or(Default::default(), |b| b.last),
             water_units: None,
             spray: None,
+            pressure: None,
         })
     }
 

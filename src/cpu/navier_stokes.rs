@@ -454,47 +454,96 @@ fn field_mut(s: &mut NsState, axis: Axis) -> &mut Vec<f32> {
     }
 }
 
-/// Step 8 (§4.3): the height field by eq. (12), driven by the new velocities: the vertical
-/// velocity at the surface (interpolated in its Surface cell) and the horizontal convection of
-/// the surface by the Surface cell's face velocities. A dry column stays at its ground.
-pub fn height(p: &NsParams, s: &mut NsState, dt: f32) {
-    let h0 = s.h.clone();
+/// The height field at its own resolution, `coarsen` × `coarsen` cells per 3D column.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Surface {
+    /// Cells along x and y.
+    pub nx: usize,
+    pub ny: usize,
+    /// 3D columns' cells across per height-field cell.
+    pub coarsen: usize,
+    /// The surface and the ground per cell, m.
+    pub h: Vec<f32>,
+    pub ground: Vec<f32>,
+}
+
+impl Surface {
+    /// Each 3D column's mean of `field` over its cells.
+    pub fn coarse_mean(&self, field: &[f32]) -> Vec<f32> {
+        let cz = self.coarsen;
+        let (cx, cy) = (self.nx / cz, self.ny / cz);
+        let mut out = vec![0.0f32; cx * cy];
+        for (c, o) in out.iter_mut().enumerate() {
+            let (ci, cj) = (c % cx, c / cx);
+            let mut sum = 0.0f32;
+            for fj in cj * cz..(cj + 1) * cz {
+                for fi in ci * cz..(ci + 1) * cz {
+                    sum += field[fj * self.nx + fi];
+                }
+            }
+            *o = sum / (cz * cz) as f32;
+        }
+        out
+    }
+}
+
+/// Step 8 (§4.3): the height field by eq. (12), driven by the new velocities, at its own
+/// resolution: the vertical velocity at the cell's surface (interpolated in its column's Surface
+/// cell between the cell's floor and top face) and the horizontal convection of the surface by
+/// the column's face velocities, interpolated to the cell's centre (with `coarsen` 1 the mean of
+/// the two faces, as in eq. 12). A dry cell stays at its ground; a column with no Surface cell
+/// does not move.
+pub fn height(p: &NsParams, s: &NsState, f: &mut Surface, dt: f32) {
+    let h0 = f.h.clone();
     let at = |i: isize, j: isize, own: f32| {
-        if i < 0 || j < 0 || i >= p.nx as isize || j >= p.ny as isize {
+        if i < 0 || j < 0 || i >= f.nx as isize || j >= f.ny as isize {
             own
         } else {
-            h0[j as usize * p.nx + i as usize]
+            h0[j as usize * f.nx + i as usize]
         }
     };
-    for j in 0..p.ny {
-        for i in 0..p.nx {
-            let c = j * p.nx + i;
+    let cz = f.coarsen;
+    let dxf = p.dx / cz as f32;
+    for fj in 0..f.ny {
+        for fi in 0..f.nx {
+            let (i, j) = (fi / cz, fj / cz);
             let Some(k) = (0..p.nz).find(|&k| s.flag[p.cell(i, j, k)] == SURFACE) else {
                 continue;
             };
+            let c = fj * f.nx + fi;
+            let own = h0[c];
             let bottom = p.z0 + k as f32 * p.dz;
-            let share = ((h0[c] - bottom) / p.dz).clamp(0.0, 1.0);
+            let share = ((own - bottom) / p.dz).clamp(0.0, 1.0);
             let (wb, wt) = (s.w[p.wf(i, j, k)], s.w[p.wf(i, j, k + 1)]);
             let w = wb + share * (wt - wb);
-            let (ii, jj) = (i as isize, j as isize);
-            let own = h0[c];
-            let ux = (s.u[p.uf(i, j, k)] + s.u[p.uf(i + 1, j, k)]) * (at(ii - 1, jj, own) - at(ii + 1, jj, own));
-            let vy = (s.v[p.vf(i, j, k)] + s.v[p.vf(i, j + 1, k)]) * (at(ii, jj - 1, own) - at(ii, jj + 1, own));
-            s.h[c] = (own + dt * (w + (ux + vy) / (4.0 * p.dx))).max(s.ground[c]);
+            // Where the cell's centre lies across its column, 0 to 1.
+            let (tx, ty) = (
+                ((fi % cz) as f32 + 0.5) / cz as f32,
+                ((fj % cz) as f32 + 0.5) / cz as f32,
+            );
+            let (uw, ue) = (s.u[p.uf(i, j, k)], s.u[p.uf(i + 1, j, k)]);
+            let (vs, vn) = (s.v[p.vf(i, j, k)], s.v[p.vf(i, j + 1, k)]);
+            let u = uw + tx * (ue - uw);
+            let v = vs + ty * (vn - vs);
+            let (ii, jj) = (fi as isize, fj as isize);
+            let slope_x = (at(ii - 1, jj, own) - at(ii + 1, jj, own)) / (2.0 * dxf);
+            let slope_y = (at(ii, jj - 1, own) - at(ii, jj + 1, own)) / (2.0 * dxf);
+            f.h[c] = (own + dt * (w + u * slope_x + v * slope_y)).max(f.ground[c]);
         }
     }
 }
 
-/// One step of §6: flags, the Surface pressures, momentum, the pressure iteration, the surface
-/// velocities, and the height field.
-pub fn step(p: &NsParams, s: &mut NsState, dt: f32) -> PressureReport {
+/// One step of §6: the 3D columns' surface from the height field, flags, the Surface
+/// pressures, momentum, the pressure iteration, the surface velocities, and the height field.
+pub fn step(p: &NsParams, s: &mut NsState, f: &mut Surface, dt: f32) -> PressureReport {
+    s.h = f.coarse_mean(&f.h);
     set_flags(p, s);
     surface_pressure(p, s);
     momentum(p, s, dt);
     surface_velocities(p, s);
     let report = pressure(p, s, dt);
     surface_velocities(p, s);
-    height(p, s, dt);
+    height(p, s, f, dt);
     report
 }
 
@@ -523,6 +572,17 @@ mod tests {
         }
     }
 
+    /// The height field at the 3D grid's resolution.
+    fn fine(p: &NsParams, s: &NsState) -> Surface {
+        Surface {
+            nx: p.nx,
+            ny: p.ny,
+            coarsen: 1,
+            h: s.h.clone(),
+            ground: s.ground.clone(),
+        }
+    }
+
     #[test]
     fn a_still_pool_over_steps_stays_still_with_hydrostatic_pressure() {
         // Ground in three steps under 0.6 m of water: every cell keeps p = g·depth at its centre
@@ -531,11 +591,12 @@ mod tests {
         p.ny = 3;
         let ground: Vec<f32> = (0..36).map(|c| [-0.6, -0.4, -0.25][(c % 12) / 4]).collect();
         let mut s = NsState::at_rest(&p, &ground, &[0.0; 36]);
+        let mut f = fine(&p, &s);
         for _ in 0..1000 {
-            let r = step(&p, &mut s, 0.01);
+            let r = step(&p, &mut s, &mut f, 0.01);
             assert!(r.divergence < p.epsilon, "{r:?}");
         }
-        let worst = s.h.iter().map(|h| h.abs()).fold(0.0f32, f32::max);
+        let worst = f.h.iter().map(|h| h.abs()).fold(0.0f32, f32::max);
         assert!(worst < 1e-6, "the surface moved {worst} m");
         for c in 0..36 {
             for k in 0..p.nz {
@@ -560,14 +621,15 @@ mod tests {
         let k = 2.0 * std::f32::consts::PI / length;
         let h: Vec<f32> = (0..nx).map(|i| 0.005 * (k * (i as f32 + 0.5) * p.dx).cos()).collect();
         let mut s = NsState::at_rest(&p, &vec![-depth; nx], &h);
+        let mut f = fine(&p, &s);
         // Start from the still water's pressure with the displaced surface: the first step's
         // pressure iteration finds the wave's.
         let mut crossings = Vec::new();
-        let mut before = s.h[0];
+        let mut before = f.h[0];
         for n in 1..40_000 {
-            let r = step(&p, &mut s, dt);
+            let r = step(&p, &mut s, &mut f, dt);
             assert!(r.divergence < p.epsilon, "step {n}: {r:?}");
-            let now = s.h[0];
+            let now = f.h[0];
             if before > 0.0 && now <= 0.0 {
                 // Linear interpolation of the crossing time.
                 crossings.push((n as f64 - 1.0 + before as f64 / (before - now) as f64) * dt as f64);

@@ -131,6 +131,9 @@ pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams) -> Cost {
         // One thread per drop entry: the column's geometry up to its top cell, its water and
         // its exchange; on steps with drops only.
         Pass::PipeRain => fixed(1, "one thread per column a drop wets, on steps with drops"),
+        // Not on the GPU yet: the CPU reference's step (per 3D cell: 6 faces and p in and out per
+        // pressure sweep).
+        Pass::NavierStokes => fixed(0, "CPU only for now: ~28 B per 3D cell per pressure sweep"),
     }
 }
 

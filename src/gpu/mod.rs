@@ -184,8 +184,8 @@ impl GpuSolver {
             }
             Pass::Volume => self.volume.correct(pass, &self.level, &self.state, step),
             Pass::Probe => self.probe.record(pass, &self.state, slot),
-            Pass::PipeFlow | Pass::PipeApply | Pass::Spray | Pass::PipeRain => {
-                unreachable!("the pipes model runs on pipe_solver::GpuPipes")
+            Pass::PipeFlow | Pass::PipeApply | Pass::Spray | Pass::PipeRain | Pass::NavierStokes => {
+                unreachable!("the pipes and Navier-Stokes models have their own backends")
             }
         }
         if p.advances_level() {
@@ -363,6 +363,7 @@ impl Solver for GpuSolver {
             coupling,
             water_units: None,
             spray: None,
+            pressure: None,
         })
     }
 

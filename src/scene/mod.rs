@@ -54,6 +54,10 @@ pub struct Scene {
     /// its defaults in the resolved scene).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spray: Option<Spray>,
+    /// `[navier_stokes]`: seed 003's 3D layer (`physics.model = "navier-stokes"`; filled in with
+    /// its defaults in the resolved scene).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub navier_stokes: Option<NavierStokes>,
     /// `[[body]]`: rigid bodies, two-way coupled.
     #[serde(default, rename = "body", skip_serializing_if = "Vec::is_empty")]
     pub bodies: Vec<Body>,
@@ -130,8 +134,71 @@ pub enum WaterModel {
     HeightField,
     /// Seed 004's columns of cells joined by virtual pipes (`[pipes]`).
     Pipes,
-    /// Seed 003's Navier-Stokes layer (not built yet: refused with an error).
+    /// Seed 003's Navier-Stokes layer under the height field (`[navier_stokes]`).
     NavierStokes,
+}
+
+/// `[navier_stokes]`: seed 003's 3D layer, a staggered grid whose velocities drive the height
+/// field.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NavierStokes {
+    /// Vertical cells, spanning the deepest water plus `headroom`; default 8.
+    #[serde(default = "NavierStokes::default_layers")]
+    pub layers: u32,
+    /// Height-field cells per 3D cell across (the 3D part coarse, the surface fine); default 1.
+    #[serde(default = "NavierStokes::default_coarsen")]
+    pub coarsen: u32,
+    /// Kinematic viscosity ν, m²/s; default 1e-6 (water).
+    #[serde(default = "NavierStokes::default_viscosity")]
+    pub viscosity: f64,
+    /// The pressure iteration's relaxation β₀ (eq. 7), in [1, 2); default 1.7 (the seed's).
+    #[serde(default = "NavierStokes::default_beta0")]
+    pub beta0: f64,
+    /// The largest divergence |D| (1/s) a Full cell may keep; default 1e-4 (the seed's).
+    #[serde(default = "NavierStokes::default_epsilon")]
+    pub epsilon: f64,
+    /// The most red-black sweeps of the pressure iteration per substep; default 2000.
+    #[serde(default = "NavierStokes::default_max_sweeps")]
+    pub max_sweeps: u32,
+    /// Room above the highest water, m; default a quarter of the deepest water.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headroom: Option<f64>,
+}
+
+impl NavierStokes {
+    fn default_layers() -> u32 {
+        8
+    }
+    fn default_coarsen() -> u32 {
+        1
+    }
+    fn default_viscosity() -> f64 {
+        1e-6
+    }
+    fn default_beta0() -> f64 {
+        1.7
+    }
+    fn default_epsilon() -> f64 {
+        1e-4
+    }
+    fn default_max_sweeps() -> u32 {
+        2000
+    }
+}
+
+impl Default for NavierStokes {
+    fn default() -> Self {
+        NavierStokes {
+            layers: Self::default_layers(),
+            coarsen: Self::default_coarsen(),
+            viscosity: Self::default_viscosity(),
+            beta0: Self::default_beta0(),
+            epsilon: Self::default_epsilon(),
+            max_sweeps: Self::default_max_sweeps(),
+            headroom: None,
+        }
+    }
 }
 
 /// `[pipes]`: the column model's constants.
@@ -805,6 +872,9 @@ impl Scene {
             let spray = s.spray.get_or_insert_with(Spray::default);
             spray.particle_volume = Some(spray.volume(s.grid.dx));
             spray.least_height = Some(spray.least(s.grid.dx));
+        }
+        if s.physics.model == WaterModel::NavierStokes {
+            s.navier_stokes.get_or_insert_with(NavierStokes::default);
         }
         toml::to_string(&s).expect("a scene always serialises")
     }

@@ -1,7 +1,7 @@
 //! Checks a parsed scene against the contract; every error names its key and line. One function
 //! per part of the scene.
 
-use super::{BoundaryMode, Scene, WaterModel};
+use super::{BoundaryMode, Scene, VolumeCorrection, WaterModel};
 use crate::error::Result;
 
 /// Checks `scene`, parsed from `text` (for the lines errors name).
@@ -277,6 +277,81 @@ impl Check<'_> {
         Ok(())
     }
 
+    /// The Navier-Stokes layer's keys, and what it does not take yet.
+    fn navier_stokes(&self) -> Result<()> {
+        let scene = self.scene;
+        let ns = scene.navier_stokes.unwrap_or_default();
+        if !(2..=256).contains(&ns.layers) {
+            return self.fail("navier_stokes.layers", format!("must be 2 to 256 (got {})", ns.layers));
+        }
+        let g = &scene.grid;
+        if ns.coarsen == 0 || !g.nx.is_multiple_of(ns.coarsen) || !g.ny.is_multiple_of(ns.coarsen) {
+            return self.fail(
+                "navier_stokes.coarsen",
+                format!(
+                    "must be ≥ 1 and divide grid.nx and grid.ny ({} × {}; got {})",
+                    g.nx, g.ny, ns.coarsen
+                ),
+            );
+        }
+        if !(ns.viscosity >= 0.0 && ns.viscosity.is_finite()) {
+            return self.fail(
+                "navier_stokes.viscosity",
+                format!("must be a finite number ≥ 0 m²/s (got {})", ns.viscosity),
+            );
+        }
+        if !(1.0..2.0).contains(&ns.beta0) {
+            return self.fail("navier_stokes.beta0", format!("must be in [1, 2) (got {})", ns.beta0));
+        }
+        if !(ns.epsilon > 0.0 && ns.epsilon.is_finite()) {
+            return self.fail(
+                "navier_stokes.epsilon",
+                format!("must be a finite number > 0 per second (got {})", ns.epsilon),
+            );
+        }
+        if ns.max_sweeps == 0 {
+            return self.fail("navier_stokes.max_sweeps", "must be at least 1".into());
+        }
+        if let Some(h) = ns.headroom.filter(|h| !(*h > 0.0 && h.is_finite())) {
+            return self.fail(
+                "navier_stokes.headroom",
+                format!("must be a finite number > 0 m (got {h})"),
+            );
+        }
+        let not_yet = "is not built into the Navier-Stokes layer yet (issue 18)";
+        if !scene.sources.is_empty() {
+            return self.fail("source[0].x", format!("a [[source]] {not_yet}"));
+        }
+        if scene.rain.is_some() {
+            return self.fail("rain.rate", format!("[rain] {not_yet}"));
+        }
+        if !scene.bodies.is_empty() {
+            return self.fail("body[0].shape", format!("a rigid body {not_yet}"));
+        }
+        if scene.physics.volume_correction == VolumeCorrection::Regions {
+            return self.fail(
+                "physics.volume_correction",
+                format!("\"regions\" {not_yet}: \"global\" or \"none\""),
+            );
+        }
+        let sides = &scene.boundary;
+        for (name, side) in [
+            ("all", sides.all),
+            ("west", sides.west),
+            ("east", sides.east),
+            ("south", sides.south),
+            ("north", sides.north),
+        ] {
+            if side.is_some_and(|s| s != BoundaryMode::Reflect) {
+                return self.fail(
+                    &format!("boundary.{name}"),
+                    format!("the Navier-Stokes layer's sides are free-slip walls (\"reflect\"); other sides {not_yet}"),
+                );
+            }
+        }
+        Ok(())
+    }
+
     /// Bodies: positive sizes and density, inside the domain, not both fixed and kinematic.
     fn bodies(&self) -> Result<()> {
         for (k, b) in self.scene.bodies.iter().enumerate() {
@@ -409,16 +484,14 @@ impl Check<'_> {
     /// belong to the pipes; the pipes do not yet couple bodies.
     fn model(&self) -> Result<()> {
         let scene = self.scene;
-        let pipes = match scene.physics.model {
-            WaterModel::NavierStokes => {
-                return self.fail(
-                    "physics.model",
-                    "\"navier-stokes\" (seed 003's layer) is not built yet: use \"height-field\" or \"pipes\"".into(),
-                )
-            }
-            WaterModel::Pipes => true,
-            WaterModel::HeightField => false,
-        };
+        let pipes = scene.physics.model == WaterModel::Pipes;
+        let navier_stokes = scene.physics.model == WaterModel::NavierStokes;
+        if !navier_stokes && scene.navier_stokes.is_some() {
+            return self.fail(
+                "navier_stokes.layers",
+                "[navier_stokes] needs physics.model = \"navier-stokes\"".into(),
+            );
+        }
         let needs_pipes = "needs physics.model = \"pipes\" (a height field holds one surface per column)";
         if !pipes {
             if scene.pipes.is_some() {
@@ -436,7 +509,7 @@ impl Check<'_> {
             if let Some(k) = scene.sources.iter().position(|s| s.height.is_some()) {
                 return self.fail(&format!("source[{k}].height"), format!("a held height {needs_pipes}"));
             }
-            return Ok(());
+            return if navier_stokes { self.navier_stokes() } else { Ok(()) };
         }
         let p = scene.pipes.unwrap_or_default();
         if !(p.dt > 0.0 && p.dt.is_finite()) {

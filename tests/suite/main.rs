@@ -12,6 +12,7 @@ mod divergence;
 mod embed;
 mod fast_cpu;
 mod gpu_vs_cpu;
+mod navier_stokes;
 mod physics;
 mod pipes;
 mod regions;

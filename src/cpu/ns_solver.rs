@@ -1,0 +1,148 @@
+//! The Navier-Stokes layer on the CPU (seed 003): the reference `navier_stokes::step` per
+//! substep, the global volume correction on the height field after each step, and the probes.
+
+use super::navier_stokes::{self, NsParams, NsState, PressureReport, Surface};
+use crate::error::{Error, Result};
+use crate::navier_stokes::NsLayer;
+use crate::params::{Params, Totals};
+use crate::schedule::{Pass, Schedule};
+use crate::solver::{ChunkInput, ChunkReport, SolveReport, Solver, SolverState};
+
+/// The backend.
+pub struct CpuNs {
+    params: NsParams,
+    state: NsState,
+    surface: Surface,
+    probe_cells: Vec<u32>,
+    schedule: Schedule,
+    dt: f32,
+    /// The height field's volume at the start (metres·cells), which `volume_correction =
+    /// "global"` holds it to (None: no correction). No sources or drains reach the layer yet.
+    target: Option<f64>,
+}
+
+impl CpuNs {
+    /// The backend for `layer`, stepping `dt` s per step.
+    pub fn new(layer: &NsLayer, params: &Params, probe_cells: &[u32], dt: f64) -> CpuNs {
+        let mut solver = CpuNs {
+            params: layer.params,
+            state: layer.state.clone(),
+            surface: layer.surface.clone(),
+            probe_cells: probe_cells.to_vec(),
+            schedule: Schedule::new(crate::schedule::Model::NavierStokes, params, false),
+            dt: dt as f32,
+            target: None,
+        };
+        if params.correct != 0 {
+            solver.target = Some(solver.volume());
+        }
+        solver
+    }
+
+    /// The volume above the still level's floor, Σ max(h − b, 0) over the height field's cells
+    /// (metres·cells), in f64 in row order.
+    fn volume(&self) -> f64 {
+        let f = &self.surface;
+        f.h.iter().zip(&f.ground).map(|(&h, &b)| (h - b).max(0.0) as f64).sum()
+    }
+
+    /// The global correction (a safety net: eq. 12 moves the surface by the velocities and does
+    /// not conserve by construction): the missing volume spread over the wet cells.
+    fn hold_volume(&mut self, target: f64) {
+        let f = &mut self.surface;
+        let wet = f.h.iter().zip(&f.ground).filter(|(h, b)| h > b).count();
+        if wet == 0 {
+            return;
+        }
+        let volume: f64 = f.h.iter().zip(&f.ground).map(|(&h, &b)| (h - b).max(0.0) as f64).sum();
+        let delta = ((target - volume) / wet as f64) as f32;
+        for (h, &b) in f.h.iter_mut().zip(&f.ground) {
+            if *h > b {
+                *h = (*h + delta).max(b);
+            }
+        }
+    }
+}
+
+impl Solver for CpuNs {
+    fn set_params(&mut self, _params: &Params) -> Result<()> {
+        Ok(())
+    }
+
+    /// The layer carries velocities, not per-substep changes: nothing to rescale.
+    fn rescale_velocity(&mut self, _factor: f32) -> Result<()> {
+        Ok(())
+    }
+
+    fn advance(&mut self, steps: u32, substeps: u32, input: &ChunkInput) -> Result<ChunkReport> {
+        let dt = self.dt / substeps as f32;
+        let mut probes = Vec::with_capacity(steps as usize * self.probe_cells.len());
+        let mut worst = PressureReport::default();
+        for _ in 0..steps {
+            for pass in self.schedule.step(substeps) {
+                match pass {
+                    Pass::NavierStokes => {
+                        let r = navier_stokes::step(&self.params, &mut self.state, &mut self.surface, dt);
+                        worst.sweeps = worst.sweeps.max(r.sweeps);
+                        worst.divergence = worst.divergence.max(r.divergence);
+                    }
+                    Pass::Probe => probes.extend(self.probe_cells.iter().map(|&c| self.surface.h[c as usize])),
+                    other => unreachable!("{other:?} is not a pass of the Navier-Stokes layer"),
+                }
+            }
+            if let Some(target) = self.target {
+                self.hold_volume(target);
+            }
+        }
+        let f = &self.surface;
+        let nonfinite = f.h.iter().filter(|h| !h.is_finite()).count() as u32
+            + [&self.state.u, &self.state.v, &self.state.w, &self.state.p]
+                .iter()
+                .map(|field| field.iter().filter(|v| !v.is_finite()).count() as u32)
+                .sum::<u32>();
+        let max_depth = f.h.iter().zip(&f.ground).map(|(h, b)| h - b).fold(0.0f32, f32::max);
+        Ok(ChunkReport {
+            totals: Totals {
+                max_depth,
+                nonfinite,
+                sum_depth: self.volume() as f32,
+                ..Totals::default()
+            },
+            probes,
+            target: input.target,
+            pressure: Some(SolveReport {
+                iterations: worst.sweeps,
+                residual: worst.divergence,
+            }),
+            ..ChunkReport::default()
+        })
+    }
+
+    fn read_eta(&mut self) -> Result<Vec<f32>> {
+        Ok(self.surface.h.clone())
+    }
+
+    fn read_regions(&mut self) -> Result<Vec<u32>> {
+        Ok(Vec::new())
+    }
+
+    fn save(&mut self) -> Result<SolverState> {
+        Err(Error::Unsupported(
+            "checkpoints of the Navier-Stokes layer (not built yet)".into(),
+        ))
+    }
+
+    fn load(&mut self, _state: &SolverState) -> Result<()> {
+        Err(Error::Unsupported(
+            "checkpoints of the Navier-Stokes layer (not built yet)".into(),
+        ))
+    }
+
+    fn describe(&self) -> String {
+        "cpu (reference, single thread)".into()
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}

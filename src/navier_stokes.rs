@@ -1,0 +1,70 @@
+//! The Navier-Stokes layer as a scene builds it (seed 003, issue 18): the 3D grid over the
+//! terrain, spanning the lowest ground to the highest water plus headroom, and the height field
+//! at the scene's resolution. What the backends are built from.
+
+use crate::cpu::navier_stokes::{NsParams, NsState, Surface};
+use crate::scene::Scene;
+
+/// sqrt(g·d)·dt/dx a substep may reach (the explicit surface's rule; measured stable at 0.25 in
+/// the dispersion test and at 0.5 in the still pool).
+pub const NS_COURANT: f64 = 0.5;
+
+/// The layer at the start.
+#[derive(Clone, Debug)]
+pub struct NsLayer {
+    /// The 3D grid's uniforms (the pressure iteration's `epsilon`, `max_sweeps`…).
+    pub params: NsParams,
+    /// The 3D state at rest under the initial surface.
+    pub state: NsState,
+    /// The height field at the scene's resolution.
+    pub surface: Surface,
+}
+
+impl NsLayer {
+    /// The layer for `scene` over `ground` with the surface `eta` (both h − ref per cell, f32).
+    pub fn build(scene: &Scene, eta: &[f32], ground: &[f32]) -> NsLayer {
+        let ns = scene.navier_stokes.unwrap_or_default();
+        let g = &scene.grid;
+        let cz = ns.coarsen as usize;
+        let surface = Surface {
+            nx: g.nx as usize,
+            ny: g.ny as usize,
+            coarsen: cz,
+            h: eta.iter().zip(ground).map(|(&h, &b)| h.max(b)).collect(),
+            ground: ground.to_vec(),
+        };
+        let (coarse_ground, coarse_h) = (surface.coarse_mean(ground), surface.coarse_mean(&surface.h));
+        let floor = coarse_ground.iter().copied().fold(f32::MAX, f32::min);
+        let deepest = coarse_h
+            .iter()
+            .zip(&coarse_ground)
+            .map(|(h, b)| h - b)
+            .fold(0.0f32, f32::max);
+        let highest = coarse_h.iter().copied().fold(f32::MIN, f32::max);
+        let headroom = ns.headroom.map_or((0.25 * deepest).max(g.dx as f32), |h| h as f32);
+        let dz = (highest + headroom - floor) / ns.layers as f32;
+        let params = NsParams {
+            nx: surface.nx / cz,
+            ny: surface.ny / cz,
+            nz: ns.layers as usize,
+            dx: (g.dx * cz as f64) as f32,
+            dz,
+            z0: floor,
+            g: scene.physics.gravity as f32,
+            nu: ns.viscosity as f32,
+            beta0: ns.beta0 as f32,
+            epsilon: ns.epsilon as f32,
+            max_sweeps: ns.max_sweeps,
+        };
+        let state = NsState::at_rest(&params, &coarse_ground, &coarse_h);
+        NsLayer { params, state, surface }
+    }
+}
+
+/// Substeps per step for water `max_depth` m deep: sqrt(g·d)·dt/dx ≤ `NS_COURANT` on the 3D grid.
+pub fn substeps_needed(scene: &Scene, max_depth: f64) -> u32 {
+    let ns = scene.navier_stokes.unwrap_or_default();
+    let dx = scene.grid.dx * ns.coarsen as f64;
+    let courant = (scene.physics.gravity * max_depth.max(0.0)).sqrt() * scene.time.dt / dx;
+    ((courant / NS_COURANT).ceil() as u32).max(1)
+}

@@ -1,0 +1,110 @@
+//! Foster & Metaxas's Navier-Stokes layer (seed 003) through scenes: the dispersion of water
+//! waves the height field lacks, with the 3D grid at the surface's resolution and coarser, the
+//! volume the height field keeps, and what is not built yet refused clearly. The layer's own
+//! checks (hydrostatic rest, |D| < ε every step, convergence with resolution) are its unit tests
+//! (src/cpu/navier_stokes.rs).
+
+use crate::common::*;
+use shoal::{Backend, Simulation};
+
+/// A closed 2 m tank, 1 m deep, 32 × 2 cells, holding one wavelength of a standing wave 5 mm
+/// high (cos, crests at the walls); `extra` appended.
+fn tank(dir: &std::path::Path, model: &str, extra: &str) -> shoal::Scene {
+    scene_in(dir, &tank_text(dir, model, extra))
+}
+
+/// `tank`'s scene file (its wave written into `dir`).
+fn tank_text(dir: &std::path::Path, model: &str, extra: &str) -> String {
+    write_npy(dir, "wave.npy", 2, 32, |i, _| {
+        0.005 * (2.0 * std::f64::consts::PI * (i as f64 + 0.5) / 32.0).cos()
+    });
+    format!(
+        "[grid]\nnx = 32\nny = 2\ndx = 0.0625\n[time]\ndt = 0.01\n[physics]\nmodel = \"{model}\"\n\
+         [terrain]\nflat = -1.0\n[water]\nnpy = \"wave.npy\"\n\
+         [[output.probe]]\nname = \"west\"\nx = 0.03\ny = 0.06\n{extra}"
+    )
+}
+
+/// The period of the surface at the west wall over three periods (`steps` steps of 0.01 s).
+fn period(scene: &shoal::Scene, steps: u64) -> f64 {
+    let mut sim = simulation(scene, Backend::Cpu);
+    let rows = sim.step(steps).unwrap();
+    let west: Vec<f64> = rows.iter().map(|r| r[0]).collect();
+    let up = upward_crossings(&west, 0.0, 0.01);
+    assert!(up.len() >= 4, "fewer than three periods: {up:?}");
+    (up[3] - up[0]) / 3.0
+}
+
+#[test]
+fn waves_in_deep_water_travel_at_their_dispersive_speed_where_a_height_field_cannot() {
+    // k·D = π: ω² = g·k·tanh(k·D). The explicit height field gives ω = sqrt(g·D)·k whatever the
+    // wavelength. 40 layers (3.1 cm, 32 in the water) resolve the decay of the wave's motion
+    // with depth (e^(kz)); with coarsen = 2 the 3D grid is 16 × 1 columns under the 32 × 2
+    // surface. The still surface lies on a cell boundary, so the wave moves it between two
+    // cells each half period: the worst case, and first order in the cell's height (measured:
+    // −2.7 % at 20 layers, −1.2 % at 40; −0.2 % with the surface mid-cell at 16 per metre, the
+    // layer's unit test).
+    let dir = tempfile::tempdir().unwrap();
+    let (g, k, depth) = (9.81f64, std::f64::consts::PI, 1.0f64);
+    let theory = 2.0 * std::f64::consts::PI / (g * k * (k * depth).tanh()).sqrt();
+    let height_field = period(&tank(dir.path(), "height-field", ""), 500);
+    let mut message = format!("linear theory {theory:.4} s; the explicit height field {height_field:.4} s");
+    let layers = "[navier_stokes]\nlayers = 40\n";
+    for (name, extra) in [
+        ("layer", layers.to_string()),
+        ("coarsen 2", format!("{layers}coarsen = 2\n")),
+    ] {
+        let t = period(&tank(dir.path(), "navier-stokes", &extra), 500);
+        message.push_str(&format!("; the {name} {t:.4} s ({:+.2} %)", 100.0 * (t / theory - 1.0)));
+        assert!((t / theory - 1.0).abs() < 0.03, "{message}");
+    }
+    eprintln!("{message}");
+    assert!(height_field / theory < 0.6, "{message}");
+}
+
+#[test]
+fn the_height_field_over_the_layer_keeps_its_volume_with_no_correction() {
+    // Eq. (12) moves the surface by the velocities and does not conserve by construction: with
+    // `volume_correction = "none"` the wave's volume changes by 2.4e-6 of itself over 300 steps
+    // (measured); the issue asks 1e-5. The default global correction holds it exactly.
+    let dir = tempfile::tempdir().unwrap();
+    let text = tank_text(dir.path(), "navier-stokes", "[navier_stokes]\nlayers = 20\n");
+    let text = text.replace("[physics]\n", "[physics]\nvolume_correction = \"none\"\n");
+    let scene = scene_in(dir.path(), &text);
+    let mut sim = simulation(&scene, Backend::Cpu);
+    let volume = |sim: &mut Simulation| {
+        let surface = sim.surface().unwrap();
+        sim.stats(&surface).volume
+    };
+    let before = volume(&mut sim);
+    sim.step(300).unwrap();
+    let after = volume(&mut sim);
+    let change = (after - before) / before;
+    eprintln!("volume change over 300 steps: {change:.2e}");
+    assert!(change.abs() < 1e-5, "{change:.3e}");
+}
+
+#[test]
+fn what_the_layer_does_not_take_yet_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = tank(dir.path(), "navier-stokes", "");
+    // The GPU passes are the next piece of issue 18.
+    let e = Simulation::from_device(&scene, &gpu().device, &gpu().queue)
+        .err()
+        .expect("the GPU refuses the layer")
+        .to_string();
+    assert!(e.contains("--backend cpu"), "{e}");
+    for (extra, key) in [
+        ("[navier_stokes]\ncoarsen = 3\n", "navier_stokes.coarsen"),
+        ("[navier_stokes]\nbeta0 = 2.0\n", "navier_stokes.beta0"),
+        ("[rain]\nrate = 1.0\nradius = 0.1\nheight = 0.01\n", "rain.rate"),
+        ("[boundary]\neast = \"open\"\n", "boundary.east"),
+    ] {
+        let text = tank_text(dir.path(), "navier-stokes", extra);
+        let e = shoal::Scene::parse(&text, std::path::Path::new("s.toml"), dir.path())
+            .err()
+            .unwrap_or_else(|| panic!("accepted: {extra}"))
+            .to_string();
+        assert!(e.contains(key), "{e} does not name {key}");
+    }
+}
