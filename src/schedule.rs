@@ -138,44 +138,31 @@ impl Schedule {
     /// The step the scene asks for. `rain`: the scene has `[rain]`.
     pub fn new(model: Model, params: &Params, rain: bool) -> Schedule {
         let mut after = Vec::new();
-        if model == Model::NavierStokes {
+        match model {
             // The global correction (a safety net: eq. 12 does not conserve by construction)
             // runs inside the layer's step, on the height field.
-            if params.n_probes != 0 {
-                after.push(Pass::Probe);
-            }
-            return Schedule {
-                model,
-                substep: model.substep(params),
-                after,
-            };
-        }
-        if let Model::Pipes { spray } = model {
+            Model::NavierStokes => {}
             // Conserved by construction: no correction; sources act inside `apply`.
-            if spray {
-                after.push(Pass::Spray);
+            Model::Pipes { spray } => {
+                if spray {
+                    after.push(Pass::Spray);
+                }
+                if rain {
+                    after.push(Pass::PipeRain);
+                }
             }
-            if rain {
-                after.push(Pass::PipeRain);
+            Model::HeightField(_) => {
+                if params.bodies != 0 {
+                    after.extend([Pass::Footprint, Pass::Coupling, Pass::Integrate]);
+                }
+                if corrects(params, rain) {
+                    after.push(Pass::Reduce);
+                    if params.regions != 0 {
+                        after.push(Pass::Regions);
+                    }
+                    after.push(Pass::Volume);
+                }
             }
-            if params.n_probes != 0 {
-                after.push(Pass::Probe);
-            }
-            return Schedule {
-                model,
-                substep: model.substep(params),
-                after,
-            };
-        }
-        if params.bodies != 0 {
-            after.extend([Pass::Footprint, Pass::Coupling, Pass::Integrate]);
-        }
-        if corrects(params, rain) {
-            after.push(Pass::Reduce);
-            if params.regions != 0 {
-                after.push(Pass::Regions);
-            }
-            after.push(Pass::Volume);
         }
         if params.n_probes != 0 {
             after.push(Pass::Probe);

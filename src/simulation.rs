@@ -978,9 +978,29 @@ impl Prepared {
         for (h, b) in fields.surface.iter_mut().zip(&fields.ground) {
             *h = h.max(*b);
         }
+        Ok(Self::of_model(
+            scene,
+            fields,
+            probe_cells,
+            substeps,
+            Some(columns),
+            None,
+        ))
+    }
+
+    /// What the pipes and the Navier-Stokes layer are built from: no sources, bodies or covers
+    /// (they do not take them yet) beside the model's own structure.
+    fn of_model(
+        scene: &Scene,
+        fields: InitialFields,
+        probe_cells: Vec<u32>,
+        substeps: u32,
+        columns: Option<crate::columns::Columns>,
+        layer: Option<crate::navier_stokes::NsLayer>,
+    ) -> Prepared {
         let (eta, ground_rel) = fields.relative_f32();
         let params = Params::new(scene, substeps, probe_cells.len() as u32);
-        Ok(Prepared {
+        Prepared {
             fields,
             eta,
             ground_rel,
@@ -992,9 +1012,9 @@ impl Prepared {
             bodies: Vec::new(),
             body_params: crate::bodies::BodyParams::new(scene),
             cover: Vec::new(),
-            columns: Some(columns),
-            layer: None,
-        })
+            columns,
+            layer,
+        }
     }
 
     /// The Navier-Stokes layer: the 3D grid under the height field.
@@ -1011,22 +1031,7 @@ impl Prepared {
         check_substeps(scene, needed, max_depth)?;
         let substeps = needed.max(scene.time.substeps);
         let layer = crate::navier_stokes::NsLayer::build(scene, &eta, &ground_rel);
-        let params = Params::new(scene, substeps, probe_cells.len() as u32);
-        Ok(Prepared {
-            fields,
-            eta,
-            ground_rel,
-            probe_cells,
-            params,
-            substeps,
-            notes: Vec::new(),
-            source: Vec::new(),
-            bodies: Vec::new(),
-            body_params: crate::bodies::BodyParams::new(scene),
-            cover: Vec::new(),
-            columns: None,
-            layer: Some(layer),
-        })
+        Ok(Self::of_model(scene, fields, probe_cells, substeps, None, Some(layer)))
     }
 }
 

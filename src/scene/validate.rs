@@ -277,6 +277,18 @@ impl Check<'_> {
         Ok(())
     }
 
+    /// Each `[boundary]` key and the side mode it sets, if any.
+    fn sides(&self) -> [(&'static str, Option<BoundaryMode>); 5] {
+        let b = &self.scene.boundary;
+        [
+            ("all", b.all),
+            ("west", b.west),
+            ("east", b.east),
+            ("south", b.south),
+            ("north", b.north),
+        ]
+    }
+
     /// The Navier-Stokes layer's keys, and what it does not take yet.
     fn navier_stokes(&self) -> Result<()> {
         let scene = self.scene;
@@ -334,14 +346,7 @@ impl Check<'_> {
                 format!("\"regions\" {not_yet}: \"global\" or \"none\""),
             );
         }
-        let sides = &scene.boundary;
-        for (name, side) in [
-            ("all", sides.all),
-            ("west", sides.west),
-            ("east", sides.east),
-            ("south", sides.south),
-            ("north", sides.north),
-        ] {
+        for (name, side) in self.sides() {
             if side.is_some_and(|s| s != BoundaryMode::Reflect) {
                 return self.fail(
                     &format!("boundary.{name}"),
@@ -571,14 +576,7 @@ impl Check<'_> {
                 format!("a rigid body {not_yet} (use physics.model = \"height-field\")"),
             );
         }
-        let sides = &scene.boundary;
-        for (name, side) in [
-            ("all", sides.all),
-            ("west", sides.west),
-            ("east", sides.east),
-            ("south", sides.south),
-            ("north", sides.north),
-        ] {
+        for (name, side) in self.sides() {
             if matches!(side, Some(BoundaryMode::GhostMean | BoundaryMode::GhostSlope)) {
                 return self.fail(
                     &format!("boundary.{name}"),

@@ -537,10 +537,7 @@ fn what_the_pipes_do_not_take_yet_and_what_only_they_take_are_clear_errors() {
         slab,
         "terrain.overhang[0].x0: an overhang needs physics.model = \"pipes\"",
     );
-    refused(
-        "[physics]\nmodel = \"navier-stokes\"\n[pipes]\ndt = 0.01\n",
-        "pipes.dt",
-    );
+    refused("[physics]\nmodel = \"navier-stokes\"\n[pipes]\ndt = 0.01\n", "pipes.dt");
     refused(
         "[physics]\nmodel = \"pipes\"\n[boundary]\nall = \"ghost-mean\"\n",
         "boundary.all",
