@@ -9,9 +9,10 @@
 //! reference level, like the height field's.
 //!
 //! Two choices the seed leaves open, made here:
-//! - A *Surface* cell's pressure is the air's at the surface itself, extrapolated hydrostatically
-//!   to the cell's centre: p = g·(h − z_c). The seed sets it to the applied pressure wherever the
-//!   surface lies in the cell; then a wave lower than a cell would feel no restoring force.
+//! - A *Surface* cell's pressure puts the air's at the surface itself: it lies on the line from the
+//!   Full cell under it to 0 at the surface (a ghost-fluid condition, `ghost_share`), so the wave's
+//!   dynamic pressure reaches the surface too. The seed sets it to the applied pressure wherever
+//!   the surface lies in the cell; then a wave lower than a cell would feel no restoring force.
 //! - The height field reads the vertical velocity at its own height, interpolated in the
 //!   *Surface* cell between its floor and its top face (the seed's w̄ is the cell's mean).
 //!
@@ -293,8 +294,8 @@ fn divergence(p: &NsParams, s: &NsState, i: usize, j: usize, k: usize) -> f32 {
 
 /// Step 6: eqs. (6)–(9) over the Full cells, red cells then black ((i + j + k) even, then odd: no
 /// two cells of a colour share a face, so each colour's order is free), until every Full cell's
-/// |D| < ε or `max_sweeps`. Faces on solid cells stay 0; the Surface cells' pressure stays the
-/// air's at their surface (`surface_pressure`).
+/// |D| < ε or `max_sweeps`. Faces on solid cells stay 0; a Surface cell's pressure follows the
+/// Full cell under it (`ghost_share`).
 pub fn pressure(p: &NsParams, s: &mut NsState, dt: f32) -> PressureReport {
     let beta = p.beta0 / (2.0 * dt * (2.0 / (p.dx * p.dx) + 1.0 / (p.dz * p.dz)));
     let mut report = PressureReport::default();
@@ -348,7 +349,16 @@ pub fn pressure(p: &NsParams, s: &mut NsState, dt: f32) -> PressureReport {
                             s.v[p.vf(i, j, k)] -= sx;
                         }
                         if t {
-                            s.w[p.wf(i, j, k + 1)] += sz;
+                            // Under a Surface cell, whose pressure follows this one's by θ
+                            // (`ghost_share`): the face between them feels (1 − θ) of δp.
+                            let column = j * p.nx + i;
+                            match ghost_share(p, s, column, k + 1).filter(|_| s.flag[p.cell(i, j, k + 1)] == SURFACE) {
+                                Some(theta) => {
+                                    s.w[p.wf(i, j, k + 1)] += (1.0 - theta) * sz;
+                                    s.p[p.cell(i, j, k + 1)] += theta * dp;
+                                }
+                                None => s.w[p.wf(i, j, k + 1)] += sz,
+                            }
                         }
                         if b {
                             s.w[p.wf(i, j, k)] -= sz;
@@ -362,14 +372,32 @@ pub fn pressure(p: &NsParams, s: &mut NsState, dt: f32) -> PressureReport {
     report
 }
 
-/// The Surface cells' pressure: the air's (0) at the surface, hydrostatic to the centre; Empty
-/// cells 0.
+/// Where the air's pressure (0) sits between a Surface cell's centre and the Full cell's under
+/// it: the Surface cell's pressure is θ times the Full cell's, θ = (h − z_s)/(h − z_f), the line
+/// through the Full cell's pressure and 0 at the surface (a ghost-fluid condition: the wave's
+/// dynamic pressure reaches the surface, not only the hydrostatic part). h lies in the Surface
+/// cell, so h − z_f ∈ [dz/2, 3dz/2) and θ ∈ [−1, 1/3). None where the cell under is not Full.
+fn ghost_share(p: &NsParams, s: &NsState, column: usize, k: usize) -> Option<f32> {
+    (k > 0 && s.flag[column + (k - 1) * p.columns()] == FULL).then(|| {
+        let h = s.h[column];
+        (h - p.centre(k)) / (h - p.centre(k - 1))
+    })
+}
+
+/// The Surface cells' pressure: the ghost-fluid line from the Full cell under them to the air at
+/// the surface (`ghost_share`), or hydrostatic from the surface where no Full cell is under;
+/// Empty cells 0. At rest both give g·(h − z_c).
 pub fn surface_pressure(p: &NsParams, s: &mut NsState) {
     for c in 0..p.columns() {
         for k in 0..p.nz {
             let at = c + k * p.columns();
             match s.flag[at] {
-                SURFACE => s.p[at] = p.g * (s.h[c] - p.centre(k)),
+                SURFACE => {
+                    s.p[at] = match ghost_share(p, s, c, k) {
+                        Some(theta) => theta * s.p[at - p.columns()],
+                        None => p.g * (s.h[c] - p.centre(k)),
+                    }
+                }
                 EMPTY => s.p[at] = 0.0,
                 _ => {}
             }

@@ -38,34 +38,38 @@ fn period(scene: &shoal::Scene, steps: u64) -> f64 {
 #[test]
 fn waves_in_deep_water_travel_at_their_dispersive_speed_where_a_height_field_cannot() {
     // k·D = π: ω² = g·k·tanh(k·D). The explicit height field gives ω = sqrt(g·D)·k whatever the
-    // wavelength. 40 layers (3.1 cm, 32 in the water) resolve the decay of the wave's motion
-    // with depth (e^(kz)); with coarsen = 2 the 3D grid is 16 × 1 columns under the 32 × 2
-    // surface. The still surface lies on a cell boundary, so the wave moves it between two
-    // cells each half period: the worst case, and first order in the cell's height (measured:
-    // −2.7 % at 20 layers, −1.2 % at 40; −0.2 % with the surface mid-cell at 16 per metre, the
-    // layer's unit test).
+    // wavelength. 20 and 40 layers (6.3 and 3.1 cm) resolve the decay of the wave's motion with
+    // depth (e^(kz)); with coarsen = 2 the 3D grid is 16 × 1 columns under the 32 × 2 surface.
+    // The still surface lies on a cell boundary, so the wave carries it between two cells each
+    // half period: the hardest case for the surface pressure (measured: −0.54 % at 20 layers,
+    // −0.14 % at 40, +0.14 % coarsened; the hydrostatic extrapolation alone gave −2.7 % and
+    // −1.2 %).
     let dir = tempfile::tempdir().unwrap();
     let (g, k, depth) = (9.81f64, std::f64::consts::PI, 1.0f64);
     let theory = 2.0 * std::f64::consts::PI / (g * k * (k * depth).tanh()).sqrt();
     let height_field = period(&tank(dir.path(), "height-field", ""), 500);
     let mut message = format!("linear theory {theory:.4} s; the explicit height field {height_field:.4} s");
-    let layers = "[navier_stokes]\nlayers = 40\n";
+    let mut errors = Vec::new();
     for (name, extra) in [
-        ("layer", layers.to_string()),
-        ("coarsen 2", format!("{layers}coarsen = 2\n")),
+        ("20 layers", "[navier_stokes]\nlayers = 20\n"),
+        ("40 layers", "[navier_stokes]\nlayers = 40\n"),
+        ("40 layers, coarsen 2", "[navier_stokes]\nlayers = 40\ncoarsen = 2\n"),
     ] {
-        let t = period(&tank(dir.path(), "navier-stokes", &extra), 500);
-        message.push_str(&format!("; the {name} {t:.4} s ({:+.2} %)", 100.0 * (t / theory - 1.0)));
-        assert!((t / theory - 1.0).abs() < 0.03, "{message}");
+        let t = period(&tank(dir.path(), "navier-stokes", extra), 500);
+        let error = t / theory - 1.0;
+        message.push_str(&format!("; {name} {t:.4} s ({:+.2} %)", 100.0 * error));
+        errors.push(error.abs());
     }
     eprintln!("{message}");
+    assert!(errors[1] < 0.01 && errors[2] < 0.01, "{message}");
+    assert!(errors[0] > errors[1], "no better at 40 layers than at 20: {message}");
     assert!(height_field / theory < 0.6, "{message}");
 }
 
 #[test]
 fn the_height_field_over_the_layer_keeps_its_volume_with_no_correction() {
     // Eq. (12) moves the surface by the velocities and does not conserve by construction: with
-    // `volume_correction = "none"` the wave's volume changes by 2.4e-6 of itself over 300 steps
+    // `volume_correction = "none"` the wave's volume changes by 9e-7 of itself over 300 steps
     // (measured); the issue asks 1e-5. The default global correction holds it exactly.
     let dir = tempfile::tempdir().unwrap();
     let text = tank_text(dir.path(), "navier-stokes", "[navier_stokes]\nlayers = 20\n");
