@@ -55,7 +55,7 @@ pub use gpu::readback;
 pub use gpu::surface::SurfaceBuffers;
 pub use scene::Scene;
 pub use simulation::{Backend, Checked, FieldStats, Simulation};
-pub use solver::SolveReport;
+pub use solver::{LayerFields, SolveReport};
 pub use spray::{Particle, SprayReport};
 pub use water::{Water, WaterOptions};
 

@@ -1,5 +1,6 @@
 //! `shoal run`: a scene into an output folder — stats.csv, probes.csv, bodies.csv, h_NNNNNN.npy,
-//! particles_NNNNNN.npy (the pipes' spray), scene.toml,
+//! particles_NNNNNN.npy (the pipes' spray), velocity_ and pressure_NNNNNN.npy (the
+//! Navier-Stokes layer), scene.toml,
 //! and on request frame_NNNNNN.png and an animated GIF. Every file is written under a temporary
 //! name and renamed, and nothing non-finite is written.
 
@@ -426,6 +427,24 @@ fn snapshot(
             7,
             particles.as_flattened(),
         )?;
+    }
+    if let Some(layer) = sim.layer_fields()? {
+        let finite = layer
+            .velocity
+            .iter()
+            .flatten()
+            .chain(&layer.pressure)
+            .all(|v| v.is_finite());
+        if !finite {
+            return Err(Error::Diverged { step: target });
+        }
+        let shape = [layer.nz, layer.ny, layer.nx];
+        npy::write_nd(
+            &out.join(format!("velocity_{target:06}.npy")),
+            &[shape[0], shape[1], shape[2], 3],
+            layer.velocity.as_flattened(),
+        )?;
+        npy::write_nd(&out.join(format!("pressure_{target:06}.npy")), &shape, &layer.pressure)?;
     }
     frames.draw(sim, &surface, &particles, out, target)?;
     let s = sim.stats(&surface);

@@ -600,6 +600,16 @@ impl Simulation {
         (self.still + self.target) * self.scene.grid.dx * self.scene.grid.dx
     }
 
+    /// The Navier-Stokes layer's grid now, cell-centred: velocities (m/s) and pressure in Pa
+    /// (ρ·p/ρ, relative to the air); None for the other models. A readback on the GPU.
+    pub fn layer_fields(&mut self) -> Result<Option<crate::solver::LayerFields>> {
+        let density = self.scene.physics.water_density as f32;
+        Ok(self.solver.read_layer()?.map(|mut f| {
+            f.pressure.iter_mut().for_each(|p| *p *= density);
+            f
+        }))
+    }
+
     /// The pipes model's water in exact units, and what it should hold (None: the height field).
     /// The columns' water: with spray, the particles carry the rest (`spray`).
     pub fn water_units(&self) -> Option<(u64, i64)> {

@@ -33,6 +33,22 @@ pub struct ChunkReport {
     pub pressure: Option<SolveReport>,
 }
 
+/// The Navier-Stokes layer's 3D grid at one step, cell-centred, C order `[nz, ny, nx]` (z up).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LayerFields {
+    /// Cells along x.
+    pub nx: usize,
+    /// Cells along y.
+    pub ny: usize,
+    /// Cells along z (the layers).
+    pub nz: usize,
+    /// (u, v, w) per cell, m/s: the mean of its two faces along each axis; 0 in Solid and Empty
+    /// cells.
+    pub velocity: Vec<[f32; 3]>,
+    /// Kinematic pressure p/ρ per cell (m²/s², relative to the air); 0 in Solid and Empty cells.
+    pub pressure: Vec<f32>,
+}
+
 /// How the last coupling solve went.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SolveReport {
@@ -58,6 +74,10 @@ pub trait Solver: Send + std::any::Any {
     /// The particles in flight (a readback on the GPU); none for a model without them.
     fn read_particles(&mut self) -> Result<Vec<crate::spray::Particle>> {
         Ok(Vec::new())
+    }
+    /// The Navier-Stokes layer's 3D fields (None for the other models).
+    fn read_layer(&mut self) -> Result<Option<LayerFields>> {
+        Ok(None)
     }
     /// Everything the backend carries from one step to the next (a readback on the GPU).
     fn save(&mut self) -> Result<SolverState>;

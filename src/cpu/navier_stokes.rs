@@ -561,6 +561,35 @@ pub fn height(p: &NsParams, s: &NsState, f: &mut Surface, dt: f32) {
     }
 }
 
+/// The grid's cell-centred fields, for `velocity_`/`pressure_NNNNNN.npy`.
+pub fn layer_fields(p: &NsParams, s: &NsState) -> crate::solver::LayerFields {
+    let cells = p.columns() * p.nz;
+    let mut out = crate::solver::LayerFields {
+        nx: p.nx,
+        ny: p.ny,
+        nz: p.nz,
+        velocity: vec![[0.0; 3]; cells],
+        pressure: vec![0.0; cells],
+    };
+    for k in 0..p.nz {
+        for j in 0..p.ny {
+            for i in 0..p.nx {
+                let c = p.cell(i, j, k);
+                if !fluid(s.flag[c]) {
+                    continue;
+                }
+                out.velocity[c] = [
+                    0.5 * (s.u[p.uf(i, j, k)] + s.u[p.uf(i + 1, j, k)]),
+                    0.5 * (s.v[p.vf(i, j, k)] + s.v[p.vf(i, j + 1, k)]),
+                    0.5 * (s.w[p.wf(i, j, k)] + s.w[p.wf(i, j, k + 1)]),
+                ];
+                out.pressure[c] = s.p[c];
+            }
+        }
+    }
+    out
+}
+
 /// One step of §6: the 3D columns' surface from the height field, flags, the Surface
 /// pressures, momentum, the pressure iteration, the surface velocities, and the height field.
 pub fn step(p: &NsParams, s: &mut NsState, f: &mut Surface, dt: f32) -> PressureReport {

@@ -126,6 +126,10 @@ impl Solver for CpuNs {
         Ok(Vec::new())
     }
 
+    fn read_layer(&mut self) -> Result<Option<crate::solver::LayerFields>> {
+        Ok(Some(navier_stokes::layer_fields(&self.params, &self.state)))
+    }
+
     fn save(&mut self) -> Result<SolverState> {
         Err(Error::Unsupported(
             "checkpoints of the Navier-Stokes layer (not built yet)".into(),

@@ -57,11 +57,18 @@ pub fn write_f32_2d(path: &Path, ny: usize, nx: usize, data: &[f32]) -> Result<(
 
 /// Writes an array of shape `[ny, nx]` (f32, f64, i32…) atomically.
 pub fn write_2d<T: npyz::AutoSerialize + Copy>(path: &Path, ny: usize, nx: usize, data: &[T]) -> Result<()> {
+    write_nd(path, &[ny, nx], data)
+}
+
+/// Writes an array of any `shape` (C order; f32, f64, i32…) atomically.
+pub fn write_nd<T: npyz::AutoSerialize + Copy>(path: &Path, shape: &[usize], data: &[T]) -> Result<()> {
     use npyz::WriterBuilder;
+    debug_assert_eq!(shape.iter().product::<usize>(), data.len());
+    let shape: Vec<u64> = shape.iter().map(|&n| n as u64).collect();
     super::atomic::write_with(path, |w| {
         let mut writer = npyz::WriteOptions::new()
             .default_dtype()
-            .shape(&[ny as u64, nx as u64])
+            .shape(&shape)
             .writer(w)
             .begin_nd()?;
         writer.extend(data.iter().copied())?;

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::process::Command;
 
-fn shoal(args: &[&str], dir: &Path) -> (bool, String, String) {
+pub(crate) fn shoal(args: &[&str], dir: &Path) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_shoal"))
         .args(args)
         .current_dir(dir)

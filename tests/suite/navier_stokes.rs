@@ -112,3 +112,46 @@ fn what_the_layer_does_not_take_yet_is_a_clear_error() {
         assert!(e.contains(key), "{e} does not name {key}");
     }
 }
+
+#[test]
+fn a_run_writes_the_layers_velocity_and_pressure_at_the_snapshots() {
+    // A still pool 1 m deep, 8 layers over 1.25 m (a quarter of the depth as headroom): the
+    // bottom cell's centre lies 0.921875 m under the surface, so its pressure is
+    // ρ·g·0.921875 = 9043.6 Pa, and nothing moves.
+    let dir = tempfile::tempdir().unwrap();
+    let text = "[grid]\nnx = 6\nny = 4\ndx = 0.1\n[time]\ndt = 0.01\nsteps = 10\n[physics]\n\
+                model = \"navier-stokes\"\n[terrain]\nflat = -1.0\n[output]\nevery = 10\n";
+    std::fs::write(dir.path().join("pool.toml"), text).unwrap();
+    let (ok, _, err) = crate::cli::shoal(
+        &["run", "pool.toml", "--backend", "cpu", "--out", "out", "-q"],
+        dir.path(),
+    );
+    assert!(ok, "{err}");
+    // float32 C-order arrays: the header names the shape, then 4 bytes per value.
+    let read = |name: &str| {
+        let bytes = std::fs::read(dir.path().join("out").join(name)).unwrap();
+        let header_len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize + 10;
+        let header = String::from_utf8_lossy(&bytes[..header_len]).replace(' ', "");
+        let values: Vec<f32> = bytes[header_len..]
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        (header, values)
+    };
+    let (header, velocity) = read("velocity_000010.npy");
+    assert!(header.contains("'shape':(8,4,6,3,)"), "{header}");
+    assert!(velocity.iter().all(|v| v.abs() < 1e-5), "the still pool moves");
+    let (header, pressure) = read("pressure_000010.npy");
+    assert!(
+        header.contains("'shape':(8,4,6,)") && header.contains("<f4"),
+        "{header}"
+    );
+    let want = 1000.0 * 9.81 * 0.921875;
+    assert!(
+        (pressure[0] - want).abs() < 0.01,
+        "{} Pa at the bottom, want {want}",
+        pressure[0]
+    );
+    // The top layer is air: 0.
+    assert_eq!(pressure[7 * 24], 0.0);
+}
