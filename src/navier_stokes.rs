@@ -21,6 +21,11 @@ pub struct NsLayer {
 }
 
 impl NsLayer {
+    /// The 3D grid's cells along x, y and z.
+    pub fn shape(&self) -> [usize; 3] {
+        [self.params.nx, self.params.ny, self.params.nz]
+    }
+
     /// The layer for `scene` over `ground` with the surface `eta` (both h − ref per cell, f32).
     pub fn build(scene: &Scene, eta: &[f32], ground: &[f32]) -> NsLayer {
         let ns = scene.navier_stokes.unwrap_or_default();

@@ -59,8 +59,10 @@ pub struct Simulation {
     /// The spray now, with its made, ended and refused summed since the start (None without
     /// spray).
     spray: Option<crate::spray::SprayReport>,
-    /// The pipes model's dimensions (None: the height field).
+    /// The pipes model's dimensions (None: the other models).
     pipe_shape: Option<state_table::PipeShape>,
+    /// The Navier-Stokes layer's 3D grid, [nx, ny, nz] (None: the other models).
+    layer_shape: Option<[usize; 3]>,
 }
 
 impl Simulation {
@@ -141,6 +143,7 @@ impl Simulation {
                     params: p,
                     method: scene.physics.solver,
                     pipes: prepared.columns.as_ref().map(|c| state_table::PipeShape::of(scene, c)),
+                    navier_stokes: prepared.layer.as_ref().map(|l| l.shape()),
                 },
                 prepared.bodies.len(),
             ),
@@ -249,6 +252,7 @@ impl Simulation {
                 .and_then(|c| crate::spray::spray_params(scene, c))
                 .map(|_| Default::default()),
             pipe_shape: columns.as_ref().map(|c| state_table::PipeShape::of(scene, c)),
+            layer_shape: layer.as_ref().map(|l| l.shape()),
         })
     }
 
@@ -495,6 +499,7 @@ impl Simulation {
             params: &self.params,
             method: self.scene.physics.solver,
             pipes: self.pipe_shape,
+            navier_stokes: self.layer_shape,
         };
         if h.pipes.is_some() != self.units.is_some() {
             return bad("it comes from the other water model (physics.model)".into());

@@ -122,6 +122,12 @@ pub struct SolverState {
     pub pipe_pressure: Vec<i32>,
     /// The spray's particles in flight, in buffer order.
     pub particles: Vec<crate::spray::Particle>,
+    /// The Navier-Stokes layer: the 3D grid's pressures and face velocities (its surface is
+    /// `eta`), in `cpu::navier_stokes`'s order.
+    pub ns_p: Vec<f32>,
+    pub ns_u: Vec<f32>,
+    pub ns_v: Vec<f32>,
+    pub ns_w: Vec<f32>,
 }
 
 impl SolverState {
@@ -145,6 +151,10 @@ impl SolverState {
             Field::PipeFlow => cast_slice(&self.pipe_flow),
             Field::PipePressure => cast_slice(&self.pipe_pressure),
             Field::Particles => cast_slice(&self.particles),
+            Field::NsPressure => cast_slice(&self.ns_p),
+            Field::NsU => cast_slice(&self.ns_u),
+            Field::NsV => cast_slice(&self.ns_v),
+            Field::NsW => cast_slice(&self.ns_w),
             _ => &[],
         }
     }
@@ -185,6 +195,10 @@ impl SolverState {
                 Some(v) => self.particles = v,
                 None => return false,
             },
+            Field::NsPressure => set(&mut self.ns_p),
+            Field::NsU => set(&mut self.ns_u),
+            Field::NsV => set(&mut self.ns_v),
+            Field::NsW => set(&mut self.ns_w),
             _ => return words.is_empty(),
         }
         true

@@ -50,6 +50,12 @@ pub enum Field {
     PipePressure,
     /// The spray's particles in flight (`Particle`); GPU: the buffer and its compaction target.
     Particles,
+    /// The Navier-Stokes layer: kinematic pressure per 3D cell.
+    NsPressure,
+    /// The Navier-Stokes layer: u, v and w on the 3D cells' x, y and z faces.
+    NsU,
+    NsV,
+    NsW,
     /// The pipes model: each column cell's (floor, ceiling), built from the scene.
     PipeGeometry,
     /// GPU work buffers of the pipes: units given per pipe, a limiter share per cell.
@@ -74,6 +80,12 @@ pub enum Per {
     Pipe,
     /// A particle: up to the spray's capacity (a checkpoint holds those in flight).
     Particle,
+    /// A cell of the Navier-Stokes layer's 3D grid: nx·ny·nz of it.
+    NsCell,
+    /// A face of the 3D grid across x, y or z: (nx + 1)·ny·nz, nx·(ny + 1)·nz, nx·ny·(nz + 1).
+    NsFaceX,
+    NsFaceY,
+    NsFaceZ,
 }
 
 /// Who keeps a field.
@@ -92,8 +104,10 @@ pub enum Kept {
 pub struct Shape<'a> {
     pub params: &'a Params,
     pub method: Method,
-    /// The pipes model's columns (None: the height field).
+    /// The pipes model's columns (None: the other models).
     pub pipes: Option<PipeShape>,
+    /// The Navier-Stokes layer's 3D grid, [nx, ny, nz] (None: the other models).
+    pub navier_stokes: Option<[usize; 3]>,
 }
 
 /// The pipes model's dimensions.
@@ -138,6 +152,7 @@ impl Spec {
             return 0;
         }
         let (layers, capacity) = shape.pipes.map_or((0, 0), |p| (p.layers as usize, p.capacity as usize));
+        let [x, y, z] = shape.navier_stokes.unwrap_or_default();
         let n = match self.per {
             Per::Cell => cells,
             Per::Region => shape.params.regions as usize,
@@ -145,6 +160,10 @@ impl Spec {
             Per::Layer => cells * layers,
             Per::Pipe => cells * 8 * layers * layers,
             Per::Particle => capacity,
+            Per::NsCell => x * y * z,
+            Per::NsFaceX => (x + 1) * y * z,
+            Per::NsFaceY => x * (y + 1) * z,
+            Per::NsFaceZ => x * y * (z + 1),
         };
         n * self.elements as usize
     }
@@ -153,8 +172,16 @@ impl Spec {
 fn always(_: &Shape) -> bool {
     true
 }
+/// Kass & Miller's height field alone (not the pipes, not the Navier-Stokes layer).
 fn height_field(s: &Shape) -> bool {
+    s.pipes.is_none() && s.navier_stokes.is_none()
+}
+/// A surface per cell: the height field's, and the Navier-Stokes layer's.
+fn surface(s: &Shape) -> bool {
     s.pipes.is_none()
+}
+fn navier_stokes(s: &Shape) -> bool {
+    s.navier_stokes.is_some()
 }
 fn sources(s: &Shape) -> bool {
     height_field(s) && s.params.sources != 0
@@ -205,7 +232,7 @@ const fn two_levels(s: Spec) -> Spec {
 
 /// Every field, the checkpointed ones in the order a checkpoint (`SHOALCK3`) stores them.
 pub const FIELDS: &[Spec] = &[
-    two_levels(spec(Field::Eta, "h", Per::Cell, 1, 4, Kept::State, height_field)),
+    two_levels(spec(Field::Eta, "h", Per::Cell, 1, 4, Kept::State, surface)),
     two_levels(spec(
         Field::Vel,
         "per-step change",
@@ -309,6 +336,42 @@ pub const FIELDS: &[Spec] = &[
         spray,
     )),
     spec(
+        Field::NsPressure,
+        "3D pressures",
+        Per::NsCell,
+        1,
+        4,
+        Kept::State,
+        navier_stokes,
+    ),
+    spec(
+        Field::NsU,
+        "3D u velocities",
+        Per::NsFaceX,
+        1,
+        4,
+        Kept::State,
+        navier_stokes,
+    ),
+    spec(
+        Field::NsV,
+        "3D v velocities",
+        Per::NsFaceY,
+        1,
+        4,
+        Kept::State,
+        navier_stokes,
+    ),
+    spec(
+        Field::NsW,
+        "3D w velocities",
+        Per::NsFaceZ,
+        1,
+        4,
+        Kept::State,
+        navier_stokes,
+    ),
+    spec(
         Field::PipeGeometry,
         "column cells",
         Per::Layer,
@@ -383,6 +446,7 @@ mod tests {
             params,
             method,
             pipes: None,
+            navier_stokes: None,
         }
     }
 
@@ -437,7 +501,11 @@ mod tests {
                 PipeVel,
                 PipeFlow,
                 PipePressure,
-                Particles
+                Particles,
+                NsPressure,
+                NsU,
+                NsV,
+                NsW
             ]
         );
     }
@@ -457,6 +525,7 @@ mod tests {
                 layers: 2,
                 capacity: 1000,
             }),
+            navier_stokes: None,
         };
         use Field::*;
         assert_eq!(

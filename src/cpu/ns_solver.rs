@@ -130,16 +130,37 @@ impl Solver for CpuNs {
         Ok(Some(navier_stokes::layer_fields(&self.params, &self.state)))
     }
 
+    /// The height field and the 3D grid's pressures and velocities; the flags are rebuilt from
+    /// the height field at the start of each substep.
     fn save(&mut self) -> Result<SolverState> {
-        Err(Error::Unsupported(
-            "checkpoints of the Navier-Stokes layer (not built yet)".into(),
-        ))
+        Ok(SolverState {
+            eta: self.surface.h.clone(),
+            ns_p: self.state.p.clone(),
+            ns_u: self.state.u.clone(),
+            ns_v: self.state.v.clone(),
+            ns_w: self.state.w.clone(),
+            ..SolverState::default()
+        })
     }
 
-    fn load(&mut self, _state: &SolverState) -> Result<()> {
-        Err(Error::Unsupported(
-            "checkpoints of the Navier-Stokes layer (not built yet)".into(),
-        ))
+    fn load(&mut self, saved: &SolverState) -> Result<()> {
+        let s = &mut self.state;
+        let fits = saved.eta.len() == self.surface.h.len()
+            && saved.ns_p.len() == s.p.len()
+            && saved.ns_u.len() == s.u.len()
+            && saved.ns_v.len() == s.v.len()
+            && saved.ns_w.len() == s.w.len();
+        if !fits {
+            return Err(Error::Unsupported(
+                "a saved state of another grid (another scene's Navier-Stokes layer)".into(),
+            ));
+        }
+        self.surface.h.clone_from(&saved.eta);
+        s.p.clone_from(&saved.ns_p);
+        s.u.clone_from(&saved.ns_u);
+        s.v.clone_from(&saved.ns_v);
+        s.w.clone_from(&saved.ns_w);
+        Ok(())
     }
 
     fn describe(&self) -> String {

@@ -108,6 +108,7 @@ impl GpuSolver {
                 params: &params,
                 method: setup.method,
                 pipes: None,
+                navier_stokes: None,
             }),
             counted_shortfall: 0.0,
             report_readback: readback(

@@ -104,6 +104,7 @@ impl<'a> FieldAlloc<'a> {
             params: &setup.params,
             method: setup.method,
             pipes: None,
+            navier_stokes: None,
         };
         FieldAlloc {
             device,

@@ -155,3 +155,44 @@ fn a_run_writes_the_layers_velocity_and_pressure_at_the_snapshots() {
     // The top layer is air: 0.
     assert_eq!(pressure[7 * 24], 0.0);
 }
+
+#[test]
+fn a_resumed_layer_ends_with_the_bits_of_a_straight_run() {
+    // The height field and the 3D grid's pressures and velocities go through a checkpoint file;
+    // the flags are rebuilt from the height field, and the correction's target from the scene.
+    let dir = tempfile::tempdir().unwrap();
+    let scene = tank(
+        dir.path(),
+        "navier-stokes",
+        "[navier_stokes]\nlayers = 12\ncoarsen = 2\n",
+    );
+    let file = dir.path().join("checkpoint.bin");
+    let mut straight = simulation(&scene, Backend::Cpu);
+    let start = straight.eta().unwrap();
+    straight.step(160).unwrap();
+    assert_ne!(straight.eta().unwrap(), start, "the wave did not move");
+    let mut first = simulation(&scene, Backend::Cpu);
+    first.step(80).unwrap();
+    first.checkpoint().unwrap().write(&file).unwrap();
+    let mut resumed = simulation(&scene, Backend::Cpu);
+    resumed
+        .restore(&shoal::Checkpoint::read(&file).unwrap(), &file)
+        .unwrap();
+    resumed.step(80).unwrap();
+    let bits = |sim: &mut Simulation| sim.eta().unwrap().iter().map(|h| h.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&mut resumed), bits(&mut straight), "the surface");
+    assert_eq!(
+        resumed.layer_fields().unwrap(),
+        straight.layer_fields().unwrap(),
+        "the 3D grid"
+    );
+    // A height-field checkpoint of the same grid is not this layer's.
+    let other = tank(dir.path(), "height-field", "");
+    let mut hf = simulation(&other, Backend::Cpu);
+    hf.checkpoint().unwrap().write(&file).unwrap();
+    let e = resumed
+        .restore(&shoal::Checkpoint::read(&file).unwrap(), &file)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("another scene") || e.contains("other"), "{e}");
+}
