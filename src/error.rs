@@ -45,10 +45,14 @@ pub enum Error {
     #[error("{0}")]
     Embed(String),
 
-    /// A NaN or infinity appeared in the state.
-    #[error("simulation diverged at step {step}: a height became NaN or infinite")]
+    /// A NaN or infinity appeared in the state, or (the Navier-Stokes layer) the flow broke its
+    /// explicit step's stability condition.
+    #[error(
+        "simulation diverged at step {step}: a value became NaN or infinite, or the flow outran the step's \
+         stability limit"
+    )]
     Diverged {
-        /// The first step that produced a non-finite value.
+        /// The first step that produced a non-finite value (or broke the limit).
         step: u64,
     },
 

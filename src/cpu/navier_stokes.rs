@@ -561,6 +561,21 @@ pub fn height(p: &NsParams, s: &NsState, f: &mut Surface, dt: f32) {
     }
 }
 
+/// The largest of |u|·dt/dx, |v|·dt/dx and |w|·dt/dz over the grid's faces (seed 003's
+/// condition 3 asks < 1); NaN where a velocity is.
+pub fn courant(p: &NsParams, s: &NsState, dt: f32) -> f32 {
+    let fastest = |field: &[f32]| {
+        field.iter().fold(0.0f32, |m, v| {
+            if v.is_nan() || m.is_nan() {
+                f32::NAN
+            } else {
+                m.max(v.abs())
+            }
+        })
+    };
+    (fastest(&s.u).max(fastest(&s.v)) * dt / p.dx).max(fastest(&s.w) * dt / p.dz)
+}
+
 /// The grid's cell-centred fields, for `velocity_`/`pressure_NNNNNN.npy`.
 pub fn layer_fields(p: &NsParams, s: &NsState) -> crate::solver::LayerFields {
     let cells = p.columns() * p.nz;

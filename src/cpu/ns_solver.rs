@@ -78,13 +78,20 @@ impl Solver for CpuNs {
         let dt = self.dt / substeps as f32;
         let mut probes = Vec::with_capacity(steps as usize * self.probe_cells.len());
         let mut worst = PressureReport::default();
-        for _ in 0..steps {
+        let mut first_bad_step = None;
+        for k in 0..steps {
             for pass in self.schedule.step(substeps) {
                 match pass {
                     Pass::NavierStokes => {
                         let r = navier_stokes::step(&self.params, &mut self.state, &mut self.surface, dt);
                         worst.sweeps = worst.sweeps.max(r.sweeps);
                         worst.divergence = worst.divergence.max(r.divergence);
+                        // Past condition 3 (|u|·δt/δx < 1) the explicit momentum no longer
+                        // holds: the state is lost, as with a non-finite value.
+                        let courant = navier_stokes::courant(&self.params, &self.state, dt);
+                        if courant.is_nan() || courant >= 1.0 {
+                            first_bad_step.get_or_insert(k);
+                        }
                     }
                     Pass::Probe => probes.extend(self.probe_cells.iter().map(|&c| self.surface.h[c as usize])),
                     other => unreachable!("{other:?} is not a pass of the Navier-Stokes layer"),
@@ -102,6 +109,7 @@ impl Solver for CpuNs {
                 .sum::<u32>();
         let max_depth = f.h.iter().zip(&f.ground).map(|(h, b)| h - b).fold(0.0f32, f32::max);
         Ok(ChunkReport {
+            first_bad_step,
             totals: Totals {
                 max_depth,
                 nonfinite,
