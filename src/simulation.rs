@@ -779,6 +779,22 @@ fn substeps_needed(scene: &Scene, max_depth: f64) -> u32 {
     }
 }
 
+/// The deepest water over `ground` under the surface `eta` (both h − ref per cell), m.
+fn deepest(eta: &[f32], ground: &[f32]) -> f64 {
+    eta.iter()
+        .zip(ground)
+        .map(|(e, b)| (e - b).max(0.0) as f64)
+        .fold(0.0, f64::max)
+}
+
+/// The substeps the scene's model needs for water `max_depth` m deep (refused past the most a
+/// step runs), and those a run takes: at least the scene's `time.substeps`.
+fn plan_substeps(scene: &Scene, max_depth: f64) -> Result<(u32, u32)> {
+    let needed = substeps_needed(scene, max_depth);
+    check_substeps(scene, needed, max_depth)?;
+    Ok((needed, needed.max(scene.time.substeps)))
+}
+
 fn check_substeps(scene: &Scene, needed: u32, max_depth: f64) -> Result<()> {
     if needed > params::MAX_SUBSTEPS {
         return Err(Error::Scene {
@@ -911,14 +927,8 @@ impl Prepared {
         let (eta, ground_rel) = fields.relative_f32();
         let probe_cells = probe_cells(scene);
 
-        let max_depth = eta
-            .iter()
-            .zip(&ground_rel)
-            .map(|(e, b)| (e - b).max(0.0) as f64)
-            .fold(0.0, f64::max);
-        let needed = params::substeps_needed(scene, max_depth);
-        check_substeps(scene, needed, max_depth)?;
-        let substeps = needed.max(scene.time.substeps);
+        let max_depth = deepest(&eta, &ground_rel);
+        let (needed, substeps) = plan_substeps(scene, max_depth)?;
         let mut notes = Vec::new();
         if needed > scene.time.substeps {
             notes.push(substep_note(scene, substeps, max_depth));
@@ -985,9 +995,7 @@ impl Prepared {
             .zip(&fields.ground)
             .map(|(h, b)| h - b)
             .fold(0.0, f64::max);
-        let needed = crate::columns::substeps_needed(scene, max_depth);
-        check_substeps(scene, needed, max_depth)?;
-        let substeps = needed.max(scene.time.substeps);
+        let (_, substeps) = plan_substeps(scene, max_depth)?;
         let columns = crate::columns::Columns::build(scene, &fields, substeps)?;
         fields.ground.clone_from(&columns.top_floor);
         for (h, b) in fields.surface.iter_mut().zip(&fields.ground) {
@@ -1037,14 +1045,7 @@ impl Prepared {
         let fields = InitialFields::build(scene)?;
         let probe_cells = probe_cells(scene);
         let (eta, ground_rel) = fields.relative_f32();
-        let max_depth = eta
-            .iter()
-            .zip(&ground_rel)
-            .map(|(e, b)| (e - b).max(0.0) as f64)
-            .fold(0.0, f64::max);
-        let needed = crate::navier_stokes::substeps_needed(scene, max_depth);
-        check_substeps(scene, needed, max_depth)?;
-        let substeps = needed.max(scene.time.substeps);
+        let (_, substeps) = plan_substeps(scene, deepest(&eta, &ground_rel))?;
         let layer = crate::navier_stokes::NsLayer::build(scene, &eta, &ground_rel);
         Ok(Self::of_model(scene, fields, probe_cells, substeps, None, Some(layer)))
     }

@@ -49,12 +49,12 @@ impl CpuNs {
     /// The global correction (a safety net: eq. 12 moves the surface by the velocities and does
     /// not conserve by construction): the missing volume spread over the wet cells.
     fn hold_volume(&mut self, target: f64) {
+        let volume = self.volume();
         let f = &mut self.surface;
         let wet = f.h.iter().zip(&f.ground).filter(|(h, b)| h > b).count();
         if wet == 0 {
             return;
         }
-        let volume: f64 = f.h.iter().zip(&f.ground).map(|(&h, &b)| (h - b).max(0.0) as f64).sum();
         let delta = ((target - volume) / wet as f64) as f32;
         for (h, &b) in f.h.iter_mut().zip(&f.ground) {
             if *h > b {
