@@ -7,27 +7,28 @@ use super::explicit::{
 
 /// One row before normalisation: a·x_(p−1) + b·x_p + c·x_(p+1) = r with b = 1 − a − c + g,
 /// g the missing faces' diagonal term.
-#[derive(Clone, Copy, Debug)]
-struct Row {
-    a: f32,
-    c: f32,
-    r: f32,
-    g: f32,
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Row {
+    pub(crate) a: f32,
+    pub(crate) c: f32,
+    pub(crate) r: f32,
+    pub(crate) g: f32,
 }
 
 impl Row {
-    fn b(&self) -> f32 {
+    pub(crate) fn b(&self) -> f32 {
         ((1.0 - self.a) - self.c) + self.g
     }
 }
 
 /// One sweep over every line of an axis (twin of WGSL `Sweep` and the functions that read it).
 pub(crate) struct Sweep<'a> {
-    level: &'a Level<'a>,
+    pub(crate) level: &'a Level<'a>,
     /// 0: rows (x), 1: columns (y).
-    axis: usize,
-    n: u32,
-    periodic: bool,
+    pub(crate) axis: usize,
+    /// Cells per line.
+    pub(crate) n: u32,
+    pub(crate) periodic: bool,
     bc_lo: u32,
     bc_hi: u32,
     /// The x sweep's final δx (read by the y sweep).
@@ -101,7 +102,7 @@ impl Sweep<'_> {
         out
     }
 
-    fn row(&self, line: u32, p: u32) -> Row {
+    pub(crate) fn row(&self, line: u32, p: u32) -> Row {
         let (n, k) = (self.n, self.level.params.k);
         let c = self.line_cell(line, p);
         let mut out = Row {
@@ -134,7 +135,7 @@ impl Sweep<'_> {
     }
 
     /// Twin of `equation`: (a, c, r, r2) with b = 1, and β/γ on a periodic line's first row.
-    fn equation(&self, line: u32, p: u32) -> ([f32; 4], Option<f32>) {
+    pub(crate) fn equation(&self, line: u32, p: u32) -> ([f32; 4], Option<f32>) {
         let e = self.row(line, p);
         let (mut a, mut c, mut b) = (e.a, e.c, e.b());
         let mut r2 = 0.0;
@@ -295,14 +296,21 @@ pub fn step(level: &Level, out: &mut Out) -> bool {
 /// The step's end from the two sweeps' δx and δy: each cell's compensated update and the dry-cell
 /// rule, then the slope corners.
 pub(crate) fn end_step(level: &Level, out: &mut Out, dx: &[f32], dy: &[f32]) -> bool {
-    let p = level.params;
-    let (nx, ny) = (p.nx, p.ny);
     let mut bad = false;
     for c in 0..dx.len() {
         let delta = dx[c] + dy[c];
         let (s, residual) = two_sum(level.eta[c], delta + out.carry[c]);
         bad |= out.store(c, level.ground[c], s, delta, residual);
     }
+    bad | slope_corners(level, out)
+}
+
+/// The step's last part: where both sides meeting at a corner are ghost-slope, the corner takes
+/// the mean of its two new neighbours along the sides.
+pub(crate) fn slope_corners(level: &Level, out: &mut Out) -> bool {
+    let p = level.params;
+    let (nx, ny) = (p.nx, p.ny);
+    let mut bad = false;
     for t in 0..4u32 {
         let (east, north) = (t & 1 != 0, t & 2 != 0);
         let x_slope = (if east { p.bc_east } else { p.bc_west }) == GHOST_SLOPE;

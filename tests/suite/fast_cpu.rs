@@ -138,6 +138,29 @@ fn the_fused_explicit_step_gives_the_twins_bits_across_bands() {
     }
 }
 
+/// The fast ADI solves 16 lines side by side (`cpu::fast::adi`): rows transposed into panels for
+/// the x sweep, columns copied for the y sweep. 83 × 53 leaves the last panel of each sweep part
+/// full (3 and 5 lines), and the sides cover the wrap (Sherman–Morrison's end equations) on
+/// either axis, the ghost and absorbing ends and the slope corners.
+#[test]
+fn the_adi_panels_give_the_twins_bits_with_part_full_panels() {
+    let dir = tempfile::tempdir().unwrap();
+    for (side, correction) in [
+        ("all = \"periodic\"", "global"),
+        (
+            "west = \"periodic\"\neast = \"periodic\"\nsouth = \"ghost-mean\"\nnorth = \"absorb\"",
+            "none",
+        ),
+        (
+            "west = \"open\"\neast = \"ghost-slope\"\nsouth = \"periodic\"\nnorth = \"periodic\"",
+            "global",
+        ),
+        ("all = \"ghost-slope\"", "global"),
+    ] {
+        same_bits(&random_scene(dir.path(), "adi", side, correction, (83, 53), ""), 30, 12);
+    }
+}
+
 #[test]
 fn the_adi_beach_with_rain_and_probes_gives_the_twins_bits() {
     let mut text = beach_scene("all = \"reflect\"", "adi", 0.02);

@@ -1,26 +1,484 @@
-//! `adi.wgsl` on every core: the lines of each sweep solved on threads by the twin's own
-//! `solve_line` (Thomas, or the cyclic solve on periodic axes), gathered in order, then the twin's
-//! step end. The lines are independent, so the bits are the twin's.
+//! `adi.wgsl` on every core, vectorised across lines: each sweep's lines go to threads in panels
+//! of [`L`] neighbouring lines, and a panel's lines are solved side by side, one lane each, so
+//! every step of Thomas' recurrence is one vector operation over [`L`] lines instead of a
+//! dependent chain through one.
+//!
+//! A panel holds its lines' fields as `[position][lane]`: the column sweep copies a cache line of
+//! each row (its lines are contiguous across a row), the row sweep transposes [`L`] rows. Each
+//! line's arithmetic is the twin's (`cpu::adi`), operation for operation and in the same order, so
+//! the bits are the twin's whatever the thread count: the interior equations are written out
+//! here, the two end equations of every line (sides, the periodic wrap) come from the twin's own
+//! `row` and `equation`. The step's end (each cell's compensated update and the dry-cell rule)
+//! runs on rows of the grid as the column sweep's panels come back.
 
-use crate::cpu::adi::{end_step, sweeper};
-use crate::cpu::explicit::{Level, Out};
+// Lane loops index by lane on purpose: iterator adaptors and closures handed to std's generic
+// code do not inherit the target features `multiversion` compiles these functions for, so they
+// stay out of line and the lanes run one by one (measured: scalar code at a third of the speed).
+#![allow(clippy::needless_range_loop)]
+
+use crate::cpu::adi::{slope_corners, sweeper, Row, Sweep};
+use crate::cpu::explicit::{depth, face_depth, two_sum, Level, Out};
+use multiversion::multiversion;
 use rayon::prelude::*;
 
-/// As `cpu::adi::step`.
+/// Lines solved side by side: one AVX-512 register of f32, and one 64-byte cache line of a row
+/// in the column sweep.
+const L: usize = 16;
+
+/// One value for each line of a panel.
+type Lanes = [f32; L];
+
+/// As `cpu::adi::step`. Returns whether any value came out non-finite.
 pub fn step(level: &Level, out: &mut Out) -> bool {
-    let dx = sweep(level, 0, &vec![0.0f32; level.eta.len()]);
-    let dy = sweep(level, 1, &dx);
-    end_step(level, out, &dx, &dy)
+    let p = level.params;
+    let (nx, ny) = (p.nx as usize, p.ny as usize);
+    if nx < 3 || ny < 3 {
+        return crate::cpu::adi::step(level, out);
+    }
+    // The row sweep: panels of L rows, transposed in and out. It reads no δx (`rise` and `side`
+    // read it on the column sweep only).
+    let (rows, _) = sweeper(level, 0, &[]);
+    let mut dx = vec![0.0f32; nx * ny];
+    dx.par_chunks_mut(L * nx).enumerate().for_each(|(b, band)| {
+        let (first, count) = (b * L, band.len() / nx);
+        let panel = Panel::rows([level.eta, level.ground, level.vel], nx, first, count);
+        let x = solve(&rows, first, count, &panel);
+        for (l, row) in band.chunks_exact_mut(nx).enumerate() {
+            for (i, v) in row.iter_mut().enumerate() {
+                *v = x[i][l];
+            }
+        }
+    });
+    // The column sweep: panels of L columns, each row's cache line copied in.
+    let (columns, _) = sweeper(level, 1, &dx);
+    let dy: Vec<Vec<Lanes>> = (0..nx.div_ceil(L))
+        .into_par_iter()
+        .map(|b| {
+            let (first, count) = (b * L, L.min(nx - b * L));
+            let panel = Panel::columns([level.eta, level.ground, &dx], nx, first, count);
+            solve(&columns, first, count, &panel)
+        })
+        .collect();
+    let bad = end_rows(level, out, &dx, &dy);
+    bad | slope_corners(level, out)
 }
 
-fn sweep(level: &Level, axis: usize, dx: &[f32]) -> Vec<f32> {
-    let (s, lines) = sweeper(level, axis, dx);
-    let solved: Vec<Vec<f32>> = (0..lines).into_par_iter().map(|line| s.solve_line(line)).collect();
-    let mut out = vec![0.0f32; dx.len()];
-    for (line, values) in solved.into_iter().enumerate() {
-        for (q, v) in values.into_iter().enumerate() {
-            out[s.line_cell(line as u32, q as u32)] = v;
+/// A panel's inputs, `[position][lane]`: the level, the ground, and the row sweep's velocity
+/// (x) or the column sweep's δx (y). Lanes past the panel's lines hold zeros, flat dry ground
+/// whose equations are the identity.
+struct Panel {
+    eta: Vec<Lanes>,
+    ground: Vec<Lanes>,
+    extra: Vec<Lanes>,
+}
+
+impl Panel {
+    fn zeros(n: usize) -> Panel {
+        Panel {
+            eta: vec![[0.0; L]; n],
+            ground: vec![[0.0; L]; n],
+            extra: vec![[0.0; L]; n],
         }
     }
-    out
+
+    /// `fields`' `count` rows from row `first`, transposed: position i of lane l is cell i of
+    /// row first + l.
+    fn rows(fields: [&[f32]; 3], nx: usize, first: usize, count: usize) -> Panel {
+        let mut panel = Panel::zeros(nx);
+        for (field, into) in fields
+            .into_iter()
+            .zip([&mut panel.eta, &mut panel.ground, &mut panel.extra])
+        {
+            let rows: Vec<&[f32]> = (first..first + count).map(|j| &field[j * nx..(j + 1) * nx]).collect();
+            for (b, block) in into.chunks_mut(L).enumerate() {
+                transpose(&rows, b * L, block);
+            }
+        }
+        panel
+    }
+
+    /// `fields`' `count` columns from column `first`: position j of lane l is cell
+    /// (first + l, j), a slice of row j.
+    fn columns(fields: [&[f32]; 3], nx: usize, first: usize, count: usize) -> Panel {
+        let ny = fields[0].len() / nx;
+        let mut panel = Panel::zeros(ny);
+        // The three fields row by row: three cache lines in flight at each of the rows, which lie
+        // a page apart, where hardware prefetchers do not follow.
+        for j in 0..ny {
+            let cells = j * nx + first..j * nx + first + count;
+            for (field, into) in fields.iter().zip([&mut panel.eta, &mut panel.ground, &mut panel.extra]) {
+                match <&Lanes>::try_from(&field[cells.clone()]) {
+                    Ok(whole) => into[j] = *whole,
+                    Err(_) => into[j][..count].copy_from_slice(&field[cells.clone()]),
+                }
+            }
+        }
+        panel
+    }
+}
+
+/// Positions `i0..` of `rows` (one per lane; lanes past them stay zero) into `block`, one
+/// position per entry: a tile of L × L through registers.
+#[multiversion(targets = "simd")]
+fn transpose(rows: &[&[f32]], i0: usize, block: &mut [Lanes]) {
+    let w = block.len();
+    let mut tile = [[0.0f32; L]; L];
+    for (lane, row) in tile.iter_mut().zip(rows) {
+        lane[..w].copy_from_slice(&row[i0..i0 + w]);
+    }
+    for (i, out) in block.iter_mut().enumerate() {
+        let mut v = [0.0f32; L];
+        for l in 0..L {
+            v[l] = tile[l][i];
+        }
+        *out = v;
+    }
+}
+
+/// A panel's equations before normalisation, `[position][lane]` (the twin's `Row`); `g` is zero
+/// but at a line's two ends, which are kept apart.
+struct Rows {
+    a: Vec<Lanes>,
+    c: Vec<Lanes>,
+    r: Vec<Lanes>,
+    ends: [[Row; L]; 2],
+}
+
+/// The δ of the `count` lines from `first` of sweep `s`, `[position][lane]`: the twin's
+/// `solve_line` on each lane.
+fn solve(s: &Sweep, first: usize, count: usize, panel: &Panel) -> Vec<Lanes> {
+    let n = s.n as usize;
+    let line = |l: usize| (first + l) as u32;
+    // The twin's own end equations: the sides, and the wrap of a periodic line.
+    let end = |p: usize| -> [Row; L] {
+        let mut rows = [Row::default(); L];
+        for (l, row) in rows.iter_mut().enumerate().take(count) {
+            *row = s.row(line(l), p as u32);
+        }
+        rows
+    };
+    let mut rows = Rows {
+        a: vec![[0.0; L]; n],
+        c: vec![[0.0; L]; n],
+        r: vec![[0.0; L]; n],
+        ends: [end(0), end(n - 1)],
+    };
+    let params = s.level.params;
+    interior_rows(panel, &mut rows, params.k, (s.axis == 0).then_some(params.keep));
+    // A periodic line's first and last equations are Sherman–Morrison's: the twin's `equation`.
+    let mut ratio = [0.0f32; L];
+    let mut wrapped = [[[0.0f32; 4]; L]; 2];
+    if s.periodic {
+        for l in 0..count {
+            let (first_eq, r) = s.equation(line(l), 0);
+            (wrapped[0][l], ratio[l]) = (first_eq, r.unwrap_or(0.0));
+            wrapped[1][l] = s.equation(line(l), (n - 1) as u32).0;
+        }
+    }
+    let x = thomas(&rows, s.periodic.then_some(&wrapped), &ratio);
+    conserved(&mut rows, &x, s.periodic);
+    rows.r
+}
+
+/// The twin's `row` at every position but a line's two ends: both faces are real neighbours.
+///
+/// (The hot loops here and below are plain `for` loops over lanes: a closure called from std's
+/// generic helpers would not inherit the target features `multiversion` compiles for, and would
+/// be called lane by lane.)
+#[multiversion(targets = "simd")]
+fn interior_rows(panel: &Panel, rows: &mut Rows, k: f32, keep: Option<f32>) {
+    let n = panel.eta.len();
+    let (eta, ground, extra) = (&panel.eta, &panel.ground, &panel.extra);
+    let (mut d_lo, mut d_c, mut d_hi) = ([0.0f32; L], [0.0f32; L], [0.0f32; L]);
+    for l in 0..L {
+        d_lo[l] = depth(eta[0][l], ground[0][l]);
+        d_c[l] = depth(eta[1][l], ground[1][l]);
+    }
+    for q in 1..n - 1 {
+        let (e_lo, e_c, e_hi) = (eta[q - 1], eta[q], eta[q + 1]);
+        let (g_hi, x_lo, x_c, x_hi) = (ground[q + 1], extra[q - 1], extra[q], extra[q + 1]);
+        let (mut rise_lo, mut rise_hi, mut base) = ([0.0f32; L], [0.0f32; L], [0.0f32; L]);
+        for l in 0..L {
+            d_hi[l] = depth(e_hi[l], g_hi[l]);
+            rise_lo[l] = e_lo[l] - e_c[l];
+            rise_hi[l] = e_hi[l] - e_c[l];
+        }
+        match keep {
+            Some(keep) => {
+                for l in 0..L {
+                    base[l] = keep * x_c[l];
+                }
+            }
+            // The column sweep's rise adds the row sweep's δx across the face.
+            None => {
+                for l in 0..L {
+                    rise_lo[l] += x_lo[l] - x_c[l];
+                    rise_hi[l] += x_hi[l] - x_c[l];
+                }
+            }
+        }
+        let (mut a, mut c, mut r) = ([0.0f32; L], [0.0f32; L], [0.0f32; L]);
+        for l in 0..L {
+            let w_lo = k * face_depth(e_lo[l], d_lo[l], e_c[l], d_c[l]);
+            let w_hi = k * face_depth(e_c[l], d_c[l], e_hi[l], d_hi[l]);
+            a[l] = -w_lo;
+            c[l] = -w_hi;
+            r[l] = (base[l] + w_lo * rise_lo[l]) + w_hi * rise_hi[l];
+        }
+        (rows.a[q], rows.c[q], rows.r[q]) = (a, c, r);
+        (d_lo, d_c) = (d_c, d_hi);
+    }
+    for (q, ends) in [0, n - 1].into_iter().zip(&rows.ends) {
+        for (l, e) in ends.iter().enumerate() {
+            (rows.a[q][l], rows.c[q][l], rows.r[q][l]) = (e.a, e.c, e.r);
+        }
+    }
+}
+
+/// A normalised equation per lane: a, c, r and the periodic line's second right-hand side r2.
+#[derive(Clone, Copy, Default)]
+struct Equation {
+    a: Lanes,
+    c: Lanes,
+    r: Lanes,
+    r2: Lanes,
+}
+
+impl Equation {
+    /// The twin's `equation` away from a periodic line's ends: the row divided by its b.
+    #[inline(always)]
+    fn normalised(rows: &Rows, q: usize, g: &Lanes) -> Equation {
+        let (a, c, r) = (&rows.a[q], &rows.c[q], &rows.r[q]);
+        let mut e = Equation::default();
+        for l in 0..L {
+            let b = ((1.0 - a[l]) - c[l]) + g[l];
+            e.a[l] = a[l] / b;
+            e.c[l] = c[l] / b;
+            e.r[l] = r[l] / b;
+            e.r2[l] = 0.0 / b;
+        }
+        e
+    }
+
+    /// A line's first (`e` 0) or last (1) equation: the twin's own for a periodic line
+    /// (`wrapped`), else normalised with the side's g.
+    fn end(rows: &Rows, wrapped: Option<&[[[f32; 4]; L]; 2]>, e: usize) -> Equation {
+        let mut eq = Equation::default();
+        match wrapped {
+            Some(w) => {
+                for l in 0..L {
+                    [eq.a[l], eq.c[l], eq.r[l], eq.r2[l]] = w[e][l];
+                }
+            }
+            None => {
+                let mut g = [0.0f32; L];
+                for l in 0..L {
+                    g[l] = rows.ends[e][l].g;
+                }
+                eq = Equation::normalised(rows, if e == 0 { 0 } else { rows.a.len() - 1 }, &g);
+            }
+        }
+        eq
+    }
+}
+
+/// The twin's `equation` and `thomas` on every lane, then the cyclic correction where `wrapped`
+/// holds a periodic line's two end equations (and `ratio` its β/γ). Returns x.
+#[multiversion(targets = "simd")]
+fn thomas(rows: &Rows, wrapped: Option<&[[[f32; 4]; L]; 2]>, ratio: &Lanes) -> Vec<Lanes> {
+    let n = rows.a.len();
+    let periodic = wrapped.is_some();
+    let mut c_prime = vec![[0.0f32; L]; n];
+    let mut r_prime = vec![[0.0f32; L]; n];
+    // The second right-hand side only a periodic line solves.
+    let mut r2_prime = vec![[0.0f32; L]; if periodic { n } else { 0 }];
+    let first = Equation::end(rows, wrapped, 0);
+    for l in 0..L {
+        c_prime[0][l] = first.c[l] / 1.0;
+        r_prime[0][l] = (first.r[l] - first.a[l] * 0.0) / 1.0;
+    }
+    if periodic {
+        for l in 0..L {
+            r2_prime[0][l] = (first.r2[l] - first.a[l] * 0.0) / 1.0;
+        }
+    }
+    let zero = [0.0f32; L];
+    for q in 1..n {
+        let eq = if q == n - 1 {
+            Equation::end(rows, wrapped, 1)
+        } else {
+            Equation::normalised(rows, q, &zero)
+        };
+        // Whole lanes in and out of locals, so the compiler sees no aliasing between rows.
+        let (c_prev, r_prev) = (c_prime[q - 1], r_prime[q - 1]);
+        let (mut m, mut c, mut r) = ([0.0f32; L], [0.0f32; L], [0.0f32; L]);
+        for l in 0..L {
+            m[l] = 1.0 - eq.a[l] * c_prev[l];
+            c[l] = eq.c[l] / m[l];
+            r[l] = (eq.r[l] - eq.a[l] * r_prev[l]) / m[l];
+        }
+        (c_prime[q], r_prime[q]) = (c, r);
+        if periodic {
+            let r2_prev = r2_prime[q - 1];
+            let mut r2 = [0.0f32; L];
+            for l in 0..L {
+                r2[l] = (eq.r2[l] - eq.a[l] * r2_prev[l]) / m[l];
+            }
+            r2_prime[q] = r2;
+        }
+    }
+    // Back substitution in place: r′ becomes x (and r2′ the second solution).
+    back_substitute(&mut r_prime, &c_prime);
+    if periodic {
+        back_substitute(&mut r2_prime, &c_prime);
+        let mut factor = [0.0f32; L];
+        for l in 0..L {
+            let first = [r_prime[0][l], r2_prime[0][l]];
+            let last = [r_prime[n - 1][l], r2_prime[n - 1][l]];
+            factor[l] = crate::cpu::adi::cyclic_factor(ratio[l], first, last);
+        }
+        for (x, x2) in r_prime.iter_mut().zip(&r2_prime) {
+            let mut v = *x;
+            for l in 0..L {
+                v[l] -= factor[l] * x2[l];
+            }
+            *x = v;
+        }
+    }
+    r_prime
+}
+
+/// Thomas' back substitution on every lane, in place: x_q = r′_q − c′_q·x_(q+1).
+#[inline(always)]
+fn back_substitute(r_prime: &mut [Lanes], c_prime: &[Lanes]) {
+    let n = r_prime.len();
+    let mut next = r_prime[n - 1];
+    for q in (0..n - 1).rev() {
+        let (mut x, c) = (r_prime[q], c_prime[q]);
+        for l in 0..L {
+            x[l] -= c[l] * next[l];
+        }
+        r_prime[q] = x;
+        next = x;
+    }
+}
+
+/// The twin's `conserved` on every lane: δ rebuilt in flux form from x, written over `rows.r`.
+#[multiversion(targets = "simd")]
+fn conserved(rows: &mut Rows, x: &[Lanes], periodic: bool) {
+    let n = x.len();
+    let zero = [0.0f32; L];
+    let mut g = [[0.0f32; L]; 2];
+    for (e, g) in g.iter_mut().enumerate() {
+        for l in 0..L {
+            g[l] = rows.ends[e][l].g;
+        }
+    }
+    for q in 0..n {
+        let lo = match q {
+            0 if periodic => &x[n - 1],
+            0 => &zero,
+            _ => &x[q - 1],
+        };
+        let hi = match q + 1 {
+            _ if q + 1 < n => &x[q + 1],
+            _ if periodic => &x[0],
+            _ => &zero,
+        };
+        let g = match q {
+            0 => &g[0],
+            _ if q == n - 1 => &g[1],
+            _ => &zero,
+        };
+        let (a, c, mut r, x) = (rows.a[q], rows.c[q], rows.r[q], x[q]);
+        let (lo, hi, g) = (*lo, *hi, *g);
+        for l in 0..L {
+            r[l] = ((r[l] + (-a[l]) * (lo[l] - x[l])) + (-c[l]) * (hi[l] - x[l])) - g[l] * x[l];
+        }
+        rows.r[q] = r;
+    }
+}
+
+/// The step's end on rows of the grid, in parallel: δ = δx + δy (δy from the column panels),
+/// each cell's compensated update and the dry-cell rule (the twin's `end_step`).
+fn end_rows(level: &Level, out: &mut Out, dx: &[f32], dy: &[Vec<Lanes>]) -> bool {
+    let nx = level.params.nx as usize;
+    let mut clamped = out.clamped.chunks_mut(nx);
+    let rows: Vec<(usize, Out)> = out
+        .eta
+        .chunks_mut(nx)
+        .zip(out.vel.chunks_mut(nx))
+        .zip(out.carry.chunks_mut(nx))
+        .enumerate()
+        .map(|(j, ((eta, vel), carry))| {
+            let clamped = clamped.next().unwrap_or_default();
+            (
+                j,
+                Out {
+                    eta,
+                    vel,
+                    carry,
+                    clamped,
+                },
+            )
+        })
+        .collect();
+    rows.into_par_iter()
+        .with_min_len(8)
+        .map(|(j, mut row)| {
+            let cells = j * nx..(j + 1) * nx;
+            let mut delta = dx[cells.clone()].to_vec();
+            for (d, panel) in delta.chunks_mut(L).zip(dy) {
+                add_lanes(d, &panel[j]);
+            }
+            let (eta, ground) = (&level.eta[cells.clone()], &level.ground[cells]);
+            if row.clamped.is_empty() {
+                end_row(&delta, eta, ground, row.eta, row.vel, row.carry)
+            } else {
+                (0..nx).fold(false, |bad, i| {
+                    let (s, residual) = two_sum(eta[i], delta[i] + row.carry[i]);
+                    bad | row.store(i, ground[i], s, delta[i], residual)
+                })
+            }
+        })
+        .reduce(|| false, |a, b| a | b)
+}
+
+/// δx + δy, in the twin's order, for the cells of one panel's lanes.
+fn add_lanes(dx: &mut [f32], dy: &Lanes) {
+    for (x, y) in dx.iter_mut().zip(dy) {
+        *x += *y;
+    }
+}
+
+/// One row's end where no clamp is recorded: `store`'s dry-cell rule as selects.
+#[multiversion(targets = "simd")]
+fn end_row(
+    delta: &[f32],
+    eta: &[f32],
+    ground: &[f32],
+    eta_out: &mut [f32],
+    vel_out: &mut [f32],
+    carry: &mut [f32],
+) -> bool {
+    let n = delta.len();
+    let (eta, ground, eta_out, vel_out, carry) = (
+        &eta[..n],
+        &ground[..n],
+        &mut eta_out[..n],
+        &mut vel_out[..n],
+        &mut carry[..n],
+    );
+    let mut bad = false;
+    for i in 0..n {
+        let (s, residual) = two_sum(eta[i], delta[i] + carry[i]);
+        let dry = s <= ground[i];
+        let e = if dry { ground[i] } else { s };
+        let v = if dry { 0.0 } else { delta[i] };
+        carry[i] = if dry { 0.0 } else { residual };
+        eta_out[i] = e;
+        vel_out[i] = v;
+        bad |= !e.is_finite() | !v.is_finite();
+    }
+    bad
 }

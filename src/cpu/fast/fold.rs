@@ -98,6 +98,16 @@ impl Default for Lanes {
     }
 }
 
+/// One whole workgroup's partial sums from its cells (eta, vel, ground), as `partial_sums` gives
+/// them for a plain scene (`Lane::plain`): the cells in runs of 256 lanes, then the tree.
+pub(crate) fn workgroup(lanes: &mut Lanes, eta: &[f32], vel: &[f32], ground: &[f32]) -> Lane {
+    lanes.reset();
+    for ((eta, vel), ground) in eta.chunks(WG).zip(vel.chunks(WG)).zip(ground.chunks(WG)) {
+        fold(lanes, 0, eta, vel, ground);
+    }
+    lanes.tree()
+}
+
 impl Lanes {
     fn reset(&mut self) {
         self.sum = [0.0; WG];

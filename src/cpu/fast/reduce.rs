@@ -1,15 +1,29 @@
-//! `reduce.wgsl` on every core: the workgroups' partial sums in parallel, each by the twin's own
-//! tree, then folded in the twin's fixed order, so the totals do not depend on the thread count.
+//! `reduce.wgsl` on every core: the workgroups' partial sums in parallel, each in the twin's
+//! order and by the twin's tree, then folded in the twin's fixed order, so the totals do not
+//! depend on the thread count. A plain scene (no bodies, sources or clamp bookkeeping) folds its
+//! workgroups with `fast::fold`'s vectorised lanes; any other runs the twin's `partial_sums`.
 
+use crate::cpu::fast::fold::{workgroup, Lanes};
 use crate::cpu::reduce::{finish, partial_sums, Extras, Lane};
-use crate::params::{Params, Totals, CELLS_PER_PARTIAL};
+use crate::params::{Params, Totals, CELLS_PER_PARTIAL, CORRECT_CLAMPS};
 use rayon::prelude::*;
 
 /// As `cpu::reduce::reduce`.
 pub fn reduce(p: &Params, ground: &[f32], eta: &[f32], vel: &[f32], extras: Extras) -> Totals {
-    let partials: Vec<Lane> = (0..eta.len().div_ceil(CELLS_PER_PARTIAL))
-        .into_par_iter()
-        .map(|group| partial_sums(p, ground, eta, vel, extras, group))
-        .collect();
+    let groups = eta.len().div_ceil(CELLS_PER_PARTIAL);
+    let partials: Vec<Lane> = if p.bodies == 0 && p.sources == 0 && p.correct != CORRECT_CLAMPS {
+        eta.par_chunks(CELLS_PER_PARTIAL)
+            .zip(vel.par_chunks(CELLS_PER_PARTIAL))
+            .zip(ground.par_chunks(CELLS_PER_PARTIAL))
+            .map_init(Box::<Lanes>::default, |lanes, ((eta, vel), ground)| {
+                workgroup(lanes, eta, vel, ground)
+            })
+            .collect()
+    } else {
+        (0..groups)
+            .into_par_iter()
+            .map(|group| partial_sums(p, ground, eta, vel, extras, group))
+            .collect()
+    };
     finish(p, &partials)
 }
