@@ -191,6 +191,23 @@ pub struct Out<'a> {
 }
 
 impl Out<'_> {
+    /// The level cut into its rows of `nx` cells, each an `Out` of its own (for passes that write
+    /// rows on threads).
+    pub(crate) fn rows(&mut self, nx: usize) -> Vec<Out<'_>> {
+        let mut clamped = self.clamped.chunks_mut(nx);
+        self.eta
+            .chunks_mut(nx)
+            .zip(self.vel.chunks_mut(nx))
+            .zip(self.carry.chunks_mut(nx))
+            .map(|((eta, vel), carry)| Out {
+                eta,
+                vel,
+                carry,
+                clamped: clamped.next().unwrap_or_default(),
+            })
+            .collect()
+    }
+
     /// Twin of `store`: the dry-cell rule. Returns whether the result is non-finite.
     pub(crate) fn store(&mut self, c: usize, b_c: f32, eta_new: f32, vel_new: f32, residual: f32) -> bool {
         let (eta, vel, res) = if eta_new <= b_c {

@@ -403,28 +403,10 @@ fn conserved(rows: &mut Rows, x: &[Lanes], periodic: bool) {
 /// each cell's compensated update and the dry-cell rule (the twin's `end_step`).
 fn end_rows(level: &Level, out: &mut Out, dx: &[f32], dy: &[Vec<Lanes>]) -> bool {
     let nx = level.params.nx as usize;
-    let mut clamped = out.clamped.chunks_mut(nx);
-    let rows: Vec<(usize, Out)> = out
-        .eta
-        .chunks_mut(nx)
-        .zip(out.vel.chunks_mut(nx))
-        .zip(out.carry.chunks_mut(nx))
-        .enumerate()
-        .map(|(j, ((eta, vel), carry))| {
-            let clamped = clamped.next().unwrap_or_default();
-            (
-                j,
-                Out {
-                    eta,
-                    vel,
-                    carry,
-                    clamped,
-                },
-            )
-        })
-        .collect();
+    let rows = out.rows(nx);
     rows.into_par_iter()
         .with_min_len(8)
+        .enumerate()
         .map(|(j, mut row)| {
             let cells = j * nx..(j + 1) * nx;
             let mut delta = dx[cells.clone()].to_vec();

@@ -11,30 +11,12 @@ use rayon::prelude::*;
 /// non-finite.
 pub fn step(level: &Level, out: &mut Out, with_edges: bool) -> bool {
     let nx = level.params.nx as usize;
-    let mut clamped = out.clamped.chunks_mut(nx);
-    let rows: Vec<(u32, Out)> = out
-        .eta
-        .chunks_mut(nx)
-        .zip(out.vel.chunks_mut(nx))
-        .zip(out.carry.chunks_mut(nx))
-        .enumerate()
-        .map(|(j, ((eta, vel), carry))| {
-            let clamped = clamped.next().unwrap_or_default();
-            (
-                j as u32,
-                Out {
-                    eta,
-                    vel,
-                    carry,
-                    clamped,
-                },
-            )
-        })
-        .collect();
+    let rows = out.rows(nx);
     let bad = rows
         .into_par_iter()
         .with_min_len(4)
-        .map(|(j, mut row_out)| row(level, &mut row_out, j))
+        .enumerate()
+        .map(|(j, mut row_out)| row(level, &mut row_out, j as u32))
         .reduce(|| false, |a, b| a | b);
     if with_edges {
         bad | edges(level, out)
