@@ -9,6 +9,24 @@ use crate::scene::Scene;
 /// the dispersion test and at 0.5 in the still pool).
 pub const NS_COURANT: f64 = 0.5;
 
+/// The most |u|·δt/δx (seed 003's condition 3, which asks < 1) a chunk may reach before the next
+/// runs more substeps, and what they bring it back to.
+pub const NS_FLOW_COURANT: f32 = 0.5;
+const NS_FLOW_TARGET: f32 = 0.35;
+
+/// Steps per submit at most: the flow's speed is checked between submits, so a flow that
+/// accelerates (a dam break: |u| up to 2·sqrt(g·d)) gets its substeps before it outruns them.
+pub const NS_CHUNK: u32 = 16;
+
+/// Substeps for the next chunk when the last one, at `substeps`, reached `courant`.
+pub fn flow_substeps(substeps: u32, courant: f32) -> u32 {
+    if courant.is_finite() && courant > NS_FLOW_COURANT {
+        (substeps as f32 * courant / NS_FLOW_TARGET).ceil() as u32
+    } else {
+        substeps
+    }
+}
+
 /// The layer at the start.
 #[derive(Clone, Debug)]
 pub struct NsLayer {
@@ -60,6 +78,7 @@ impl NsLayer {
             beta0: ns.beta0 as f32,
             epsilon: ns.epsilon as f32,
             max_sweeps: ns.max_sweeps,
+            upwind: ns.upwind as f32,
         };
         let state = NsState::at_rest(&params, &coarse_ground, &coarse_h);
         NsLayer { params, state, surface }

@@ -37,6 +37,8 @@ pub struct Simulation {
     totals: Totals,
     /// Set once a step went non-finite: the state is lost and stepping refuses to go on.
     diverged_at: Option<u64>,
+    /// The Navier-Stokes layer: the largest |u|·δt/δx of the last chunk's substeps.
+    flow_courant: f32,
     /// The volume target above the still water (metres·cells), as the last chunk left it.
     target: f64,
     /// The still water's volume, Σ max(−ground, 0) (metres·cells), in f64.
@@ -231,6 +233,7 @@ impl Simulation {
             probe_cells,
             totals,
             diverged_at: None,
+            flow_courant: 0.0,
             target,
             still,
             regions,
@@ -265,7 +268,7 @@ impl Simulation {
         let mut rows = Vec::new();
         let mut left = n;
         while left > 0 {
-            let chunk = left.min(MAX_CHUNK as u64) as u32;
+            let chunk = left.min(self.chunk_limit() as u64) as u32;
             let input = ChunkInput {
                 target: self.target,
                 rain: match &self.scene.rain {
@@ -344,6 +347,7 @@ impl Simulation {
                     ));
                 }
             }
+            self.flow_courant = report.flow_courant.unwrap_or(0.0);
             self.totals = report.totals;
             self.target = report.target;
             if self.regions.is_some() {
@@ -355,10 +359,31 @@ impl Simulation {
         Ok(rows)
     }
 
-    /// Raises the substep count when the deepest water now needs it (never lowers it).
+    /// The most steps one submit runs: `MAX_CHUNK`, or `NS_CHUNK` for the Navier-Stokes layer,
+    /// whose flow can outrun its substeps within a chunk (a dam break).
+    fn chunk_limit(&self) -> u32 {
+        match self.scene.physics.model {
+            crate::scene::WaterModel::NavierStokes => crate::navier_stokes::NS_CHUNK,
+            _ => MAX_CHUNK,
+        }
+    }
+
+    /// Raises the substep count when the deepest water now needs it, or (the Navier-Stokes
+    /// layer) when the flow ran faster than `NS_FLOW_COURANT` allows; never lowers it.
     fn check_stability(&mut self) -> Result<()> {
         let max_depth = self.totals.max_depth as f64;
-        let needed = substeps_needed(&self.scene, max_depth);
+        let mut needed = substeps_needed(&self.scene, max_depth);
+        let flow = crate::navier_stokes::flow_substeps(self.substeps, self.flow_courant);
+        if flow > needed.max(self.substeps) {
+            self.notes.push(format!(
+                "at step {}: the flow reached |u|·δt/δx = {:.2} on the Navier-Stokes grid (condition 3 asks < 1); \
+                 running {flow} substeps per step",
+                self.step, self.flow_courant
+            ));
+            needed = flow;
+            check_substeps(&self.scene, needed, max_depth)?;
+            self.set_substeps(needed)?;
+        }
         check_substeps(&self.scene, needed, max_depth)?;
         if needed > self.substeps {
             self.notes.push(format!(

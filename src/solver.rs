@@ -31,6 +31,9 @@ pub struct ChunkReport {
     /// The Navier-Stokes layer's pressure iteration over the chunk: the most sweeps a substep
     /// took and the largest |D| one ended with (None for the other models).
     pub pressure: Option<SolveReport>,
+    /// The Navier-Stokes layer: the largest |u|·δt/δx (condition 3) any substep of the chunk
+    /// reached, for the next chunk's substeps (None for the other models).
+    pub flow_courant: Option<f32>,
 }
 
 /// The Navier-Stokes layer's 3D grid at one step, cell-centred, C order `[nz, ny, nx]` (z up).

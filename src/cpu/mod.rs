@@ -407,6 +407,7 @@ impl Solver for CpuSolver {
             water_units: None,
             spray: None,
             pressure: None,
+            flow_courant: None,
         })
     }
 

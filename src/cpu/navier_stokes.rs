@@ -1,9 +1,9 @@
 //! Foster & Metaxas's Navier-Stokes layer (seed 003, §3–4.3), the reference the GPU passes will
 //! twin: a staggered (MAC) grid of velocities on the cell faces and pressures at the centres,
-//! whose velocities drive a height field. Under construction (issue 18): this is the model's
-//! core (cell flags, the explicit momentum of eq. 2, the pressure iteration of eqs. 5–9, the
-//! free surface of eq. 10 and the height field of eqs. 11–12), checked against hydrostatics and
-//! the dispersion of water waves; scenes do not reach it yet.
+//! whose velocities drive a height field: cell flags, the explicit momentum of eq. 2 (its
+//! advection blended with the donor cell's), the pressure iteration of eqs. 5–9, the free surface
+//! of eq. 10 and the height field of eq. 11 in flux form, checked against hydrostatics and the
+//! dispersion of water waves.
 //!
 //! Pressure is kinematic (p/ρ, m²/s²) and relative to the air. Heights are relative to the
 //! reference level, like the height field's.
@@ -48,6 +48,9 @@ pub struct NsParams {
     pub epsilon: f32,
     /// The most red-black sweeps per step (a step that needs more reports it).
     pub max_sweeps: u32,
+    /// The share γ ∈ [0, 1] of donor-cell (upwind) differencing in the momentum's advection: 0
+    /// is eq. 2's centred products, which forward Euler amplifies; 1 is the donor cell.
+    pub upwind: f32,
 }
 
 /// The layer's state.
@@ -190,6 +193,10 @@ pub fn momentum(p: &NsParams, s: &mut NsState, dt: f32) {
     let w_at = |i: isize, j: isize, k: isize, own: f32| sample(&w0, |a, b, c| p.wf(a, b, c), wx, i, j, k, own);
     let pressure = |i: isize, j: isize, k: isize| s.p[p.cell(i as usize, j as usize, k as usize)];
     let moves = |a: u8, b: u8| a != SOLID && b != SOLID && (fluid(a) || fluid(b));
+    // What an edge moving at `a` carries of a component that is `l` before it and `r` after it:
+    // the centred product of eq. 2 blended with the donor cell's by `upwind` (γ of Hirt's SOLA).
+    let gamma = p.upwind;
+    let flux = |a: f32, l: f32, r: f32| 0.5 * a * (l + r) + 0.5 * gamma * a.abs() * (l - r);
     for k in 0..p.nz as isize {
         for j in 0..p.ny as isize {
             // u on the face between cells i − 1 and i.
@@ -209,9 +216,9 @@ pub fn momentum(p: &NsParams, s: &mut NsState, dt: f32) {
                 let vs = 0.5 * (v_at(i - 1, j, k, 0.0) + v_at(i, j, k, 0.0));
                 let wt = 0.5 * (w_at(i - 1, j, k + 1, 0.0) + w_at(i, j, k + 1, 0.0));
                 let wb = 0.5 * (w_at(i - 1, j, k, 0.0) + w_at(i, j, k, 0.0));
-                let advect = (uc_w * uc_w - uc_e * uc_e) / dx
-                    + (vs * 0.5 * (us + c) - vn * 0.5 * (c + un)) / dx
-                    + (wb * 0.5 * (ub + c) - wt * 0.5 * (c + ut)) / dz;
+                let advect = (flux(uc_w, uw, c) - flux(uc_e, c, ue)) / dx
+                    + (flux(vs, us, c) - flux(vn, c, un)) / dx
+                    + (flux(wb, ub, c) - flux(wt, c, ut)) / dz;
                 let diffuse = p.nu
                     * ((ue - 2.0 * c + uw) / (dx * dx)
                         + (un - 2.0 * c + us) / (dx * dx)
@@ -238,9 +245,9 @@ pub fn momentum(p: &NsParams, s: &mut NsState, dt: f32) {
                 let uw = 0.5 * (u_at(i, j - 1, k, 0.0) + u_at(i, j, k, 0.0));
                 let wt = 0.5 * (w_at(i, j - 1, k + 1, 0.0) + w_at(i, j, k + 1, 0.0));
                 let wb = 0.5 * (w_at(i, j - 1, k, 0.0) + w_at(i, j, k, 0.0));
-                let advect = (vc_s * vc_s - vc_n * vc_n) / dx
-                    + (uw * 0.5 * (vw + c) - ue * 0.5 * (c + ve)) / dx
-                    + (wb * 0.5 * (vb + c) - wt * 0.5 * (c + vt)) / dz;
+                let advect = (flux(vc_s, vs, c) - flux(vc_n, c, vn)) / dx
+                    + (flux(uw, vw, c) - flux(ue, c, ve)) / dx
+                    + (flux(wb, vb, c) - flux(wt, c, vt)) / dz;
                 let diffuse = p.nu
                     * ((ve - 2.0 * c + vw) / (dx * dx)
                         + (vn - 2.0 * c + vs) / (dx * dx)
@@ -269,9 +276,9 @@ pub fn momentum(p: &NsParams, s: &mut NsState, dt: f32) {
                 let uw = 0.5 * (u_at(i, j, k - 1, 0.0) + u_at(i, j, k, 0.0));
                 let vn = 0.5 * (v_at(i, j + 1, k - 1, 0.0) + v_at(i, j + 1, k, 0.0));
                 let vs = 0.5 * (v_at(i, j, k - 1, 0.0) + v_at(i, j, k, 0.0));
-                let advect = (wc_b * wc_b - wc_t * wc_t) / dz
-                    + (uw * 0.5 * (ww + c) - ue * 0.5 * (c + we)) / dx
-                    + (vs * 0.5 * (ws + c) - vn * 0.5 * (c + wn)) / dx;
+                let advect = (flux(wc_b, wb, c) - flux(wc_t, c, wt)) / dz
+                    + (flux(uw, ww, c) - flux(ue, c, we)) / dx
+                    + (flux(vs, ws, c) - flux(vn, c, wn)) / dx;
                 let diffuse = p.nu
                     * ((we - 2.0 * c + ww) / (dx * dx)
                         + (wn - 2.0 * c + ws) / (dx * dx)
@@ -515,50 +522,114 @@ impl Surface {
     }
 }
 
-/// Step 8 (§4.3): the height field by eq. (12), driven by the new velocities, at its own
-/// resolution: the vertical velocity at the cell's surface (interpolated in its column's Surface
-/// cell between the cell's floor and top face) and the horizontal convection of the surface by
-/// the column's face velocities, interpolated to the cell's centre (with `coarsen` 1 the mean of
-/// the two faces, as in eq. 12). A dry cell stays at its ground; a column with no Surface cell
-/// does not move.
+/// Step 8 (§4.3): the height field by eq. (11) in the form that conserves, ∂h/∂t = −∇·∫u dz. Each
+/// face between two height-field cells carries Σ_k u_k·a_k per metre of face: u_k the 3D face
+/// velocity of layer k interpolated to the face, a_k the part of the layer under the upwind
+/// cell's surface (measured from the layer's floor: the 3D grid's fluid fills its cells, the
+/// ground's share of a cell included, so the fluxes are the grid's own). For a small wave this is
+/// eq. 12's w at the surface (the layers under it keep D = 0, so it is their net inflow); unlike
+/// eq. 12's centred difference it carries water that leaves a column sideways into the Empty
+/// cells of a lower one (a front, a dam break: eq. 12 lost it and the surface broke into
+/// columns), and no cell gives more than it holds: its outflows are scaled down to its water
+/// when they would take more (the pipe model's limiter). The volume is kept by construction.
 pub fn height(p: &NsParams, s: &NsState, f: &mut Surface, dt: f32) {
-    let h0 = f.h.clone();
-    let at = |i: isize, j: isize, own: f32| {
-        if i < 0 || j < 0 || i >= f.nx as isize || j >= f.ny as isize {
-            own
+    let (nx, ny) = (f.nx, f.ny);
+    let run = dt * f.coarsen as f32 / p.dx;
+    let faces_x: Vec<[f32; 2]> = (0..ny)
+        .flat_map(|fj| (0..=nx).map(move |fi| (fi, fj)))
+        .map(|(fi, fj)| face_flux(p, s, f, Axis::U, fi, fj))
+        .collect();
+    let faces_y: Vec<[f32; 2]> = (0..=ny)
+        .flat_map(|fj| (0..nx).map(move |fi| (fi, fj)))
+        .map(|(fi, fj)| face_flux(p, s, f, Axis::V, fi, fj))
+        .collect();
+    let (xf, yf) = (
+        |fi: usize, fj: usize| fj * (nx + 1) + fi,
+        |fi: usize, fj: usize| fj * nx + fi,
+    );
+    let scale: Vec<f32> = (0..nx * ny)
+        .map(|c| {
+            let (fi, fj) = (c % nx, c / nx);
+            let out = run
+                * (faces_x[xf(fi + 1, fj)][0]
+                    + faces_x[xf(fi, fj)][1]
+                    + faces_y[yf(fi, fj + 1)][0]
+                    + faces_y[yf(fi, fj)][1]);
+            let water = f.h[c] - f.ground[c];
+            if out > water {
+                water.max(0.0) / out
+            } else {
+                1.0
+            }
+        })
+        .collect();
+    for c in 0..nx * ny {
+        let (fi, fj) = (c % nx, c / nx);
+        let (w, e, so, n) = (
+            faces_x[xf(fi, fj)],
+            faces_x[xf(fi + 1, fj)],
+            faces_y[yf(fi, fj)],
+            faces_y[yf(fi, fj + 1)],
+        );
+        let from = |di: isize, dj: isize| scale[(fj as isize + dj) as usize * nx + (fi as isize + di) as usize];
+        let mut net = -scale[c] * (e[0] + w[1] + n[0] + so[1]);
+        if fi > 0 {
+            net += from(-1, 0) * w[0];
+        }
+        if fi + 1 < nx {
+            net += from(1, 0) * e[1];
+        }
+        if fj > 0 {
+            net += from(0, -1) * so[0];
+        }
+        if fj + 1 < ny {
+            net += from(0, 1) * n[1];
+        }
+        f.h[c] = (f.h[c] + run * net).max(f.ground[c]);
+    }
+}
+
+/// What the height-field face west (`Axis::U`) or south (`Axis::V`) of cell (fi, fj) carries,
+/// m²/s: [towards +x or +y, towards −x or −y], each ≥ 0. The domain's sides carry nothing.
+fn face_flux(p: &NsParams, s: &NsState, f: &Surface, axis: Axis, fi: usize, fj: usize) -> [f32; 2] {
+    let cz = f.coarsen;
+    let (along, across, end) = match axis {
+        Axis::U => (fi, fj, f.nx),
+        _ => (fj, fi, f.ny),
+    };
+    if along == 0 || along == end {
+        return [0.0; 2];
+    }
+    let (a, b) = match axis {
+        Axis::U => (fj * f.nx + fi - 1, fj * f.nx + fi),
+        _ => ((fj - 1) * f.nx + fi, fj * f.nx + fi),
+    };
+    // The 3D faces either side along the axis, and where this face lies between them.
+    let (low, t) = (along / cz, (along % cz) as f32 / cz as f32);
+    let velocity = |k: usize| {
+        let at = |l: usize| match axis {
+            Axis::U => s.u[p.uf(l, across / cz, k)],
+            _ => s.v[p.vf(across / cz, l, k)],
+        };
+        if t == 0.0 {
+            at(low)
         } else {
-            h0[j as usize * f.nx + i as usize]
+            at(low) + t * (at(low + 1) - at(low))
         }
     };
-    let cz = f.coarsen;
-    let dxf = p.dx / cz as f32;
-    for fj in 0..f.ny {
-        for fi in 0..f.nx {
-            let (i, j) = (fi / cz, fj / cz);
-            let Some(k) = (0..p.nz).find(|&k| s.flag[p.cell(i, j, k)] == SURFACE) else {
-                continue;
-            };
-            let c = fj * f.nx + fi;
-            let own = h0[c];
-            let bottom = p.z0 + k as f32 * p.dz;
-            let share = ((own - bottom) / p.dz).clamp(0.0, 1.0);
-            let (wb, wt) = (s.w[p.wf(i, j, k)], s.w[p.wf(i, j, k + 1)]);
-            let w = wb + share * (wt - wb);
-            // Where the cell's centre lies across its column, 0 to 1.
-            let (tx, ty) = (
-                ((fi % cz) as f32 + 0.5) / cz as f32,
-                ((fj % cz) as f32 + 0.5) / cz as f32,
-            );
-            let (uw, ue) = (s.u[p.uf(i, j, k)], s.u[p.uf(i + 1, j, k)]);
-            let (vs, vn) = (s.v[p.vf(i, j, k)], s.v[p.vf(i, j + 1, k)]);
-            let u = uw + tx * (ue - uw);
-            let v = vs + ty * (vn - vs);
-            let (ii, jj) = (fi as isize, fj as isize);
-            let slope_x = (at(ii - 1, jj, own) - at(ii + 1, jj, own)) / (2.0 * dxf);
-            let slope_y = (at(ii, jj - 1, own) - at(ii, jj + 1, own)) / (2.0 * dxf);
-            f.h[c] = (own + dt * (w + u * slope_x + v * slope_y)).max(f.ground[c]);
+    let mut carried = [0.0f32; 2];
+    for k in 0..p.nz {
+        let u = velocity(k);
+        let up = if u > 0.0 { f.h[a] } else { f.h[b] };
+        let bottom = p.z0 + k as f32 * p.dz;
+        let wet = (up.min(bottom + p.dz) - bottom).max(0.0);
+        if u > 0.0 {
+            carried[0] += u * wet;
+        } else {
+            carried[1] -= u * wet;
         }
     }
+    carried
 }
 
 /// The largest of |u|·dt/dx, |v|·dt/dx and |w|·dt/dz over the grid's faces (seed 003's
@@ -641,6 +712,7 @@ mod tests {
             beta0: 1.7,
             epsilon: 1e-5,
             max_sweeps: 5000,
+            upwind: 1.0,
         }
     }
 

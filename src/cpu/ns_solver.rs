@@ -79,6 +79,7 @@ impl Solver for CpuNs {
         let mut probes = Vec::with_capacity(steps as usize * self.probe_cells.len());
         let mut worst = PressureReport::default();
         let mut first_bad_step = None;
+        let mut fastest = 0.0f32;
         for k in 0..steps {
             for pass in self.schedule.step(substeps) {
                 match pass {
@@ -89,6 +90,7 @@ impl Solver for CpuNs {
                         // Past condition 3 (|u|·δt/δx < 1) the explicit momentum no longer
                         // holds: the state is lost, as with a non-finite value.
                         let courant = navier_stokes::courant(&self.params, &self.state, dt);
+                        fastest = fastest.max(courant);
                         if courant.is_nan() || courant >= 1.0 {
                             first_bad_step.get_or_insert(k);
                         }
@@ -122,6 +124,7 @@ impl Solver for CpuNs {
                 iterations: worst.sweeps,
                 residual: worst.divergence,
             }),
+            flow_courant: Some(fastest),
             ..ChunkReport::default()
         })
     }

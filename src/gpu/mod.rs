@@ -365,6 +365,7 @@ impl Solver for GpuSolver {
             water_units: None,
             spray: None,
             pressure: None,
+            flow_courant: None,
         })
     }
 

@@ -164,6 +164,10 @@ pub struct NavierStokes {
     /// Room above the highest water, m; default a quarter of the deepest water.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub headroom: Option<f64>,
+    /// The share γ ∈ [0, 1] of donor-cell differencing in the momentum's advection (Hirt's
+    /// SOLA): 0 is eq. 2's centred products, which forward Euler amplifies at fronts; default 1.
+    #[serde(default = "NavierStokes::default_upwind")]
+    pub upwind: f64,
 }
 
 impl NavierStokes {
@@ -185,6 +189,9 @@ impl NavierStokes {
     fn default_max_sweeps() -> u32 {
         2000
     }
+    fn default_upwind() -> f64 {
+        1.0
+    }
 }
 
 impl Default for NavierStokes {
@@ -197,6 +204,7 @@ impl Default for NavierStokes {
             epsilon: Self::default_epsilon(),
             max_sweeps: Self::default_max_sweeps(),
             headroom: None,
+            upwind: Self::default_upwind(),
         }
     }
 }

@@ -324,6 +324,9 @@ impl Check<'_> {
         if ns.max_sweeps == 0 {
             return self.fail("navier_stokes.max_sweeps", "must be at least 1".into());
         }
+        if !(0.0..=1.0).contains(&ns.upwind) {
+            return self.fail("navier_stokes.upwind", format!("must be in [0, 1] (got {})", ns.upwind));
+        }
         if let Some(h) = ns.headroom.filter(|h| !(*h > 0.0 && h.is_finite())) {
             return self.fail(
                 "navier_stokes.headroom",
