@@ -114,11 +114,16 @@ impl Simulation {
         crate::gpu::state::check_grid_fits(&device.limits(), scene.grid.nx, scene.grid.ny)?;
         let adapter = crate::gpu::context::adapter_line(&device.adapter_info());
         Self::build(scene, |setup| {
-            if setup.navier_stokes.is_some() {
-                return Err(Error::Unsupported(
-                    "the Navier-Stokes layer on the GPU (its passes are not built yet): run it with --backend cpu"
-                        .into(),
-                ));
+            if let Some(layer) = setup.navier_stokes {
+                return Ok(Box::new(crate::gpu::ns_solver::GpuNs::new(
+                    device,
+                    queue,
+                    adapter.clone(),
+                    layer,
+                    &setup.params,
+                    setup.probe_cells,
+                    scene.time.dt,
+                )?));
             }
             if let Some(pipes) = setup.pipe_setup() {
                 return Ok(Box::new(crate::gpu::pipe_solver::GpuPipes::new(

@@ -1,3 +1,4 @@
+#import slot
 // What the pipes model (pipes.wgsl) and its spray (spray.wgsl) share: the columns' constants
 // and the eight directions. Twin: src/columns.rs and src/cpu/pipes.rs.
 
@@ -40,10 +41,3 @@ struct Exchange {
     hi: u32,
 }
 
-// The step of a chunk a dispatch belongs to (a dynamic offset into the slot buffer).
-struct StepSlot {
-    index: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-}

@@ -1,4 +1,5 @@
 #import sides
+#import slot
 // Shared by every pass that reads `Params` (each says `#import common`, which build.rs
 // resolves). Heights are stored relative to the scene's reference level: eta = h − ref,
 // ground = b − ref. The structs here are mirrored in Rust (`crate::params`); a test checks
@@ -102,13 +103,6 @@ const TAGGED: u32 = 0x80000000u;
 const CORRECT_TARGET: u32 = 1u;
 const CORRECT_CLAMPS: u32 = 2u;
 
-// One step's index within the current submit, bound with a dynamic offset.
-struct StepSlot {
-    index: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-}
 
 fn cell(i: u32, j: u32) -> u32 {
     return j * params.nx + i;

@@ -10,6 +10,7 @@ pub mod explicit;
 pub mod fast;
 pub mod navier_stokes;
 pub mod ns_solver;
+pub mod ns_surface;
 pub mod pipe_rain;
 pub mod pipe_solver;
 pub mod pipes;

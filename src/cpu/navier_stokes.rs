@@ -20,6 +20,8 @@
 //! is the west face of cell i), v faces `(k·(ny + 1) + j)·nx + i`, w faces `(k·ny + j)·nx + i`
 //! (face k is the floor of cell k).
 
+pub use super::ns_surface::Surface;
+
 /// A cell's contents (§3.1).
 pub const SOLID: u8 = 0;
 pub const FULL: u8 = 1;
@@ -80,10 +82,10 @@ impl NsParams {
     fn cell(&self, i: usize, j: usize, k: usize) -> usize {
         (k * self.ny + j) * self.nx + i
     }
-    fn uf(&self, i: usize, j: usize, k: usize) -> usize {
+    pub(crate) fn uf(&self, i: usize, j: usize, k: usize) -> usize {
         (k * self.ny + j) * (self.nx + 1) + i
     }
-    fn vf(&self, i: usize, j: usize, k: usize) -> usize {
+    pub(crate) fn vf(&self, i: usize, j: usize, k: usize) -> usize {
         (k * (self.ny + 1) + j) * self.nx + i
     }
     fn wf(&self, i: usize, j: usize, k: usize) -> usize {
@@ -183,9 +185,11 @@ fn sample(
 }
 
 /// Step 5: the tentative velocities of eq. (2) on every face between two non-solid cells of which
-/// one holds fluid; faces on a solid cell are 0 (no flow through walls).
-pub fn momentum(p: &NsParams, s: &mut NsState, dt: f32) {
+/// one holds fluid; faces on a solid cell are 0 (no flow through walls). Returns the largest
+/// |u|·dt/dx of the velocities it started from (condition 3), NaN where one is.
+pub fn momentum(p: &NsParams, s: &mut NsState, dt: f32) -> f32 {
     let (u0, v0, w0) = (s.u.clone(), s.v.clone(), s.w.clone());
+    let courant = courant(p, &u0, &v0, &w0, dt);
     let (dx, dz) = (p.dx, p.dz);
     let (ux, vx, wx) = ([p.nx + 1, p.ny, p.nz], [p.nx, p.ny + 1, p.nz], [p.nx, p.ny, p.nz + 1]);
     let u_at = |i: isize, j: isize, k: isize, own: f32| sample(&u0, |a, b, c| p.uf(a, b, c), ux, i, j, k, own);
@@ -290,6 +294,7 @@ pub fn momentum(p: &NsParams, s: &mut NsState, dt: f32) {
             }
         }
     }
+    courant
 }
 
 /// The divergence D of eq. (5) in cell (i, j, k), 1/s (positive: fluid flows in).
@@ -489,162 +494,20 @@ fn field_mut(s: &mut NsState, axis: Axis) -> &mut Vec<f32> {
     }
 }
 
-/// The height field at its own resolution, `coarsen` × `coarsen` cells per 3D column.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Surface {
-    /// Cells along x and y.
-    pub nx: usize,
-    pub ny: usize,
-    /// 3D columns' cells across per height-field cell.
-    pub coarsen: usize,
-    /// The surface and the ground per cell, m.
-    pub h: Vec<f32>,
-    pub ground: Vec<f32>,
-}
-
-impl Surface {
-    /// Each 3D column's mean of `field` over its cells.
-    pub fn coarse_mean(&self, field: &[f32]) -> Vec<f32> {
-        let cz = self.coarsen;
-        let (cx, cy) = (self.nx / cz, self.ny / cz);
-        let mut out = vec![0.0f32; cx * cy];
-        for (c, o) in out.iter_mut().enumerate() {
-            let (ci, cj) = (c % cx, c / cx);
-            let mut sum = 0.0f32;
-            for fj in cj * cz..(cj + 1) * cz {
-                for fi in ci * cz..(ci + 1) * cz {
-                    sum += field[fj * self.nx + fi];
-                }
-            }
-            *o = sum / (cz * cz) as f32;
-        }
-        out
-    }
-}
-
-/// Step 8 (§4.3): the height field by eq. (11) in the form that conserves, ∂h/∂t = −∇·∫u dz. Each
-/// face between two height-field cells carries Σ_k u_k·a_k per metre of face: u_k the 3D face
-/// velocity of layer k interpolated to the face, a_k the part of the layer under the upwind
-/// cell's surface (measured from the layer's floor: the 3D grid's fluid fills its cells, the
-/// ground's share of a cell included, so the fluxes are the grid's own). For a small wave this is
-/// eq. 12's w at the surface (the layers under it keep D = 0, so it is their net inflow); unlike
-/// eq. 12's centred difference it carries water that leaves a column sideways into the Empty
-/// cells of a lower one (a front, a dam break: eq. 12 lost it and the surface broke into
-/// columns), and no cell gives more than it holds: its outflows are scaled down to its water
-/// when they would take more (the pipe model's limiter). The volume is kept by construction.
-pub fn height(p: &NsParams, s: &NsState, f: &mut Surface, dt: f32) {
-    let (nx, ny) = (f.nx, f.ny);
-    let run = dt * f.coarsen as f32 / p.dx;
-    let faces_x: Vec<[f32; 2]> = (0..ny)
-        .flat_map(|fj| (0..=nx).map(move |fi| (fi, fj)))
-        .map(|(fi, fj)| face_flux(p, s, f, Axis::U, fi, fj))
-        .collect();
-    let faces_y: Vec<[f32; 2]> = (0..=ny)
-        .flat_map(|fj| (0..nx).map(move |fi| (fi, fj)))
-        .map(|(fi, fj)| face_flux(p, s, f, Axis::V, fi, fj))
-        .collect();
-    let (xf, yf) = (
-        |fi: usize, fj: usize| fj * (nx + 1) + fi,
-        |fi: usize, fj: usize| fj * nx + fi,
-    );
-    let scale: Vec<f32> = (0..nx * ny)
-        .map(|c| {
-            let (fi, fj) = (c % nx, c / nx);
-            let out = run
-                * (faces_x[xf(fi + 1, fj)][0]
-                    + faces_x[xf(fi, fj)][1]
-                    + faces_y[yf(fi, fj + 1)][0]
-                    + faces_y[yf(fi, fj)][1]);
-            let water = f.h[c] - f.ground[c];
-            if out > water {
-                water.max(0.0) / out
-            } else {
-                1.0
-            }
-        })
-        .collect();
-    for c in 0..nx * ny {
-        let (fi, fj) = (c % nx, c / nx);
-        let (w, e, so, n) = (
-            faces_x[xf(fi, fj)],
-            faces_x[xf(fi + 1, fj)],
-            faces_y[yf(fi, fj)],
-            faces_y[yf(fi, fj + 1)],
-        );
-        let from = |di: isize, dj: isize| scale[(fj as isize + dj) as usize * nx + (fi as isize + di) as usize];
-        let mut net = -scale[c] * (e[0] + w[1] + n[0] + so[1]);
-        if fi > 0 {
-            net += from(-1, 0) * w[0];
-        }
-        if fi + 1 < nx {
-            net += from(1, 0) * e[1];
-        }
-        if fj > 0 {
-            net += from(0, -1) * so[0];
-        }
-        if fj + 1 < ny {
-            net += from(0, 1) * n[1];
-        }
-        f.h[c] = (f.h[c] + run * net).max(f.ground[c]);
-    }
-}
-
-/// What the height-field face west (`Axis::U`) or south (`Axis::V`) of cell (fi, fj) carries,
-/// m²/s: [towards +x or +y, towards −x or −y], each ≥ 0. The domain's sides carry nothing.
-fn face_flux(p: &NsParams, s: &NsState, f: &Surface, axis: Axis, fi: usize, fj: usize) -> [f32; 2] {
-    let cz = f.coarsen;
-    let (along, across, end) = match axis {
-        Axis::U => (fi, fj, f.nx),
-        _ => (fj, fi, f.ny),
-    };
-    if along == 0 || along == end {
-        return [0.0; 2];
-    }
-    let (a, b) = match axis {
-        Axis::U => (fj * f.nx + fi - 1, fj * f.nx + fi),
-        _ => ((fj - 1) * f.nx + fi, fj * f.nx + fi),
-    };
-    // The 3D faces either side along the axis, and where this face lies between them.
-    let (low, t) = (along / cz, (along % cz) as f32 / cz as f32);
-    let velocity = |k: usize| {
-        let at = |l: usize| match axis {
-            Axis::U => s.u[p.uf(l, across / cz, k)],
-            _ => s.v[p.vf(across / cz, l, k)],
-        };
-        if t == 0.0 {
-            at(low)
-        } else {
-            at(low) + t * (at(low + 1) - at(low))
-        }
-    };
-    let mut carried = [0.0f32; 2];
-    for k in 0..p.nz {
-        let u = velocity(k);
-        let up = if u > 0.0 { f.h[a] } else { f.h[b] };
-        let bottom = p.z0 + k as f32 * p.dz;
-        let wet = (up.min(bottom + p.dz) - bottom).max(0.0);
-        if u > 0.0 {
-            carried[0] += u * wet;
-        } else {
-            carried[1] -= u * wet;
-        }
-    }
-    carried
-}
-
 /// The largest of |u|·dt/dx, |v|·dt/dx and |w|·dt/dz over the grid's faces (seed 003's
-/// condition 3 asks < 1); NaN where a velocity is.
-pub fn courant(p: &NsParams, s: &NsState, dt: f32) -> f32 {
-    let fastest = |field: &[f32]| {
+/// condition 3 asks < 1); NaN where a velocity is. Twin of what `momentum` gathers.
+pub fn courant(p: &NsParams, u: &[f32], v: &[f32], w: &[f32], dt: f32) -> f32 {
+    let fastest = |field: &[f32], size: f32| {
         field.iter().fold(0.0f32, |m, v| {
-            if v.is_nan() || m.is_nan() {
+            let c = v.abs() * dt / size;
+            if c.is_nan() || m.is_nan() {
                 f32::NAN
             } else {
-                m.max(v.abs())
+                m.max(c)
             }
         })
     };
-    (fastest(&s.u).max(fastest(&s.v)) * dt / p.dx).max(fastest(&s.w) * dt / p.dz)
+    fastest(u, p.dx).max(fastest(v, p.dx)).max(fastest(w, p.dz))
 }
 
 /// The grid's cell-centred fields, for `velocity_`/`pressure_NNNNNN.npy`.
@@ -676,18 +539,26 @@ pub fn layer_fields(p: &NsParams, s: &NsState) -> crate::solver::LayerFields {
     out
 }
 
-/// One step of §6: the 3D columns' surface from the height field, flags, the Surface
-/// pressures, momentum, the pressure iteration, the surface velocities, and the height field.
-pub fn step(p: &NsParams, s: &mut NsState, f: &mut Surface, dt: f32) -> PressureReport {
+/// Twin of `columns`: each 3D column's surface (the mean of its height-field cells), the flags,
+/// and the Surface and Empty cells' pressures.
+pub fn columns(p: &NsParams, s: &mut NsState, f: &Surface) {
     s.h = f.coarse_mean(&f.h);
     set_flags(p, s);
     surface_pressure(p, s);
-    momentum(p, s, dt);
+}
+
+/// One substep of §6: `columns`, momentum, the surface velocities, the pressure iteration, the
+/// surface velocities again (the iteration moved the faces under them), and the height field.
+/// Returns how the pressure iteration went and the largest |u|·dt/dx of the velocities the
+/// substep started from (what `momentum` gathers).
+pub fn step(p: &NsParams, s: &mut NsState, f: &mut Surface, dt: f32) -> (PressureReport, f32) {
+    columns(p, s, f);
+    let courant = momentum(p, s, dt);
     surface_velocities(p, s);
     let report = pressure(p, s, dt);
     surface_velocities(p, s);
-    height(p, s, f, dt);
-    report
+    super::ns_surface::height(p, s, f, dt);
+    (report, courant)
 }
 
 #[cfg(test)]
@@ -737,7 +608,7 @@ mod tests {
         let mut s = NsState::at_rest(&p, &ground, &[0.0; 36]);
         let mut f = fine(&p, &s);
         for _ in 0..1000 {
-            let r = step(&p, &mut s, &mut f, 0.01);
+            let (r, _) = step(&p, &mut s, &mut f, 0.01);
             assert!(r.divergence < p.epsilon, "{r:?}");
         }
         let worst = f.h.iter().map(|h| h.abs()).fold(0.0f32, f32::max);
@@ -771,7 +642,7 @@ mod tests {
         let mut crossings = Vec::new();
         let mut before = f.h[0];
         for n in 1..40_000 {
-            let r = step(&p, &mut s, &mut f, dt);
+            let (r, _) = step(&p, &mut s, &mut f, dt);
             assert!(r.divergence < p.epsilon, "step {n}: {r:?}");
             let now = f.h[0];
             if before > 0.0 && now <= 0.0 {

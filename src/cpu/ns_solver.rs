@@ -2,6 +2,7 @@
 //! substep, the global volume correction on the height field after each step, and the probes.
 
 use super::navier_stokes::{self, NsParams, NsState, PressureReport, Surface};
+use super::ns_surface;
 use crate::error::{Error, Result};
 use crate::navier_stokes::NsLayer;
 use crate::params::{Params, Totals};
@@ -16,9 +17,10 @@ pub struct CpuNs {
     probe_cells: Vec<u32>,
     schedule: Schedule,
     dt: f32,
-    /// The height field's volume at the start (metres·cells), which `volume_correction =
-    /// "global"` holds it to (None: no correction). No sources or drains reach the layer yet.
-    target: Option<f64>,
+    /// The height field's volume at the start (metres·cells, a compensated pair), which
+    /// `volume_correction = "global"` holds it to (None: no correction). No sources or drains
+    /// reach the layer yet.
+    target: Option<(f32, f32)>,
 }
 
 impl CpuNs {
@@ -34,34 +36,17 @@ impl CpuNs {
             target: None,
         };
         if params.correct != 0 {
-            solver.target = Some(solver.volume());
+            solver.target = Some(start_target(&solver.surface));
         }
         solver
     }
+}
 
-    /// The volume above the still level's floor, Σ max(h − b, 0) over the height field's cells
-    /// (metres·cells), in f64 in row order.
-    fn volume(&self) -> f64 {
-        let f = &self.surface;
-        f.h.iter().zip(&f.ground).map(|(&h, &b)| (h - b).max(0.0) as f64).sum()
-    }
-
-    /// The global correction (a safety net: eq. 12 moves the surface by the velocities and does
-    /// not conserve by construction): the missing volume spread over the wet cells.
-    fn hold_volume(&mut self, target: f64) {
-        let volume = self.volume();
-        let f = &mut self.surface;
-        let wet = f.h.iter().zip(&f.ground).filter(|(h, b)| h > b).count();
-        if wet == 0 {
-            return;
-        }
-        let delta = ((target - volume) / wet as f64) as f32;
-        for (h, &b) in f.h.iter_mut().zip(&f.ground) {
-            if *h > b {
-                *h = (*h + delta).max(b);
-            }
-        }
-    }
+/// The volume a corrected layer holds its height field to: the start's, as `ns_surface::volume`
+/// sums it (the GPU backend gets the same pair).
+pub fn start_target(surface: &Surface) -> (f32, f32) {
+    let sum = ns_surface::volume(surface);
+    (sum.hi, sum.lo)
 }
 
 impl Solver for CpuNs {
@@ -84,15 +69,21 @@ impl Solver for CpuNs {
             for pass in self.schedule.step(substeps) {
                 match pass {
                     Pass::NavierStokes => {
-                        let r = navier_stokes::step(&self.params, &mut self.state, &mut self.surface, dt);
+                        let (r, courant) = navier_stokes::step(&self.params, &mut self.state, &mut self.surface, dt);
                         worst.sweeps = worst.sweeps.max(r.sweeps);
                         worst.divergence = worst.divergence.max(r.divergence);
                         // Past condition 3 (|u|·δt/δx < 1) the explicit momentum no longer
-                        // holds: the state is lost, as with a non-finite value.
-                        let courant = navier_stokes::courant(&self.params, &self.state, dt);
-                        fastest = fastest.max(courant);
+                        // holds: the state is lost, as with a non-finite value. (Measured on
+                        // the velocities each substep starts from, as the GPU's momentum does.)
                         if courant.is_nan() || courant >= 1.0 {
                             first_bad_step.get_or_insert(k);
+                        }
+                        if !fastest.is_nan() {
+                            fastest = if courant.is_nan() {
+                                courant
+                            } else {
+                                fastest.max(courant)
+                            };
                         }
                     }
                     Pass::Probe => probes.extend(self.probe_cells.iter().map(|&c| self.surface.h[c as usize])),
@@ -100,22 +91,17 @@ impl Solver for CpuNs {
                 }
             }
             if let Some(target) = self.target {
-                self.hold_volume(target);
+                let delta = ns_surface::correction(&ns_surface::volume(&self.surface), target);
+                ns_surface::correct(&mut self.surface, delta);
             }
         }
-        let f = &self.surface;
-        let nonfinite = f.h.iter().filter(|h| !h.is_finite()).count() as u32
-            + [&self.state.u, &self.state.v, &self.state.w, &self.state.p]
-                .iter()
-                .map(|field| field.iter().filter(|v| !v.is_finite()).count() as u32)
-                .sum::<u32>();
-        let max_depth = f.h.iter().zip(&f.ground).map(|(h, b)| h - b).fold(0.0f32, f32::max);
+        let sum = ns_surface::volume(&self.surface);
         Ok(ChunkReport {
             first_bad_step,
             totals: Totals {
-                max_depth,
-                nonfinite,
-                sum_depth: self.volume() as f32,
+                max_depth: sum.deepest,
+                nonfinite: sum.bad,
+                sum_depth: sum.total() as f32,
                 ..Totals::default()
             },
             probes,

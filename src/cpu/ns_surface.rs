@@ -1,0 +1,262 @@
+//! Twin of `wgsl/ns_surface.wgsl`: the Navier-Stokes layer's height field (seed 003, §4.3) at
+//! its own resolution, moved by the 3D grid's velocities, and its global volume correction.
+//!
+//! The surface moves by eq. (11) in the form that conserves, ∂h/∂t = −∇·∫u dz, in three passes:
+//! `fluxes` (each face between two cells carries Σ_k u_k·a_k per metre of face: u_k the 3D face
+//! velocity of layer k interpolated to the face, a_k the part of the layer under the upwind
+//! cell's surface, from the layer's floor, since the 3D grid's fluid fills its cells), `limit`
+//! (a cell whose outflows would take more than it holds has them scaled down to its water, the
+//! pipe model's limiter) and `apply`. For a small wave this is eq. 12's w at the surface (the
+//! layers under it keep D = 0, so it is their net inflow); unlike eq. 12's centred difference it
+//! carries the water that leaves a column sideways into the Empty cells of a lower one (a front,
+//! a dam break: eq. 12 lost it, and the surface broke into columns). The volume is kept by
+//! construction; the correction is a safety net.
+
+use super::explicit::two_sum;
+use super::navier_stokes::{NsParams, NsState};
+
+/// Height-field cells per strip of the volume's first level (one GPU thread each).
+pub const STRIP: usize = crate::wgsl::ns_surface::STRIP as usize;
+/// Lanes of the volume's second level (one GPU workgroup).
+pub const LANES: usize = crate::wgsl::ns_surface::LANES as usize;
+
+/// The height field at its own resolution, `coarsen` × `coarsen` cells per 3D column.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Surface {
+    /// Cells along x and y.
+    pub nx: usize,
+    pub ny: usize,
+    /// 3D columns' cells across per height-field cell.
+    pub coarsen: usize,
+    /// The surface and the ground per cell, m.
+    pub h: Vec<f32>,
+    pub ground: Vec<f32>,
+}
+
+impl Surface {
+    /// Each 3D column's mean of `field` over its cells.
+    pub fn coarse_mean(&self, field: &[f32]) -> Vec<f32> {
+        let cz = self.coarsen;
+        let (cx, cy) = (self.nx / cz, self.ny / cz);
+        let mut out = vec![0.0f32; cx * cy];
+        for (c, o) in out.iter_mut().enumerate() {
+            let (ci, cj) = (c % cx, c / cx);
+            let mut sum = 0.0f32;
+            for fj in cj * cz..(cj + 1) * cz {
+                for fi in ci * cz..(ci + 1) * cz {
+                    sum += field[fj * self.nx + fi];
+                }
+            }
+            *o = sum / (cz * cz) as f32;
+        }
+        out
+    }
+
+    /// dt·coarsen/dx: a flux (m²/s) times this is metres of depth in one cell.
+    fn run(&self, p: &NsParams, dt: f32) -> f32 {
+        dt * self.coarsen as f32 / p.dx
+    }
+}
+
+/// Step 8 (§4.3): the height field moved by the 3D grid's velocities over `dt`.
+pub fn height(p: &NsParams, s: &NsState, f: &mut Surface, dt: f32) {
+    let faces = fluxes(p, s, f);
+    let scale = limit(f, &faces, f.run(p, dt));
+    apply(f, &faces, &scale, f.run(p, dt));
+}
+
+/// Twin of `flux`: per cell, what its west and south faces carry, m²/s: [west towards +x, west
+/// towards −x, south towards +y, south towards −y], each ≥ 0. The domain's sides carry nothing.
+pub fn fluxes(p: &NsParams, s: &NsState, f: &Surface) -> Vec<[f32; 4]> {
+    (0..f.nx * f.ny)
+        .map(|c| {
+            let (fi, fj) = (c % f.nx, c / f.nx);
+            let [a, b] = face_flux(p, s, f, true, fi, fj);
+            let [d, e] = face_flux(p, s, f, false, fi, fj);
+            [a, b, d, e]
+        })
+        .collect()
+}
+
+/// What the face west (`along_x`) or south of cell (fi, fj) carries: [forwards, backwards].
+fn face_flux(p: &NsParams, s: &NsState, f: &Surface, along_x: bool, fi: usize, fj: usize) -> [f32; 2] {
+    let cz = f.coarsen;
+    let (along, across) = if along_x { (fi, fj) } else { (fj, fi) };
+    if along == 0 {
+        return [0.0; 2];
+    }
+    let (a, b) = if along_x {
+        (fj * f.nx + fi - 1, fj * f.nx + fi)
+    } else {
+        ((fj - 1) * f.nx + fi, fj * f.nx + fi)
+    };
+    // The 3D faces either side along the axis, and where this face lies between them.
+    let (low, t) = (along / cz, (along % cz) as f32 / cz as f32);
+    let velocity = |k: usize| {
+        let at = |l: usize| {
+            if along_x {
+                s.u[p.uf(l, across / cz, k)]
+            } else {
+                s.v[p.vf(across / cz, l, k)]
+            }
+        };
+        if t == 0.0 {
+            at(low)
+        } else {
+            at(low) + t * (at(low + 1) - at(low))
+        }
+    };
+    let mut carried = [0.0f32; 2];
+    for k in 0..p.nz {
+        let u = velocity(k);
+        let up = if u > 0.0 { f.h[a] } else { f.h[b] };
+        let bottom = p.z0 + k as f32 * p.dz;
+        let wet = (up.min(bottom + p.dz) - bottom).max(0.0);
+        if u > 0.0 {
+            carried[0] += u * wet;
+        } else {
+            carried[1] -= u * wet;
+        }
+    }
+    carried
+}
+
+/// Twin of `limit`: per cell, the share of its outflows it can give (1, or its water over what
+/// they would take).
+pub fn limit(f: &Surface, faces: &[[f32; 4]], run: f32) -> Vec<f32> {
+    (0..f.nx * f.ny)
+        .map(|c| {
+            let (fi, fj) = (c % f.nx, c / f.nx);
+            let east = if fi + 1 < f.nx { faces[c + 1][0] } else { 0.0 };
+            let north = if fj + 1 < f.ny { faces[c + f.nx][2] } else { 0.0 };
+            let out = run * (((east + faces[c][1]) + north) + faces[c][3]);
+            let water = f.h[c] - f.ground[c];
+            if out > water {
+                water.max(0.0) / out
+            } else {
+                1.0
+            }
+        })
+        .collect()
+}
+
+/// Twin of `apply`: each cell gains what flows in (scaled by its giver's share) and loses what
+/// flows out (scaled by its own).
+pub fn apply(f: &mut Surface, faces: &[[f32; 4]], scale: &[f32], run: f32) {
+    let nx = f.nx;
+    for c in 0..nx * f.ny {
+        let (fi, fj) = (c % nx, c / nx);
+        let [w0, w1, s0, s1] = faces[c];
+        let [e0, e1] = if fi + 1 < nx {
+            [faces[c + 1][0], faces[c + 1][1]]
+        } else {
+            [0.0; 2]
+        };
+        let [n0, n1] = if fj + 1 < f.ny {
+            [faces[c + nx][2], faces[c + nx][3]]
+        } else {
+            [0.0; 2]
+        };
+        let mut net = -(scale[c] * (((e0 + w1) + n0) + s1));
+        if fi > 0 {
+            net += scale[c - 1] * w0;
+        }
+        if fi + 1 < nx {
+            net += scale[c + 1] * e1;
+        }
+        if fj > 0 {
+            net += scale[c - nx] * s0;
+        }
+        if fj + 1 < f.ny {
+            net += scale[c + nx] * n1;
+        }
+        f.h[c] = (f.h[c] + run * net).max(f.ground[c]);
+    }
+}
+
+/// The height field's water Σ max(h − b, 0) (metres·cells) as a compensated f32 pair, and what
+/// the totals need: twin of `volume_strips` then `volume_fold`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct VolumeSum {
+    pub hi: f32,
+    pub lo: f32,
+    /// Cells holding water.
+    pub wet: u32,
+    /// The deepest water, m.
+    pub deepest: f32,
+    /// Cells whose surface is not finite.
+    pub bad: u32,
+}
+
+impl VolumeSum {
+    /// The sum, in f64.
+    pub fn total(&self) -> f64 {
+        self.hi as f64 + self.lo as f64
+    }
+
+    /// Adds `other` (its pair compensated: the order is the GPU's).
+    fn add(&mut self, other: &VolumeSum) {
+        let (s, e) = two_sum(self.hi, other.hi);
+        self.hi = s;
+        self.lo += other.lo + e;
+        self.wet += other.wet;
+        self.deepest = self.deepest.max(other.deepest);
+        self.bad += other.bad;
+    }
+}
+
+/// Twin of `volume_strips` and `volume_fold`: each strip of `STRIP` cells summed in order, lane
+/// l of `LANES` summing strips l, l + LANES, …, then the lanes folded pairwise, halving.
+pub fn volume(f: &Surface) -> VolumeSum {
+    let strips: Vec<VolumeSum> =
+        f.h.chunks(STRIP)
+            .zip(f.ground.chunks(STRIP))
+            .map(|(h, g)| {
+                let mut sum = VolumeSum::default();
+                for (&h, &b) in h.iter().zip(g) {
+                    if !h.is_finite() {
+                        sum.bad += 1;
+                        continue;
+                    }
+                    let d = (h - b).max(0.0);
+                    let (s, e) = two_sum(sum.hi, d);
+                    sum.hi = s;
+                    sum.lo += e;
+                    sum.wet += (h > b) as u32;
+                    sum.deepest = sum.deepest.max(d);
+                }
+                sum
+            })
+            .collect();
+    let mut lanes = [VolumeSum::default(); LANES];
+    for (i, strip) in strips.iter().enumerate() {
+        lanes[i % LANES].add(strip);
+    }
+    let mut stride = LANES / 2;
+    while stride > 0 {
+        for l in 0..stride {
+            let other = lanes[l + stride];
+            lanes[l].add(&other);
+        }
+        stride /= 2;
+    }
+    lanes[0]
+}
+
+/// Twin of `volume_fold`'s last line: the height every wet cell gains so that the water is
+/// `target` (hi, lo) again; 0 with no wet cell.
+pub fn correction(sum: &VolumeSum, target: (f32, f32)) -> f32 {
+    if sum.wet == 0 {
+        return 0.0;
+    }
+    (((target.0 - sum.hi) + target.1) - sum.lo) / sum.wet as f32
+}
+
+/// Twin of `volume_apply`: `delta` on every wet cell, never below its ground.
+pub fn correct(f: &mut Surface, delta: f32) {
+    for (h, &b) in f.h.iter_mut().zip(&f.ground) {
+        if *h > b {
+            *h = (*h + delta).max(b);
+        }
+    }
+}

@@ -1,0 +1,286 @@
+//! The Navier-Stokes layer on the GPU: many steps per submit, one readback per chunk (the
+//! iteration's bookkeeping, the volume's fold and the probes' history), none per step or per
+//! pressure sweep.
+
+use super::navier_stokes::{NavierStokes, NsBuffers, NsUniforms, STATS, STAT_COURANT, STAT_MOST_SWEEPS, STAT_RESIDUAL};
+use super::ns_surface::NsSurface;
+use super::state::{filled_buffer, zeroed_buffer};
+use crate::cpu::navier_stokes::{self as twin, NsParams, NsState};
+use crate::error::{Error, Result};
+use crate::navier_stokes::NsLayer;
+use crate::params::{Params, Totals, MAX_CHUNK};
+use crate::schedule::{Pass, Schedule};
+use crate::solver::{ChunkInput, ChunkReport, LayerFields, SolveReport, Solver, SolverState};
+use wgpu::BufferUsages as U;
+
+/// The layer's GPU backend, on a Device/Queue it shares with its caller.
+pub struct GpuNs {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    params: NsParams,
+    uniforms: NsUniforms,
+    buffers: NsBuffers,
+    grid: NavierStokes,
+    surface: NsSurface,
+    schedule: Schedule,
+    /// One step, s (a substep is dt / substeps).
+    dt: f32,
+    /// The substeps the uniforms hold.
+    substeps: u32,
+    /// The velocity level the next substep reads.
+    level: usize,
+    slot_stride: u32,
+    n_probes: u32,
+    /// Staging for a chunk's report: the bookkeeping, the volume's fold, the probes' history.
+    report_readback: wgpu::Buffer,
+    history: wgpu::Buffer,
+    adapter: String,
+}
+
+/// Bytes of the bookkeeping and of the volume's fold in a chunk's report.
+const STATS_BYTES: u64 = (STATS * 4) as u64;
+const FOLD_BYTES: u64 = 32;
+
+impl GpuNs {
+    /// The backend for `layer`, stepping `dt` s per step at `params.substeps` substeps.
+    pub fn new(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        adapter: String,
+        layer: &NsLayer,
+        params: &Params,
+        probe_cells: &[u32],
+        dt: f64,
+    ) -> Result<GpuNs> {
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let target = (params.correct != 0).then(|| crate::cpu::ns_solver::start_target(&layer.surface));
+        let max = device.limits().max_compute_workgroups_per_dimension.min(65535);
+        let substeps = params.substeps.max(1);
+        let n_probes = probe_cells.len() as u32;
+        let uniforms = NsUniforms::new(
+            &layer.params,
+            &layer.surface,
+            dt as f32 / substeps as f32,
+            target,
+            n_probes,
+            max,
+        );
+        let buffers = NsBuffers::new(device, &uniforms, &layer.state, &layer.surface);
+        let storage = U::STORAGE | U::COPY_SRC | U::COPY_DST;
+        // Never empty: a binding cannot be zero bytes.
+        let cells: &[u32] = if probe_cells.is_empty() { &[0] } else { probe_cells };
+        let probe_buffer = filled_buffer(device, "ns probes", bytemuck::cast_slice(cells), storage);
+        let history = zeroed_buffer(
+            device,
+            "ns probe history",
+            (MAX_CHUNK as usize * probe_cells.len().max(1) * 4) as u64,
+            storage,
+        );
+        let slot_stride = device.limits().min_uniform_buffer_offset_alignment.max(16);
+        let mut slots = vec![0u8; (MAX_CHUNK * slot_stride) as usize];
+        for k in 0..MAX_CHUNK {
+            let at = (k * slot_stride) as usize;
+            slots[at..at + 4].copy_from_slice(&k.to_le_bytes());
+        }
+        let slots = filled_buffer(device, "ns step slots", &slots, U::UNIFORM);
+        let grid = NavierStokes::new(device, &buffers, &uniforms);
+        let surface = NsSurface::new(device, &buffers, &uniforms, &probe_buffer, &history, &slots);
+        let report_readback = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("ns report readback"),
+            size: STATS_BYTES + FOLD_BYTES + history.size(),
+            usage: U::MAP_READ | U::COPY_DST,
+            mapped_at_creation: false,
+        });
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(Error::Gpu(e.to_string()));
+        }
+        Ok(GpuNs {
+            device: device.clone(),
+            queue: queue.clone(),
+            params: layer.params,
+            uniforms,
+            buffers,
+            grid,
+            surface,
+            schedule: Schedule::new(crate::schedule::Model::NavierStokes, params, false),
+            dt: dt as f32,
+            substeps,
+            level: 0,
+            slot_stride,
+            n_probes,
+            report_readback,
+            history,
+            adapter,
+        })
+    }
+
+    /// Reads a whole buffer (not in the step loop: outputs, checkpoints).
+    fn read<T: bytemuck::Pod>(&self, buffer: &wgpu::Buffer) -> Result<Vec<T>> {
+        Ok(bytemuck::pod_collect_to_vec(&super::readback::read(
+            &self.device,
+            &self.queue,
+            buffer,
+        )?))
+    }
+
+    /// The 3D grid's state now (the flags as the last substep set them; the columns' surface
+    /// and ground are not read).
+    fn grid_state(&self) -> Result<NsState> {
+        let p = &self.params;
+        let flags: Vec<u32> = self.read(&self.buffers.flag)?;
+        let vel: Vec<f32> = self.read(&self.buffers.vel[self.level])?;
+        let (nu, nv) = ((p.nx + 1) * p.ny * p.nz, p.nx * (p.ny + 1) * p.nz);
+        Ok(NsState {
+            flag: flags.iter().map(|&f| f as u8).collect(),
+            p: self.read(&self.buffers.p)?,
+            u: vel[..nu].to_vec(),
+            v: vel[nu..nu + nv].to_vec(),
+            w: vel[nu + nv..].to_vec(),
+            h: Vec::new(),
+            ground: Vec::new(),
+        })
+    }
+}
+
+impl Solver for GpuNs {
+    fn set_params(&mut self, _params: &Params) -> Result<()> {
+        Ok(())
+    }
+
+    /// The layer carries velocities, not per-substep changes: nothing to rescale.
+    fn rescale_velocity(&mut self, _factor: f32) -> Result<()> {
+        Ok(())
+    }
+
+    fn advance(&mut self, steps: u32, substeps: u32, input: &ChunkInput) -> Result<ChunkReport> {
+        if substeps != self.substeps {
+            self.substeps = substeps;
+            self.uniforms.dt = self.dt / substeps as f32;
+            self.queue
+                .write_buffer(&self.buffers.uniforms, 0, bytemuck::bytes_of(&self.uniforms));
+        }
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        encoder.clear_buffer(&self.buffers.stats, 0, None);
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("shoal navier-stokes"),
+                timestamp_writes: None,
+            });
+            for step in 0..steps {
+                for p in self.schedule.step(substeps) {
+                    match p {
+                        Pass::NavierStokes => {
+                            self.grid.record(&mut pass, &self.buffers.args, self.level);
+                            self.level = 1 - self.level;
+                            self.surface.height(&mut pass, self.level);
+                        }
+                        Pass::Probe => self.surface.probe(&mut pass, step * self.slot_stride),
+                        other => unreachable!("{other:?} is not a pass of the Navier-Stokes layer"),
+                    }
+                }
+                if self.uniforms.correct != 0 {
+                    self.surface.volume(&mut pass, true);
+                }
+            }
+            // The totals: the volume's fold, not applied.
+            self.surface.volume(&mut pass, false);
+        }
+        let probe_bytes = (steps * self.n_probes * 4) as u64;
+        let rb = &self.report_readback;
+        encoder.copy_buffer_to_buffer(&self.buffers.stats, 0, rb, 0, STATS_BYTES);
+        encoder.copy_buffer_to_buffer(&self.buffers.volume, 0, rb, STATS_BYTES, FOLD_BYTES);
+        if probe_bytes > 0 {
+            encoder.copy_buffer_to_buffer(&self.history, 0, rb, STATS_BYTES + FOLD_BYTES, probe_bytes);
+        }
+        self.queue.submit([encoder.finish()]);
+        let bytes = super::readback::map(&self.device, rb, STATS_BYTES + FOLD_BYTES + probe_bytes)?;
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(Error::Gpu(e.to_string()));
+        }
+        let (stats, rest) = bytes.split_at(STATS_BYTES as usize);
+        let (fold, probes) = rest.split_at(FOLD_BYTES as usize);
+        let stats: Vec<u32> = bytemuck::pod_collect_to_vec(stats);
+        let fold: Vec<f32> = bytemuck::pod_collect_to_vec(fold);
+        let courant = f32::from_bits(stats[STAT_COURANT as usize]);
+        Ok(ChunkReport {
+            // Condition 3 is checked over the chunk: a chunk that broke it is reported at its end.
+            first_bad_step: (courant.is_nan() || courant >= 1.0).then_some(steps.saturating_sub(1)),
+            totals: Totals {
+                max_depth: fold[3],
+                nonfinite: fold[4].to_bits(),
+                sum_depth: (fold[0] as f64 + fold[1] as f64) as f32,
+                ..Totals::default()
+            },
+            probes: bytemuck::pod_collect_to_vec(probes),
+            target: input.target,
+            pressure: Some(SolveReport {
+                iterations: stats[STAT_MOST_SWEEPS as usize],
+                residual: f32::from_bits(stats[STAT_RESIDUAL as usize]),
+            }),
+            flow_courant: Some(courant),
+            ..ChunkReport::default()
+        })
+    }
+
+    fn read_eta(&mut self) -> Result<Vec<f32>> {
+        self.read(&self.buffers.h)
+    }
+
+    fn read_regions(&mut self) -> Result<Vec<u32>> {
+        Ok(Vec::new())
+    }
+
+    fn read_layer(&mut self) -> Result<Option<LayerFields>> {
+        Ok(Some(twin::layer_fields(&self.params, &self.grid_state()?)))
+    }
+
+    fn save(&mut self) -> Result<SolverState> {
+        let s = self.grid_state()?;
+        Ok(SolverState {
+            eta: self.read(&self.buffers.h)?,
+            ns_p: s.p,
+            ns_u: s.u,
+            ns_v: s.v,
+            ns_w: s.w,
+            ..SolverState::default()
+        })
+    }
+
+    fn load(&mut self, saved: &SolverState) -> Result<()> {
+        let p = &self.params;
+        let cells = p.nx * p.ny * p.nz;
+        let fits = saved.eta.len() as u64 * 4 == self.buffers.h.size()
+            && saved.ns_p.len() == cells
+            && saved.ns_u.len() == (p.nx + 1) * p.ny * p.nz
+            && saved.ns_v.len() == p.nx * (p.ny + 1) * p.nz
+            && saved.ns_w.len() == cells + p.nx * p.ny;
+        if !fits {
+            return Err(Error::Unsupported(
+                "a saved state of another grid (another scene's Navier-Stokes layer)".into(),
+            ));
+        }
+        let vel: Vec<f32> = saved
+            .ns_u
+            .iter()
+            .chain(&saved.ns_v)
+            .chain(&saved.ns_w)
+            .copied()
+            .collect();
+        self.queue
+            .write_buffer(&self.buffers.h, 0, bytemuck::cast_slice(&saved.eta));
+        self.queue
+            .write_buffer(&self.buffers.p, 0, bytemuck::cast_slice(&saved.ns_p));
+        self.queue
+            .write_buffer(&self.buffers.vel[self.level], 0, bytemuck::cast_slice(&vel));
+        Ok(())
+    }
+
+    fn describe(&self) -> String {
+        self.adapter.clone()
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}

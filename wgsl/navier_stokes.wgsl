@@ -1,0 +1,505 @@
+#import ns_common
+// Foster & Metaxas's Navier-Stokes layer (seed 003, §3–4.3) on the 3D grid: `columns` (the
+// columns' surface, the cell flags, the Surface and Empty pressures), `momentum` (eq. 2),
+// `surface_velocities` (eq. 10) and the pressure iteration of eqs. 5–9 in red-black sweeps.
+// Twin: src/cpu/navier_stokes.rs, function for function.
+//
+// The pressure iteration runs with no readback: each substep records `begin`, then for every
+// sweep `check` (the largest |D| over the Full cells), `decide` (converged, or out of sweeps:
+// the sweeps' indirect arguments become 0 workgroups) and the `red` and `black` half-sweeps, all
+// dispatched indirectly. A converged substep's remaining sweeps run no workgroup.
+
+// Cell flags (SOLID, FULL, SURFACE, EMPTY), one u32 per cell.
+@group(0) @binding(1) var<storage, read_write> flag: array<u32>;
+// Kinematic pressure p/ρ per cell, m²/s², relative to the air.
+@group(0) @binding(2) var<storage, read_write> p: array<f32>;
+// Per 3D column: its surface (the mean of its height-field cells) then its ground, m.
+@group(0) @binding(3) var<storage, read_write> col: array<f32>;
+// The iteration's bookkeeping (STAT_*), f32 values as their bits (≥ 0, so u32 order is theirs).
+@group(0) @binding(4) var<storage, read_write> stats: array<atomic<u32>, 8>;
+// The velocities a substep starts from, and those it writes (u, v, w faces in one buffer).
+@group(1) @binding(0) var<storage, read> vel_old: array<f32>;
+@group(1) @binding(1) var<storage, read_write> vel: array<f32>;
+// The height field (`columns` only).
+@group(2) @binding(0) var<storage, read> h: array<f32>;
+// The sweeps' indirect arguments (`begin` and `decide` only).
+@group(3) @binding(0) var<storage, read_write> args: array<u32, 3>;
+
+// The largest |u|·dt/dx (condition 3) of the velocities the chunk's substeps started from.
+const STAT_COURANT: u32 = 0u;
+// This sweep's largest |D| over the Full cells.
+const STAT_WORST: u32 = 1u;
+// 1 once this substep's iteration has converged or run out of sweeps.
+const STAT_DONE: u32 = 2u;
+// Sweeps this substep has run.
+const STAT_SWEEP: u32 = 3u;
+// Over the chunk: the most sweeps a substep ran, and the largest |D| one ended with.
+const STAT_MOST_SWEEPS: u32 = 4u;
+const STAT_RESIDUAL: u32 = 5u;
+
+fn ghost_flag(i: i32, j: i32, k: i32) -> u32 {
+    if i < 0 || j < 0 || k < 0 || i >= i32(ns.nx) || j >= i32(ns.ny) || k >= i32(ns.nz) {
+        return SOLID;
+    }
+    return flag[cell(u32(i), u32(j), u32(k))];
+}
+
+fn is_fluid(f: u32) -> bool {
+    return f == FULL || f == SURFACE;
+}
+
+// ---- columns: twin of `columns` (coarse_mean, set_flags, surface_pressure) ----
+
+@compute @workgroup_size(64)
+fn columns(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let c = thread_index(gid, groups);
+    if c >= columns_3d() {
+        return;
+    }
+    let i = c % ns.nx;
+    let j = c / ns.nx;
+    let cz = ns.coarsen;
+    var sum = 0.0;
+    for (var fj = j * cz; fj < (j + 1u) * cz; fj++) {
+        for (var fi = i * cz; fi < (i + 1u) * cz; fi++) {
+            sum += h[fj * ns.fnx + fi];
+        }
+    }
+    let hc = sum / f32(cz * cz);
+    col[c] = hc;
+    let ground = col[columns_3d() + c];
+    // The first cell above the ground, and the cell the surface passes through (none: dry).
+    var floor_k = ns.nz;
+    for (var k = 0u; k < ns.nz; k++) {
+        if centre(k) >= ground {
+            floor_k = k;
+            break;
+        }
+    }
+    let top_f = floor((hc - ns.z0) / ns.dz);
+    var top = -1;
+    if top_f >= 0.0 {
+        let t = min(u32(top_f), ns.nz - 1u);
+        if t >= floor_k && hc > ground {
+            top = i32(t);
+        }
+    }
+    for (var k = 0u; k < ns.nz; k++) {
+        var f = EMPTY;
+        if k < floor_k {
+            f = SOLID;
+        } else if i32(k) < top {
+            f = FULL;
+        } else if i32(k) == top {
+            f = SURFACE;
+        }
+        flag[c + k * columns_3d()] = f;
+    }
+    // A Surface cell's pressure: the line from the Full cell under it to the air at the surface
+    // (`ghost_share`), or hydrostatic where none is under it; Empty cells 0.
+    let n = columns_3d();
+    for (var k = 0u; k < ns.nz; k++) {
+        let at = c + k * n;
+        let f = flag[at];
+        if f == SURFACE {
+            if k > 0u && flag[at - n] == FULL {
+                let theta = (hc - centre(k)) / (hc - centre(k - 1u));
+                p[at] = theta * p[at - n];
+            } else {
+                p[at] = ns.g * (hc - centre(k));
+            }
+        } else if f == EMPTY {
+            p[at] = 0.0;
+        }
+    }
+}
+
+// ---- momentum: twin of `momentum` ----
+
+// A face velocity of the old field, with free-slip ghosts: past the domain, `own`.
+fn u_at(i: i32, j: i32, k: i32, own: f32) -> f32 {
+    if i < 0 || j < 0 || k < 0 || i > i32(ns.nx) || j >= i32(ns.ny) || k >= i32(ns.nz) {
+        return own;
+    }
+    return vel_old[uf(u32(i), u32(j), u32(k))];
+}
+
+fn v_at(i: i32, j: i32, k: i32, own: f32) -> f32 {
+    if i < 0 || j < 0 || k < 0 || i >= i32(ns.nx) || j > i32(ns.ny) || k >= i32(ns.nz) {
+        return own;
+    }
+    return vel_old[vf(u32(i), u32(j), u32(k))];
+}
+
+fn w_at(i: i32, j: i32, k: i32, own: f32) -> f32 {
+    if i < 0 || j < 0 || k < 0 || i >= i32(ns.nx) || j >= i32(ns.ny) || k > i32(ns.nz) {
+        return own;
+    }
+    return vel_old[wf(u32(i), u32(j), u32(k))];
+}
+
+fn pressure_at(i: i32, j: i32, k: i32) -> f32 {
+    return p[cell(u32(i), u32(j), u32(k))];
+}
+
+fn moves(a: u32, b: u32) -> bool {
+    return a != SOLID && b != SOLID && (is_fluid(a) || is_fluid(b));
+}
+
+// What an edge moving at `a` carries of a component `l` before it and `r` after it: eq. 2's
+// centred product blended with the donor cell's by γ.
+fn carried(a: f32, l: f32, r: f32) -> f32 {
+    return 0.5 * a * (l + r) + 0.5 * ns.upwind * abs(a) * (l - r);
+}
+
+fn new_u(i: i32, j: i32, k: i32) -> f32 {
+    let dx = ns.dx;
+    let dz = ns.dz;
+    let c = vel_old[uf(u32(i), u32(j), u32(k))];
+    let ue = u_at(i + 1, j, k, c);
+    let uw = u_at(i - 1, j, k, c);
+    let un = u_at(i, j + 1, k, c);
+    let us = u_at(i, j - 1, k, c);
+    let ut = u_at(i, j, k + 1, c);
+    let ub = u_at(i, j, k - 1, c);
+    let uc_e = 0.5 * (c + ue);
+    let uc_w = 0.5 * (uw + c);
+    let vn = 0.5 * (v_at(i - 1, j + 1, k, 0.0) + v_at(i, j + 1, k, 0.0));
+    let vs = 0.5 * (v_at(i - 1, j, k, 0.0) + v_at(i, j, k, 0.0));
+    let wt = 0.5 * (w_at(i - 1, j, k + 1, 0.0) + w_at(i, j, k + 1, 0.0));
+    let wb = 0.5 * (w_at(i - 1, j, k, 0.0) + w_at(i, j, k, 0.0));
+    let advect = (carried(uc_w, uw, c) - carried(uc_e, c, ue)) / dx
+        + (carried(vs, us, c) - carried(vn, c, un)) / dx
+        + (carried(wb, ub, c) - carried(wt, c, ut)) / dz;
+    let diffuse = ns.nu * ((ue - 2.0 * c + uw) / (dx * dx) + (un - 2.0 * c + us) / (dx * dx)
+        + (ut - 2.0 * c + ub) / (dz * dz));
+    return c + ns.dt * (advect + (pressure_at(i - 1, j, k) - pressure_at(i, j, k)) / dx + diffuse);
+}
+
+fn new_v(i: i32, j: i32, k: i32) -> f32 {
+    let dx = ns.dx;
+    let dz = ns.dz;
+    let c = vel_old[vf(u32(i), u32(j), u32(k))];
+    let vn = v_at(i, j + 1, k, c);
+    let vs = v_at(i, j - 1, k, c);
+    let ve = v_at(i + 1, j, k, c);
+    let vw = v_at(i - 1, j, k, c);
+    let vt = v_at(i, j, k + 1, c);
+    let vb = v_at(i, j, k - 1, c);
+    let vc_n = 0.5 * (c + vn);
+    let vc_s = 0.5 * (vs + c);
+    let ue = 0.5 * (u_at(i + 1, j - 1, k, 0.0) + u_at(i + 1, j, k, 0.0));
+    let uw = 0.5 * (u_at(i, j - 1, k, 0.0) + u_at(i, j, k, 0.0));
+    let wt = 0.5 * (w_at(i, j - 1, k + 1, 0.0) + w_at(i, j, k + 1, 0.0));
+    let wb = 0.5 * (w_at(i, j - 1, k, 0.0) + w_at(i, j, k, 0.0));
+    let advect = (carried(vc_s, vs, c) - carried(vc_n, c, vn)) / dx
+        + (carried(uw, vw, c) - carried(ue, c, ve)) / dx
+        + (carried(wb, vb, c) - carried(wt, c, vt)) / dz;
+    let diffuse = ns.nu * ((ve - 2.0 * c + vw) / (dx * dx) + (vn - 2.0 * c + vs) / (dx * dx)
+        + (vt - 2.0 * c + vb) / (dz * dz));
+    return c + ns.dt * (advect + (pressure_at(i, j - 1, k) - pressure_at(i, j, k)) / dx + diffuse);
+}
+
+fn new_w(i: i32, j: i32, k: i32) -> f32 {
+    let dx = ns.dx;
+    let dz = ns.dz;
+    let c = vel_old[wf(u32(i), u32(j), u32(k))];
+    let wt = w_at(i, j, k + 1, c);
+    let wb = w_at(i, j, k - 1, c);
+    let we = w_at(i + 1, j, k, c);
+    let ww = w_at(i - 1, j, k, c);
+    let wn = w_at(i, j + 1, k, c);
+    let ws = w_at(i, j - 1, k, c);
+    let wc_t = 0.5 * (c + wt);
+    let wc_b = 0.5 * (wb + c);
+    let ue = 0.5 * (u_at(i + 1, j, k - 1, 0.0) + u_at(i + 1, j, k, 0.0));
+    let uw = 0.5 * (u_at(i, j, k - 1, 0.0) + u_at(i, j, k, 0.0));
+    let vn = 0.5 * (v_at(i, j + 1, k - 1, 0.0) + v_at(i, j + 1, k, 0.0));
+    let vs = 0.5 * (v_at(i, j, k - 1, 0.0) + v_at(i, j, k, 0.0));
+    let advect = (carried(wc_b, wb, c) - carried(wc_t, c, wt)) / dz
+        + (carried(uw, ww, c) - carried(ue, c, we)) / dx
+        + (carried(vs, ws, c) - carried(vn, c, wn)) / dx;
+    let diffuse = ns.nu * ((we - 2.0 * c + ww) / (dx * dx) + (wn - 2.0 * c + ws) / (dx * dx)
+        + (wt - 2.0 * c + wb) / (dz * dz));
+    return c + ns.dt * (advect - ns.g + (pressure_at(i, j, k - 1) - pressure_at(i, j, k)) / dz + diffuse);
+}
+
+var<workgroup> fastest: atomic<u32>;
+
+// One thread per point (i, j, k) of the (nx + 1)·(ny + 1)·(nz + 1) lattice: the u, v and w faces
+// that carry its index. Faces on the domain's sides and on a solid cell are 0.
+@compute @workgroup_size(64)
+fn momentum(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>,
+            @builtin(local_invocation_index) l: u32) {
+    if l == 0u {
+        atomicStore(&fastest, 0u);
+    }
+    workgroupBarrier();
+    let at = thread_index(gid, groups);
+    let ex = ns.nx + 1u;
+    let ey = ns.ny + 1u;
+    var courant = 0.0;
+    if at < ex * ey * (ns.nz + 1u) {
+        let i = i32(at % ex);
+        let j = i32((at / ex) % ey);
+        let k = i32(at / (ex * ey));
+        let nx = i32(ns.nx);
+        let ny = i32(ns.ny);
+        let nz = i32(ns.nz);
+        if j < ny && k < nz {
+            let face = uf(u32(i), u32(j), u32(k));
+            courant = max(courant, abs(vel_old[face]) * ns.dt / ns.dx);
+            var u = 0.0;
+            if i > 0 && i < nx && moves(ghost_flag(i - 1, j, k), ghost_flag(i, j, k)) {
+                u = new_u(i, j, k);
+            }
+            vel[face] = u;
+        }
+        if i < nx && k < nz {
+            let face = vf(u32(i), u32(j), u32(k));
+            courant = max(courant, abs(vel_old[face]) * ns.dt / ns.dx);
+            var v = 0.0;
+            if j > 0 && j < ny && moves(ghost_flag(i, j - 1, k), ghost_flag(i, j, k)) {
+                v = new_v(i, j, k);
+            }
+            vel[face] = v;
+        }
+        if i < nx && j < ny {
+            let face = wf(u32(i), u32(j), u32(k));
+            courant = max(courant, abs(vel_old[face]) * ns.dt / ns.dz);
+            var w = 0.0;
+            if k > 0 && k < nz && moves(ghost_flag(i, j, k - 1), ghost_flag(i, j, k)) {
+                w = new_w(i, j, k);
+            }
+            vel[face] = w;
+        }
+    }
+    // max() drops a NaN on some devices: a NaN's bits (above infinity's) go in directly.
+    var bits = bitcast<u32>(courant);
+    if at < ex * ey * (ns.nz + 1u) {
+        bits = max(bits, nan_bits(at, ex, ey));
+    }
+    atomicMax(&fastest, bits);
+    workgroupBarrier();
+    if l == 0u {
+        atomicMax(&stats[STAT_COURANT], atomicLoad(&fastest));
+    }
+}
+
+// 0x7fc00000 where one of the point's old faces is not a number, else 0.
+fn nan_bits(at: u32, ex: u32, ey: u32) -> u32 {
+    let i = at % ex;
+    let j = (at / ex) % ey;
+    let k = at / (ex * ey);
+    var bad = false;
+    if j < ns.ny && k < ns.nz {
+        bad = bad || is_nan(vel_old[uf(i, j, k)]);
+    }
+    if i < ns.nx && k < ns.nz {
+        bad = bad || is_nan(vel_old[vf(i, j, k)]);
+    }
+    if i < ns.nx && j < ns.ny {
+        bad = bad || is_nan(vel_old[wf(i, j, k)]);
+    }
+    return select(0u, 0x7fc00000u, bad);
+}
+
+// By the bits: a compiler may assume x == x.
+fn is_nan(x: f32) -> bool {
+    let b = bitcast<u32>(x);
+    return (b & 0x7f800000u) == 0x7f800000u && (b & 0x007fffffu) != 0u;
+}
+
+// ---- surface_velocities: twin of `surface_velocities` ----
+
+fn divergence(i: u32, j: u32, k: u32) -> f32 {
+    return -((vel[uf(i + 1u, j, k)] - vel[uf(i, j, k)]) / ns.dx
+        + (vel[vf(i, j + 1u, k)] - vel[vf(i, j, k)]) / ns.dx
+        + (vel[wf(i, j, k + 1u)] - vel[wf(i, j, k)]) / ns.dz);
+}
+
+// The low and high faces of cell (i, j, k) along axis 0 (z), 1 (x) or 2 (y).
+fn axis_faces(axis: u32, i: u32, j: u32, k: u32) -> vec2<u32> {
+    if axis == 0u {
+        return vec2<u32>(wf(i, j, k), wf(i, j, k + 1u));
+    } else if axis == 1u {
+        return vec2<u32>(uf(i, j, k), uf(i + 1u, j, k));
+    }
+    return vec2<u32>(vf(i, j, k), vf(i, j + 1u, k));
+}
+
+fn axis_size(axis: u32) -> f32 {
+    return select(ns.dx, ns.dz, axis == 0u);
+}
+
+// Each Surface cell's faces open to Empty cells (no two Surface cells share such a face, so the
+// cells' order is free, as on the CPU).
+@compute @workgroup_size(64)
+fn surface_velocities(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let at = thread_index(gid, groups);
+    if at >= columns_3d() * ns.nz || flag[at] != SURFACE {
+        return;
+    }
+    let i = at % ns.nx;
+    let j = (at / ns.nx) % ns.ny;
+    let k = at / columns_3d();
+    let ii = i32(i);
+    let jj = i32(j);
+    let kk = i32(k);
+    // Per axis (z, x, y): whether the low and the high side are open (Empty).
+    var lo = array<bool, 3>(ghost_flag(ii, jj, kk - 1) == EMPTY, ghost_flag(ii - 1, jj, kk) == EMPTY,
+                            ghost_flag(ii, jj - 1, kk) == EMPTY);
+    var hi = array<bool, 3>(ghost_flag(ii, jj, kk + 1) == EMPTY, ghost_flag(ii + 1, jj, kk) == EMPTY,
+                            ghost_flag(ii, jj + 1, kk) == EMPTY);
+    for (var a = 0u; a < 3u; a++) {
+        if lo[a] != hi[a] {
+            let f = axis_faces(a, i, j, k);
+            if hi[a] {
+                vel[f.y] = vel[f.x];
+            } else {
+                vel[f.x] = vel[f.y];
+            }
+        }
+    }
+    let rest = divergence(i, j, k);
+    var one_sided = 3u;
+    var both = 3u;
+    for (var a = 0u; a < 3u; a++) {
+        if lo[a] != hi[a] && one_sided == 3u {
+            one_sided = a;
+        }
+        if lo[a] && hi[a] && both == 3u {
+            both = a;
+        }
+    }
+    if one_sided < 3u {
+        let f = axis_faces(one_sided, i, j, k);
+        let size = axis_size(one_sided);
+        if lo[one_sided] {
+            vel[f.x] -= rest * size;
+        } else {
+            vel[f.y] += rest * size;
+        }
+    } else if both < 3u {
+        let f = axis_faces(both, i, j, k);
+        let size = axis_size(both);
+        vel[f.x] -= 0.5 * rest * size;
+        vel[f.y] += 0.5 * rest * size;
+    }
+}
+
+// ---- the pressure iteration: twin of `pressure` ----
+
+// One thread: a substep's iteration starts, over every cell.
+@compute @workgroup_size(1)
+fn begin() {
+    args[0] = ns.cell_groups_x;
+    args[1] = ns.cell_groups_y;
+    args[2] = 1u;
+    atomicStore(&stats[STAT_WORST], 0u);
+    atomicStore(&stats[STAT_DONE], 0u);
+    atomicStore(&stats[STAT_SWEEP], 0u);
+}
+
+var<workgroup> worst_here: atomic<u32>;
+
+// The largest |D| over the Full cells, into STAT_WORST.
+@compute @workgroup_size(64)
+fn check(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>,
+         @builtin(local_invocation_index) l: u32) {
+    if l == 0u {
+        atomicStore(&worst_here, 0u);
+    }
+    workgroupBarrier();
+    let at = thread_index(gid, groups);
+    if at < columns_3d() * ns.nz && flag[at] == FULL {
+        let i = at % ns.nx;
+        let j = (at / ns.nx) % ns.ny;
+        let k = at / columns_3d();
+        atomicMax(&worst_here, bitcast<u32>(abs(divergence(i, j, k))));
+    }
+    workgroupBarrier();
+    if l == 0u {
+        atomicMax(&stats[STAT_WORST], atomicLoad(&worst_here));
+    }
+}
+
+// One thread, after each `check`: stop when every Full cell's |D| < ε or the sweeps are spent
+// (the rest of the substep's sweeps then have no workgroups), else count a sweep.
+@compute @workgroup_size(1)
+fn decide() {
+    if atomicLoad(&stats[STAT_DONE]) != 0u {
+        return;
+    }
+    let worst = atomicLoad(&stats[STAT_WORST]);
+    let sweep = atomicLoad(&stats[STAT_SWEEP]);
+    if bitcast<f32>(worst) < ns.epsilon || sweep == ns.max_sweeps {
+        atomicStore(&stats[STAT_DONE], 1u);
+        args[0] = 0u;
+        args[1] = 0u;
+        atomicMax(&stats[STAT_MOST_SWEEPS], sweep);
+        atomicMax(&stats[STAT_RESIDUAL], worst);
+    } else {
+        atomicStore(&stats[STAT_SWEEP], sweep + 1u);
+        atomicStore(&stats[STAT_WORST], 0u);
+    }
+}
+
+// Eqs. 6–9 for the Full cells of one colour ((i + j + k) even: red; odd: black). No two cells of
+// a colour share a face, and a Surface cell's pressure follows only the Full cell under it.
+fn relax(at: u32, colour: u32) {
+    if at >= columns_3d() * ns.nz || flag[at] != FULL {
+        return;
+    }
+    let i = at % ns.nx;
+    let j = (at / ns.nx) % ns.ny;
+    let k = at / columns_3d();
+    if (i + j + k) % 2u != colour {
+        return;
+    }
+    let beta = ns.beta0 / (2.0 * ns.dt * (2.0 / (ns.dx * ns.dx) + 1.0 / (ns.dz * ns.dz)));
+    let dp = beta * divergence(i, j, k);
+    let ii = i32(i);
+    let jj = i32(j);
+    let kk = i32(k);
+    let sx = ns.dt / ns.dx * dp;
+    let sz = ns.dt / ns.dz * dp;
+    if ghost_flag(ii + 1, jj, kk) != SOLID {
+        vel[uf(i + 1u, j, k)] += sx;
+    }
+    if ghost_flag(ii - 1, jj, kk) != SOLID {
+        vel[uf(i, j, k)] -= sx;
+    }
+    if ghost_flag(ii, jj + 1, kk) != SOLID {
+        vel[vf(i, j + 1u, k)] += sx;
+    }
+    if ghost_flag(ii, jj - 1, kk) != SOLID {
+        vel[vf(i, j, k)] -= sx;
+    }
+    let above = ghost_flag(ii, jj, kk + 1);
+    if above != SOLID {
+        if above == SURFACE {
+            // Under a Surface cell, whose pressure follows this one's by θ (`ghost_share`).
+            let hc = col[j * ns.nx + i];
+            let theta = (hc - centre(k + 1u)) / (hc - centre(k));
+            vel[wf(i, j, k + 1u)] += (1.0 - theta) * sz;
+            p[at + columns_3d()] += theta * dp;
+        } else {
+            vel[wf(i, j, k + 1u)] += sz;
+        }
+    }
+    if ghost_flag(ii, jj, kk - 1) != SOLID {
+        vel[wf(i, j, k)] -= sz;
+    }
+    p[at] += dp;
+}
+
+@compute @workgroup_size(64)
+fn red(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    relax(thread_index(gid, groups), 0u);
+}
+
+@compute @workgroup_size(64)
+fn black(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    relax(thread_index(gid, groups), 1u);
+}

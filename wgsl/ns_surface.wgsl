@@ -1,0 +1,271 @@
+#import ns_common
+#import slot
+// The Navier-Stokes layer's height field (seed 003, §4.3) at its own resolution: moved by the 3D
+// grid's velocities in flux form (`flux`, `limit`, `apply`: eq. 11 as ∂h/∂t = −∇·∫u dz, no cell
+// giving more than it holds), the global volume correction (`volume_strips`, `volume_fold`,
+// `volume_apply`) and the probes. Twin: src/cpu/ns_surface.rs, function for function.
+
+// The surface and the ground per height-field cell, m.
+@group(0) @binding(1) var<storage, read_write> h: array<f32>;
+@group(0) @binding(2) var<storage, read> ground: array<f32>;
+// Per cell: its west face's flux towards +x and −x, its south face's towards +y and −y, m²/s.
+@group(0) @binding(3) var<storage, read_write> faces: array<vec4<f32>>;
+// Per cell: the share of its outflows it can give.
+@group(0) @binding(4) var<storage, read_write> scale: array<f32>;
+// [0, 8): the fold (hi, lo, wet cells, deepest, bad cells, the correction, 0, 0); then 8 per
+// strip (hi, lo, wet cells, deepest, bad cells, 0, 0, 0). Counts are u32 bits.
+@group(0) @binding(5) var<storage, read_write> volume: array<f32>;
+// The current velocities (u, v, w faces in one buffer; ns_common.wgsl's order).
+@group(1) @binding(0) var<storage, read> vel: array<f32>;
+@group(2) @binding(0) var<storage, read> probe_cells: array<u32>;
+@group(2) @binding(1) var<storage, read_write> history: array<f32>;
+@group(3) @binding(0) var<uniform> slot: StepSlot;
+
+// Height-field cells per strip of the volume's first level (one thread each).
+const STRIP: u32 = 64u;
+// Lanes of the volume's second level (one workgroup).
+const LANES: u32 = 256u;
+
+fn fine_cells() -> u32 {
+    return ns.fnx * ns.fny;
+}
+
+// dt·coarsen/dx: a flux (m²/s) times this is metres of depth in one cell.
+fn run() -> f32 {
+    return ns.dt * f32(ns.coarsen) / ns.dx;
+}
+
+// What the face west (`along_x`) or south of cell (fi, fj) carries: (forwards, backwards).
+fn face_flux(along_x: bool, fi: u32, fj: u32) -> vec2<f32> {
+    let cz = ns.coarsen;
+    var along = fj;
+    var across = fi;
+    var a = (fj - 1u) * ns.fnx + fi;
+    if along_x {
+        along = fi;
+        across = fj;
+        a = fj * ns.fnx + fi - 1u;
+    }
+    if along == 0u {
+        return vec2<f32>(0.0);
+    }
+    let b = fj * ns.fnx + fi;
+    // The 3D faces either side along the axis, and where this face lies between them.
+    let low = along / cz;
+    let t = f32(along % cz) / f32(cz);
+    var carried = vec2<f32>(0.0);
+    for (var k = 0u; k < ns.nz; k++) {
+        var at_low: f32;
+        var at_high: f32;
+        if along_x {
+            at_low = vel[uf(low, across / cz, k)];
+            at_high = vel[uf(min(low + 1u, ns.nx), across / cz, k)];
+        } else {
+            at_low = vel[vf(across / cz, low, k)];
+            at_high = vel[vf(across / cz, min(low + 1u, ns.ny), k)];
+        }
+        var u = at_low;
+        if t != 0.0 {
+            u = at_low + t * (at_high - at_low);
+        }
+        let up = select(h[b], h[a], u > 0.0);
+        let bottom = ns.z0 + f32(k) * ns.dz;
+        let wet = max(min(up, bottom + ns.dz) - bottom, 0.0);
+        if u > 0.0 {
+            carried.x += u * wet;
+        } else {
+            carried.y -= u * wet;
+        }
+    }
+    return carried;
+}
+
+@compute @workgroup_size(64)
+fn flux(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let c = thread_index(gid, groups);
+    if c >= fine_cells() {
+        return;
+    }
+    let fi = c % ns.fnx;
+    let fj = c / ns.fnx;
+    faces[c] = vec4<f32>(face_flux(true, fi, fj), face_flux(false, fi, fj));
+}
+
+// What the cell's east and north faces carry (its neighbours' west and south faces; 0 past the
+// domain): (east +x, east −x, north +y, north −y).
+fn far_faces(c: u32) -> vec4<f32> {
+    let fi = c % ns.fnx;
+    let fj = c / ns.fnx;
+    var far = vec4<f32>(0.0);
+    if fi + 1u < ns.fnx {
+        far.x = faces[c + 1u].x;
+        far.y = faces[c + 1u].y;
+    }
+    if fj + 1u < ns.fny {
+        far.z = faces[c + ns.fnx].z;
+        far.w = faces[c + ns.fnx].w;
+    }
+    return far;
+}
+
+@compute @workgroup_size(64)
+fn limit(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let c = thread_index(gid, groups);
+    if c >= fine_cells() {
+        return;
+    }
+    let near = faces[c];
+    let far = far_faces(c);
+    let out = run() * (((far.x + near.y) + far.z) + near.w);
+    let water = h[c] - ground[c];
+    var share = 1.0;
+    if out > water {
+        share = max(water, 0.0) / out;
+    }
+    scale[c] = share;
+}
+
+@compute @workgroup_size(64)
+fn apply(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let c = thread_index(gid, groups);
+    if c >= fine_cells() {
+        return;
+    }
+    let fi = c % ns.fnx;
+    let fj = c / ns.fnx;
+    let near = faces[c];
+    let far = far_faces(c);
+    var net = -(scale[c] * (((far.x + near.y) + far.z) + near.w));
+    if fi > 0u {
+        net += scale[c - 1u] * near.x;
+    }
+    if fi + 1u < ns.fnx {
+        net += scale[c + 1u] * far.y;
+    }
+    if fj > 0u {
+        net += scale[c - ns.fnx] * near.z;
+    }
+    if fj + 1u < ns.fny {
+        net += scale[c + ns.fnx] * far.w;
+    }
+    h[c] = max(h[c] + run() * net, ground[c]);
+}
+
+// ---- the volume: twin of `volume`, `correction` and `correct` ----
+
+fn two_sum(a: f32, b: f32) -> vec2<f32> {
+    let s = (a + b) * ns.one;
+    let b_part = (s - a) * ns.one;
+    let a_part = (s - b_part) * ns.one;
+    let e = ((a - a_part) * ns.one) + ((b - b_part) * ns.one);
+    return vec2<f32>(s, e);
+}
+
+fn finite(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u;
+}
+
+// A partial sum: (hi, lo), wet cells, deepest, bad cells.
+struct VolumePart {
+    hi: f32,
+    lo: f32,
+    wet: u32,
+    deepest: f32,
+    bad: u32,
+}
+
+fn add(a: VolumePart, b: VolumePart) -> VolumePart {
+    let s = two_sum(a.hi, b.hi);
+    return VolumePart(s.x, a.lo + (b.lo + s.y), a.wet + b.wet, max(a.deepest, b.deepest), a.bad + b.bad);
+}
+
+fn load_partial(at: u32) -> VolumePart {
+    return VolumePart(volume[at], volume[at + 1u], bitcast<u32>(volume[at + 2u]), volume[at + 3u],
+                   bitcast<u32>(volume[at + 4u]));
+}
+
+// One thread per strip of STRIP cells, summed in order.
+@compute @workgroup_size(64)
+fn volume_strips(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let t = thread_index(gid, groups);
+    if t >= ns.strips {
+        return;
+    }
+    var sum = VolumePart(0.0, 0.0, 0u, 0.0, 0u);
+    let end = min((t + 1u) * STRIP, fine_cells());
+    for (var c = t * STRIP; c < end; c++) {
+        let x = h[c];
+        if !finite(x) {
+            sum.bad += 1u;
+            continue;
+        }
+        let b = ground[c];
+        let d = max(x - b, 0.0);
+        let s = two_sum(sum.hi, d);
+        sum.hi = s.x;
+        sum.lo += s.y;
+        sum.wet += select(0u, 1u, x > b);
+        sum.deepest = max(sum.deepest, d);
+    }
+    let at = 8u + 8u * t;
+    volume[at] = sum.hi;
+    volume[at + 1u] = sum.lo;
+    volume[at + 2u] = bitcast<f32>(sum.wet);
+    volume[at + 3u] = sum.deepest;
+    volume[at + 4u] = bitcast<f32>(sum.bad);
+}
+
+var<workgroup> lanes: array<VolumePart, LANES>;
+
+// One workgroup: lane l sums strips l, l + LANES, …; the lanes fold pairwise, halving; then the
+// correction every wet cell takes.
+@compute @workgroup_size(256)
+fn volume_fold(@builtin(local_invocation_index) l: u32) {
+    var sum = VolumePart(0.0, 0.0, 0u, 0.0, 0u);
+    for (var t = l; t < ns.strips; t += LANES) {
+        sum = add(sum, load_partial(8u + 8u * t));
+    }
+    lanes[l] = sum;
+    workgroupBarrier();
+    for (var stride = LANES / 2u; stride > 0u; stride /= 2u) {
+        if l < stride {
+            lanes[l] = add(lanes[l], lanes[l + stride]);
+        }
+        workgroupBarrier();
+    }
+    if l == 0u {
+        let total = lanes[0];
+        var delta = 0.0;
+        if total.wet > 0u {
+            delta = (((ns.target_hi - total.hi) + ns.target_lo) - total.lo) / f32(total.wet);
+        }
+        volume[0] = total.hi;
+        volume[1] = total.lo;
+        volume[2] = bitcast<f32>(total.wet);
+        volume[3] = total.deepest;
+        volume[4] = bitcast<f32>(total.bad);
+        volume[5] = delta;
+    }
+}
+
+@compute @workgroup_size(64)
+fn volume_apply(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let c = thread_index(gid, groups);
+    if c >= fine_cells() {
+        return;
+    }
+    let x = h[c];
+    let b = ground[c];
+    if x > b {
+        h[c] = max(x + volume[5], b);
+    }
+}
+
+@compute @workgroup_size(64)
+fn probe(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let q = gid.x;
+    if q >= ns.n_probes {
+        return;
+    }
+    history[slot.index * ns.n_probes + q] = h[probe_cells[q]];
+}
