@@ -35,6 +35,9 @@ pub(crate) struct Header {
     pub target: f64,
     pub counted_shortfall: f32,
     pub region_count: u32,
+    /// The Navier-Stokes layer's pressure budget for the next chunk (absent for the others).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ns_budget: Option<u32>,
     /// The pipes model's counters (absent for the height field).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pipes: Option<PipeHeader>,
@@ -110,6 +113,7 @@ impl Checkpoint {
         let mut state = SolverState {
             counted_shortfall: header.counted_shortfall,
             region_count: header.region_count,
+            ns_budget: header.ns_budget.unwrap_or(0),
             ..SolverState::default()
         };
         let mut ground = Vec::new();

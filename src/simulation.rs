@@ -54,6 +54,8 @@ pub struct Simulation {
     body_shapes: Vec<crate::bodies::BodyState>,
     /// How the coupling solve went on the last step.
     coupling: crate::solver::SolveReport,
+    /// The Navier-Stokes layer's pressure iteration over the last chunk (None: other models).
+    pressure: Option<crate::solver::SolveReport>,
     /// Keeps an owned GPU context alive (None on the CPU or on a borrowed device).
     context: Option<GpuContext>,
     /// The pipes model counts its water exactly: (units now, units it should hold, m³ per unit).
@@ -250,6 +252,7 @@ impl Simulation {
             body_shapes: bodies.clone(),
             body_samples: Vec::new(),
             coupling: Default::default(),
+            pressure: None,
             context: None,
             units: columns.as_ref().map(|c| {
                 let water = crate::columns::Columns::total(&c.water);
@@ -338,10 +341,13 @@ impl Simulation {
                 total.ended += spray.ended;
                 total.refused += spray.refused;
             }
+            self.pressure = report.pressure;
             if let Some(pressure) = report.pressure {
                 let epsilon = self.scene.navier_stokes.unwrap_or_default().epsilon as f32;
                 // Noted the first time only.
-                if pressure.residual >= epsilon && !self.notes.iter().any(|n| n.contains("max_sweeps")) {
+                let max_sweeps = self.scene.navier_stokes.unwrap_or_default().max_sweeps;
+                let spent = pressure.iterations >= max_sweeps && !(pressure.residual < epsilon);
+                if spent && !self.notes.iter().any(|n| n.contains("max_sweeps")) {
                     self.notes.push(format!(
                         "steps {}–{}: the pressure iteration stopped at navier_stokes.max_sweeps = {} with |D| = \
                          {:.2e}/s over navier_stokes.epsilon: raise max_sweeps",
@@ -495,6 +501,7 @@ impl Simulation {
                 target: self.target,
                 counted_shortfall: state.counted_shortfall,
                 region_count: state.region_count,
+                ns_budget: (state.ns_budget != 0).then_some(state.ns_budget),
                 pipes: self.units.map(|(_, target, _)| crate::checkpoint::PipeHeader {
                     target_units: target,
                     made: spray.made,
@@ -765,6 +772,13 @@ impl Simulation {
     /// (Jacobi: its sweeps; its residual is measured on the CPU only, NaN on the GPU).
     pub fn coupling(&self) -> crate::solver::SolveReport {
         self.coupling
+    }
+
+    /// The Navier-Stokes layer's pressure iteration over the last `step` call's last submit: the
+    /// most red-black sweeps a substep ran and the largest |D| (1/s) one ended with. None for the
+    /// other models.
+    pub fn pressure(&self) -> Option<crate::solver::SolveReport> {
+        self.pressure
     }
 
     /// The level heights are stored relative to.

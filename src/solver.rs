@@ -131,6 +131,8 @@ pub struct SolverState {
     pub ns_u: Vec<f32>,
     pub ns_v: Vec<f32>,
     pub ns_w: Vec<f32>,
+    /// The Navier-Stokes layer's pressure budget for the next chunk (0: none).
+    pub ns_budget: u32,
 }
 
 impl SolverState {

@@ -121,6 +121,41 @@ mod tests {
     }
 
     #[test]
+    fn the_navier_stokes_uniforms_mirror_their_wgsl_field_by_field() {
+        use crate::gpu::navier_stokes::NsUniforms;
+        check_mirror(
+            "NsUniforms",
+            size_of::<NsUniforms>(),
+            fields!(NsUniforms {
+                nx,
+                ny,
+                nz,
+                fnx,
+                fny,
+                coarsen,
+                budget,
+                n_probes,
+                dx,
+                dz,
+                z0,
+                g,
+                nu,
+                beta0,
+                epsilon,
+                upwind,
+                dt,
+                one,
+                target_hi,
+                target_lo,
+                correct,
+                strips,
+                cell_groups_x,
+                cell_groups_y
+            }),
+        );
+    }
+
+    #[test]
     fn the_body_structs_mirror_their_wgsl_field_by_field() {
         check_mirror(
             "Body",

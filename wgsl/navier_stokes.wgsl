@@ -424,7 +424,7 @@ fn check(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
     }
 }
 
-// One thread, after each `check`: stop when every Full cell's |D| < ε or the sweeps are spent
+// One thread, after each `check`: stop when every Full cell's |D| < ε or the budget is spent
 // (the rest of the substep's sweeps then have no workgroups), else count a sweep.
 @compute @workgroup_size(1)
 fn decide() {
@@ -433,7 +433,7 @@ fn decide() {
     }
     let worst = atomicLoad(&stats[STAT_WORST]);
     let sweep = atomicLoad(&stats[STAT_SWEEP]);
-    if bitcast<f32>(worst) < ns.epsilon || sweep == ns.max_sweeps {
+    if bitcast<f32>(worst) < ns.epsilon || sweep == ns.budget {
         atomicStore(&stats[STAT_DONE], 1u);
         args[0] = 0u;
         args[1] = 0u;

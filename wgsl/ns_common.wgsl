@@ -15,8 +15,9 @@ struct NsUniforms {
     fnx: u32,
     fny: u32,
     coarsen: u32,
-    // The most red-black sweeps of the pressure iteration per substep.
-    max_sweeps: u32,
+    // The most red-black sweeps of the pressure iteration per substep in this chunk (the host's
+    // budget, at most navier_stokes.max_sweeps).
+    budget: u32,
     n_probes: u32,
     // Horizontal and vertical cell size, m; the grid's floor relative to the reference level.
     dx: f32,

@@ -306,12 +306,12 @@ fn divergence(p: &NsParams, s: &NsState, i: usize, j: usize, k: usize) -> f32 {
 
 /// Step 6: eqs. (6)–(9) over the Full cells, red cells then black ((i + j + k) even, then odd: no
 /// two cells of a colour share a face, so each colour's order is free), until every Full cell's
-/// |D| < ε or `max_sweeps`. Faces on solid cells stay 0; a Surface cell's pressure follows the
+/// |D| < ε or `budget` sweeps. Faces on solid cells stay 0; a Surface cell's pressure follows the
 /// Full cell under it (`ghost_share`).
-pub fn pressure(p: &NsParams, s: &mut NsState, dt: f32) -> PressureReport {
+pub fn pressure(p: &NsParams, s: &mut NsState, dt: f32, budget: u32) -> PressureReport {
     let beta = p.beta0 / (2.0 * dt * (2.0 / (p.dx * p.dx) + 1.0 / (p.dz * p.dz)));
     let mut report = PressureReport::default();
-    for sweep in 0..=p.max_sweeps {
+    for sweep in 0..=budget {
         let mut worst = 0.0f32;
         for j in 0..p.ny {
             for i in 0..p.nx {
@@ -326,7 +326,7 @@ pub fn pressure(p: &NsParams, s: &mut NsState, dt: f32) -> PressureReport {
             sweeps: sweep,
             divergence: worst,
         };
-        if worst < p.epsilon || sweep == p.max_sweeps {
+        if worst < p.epsilon || sweep == budget {
             break;
         }
         for colour in 0..2 {
@@ -549,13 +549,14 @@ pub fn columns(p: &NsParams, s: &mut NsState, f: &Surface) {
 
 /// One substep of §6: `columns`, momentum, the surface velocities, the pressure iteration, the
 /// surface velocities again (the iteration moved the faces under them), and the height field.
+/// The pressure iteration runs at most `budget` sweeps (`crate::navier_stokes::next_budget`).
 /// Returns how the pressure iteration went and the largest |u|·dt/dx of the velocities the
 /// substep started from (what `momentum` gathers).
-pub fn step(p: &NsParams, s: &mut NsState, f: &mut Surface, dt: f32) -> (PressureReport, f32) {
+pub fn step(p: &NsParams, s: &mut NsState, f: &mut Surface, dt: f32, budget: u32) -> (PressureReport, f32) {
     columns(p, s, f);
     let courant = momentum(p, s, dt);
     surface_velocities(p, s);
-    let report = pressure(p, s, dt);
+    let report = pressure(p, s, dt, budget);
     surface_velocities(p, s);
     super::ns_surface::height(p, s, f, dt);
     (report, courant)
@@ -608,7 +609,7 @@ mod tests {
         let mut s = NsState::at_rest(&p, &ground, &[0.0; 36]);
         let mut f = fine(&p, &s);
         for _ in 0..1000 {
-            let (r, _) = step(&p, &mut s, &mut f, 0.01);
+            let (r, _) = step(&p, &mut s, &mut f, 0.01, p.max_sweeps);
             assert!(r.divergence < p.epsilon, "{r:?}");
         }
         let worst = f.h.iter().map(|h| h.abs()).fold(0.0f32, f32::max);
@@ -642,7 +643,7 @@ mod tests {
         let mut crossings = Vec::new();
         let mut before = f.h[0];
         for n in 1..40_000 {
-            let (r, _) = step(&p, &mut s, &mut f, dt);
+            let (r, _) = step(&p, &mut s, &mut f, dt, p.max_sweeps);
             assert!(r.divergence < p.epsilon, "step {n}: {r:?}");
             let now = f.h[0];
             if before > 0.0 && now <= 0.0 {

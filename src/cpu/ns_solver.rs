@@ -21,6 +21,8 @@ pub struct CpuNs {
     /// `volume_correction = "global"` holds it to (None: no correction). No sources or drains
     /// reach the layer yet.
     target: Option<(f32, f32)>,
+    /// The most sweeps a substep's pressure iteration runs in this chunk (`next_budget`).
+    budget: u32,
 }
 
 impl CpuNs {
@@ -34,6 +36,7 @@ impl CpuNs {
             schedule: Schedule::new(crate::schedule::Model::NavierStokes, params, false),
             dt: dt as f32,
             target: None,
+            budget: crate::navier_stokes::first_budget(layer.params.max_sweeps),
         };
         if params.correct != 0 {
             solver.target = Some(start_target(&solver.surface));
@@ -69,7 +72,8 @@ impl Solver for CpuNs {
             for pass in self.schedule.step(substeps) {
                 match pass {
                     Pass::NavierStokes => {
-                        let (r, courant) = navier_stokes::step(&self.params, &mut self.state, &mut self.surface, dt);
+                        let (r, courant) =
+                            navier_stokes::step(&self.params, &mut self.state, &mut self.surface, dt, self.budget);
                         worst.sweeps = worst.sweeps.max(r.sweeps);
                         worst.divergence = worst.divergence.max(r.divergence);
                         // Past condition 3 (|u|·δt/δx < 1) the explicit momentum no longer
@@ -96,6 +100,12 @@ impl Solver for CpuNs {
             }
         }
         let sum = ns_surface::volume(&self.surface);
+        let pressure = SolveReport {
+            iterations: worst.sweeps,
+            residual: worst.divergence,
+        };
+        let p = &self.params;
+        self.budget = crate::navier_stokes::next_budget(self.budget, pressure, p.epsilon, p.max_sweeps);
         Ok(ChunkReport {
             first_bad_step,
             totals: Totals {
@@ -106,10 +116,7 @@ impl Solver for CpuNs {
             },
             probes,
             target: input.target,
-            pressure: Some(SolveReport {
-                iterations: worst.sweeps,
-                residual: worst.divergence,
-            }),
+            pressure: Some(pressure),
             flow_courant: Some(fastest),
             ..ChunkReport::default()
         })
@@ -136,6 +143,7 @@ impl Solver for CpuNs {
             ns_u: self.state.u.clone(),
             ns_v: self.state.v.clone(),
             ns_w: self.state.w.clone(),
+            ns_budget: self.budget,
             ..SolverState::default()
         })
     }
@@ -157,6 +165,9 @@ impl Solver for CpuNs {
         s.u.clone_from(&saved.ns_u);
         s.v.clone_from(&saved.ns_v);
         s.w.clone_from(&saved.ns_w);
+        if saved.ns_budget != 0 {
+            self.budget = saved.ns_budget;
+        }
         Ok(())
     }
 

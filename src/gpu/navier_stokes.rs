@@ -22,7 +22,7 @@ pub struct NsUniforms {
     pub fnx: u32,
     pub fny: u32,
     pub coarsen: u32,
-    pub max_sweeps: u32,
+    pub budget: u32,
     pub n_probes: u32,
     pub dx: f32,
     pub dz: f32,
@@ -62,7 +62,7 @@ impl NsUniforms {
             fnx: surface.nx as u32,
             fny: surface.ny as u32,
             coarsen: surface.coarsen as u32,
-            max_sweeps: p.max_sweeps,
+            budget: crate::navier_stokes::first_budget(p.max_sweeps),
             n_probes,
             dx: p.dx,
             dz: p.dz,
@@ -152,7 +152,6 @@ pub struct NavierStokes {
     levels: [wgpu::BindGroup; 2],
     surface: wgpu::BindGroup,
     args: wgpu::BindGroup,
-    max_sweeps: u32,
     column_groups: (u32, u32),
     lattice_groups: (u32, u32),
     cell_groups: (u32, u32),
@@ -200,7 +199,6 @@ impl NavierStokes {
             levels,
             surface,
             args,
-            max_sweeps: u.max_sweeps,
             column_groups: groups(u.nx * u.ny),
             lattice_groups: groups((u.nx + 1) * (u.ny + 1) * (u.nz + 1)),
             cell_groups: (u.cell_groups_x, u.cell_groups_y),
@@ -209,9 +207,9 @@ impl NavierStokes {
 
     /// Records one substep's 3D part, reading velocity level `level` and leaving the new
     /// velocities in level 1 − `level`: `columns`, `momentum`, `surface_velocities`, the pressure
-    /// iteration (2 + 4·max_sweeps dispatches, those past convergence with no workgroups), and
-    /// `surface_velocities` again.
-    pub fn record(&self, pass: &mut wgpu::ComputePass, args: &wgpu::Buffer, level: usize) {
+    /// iteration (2 + 4·`budget` dispatches, those past convergence with no workgroups; the
+    /// uniforms' `budget` must match), and `surface_velocities` again.
+    pub fn record(&self, pass: &mut wgpu::ComputePass, args: &wgpu::Buffer, level: usize, budget: u32) {
         pass.set_bind_group(0, &self.grid, &[]);
         pass.set_bind_group(1, &self.levels[level], &[]);
         pass.set_bind_group(2, &self.surface, &[]);
@@ -228,10 +226,10 @@ impl NavierStokes {
         direct(pass, &self.momentum, self.lattice_groups);
         direct(pass, &self.surface_velocities, self.cell_groups);
         direct(pass, &self.begin, (1, 1));
-        for sweep in 0..=self.max_sweeps {
+        for sweep in 0..=budget {
             indirect(pass, &self.check);
             direct(pass, &self.decide, (1, 1));
-            if sweep < self.max_sweeps {
+            if sweep < budget {
                 indirect(pass, &self.red);
                 indirect(pass, &self.black);
             }

@@ -114,6 +114,15 @@ impl GpuNs {
         })
     }
 
+    /// The pressure iteration's budget from the next chunk on (written before its submit).
+    fn set_budget(&mut self, budget: u32) {
+        if budget != self.uniforms.budget {
+            self.uniforms.budget = budget;
+            self.queue
+                .write_buffer(&self.buffers.uniforms, 0, bytemuck::bytes_of(&self.uniforms));
+        }
+    }
+
     /// Reads a whole buffer (not in the step loop: outputs, checkpoints).
     fn read<T: bytemuck::Pod>(&self, buffer: &wgpu::Buffer) -> Result<Vec<T>> {
         Ok(bytemuck::pod_collect_to_vec(&super::readback::read(
@@ -159,6 +168,7 @@ impl Solver for GpuNs {
             self.queue
                 .write_buffer(&self.buffers.uniforms, 0, bytemuck::bytes_of(&self.uniforms));
         }
+        let budget = self.uniforms.budget;
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let mut encoder = self.device.create_command_encoder(&Default::default());
         encoder.clear_buffer(&self.buffers.stats, 0, None);
@@ -171,7 +181,7 @@ impl Solver for GpuNs {
                 for p in self.schedule.step(substeps) {
                     match p {
                         Pass::NavierStokes => {
-                            self.grid.record(&mut pass, &self.buffers.args, self.level);
+                            self.grid.record(&mut pass, &self.buffers.args, self.level, budget);
                             self.level = 1 - self.level;
                             self.surface.height(&mut pass, self.level);
                         }
@@ -203,6 +213,16 @@ impl Solver for GpuNs {
         let stats: Vec<u32> = bytemuck::pod_collect_to_vec(stats);
         let fold: Vec<f32> = bytemuck::pod_collect_to_vec(fold);
         let courant = f32::from_bits(stats[STAT_COURANT as usize]);
+        let pressure = SolveReport {
+            iterations: stats[STAT_MOST_SWEEPS as usize],
+            residual: f32::from_bits(stats[STAT_RESIDUAL as usize]),
+        };
+        self.set_budget(crate::navier_stokes::next_budget(
+            budget,
+            pressure,
+            self.params.epsilon,
+            self.params.max_sweeps,
+        ));
         Ok(ChunkReport {
             // Condition 3 is checked over the chunk: a chunk that broke it is reported at its end.
             first_bad_step: (courant.is_nan() || courant >= 1.0).then_some(steps.saturating_sub(1)),
@@ -214,10 +234,7 @@ impl Solver for GpuNs {
             },
             probes: bytemuck::pod_collect_to_vec(probes),
             target: input.target,
-            pressure: Some(SolveReport {
-                iterations: stats[STAT_MOST_SWEEPS as usize],
-                residual: f32::from_bits(stats[STAT_RESIDUAL as usize]),
-            }),
+            pressure: Some(pressure),
             flow_courant: Some(courant),
             ..ChunkReport::default()
         })
@@ -243,6 +260,7 @@ impl Solver for GpuNs {
             ns_u: s.u,
             ns_v: s.v,
             ns_w: s.w,
+            ns_budget: self.uniforms.budget,
             ..SolverState::default()
         })
     }
@@ -273,6 +291,9 @@ impl Solver for GpuNs {
             .write_buffer(&self.buffers.p, 0, bytemuck::cast_slice(&saved.ns_p));
         self.queue
             .write_buffer(&self.buffers.vel[self.level], 0, bytemuck::cast_slice(&vel));
+        if saved.ns_budget != 0 {
+            self.set_budget(saved.ns_budget);
+        }
         Ok(())
     }
 
