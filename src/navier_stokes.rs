@@ -45,7 +45,7 @@ pub fn first_budget(max_sweeps: u32) -> u32 {
 /// that count near what the flow needs rather than at `max_sweeps` (2000 by default); both
 /// backends follow it, so they stay twins.
 pub fn next_budget(budget: u32, report: crate::solver::SolveReport, epsilon: f32, max_sweeps: u32) -> u32 {
-    let ran_out = !(report.residual < epsilon);
+    let ran_out = report.residual >= epsilon || report.residual.is_nan();
     let want = if ran_out {
         budget.saturating_mul(2)
     } else {

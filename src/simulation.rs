@@ -346,7 +346,8 @@ impl Simulation {
                 let epsilon = self.scene.navier_stokes.unwrap_or_default().epsilon as f32;
                 // Noted the first time only.
                 let max_sweeps = self.scene.navier_stokes.unwrap_or_default().max_sweeps;
-                let spent = pressure.iterations >= max_sweeps && !(pressure.residual < epsilon);
+                let spent =
+                    pressure.iterations >= max_sweeps && (pressure.residual >= epsilon || pressure.residual.is_nan());
                 if spent && !self.notes.iter().any(|n| n.contains("max_sweeps")) {
                     self.notes.push(format!(
                         "steps {}–{}: the pressure iteration stopped at navier_stokes.max_sweeps = {} with |D| = \
