@@ -34,6 +34,7 @@ mod edit;
 mod error;
 mod gpu;
 mod navier_stokes;
+mod ns_forcing;
 mod params;
 mod placement;
 mod rain;

@@ -63,6 +63,8 @@ pub struct NsLayer {
     pub state: NsState,
     /// The height field at the scene's resolution.
     pub surface: Surface,
+    /// What drives it over time: inflow, outflow, the applied pressure.
+    pub forcing: crate::ns_forcing::Forcing,
 }
 
 impl NsLayer {
@@ -72,8 +74,8 @@ impl NsLayer {
     }
 
     /// The layer for `scene` over `ground` with the surface `eta` (both h − ref per cell, f32).
-    pub fn build(scene: &Scene, eta: &[f32], ground: &[f32]) -> NsLayer {
-        let ns = scene.navier_stokes.unwrap_or_default();
+    pub fn build(scene: &Scene, eta: &[f32], ground: &[f32]) -> crate::error::Result<NsLayer> {
+        let ns = scene.navier_stokes.clone().unwrap_or_default();
         let g = &scene.grid;
         let cz = ns.coarsen as usize;
         let surface = Surface {
@@ -106,15 +108,35 @@ impl NsLayer {
             epsilon: ns.epsilon as f32,
             max_sweeps: ns.max_sweeps,
             upwind: ns.upwind as f32,
+            wave: [0.0; 3],
         };
         let state = NsState::at_rest(&params, &coarse_ground, &coarse_h);
-        NsLayer { params, state, surface }
+        // The wave forcing's depth defaults to the mean over the wet columns.
+        let wet: Vec<f64> = surface
+            .h
+            .iter()
+            .zip(&surface.ground)
+            .filter(|(h, b)| h > b)
+            .map(|(h, b)| (h - b) as f64)
+            .collect();
+        let mean_depth = wet.iter().sum::<f64>() / wet.len().max(1) as f64;
+        let forcing = crate::ns_forcing::Forcing::new(scene, mean_depth)?;
+        let mut params = params;
+        if let Some(w) = forcing.wave() {
+            params.wave = [w.k as f32, w.direction[0] as f32, w.direction[1] as f32];
+        }
+        Ok(NsLayer {
+            params,
+            state,
+            surface,
+            forcing,
+        })
     }
 }
 
 /// Substeps per step for water `max_depth` m deep: sqrt(g·d)·dt/dx ≤ `NS_COURANT` on the 3D grid.
 pub fn substeps_needed(scene: &Scene, max_depth: f64) -> u32 {
-    let ns = scene.navier_stokes.unwrap_or_default();
+    let ns = scene.navier_stokes.clone().unwrap_or_default();
     let dx = scene.grid.dx * ns.coarsen as f64;
     let courant = (scene.physics.gravity * max_depth.max(0.0)).sqrt() * scene.time.dt / dx;
     ((courant / NS_COURANT).ceil() as u32).max(1)

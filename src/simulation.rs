@@ -343,9 +343,9 @@ impl Simulation {
             }
             self.pressure = report.pressure;
             if let Some(pressure) = report.pressure {
-                let epsilon = self.scene.navier_stokes.unwrap_or_default().epsilon as f32;
+                let epsilon = self.scene.navier_stokes.clone().unwrap_or_default().epsilon as f32;
                 // Noted the first time only.
-                let max_sweeps = self.scene.navier_stokes.unwrap_or_default().max_sweeps;
+                let max_sweeps = self.scene.navier_stokes.clone().unwrap_or_default().max_sweeps;
                 let spent =
                     pressure.iterations >= max_sweeps && (pressure.residual >= epsilon || pressure.residual.is_nan());
                 if spent && !self.notes.iter().any(|n| n.contains("max_sweeps")) {
@@ -1091,7 +1091,7 @@ impl Prepared {
         let probe_cells = probe_cells(scene);
         let (eta, ground_rel) = fields.relative_f32();
         let (_, substeps) = plan_substeps(scene, deepest(&eta, &ground_rel))?;
-        let layer = crate::navier_stokes::NsLayer::build(scene, &eta, &ground_rel);
+        let layer = crate::navier_stokes::NsLayer::build(scene, &eta, &ground_rel)?;
         Ok(Self::of_model(scene, fields, probe_cells, substeps, None, Some(layer)))
     }
 }

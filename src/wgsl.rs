@@ -150,7 +150,10 @@ mod tests {
                 correct,
                 strips,
                 cell_groups_x,
-                cell_groups_y
+                cell_groups_y,
+                wave_k,
+                wave_dx,
+                wave_dy
             }),
         );
     }

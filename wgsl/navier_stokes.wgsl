@@ -13,7 +13,8 @@
 @group(0) @binding(1) var<storage, read_write> flag: array<u32>;
 // Kinematic pressure p/ρ per cell, m²/s², relative to the air.
 @group(0) @binding(2) var<storage, read_write> p: array<f32>;
-// Per 3D column: its surface (the mean of its height-field cells) then its ground, m.
+// Per 3D column its surface (the mean of its height-field cells), then per column its ground
+// (m), then the chunk's forcing: 8 words per substep (`NsSubstep`).
 @group(0) @binding(3) var<storage, read_write> col: array<f32>;
 // The iteration's bookkeeping (STAT_*), f32 values as their bits (≥ 0, so u32 order is theirs).
 @group(0) @binding(4) var<storage, read_write> stats: array<atomic<u32>, 8>;
@@ -36,6 +37,24 @@ const STAT_SWEEP: u32 = 3u;
 // Over the chunk: the most sweeps a substep ran, and the largest |D| one ended with.
 const STAT_MOST_SWEEPS: u32 = 4u;
 const STAT_RESIDUAL: u32 = 5u;
+// Substeps begun in this chunk: the current substep's forcing is record STAT_SUBSTEP − 1.
+const STAT_SUBSTEP: u32 = 6u;
+
+// This substep's forcing.
+fn forcing() -> NsSubstep {
+    let at = 2u * columns_3d() + 8u * (atomicLoad(&stats[STAT_SUBSTEP]) - 1u);
+    let sides = vec4<u32>(bitcast<u32>(col[at + 4u]), bitcast<u32>(col[at + 5u]), bitcast<u32>(col[at + 6u]),
+                          bitcast<u32>(col[at + 7u]));
+    return NsSubstep(col[at], col[at + 1u], col[at + 2u], col[at + 3u], sides);
+}
+
+// The pressure applied over column (i, j) (§7.2, kinematic): the forcing's mean plus its
+// travelling wave at the column's centre.
+fn applied(f: NsSubstep, i: u32, j: u32) -> f32 {
+    let x = (f32(i) + 0.5) * ns.dx;
+    let y = (f32(j) + 0.5) * ns.dx;
+    return f.pressure + f.wave * cos(ns.wave_k * (x * ns.wave_dx + y * ns.wave_dy) - f.phase);
+}
 
 fn ghost_flag(i: i32, j: i32, k: i32) -> u32 {
     if i < 0 || j < 0 || k < 0 || i >= i32(ns.nx) || j >= i32(ns.ny) || k >= i32(ns.nz) {
@@ -95,21 +114,22 @@ fn columns(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
         }
         flag[c + k * columns_3d()] = f;
     }
-    // A Surface cell's pressure: the line from the Full cell under it to the air at the surface
-    // (`ghost_share`), or hydrostatic where none is under it; Empty cells 0.
+    // A Surface cell's pressure: the line from the Full cell under it to the applied pressure at
+    // the surface (`ghost_share`), or hydrostatic where none is under it; Empty cells the applied.
     let n = columns_3d();
+    let air = applied(forcing(), i, j);
     for (var k = 0u; k < ns.nz; k++) {
         let at = c + k * n;
         let f = flag[at];
         if f == SURFACE {
             if k > 0u && flag[at - n] == FULL {
                 let theta = (hc - centre(k)) / (hc - centre(k - 1u));
-                p[at] = theta * p[at - n];
+                p[at] = air + theta * (p[at - n] - air);
             } else {
-                p[at] = ns.g * (hc - centre(k));
+                p[at] = air + ns.g * (hc - centre(k));
             }
         } else if f == EMPTY {
-            p[at] = 0.0;
+            p[at] = air;
         }
     }
 }
@@ -224,6 +244,35 @@ fn new_w(i: i32, j: i32, k: i32) -> f32 {
     return c + ns.dt * (advect - ns.g + (pressure_at(i, j, k - 1) - pressure_at(i, j, k)) / dz + diffuse);
 }
 
+// A side face's velocity into the domain's +axis direction (`inward` ±1): twin of `side_velocity`.
+fn side_velocity(role: u32, fluid_inside: bool, inward: f32, f: NsSubstep, inner: f32) -> f32 {
+    if !fluid_inside {
+        return 0.0;
+    }
+    if role == SIDE_INFLOW {
+        return inward * f.inflow;
+    }
+    if role == SIDE_OUTFLOW {
+        return inner;
+    }
+    return 0.0;
+}
+
+// The tentative u of face (i, j, k), 0 where it does not move (no side face).
+fn tentative_u(i: i32, j: i32, k: i32) -> f32 {
+    if i > 0 && i < i32(ns.nx) && moves(ghost_flag(i - 1, j, k), ghost_flag(i, j, k)) {
+        return new_u(i, j, k);
+    }
+    return 0.0;
+}
+
+fn tentative_v(i: i32, j: i32, k: i32) -> f32 {
+    if j > 0 && j < i32(ns.ny) && moves(ghost_flag(i, j - 1, k), ghost_flag(i, j, k)) {
+        return new_v(i, j, k);
+    }
+    return 0.0;
+}
+
 var<workgroup> fastest: atomic<u32>;
 
 // One thread per point (i, j, k) of the (nx + 1)·(ny + 1)·(nz + 1) lattice: the u, v and w faces
@@ -246,21 +295,31 @@ fn momentum(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
         let nx = i32(ns.nx);
         let ny = i32(ns.ny);
         let nz = i32(ns.nz);
+        let f = forcing();
         if j < ny && k < nz {
             let face = uf(u32(i), u32(j), u32(k));
             courant = max(courant, abs(vel_old[face]) * ns.dt / ns.dx);
-            var u = 0.0;
-            if i > 0 && i < nx && moves(ghost_flag(i - 1, j, k), ghost_flag(i, j, k)) {
-                u = new_u(i, j, k);
+            var u = tentative_u(i, j, k);
+            if i == 0 || i == nx {
+                // A side: west (inward +x) or east.
+                let west = i == 0;
+                let inside = select(nx - 1, 0, west);
+                let inner = tentative_u(select(nx - 1, 1, west), j, k);
+                let role = select(f.sides.y, f.sides.x, west);
+                u = side_velocity(role, is_fluid(ghost_flag(inside, j, k)), select(-1.0, 1.0, west), f, inner);
             }
             vel[face] = u;
         }
         if i < nx && k < nz {
             let face = vf(u32(i), u32(j), u32(k));
             courant = max(courant, abs(vel_old[face]) * ns.dt / ns.dx);
-            var v = 0.0;
-            if j > 0 && j < ny && moves(ghost_flag(i, j - 1, k), ghost_flag(i, j, k)) {
-                v = new_v(i, j, k);
+            var v = tentative_v(i, j, k);
+            if j == 0 || j == ny {
+                let south = j == 0;
+                let inside = select(ny - 1, 0, south);
+                let inner = tentative_v(i, select(ny - 1, 1, south), k);
+                let role = select(f.sides.w, f.sides.z, south);
+                v = side_velocity(role, is_fluid(ghost_flag(i, inside, k)), select(-1.0, 1.0, south), f, inner);
             }
             vel[face] = v;
         }
@@ -399,6 +458,7 @@ fn begin() {
     atomicStore(&stats[STAT_WORST], 0u);
     atomicStore(&stats[STAT_DONE], 0u);
     atomicStore(&stats[STAT_SWEEP], 0u);
+    atomicAdd(&stats[STAT_SUBSTEP], 1u);
 }
 
 var<workgroup> worst_here: atomic<u32>;
@@ -445,6 +505,25 @@ fn decide() {
     }
 }
 
+// Whether the neighbour (i, j, k) of a Full cell takes part in its pressure update: a cell inside
+// that is not Solid, or past an outflow side. Twin of `open_at`.
+fn open_at(i: i32, j: i32, k: i32, sides: vec4<u32>) -> bool {
+    let layer = k >= 0 && k < i32(ns.nz);
+    if i < 0 {
+        return sides.x == SIDE_OUTFLOW && layer;
+    }
+    if i >= i32(ns.nx) {
+        return sides.y == SIDE_OUTFLOW && layer;
+    }
+    if j < 0 {
+        return sides.z == SIDE_OUTFLOW && layer;
+    }
+    if j >= i32(ns.ny) {
+        return sides.w == SIDE_OUTFLOW && layer;
+    }
+    return ghost_flag(i, j, k) != SOLID;
+}
+
 // Eqs. 6–9 for the Full cells of one colour ((i + j + k) even: red; odd: black). No two cells of
 // a colour share a face, and a Surface cell's pressure follows only the Full cell under it.
 fn relax(at: u32, colour: u32) {
@@ -464,16 +543,17 @@ fn relax(at: u32, colour: u32) {
     let kk = i32(k);
     let sx = ns.dt / ns.dx * dp;
     let sz = ns.dt / ns.dz * dp;
-    if ghost_flag(ii + 1, jj, kk) != SOLID {
+    let sides = forcing().sides;
+    if open_at(ii + 1, jj, kk, sides) {
         vel[uf(i + 1u, j, k)] += sx;
     }
-    if ghost_flag(ii - 1, jj, kk) != SOLID {
+    if open_at(ii - 1, jj, kk, sides) {
         vel[uf(i, j, k)] -= sx;
     }
-    if ghost_flag(ii, jj + 1, kk) != SOLID {
+    if open_at(ii, jj + 1, kk, sides) {
         vel[vf(i, j + 1u, k)] += sx;
     }
-    if ghost_flag(ii, jj - 1, kk) != SOLID {
+    if open_at(ii, jj - 1, kk, sides) {
         vel[vf(i, j, k)] -= sx;
     }
     let above = ghost_flag(ii, jj, kk + 1);

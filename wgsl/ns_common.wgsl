@@ -45,9 +45,31 @@ struct NsUniforms {
     // The pressure sweeps' workgroups (x, y) over the grid's cells.
     cell_groups_x: u32,
     cell_groups_y: u32,
+    // The travelling wave's wavenumber (rad/m) and direction.
+    wave_k: f32,
+    wave_dx: f32,
+    wave_dy: f32,
+    _pad: u32,
 }
 
 @group(0) @binding(0) var<uniform> ns: NsUniforms;
+
+// A side's role in a substep (`NsSubstep.sides`).
+const SIDE_WALL: u32 = 0u;
+const SIDE_INFLOW: u32 = 1u;
+const SIDE_OUTFLOW: u32 = 2u;
+
+// One substep's forcing, as the host evaluated it (`crate::ns_forcing::Substep`).
+struct NsSubstep {
+    // The inflow side's velocity into the domain, m/s; the applied pressure's mean (p/ρ); the
+    // travelling wave's phase and amplitude (p/ρ).
+    inflow: f32,
+    pressure: f32,
+    phase: f32,
+    wave: f32,
+    // Each side's role: west, east, south, north.
+    sides: vec4<u32>,
+}
 
 const SOLID: u32 = 0u;
 const FULL: u32 = 1u;

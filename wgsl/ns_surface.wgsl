@@ -8,7 +8,8 @@
 // The surface and the ground per height-field cell, m.
 @group(0) @binding(1) var<storage, read_write> h: array<f32>;
 @group(0) @binding(2) var<storage, read> ground: array<f32>;
-// Per cell: its west face's flux towards +x and −x, its south face's towards +y and −y, m²/s.
+// Per point (fi, fj) of the (fnx + 1)·(fny + 1) lattice: the flux of the face west of cell
+// (fi, fj) towards +x and −x, and of the face south of it towards +y and −y, m²/s.
 @group(0) @binding(3) var<storage, read_write> faces: array<vec4<f32>>;
 // Per cell: the share of its outflows it can give.
 @group(0) @binding(4) var<storage, read_write> scale: array<f32>;
@@ -35,21 +36,23 @@ fn run() -> f32 {
     return ns.dt * f32(ns.coarsen) / ns.dx;
 }
 
-// What the face west (`along_x`) or south of cell (fi, fj) carries: (forwards, backwards).
+// What the face west (`along_x`) or south of cell (fi, fj) carries: (forwards, backwards). Past
+// a side the cell inside stands for the one outside.
 fn face_flux(along_x: bool, fi: u32, fj: u32) -> vec2<f32> {
     let cz = ns.coarsen;
     var along = fj;
     var across = fi;
-    var a = (fj - 1u) * ns.fnx + fi;
+    var end = ns.fny;
     if along_x {
         along = fi;
         across = fj;
-        a = fj * ns.fnx + fi - 1u;
+        end = ns.fnx;
     }
-    if along == 0u {
-        return vec2<f32>(0.0);
+    let after = fine_cell(along_x, min(along, end - 1u), fi, fj);
+    var before = after;
+    if along > 0u {
+        before = fine_cell(along_x, along - 1u, fi, fj);
     }
-    let b = fj * ns.fnx + fi;
     // The 3D faces either side along the axis, and where this face lies between them.
     let low = along / cz;
     let t = f32(along % cz) / f32(cz);
@@ -68,7 +71,7 @@ fn face_flux(along_x: bool, fi: u32, fj: u32) -> vec2<f32> {
         if t != 0.0 {
             u = at_low + t * (at_high - at_low);
         }
-        let up = select(h[b], h[a], u > 0.0);
+        let up = select(h[after], h[before], u > 0.0);
         let bottom = ns.z0 + f32(k) * ns.dz;
         let wet = max(min(up, bottom + ns.dz) - bottom, 0.0);
         if u > 0.0 {
@@ -80,32 +83,52 @@ fn face_flux(along_x: bool, fi: u32, fj: u32) -> vec2<f32> {
     return carried;
 }
 
-@compute @workgroup_size(64)
-fn flux(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let c = thread_index(gid, groups);
-    if c >= fine_cells() {
-        return;
+// The height-field cell at position `l` along the axis through (fi, fj).
+fn fine_cell(along_x: bool, l: u32, fi: u32, fj: u32) -> u32 {
+    if along_x {
+        return fj * ns.fnx + l;
     }
-    let fi = c % ns.fnx;
-    let fj = c / ns.fnx;
-    faces[c] = vec4<f32>(face_flux(true, fi, fj), face_flux(false, fi, fj));
+    return l * ns.fnx + fi;
 }
 
-// What the cell's east and north faces carry (its neighbours' west and south faces; 0 past the
-// domain): (east +x, east −x, north +y, north −y).
-fn far_faces(c: u32) -> vec4<f32> {
+// One thread per point (fi, fj) of the (fnx + 1)·(fny + 1) lattice: the face west of cell (fi, fj)
+// and the face south of it (the last column and row: the east and north sides).
+@compute @workgroup_size(64)
+fn flux(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let e = thread_index(gid, groups);
+    let ex = ns.fnx + 1u;
+    if e >= ex * (ns.fny + 1u) {
+        return;
+    }
+    let fi = e % ex;
+    let fj = e / ex;
+    var x = vec2<f32>(0.0);
+    var y = vec2<f32>(0.0);
+    if fj < ns.fny {
+        x = face_flux(true, fi, fj);
+    }
+    if fi < ns.fnx {
+        y = face_flux(false, fi, fj);
+    }
+    faces[e] = vec4<f32>(x, y);
+}
+
+// The four faces of cell c: west, east (x: forwards, y: backwards), south, north.
+struct Around {
+    w: vec2<f32>,
+    e: vec2<f32>,
+    s: vec2<f32>,
+    n: vec2<f32>,
+}
+
+fn around(c: u32) -> Around {
+    let ex = ns.fnx + 1u;
     let fi = c % ns.fnx;
     let fj = c / ns.fnx;
-    var far = vec4<f32>(0.0);
-    if fi + 1u < ns.fnx {
-        far.x = faces[c + 1u].x;
-        far.y = faces[c + 1u].y;
-    }
-    if fj + 1u < ns.fny {
-        far.z = faces[c + ns.fnx].z;
-        far.w = faces[c + ns.fnx].w;
-    }
-    return far;
+    let here = faces[fj * ex + fi];
+    let east = faces[fj * ex + fi + 1u];
+    let north = faces[(fj + 1u) * ex + fi];
+    return Around(here.xy, east.xy, here.zw, north.zw);
 }
 
 @compute @workgroup_size(64)
@@ -114,15 +137,22 @@ fn limit(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
     if c >= fine_cells() {
         return;
     }
-    let near = faces[c];
-    let far = far_faces(c);
-    let out = run() * (((far.x + near.y) + far.z) + near.w);
+    let a = around(c);
+    let out = run() * (((a.e.x + a.w.y) + a.n.x) + a.s.y);
     let water = h[c] - ground[c];
     var share = 1.0;
     if out > water {
         share = max(water, 0.0) / out;
     }
     scale[c] = share;
+}
+
+// The share a neighbour gives of its outflows; past a side the outside gives in full.
+fn giver(inside: bool, at: u32) -> f32 {
+    if inside {
+        return scale[at];
+    }
+    return 1.0;
 }
 
 @compute @workgroup_size(64)
@@ -133,21 +163,12 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
     }
     let fi = c % ns.fnx;
     let fj = c / ns.fnx;
-    let near = faces[c];
-    let far = far_faces(c);
-    var net = -(scale[c] * (((far.x + near.y) + far.z) + near.w));
-    if fi > 0u {
-        net += scale[c - 1u] * near.x;
-    }
-    if fi + 1u < ns.fnx {
-        net += scale[c + 1u] * far.y;
-    }
-    if fj > 0u {
-        net += scale[c - ns.fnx] * near.z;
-    }
-    if fj + 1u < ns.fny {
-        net += scale[c + ns.fnx] * far.w;
-    }
+    let a = around(c);
+    var net = -(scale[c] * (((a.e.x + a.w.y) + a.n.x) + a.s.y));
+    net += giver(fi > 0u, c - 1u) * a.w.x;
+    net += giver(fi + 1u < ns.fnx, c + 1u) * a.e.y;
+    net += giver(fj > 0u, c - ns.fnx) * a.s.x;
+    net += giver(fj + 1u < ns.fny, c + ns.fnx) * a.n.y;
     h[c] = max(h[c] + run() * net, ground[c]);
 }
 

@@ -21,6 +21,7 @@
 //! (face k is the floor of cell k).
 
 pub use super::ns_surface::Surface;
+use crate::ns_forcing::{Substep, INFLOW, OUTFLOW, WALL};
 
 /// A cell's contents (§3.1).
 pub const SOLID: u8 = 0;
@@ -53,6 +54,8 @@ pub struct NsParams {
     /// The share γ ∈ [0, 1] of donor-cell (upwind) differencing in the momentum's advection: 0
     /// is eq. 2's centred products, which forward Euler amplifies; 1 is the donor cell.
     pub upwind: f32,
+    /// The travelling wave forcing's wavenumber (rad/m) and direction (`ns_forcing::Wave`).
+    pub wave: [f32; 3],
 }
 
 /// The layer's state.
@@ -187,7 +190,7 @@ fn sample(
 /// Step 5: the tentative velocities of eq. (2) on every face between two non-solid cells of which
 /// one holds fluid; faces on a solid cell are 0 (no flow through walls). Returns the largest
 /// |u|·dt/dx of the velocities it started from (condition 3), NaN where one is.
-pub fn momentum(p: &NsParams, s: &mut NsState, dt: f32) -> f32 {
+pub fn momentum(p: &NsParams, s: &mut NsState, dt: f32, forcing: &Substep) -> f32 {
     let (u0, v0, w0) = (s.u.clone(), s.v.clone(), s.w.clone());
     let courant = courant(p, &u0, &v0, &w0, dt);
     let (dx, dz) = (p.dx, p.dz);
@@ -229,8 +232,11 @@ pub fn momentum(p: &NsParams, s: &mut NsState, dt: f32) -> f32 {
                         + (ut - 2.0 * c + ub) / (dz * dz));
                 s.u[at] = c + dt * (advect + (pressure(i - 1, j, k) - pressure(i, j, k)) / dx + diffuse);
             }
-            for i in [0, p.nx] {
-                s.u[p.uf(i, j as usize, k as usize)] = 0.0;
+            let (j, k) = (j as usize, k as usize);
+            for (side, i, inside, inner, inward) in [(0, 0, 0, 1, 1.0), (1, p.nx, p.nx - 1, p.nx - 1, -1.0)] {
+                let fluid_inside = fluid(s.flag[p.cell(inside, j, k)]);
+                let inner = s.u[p.uf(inner, j, k)];
+                s.u[p.uf(i, j, k)] = side_velocity(forcing.sides[side], fluid_inside, inward, forcing, inner);
             }
         }
         for i in 0..p.nx as isize {
@@ -258,8 +264,11 @@ pub fn momentum(p: &NsParams, s: &mut NsState, dt: f32) -> f32 {
                         + (vt - 2.0 * c + vb) / (dz * dz));
                 s.v[at] = c + dt * (advect + (pressure(i, j - 1, k) - pressure(i, j, k)) / dx + diffuse);
             }
-            for j in [0, p.ny] {
-                s.v[p.vf(i as usize, j, k as usize)] = 0.0;
+            let (i, k) = (i as usize, k as usize);
+            for (side, j, inside, inner, inward) in [(2, 0, 0, 1, 1.0), (3, p.ny, p.ny - 1, p.ny - 1, -1.0)] {
+                let fluid_inside = fluid(s.flag[p.cell(i, inside, k)]);
+                let inner = s.v[p.vf(i, inner, k)];
+                s.v[p.vf(i, j, k)] = side_velocity(forcing.sides[side], fluid_inside, inward, forcing, inner);
             }
         }
     }
@@ -308,7 +317,7 @@ fn divergence(p: &NsParams, s: &NsState, i: usize, j: usize, k: usize) -> f32 {
 /// two cells of a colour share a face, so each colour's order is free), until every Full cell's
 /// |D| < ε or `budget` sweeps. Faces on solid cells stay 0; a Surface cell's pressure follows the
 /// Full cell under it (`ghost_share`).
-pub fn pressure(p: &NsParams, s: &mut NsState, dt: f32, budget: u32) -> PressureReport {
+pub fn pressure(p: &NsParams, s: &mut NsState, dt: f32, budget: u32, sides: &[u32; 4]) -> PressureReport {
     let beta = p.beta0 / (2.0 * dt * (2.0 / (p.dx * p.dx) + 1.0 / (p.dz * p.dz)));
     let mut report = PressureReport::default();
     for sweep in 0..=budget {
@@ -338,7 +347,7 @@ pub fn pressure(p: &NsParams, s: &mut NsState, dt: f32, budget: u32) -> Pressure
                         }
                         let dp = beta * divergence(p, s, i, j, k);
                         let (ii, jj, kk) = (i as isize, j as isize, k as isize);
-                        let open = |di: isize, dj: isize, dk: isize| flag_at(p, s, ii + di, jj + dj, kk + dk) != SOLID;
+                        let open = |di: isize, dj: isize, dk: isize| open_at(p, s, sides, ii + di, jj + dj, kk + dk);
                         let (sx, sz) = (dt / p.dx * dp, dt / p.dz * dp);
                         let [e, w, n, so, t, b] = [
                             open(1, 0, 0),
@@ -396,24 +405,57 @@ fn ghost_share(p: &NsParams, s: &NsState, column: usize, k: usize) -> Option<f32
     })
 }
 
-/// The Surface cells' pressure: the ghost-fluid line from the Full cell under them to the air at
-/// the surface (`ghost_share`), or hydrostatic from the surface where no Full cell is under;
-/// Empty cells 0. At rest both give g·(h − z_c).
-pub fn surface_pressure(p: &NsParams, s: &mut NsState) {
+/// The pressure applied over column (i, j) (§7.2, kinematic): the forcing's mean plus its
+/// travelling wave at the column's centre.
+pub fn applied(p: &NsParams, forcing: &Substep, i: usize, j: usize) -> f32 {
+    let (x, y) = ((i as f32 + 0.5) * p.dx, (j as f32 + 0.5) * p.dx);
+    let [k, dx, dy] = p.wave;
+    forcing.pressure + forcing.wave * (k * (x * dx + y * dy) - forcing.phase).cos()
+}
+
+/// The Surface cells' pressure: the ghost-fluid line from the Full cell under them to the applied
+/// pressure at the surface (`ghost_share`), or hydrostatic from the surface where no Full cell
+/// is under; Empty cells the applied pressure. At rest with none applied both give g·(h − z_c).
+pub fn surface_pressure(p: &NsParams, s: &mut NsState, forcing: &Substep) {
     for c in 0..p.columns() {
+        let air = applied(p, forcing, c % p.nx, c / p.nx);
         for k in 0..p.nz {
             let at = c + k * p.columns();
             match s.flag[at] {
                 SURFACE => {
                     s.p[at] = match ghost_share(p, s, c, k) {
-                        Some(theta) => theta * s.p[at - p.columns()],
-                        None => p.g * (s.h[c] - p.centre(k)),
+                        Some(theta) => air + theta * (s.p[at - p.columns()] - air),
+                        None => air + p.g * (s.h[c] - p.centre(k)),
                     }
                 }
-                EMPTY => s.p[at] = 0.0,
+                EMPTY => s.p[at] = air,
                 _ => {}
             }
         }
+    }
+}
+
+/// A side face's velocity into the domain's +axis direction (`inward` is ±1): 0 on a wall or
+/// where the cell inside holds no fluid; the inflow's on an inflow side; on an outflow side the
+/// tentative velocity of the face inside it, `inner` (§3.2.2: it then relaxes freely in the
+/// pressure iteration).
+fn side_velocity(role: u32, fluid_inside: bool, inward: f32, forcing: &Substep, inner: f32) -> f32 {
+    match role {
+        _ if !fluid_inside => 0.0,
+        INFLOW => inward * forcing.inflow,
+        OUTFLOW => inner,
+        WALL => 0.0,
+        _ => 0.0,
+    }
+}
+
+/// Whether the neighbour (i, j, k) of a Full cell takes part in its pressure update: a cell
+/// inside that is not Solid, or past an outflow side.
+fn open_at(p: &NsParams, s: &NsState, sides: &[u32; 4], i: isize, j: isize, k: isize) -> bool {
+    let outside = [i < 0, i >= p.nx as isize, j < 0, j >= p.ny as isize];
+    match outside.iter().position(|&o| o) {
+        Some(side) => sides[side] == OUTFLOW && k >= 0 && k < p.nz as isize,
+        None => flag_at(p, s, i, j, k) != SOLID,
     }
 }
 
@@ -541,10 +583,10 @@ pub fn layer_fields(p: &NsParams, s: &NsState) -> crate::solver::LayerFields {
 
 /// Twin of `columns`: each 3D column's surface (the mean of its height-field cells), the flags,
 /// and the Surface and Empty cells' pressures.
-pub fn columns(p: &NsParams, s: &mut NsState, f: &Surface) {
+pub fn columns(p: &NsParams, s: &mut NsState, f: &Surface, forcing: &Substep) {
     s.h = f.coarse_mean(&f.h);
     set_flags(p, s);
-    surface_pressure(p, s);
+    surface_pressure(p, s, forcing);
 }
 
 /// One substep of §6: `columns`, momentum, the surface velocities, the pressure iteration, the
@@ -552,11 +594,18 @@ pub fn columns(p: &NsParams, s: &mut NsState, f: &Surface) {
 /// The pressure iteration runs at most `budget` sweeps (`crate::navier_stokes::next_budget`).
 /// Returns how the pressure iteration went and the largest |u|·dt/dx of the velocities the
 /// substep started from (what `momentum` gathers).
-pub fn step(p: &NsParams, s: &mut NsState, f: &mut Surface, dt: f32, budget: u32) -> (PressureReport, f32) {
-    columns(p, s, f);
-    let courant = momentum(p, s, dt);
+pub fn step(
+    p: &NsParams,
+    s: &mut NsState,
+    f: &mut Surface,
+    dt: f32,
+    budget: u32,
+    forcing: &Substep,
+) -> (PressureReport, f32) {
+    columns(p, s, f, forcing);
+    let courant = momentum(p, s, dt, forcing);
     surface_velocities(p, s);
-    let report = pressure(p, s, dt, budget);
+    let report = pressure(p, s, dt, budget, &forcing.sides);
     surface_velocities(p, s);
     super::ns_surface::height(p, s, f, dt);
     (report, courant)
@@ -585,6 +634,7 @@ mod tests {
             epsilon: 1e-5,
             max_sweeps: 5000,
             upwind: 1.0,
+            wave: [0.0; 3],
         }
     }
 
@@ -609,7 +659,7 @@ mod tests {
         let mut s = NsState::at_rest(&p, &ground, &[0.0; 36]);
         let mut f = fine(&p, &s);
         for _ in 0..1000 {
-            let (r, _) = step(&p, &mut s, &mut f, 0.01, p.max_sweeps);
+            let (r, _) = step(&p, &mut s, &mut f, 0.01, p.max_sweeps, &Substep::default());
             assert!(r.divergence < p.epsilon, "{r:?}");
         }
         let worst = f.h.iter().map(|h| h.abs()).fold(0.0f32, f32::max);
@@ -643,7 +693,7 @@ mod tests {
         let mut crossings = Vec::new();
         let mut before = f.h[0];
         for n in 1..40_000 {
-            let (r, _) = step(&p, &mut s, &mut f, dt, p.max_sweeps);
+            let (r, _) = step(&p, &mut s, &mut f, dt, p.max_sweeps, &Substep::default());
             assert!(r.divergence < p.epsilon, "step {n}: {r:?}");
             let now = f.h[0];
             if before > 0.0 && now <= 0.0 {

@@ -23,6 +23,7 @@ pub struct CpuNs {
     target: Option<(f32, f32)>,
     /// The most sweeps a substep's pressure iteration runs in this chunk (`next_budget`).
     budget: u32,
+    forcing: crate::ns_forcing::Forcing,
 }
 
 impl CpuNs {
@@ -37,8 +38,11 @@ impl CpuNs {
             dt: dt as f32,
             target: None,
             budget: crate::navier_stokes::first_budget(layer.params.max_sweeps),
+            forcing: layer.forcing.clone(),
         };
-        if params.correct != 0 {
+        // Water crossing a side changes the volume: the correction would undo it (the fluxes
+        // conserve by construction; the sides exchange exactly what their faces carry).
+        if params.correct != 0 && !layer.forcing.open_sides() {
             solver.target = Some(start_target(&solver.surface));
         }
         solver
@@ -68,12 +72,21 @@ impl Solver for CpuNs {
         let mut worst = PressureReport::default();
         let mut first_bad_step = None;
         let mut fastest = 0.0f32;
+        let records = self.forcing.chunk(input.first_step, steps, substeps);
+        let mut substep = 0;
         for k in 0..steps {
             for pass in self.schedule.step(substeps) {
                 match pass {
                     Pass::NavierStokes => {
-                        let (r, courant) =
-                            navier_stokes::step(&self.params, &mut self.state, &mut self.surface, dt, self.budget);
+                        let (r, courant) = navier_stokes::step(
+                            &self.params,
+                            &mut self.state,
+                            &mut self.surface,
+                            dt,
+                            self.budget,
+                            &records[substep],
+                        );
+                        substep += 1;
                         worst.sweeps = worst.sweeps.max(r.sweeps);
                         worst.divergence = worst.divergence.max(r.divergence);
                         // Past condition 3 (|u|·δt/δx < 1) the explicit momentum no longer

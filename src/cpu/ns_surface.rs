@@ -65,14 +65,25 @@ pub fn height(p: &NsParams, s: &NsState, f: &mut Surface, dt: f32) {
     apply(f, &faces, &scale, f.run(p, dt));
 }
 
-/// Twin of `flux`: per cell, what its west and south faces carry, m²/s: [west towards +x, west
-/// towards −x, south towards +y, south towards −y], each ≥ 0. The domain's sides carry nothing.
+/// Twin of `flux`: per point (fi, fj) of the (nx + 1)·(ny + 1) lattice, what the face west of
+/// cell (fi, fj) and the face south of it carry, m²/s: [west towards +x, west towards −x, south
+/// towards +y, south towards −y], each ≥ 0 (the last column and row hold the east and north
+/// sides). A side carries what its face velocity moves (0 on a wall), at the depth of the cell
+/// inside.
 pub fn fluxes(p: &NsParams, s: &NsState, f: &Surface) -> Vec<[f32; 4]> {
-    (0..f.nx * f.ny)
-        .map(|c| {
-            let (fi, fj) = (c % f.nx, c / f.nx);
-            let [a, b] = face_flux(p, s, f, true, fi, fj);
-            let [d, e] = face_flux(p, s, f, false, fi, fj);
+    (0..(f.nx + 1) * (f.ny + 1))
+        .map(|e| {
+            let (fi, fj) = (e % (f.nx + 1), e / (f.nx + 1));
+            let [a, b] = if fj < f.ny {
+                face_flux(p, s, f, true, fi, fj)
+            } else {
+                [0.0; 2]
+            };
+            let [d, e] = if fi < f.nx {
+                face_flux(p, s, f, false, fi, fj)
+            } else {
+                [0.0; 2]
+            };
             [a, b, d, e]
         })
         .collect()
@@ -81,15 +92,11 @@ pub fn fluxes(p: &NsParams, s: &NsState, f: &Surface) -> Vec<[f32; 4]> {
 /// What the face west (`along_x`) or south of cell (fi, fj) carries: [forwards, backwards].
 fn face_flux(p: &NsParams, s: &NsState, f: &Surface, along_x: bool, fi: usize, fj: usize) -> [f32; 2] {
     let cz = f.coarsen;
-    let (along, across) = if along_x { (fi, fj) } else { (fj, fi) };
-    if along == 0 {
-        return [0.0; 2];
-    }
-    let (a, b) = if along_x {
-        (fj * f.nx + fi - 1, fj * f.nx + fi)
-    } else {
-        ((fj - 1) * f.nx + fi, fj * f.nx + fi)
-    };
+    let (along, across, end) = if along_x { (fi, fj, f.nx) } else { (fj, fi, f.ny) };
+    // The cells before and after the face (past a side: the cell inside stands for both).
+    let cell = |l: usize| if along_x { fj * f.nx + l } else { l * f.nx + fi };
+    let after = cell(along.min(end - 1));
+    let before = if along == 0 { after } else { cell(along - 1) };
     // The 3D faces either side along the axis, and where this face lies between them.
     let (low, t) = (along / cz, (along % cz) as f32 / cz as f32);
     let velocity = |k: usize| {
@@ -109,7 +116,7 @@ fn face_flux(p: &NsParams, s: &NsState, f: &Surface, along_x: bool, fi: usize, f
     let mut carried = [0.0f32; 2];
     for k in 0..p.nz {
         let u = velocity(k);
-        let up = if u > 0.0 { f.h[a] } else { f.h[b] };
+        let up = if u > 0.0 { f.h[before] } else { f.h[after] };
         let bottom = p.z0 + k as f32 * p.dz;
         let wet = (up.min(bottom + p.dz) - bottom).max(0.0);
         if u > 0.0 {
@@ -121,15 +128,26 @@ fn face_flux(p: &NsParams, s: &NsState, f: &Surface, along_x: bool, fi: usize, f
     carried
 }
 
+/// The four faces of cell c: (west, east, south, north), each [forwards, backwards].
+fn around(f: &Surface, faces: &[[f32; 4]], c: usize) -> [[f32; 2]; 4] {
+    let (fi, fj) = (c % f.nx, c / f.nx);
+    let e = |i: usize, j: usize| faces[j * (f.nx + 1) + i];
+    let (here, east, north) = (e(fi, fj), e(fi + 1, fj), e(fi, fj + 1));
+    [
+        [here[0], here[1]],
+        [east[0], east[1]],
+        [here[2], here[3]],
+        [north[2], north[3]],
+    ]
+}
+
 /// Twin of `limit`: per cell, the share of its outflows it can give (1, or its water over what
 /// they would take).
 pub fn limit(f: &Surface, faces: &[[f32; 4]], run: f32) -> Vec<f32> {
     (0..f.nx * f.ny)
         .map(|c| {
-            let (fi, fj) = (c % f.nx, c / f.nx);
-            let east = if fi + 1 < f.nx { faces[c + 1][0] } else { 0.0 };
-            let north = if fj + 1 < f.ny { faces[c + f.nx][2] } else { 0.0 };
-            let out = run * (((east + faces[c][1]) + north) + faces[c][3]);
+            let [w, e, so, n] = around(f, faces, c);
+            let out = run * (((e[0] + w[1]) + n[0]) + so[1]);
             let water = f.h[c] - f.ground[c];
             if out > water {
                 water.max(0.0) / out
@@ -140,36 +158,19 @@ pub fn limit(f: &Surface, faces: &[[f32; 4]], run: f32) -> Vec<f32> {
         .collect()
 }
 
-/// Twin of `apply`: each cell gains what flows in (scaled by its giver's share) and loses what
-/// flows out (scaled by its own).
+/// Twin of `apply`: each cell gains what flows in (scaled by its giver's share; past a side the
+/// giver is the outside, which gives in full) and loses what flows out (scaled by its own).
 pub fn apply(f: &mut Surface, faces: &[[f32; 4]], scale: &[f32], run: f32) {
     let nx = f.nx;
     for c in 0..nx * f.ny {
         let (fi, fj) = (c % nx, c / nx);
-        let [w0, w1, s0, s1] = faces[c];
-        let [e0, e1] = if fi + 1 < nx {
-            [faces[c + 1][0], faces[c + 1][1]]
-        } else {
-            [0.0; 2]
-        };
-        let [n0, n1] = if fj + 1 < f.ny {
-            [faces[c + nx][2], faces[c + nx][3]]
-        } else {
-            [0.0; 2]
-        };
-        let mut net = -(scale[c] * (((e0 + w1) + n0) + s1));
-        if fi > 0 {
-            net += scale[c - 1] * w0;
-        }
-        if fi + 1 < nx {
-            net += scale[c + 1] * e1;
-        }
-        if fj > 0 {
-            net += scale[c - nx] * s0;
-        }
-        if fj + 1 < f.ny {
-            net += scale[c + nx] * n1;
-        }
+        let [w, e, so, n] = around(f, faces, c);
+        let giver = |inside: bool, at: usize| if inside { scale[at] } else { 1.0 };
+        let mut net = -(scale[c] * (((e[0] + w[1]) + n[0]) + so[1]));
+        net += giver(fi > 0, c.wrapping_sub(1)) * w[0];
+        net += giver(fi + 1 < nx, c + 1) * e[1];
+        net += giver(fj > 0, c.wrapping_sub(nx)) * so[0];
+        net += giver(fj + 1 < f.ny, c + nx) * n[1];
         f.h[c] = (f.h[c] + run * net).max(f.ground[c]);
     }
 }

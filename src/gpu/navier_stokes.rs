@@ -40,6 +40,10 @@ pub struct NsUniforms {
     pub strips: u32,
     pub cell_groups_x: u32,
     pub cell_groups_y: u32,
+    pub wave_k: f32,
+    pub wave_dx: f32,
+    pub wave_dy: f32,
+    pub _pad: u32,
 }
 
 impl NsUniforms {
@@ -80,9 +84,16 @@ impl NsUniforms {
             strips: surface.h.len().div_ceil(STRIP) as u32,
             cell_groups_x: gx,
             cell_groups_y: gy,
+            wave_k: p.wave[0],
+            wave_dx: p.wave[1],
+            wave_dy: p.wave[2],
+            _pad: 0,
         }
     }
 }
+
+/// Substeps of forcing `col` holds: a submit of the layer runs at most this many.
+pub const FORCING_RECORDS: usize = crate::navier_stokes::NS_CHUNK as usize * crate::params::MAX_SUBSTEPS as usize;
 
 /// Words of the iteration's bookkeeping (`STAT_*` in navier_stokes.wgsl).
 pub const STATS: usize = 8;
@@ -94,7 +105,8 @@ pub struct NsBuffers {
     /// One u32 flag per 3D cell.
     pub flag: wgpu::Buffer,
     pub p: wgpu::Buffer,
-    /// Per 3D column: its surface, then its ground.
+    /// Per 3D column its surface, then per column its ground, then the chunk's forcing, one
+    /// `ns_forcing::Substep` per substep.
     pub col: wgpu::Buffer,
     pub stats: wgpu::Buffer,
     /// The velocities (u, v, w faces in one buffer), two levels: a substep reads one and
@@ -117,9 +129,11 @@ impl NsBuffers {
         let storage = U::STORAGE | U::COPY_SRC | U::COPY_DST;
         let floats = |label: &str, values: &[f32]| filled_buffer(device, label, bytemuck::cast_slice(values), storage);
         let flags: Vec<u32> = s.flag.iter().map(|&f| f as u32).collect();
-        let col: Vec<f32> = s.h.iter().chain(&s.ground).copied().collect();
+        let mut col: Vec<f32> = s.h.iter().chain(&s.ground).copied().collect();
+        col.resize(col.len() + FORCING_RECORDS * 8, 0.0);
         let vel: Vec<f32> = s.u.iter().chain(&s.v).chain(&s.w).copied().collect();
         let cells = f.h.len() as u64;
+        let lattice = ((f.nx + 1) * (f.ny + 1)) as u64;
         NsBuffers {
             uniforms: filled_buffer(device, "ns uniforms", bytemuck::bytes_of(u), U::UNIFORM | U::COPY_DST),
             flag: filled_buffer(device, "ns flags", bytemuck::cast_slice(&flags), storage),
@@ -130,7 +144,7 @@ impl NsBuffers {
             args: zeroed_buffer(device, "ns sweep args", 12, U::STORAGE | U::INDIRECT),
             h: floats("ns surface", &f.h),
             ground: floats("ns ground", &f.ground),
-            faces: zeroed_buffer(device, "ns faces", cells * 16, storage),
+            faces: zeroed_buffer(device, "ns faces", lattice * 16, storage),
             scale: zeroed_buffer(device, "ns outflow share", cells * 4, storage),
             volume: zeroed_buffer(device, "ns volume", (8 + 8 * u.strips as u64) * 4, storage),
         }
@@ -206,7 +220,8 @@ impl NavierStokes {
     }
 
     /// Records one substep's 3D part, reading velocity level `level` and leaving the new
-    /// velocities in level 1 − `level`: `columns`, `momentum`, `surface_velocities`, the pressure
+    /// velocities in level 1 − `level`: `begin` (the substep's forcing record, the iteration's
+    /// state), `columns`, `momentum`, `surface_velocities`, the pressure
     /// iteration (2 + 4·`budget` dispatches, those past convergence with no workgroups; the
     /// uniforms' `budget` must match), and `surface_velocities` again.
     pub fn record(&self, pass: &mut wgpu::ComputePass, args: &wgpu::Buffer, level: usize, budget: u32) {
@@ -222,10 +237,10 @@ impl NavierStokes {
             pass.set_pipeline(p);
             pass.dispatch_workgroups_indirect(args, 0);
         };
+        direct(pass, &self.begin, (1, 1));
         direct(pass, &self.columns, self.column_groups);
         direct(pass, &self.momentum, self.lattice_groups);
         direct(pass, &self.surface_velocities, self.cell_groups);
-        direct(pass, &self.begin, (1, 1));
         for sweep in 0..=budget {
             indirect(pass, &self.check);
             direct(pass, &self.decide, (1, 1));

@@ -34,6 +34,7 @@ pub struct GpuNs {
     /// Staging for a chunk's report: the bookkeeping, the volume's fold, the probes' history.
     report_readback: wgpu::Buffer,
     history: wgpu::Buffer,
+    forcing: crate::ns_forcing::Forcing,
     adapter: String,
 }
 
@@ -53,7 +54,9 @@ impl GpuNs {
         dt: f64,
     ) -> Result<GpuNs> {
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let target = (params.correct != 0).then(|| crate::cpu::ns_solver::start_target(&layer.surface));
+        // As the CPU twin: no correction where water crosses a side.
+        let corrected = params.correct != 0 && !layer.forcing.open_sides();
+        let target = corrected.then(|| crate::cpu::ns_solver::start_target(&layer.surface));
         let max = device.limits().max_compute_workgroups_per_dimension.min(65535);
         let substeps = params.substeps.max(1);
         let n_probes = probe_cells.len() as u32;
@@ -110,6 +113,7 @@ impl GpuNs {
             n_probes,
             report_readback,
             history,
+            forcing: layer.forcing.clone(),
             adapter,
         })
     }
@@ -172,6 +176,23 @@ impl Solver for GpuNs {
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let mut encoder = self.device.create_command_encoder(&Default::default());
         encoder.clear_buffer(&self.buffers.stats, 0, None);
+        let records = self.forcing.chunk(input.first_step, steps, substeps);
+        if records.len() > super::navier_stokes::FORCING_RECORDS {
+            return Err(Error::Unsupported(format!(
+                "{} substeps in one submit of the Navier-Stokes layer (at most {})",
+                records.len(),
+                super::navier_stokes::FORCING_RECORDS
+            )));
+        }
+        let p = &self.params;
+        let forcing_at = (2 * p.nx * p.ny * 4) as u64;
+        super::state::stage(
+            &self.device,
+            &mut encoder,
+            &self.buffers.col,
+            forcing_at,
+            bytemuck::cast_slice(&records),
+        );
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("shoal navier-stokes"),

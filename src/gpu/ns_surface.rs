@@ -20,6 +20,7 @@ pub struct NsSurface {
     probes: wgpu::BindGroup,
     slot: wgpu::BindGroup,
     cell_groups: (u32, u32),
+    lattice_groups: (u32, u32),
     strip_groups: (u32, u32),
     n_probes: u32,
 }
@@ -78,6 +79,7 @@ impl NsSurface {
             probes,
             slot,
             cell_groups: linear_groups((u.fnx * u.fny).div_ceil(WG), max),
+            lattice_groups: linear_groups(((u.fnx + 1) * (u.fny + 1)).div_ceil(WG), max),
             strip_groups: linear_groups(u.strips.div_ceil(WG), max),
             n_probes: u.n_probes,
         }
@@ -96,7 +98,7 @@ impl NsSurface {
     /// Records the surface moved by the velocities of level `level`: `flux`, `limit`, `apply`.
     pub fn height(&self, pass: &mut wgpu::ComputePass, level: usize) {
         self.bind(pass, level);
-        Self::dispatch(pass, &self.flux, self.cell_groups);
+        Self::dispatch(pass, &self.flux, self.lattice_groups);
         Self::dispatch(pass, &self.limit, self.cell_groups);
         Self::dispatch(pass, &self.apply, self.cell_groups);
     }

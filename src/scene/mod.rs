@@ -140,7 +140,7 @@ pub enum WaterModel {
 
 /// `[navier_stokes]`: seed 003's 3D layer, a staggered grid whose velocities drive the height
 /// field.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NavierStokes {
     /// Vertical cells, spanning the deepest water plus `headroom`; default 8.
@@ -168,6 +168,107 @@ pub struct NavierStokes {
     /// SOLA): 0 is eq. 2's centred products, which forward Euler amplifies at fronts; default 1.
     #[serde(default = "NavierStokes::default_upwind")]
     pub upwind: f64,
+    /// `[navier_stokes.inflow]`: a side that pumps water in (§3.2.2, §7.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inflow: Option<NsInflow>,
+    /// Sides the water leaves through at its natural rate (§3.2.2).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outflow: Vec<Side>,
+    /// `[navier_stokes.forcing]`: a pressure applied to the surface (§7.2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forcing: Option<NsForcing>,
+}
+
+/// One side of the domain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Side {
+    /// x = 0.
+    West,
+    /// x = nx·dx.
+    East,
+    /// y = 0.
+    South,
+    /// y = ny·dx.
+    North,
+}
+
+/// How a time-dependent quantity varies.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NsSeries {
+    /// Always the mean.
+    #[default]
+    Constant,
+    /// The mean plus `amplitude`·sin(2π·t/`period`).
+    Sine,
+    /// Linear between the rows of a CSV file `time,value`, held past its ends.
+    Table,
+    /// Seed 003's travelling wind-wave forcing (eq. 17; `forcing` only).
+    Wave,
+}
+
+/// `[navier_stokes.inflow]`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NsInflow {
+    /// The side whose faces under the water pump it in.
+    pub side: Side,
+    /// Into the domain, m/s: constant, or the sine's mean.
+    #[serde(default)]
+    pub velocity: f64,
+    /// How it varies: `constant`, `sine` or `table`.
+    #[serde(default)]
+    pub kind: NsSeries,
+    /// The sine's amplitude, m/s.
+    #[serde(default)]
+    pub amplitude: f64,
+    /// The sine's period, s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub period: Option<f64>,
+    /// The table: a CSV file of `time,velocity` rows (s, m/s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<PathBuf>,
+    /// From this time (s) on the side is an outflow (the seed's Moonlight Cove).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<f64>,
+}
+
+/// `[navier_stokes.forcing]`: the pressure on the surface, Pa over the air's.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NsForcing {
+    /// How it varies: `constant`, `sine`, `table` or `wave`.
+    #[serde(default)]
+    pub kind: NsSeries,
+    /// The mean applied pressure, Pa (constant, or the sine's mean).
+    #[serde(default)]
+    pub pressure: f64,
+    /// The sine's amplitude, Pa.
+    #[serde(default)]
+    pub amplitude: f64,
+    /// The sine's period, s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub period: Option<f64>,
+    /// The table: a CSV file of `time,pressure` rows (s, Pa).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<PathBuf>,
+    /// The wave: its length (2L in the seed), m.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wavelength: Option<f64>,
+    /// The wave: the height of the wave it raises (a), m.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub height: Option<f64>,
+    /// The wave: where it travels, degrees from +x towards +y.
+    #[serde(default)]
+    pub direction: f64,
+    /// The wave: the depth D its speed is reckoned for, m (default the mean depth).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<f64>,
+    /// The wave: how long it blows, s (default four of the wave's periods); the wave is
+    /// `height` high when it stops.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ramp: Option<f64>,
 }
 
 impl NavierStokes {
@@ -205,6 +306,9 @@ impl Default for NavierStokes {
             max_sweeps: Self::default_max_sweeps(),
             headroom: None,
             upwind: Self::default_upwind(),
+            inflow: None,
+            outflow: Vec::new(),
+            forcing: None,
         }
     }
 }

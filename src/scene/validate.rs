@@ -292,7 +292,7 @@ impl Check<'_> {
     /// The Navier-Stokes layer's keys, and what it does not take yet.
     fn navier_stokes(&self) -> Result<()> {
         let scene = self.scene;
-        let ns = scene.navier_stokes.unwrap_or_default();
+        let ns = scene.navier_stokes.clone().unwrap_or_default();
         if !(2..=256).contains(&ns.layers) {
             return self.fail("navier_stokes.layers", format!("must be 2 to 256 (got {})", ns.layers));
         }
