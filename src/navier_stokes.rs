@@ -2,7 +2,7 @@
 //! terrain, spanning the lowest ground to the highest water plus headroom, and the height field
 //! at the scene's resolution. What the backends are built from.
 
-use crate::cpu::navier_stokes::{NsParams, NsState, Surface};
+use crate::cpu::navier_stokes::{NsParams, NsState, Surface, FULL, SURFACE};
 use crate::scene::Scene;
 
 /// sqrt(g·d)·dt/dx a substep may reach (the explicit surface's rule; measured stable at 0.25 in
@@ -124,6 +124,16 @@ impl NsLayer {
         let mut params = params;
         if let Some(w) = forcing.wave() {
             params.wave = [w.k as f32, w.direction[0] as f32, w.direction[1] as f32];
+        }
+        // At rest under the pressure applied at the start.
+        let mut state = state;
+        let start = forcing.at(0.0);
+        let columns = params.nx * params.ny;
+        for (at, p) in state.p.iter_mut().enumerate() {
+            if matches!(state.flag[at], FULL | SURFACE) {
+                let c = at % columns;
+                *p += crate::cpu::navier_stokes::applied(&params, &start, c % params.nx, c / params.nx);
+            }
         }
         Ok(NsLayer {
             params,

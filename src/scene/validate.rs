@@ -289,6 +289,77 @@ impl Check<'_> {
         ]
     }
 
+    /// `[navier_stokes]`'s inflow, outflow and forcing.
+    fn ns_forcing(&self, ns: &crate::scene::NavierStokes) -> Result<()> {
+        use crate::scene::{NsSeries, Side};
+        let g = &self.scene.grid;
+        let across = |side: Side| match side {
+            Side::West | Side::East => g.nx,
+            Side::South | Side::North => g.ny,
+        } / ns.coarsen.max(1);
+        let finite = |v: f64| v.is_finite();
+        let positive = |v: Option<f64>| v.is_none_or(|v| v > 0.0 && v.is_finite());
+        for (n, &side) in ns.outflow.iter().enumerate() {
+            if across(side) < 2 {
+                return self.fail(
+                    "navier_stokes.outflow",
+                    format!("{side:?} needs at least 2 cells of the 3D grid across it"),
+                );
+            }
+            if ns.outflow[..n].contains(&side) || ns.inflow.as_ref().is_some_and(|i| i.side == side) {
+                return self.fail("navier_stokes.outflow", format!("{side:?} is named twice"));
+            }
+        }
+        if let Some(i) = &ns.inflow {
+            let key = |k: &str| format!("navier_stokes.inflow.{k}");
+            if across(i.side) < 2 {
+                return self.fail(
+                    &key("side"),
+                    format!("{:?} needs at least 2 cells of the 3D grid across it", i.side),
+                );
+            }
+            if !(finite(i.velocity) && finite(i.amplitude)) {
+                return self.fail(&key("velocity"), "must be a finite speed, m/s".into());
+            }
+            if !positive(i.period) || (i.kind == NsSeries::Sine && i.period.is_none()) {
+                return self.fail(&key("period"), "a sine needs a period > 0 s".into());
+            }
+            if i.kind == NsSeries::Table && i.file.is_none() {
+                return self.fail(&key("file"), "a table needs a CSV file of time,velocity rows".into());
+            }
+            if i.kind == NsSeries::Wave {
+                return self.fail(&key("kind"), "must be constant, sine or table".into());
+            }
+            if i.until.is_some_and(|t| !(t >= 0.0 && t.is_finite())) {
+                return self.fail(&key("until"), "must be a time ≥ 0 s".into());
+            }
+        }
+        if let Some(f) = &ns.forcing {
+            let key = |k: &str| format!("navier_stokes.forcing.{k}");
+            if !(finite(f.pressure) && finite(f.amplitude)) {
+                return self.fail(&key("pressure"), "must be a finite pressure, Pa".into());
+            }
+            if !positive(f.period) || (f.kind == NsSeries::Sine && f.period.is_none()) {
+                return self.fail(&key("period"), "a sine needs a period > 0 s".into());
+            }
+            if f.kind == NsSeries::Table && f.file.is_none() {
+                return self.fail(&key("file"), "a table needs a CSV file of time,pressure rows".into());
+            }
+            if f.kind == NsSeries::Wave {
+                if f.wavelength.is_none() || !positive(f.wavelength) {
+                    return self.fail(&key("wavelength"), "the wave needs a wavelength > 0 m".into());
+                }
+                if !f.height.is_some_and(|h| h >= 0.0 && h.is_finite()) {
+                    return self.fail(&key("height"), "the wave needs a height ≥ 0 m".into());
+                }
+                if !positive(f.ramp) || !positive(f.depth) || !finite(f.direction) {
+                    return self.fail(&key("ramp"), "ramp and depth must be > 0, direction finite".into());
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The Navier-Stokes layer's keys, and what it does not take yet.
     fn navier_stokes(&self) -> Result<()> {
         let scene = self.scene;
@@ -324,6 +395,7 @@ impl Check<'_> {
         if ns.max_sweeps == 0 {
             return self.fail("navier_stokes.max_sweeps", "must be at least 1".into());
         }
+        self.ns_forcing(&ns)?;
         if !(0.0..=1.0).contains(&ns.upwind) {
             return self.fail("navier_stokes.upwind", format!("must be in [0, 1] (got {})", ns.upwind));
         }
