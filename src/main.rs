@@ -299,7 +299,7 @@ fn summarise(name: &str, summary: &shoal::run::RunSummary) {
 /// One line on what a checked scene is and takes.
 fn describe(scene: &Scene, checked: &shoal::Checked) -> String {
     format!(
-        "scene \"{}\" is valid: {}×{} cells of {} m, {} steps of {} s ({} substep{} each), solver {:?}; \
+        "scene \"{}\" is valid: {}×{} cells of {} m, {} steps of {} s ({} substep{} each), {}; \
          the GPU backend needs about {:.1} MiB",
         scene.name,
         scene.grid.nx,
@@ -309,7 +309,10 @@ fn describe(scene: &Scene, checked: &shoal::Checked) -> String {
         scene.time.dt,
         checked.substeps,
         if checked.substeps == 1 { "" } else { "s" },
-        scene.physics.solver,
+        match scene.physics.model {
+            shoal::scene::WaterModel::HeightField => format!("solver {:?}", scene.physics.solver),
+            model => format!("model {model:?}"),
+        },
         checked.gpu_bytes as f64 / (1024.0 * 1024.0)
     )
 }

@@ -92,7 +92,14 @@ impl NsLayer {
             .zip(&coarse_ground)
             .map(|(h, b)| h - b)
             .fold(0.0f32, f32::max);
-        let highest = coarse_h.iter().copied().fold(f32::MIN, f32::max);
+        // The highest water, not the highest land: ground above the grid's top is solid anyway.
+        let highest = coarse_h
+            .iter()
+            .zip(&coarse_ground)
+            .filter(|(h, b)| h > b)
+            .map(|(h, _)| *h)
+            .fold(f32::MIN, f32::max);
+        let highest = if highest == f32::MIN { floor } else { highest };
         let headroom = ns.headroom.map_or((0.25 * deepest).max(g.dx as f32), |h| h as f32);
         let dz = (highest + headroom - floor) / ns.layers as f32;
         let params = NsParams {

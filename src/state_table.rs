@@ -56,6 +56,11 @@ pub enum Field {
     NsU,
     NsV,
     NsW,
+    /// GPU work buffers of the Navier-Stokes layer: a flag per 3D cell.
+    NsFlags,
+    /// GPU work buffers of the layer's height field: its faces' fluxes and a limiter share per
+    /// cell.
+    NsSurfaceWork,
     /// The pipes model: each column cell's (floor, ceiling), built from the scene.
     PipeGeometry,
     /// GPU work buffers of the pipes: units given per pipe, a limiter share per cell.
@@ -344,7 +349,7 @@ pub const FIELDS: &[Spec] = &[
         Kept::State,
         navier_stokes,
     ),
-    spec(
+    two_levels(spec(
         Field::NsU,
         "3D u velocities",
         Per::NsFaceX,
@@ -352,8 +357,8 @@ pub const FIELDS: &[Spec] = &[
         4,
         Kept::State,
         navier_stokes,
-    ),
-    spec(
+    )),
+    two_levels(spec(
         Field::NsV,
         "3D v velocities",
         Per::NsFaceY,
@@ -361,8 +366,8 @@ pub const FIELDS: &[Spec] = &[
         4,
         Kept::State,
         navier_stokes,
-    ),
-    spec(
+    )),
+    two_levels(spec(
         Field::NsW,
         "3D w velocities",
         Per::NsFaceZ,
@@ -370,7 +375,7 @@ pub const FIELDS: &[Spec] = &[
         4,
         Kept::State,
         navier_stokes,
-    ),
+    )),
     spec(
         Field::PipeGeometry,
         "column cells",
@@ -381,6 +386,24 @@ pub const FIELDS: &[Spec] = &[
         pipes,
     ),
     // Units given per pipe, and (spread over the pipes' count) a share per cell.
+    spec(
+        Field::NsFlags,
+        "3D cell flags",
+        Per::NsCell,
+        1,
+        4,
+        Kept::Scratch,
+        navier_stokes,
+    ),
+    spec(
+        Field::NsSurfaceWork,
+        "surface fluxes",
+        Per::Cell,
+        1,
+        20,
+        Kept::Scratch,
+        navier_stokes,
+    ),
     spec(Field::PipeWork, "pipe work", Per::Pipe, 1, 4, Kept::Scratch, pipes),
     // The feed 16, the exchange 8, the surface 4.
     spec(Field::ColumnWork, "column work", Per::Cell, 1, 28, Kept::Scratch, pipes),

@@ -651,19 +651,35 @@ mod tests {
 
     #[test]
     fn a_still_pool_over_steps_stays_still_with_hydrostatic_pressure() {
-        // Ground in three steps under 0.6 m of water: every cell keeps p = g·depth at its centre
-        // and the surface stays within 1e-6 m over 1000 steps (float rounding in w: ~1e-7 m/s).
+        // Ground in three steps under 0.6 m of water, and a rock (two columns of the middle
+        // row) standing out of it: every cell keeps p = g·depth at its centre and the surface
+        // stays within 1e-6 m over 1000 steps (float rounding in w: ~1e-7 m/s).
         let mut p = channel(12, 1.2, 0.6, 10);
         p.ny = 3;
-        let ground: Vec<f32> = (0..36).map(|c| [-0.6, -0.4, -0.25][(c % 12) / 4]).collect();
-        let mut s = NsState::at_rest(&p, &ground, &[0.0; 36]);
+        let rock = |c: usize| c == 17 || c == 18;
+        let ground: Vec<f32> = (0..36)
+            .map(|c| {
+                if rock(c) {
+                    0.05
+                } else {
+                    [-0.6, -0.4, -0.25][(c % 12) / 4]
+                }
+            })
+            .collect();
+        let level: Vec<f32> = (0..36).map(|c| if rock(c) { 0.05 } else { 0.0 }).collect();
+        let mut s = NsState::at_rest(&p, &ground, &level);
         let mut f = fine(&p, &s);
         for _ in 0..1000 {
             let (r, _) = step(&p, &mut s, &mut f, 0.01, p.max_sweeps, &Substep::default());
             assert!(r.divergence < p.epsilon, "{r:?}");
         }
-        let worst = f.h.iter().map(|h| h.abs()).fold(0.0f32, f32::max);
+        let worst =
+            f.h.iter()
+                .zip(&level)
+                .map(|(h, l)| (h - l).abs())
+                .fold(0.0f32, f32::max);
         assert!(worst < 1e-6, "the surface moved {worst} m");
+        assert!((0..p.nz).all(|k| s.flag[17 + k * 36] != FULL), "the rock holds water");
         for c in 0..36 {
             for k in 0..p.nz {
                 let at = c + k * 36;

@@ -131,9 +131,16 @@ pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams) -> Cost {
         // One thread per drop entry: the column's geometry up to its top cell, its water and
         // its exchange; on steps with drops only.
         Pass::PipeRain => fixed(1, "one thread per column a drop wets, on steps with drops"),
-        // Not on the GPU yet: the CPU reference's step (per 3D cell: 6 faces and p in and out per
-        // pressure sweep).
-        Pass::NavierStokes => fixed(0, "CPU only for now: ~28 B per 3D cell per pressure sweep"),
+        // Per surface cell, the height field's flux, limit and apply: 8·layers B of face
+        // velocities and ~164 B of fluxes, shares and surface. The 3D grid's cost is per 3D cell
+        // (layers / coarsen² per surface cell): begin, columns, momentum (flags, p, the old faces
+        // in; the new out: ~32 B) and the surface velocities twice (~60 B in all), then per
+        // pressure sweep check, decide, red and black (flags, faces and p: ~56 B, 4 dispatches),
+        // for as many sweeps as the budget records (those past convergence empty).
+        Pass::NavierStokes => Cost {
+            note: "per substep; + ~60 B per 3D cell, + ~56 B and 4 dispatches per 3D cell per pressure sweep",
+            ..cost(8 * 8 + 100, 64, 8)
+        },
     }
 }
 

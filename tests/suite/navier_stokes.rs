@@ -108,7 +108,10 @@ fn what_the_layer_does_not_take_yet_is_a_clear_error() {
             "[navier_stokes.forcing]\nkind = \"wave\"\nheight = 0.01\n",
             "navier_stokes.forcing.wavelength",
         ),
-        ("[navier_stokes]\ncoarsen = 2\noutflow = [\"north\"]\n", "navier_stokes.outflow"),
+        (
+            "[navier_stokes]\ncoarsen = 2\noutflow = [\"north\"]\n",
+            "navier_stokes.outflow",
+        ),
     ] {
         let text = tank_text(dir.path(), "navier-stokes", extra);
         let e = shoal::Scene::parse(&text, std::path::Path::new("s.toml"), dir.path())
