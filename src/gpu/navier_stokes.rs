@@ -92,9 +92,6 @@ impl NsUniforms {
     }
 }
 
-/// Substeps of forcing `col` holds: a submit of the layer runs at most this many.
-pub const FORCING_RECORDS: usize = crate::navier_stokes::NS_CHUNK as usize * crate::params::MAX_SUBSTEPS as usize;
-
 /// Words of the iteration's bookkeeping (`STAT_*` in navier_stokes.wgsl).
 pub const STATS: usize = 8;
 pub use crate::wgsl::navier_stokes::{STAT_COURANT, STAT_MOST_SWEEPS, STAT_RESIDUAL};
@@ -106,8 +103,9 @@ pub struct NsBuffers {
     pub flag: wgpu::Buffer,
     pub p: wgpu::Buffer,
     /// Per 3D column its surface, then per column its ground, then the chunk's forcing, one
-    /// `ns_forcing::Substep` per substep.
+    /// `ns_forcing::Substep` per substep (room for `records`).
     pub col: wgpu::Buffer,
+    pub records: usize,
     pub stats: wgpu::Buffer,
     /// The velocities (u, v, w faces in one buffer), two levels: a substep reads one and
     /// writes the other.
@@ -125,12 +123,13 @@ pub struct NsBuffers {
 }
 
 impl NsBuffers {
-    pub fn new(device: &wgpu::Device, u: &NsUniforms, s: &NsState, f: &Surface) -> NsBuffers {
+    /// The buffers for the state `s` under the surface `f`, with room for `records` substeps'
+    /// forcing.
+    pub fn new(device: &wgpu::Device, u: &NsUniforms, s: &NsState, f: &Surface, records: usize) -> NsBuffers {
         let storage = U::STORAGE | U::COPY_SRC | U::COPY_DST;
         let floats = |label: &str, values: &[f32]| filled_buffer(device, label, bytemuck::cast_slice(values), storage);
         let flags: Vec<u32> = s.flag.iter().map(|&f| f as u32).collect();
-        let mut col: Vec<f32> = s.h.iter().chain(&s.ground).copied().collect();
-        col.resize(col.len() + FORCING_RECORDS * 8, 0.0);
+        let col = columns_buffer(device, s, records);
         let vel: Vec<f32> = s.u.iter().chain(&s.v).chain(&s.w).copied().collect();
         let cells = f.h.len() as u64;
         let lattice = ((f.nx + 1) * (f.ny + 1)) as u64;
@@ -138,7 +137,8 @@ impl NsBuffers {
             uniforms: filled_buffer(device, "ns uniforms", bytemuck::bytes_of(u), U::UNIFORM | U::COPY_DST),
             flag: filled_buffer(device, "ns flags", bytemuck::cast_slice(&flags), storage),
             p: floats("ns pressure", &s.p),
-            col: floats("ns columns", &col),
+            col,
+            records,
             stats: zeroed_buffer(device, "ns stats", (STATS * 4) as u64, storage),
             vel: [floats("ns velocity 0", &vel), floats("ns velocity 1", &vel)],
             args: zeroed_buffer(device, "ns sweep args", 12, U::STORAGE | U::INDIRECT),
@@ -149,6 +149,18 @@ impl NsBuffers {
             volume: zeroed_buffer(device, "ns volume", (8 + 8 * u.strips as u64) * 4, storage),
         }
     }
+}
+
+/// The columns' surface and ground from `s`, and room for `records` substeps' forcing.
+pub fn columns_buffer(device: &wgpu::Device, s: &NsState, records: usize) -> wgpu::Buffer {
+    let mut col: Vec<f32> = s.h.iter().chain(&s.ground).copied().collect();
+    col.resize(col.len() + records * 8, 0.0);
+    filled_buffer(
+        device,
+        "ns columns",
+        bytemuck::cast_slice(&col),
+        U::STORAGE | U::COPY_SRC | U::COPY_DST,
+    )
 }
 
 /// The pipelines of `navier_stokes.wgsl` and their bind groups.

@@ -35,6 +35,8 @@ pub struct GpuNs {
     report_readback: wgpu::Buffer,
     history: wgpu::Buffer,
     forcing: crate::ns_forcing::Forcing,
+    /// The start's state: its columns' ground fills a regrown forcing buffer.
+    start: NsState,
     adapter: String,
 }
 
@@ -68,7 +70,9 @@ impl GpuNs {
             n_probes,
             max,
         );
-        let buffers = NsBuffers::new(device, &uniforms, &layer.state, &layer.surface);
+        // Room for a submit's substeps now and after they double once; more regrows the buffer.
+        let records = (crate::navier_stokes::NS_CHUNK * substeps * 2) as usize;
+        let buffers = NsBuffers::new(device, &uniforms, &layer.state, &layer.surface, records);
         let storage = U::STORAGE | U::COPY_SRC | U::COPY_DST;
         // Never empty: a binding cannot be zero bytes.
         let cells: &[u32] = if probe_cells.is_empty() { &[0] } else { probe_cells };
@@ -114,8 +118,17 @@ impl GpuNs {
             report_readback,
             history,
             forcing: layer.forcing.clone(),
+            start: layer.state.clone(),
             adapter,
         })
+    }
+
+    /// Room for `records` substeps' forcing: a new columns buffer (the columns' surface is
+    /// rebuilt each substep, their ground is the start's) and the bind groups over it.
+    fn grow_forcing(&mut self, records: usize) {
+        self.buffers.col = super::navier_stokes::columns_buffer(&self.device, &self.start, records);
+        self.buffers.records = records;
+        self.grid = NavierStokes::new(&self.device, &self.buffers, &self.uniforms);
     }
 
     /// The pressure iteration's budget from the next chunk on (written before its submit).
@@ -177,12 +190,8 @@ impl Solver for GpuNs {
         let mut encoder = self.device.create_command_encoder(&Default::default());
         encoder.clear_buffer(&self.buffers.stats, 0, None);
         let records = self.forcing.chunk(input.first_step, steps, substeps);
-        if records.len() > super::navier_stokes::FORCING_RECORDS {
-            return Err(Error::Unsupported(format!(
-                "{} substeps in one submit of the Navier-Stokes layer (at most {})",
-                records.len(),
-                super::navier_stokes::FORCING_RECORDS
-            )));
+        if records.len() > self.buffers.records {
+            self.grow_forcing(records.len().next_power_of_two());
         }
         let p = &self.params;
         let forcing_at = (2 * p.nx * p.ny * 4) as u64;
