@@ -104,6 +104,13 @@ impl Water {
                 "WaterOptions::max_depth {depth} must be positive"
             )));
         }
+        if scene.physics.model == crate::scene::WaterModel::NavierStokes {
+            return Err(Error::Unsupported(
+                "the Navier-Stokes layer in a host's encoder (Water): run it with Simulation, which \
+                 owns its submits (the layer's substeps follow its flow from one submit to the next)"
+                    .into(),
+            ));
+        }
         let pipes = scene.physics.model == crate::scene::WaterModel::Pipes;
         if pipes && options.max_depth.is_some() {
             return Err(Error::Embed(

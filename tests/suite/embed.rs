@@ -413,6 +413,14 @@ fn max_depth_plans_the_substeps() {
     };
     let err = Water::new(&device, &queue, &scene, down).err().unwrap();
     assert!(err.to_string().contains("light"), "{err}");
+    // The Navier-Stokes layer is not embeddable yet: a clear error, not a panic.
+    let layer = crate::common::scene(
+        "[grid]\nnx = 8\nny = 8\ndx = 0.1\n[time]\ndt = 0.01\n[physics]\nmodel = \"navier-stokes\"\n[terrain]\nflat = -0.5\n",
+    );
+    let err = Water::new(&device, &queue, &layer, WaterOptions::default())
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("Navier-Stokes"), "{err}");
 }
 
 /// The scene's rain falls in an embedded run as in a batch run (drops keyed by step, however
