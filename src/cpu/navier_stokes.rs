@@ -187,122 +187,193 @@ fn sample(
     field[at(i as usize, j as usize, k as usize)]
 }
 
+/// The state a substep's momentum reads: the flags, the pressures and the velocities it starts
+/// from. Each face's new velocity is a function of it alone, so the faces can be computed in any
+/// order (the fast backend's threads) with the same bits.
+pub(crate) struct Old<'a> {
+    pub p: &'a NsParams,
+    pub flag: &'a [u8],
+    pub pressure: &'a [f32],
+    pub u: &'a [f32],
+    pub v: &'a [f32],
+    pub w: &'a [f32],
+    pub dt: f32,
+}
+
+impl Old<'_> {
+    fn flag(&self, i: isize, j: isize, k: isize) -> u8 {
+        let p = self.p;
+        if i < 0 || j < 0 || k < 0 || i >= p.nx as isize || j >= p.ny as isize || k >= p.nz as isize {
+            return SOLID;
+        }
+        self.flag[p.cell(i as usize, j as usize, k as usize)]
+    }
+
+    fn u_at(&self, i: isize, j: isize, k: isize, own: f32) -> f32 {
+        let p = self.p;
+        sample(self.u, |a, b, c| p.uf(a, b, c), [p.nx + 1, p.ny, p.nz], i, j, k, own)
+    }
+
+    fn v_at(&self, i: isize, j: isize, k: isize, own: f32) -> f32 {
+        let p = self.p;
+        sample(self.v, |a, b, c| p.vf(a, b, c), [p.nx, p.ny + 1, p.nz], i, j, k, own)
+    }
+
+    fn w_at(&self, i: isize, j: isize, k: isize, own: f32) -> f32 {
+        let p = self.p;
+        sample(self.w, |a, b, c| p.wf(a, b, c), [p.nx, p.ny, p.nz + 1], i, j, k, own)
+    }
+
+    fn pressure(&self, i: isize, j: isize, k: isize) -> f32 {
+        self.pressure[self.p.cell(i as usize, j as usize, k as usize)]
+    }
+
+    /// Whether a face between cells flagged `a` and `b` moves: neither is solid, one holds fluid.
+    fn moves(a: u8, b: u8) -> bool {
+        a != SOLID && b != SOLID && (fluid(a) || fluid(b))
+    }
+
+    /// What an edge moving at `a` carries of a component that is `l` before it and `r` after
+    /// it: the centred product of eq. 2 blended with the donor cell's by `upwind` (γ of Hirt's
+    /// SOLA).
+    fn flux(&self, a: f32, l: f32, r: f32) -> f32 {
+        0.5 * a * (l + r) + 0.5 * self.p.upwind * a.abs() * (l - r)
+    }
+
+    /// The tentative u (eq. 2) of interior face (i, j, k), 0 where it does not move or on a side.
+    pub(crate) fn u(&self, i: isize, j: isize, k: isize) -> f32 {
+        let p = self.p;
+        if i <= 0 || i >= p.nx as isize || !Self::moves(self.flag(i - 1, j, k), self.flag(i, j, k)) {
+            return 0.0;
+        }
+        let (dx, dz) = (p.dx, p.dz);
+        let c = self.u[p.uf(i as usize, j as usize, k as usize)];
+        let (ue, uw) = (self.u_at(i + 1, j, k, c), self.u_at(i - 1, j, k, c));
+        let (un, us) = (self.u_at(i, j + 1, k, c), self.u_at(i, j - 1, k, c));
+        let (ut, ub) = (self.u_at(i, j, k + 1, c), self.u_at(i, j, k - 1, c));
+        // u², and uv, uw at the edges (averages of the nearest faces).
+        let (uc_e, uc_w) = (0.5 * (c + ue), 0.5 * (uw + c));
+        let vn = 0.5 * (self.v_at(i - 1, j + 1, k, 0.0) + self.v_at(i, j + 1, k, 0.0));
+        let vs = 0.5 * (self.v_at(i - 1, j, k, 0.0) + self.v_at(i, j, k, 0.0));
+        let wt = 0.5 * (self.w_at(i - 1, j, k + 1, 0.0) + self.w_at(i, j, k + 1, 0.0));
+        let wb = 0.5 * (self.w_at(i - 1, j, k, 0.0) + self.w_at(i, j, k, 0.0));
+        let advect = (self.flux(uc_w, uw, c) - self.flux(uc_e, c, ue)) / dx
+            + (self.flux(vs, us, c) - self.flux(vn, c, un)) / dx
+            + (self.flux(wb, ub, c) - self.flux(wt, c, ut)) / dz;
+        let diffuse = p.nu
+            * ((ue - 2.0 * c + uw) / (dx * dx) + (un - 2.0 * c + us) / (dx * dx) + (ut - 2.0 * c + ub) / (dz * dz));
+        c + self.dt * (advect + (self.pressure(i - 1, j, k) - self.pressure(i, j, k)) / dx + diffuse)
+    }
+
+    /// The tentative v of interior face (i, j, k), 0 where it does not move or on a side.
+    pub(crate) fn v(&self, i: isize, j: isize, k: isize) -> f32 {
+        let p = self.p;
+        if j <= 0 || j >= p.ny as isize || !Self::moves(self.flag(i, j - 1, k), self.flag(i, j, k)) {
+            return 0.0;
+        }
+        let (dx, dz) = (p.dx, p.dz);
+        let c = self.v[p.vf(i as usize, j as usize, k as usize)];
+        let (vn, vs) = (self.v_at(i, j + 1, k, c), self.v_at(i, j - 1, k, c));
+        let (ve, vw) = (self.v_at(i + 1, j, k, c), self.v_at(i - 1, j, k, c));
+        let (vt, vb) = (self.v_at(i, j, k + 1, c), self.v_at(i, j, k - 1, c));
+        let (vc_n, vc_s) = (0.5 * (c + vn), 0.5 * (vs + c));
+        let ue = 0.5 * (self.u_at(i + 1, j - 1, k, 0.0) + self.u_at(i + 1, j, k, 0.0));
+        let uw = 0.5 * (self.u_at(i, j - 1, k, 0.0) + self.u_at(i, j, k, 0.0));
+        let wt = 0.5 * (self.w_at(i, j - 1, k + 1, 0.0) + self.w_at(i, j, k + 1, 0.0));
+        let wb = 0.5 * (self.w_at(i, j - 1, k, 0.0) + self.w_at(i, j, k, 0.0));
+        let advect = (self.flux(vc_s, vs, c) - self.flux(vc_n, c, vn)) / dx
+            + (self.flux(uw, vw, c) - self.flux(ue, c, ve)) / dx
+            + (self.flux(wb, vb, c) - self.flux(wt, c, vt)) / dz;
+        let diffuse = p.nu
+            * ((ve - 2.0 * c + vw) / (dx * dx) + (vn - 2.0 * c + vs) / (dx * dx) + (vt - 2.0 * c + vb) / (dz * dz));
+        c + self.dt * (advect + (self.pressure(i, j - 1, k) - self.pressure(i, j, k)) / dx + diffuse)
+    }
+
+    /// The tentative w of interior face (i, j, k), 0 where it does not move, at the floor or the
+    /// top.
+    pub(crate) fn w(&self, i: isize, j: isize, k: isize) -> f32 {
+        let p = self.p;
+        if k <= 0 || k >= p.nz as isize || !Self::moves(self.flag(i, j, k - 1), self.flag(i, j, k)) {
+            return 0.0;
+        }
+        let (dx, dz) = (p.dx, p.dz);
+        let c = self.w[p.wf(i as usize, j as usize, k as usize)];
+        let (wt, wb) = (self.w_at(i, j, k + 1, c), self.w_at(i, j, k - 1, c));
+        let (we, ww) = (self.w_at(i + 1, j, k, c), self.w_at(i - 1, j, k, c));
+        let (wn, ws) = (self.w_at(i, j + 1, k, c), self.w_at(i, j - 1, k, c));
+        let (wc_t, wc_b) = (0.5 * (c + wt), 0.5 * (wb + c));
+        let ue = 0.5 * (self.u_at(i + 1, j, k - 1, 0.0) + self.u_at(i + 1, j, k, 0.0));
+        let uw = 0.5 * (self.u_at(i, j, k - 1, 0.0) + self.u_at(i, j, k, 0.0));
+        let vn = 0.5 * (self.v_at(i, j + 1, k - 1, 0.0) + self.v_at(i, j + 1, k, 0.0));
+        let vs = 0.5 * (self.v_at(i, j, k - 1, 0.0) + self.v_at(i, j, k, 0.0));
+        let advect = (self.flux(wc_b, wb, c) - self.flux(wc_t, c, wt)) / dz
+            + (self.flux(uw, ww, c) - self.flux(ue, c, we)) / dx
+            + (self.flux(vs, ws, c) - self.flux(vn, c, wn)) / dx;
+        let diffuse = p.nu
+            * ((we - 2.0 * c + ww) / (dx * dx) + (wn - 2.0 * c + ws) / (dx * dx) + (wt - 2.0 * c + wb) / (dz * dz));
+        c + self.dt * (advect - p.g + (self.pressure(i, j, k - 1) - self.pressure(i, j, k)) / dz + diffuse)
+    }
+
+    /// The new u of any face (i, j, k), a side's role applied (`side_velocity`).
+    pub(crate) fn u_face(&self, i: usize, j: usize, k: usize, forcing: &Substep) -> f32 {
+        let (p, (ii, jj, kk)) = (self.p, (i as isize, j as isize, k as isize));
+        if i != 0 && i != p.nx {
+            return self.u(ii, jj, kk);
+        }
+        let (side, inside, inner, inward) = if i == 0 { (0, 0, 1, 1.0) } else { (1, p.nx - 1, p.nx - 1, -1.0) };
+        let fluid_inside = fluid(self.flag[p.cell(inside, j, k)]);
+        side_velocity(forcing.sides[side], fluid_inside, inward, forcing, self.u(inner as isize, jj, kk))
+    }
+
+    /// The new v of any face (i, j, k), a side's role applied.
+    pub(crate) fn v_face(&self, i: usize, j: usize, k: usize, forcing: &Substep) -> f32 {
+        let (p, (ii, jj, kk)) = (self.p, (i as isize, j as isize, k as isize));
+        if j != 0 && j != p.ny {
+            return self.v(ii, jj, kk);
+        }
+        let (side, inside, inner, inward) = if j == 0 { (2, 0, 1, 1.0) } else { (3, p.ny - 1, p.ny - 1, -1.0) };
+        let fluid_inside = fluid(self.flag[p.cell(i, inside, k)]);
+        side_velocity(forcing.sides[side], fluid_inside, inward, forcing, self.v(ii, inner as isize, kk))
+    }
+}
+
 /// Step 5: the tentative velocities of eq. (2) on every face between two non-solid cells of which
-/// one holds fluid; faces on a solid cell are 0 (no flow through walls). Returns the largest
-/// |u|·dt/dx of the velocities it started from (condition 3), NaN where one is.
+/// one holds fluid; faces on a solid cell are 0 (no flow through walls), a side's by its role.
+/// Returns the largest |u|·dt/dx of the velocities it started from (condition 3), NaN where one
+/// is.
 pub fn momentum(p: &NsParams, s: &mut NsState, dt: f32, forcing: &Substep) -> f32 {
     let (u0, v0, w0) = (s.u.clone(), s.v.clone(), s.w.clone());
     let courant = courant(p, &u0, &v0, &w0, dt);
-    let (dx, dz) = (p.dx, p.dz);
-    let (ux, vx, wx) = ([p.nx + 1, p.ny, p.nz], [p.nx, p.ny + 1, p.nz], [p.nx, p.ny, p.nz + 1]);
-    let u_at = |i: isize, j: isize, k: isize, own: f32| sample(&u0, |a, b, c| p.uf(a, b, c), ux, i, j, k, own);
-    let v_at = |i: isize, j: isize, k: isize, own: f32| sample(&v0, |a, b, c| p.vf(a, b, c), vx, i, j, k, own);
-    let w_at = |i: isize, j: isize, k: isize, own: f32| sample(&w0, |a, b, c| p.wf(a, b, c), wx, i, j, k, own);
-    let pressure = |i: isize, j: isize, k: isize| s.p[p.cell(i as usize, j as usize, k as usize)];
-    let moves = |a: u8, b: u8| a != SOLID && b != SOLID && (fluid(a) || fluid(b));
-    // What an edge moving at `a` carries of a component that is `l` before it and `r` after it:
-    // the centred product of eq. 2 blended with the donor cell's by `upwind` (γ of Hirt's SOLA).
-    let gamma = p.upwind;
-    let flux = |a: f32, l: f32, r: f32| 0.5 * a * (l + r) + 0.5 * gamma * a.abs() * (l - r);
-    for k in 0..p.nz as isize {
-        for j in 0..p.ny as isize {
-            // u on the face between cells i − 1 and i.
-            for i in 1..p.nx as isize {
-                let at = p.uf(i as usize, j as usize, k as usize);
-                if !moves(flag_at(p, s, i - 1, j, k), flag_at(p, s, i, j, k)) {
-                    s.u[at] = 0.0;
-                    continue;
-                }
-                let c = u0[at];
-                let (ue, uw) = (u_at(i + 1, j, k, c), u_at(i - 1, j, k, c));
-                let (un, us) = (u_at(i, j + 1, k, c), u_at(i, j - 1, k, c));
-                let (ut, ub) = (u_at(i, j, k + 1, c), u_at(i, j, k - 1, c));
-                // u², and uv, uw at the edges (averages of the nearest faces).
-                let (uc_e, uc_w) = (0.5 * (c + ue), 0.5 * (uw + c));
-                let vn = 0.5 * (v_at(i - 1, j + 1, k, 0.0) + v_at(i, j + 1, k, 0.0));
-                let vs = 0.5 * (v_at(i - 1, j, k, 0.0) + v_at(i, j, k, 0.0));
-                let wt = 0.5 * (w_at(i - 1, j, k + 1, 0.0) + w_at(i, j, k + 1, 0.0));
-                let wb = 0.5 * (w_at(i - 1, j, k, 0.0) + w_at(i, j, k, 0.0));
-                let advect = (flux(uc_w, uw, c) - flux(uc_e, c, ue)) / dx
-                    + (flux(vs, us, c) - flux(vn, c, un)) / dx
-                    + (flux(wb, ub, c) - flux(wt, c, ut)) / dz;
-                let diffuse = p.nu
-                    * ((ue - 2.0 * c + uw) / (dx * dx)
-                        + (un - 2.0 * c + us) / (dx * dx)
-                        + (ut - 2.0 * c + ub) / (dz * dz));
-                s.u[at] = c + dt * (advect + (pressure(i - 1, j, k) - pressure(i, j, k)) / dx + diffuse);
-            }
-            let (j, k) = (j as usize, k as usize);
-            for (side, i, inside, inner, inward) in [(0, 0, 0, 1, 1.0), (1, p.nx, p.nx - 1, p.nx - 1, -1.0)] {
-                let fluid_inside = fluid(s.flag[p.cell(inside, j, k)]);
-                let inner = s.u[p.uf(inner, j, k)];
-                s.u[p.uf(i, j, k)] = side_velocity(forcing.sides[side], fluid_inside, inward, forcing, inner);
+    let old = Old {
+        p,
+        flag: &s.flag,
+        pressure: &s.p,
+        u: &u0,
+        v: &v0,
+        w: &w0,
+        dt,
+    };
+    let (mut u, mut v, mut w) = (vec![0.0; u0.len()], vec![0.0; v0.len()], vec![0.0; w0.len()]);
+    for k in 0..p.nz {
+        for j in 0..p.ny {
+            for i in 0..=p.nx {
+                u[p.uf(i, j, k)] = old.u_face(i, j, k, forcing);
             }
         }
-        for i in 0..p.nx as isize {
-            for j in 1..p.ny as isize {
-                let at = p.vf(i as usize, j as usize, k as usize);
-                if !moves(flag_at(p, s, i, j - 1, k), flag_at(p, s, i, j, k)) {
-                    s.v[at] = 0.0;
-                    continue;
-                }
-                let c = v0[at];
-                let (vn, vs) = (v_at(i, j + 1, k, c), v_at(i, j - 1, k, c));
-                let (ve, vw) = (v_at(i + 1, j, k, c), v_at(i - 1, j, k, c));
-                let (vt, vb) = (v_at(i, j, k + 1, c), v_at(i, j, k - 1, c));
-                let (vc_n, vc_s) = (0.5 * (c + vn), 0.5 * (vs + c));
-                let ue = 0.5 * (u_at(i + 1, j - 1, k, 0.0) + u_at(i + 1, j, k, 0.0));
-                let uw = 0.5 * (u_at(i, j - 1, k, 0.0) + u_at(i, j, k, 0.0));
-                let wt = 0.5 * (w_at(i, j - 1, k + 1, 0.0) + w_at(i, j, k + 1, 0.0));
-                let wb = 0.5 * (w_at(i, j - 1, k, 0.0) + w_at(i, j, k, 0.0));
-                let advect = (flux(vc_s, vs, c) - flux(vc_n, c, vn)) / dx
-                    + (flux(uw, vw, c) - flux(ue, c, ve)) / dx
-                    + (flux(wb, vb, c) - flux(wt, c, vt)) / dz;
-                let diffuse = p.nu
-                    * ((ve - 2.0 * c + vw) / (dx * dx)
-                        + (vn - 2.0 * c + vs) / (dx * dx)
-                        + (vt - 2.0 * c + vb) / (dz * dz));
-                s.v[at] = c + dt * (advect + (pressure(i, j - 1, k) - pressure(i, j, k)) / dx + diffuse);
-            }
-            let (i, k) = (i as usize, k as usize);
-            for (side, j, inside, inner, inward) in [(2, 0, 0, 1, 1.0), (3, p.ny, p.ny - 1, p.ny - 1, -1.0)] {
-                let fluid_inside = fluid(s.flag[p.cell(i, inside, k)]);
-                let inner = s.v[p.vf(i, inner, k)];
-                s.v[p.vf(i, j, k)] = side_velocity(forcing.sides[side], fluid_inside, inward, forcing, inner);
+        for j in 0..=p.ny {
+            for i in 0..p.nx {
+                v[p.vf(i, j, k)] = old.v_face(i, j, k, forcing);
             }
         }
     }
-    for j in 0..p.ny as isize {
-        for i in 0..p.nx as isize {
-            for k in 1..p.nz as isize {
-                let at = p.wf(i as usize, j as usize, k as usize);
-                if !moves(flag_at(p, s, i, j, k - 1), flag_at(p, s, i, j, k)) {
-                    s.w[at] = 0.0;
-                    continue;
-                }
-                let c = w0[at];
-                let (wt, wb) = (w_at(i, j, k + 1, c), w_at(i, j, k - 1, c));
-                let (we, ww) = (w_at(i + 1, j, k, c), w_at(i - 1, j, k, c));
-                let (wn, ws) = (w_at(i, j + 1, k, c), w_at(i, j - 1, k, c));
-                let (wc_t, wc_b) = (0.5 * (c + wt), 0.5 * (wb + c));
-                let ue = 0.5 * (u_at(i + 1, j, k - 1, 0.0) + u_at(i + 1, j, k, 0.0));
-                let uw = 0.5 * (u_at(i, j, k - 1, 0.0) + u_at(i, j, k, 0.0));
-                let vn = 0.5 * (v_at(i, j + 1, k - 1, 0.0) + v_at(i, j + 1, k, 0.0));
-                let vs = 0.5 * (v_at(i, j, k - 1, 0.0) + v_at(i, j, k, 0.0));
-                let advect = (flux(wc_b, wb, c) - flux(wc_t, c, wt)) / dz
-                    + (flux(uw, ww, c) - flux(ue, c, we)) / dx
-                    + (flux(vs, ws, c) - flux(vn, c, wn)) / dx;
-                let diffuse = p.nu
-                    * ((we - 2.0 * c + ww) / (dx * dx)
-                        + (wn - 2.0 * c + ws) / (dx * dx)
-                        + (wt - 2.0 * c + wb) / (dz * dz));
-                s.w[at] = c + dt * (advect - p.g + (pressure(i, j, k - 1) - pressure(i, j, k)) / dz + diffuse);
-            }
-            for k in [0, p.nz] {
-                s.w[p.wf(i as usize, j as usize, k)] = 0.0;
+    for k in 0..=p.nz {
+        for j in 0..p.ny {
+            for i in 0..p.nx {
+                w[p.wf(i, j, k)] = old.w(i as isize, j as isize, k as isize);
             }
         }
     }
+    (s.u, s.v, s.w) = (u, v, w);
     courant
 }
 
