@@ -3,7 +3,7 @@
 //! `ns_vs_explicit`: steps/s and surface cells/s of the same 4 m basin (1 m deep, a drop in the
 //! middle) at 64² and 128² surface cells, stepped by the explicit solver and by the layer (8
 //! layers under the surface, and with `coarsen = 2`), on the GPU and the CPU backend, side by
-//! side, at the explicit bench's time step. A layer step runs its substeps, each with its
+//! side (the layer's single-threaded reference twin too), at the explicit bench's time step. A layer step runs its substeps, each with its
 //! pressure iteration; the sweeps the last submit's substeps took at most are printed (as
 //! `Simulation::pressure` reports them), and what a substep moves per cell from `gpu::cost`.
 //!
@@ -41,7 +41,17 @@ fn ns_vs_explicit(c: &mut Criterion) {
         ] {
             let checked = Simulation::check(&scene).expect("bench scene checks");
             eprintln!("{model} {n}²: {} substeps/step\n{}", checked.substeps, checked.schedule);
-            for (name, backend) in [("gpu", Backend::Gpu), ("cpu", Backend::Cpu)] {
+            // The layer's reference twin beside the fast backend (threads, the same bits).
+            let backends: &[(&str, Backend)] = if model == "explicit" {
+                &[("gpu", Backend::Gpu), ("cpu", Backend::Cpu)]
+            } else {
+                &[
+                    ("gpu", Backend::Gpu),
+                    ("cpu", Backend::Cpu),
+                    ("reference", Backend::Reference),
+                ]
+            };
+            for &(name, backend) in backends {
                 let mut sim = Simulation::new(&scene, backend).expect("simulation");
                 // Past the start's transient, whose pressure iteration takes the most sweeps.
                 sim.step(STEPS).expect("warm-up");

@@ -88,6 +88,7 @@ impl Simulation {
                         &setup.params,
                         setup.probe_cells,
                         scene.time.dt,
+                        fast,
                     )));
                 }
                 if let Some(pipes) = setup.pipe_setup() {

@@ -82,7 +82,7 @@ pub struct PressureReport {
 }
 
 impl NsParams {
-    fn cell(&self, i: usize, j: usize, k: usize) -> usize {
+    pub(crate) fn cell(&self, i: usize, j: usize, k: usize) -> usize {
         (k * self.ny + j) * self.nx + i
     }
     pub(crate) fn uf(&self, i: usize, j: usize, k: usize) -> usize {
@@ -91,7 +91,7 @@ impl NsParams {
     pub(crate) fn vf(&self, i: usize, j: usize, k: usize) -> usize {
         (k * (self.ny + 1) + j) * self.nx + i
     }
-    fn wf(&self, i: usize, j: usize, k: usize) -> usize {
+    pub(crate) fn wf(&self, i: usize, j: usize, k: usize) -> usize {
         (k * self.ny + j) * self.nx + i
     }
     /// The height of cell k's centre, m.
@@ -320,9 +320,19 @@ impl Old<'_> {
         if i != 0 && i != p.nx {
             return self.u(ii, jj, kk);
         }
-        let (side, inside, inner, inward) = if i == 0 { (0, 0, 1, 1.0) } else { (1, p.nx - 1, p.nx - 1, -1.0) };
+        let (side, inside, inner, inward) = if i == 0 {
+            (0, 0, 1, 1.0)
+        } else {
+            (1, p.nx - 1, p.nx - 1, -1.0)
+        };
         let fluid_inside = fluid(self.flag[p.cell(inside, j, k)]);
-        side_velocity(forcing.sides[side], fluid_inside, inward, forcing, self.u(inner as isize, jj, kk))
+        side_velocity(
+            forcing.sides[side],
+            fluid_inside,
+            inward,
+            forcing,
+            self.u(inner as isize, jj, kk),
+        )
     }
 
     /// The new v of any face (i, j, k), a side's role applied.
@@ -331,9 +341,19 @@ impl Old<'_> {
         if j != 0 && j != p.ny {
             return self.v(ii, jj, kk);
         }
-        let (side, inside, inner, inward) = if j == 0 { (2, 0, 1, 1.0) } else { (3, p.ny - 1, p.ny - 1, -1.0) };
+        let (side, inside, inner, inward) = if j == 0 {
+            (2, 0, 1, 1.0)
+        } else {
+            (3, p.ny - 1, p.ny - 1, -1.0)
+        };
         let fluid_inside = fluid(self.flag[p.cell(i, inside, k)]);
-        side_velocity(forcing.sides[side], fluid_inside, inward, forcing, self.v(ii, inner as isize, kk))
+        side_velocity(
+            forcing.sides[side],
+            fluid_inside,
+            inward,
+            forcing,
+            self.v(ii, inner as isize, kk),
+        )
     }
 }
 
@@ -378,7 +398,7 @@ pub fn momentum(p: &NsParams, s: &mut NsState, dt: f32, forcing: &Substep) -> f3
 }
 
 /// The divergence D of eq. (5) in cell (i, j, k), 1/s (positive: fluid flows in).
-fn divergence(p: &NsParams, s: &NsState, i: usize, j: usize, k: usize) -> f32 {
+pub(crate) fn divergence(p: &NsParams, s: &NsState, i: usize, j: usize, k: usize) -> f32 {
     -((s.u[p.uf(i + 1, j, k)] - s.u[p.uf(i, j, k)]) / p.dx
         + (s.v[p.vf(i, j + 1, k)] - s.v[p.vf(i, j, k)]) / p.dx
         + (s.w[p.wf(i, j, k + 1)] - s.w[p.wf(i, j, k)]) / p.dz)
@@ -469,7 +489,7 @@ pub fn pressure(p: &NsParams, s: &mut NsState, dt: f32, budget: u32, sides: &[u3
 /// through the Full cell's pressure and 0 at the surface (a ghost-fluid condition: the wave's
 /// dynamic pressure reaches the surface, not only the hydrostatic part). h lies in the Surface
 /// cell, so h − z_f ∈ [dz/2, 3dz/2) and θ ∈ [−1, 1/3). None where the cell under is not Full.
-fn ghost_share(p: &NsParams, s: &NsState, column: usize, k: usize) -> Option<f32> {
+pub(crate) fn ghost_share(p: &NsParams, s: &NsState, column: usize, k: usize) -> Option<f32> {
     (k > 0 && s.flag[column + (k - 1) * p.columns()] == FULL).then(|| {
         let h = s.h[column];
         (h - p.centre(k)) / (h - p.centre(k - 1))
@@ -522,7 +542,7 @@ fn side_velocity(role: u32, fluid_inside: bool, inward: f32, forcing: &Substep, 
 
 /// Whether the neighbour (i, j, k) of a Full cell takes part in its pressure update: a cell
 /// inside that is not Solid, or past an outflow side.
-fn open_at(p: &NsParams, s: &NsState, sides: &[u32; 4], i: isize, j: isize, k: isize) -> bool {
+pub(crate) fn open_at(p: &NsParams, s: &NsState, sides: &[u32; 4], i: isize, j: isize, k: isize) -> bool {
     let outside = [i < 0, i >= p.nx as isize, j < 0, j >= p.ny as isize];
     match outside.iter().position(|&o| o) {
         Some(side) => sides[side] == OUTFLOW && k >= 0 && k < p.nz as isize,

@@ -24,11 +24,14 @@ pub struct CpuNs {
     /// The most sweeps a substep's pressure iteration runs in this chunk (`next_budget`).
     budget: u32,
     forcing: crate::ns_forcing::Forcing,
+    /// The fast backend: the costly passes on threads (`cpu::fast::navier_stokes`), same bits.
+    fast: bool,
 }
 
 impl CpuNs {
-    /// The backend for `layer`, stepping `dt` s per step.
-    pub fn new(layer: &NsLayer, params: &Params, probe_cells: &[u32], dt: f64) -> CpuNs {
+    /// The backend for `layer`, stepping `dt` s per step; `fast` runs the costly passes on
+    /// threads.
+    pub fn new(layer: &NsLayer, params: &Params, probe_cells: &[u32], dt: f64, fast: bool) -> CpuNs {
         let mut solver = CpuNs {
             params: layer.params,
             state: layer.state.clone(),
@@ -39,6 +42,7 @@ impl CpuNs {
             target: None,
             budget: crate::navier_stokes::first_budget(layer.params.max_sweeps),
             forcing: layer.forcing.clone(),
+            fast,
         };
         // Water crossing a side changes the volume: the correction would undo it (the fluxes
         // conserve by construction; the sides exchange exactly what their faces carry).
@@ -78,7 +82,12 @@ impl Solver for CpuNs {
             for pass in self.schedule.step(substeps) {
                 match pass {
                     Pass::NavierStokes => {
-                        let (r, courant) = navier_stokes::step(
+                        let step = if self.fast {
+                            crate::cpu::fast::navier_stokes::step
+                        } else {
+                            navier_stokes::step
+                        };
+                        let (r, courant) = step(
                             &self.params,
                             &mut self.state,
                             &mut self.surface,
@@ -185,7 +194,11 @@ impl Solver for CpuNs {
     }
 
     fn describe(&self) -> String {
-        "cpu (reference, single thread)".into()
+        if self.fast {
+            format!("cpu ({} threads)", rayon::current_num_threads())
+        } else {
+            "cpu (reference, single thread)".into()
+        }
     }
 
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any {

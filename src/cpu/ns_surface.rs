@@ -71,22 +71,23 @@ pub fn height(p: &NsParams, s: &NsState, f: &mut Surface, dt: f32) {
 /// sides). A side carries what its face velocity moves (0 on a wall), at the depth of the cell
 /// inside.
 pub fn fluxes(p: &NsParams, s: &NsState, f: &Surface) -> Vec<[f32; 4]> {
-    (0..(f.nx + 1) * (f.ny + 1))
-        .map(|e| {
-            let (fi, fj) = (e % (f.nx + 1), e / (f.nx + 1));
-            let [a, b] = if fj < f.ny {
-                face_flux(p, s, f, true, fi, fj)
-            } else {
-                [0.0; 2]
-            };
-            let [d, e] = if fi < f.nx {
-                face_flux(p, s, f, false, fi, fj)
-            } else {
-                [0.0; 2]
-            };
-            [a, b, d, e]
-        })
-        .collect()
+    (0..(f.nx + 1) * (f.ny + 1)).map(|e| lattice_flux(p, s, f, e)).collect()
+}
+
+/// `fluxes` at lattice point e.
+pub fn lattice_flux(p: &NsParams, s: &NsState, f: &Surface, e: usize) -> [f32; 4] {
+    let (fi, fj) = (e % (f.nx + 1), e / (f.nx + 1));
+    let [a, b] = if fj < f.ny {
+        face_flux(p, s, f, true, fi, fj)
+    } else {
+        [0.0; 2]
+    };
+    let [d, e] = if fi < f.nx {
+        face_flux(p, s, f, false, fi, fj)
+    } else {
+        [0.0; 2]
+    };
+    [a, b, d, e]
 }
 
 /// What the face west (`along_x`) or south of cell (fi, fj) carries: [forwards, backwards].
@@ -144,35 +145,38 @@ fn around(f: &Surface, faces: &[[f32; 4]], c: usize) -> [[f32; 2]; 4] {
 /// Twin of `limit`: per cell, the share of its outflows it can give (1, or its water over what
 /// they would take).
 pub fn limit(f: &Surface, faces: &[[f32; 4]], run: f32) -> Vec<f32> {
-    (0..f.nx * f.ny)
-        .map(|c| {
-            let [w, e, so, n] = around(f, faces, c);
-            let out = run * (((e[0] + w[1]) + n[0]) + so[1]);
-            let water = f.h[c] - f.ground[c];
-            if out > water {
-                water.max(0.0) / out
-            } else {
-                1.0
-            }
-        })
-        .collect()
+    (0..f.nx * f.ny).map(|c| share(f, faces, run, c)).collect()
+}
+
+/// `limit` in cell c.
+pub fn share(f: &Surface, faces: &[[f32; 4]], run: f32, c: usize) -> f32 {
+    let [w, e, so, n] = around(f, faces, c);
+    let out = run * (((e[0] + w[1]) + n[0]) + so[1]);
+    let water = f.h[c] - f.ground[c];
+    if out > water {
+        water.max(0.0) / out
+    } else {
+        1.0
+    }
 }
 
 /// Twin of `apply`: each cell gains what flows in (scaled by its giver's share; past a side the
 /// giver is the outside, which gives in full) and loses what flows out (scaled by its own).
 pub fn apply(f: &mut Surface, faces: &[[f32; 4]], scale: &[f32], run: f32) {
-    let nx = f.nx;
-    for c in 0..nx * f.ny {
-        let (fi, fj) = (c % nx, c / nx);
-        let [w, e, so, n] = around(f, faces, c);
-        let giver = |inside: bool, at: usize| if inside { scale[at] } else { 1.0 };
-        let mut net = -(scale[c] * (((e[0] + w[1]) + n[0]) + so[1]));
-        net += giver(fi > 0, c.wrapping_sub(1)) * w[0];
-        net += giver(fi + 1 < nx, c + 1) * e[1];
-        net += giver(fj > 0, c.wrapping_sub(nx)) * so[0];
-        net += giver(fj + 1 < f.ny, c + nx) * n[1];
-        f.h[c] = (f.h[c] + run * net).max(f.ground[c]);
-    }
+    f.h = (0..f.nx * f.ny).map(|c| moved(f, faces, scale, run, c)).collect();
+}
+
+/// `apply`'s new surface in cell c.
+pub fn moved(f: &Surface, faces: &[[f32; 4]], scale: &[f32], run: f32, c: usize) -> f32 {
+    let (nx, fi, fj) = (f.nx, c % f.nx, c / f.nx);
+    let [w, e, so, n] = around(f, faces, c);
+    let giver = |inside: bool, at: usize| if inside { scale[at] } else { 1.0 };
+    let mut net = -(scale[c] * (((e[0] + w[1]) + n[0]) + so[1]));
+    net += giver(fi > 0, c.wrapping_sub(1)) * w[0];
+    net += giver(fi + 1 < nx, c + 1) * e[1];
+    net += giver(fj > 0, c.wrapping_sub(nx)) * so[0];
+    net += giver(fj + 1 < f.ny, c + nx) * n[1];
+    (f.h[c] + run * net).max(f.ground[c])
 }
 
 /// The height field's water Σ max(h − b, 0) (metres·cells) as a compensated f32 pair, and what

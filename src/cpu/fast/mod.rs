@@ -10,5 +10,6 @@ pub mod adi;
 pub mod explicit;
 pub(crate) mod fold;
 pub mod fused;
+pub mod navier_stokes;
 pub mod reduce;
 pub mod volume;
