@@ -139,8 +139,8 @@ impl Schedule {
     pub fn new(model: Model, params: &Params, rain: bool) -> Schedule {
         let mut after = Vec::new();
         match model {
-            // The global correction (a safety net: eq. 12 does not conserve by construction)
-            // runs inside the layer's step, on the height field.
+            // The global correction (a safety net: the surface's fluxes conserve by
+            // construction) runs inside the layer's step, on the height field.
             Model::NavierStokes => {}
             // Conserved by construction: no correction; sources act inside `apply`.
             Model::Pipes { spray } => {

@@ -1,5 +1,5 @@
-//! Foster & Metaxas's Navier-Stokes layer (seed 003, §3–4.3), the reference the GPU passes will
-//! twin: a staggered (MAC) grid of velocities on the cell faces and pressures at the centres,
+//! Foster & Metaxas's Navier-Stokes layer (seed 003, §3–4.3), twin of `wgsl/navier_stokes.wgsl`
+//! (the height field's passes are `cpu/ns_surface.rs`): a staggered (MAC) grid of velocities on the cell faces and pressures at the centres,
 //! whose velocities drive a height field: cell flags, the explicit momentum of eq. 2 (its
 //! advection blended with the donor cell's), the pressure iteration of eqs. 5–9, the free surface
 //! of eq. 10 and the height field of eq. 11 in flux form, checked against hydrostatics and the
