@@ -43,7 +43,7 @@ pub enum Pass {
     Spray,
     /// `pipe_rain.wgsl`: this step's drops into the columns' top cells, in whole units.
     PipeRain,
-    /// Seed 003's layer (`cpu::navier_stokes::step`): flags, momentum, the pressure iteration,
+    /// Seed 003's layer (`cpu::navier_stokes::step_with`): flags, momentum, the pressure iteration,
     /// the surface velocities and the height field.
     NavierStokes,
 }

@@ -164,10 +164,15 @@ fn fluid(f: u8) -> bool {
 
 /// The flag of cell (i, j, k), Solid outside the domain (the sides are free-slip walls).
 fn flag_at(p: &NsParams, s: &NsState, i: isize, j: isize, k: isize) -> u8 {
+    flag_in(p, &s.flag, i, j, k)
+}
+
+/// `flag_at` over the flags alone.
+fn flag_in(p: &NsParams, flag: &[u8], i: isize, j: isize, k: isize) -> u8 {
     if i < 0 || j < 0 || k < 0 || i >= p.nx as isize || j >= p.ny as isize || k >= p.nz as isize {
         return SOLID;
     }
-    s.flag[p.cell(i as usize, j as usize, k as usize)]
+    flag[p.cell(i as usize, j as usize, k as usize)]
 }
 
 /// A face velocity of one component at face (i, j, k) of its own array, with free-slip ghosts:
@@ -202,11 +207,7 @@ pub(crate) struct Old<'a> {
 
 impl Old<'_> {
     fn flag(&self, i: isize, j: isize, k: isize) -> u8 {
-        let p = self.p;
-        if i < 0 || j < 0 || k < 0 || i >= p.nx as isize || j >= p.ny as isize || k >= p.nz as isize {
-            return SOLID;
-        }
-        self.flag[p.cell(i as usize, j as usize, k as usize)]
+        flag_in(self.p, self.flag, i, j, k)
     }
 
     fn u_at(&self, i: isize, j: isize, k: isize, own: f32) -> f32 {
@@ -680,12 +681,29 @@ pub fn columns(p: &NsParams, s: &mut NsState, f: &Surface, forcing: &Substep) {
     surface_pressure(p, s, forcing);
 }
 
+/// The costly passes of a substep: the reference's, or the fast backend's on threads (the same
+/// bits). The order they run in is `step_with`'s alone.
+pub(crate) struct Costly {
+    pub momentum: fn(&NsParams, &mut NsState, f32, &Substep) -> f32,
+    pub pressure: fn(&NsParams, &mut NsState, f32, u32, &[u32; 4]) -> PressureReport,
+    pub height: fn(&NsParams, &NsState, &mut Surface, f32),
+}
+
+/// The reference's own passes.
+pub(crate) const REFERENCE: Costly = Costly {
+    momentum,
+    pressure,
+    height: super::ns_surface::height,
+};
+
 /// One substep of §6: `columns`, momentum, the surface velocities, the pressure iteration, the
 /// surface velocities again (the iteration moved the faces under them), and the height field.
 /// The pressure iteration runs at most `budget` sweeps (`crate::navier_stokes::next_budget`).
 /// Returns how the pressure iteration went and the largest |u|·dt/dx of the velocities the
-/// substep started from (what `momentum` gathers).
-pub fn step(
+/// substep started from (what `momentum` gathers). `costly` picks the reference's costly passes
+/// (`REFERENCE`) or the fast backend's.
+pub(crate) fn step_with(
+    costly: &Costly,
     p: &NsParams,
     s: &mut NsState,
     f: &mut Surface,
@@ -694,11 +712,11 @@ pub fn step(
     forcing: &Substep,
 ) -> (PressureReport, f32) {
     columns(p, s, f, forcing);
-    let courant = momentum(p, s, dt, forcing);
+    let courant = (costly.momentum)(p, s, dt, forcing);
     surface_velocities(p, s);
-    let report = pressure(p, s, dt, budget, &forcing.sides);
+    let report = (costly.pressure)(p, s, dt, budget, &forcing.sides);
     surface_velocities(p, s);
-    super::ns_surface::height(p, s, f, dt);
+    (costly.height)(p, s, f, dt);
     (report, courant)
 }
 
@@ -761,7 +779,7 @@ mod tests {
         let mut s = NsState::at_rest(&p, &ground, &level);
         let mut f = fine(&p, &s);
         for _ in 0..1000 {
-            let (r, _) = step(&p, &mut s, &mut f, 0.01, p.max_sweeps, &Substep::default());
+            let (r, _) = step_with(&REFERENCE, &p, &mut s, &mut f, 0.01, p.max_sweeps, &Substep::default());
             assert!(r.divergence < p.epsilon, "{r:?}");
         }
         let worst =
@@ -800,7 +818,7 @@ mod tests {
         let mut crossings = Vec::new();
         let mut before = f.h[0];
         for n in 1..40_000 {
-            let (r, _) = step(&p, &mut s, &mut f, dt, p.max_sweeps, &Substep::default());
+            let (r, _) = step_with(&REFERENCE, &p, &mut s, &mut f, dt, p.max_sweeps, &Substep::default());
             assert!(r.divergence < p.epsilon, "step {n}: {r:?}");
             let now = f.h[0];
             if before > 0.0 && now <= 0.0 {

@@ -1,4 +1,4 @@
-//! The Navier-Stokes layer on the CPU (seed 003): the reference `navier_stokes::step` per
+//! The Navier-Stokes layer on the CPU (seed 003): `navier_stokes::step_with` per
 //! substep, the global volume correction on the height field after each step, and the probes.
 
 use super::navier_stokes::{self, NsParams, NsState, PressureReport, Surface};
@@ -82,12 +82,13 @@ impl Solver for CpuNs {
             for pass in self.schedule.step(substeps) {
                 match pass {
                     Pass::NavierStokes => {
-                        let step = if self.fast {
-                            crate::cpu::fast::navier_stokes::step
+                        let costly = if self.fast {
+                            &crate::cpu::fast::navier_stokes::FAST
                         } else {
-                            navier_stokes::step
+                            &navier_stokes::REFERENCE
                         };
-                        let (r, courant) = step(
+                        let (r, courant) = navier_stokes::step_with(
+                            costly,
                             &self.params,
                             &mut self.state,
                             &mut self.surface,

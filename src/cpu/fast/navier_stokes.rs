@@ -8,29 +8,19 @@
 //! bit.
 
 use crate::cpu::navier_stokes::{
-    self as twin, divergence, ghost_share, open_at, NsParams, NsState, Old, PressureReport, Surface, FULL, SURFACE,
+    self as twin, divergence, ghost_share, open_at, Costly, NsParams, NsState, Old, PressureReport, Surface, FULL,
+    SURFACE,
 };
 use crate::cpu::ns_surface;
 use crate::ns_forcing::Substep;
 use rayon::prelude::*;
 
-/// One substep, as `cpu::navier_stokes::step`.
-pub fn step(
-    p: &NsParams,
-    s: &mut NsState,
-    f: &mut Surface,
-    dt: f32,
-    budget: u32,
-    forcing: &Substep,
-) -> (PressureReport, f32) {
-    twin::columns(p, s, f, forcing);
-    let courant = momentum(p, s, dt, forcing);
-    twin::surface_velocities(p, s);
-    let report = pressure(p, s, dt, budget, &forcing.sides);
-    twin::surface_velocities(p, s);
-    height(p, s, f, dt);
-    (report, courant)
-}
+/// The costly passes on threads, for `cpu::navier_stokes::step_with`.
+pub(crate) const FAST: Costly = Costly {
+    momentum,
+    pressure,
+    height,
+};
 
 /// `cpu::navier_stokes::momentum`, a layer of faces per task.
 fn momentum(p: &NsParams, s: &mut NsState, dt: f32, forcing: &Substep) -> f32 {
