@@ -363,6 +363,37 @@ impl Old<'_> {
 /// Returns the largest |u|·dt/dx of the velocities it started from (condition 3), NaN where one
 /// is.
 pub fn momentum(p: &NsParams, s: &mut NsState, dt: f32, forcing: &Substep) -> f32 {
+    momentum_with(p, s, dt, |old, u, v, w| {
+        for k in 0..p.nz {
+            for j in 0..p.ny {
+                for i in 0..=p.nx {
+                    u[p.uf(i, j, k)] = old.u_face(i, j, k, forcing);
+                }
+            }
+            for j in 0..=p.ny {
+                for i in 0..p.nx {
+                    v[p.vf(i, j, k)] = old.v_face(i, j, k, forcing);
+                }
+            }
+        }
+        for k in 0..=p.nz {
+            for j in 0..p.ny {
+                for i in 0..p.nx {
+                    w[p.wf(i, j, k)] = old.w(i as isize, j as isize, k as isize);
+                }
+            }
+        }
+    })
+}
+
+/// The frame of `momentum`: the old state, the new velocities `fill` writes from it (every face,
+/// in any order), and condition 3 on the old.
+pub(crate) fn momentum_with(
+    p: &NsParams,
+    s: &mut NsState,
+    dt: f32,
+    fill: impl FnOnce(&Old, &mut [f32], &mut [f32], &mut [f32]),
+) -> f32 {
     let (u0, v0, w0) = (s.u.clone(), s.v.clone(), s.w.clone());
     let courant = courant(p, &u0, &v0, &w0, dt);
     let old = Old {
@@ -375,25 +406,7 @@ pub fn momentum(p: &NsParams, s: &mut NsState, dt: f32, forcing: &Substep) -> f3
         dt,
     };
     let (mut u, mut v, mut w) = (vec![0.0; u0.len()], vec![0.0; v0.len()], vec![0.0; w0.len()]);
-    for k in 0..p.nz {
-        for j in 0..p.ny {
-            for i in 0..=p.nx {
-                u[p.uf(i, j, k)] = old.u_face(i, j, k, forcing);
-            }
-        }
-        for j in 0..=p.ny {
-            for i in 0..p.nx {
-                v[p.vf(i, j, k)] = old.v_face(i, j, k, forcing);
-            }
-        }
-    }
-    for k in 0..=p.nz {
-        for j in 0..p.ny {
-            for i in 0..p.nx {
-                w[p.wf(i, j, k)] = old.w(i as isize, j as isize, k as isize);
-            }
-        }
-    }
+    fill(&old, &mut u, &mut v, &mut w);
     (s.u, s.v, s.w) = (u, v, w);
     courant
 }

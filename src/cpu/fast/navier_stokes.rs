@@ -8,8 +8,7 @@
 //! bit.
 
 use crate::cpu::navier_stokes::{
-    self as twin, divergence, ghost_share, open_at, Costly, NsParams, NsState, Old, PressureReport, Surface, FULL,
-    SURFACE,
+    self as twin, divergence, ghost_share, open_at, Costly, NsParams, NsState, PressureReport, Surface, FULL, SURFACE,
 };
 use crate::cpu::ns_surface;
 use crate::ns_forcing::Substep;
@@ -24,44 +23,30 @@ pub(crate) const FAST: Costly = Costly {
 
 /// `cpu::navier_stokes::momentum`, a layer of faces per task.
 fn momentum(p: &NsParams, s: &mut NsState, dt: f32, forcing: &Substep) -> f32 {
-    let (u0, v0, w0) = (s.u.clone(), s.v.clone(), s.w.clone());
-    let courant = twin::courant(p, &u0, &v0, &w0, dt);
-    let old = Old {
-        p,
-        flag: &s.flag,
-        pressure: &s.p,
-        u: &u0,
-        v: &v0,
-        w: &w0,
-        dt,
-    };
-    let mut u = vec![0.0; u0.len()];
-    let mut v = vec![0.0; v0.len()];
-    let mut w = vec![0.0; w0.len()];
-    // Nested loops, not a division per face: an integer division costs more than the face.
-    u.par_chunks_mut((p.nx + 1) * p.ny).enumerate().for_each(|(k, layer)| {
-        for (j, row) in layer.chunks_mut(p.nx + 1).enumerate() {
-            for (i, u) in row.iter_mut().enumerate() {
-                *u = old.u_face(i, j, k, forcing);
+    twin::momentum_with(p, s, dt, |old, u, v, w| {
+        // Nested loops, not a division per face: an integer division costs more than the face.
+        u.par_chunks_mut((p.nx + 1) * p.ny).enumerate().for_each(|(k, layer)| {
+            for (j, row) in layer.chunks_mut(p.nx + 1).enumerate() {
+                for (i, u) in row.iter_mut().enumerate() {
+                    *u = old.u_face(i, j, k, forcing);
+                }
             }
-        }
-    });
-    v.par_chunks_mut(p.nx * (p.ny + 1)).enumerate().for_each(|(k, layer)| {
-        for (j, row) in layer.chunks_mut(p.nx).enumerate() {
-            for (i, v) in row.iter_mut().enumerate() {
-                *v = old.v_face(i, j, k, forcing);
+        });
+        v.par_chunks_mut(p.nx * (p.ny + 1)).enumerate().for_each(|(k, layer)| {
+            for (j, row) in layer.chunks_mut(p.nx).enumerate() {
+                for (i, v) in row.iter_mut().enumerate() {
+                    *v = old.v_face(i, j, k, forcing);
+                }
             }
-        }
-    });
-    w.par_chunks_mut(p.nx * p.ny).enumerate().for_each(|(k, layer)| {
-        for (j, row) in layer.chunks_mut(p.nx).enumerate() {
-            for (i, w) in row.iter_mut().enumerate() {
-                *w = old.w(i as isize, j as isize, k as isize);
+        });
+        w.par_chunks_mut(p.nx * p.ny).enumerate().for_each(|(k, layer)| {
+            for (j, row) in layer.chunks_mut(p.nx).enumerate() {
+                for (i, w) in row.iter_mut().enumerate() {
+                    *w = old.w(i as isize, j as isize, k as isize);
+                }
             }
-        }
-    });
-    (s.u, s.v, s.w) = (u, v, w);
-    courant
+        });
+    })
 }
 
 /// `cpu::navier_stokes::pressure`: the largest |D| by layers on threads (a max: any order), the
