@@ -128,7 +128,7 @@ pub struct StepSlot {
 pub const MAX_REGIONS: u32 = 1 << 16;
 
 /// Cells one reduce workgroup folds (256 threads × 8).
-pub const CELLS_PER_PARTIAL: usize = (crate::wgsl::reduce::WG * crate::wgsl::reduce::PER_THREAD) as usize;
+pub const CELLS_PER_PARTIAL: usize = (crate::wgsl::sums::SUMS_WG * crate::wgsl::sums::SUMS_PER_THREAD) as usize;
 
 impl Params {
     /// The uniforms for `scene` at `substeps` substeps per step.

@@ -2,8 +2,8 @@
 
 use crate::params::{Params, Totals, CELLS_PER_PARTIAL, CORRECT_CLAMPS};
 
-pub(crate) const WG: usize = crate::wgsl::reduce::WG as usize;
-const PER_THREAD: usize = crate::wgsl::reduce::PER_THREAD as usize;
+pub(crate) const WG: usize = crate::wgsl::sums::SUMS_WG as usize;
+const PER_THREAD: usize = crate::wgsl::sums::SUMS_PER_THREAD as usize;
 
 /// One thread's (or one workgroup's) sums.
 #[derive(Clone, Copy, Default)]

@@ -1,0 +1,101 @@
+#import common
+// The per-workgroup sums of a level, in one fixed order: imported by reduce.wgsl (`partial_sums`
+// and `finish`) and by the fused explicit step (explicit.wgsl's `step_sums`), which sums the level
+// it writes as it writes it. Both take the same cells in the same order: workgroup g's thread t
+// takes cells g·CELLS + m·SUMS_WG + t for m = 0..SUMS_PER_THREAD, then the workgroup folds its lanes by
+// `tree`. So a fused step's partials are bit for bit the reduction's of the level it wrote.
+// Twin: src/cpu/reduce.rs.
+
+const SUMS_WG: u32 = 256u;
+const SUMS_PER_THREAD: u32 = 8u;
+
+// One workgroup's sums (reduce.wgsl's `finish` folds them).
+struct Partial {
+    sum_eta: f32,
+    wet: u32,
+    max_depth: f32,
+    nonfinite: u32,
+    sum_depth: f32,
+    shortfall: f32,
+    sum_vel: f32,
+    made: f32,
+    dropped: f32,
+    held: f32,
+}
+
+// One thread's running sums.
+struct Lane {
+    sum: f32,
+    wet: u32,
+    max_depth: f32,
+    bad: u32,
+    depth: f32,
+    short: f32,
+    vel: f32,
+    // made, dropped, held.
+    clamp: vec4<f32>,
+}
+
+fn empty_lane() -> Lane {
+    return Lane(0.0, 0u, 0.0, 0u, 0.0, 0.0, 0.0, vec4<f32>(0.0));
+}
+
+// Adds cell (e, v) over ground b to a lane: the wet sums, the volume above the still water (less
+// `held`, what a submerged body holds in the column), the largest depth and the non-finite flag.
+fn add_cell(lane: ptr<function, Lane>, e: f32, b: f32, v: f32, held: f32) {
+    let d = e - b;
+    if is_finite(e) {
+        // The volume above the still water: small numbers, so float32 keeps the waves' digits
+        // and no compiler reordering can cost more than their rounding.
+        let water = max(d, 0.0) - held;
+        (*lane).depth = (*lane).depth + (water - max(-b, 0.0));
+    }
+    if !is_finite(e) {
+        (*lane).bad = 1u;
+    } else if d > 0.0 {
+        (*lane).sum = (*lane).sum + e;
+        (*lane).wet = (*lane).wet + 1u;
+        (*lane).max_depth = max((*lane).max_depth, d);
+        (*lane).vel = (*lane).vel + v;
+    }
+}
+
+var<workgroup> s_sum: array<f32, SUMS_WG>;
+var<workgroup> s_wet: array<u32, SUMS_WG>;
+var<workgroup> s_max: array<f32, SUMS_WG>;
+var<workgroup> s_bad: array<u32, SUMS_WG>;
+var<workgroup> s_depth: array<f32, SUMS_WG>;
+var<workgroup> s_short: array<f32, SUMS_WG>;
+var<workgroup> s_vel: array<f32, SUMS_WG>;
+var<workgroup> s_clamp: array<vec4<f32>, SUMS_WG>;
+
+// Folds the workgroup's lanes in a fixed tree; every thread gets the workgroup's sums.
+fn tree(t: u32, lane: Lane) -> Lane {
+    s_sum[t] = lane.sum;
+    s_wet[t] = lane.wet;
+    s_max[t] = lane.max_depth;
+    s_bad[t] = lane.bad;
+    s_depth[t] = lane.depth;
+    s_short[t] = lane.short;
+    s_vel[t] = lane.vel;
+    s_clamp[t] = lane.clamp;
+    workgroupBarrier();
+    for (var stride = SUMS_WG / 2u; stride > 0u; stride = stride / 2u) {
+        if t < stride {
+            s_sum[t] = s_sum[t] + s_sum[t + stride];
+            s_wet[t] = s_wet[t] + s_wet[t + stride];
+            s_max[t] = max(s_max[t], s_max[t + stride]);
+            s_bad[t] = s_bad[t] | s_bad[t + stride];
+            s_depth[t] = s_depth[t] + s_depth[t + stride];
+            s_short[t] = s_short[t] + s_short[t + stride];
+            s_vel[t] = s_vel[t] + s_vel[t + stride];
+            s_clamp[t] = s_clamp[t] + s_clamp[t + stride];
+        }
+        workgroupBarrier();
+    }
+    return Lane(s_sum[0], s_wet[0], s_max[0], s_bad[0], s_depth[0], s_short[0], s_vel[0], s_clamp[0]);
+}
+
+fn to_partial(l: Lane) -> Partial {
+    return Partial(l.sum, l.wet, l.max_depth, l.bad, l.depth, l.short, l.vel, l.clamp.x, l.clamp.y, l.clamp.z);
+}
