@@ -111,9 +111,11 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>) {
         delta = region_corrections[max(labels[c], 1u) - 1u];
     }
     if e > b && params.correct != 0u {
-        let s = two_sum(e, delta.x + r);
+        // The rounding error joins the carry: the new height is a function of the height and
+        // the correction alone (explicit.wgsl's `read_cell` relies on it).
+        let s = two_sum(e, delta.x);
         e = s.x;
-        r = s.y;
+        r = r + s.y;
         v = v + delta.y;
     }
     if params.sources != 0u {

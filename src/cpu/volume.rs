@@ -93,10 +93,14 @@ pub fn apply(p: &Params, volume: &VolumeState, cells: &mut Cells) {
 }
 
 /// `apply`'s correction of one cell: a wet cell takes its share (`delta`: height, per-step change).
+/// The height moves by TwoSum, its rounding error joining the cell's carry: the new height
+/// depends on the cell's height and the correction alone, so the fused explicit step
+/// (explicit.wgsl's `read_cell`) can correct a neighbour as it reads it without reading the
+/// neighbour's carry, which the neighbour's own thread is rewriting.
 fn correct_cell(p: &Params, delta: [f32; 2], b: f32, e: f32, v: f32, r: f32) -> (f32, f32, f32) {
     if e > b && p.correct != 0 {
-        let (e, r) = two_sum(e, delta[0] + r);
-        (e, v + delta[1], r)
+        let (e, err) = two_sum(e, delta[0]);
+        (e, v + delta[1], r + err)
     } else {
         (e, v, r)
     }
