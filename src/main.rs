@@ -75,6 +75,10 @@ struct RunArgs {
     /// Write DIR/checkpoint.bin (the whole state) every N steps, for `shoal resume`.
     #[arg(long, value_name = "N")]
     checkpoint_every: Option<u64>,
+    /// Print each GPU pass's time per step (GPU timestamps, where the adapter offers them), its
+    /// bytes per cell and bandwidth, and the wall clock's steps/s.
+    #[arg(long)]
+    profile: bool,
 }
 
 #[derive(Args)]
@@ -202,10 +206,14 @@ fn run(args: RunArgs) -> shoal::Result<()> {
         gif: args.gif,
         caustics: args.caustics,
         checkpoint_every: args.checkpoint_every,
+        profile: args.profile,
     };
     let mut progress = Progress::new(args.quiet);
     let summary = shoal::run::run(&scene, &args.out, backend(args.backend), &options, &mut progress);
     progress.finish();
+    if let Ok(Some(profile)) = summary.as_ref().map(|s| s.profile.as_ref()) {
+        print!("{profile}");
+    }
     finish(args.quiet, &scene.name, summary)
 }
 

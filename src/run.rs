@@ -31,6 +31,8 @@ pub struct RunSummary {
     pub final_volume: f64,
     /// The volume the water should hold at the end (m³, `Simulation::target_volume`).
     pub target_volume: f64,
+    /// The GPU's time per pass and the wall clock of stepping, when the run was profiled.
+    pub profile: Option<crate::gpu::profile::Profile>,
 }
 
 impl RunSummary {
@@ -78,6 +80,8 @@ pub struct RunOptions {
     /// Write checkpoint.bin (the whole state) every this many steps (over the scene's
     /// `output.checkpoint_every`).
     pub checkpoint_every: Option<u64>,
+    /// Time each GPU pass with timestamps, and the wall clock of stepping (`--profile`).
+    pub profile: bool,
 }
 
 /// The checkpoint a run keeps in its output folder (the latest only).
@@ -311,6 +315,9 @@ fn run_into(
         report.note(&format!("note: {note}"));
     }
     let mut frames = Frames::new(options, scene.time.dt, scene.output.every)?;
+    if options.profile {
+        sim.start_profile();
+    }
     let resumed_at = sim.step_index();
     report.start(resumed_at, steps);
     let mut tables = Tables::open(out, sim, resumed_at)?;
@@ -343,6 +350,7 @@ fn run_into(
         initial_volume: volumes.0.unwrap_or(0.0),
         final_volume: volumes.1,
         target_volume: sim.target_volume(),
+        profile: sim.profile(),
     })
 }
 

@@ -132,6 +132,8 @@ pub struct Schedule {
     pub model: Model,
     pub substep: Vec<Pass>,
     pub after: Vec<Pass>,
+    /// The scene has `[rain]`: the volume pass drops it after the correction.
+    pub rain: bool,
 }
 
 impl Schedule {
@@ -171,7 +173,27 @@ impl Schedule {
             model,
             substep: model.substep(params),
             after,
+            rain,
         }
+    }
+
+    /// Whether the GPU fuses the volume correction into the explicit step: the step sums the
+    /// level it writes (the `Reduce` after it only folds the partials) and the next step applies
+    /// the correction `Volume` settles as it reads the level (a chunk's last by `apply`), so a
+    /// step streams the level once instead of three times. Only where the correction is all that
+    /// `apply` does and nothing but the probes reads the level between steps: the plain explicit
+    /// step, a closed domain held to its target, no sources, rain, regions or bodies. The fast
+    /// CPU backend fuses the same steps (`cpu::fast::fused`); the results are the same bits.
+    pub fn fuses_correction(&self, p: &Params) -> bool {
+        self.substep == [Pass::Explicit { edges: false }]
+            && p.correct == crate::params::CORRECT_TARGET
+            && crate::cpu::volume::is_plain(p)
+            && !self.rain
+            && self.after
+                == [Pass::Reduce, Pass::Volume]
+                    .into_iter()
+                    .chain((p.n_probes != 0).then_some(Pass::Probe))
+                    .collect::<Vec<_>>()
     }
 
     /// Every pass of a step with `substeps` substeps, in the order they run.
@@ -248,5 +270,39 @@ mod tests {
     fn rain_alone_brings_the_volume_pass() {
         let s = Schedule::new(Model::HeightField(Method::Explicit), &params(), true);
         assert_eq!(s.after, vec![Pass::Reduce, Pass::Volume]);
+    }
+
+    #[test]
+    fn the_correction_fuses_into_the_plain_explicit_step_of_a_closed_basin() {
+        use crate::params::{CORRECT_CLAMPS, CORRECT_TARGET};
+        use crate::scene::Method;
+        let closed = Params {
+            correct: CORRECT_TARGET,
+            n_probes: 1,
+            ..params()
+        };
+        let fuses = |model, p: &Params, rain| Schedule::new(model, p, rain).fuses_correction(p);
+        let explicit = Model::HeightField(Method::Explicit);
+        assert!(fuses(explicit, &closed, false));
+        assert!(fuses(explicit, &Params { n_probes: 0, ..closed }, false));
+        // Anything else that reads or writes the level between steps keeps the passes apart.
+        assert!(!fuses(explicit, &closed, true));
+        assert!(!fuses(Model::HeightField(Method::Adi), &closed, false));
+        for other in [
+            Params { sources: 1, ..closed },
+            Params { regions: 4, ..closed },
+            Params { bodies: 1, ..closed },
+            Params {
+                correct: CORRECT_CLAMPS,
+                ..closed
+            },
+            Params { correct: 0, ..closed },
+            Params {
+                bc_west: BoundaryMode::Absorb as u32,
+                ..closed
+            },
+        ] {
+            assert!(!fuses(explicit, &other, false), "{other:?}");
+        }
     }
 }

@@ -67,6 +67,10 @@ pub struct Simulation {
     pipe_shape: Option<state_table::PipeShape>,
     /// The Navier-Stokes layer's 3D grid, [nx, ny, nz] (None: the other models).
     layer_shape: Option<[usize; 3]>,
+    /// The coupling's settings (the cost model's figures for the coupling solve).
+    body_params: crate::bodies::BodyParams,
+    /// Since `start_profile`: what it measured (`Profiling`).
+    profiling: Option<Profiling>,
 }
 
 impl Simulation {
@@ -157,22 +161,7 @@ impl Simulation {
                 },
                 prepared.bodies.len(),
             ),
-            schedule: crate::gpu::cost::describe(
-                &Schedule::new(
-                    match scene.physics.model {
-                        crate::scene::WaterModel::Pipes => Model::Pipes {
-                            spray: scene.spray.unwrap_or_default().enabled,
-                        },
-                        crate::scene::WaterModel::NavierStokes => Model::NavierStokes,
-                        crate::scene::WaterModel::HeightField => Model::HeightField(scene.physics.solver),
-                    },
-                    p,
-                    scene.rain.is_some(),
-                ),
-                prepared.substeps,
-                p,
-                &prepared.body_params,
-            ),
+            schedule: crate::gpu::cost::describe(&schedule(scene, p), prepared.substeps, p, &prepared.body_params),
             notes: prepared.notes,
         })
     }
@@ -265,6 +254,8 @@ impl Simulation {
                 .map(|_| Default::default()),
             pipe_shape: columns.as_ref().map(|c| state_table::PipeShape::of(scene, c)),
             layer_shape: layer.as_ref().map(|l| l.shape()),
+            body_params,
+            profiling: None,
         })
     }
 
@@ -286,7 +277,27 @@ impl Simulation {
                 },
                 first_step: self.step,
             };
+            // Profiling: the first chunk warms up (first touches of fresh buffers, clocks), then
+            // even chunks take timestamps and odd ones are the wall clock's.
+            let chunk_index = self.profiling.as_mut().map(|p| {
+                p.chunks += 1;
+                p.chunks
+            });
+            let timed = chunk_index.is_some_and(|k| k % 2 == 0);
+            if chunk_index.is_some() {
+                self.solver.set_timing(timed);
+            }
+            let started = std::time::Instant::now();
             let report = self.solver.advance(chunk, self.substeps, &input)?;
+            if let Some(p) = &mut self.profiling {
+                let clock = match chunk_index {
+                    Some(1) => &mut p.warm_up,
+                    _ if timed => &mut p.timed_clock,
+                    _ => &mut p.clock,
+                };
+                clock.0 += chunk as u64;
+                clock.1 += started.elapsed().as_secs_f64();
+            }
             if let Some(bad) = report
                 .first_bad_step
                 .or((report.totals.nonfinite != 0).then_some(chunk - 1))
@@ -791,6 +802,48 @@ impl Simulation {
     pub fn describe_backend(&self) -> String {
         self.solver.describe()
     }
+    /// Times each GPU pass from the next step on (where the backend can: the height field on a
+    /// device with `TIMESTAMP_QUERY`), and the wall clock of stepping: `shoal run --profile`.
+    pub fn start_profile(&mut self) {
+        self.profiling = Some(Profiling {
+            from: self.step,
+            why_not: self.solver.start_profile().err(),
+            ..Profiling::default()
+        });
+    }
+
+    /// What was measured since `start_profile` (None before it).
+    pub fn profile(&self) -> Option<crate::gpu::profile::Profile> {
+        let p = self.profiling.as_ref()?;
+        // The wall clock of the untimed chunks after the first; of the first where there are none.
+        let (clock, warm) = if p.clock.0 > 0 {
+            (p.clock, false)
+        } else {
+            (p.warm_up, true)
+        };
+        Some(crate::gpu::profile::Profile {
+            backend: self.solver.describe(),
+            cells: self.params.nx as u64 * self.params.ny as u64,
+            steps: self.step - p.from,
+            clock,
+            warm,
+            timed_steps: p.timed_clock.0,
+            cost: crate::gpu::cost::describe(
+                &schedule(&self.scene, &self.params),
+                self.substeps,
+                &self.params,
+                &self.body_params,
+            ),
+            timed: match &p.why_not {
+                Some(why) => Err(why.clone()),
+                None if p.timed_clock.0 == 0 => Err(
+                    "the run stepped one chunk, which warms up; profile at least two (three for an unprofiled wall clock)".into(),
+                ),
+                None => self.solver.profile().ok_or_else(|| "the backend kept no timestamps".to_string()),
+            },
+        })
+    }
+
     /// Messages for the user (substep changes), each handed out once.
     pub fn take_notes(&mut self) -> Vec<String> {
         std::mem::take(&mut self.notes)
@@ -926,6 +979,34 @@ fn probe_cells(scene: &Scene) -> Vec<u32> {
             j * g.nx + i
         })
         .collect()
+}
+
+/// What `Simulation::start_profile` measures.
+#[derive(Debug, Default)]
+struct Profiling {
+    /// The step it started at.
+    from: u64,
+    /// Chunks run since.
+    chunks: u64,
+    /// (steps, wall-clock seconds) of the first chunk, of the later ones run without
+    /// timestamps, and of those with.
+    warm_up: (u64, f64),
+    clock: (u64, f64),
+    timed_clock: (u64, f64),
+    /// Why the backend times no passes (None: it does).
+    why_not: Option<String>,
+}
+
+/// The step a scene asks for, for its parameters.
+fn schedule(scene: &Scene, p: &Params) -> Schedule {
+    let model = match scene.physics.model {
+        crate::scene::WaterModel::Pipes => Model::Pipes {
+            spray: scene.spray.unwrap_or_default().enabled,
+        },
+        crate::scene::WaterModel::NavierStokes => Model::NavierStokes,
+        crate::scene::WaterModel::HeightField => Model::HeightField(scene.physics.solver),
+    };
+    Schedule::new(model, p, scene.rain.is_some())
 }
 
 /// What `Simulation::check` reports: a scene that would run, and what it would take.

@@ -88,6 +88,17 @@ pub trait Solver: Send + std::any::Any {
     fn load(&mut self, state: &SolverState) -> Result<()>;
     /// Adapter or backend in words.
     fn describe(&self) -> String;
+    /// Times each GPU pass from the next chunk on (`shoal run --profile`), or says why it cannot.
+    fn start_profile(&mut self) -> std::result::Result<(), String> {
+        Err("the CPU backends run no GPU passes; the figures are the wall clock's".into())
+    }
+    /// What `start_profile` has timed so far.
+    fn profile(&self) -> Option<crate::gpu::profile::PassTimes> {
+        None
+    }
+    /// While profiling, whether the next chunks take timestamps (`Simulation` alternates, so
+    /// that the wall clock is read on chunks that run as they would unprofiled).
+    fn set_timing(&mut self, _on: bool) {}
     /// The backend as `Any`, so that `Water` (embedding) can reach the GPU backend's buffers
     /// without this trait naming a backend.
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any;

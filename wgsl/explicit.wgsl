@@ -12,6 +12,40 @@
 // max(h) − max(b), was tried and made beaches drift more: a receding shore cell drains through its
 // own inertia, `keep·vel`, and capped faces can no longer slow it before the clamp fires.)
 // Twin: src/cpu/explicit.rs.
+//
+// The fused entries run one workgroup of 256 threads per SUMS_WG·SUMS_PER_THREAD cells in sums.wgsl's
+// order (contiguous runs of 256 cells). In a closed basin with the
+// global correction and nothing else (`Schedule::fuses_correction`) it is fused with the passes
+// around it: `step_sums` sums the level it writes into the reduction's partials (reduce.wgsl then
+// only folds them), and `step_corrected*` applies the correction the last step settled as it
+// reads each cell, by volume.wgsl's `apply` (which then runs once per chunk, not per step). The
+// results are the unfused passes' bit for bit: the same operations on the same values.
+
+// The level as the step reads it: (eta, vel, carry) of cell c, with the settled correction
+// applied when `corrected` (volume.wgsl's `apply` on one cell: a wet cell moves by the
+// correction, compensated, then the dry-cell rule). A neighbour's corrected height needs only
+// its height, its ground and the correction: its carry, which its own thread rewrites in this
+// dispatch, is read only for the cell itself.
+fn read_cell(c: u32, corrected: bool) -> vec3<f32> {
+    var e = eta_in[c];
+    var v = vel_in[c];
+    var r = carry[c];
+    if corrected {
+        let b = ground[c];
+        if e > b && params.correct != 0u {
+            let s = two_sum(e, volume.correction);
+            e = s.x;
+            r = r + s.y;
+            v = v + volume.vel_correction;
+        }
+        if e <= b {
+            e = b;
+            v = 0.0;
+            r = 0.0;
+        }
+    }
+    return vec3<f32>(e, v, r);
+}
 
 fn face(eta_c: f32, d_c: f32, eta_n: f32, d_n: f32) -> f32 {
     return face_depth(eta_c, d_c, eta_n, d_n) * (eta_n - eta_c);
@@ -39,12 +73,14 @@ fn face_term(mode: u32, eta_c: f32, d_c: f32, b_c: f32, eta_n: f32, b_n: f32, et
     return select(select(term, mirrored, mode == GHOST_SLOPE), 0.0, mode == REFLECT || mode == ABSORB);
 }
 
-// The flux-form update of cell (i, j): (eta', vel') before edge overrides and the dry-cell rule.
-fn wave(i: u32, j: u32) -> vec2<f32> {
+// The flux-form update of cell (i, j): (eta', vel') before edge overrides and the dry-cell rule;
+// `corrected`: the level read as `read_cell` reads it.
+fn wave(i: u32, j: u32, corrected: bool) -> vec2<f32> {
     let nx = params.nx;
     let ny = params.ny;
     let c = cell(i, j);
-    let eta_c = eta_in[c];
+    let here = read_cell(c, corrected);
+    let eta_c = here.x;
     let b_c = ground[c];
     let d_c = depth(eta_c, b_c);
     let mean = totals.sum_eta / f32(max(totals.wet, 1u));
@@ -52,10 +88,10 @@ fn wave(i: u32, j: u32) -> vec2<f32> {
     let e = select(c + 1u, cell(0u, j), i == nx - 1u);
     let s = select(c - nx, cell(i, ny - 1u), j == 0u);
     let n = select(c + nx, cell(i, 0u), j == ny - 1u);
-    let eta_w = eta_in[w];
-    let eta_e = eta_in[e];
-    let eta_s = eta_in[s];
-    let eta_n = eta_in[n];
+    let eta_w = read_cell(w, corrected).x;
+    let eta_e = read_cell(e, corrected).x;
+    let eta_s = read_cell(s, corrected).x;
+    let eta_n = read_cell(n, corrected).x;
     let b_w = ground[w];
     let b_e = ground[e];
     let b_s = ground[s];
@@ -64,22 +100,72 @@ fn wave(i: u32, j: u32) -> vec2<f32> {
     let east = face_term(select(INTERIOR, params.bc_east, i == nx - 1u), eta_c, d_c, b_c, eta_e, b_e, eta_w, b_w, mean);
     let south = face_term(select(INTERIOR, params.bc_south, j == 0u), eta_c, d_c, b_c, eta_s, b_s, eta_n, b_n, mean);
     let north = face_term(select(INTERIOR, params.bc_north, j == ny - 1u), eta_c, d_c, b_c, eta_n, b_n, eta_s, b_s, mean);
-    let vel = params.keep * vel_in[c] + params.k * (((west + east) + south) + north);
+    let vel = params.keep * here.y + params.k * (((west + east) + south) + north);
     return vec2<f32>(eta_c + vel, vel);
 }
 
+// Steps workgroup `group`'s cells (sums.wgsl's order); returns this thread's sums of what it wrote.
+fn step_cells(group: u32, t: u32, corrected: bool) -> Lane {
+    let n = params.nx * params.ny;
+    let base = group * SUMS_WG * SUMS_PER_THREAD;
+    var lane = empty_lane();
+    for (var m = 0u; m < SUMS_PER_THREAD; m = m + 1u) {
+        let c = base + m * SUMS_WG + t;
+        if c < n {
+            let j = c / params.nx;
+            let i = c - j * params.nx;
+            let here = read_cell(c, corrected);
+            let r = wave(i, j, corrected);
+            // eta' = eta + (vel' + carry), compensated (Knuth's TwoSum): the exact rounding error
+            // goes back into `carry`. Plain f32 addition drifts the volume systematically
+            // (−1.7e-6 in 20,000 steps on a test basin); with the carry, Σ(eta + carry) changes
+            // only by roundings of vel's size.
+            let sum = two_sum(here.x, r.y + here.z);
+            let b = ground[c];
+            let stored = store(c, b, sum.x, r.y, sum.y);
+            add_cell(&lane, stored.x, b, stored.y, 0.0);
+        }
+    }
+    return lane;
+}
+
+// The reduction's partial of the level the workgroup wrote (reduce.wgsl's `partial_sums`).
+fn write_sums(group: u32, t: u32, lane: Lane) {
+    let sums = tree(t, lane);
+    if t == 0u && group < params.n_partials {
+        partials[group] = to_partial(sums);
+    }
+}
+
+// The plain step, one cell per thread in 16×16 tiles: measured faster than the fused entries'
+// runs of 256 cells where nothing needs sums (an H100: 1.97 against 1.81 TB/s at 4096²).
 @compute @workgroup_size(16, 16)
 fn step(@builtin(global_invocation_id) gid: vec3<u32>) {
     if gid.x >= params.nx || gid.y >= params.ny {
         return;
     }
     let c = cell(gid.x, gid.y);
-    let r = wave(gid.x, gid.y);
-    // eta' = eta + (vel' + carry), compensated (Knuth's TwoSum): the exact rounding error goes
-    // back into `carry`. Plain f32 addition drifts the volume systematically (−1.7e-6 in 20,000
-    // steps on a test basin); with the carry, Σ(eta + carry) changes only by roundings of vel's size.
-    let sum = two_sum(eta_in[c], r.y + carry[c]);
+    let here = read_cell(c, false);
+    let r = wave(gid.x, gid.y, false);
+    let sum = two_sum(here.x, r.y + here.z);
     store(c, ground[c], sum.x, r.y, sum.y);
+}
+
+@compute @workgroup_size(256)
+fn step_corrected(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) t: u32) {
+    step_cells(wid.x + wid.y * groups.x, t, true);
+}
+
+@compute @workgroup_size(256)
+fn step_sums(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) t: u32) {
+    let group = wid.x + wid.y * groups.x;
+    write_sums(group, t, step_cells(group, t, false));
+}
+
+@compute @workgroup_size(256)
+fn step_corrected_sums(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) t: u32) {
+    let group = wid.x + wid.y * groups.x;
+    write_sums(group, t, step_cells(group, t, true));
 }
 
 // Mur's discrete first-order Engquist–Majda condition at an absorbing side:
@@ -87,7 +173,7 @@ fn step(@builtin(global_invocation_id) gid: vec3<u32>) {
 fn mur(eta_c: f32, d_c: f32, ii: u32, ij: u32) -> f32 {
     let s = sqrt(params.k * d_c);
     let r = (s - 1.0) / (s + 1.0);
-    return eta_in[cell(ii, ij)] + r * (wave(ii, ij).x - eta_c);
+    return eta_in[cell(ii, ij)] + r * (wave(ii, ij, false).x - eta_c);
 }
 
 // The p-th perimeter cell: the south row, the north row, then the west and east columns without
@@ -153,7 +239,7 @@ fn edges(@builtin(global_invocation_id) gid: vec3<u32>) {
         let eta_new = mur_sum / f32(mur_count);
         store(c, b_c, eta_new, eta_new - eta_c, 0.0);
     } else if x_edge < nx && y_edge < ny {
-        let eta_new = 0.5 * (wave(x_edge, j).x + wave(i, y_edge).x);
+        let eta_new = 0.5 * (wave(x_edge, j, false).x + wave(i, y_edge, false).x);
         store(c, b_c, eta_new, eta_new - eta_c, 0.0);
     }
 }

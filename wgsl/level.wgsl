@@ -1,4 +1,4 @@
-#import common
+#import sums
 // The bindings every pass that advances the state shares (explicit.wgsl, adi.wgsl), and the
 // last thing such a pass does to a cell: the dry-cell rule, the divergence flag and the store.
 // Imported by them with `#import level` (build.rs resolves imports).
@@ -11,6 +11,10 @@
 // Under CORRECT_CLAMPS, what the dry-cell rule did to each cell since the last correction: the
 // water it made and the per-step change it dropped (read by reduce.wgsl, reset by volume.wgsl).
 @group(0) @binding(5) var<storage, read_write> clamped: array<vec2<f32>>;
+// The fused explicit step (explicit.wgsl's `step_sums`): its per-workgroup sums of the level it
+// writes, and the correction the last step settled, which it applies as it reads (volume.wgsl).
+@group(0) @binding(6) var<storage, read_write> partials: array<Partial>;
+@group(0) @binding(7) var<storage, read> volume: Volume;
 
 @group(1) @binding(0) var<storage, read> eta_in: array<f32>;
 @group(1) @binding(1) var<storage, read> vel_in: array<f32>;
@@ -27,8 +31,8 @@ fn face_depth(eta_c: f32, d_c: f32, eta_n: f32, d_n: f32) -> f32 {
 }
 
 // Dry cells (Kass & Miller §4): a surface at or below the ground is the ground, at rest.
-// Then the divergence flag, then the store.
-fn store(c: u32, b_c: f32, eta_new: f32, vel_new: f32, residual: f32) {
+// Then the divergence flag, then the store. Returns what it stored: (eta, vel).
+fn store(c: u32, b_c: f32, eta_new: f32, vel_new: f32, residual: f32) -> vec2<f32> {
     var eta = eta_new;
     var vel = vel_new;
     var res = residual;
@@ -48,5 +52,6 @@ fn store(c: u32, b_c: f32, eta_new: f32, vel_new: f32, residual: f32) {
     }
     eta_out[c] = eta;
     vel_out[c] = vel;
+    return vec2<f32>(eta, vel);
 }
 

@@ -29,11 +29,12 @@ impl GpuContext {
         let adapter = choose_adapter(&instance()).await?;
         let info = adapter.get_info();
         // Ask for everything the adapter offers: large grids need its storage-buffer limits, and
-        // a software adapter's limits are what it can actually do.
+        // a software adapter's limits are what it can actually do. Timestamps where offered, for
+        // `shoal run --profile` (they cost nothing until a pass asks for them).
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("shoal"),
-                required_features: wgpu::Features::empty(),
+                required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
                 required_limits: adapter.limits(),
                 ..Default::default()
             })

@@ -66,11 +66,16 @@ const fn fixed(dispatches: u32, note: &'static str) -> Cost {
     }
 }
 
-/// The cost of `pass` for these parameters (`bodies` for the coupling's iteration count).
-pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams) -> Cost {
+/// The cost of `pass` for these parameters (`bodies` for the coupling's iteration count);
+/// `fused`: the schedule fuses the correction into the explicit step
+/// (`Schedule::fuses_correction`).
+pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams, fused: bool) -> Cost {
     let on = |flag: bool, bytes: u32| if flag { bytes } else { 0 };
     let clamps = p.correct == CORRECT_CLAMPS;
     match pass {
+        // The step wrote the partials (one per 2048 cells); apply runs once per chunk.
+        Pass::Reduce if fused => fixed(1, "finish: folds the partials the step wrote"),
+        Pass::Volume if fused => fixed(1, "settle; the next step applies it as it reads"),
         // partial_sums streams eta, vel and ground (+ shortfall, clamp record, covers); finish
         // folds one partial per 2048 cells.
         Pass::Reduce => cost(
@@ -198,8 +203,9 @@ pub fn step_cost(
     let mut rows = Vec::new();
     let mut total = Cost::default();
     for (passes, times) in [(&schedule.substep, substeps), (&schedule.after, 1)] {
+        let fused = schedule.fuses_correction(p);
         for &pass in passes {
-            let c = pass_cost(pass, p, bodies);
+            let c = pass_cost(pass, p, bodies, fused);
             total = total + c.times(times);
             rows.push((pass, times, c));
         }
@@ -250,7 +256,7 @@ mod tests {
             ny: 128,
             ..Params::default()
         };
-        let c = pass_cost(Pass::Adi, &p, &BodyParams::default());
+        let c = pass_cost(Pass::Adi, &p, &BodyParams::default(), false);
         assert_eq!(c.dispatches, 2);
         assert_eq!((c.read, c.written), (28, 16));
     }
@@ -268,5 +274,32 @@ mod tests {
         assert_eq!(rows.len(), 2);
         assert_eq!(total.dispatches, 3 + 1);
         assert_eq!(total.read + total.written, 3 * 28);
+    }
+
+    #[test]
+    fn a_fused_step_streams_the_level_once() {
+        let p = Params {
+            nx: 64,
+            ny: 64,
+            n_probes: 1,
+            correct: crate::params::CORRECT_TARGET,
+            ..Params::default()
+        };
+        let s = Schedule::new(Model::HeightField(crate::scene::Method::Explicit), &p, false);
+        let (rows, total) = step_cost(&s, 1, &p, &BodyParams::default());
+        let names: Vec<_> = rows
+            .iter()
+            .map(|(pass, _, c)| (pass.name(), c.read + c.written, c.dispatches))
+            .collect();
+        assert_eq!(
+            names,
+            [("explicit", 28, 1), ("reduce", 0, 1), ("volume", 0, 1), ("probe", 0, 1)]
+        );
+        assert_eq!((total.read + total.written, total.dispatches), (28, 4));
+        // With a source the passes stay apart: the reduction and the correction stream the level.
+        let q = Params { sources: 1, ..p };
+        let s = Schedule::new(Model::HeightField(crate::scene::Method::Explicit), &q, false);
+        let (_, total) = step_cost(&s, 1, &q, &BodyParams::default());
+        assert!(total.read + total.written > 60);
     }
 }

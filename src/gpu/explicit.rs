@@ -4,22 +4,37 @@
 use super::level::LevelBindings;
 use super::state::{linear_groups, pipeline, GpuState};
 
+/// What one explicit substep does beside stepping (`explicit.wgsl`'s four step entries).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Fusion {
+    /// Apply the correction the last step settled as the level is read (`step_corrected`).
+    pub corrected: bool,
+    /// Write the reduction's partial sums of the level it writes (`step_sums`).
+    pub sums: bool,
+}
+
 pub struct Explicit {
-    step: wgpu::ComputePipeline,
+    /// Indexed by `Fusion`: plain, corrected, sums, corrected and sums.
+    step: [wgpu::ComputePipeline; 4],
     edges: wgpu::ComputePipeline,
     rescale: wgpu::ComputePipeline,
+    /// Workgroups of a fused step: one per reduction partial, within the per-dimension limit.
+    groups: (u32, u32),
     max_groups: u32,
 }
 
 impl Explicit {
-    pub fn new(device: &wgpu::Device, level: &LevelBindings) -> Explicit {
+    pub fn new(device: &wgpu::Device, level: &LevelBindings, state: &GpuState) -> Explicit {
         let module = super::shaders::module(device, "explicit.wgsl", super::shaders::EXPLICIT);
         let layouts = level.layouts();
+        let max_groups = device.limits().max_compute_workgroups_per_dimension;
         Explicit {
-            step: pipeline(device, &module, &layouts, "step"),
+            step: ["step", "step_corrected", "step_sums", "step_corrected_sums"]
+                .map(|entry| pipeline(device, &module, &layouts, entry)),
             edges: pipeline(device, &module, &layouts, "edges"),
             rescale: pipeline(device, &module, &layouts, "rescale_velocity"),
-            max_groups: device.limits().max_compute_workgroups_per_dimension,
+            groups: linear_groups(state.n_partials, max_groups),
+            max_groups,
         }
     }
 
@@ -32,10 +47,17 @@ impl Explicit {
         state: &GpuState,
         slot_offset: u32,
         edges: bool,
+        fusion: Fusion,
     ) {
-        pass.set_pipeline(&self.step);
+        pass.set_pipeline(&self.step[fusion.corrected as usize + 2 * fusion.sums as usize]);
         level.bind(pass, state, slot_offset);
-        pass.dispatch_workgroups(state.nx.div_ceil(16), state.ny.div_ceil(16), 1);
+        if fusion == Fusion::default() {
+            // `step`: 16×16 tiles.
+            pass.dispatch_workgroups(state.nx.div_ceil(16), state.ny.div_ceil(16), 1);
+        } else {
+            // The fused entries: one workgroup per reduction partial.
+            pass.dispatch_workgroups(self.groups.0, self.groups.1, 1);
+        }
         if edges {
             pass.set_pipeline(&self.edges);
             pass.dispatch_workgroups((2 * state.nx + 2 * (state.ny - 2)).div_ceil(64), 1, 1);

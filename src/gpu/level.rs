@@ -1,5 +1,6 @@
 //! The bind groups of `wgsl/level.wgsl`, shared by every pass that advances the state (explicit,
-//! ADI): group 0 (params, ground, totals, divergence flag, carry, clamped), group 1 (the ping-pong levels,
+//! ADI): group 0 (params, ground, totals, divergence flag, carry, clamped, and the fused step's
+//! partials and volume correction), group 1 (the ping-pong levels,
 //! one bind group per direction, picked by `state.current`) and group 2 (the per-step slot).
 //! Built once; the passes' pipeline layouts use these same layouts.
 
@@ -34,6 +35,8 @@ impl LevelBindings {
                 storage_entry(3, false),
                 storage_entry(4, false),
                 storage_entry(5, false),
+                storage_entry(6, false),
+                storage_entry(7, true),
             ],
         );
         let level_layout = layout(
@@ -67,6 +70,8 @@ impl LevelBindings {
                     &state.first_bad_step,
                     &state.carry,
                     &state.clamped,
+                    &state.partials,
+                    &state.volume,
                 ],
             ),
             levels: [level(0), level(1)],

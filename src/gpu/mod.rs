@@ -16,6 +16,7 @@ pub mod pipe_rain;
 pub mod pipe_solver;
 pub mod pipes;
 pub mod probe;
+pub mod profile;
 pub mod rain;
 pub mod readback;
 pub mod reduce;
@@ -57,6 +58,8 @@ pub struct GpuSolver {
     bodies: Option<(bodies::Bodies, coupling::Coupling)>,
     /// The passes of a step, in order.
     schedule: Schedule,
+    /// The volume correction runs fused with the explicit step (`Schedule::fuses_correction`).
+    fused: bool,
     /// The state fields this run holds, which `save` and `load` move (`state_table`).
     saved: Vec<Field>,
     /// The drains' shortfall on the last step of the last chunk: already in the target the host
@@ -67,6 +70,12 @@ pub struct GpuSolver {
     report_readback: wgpu::Buffer,
     eta_readback: wgpu::Buffer,
     adapter: String,
+    /// The coupling's settings, for the cost model's figures.
+    body_params: crate::bodies::BodyParams,
+    /// Times each pass while `shoal run --profile` asks (None otherwise).
+    profiler: Option<profile::Profiler>,
+    /// Whether the profiler times the next chunk (`Solver::set_timing`).
+    timing: bool,
 }
 
 impl GpuSolver {
@@ -101,11 +110,12 @@ impl GpuSolver {
             bodies,
             volume,
             regions,
-            explicit: explicit::Explicit::new(device, &level),
+            explicit: explicit::Explicit::new(device, &level, &state),
             adi,
             level,
             reduce: reduce::Reduce::new(device, &state),
             probe: probe::Probe::new(device, &state),
+            fused: setup.schedule().fuses_correction(&params),
             schedule: setup.schedule(),
             saved: state_table::state_fields(&state_table::Shape {
                 params: &params,
@@ -124,6 +134,9 @@ impl GpuSolver {
             params,
             state,
             adapter,
+            body_params: setup.body_params,
+            profiler: None,
+            timing: false,
         };
         solver.start_regions();
         scopes.pop()?;
@@ -155,23 +168,97 @@ impl GpuSolver {
         }
     }
 
+    /// The passes of step `step` of a chunk with `substeps` substeps, each with what its explicit
+    /// substep fuses: with the correction fused, a step's first substep applies the correction the
+    /// last step settled (none before a chunk's first: a chunk starts from a corrected level) and
+    /// its last sums the level for the `Reduce` after it.
+    fn plan(&self, step: u32, substeps: u32) -> impl Iterator<Item = (Pass, explicit::Fusion)> + '_ {
+        let fused = self.fused;
+        let mut k = 0;
+        self.schedule.step(substeps).map(move |p| {
+            let mut fusion = explicit::Fusion::default();
+            if fused && matches!(p, Pass::Explicit { .. }) {
+                fusion = explicit::Fusion {
+                    corrected: k == 0 && step > 0,
+                    sums: k + 1 == substeps,
+                };
+                k += 1;
+            }
+            (p, fusion)
+        })
+    }
+
     /// Records steps `from..to` of a chunk (their per-step slots) into an open pass: the
     /// schedule's substep passes `substeps` times, then its passes after them.
     fn record_steps(&mut self, pass: &mut wgpu::ComputePass, from: u32, to: u32, substeps: u32) {
-        let schedule = self.schedule.clone();
         for step in from..to {
-            for p in schedule.step(substeps) {
-                self.record_pass(pass, p, step);
+            let plan: Vec<_> = self.plan(step, substeps).collect();
+            for (p, fusion) in plan {
+                self.record_pass(pass, p, step, fusion);
             }
         }
     }
 
+    /// Records steps `from..to` of a chunk into `encoder`, and when `last` the chunk's close
+    /// (`record_close`): one compute pass for them all, or while profiling, one per pass with
+    /// its timestamps.
+    fn record_submit(&mut self, encoder: &mut wgpu::CommandEncoder, from: u32, to: u32, substeps: u32, last: bool) {
+        let profiler = if self.timing { self.profiler.take() } else { None };
+        let Some(mut profiler) = profiler else {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("shoal steps"),
+                timestamp_writes: None,
+            });
+            self.record_steps(&mut pass, from, to, substeps);
+            if last {
+                self.record_close(&mut pass, to);
+            }
+            return;
+        };
+        for step in from..to {
+            let plan: Vec<_> = self.plan(step, substeps).collect();
+            for (p, fusion) in plan {
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some(p.name()),
+                    timestamp_writes: profiler.time(p, p.name(), &self.params, &self.body_params, self.fused),
+                });
+                self.record_pass(&mut pass, p, step, fusion);
+            }
+        }
+        if last {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("chunk close"),
+                timestamp_writes: profiler.writes("chunk close", self.close_bytes(), 2 + 2 * self.fused as u32),
+            });
+            self.record_close(&mut pass, to);
+        }
+        self.profiler = Some(profiler);
+    }
+
+    /// Records what ends a chunk of `steps` steps: the correction the last step settled, where
+    /// the fused step left it unapplied, then the reduction the chunk's report reads.
+    fn record_close(&mut self, pass: &mut wgpu::ComputePass, steps: u32) {
+        if self.fused {
+            let last = steps.saturating_sub(1);
+            self.volume.apply(pass, &self.level, &self.state, last);
+        }
+        self.reduce.reduce(pass, &self.state);
+    }
+
+    /// Bytes per cell `record_close` streams (`apply`, the reduction).
+    fn close_bytes(&self) -> u32 {
+        let reduce = cost::pass_cost(Pass::Reduce, &self.params, &self.body_params, false);
+        let apply = if self.fused { 28 } else { 0 };
+        reduce.read + reduce.written + apply
+    }
+
     /// Records one pass of step `step` (its index within the chunk).
-    fn record_pass(&mut self, pass: &mut wgpu::ComputePass, p: Pass, step: u32) {
+    fn record_pass(&mut self, pass: &mut wgpu::ComputePass, p: Pass, step: u32, fusion: explicit::Fusion) {
         let slot = step * self.state.slot_stride;
         match p {
+            Pass::Reduce if self.fused => self.reduce.finish(pass, &self.state),
             Pass::Reduce => self.reduce.reduce(pass, &self.state),
-            Pass::Explicit { edges } => self.explicit.step(pass, &self.level, &self.state, slot, edges),
+            Pass::Explicit { edges } => self.explicit.step(pass, &self.level, &self.state, slot, edges, fusion),
             Pass::Adi => {
                 let adi = self.adi.as_ref().expect("the schedule runs ADI only when it was built");
                 adi.step(pass, &self.level, &self.state, slot)
@@ -186,8 +273,9 @@ impl GpuSolver {
                     .expect("the schedule runs regions only when built");
                 regions.record(pass, &mut self.state)
             }
+            Pass::Volume if self.fused => self.volume.settle(pass, &self.level, &self.state, step),
             Pass::Volume => self.volume.correct(pass, &self.level, &self.state, step),
-            Pass::Probe => self.probe.record(pass, &self.state, slot),
+            Pass::Probe => self.probe.record(pass, &self.state, slot, self.fused),
             Pass::PipeFlow | Pass::PipeApply | Pass::Spray | Pass::PipeRain | Pass::NavierStokes => {
                 unreachable!("the pipes and Navier-Stokes models have their own backends")
             }
@@ -227,6 +315,9 @@ impl GpuSolver {
             timestamp_writes: None,
         });
         self.record_steps(&mut pass, 0, steps, substeps);
+        if self.fused && steps > 0 {
+            self.volume.apply(&mut pass, &self.level, &self.state, steps - 1);
+        }
         if self.params.sources != 0 || rain.is_some() {
             self.reduce.reduce(&mut pass, &self.state);
             self.volume.roll(&mut pass, &self.level, &self.state, steps);
@@ -300,23 +391,15 @@ impl Solver for GpuSolver {
             bytemuck::cast_slice(&[hi, lo, -self.counted_shortfall, 0.0]),
         );
         // Steps go out in submits of bounded work, the report readback only after the last.
-        let per_submit = steps_per_submit(self.state.cells(), substeps, self.adi.is_some());
+        let software = self.device.adapter_info().device_type == wgpu::DeviceType::Cpu;
+        let per_submit = steps_per_submit(self.state.cells(), substeps, self.adi.is_some(), software);
         let mut index = 0;
         let mut encoder = loop {
             let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("shoal steps"),
             });
             let end = (index + per_submit).min(steps);
-            {
-                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some("shoal steps"),
-                    timestamp_writes: None,
-                });
-                self.record_steps(&mut pass, index, end, substeps);
-                if end == steps {
-                    self.reduce.reduce(&mut pass, &self.state);
-                }
-            }
+            self.record_submit(&mut encoder, index, end, substeps, end == steps);
             index = end;
             if index == steps {
                 break encoder;
@@ -335,6 +418,9 @@ impl Solver for GpuSolver {
             probe_bytes,
             body_bytes,
         );
+        if let Some(profiler) = &self.profiler {
+            profiler.resolve(&mut encoder);
+        }
         self.queue.submit([encoder.finish()]);
 
         let bytes = readback::map(
@@ -343,6 +429,9 @@ impl Solver for GpuSolver {
             report::HISTORY_AT + probe_bytes + body_bytes,
         )?;
         let (head, probes, body_history) = report::read(&bytes, probe_bytes, body_bytes);
+        if let Some(profiler) = &mut self.profiler {
+            profiler.collect(&self.device)?;
+        }
         let totals = head.totals;
         let coupling = match &self.bodies {
             Some((_, coupling)) if body_bytes > 0 => crate::solver::SolveReport {
@@ -436,25 +525,50 @@ impl Solver for GpuSolver {
         format!("gpu: {}", self.adapter)
     }
 
+    fn start_profile(&mut self) -> std::result::Result<(), String> {
+        self.profiler = Some(profile::Profiler::new(&self.device, &self.queue)?);
+        Ok(())
+    }
+
+    fn profile(&self) -> Option<profile::PassTimes> {
+        self.profiler.as_ref().map(|p| p.times().clone())
+    }
+
+    fn set_timing(&mut self, on: bool) {
+        self.timing = on;
+    }
+
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
         self
     }
 }
 
-/// Cell-substeps one submit carries at most (an ADI step counts as `ADI_COST`). A submit is one
-/// unit of work to the driver: wgpu's GL backend holds its context lock while llvmpipe runs it,
-/// and another thread waiting more than 6 s for that lock panics inside wgpu. 2²¹ keeps a submit
-/// near 0.2 s on llvmpipe; on a GPU the extra submits cost microseconds, and the one readback per
-/// chunk stays one.
-const SUBMIT_CELL_STEPS: u64 = 1 << 21;
+/// Cell-substeps one submit carries at most on a software adapter (an ADI step counts as
+/// `ADI_COST`). A submit is one unit of work to the driver: wgpu's GL backend holds its context
+/// lock while llvmpipe runs it, and another thread waiting more than 6 s for that lock panics
+/// inside wgpu. 2²¹ keeps a submit near 0.2 s on llvmpipe.
+const SOFTWARE_SUBMIT_CELL_STEPS: u64 = 1 << 21;
+
+/// The same on a GPU: 2²⁸ cell-substeps are ~4 ms of explicit steps on an H100 (~7e10 cells/s),
+/// far inside any driver's watchdog, and long enough that the submits' own cost (tens of µs
+/// each) stays hidden behind the GPU's work. With the software adapters' bound a 1024² grid went
+/// out two steps per submit and ran at half the GPU's speed (measured: 33 k steps/s by the wall
+/// clock against 66 k by the GPU's timestamps).
+const GPU_SUBMIT_CELL_STEPS: u64 = 1 << 28;
 
 /// An ADI step's cost in explicit substeps on the software adapters (measured: 1.3 M cells/s per
 /// sweep against 15 M for the explicit step).
 const ADI_COST: u64 = 20;
 
-fn steps_per_submit(cells: u32, substeps: u32, adi: bool) -> u32 {
+/// Steps per submit for this grid; `software`: the adapter is a CPU rasteriser.
+fn steps_per_submit(cells: u32, substeps: u32, adi: bool, software: bool) -> u32 {
+    let bound = if software {
+        SOFTWARE_SUBMIT_CELL_STEPS
+    } else {
+        GPU_SUBMIT_CELL_STEPS
+    };
     let per_step = cells as u64 * substeps as u64 * if adi { ADI_COST } else { 1 };
-    (SUBMIT_CELL_STEPS / per_step.max(1)).clamp(1, crate::params::MAX_CHUNK as u64) as u32
+    (bound / per_step.max(1)).clamp(1, crate::params::MAX_CHUNK as u64) as u32
 }
 
 /// Steps an embedded chunk holds at most: `roll` reads the chunk's length from its step slot,

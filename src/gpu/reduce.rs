@@ -64,7 +64,14 @@ impl Reduce {
         pass.set_bind_group(0, &self.shared, &[]);
         pass.set_bind_group(1, &self.levels[state.current], &[]);
         pass.dispatch_workgroups(self.groups.0, self.groups.1, 1);
+        self.finish(pass, state);
+    }
+
+    /// Records `finish` alone: folds partials a fused explicit step wrote (`step_sums`).
+    pub fn finish(&self, pass: &mut wgpu::ComputePass, state: &GpuState) {
         pass.set_pipeline(&self.finish);
+        pass.set_bind_group(0, &self.shared, &[]);
+        pass.set_bind_group(1, &self.levels[state.current], &[]);
         pass.dispatch_workgroups(1, 1, 1);
     }
 }
