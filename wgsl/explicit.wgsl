@@ -107,10 +107,9 @@ fn wave(i: u32, j: u32, corrected: bool) -> vec2<f32> {
 // Steps workgroup `group`'s cells (sums.wgsl's order); returns this thread's sums of what it wrote.
 fn step_cells(group: u32, t: u32, corrected: bool) -> Lane {
     let n = params.nx * params.ny;
-    let base = group * SUMS_WG * SUMS_PER_THREAD;
     var lane = empty_lane();
     for (var m = 0u; m < SUMS_PER_THREAD; m = m + 1u) {
-        let c = base + m * SUMS_WG + t;
+        let c = sums_cell(group, m, t);
         if c < n {
             let j = c / params.nx;
             let i = c - j * params.nx;
@@ -133,7 +132,7 @@ fn step_cells(group: u32, t: u32, corrected: bool) -> Lane {
 fn write_sums(group: u32, t: u32, lane: Lane) {
     let sums = tree(t, lane);
     if t == 0u && group < params.n_partials {
-        partials[group] = to_partial(sums);
+        partials[group] = to_totals(sums);
     }
 }
 

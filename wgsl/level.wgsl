@@ -13,7 +13,7 @@
 @group(0) @binding(5) var<storage, read_write> clamped: array<vec2<f32>>;
 // The fused explicit step (explicit.wgsl's `step_sums`): its per-workgroup sums of the level it
 // writes, and the correction the last step settled, which it applies as it reads (volume.wgsl).
-@group(0) @binding(6) var<storage, read_write> partials: array<Partial>;
+@group(0) @binding(6) var<storage, read_write> partials: array<Totals>;
 @group(0) @binding(7) var<storage, read> volume: Volume;
 
 @group(1) @binding(0) var<storage, read> eta_in: array<f32>;

@@ -8,7 +8,7 @@
 // The order of every addition is fixed, so two runs give the same bits. Twin: src/cpu/reduce.rs.
 
 @group(0) @binding(1) var<storage, read> ground: array<f32>;
-@group(0) @binding(2) var<storage, read_write> partials: array<Partial>;
+@group(0) @binding(2) var<storage, read_write> partials: array<Totals>;
 @group(0) @binding(3) var<storage, read_write> totals: Totals;
 // What each drain cell could not take on the last step (volume.wgsl); read only with sources.
 @group(0) @binding(4) var<storage, read> shortfall: array<f32>;
@@ -29,10 +29,9 @@ fn partial_sums(
 ) {
     let group = wid.x + wid.y * groups.x;
     let n = params.nx * params.ny;
-    let base = group * SUMS_WG * SUMS_PER_THREAD;
     var lane = empty_lane();
     for (var m = 0u; m < SUMS_PER_THREAD; m = m + 1u) {
-        let c = base + m * SUMS_WG + t;
+        let c = sums_cell(group, m, t);
         if c < n {
             var held = 0.0;
             if params.bodies != 0u {
@@ -50,7 +49,7 @@ fn partial_sums(
     }
     let sums = tree(t, lane);
     if t == 0u && group < params.n_partials {
-        partials[group] = to_partial(sums);
+        partials[group] = to_totals(sums);
     }
 }
 
@@ -70,6 +69,6 @@ fn finish(@builtin(local_invocation_index) t: u32) {
     }
     let k = tree(t, lane);
     if t == 0u {
-        totals = Totals(k.sum, k.wet, k.max_depth, k.bad, k.depth, k.short, k.vel, k.clamp.x, k.clamp.y, k.clamp.z, 0u, 0u);
+        totals = to_totals(k);
     }
 }

@@ -9,18 +9,9 @@
 const SUMS_WG: u32 = 256u;
 const SUMS_PER_THREAD: u32 = 8u;
 
-// One workgroup's sums (reduce.wgsl's `finish` folds them).
-struct Partial {
-    sum_eta: f32,
-    wet: u32,
-    max_depth: f32,
-    nonfinite: u32,
-    sum_depth: f32,
-    shortfall: f32,
-    sum_vel: f32,
-    made: f32,
-    dropped: f32,
-    held: f32,
+// The m-th cell thread t of workgroup `group` takes (m < SUMS_PER_THREAD).
+fn sums_cell(group: u32, m: u32, t: u32) -> u32 {
+    return (group * SUMS_PER_THREAD + m) * SUMS_WG + t;
 }
 
 // One thread's running sums.
@@ -96,6 +87,8 @@ fn tree(t: u32, lane: Lane) -> Lane {
     return Lane(s_sum[0], s_wet[0], s_max[0], s_bad[0], s_depth[0], s_short[0], s_vel[0], s_clamp[0]);
 }
 
-fn to_partial(l: Lane) -> Partial {
-    return Partial(l.sum, l.wet, l.max_depth, l.bad, l.depth, l.short, l.vel, l.clamp.x, l.clamp.y, l.clamp.z);
+// A lane's sums as `Totals`: a workgroup's partial (reduce.wgsl's `finish` folds them) or the
+// level's totals.
+fn to_totals(l: Lane) -> Totals {
+    return Totals(l.sum, l.wet, l.max_depth, l.bad, l.depth, l.short, l.vel, l.clamp.x, l.clamp.y, l.clamp.z, 0u, 0u);
 }

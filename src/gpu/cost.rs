@@ -1,5 +1,6 @@
 //! What each pass of the schedule costs a GPU: the bytes per cell it streams through memory and
-//! its dispatches. `shoal run --dry-run` prints them per pass and per step.
+//! its dispatches. `shoal run --dry-run` prints them per pass and per step, and `shoal run
+//! --profile` beside each pass's GPU time from timestamps (`gpu::profile`).
 //!
 //! Bytes count each per-cell buffer a pass's dispatches stream once per dispatch (a neighbour's
 //! value is taken to come from cache, as it does on a GPU for a 16×16 tile); uniforms, per-body
