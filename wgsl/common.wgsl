@@ -135,3 +135,28 @@ struct Volume {
     marked: f32,
     _pad2: u32,
 }
+
+// volume.wgsl's `settle` of step `index` from the level's totals (`rain_before`: the chunk's rain
+// before this step): the correction every wet cell takes. Also run by close.wgsl, so one
+// function holds the rule.
+fn settled(v_in: Volume, t: Totals, index: u32, rain_before: f32) -> Volume {
+    var v = v_in;
+    v.shortfall = v.shortfall + t.shortfall;
+    var correction = 0.0;
+    var vel_correction = 0.0;
+    let wet = f32(t.wet);
+    if params.correct == CORRECT_TARGET && t.wet > 0u {
+        // Only start_hi − V needs care, and two nearby floats subtract exactly.
+        let since = (f32(index) * params.source_step + rain_before) + v.shortfall;
+        correction = (((v.start_hi - t.sum_depth) + since) + v.start_lo) / wet;
+        vel_correction = -t.sum_vel / wet;
+    } else if params.correct == CORRECT_CLAMPS && t.wet > 0u {
+        // Take back the water the dry-cell rule made, and give back the change it dropped.
+        correction = -t.made / wet;
+        vel_correction = t.dropped / wet;
+    }
+    v.correction = correction;
+    v.vel_correction = vel_correction;
+    v.held = t.sum_depth - t.made;
+    return v;
+}

@@ -11,9 +11,9 @@
 // Under CORRECT_CLAMPS, what the dry-cell rule did to each cell since the last correction: the
 // water it made and the per-step change it dropped (read by reduce.wgsl, reset by volume.wgsl).
 @group(0) @binding(5) var<storage, read_write> clamped: array<vec2<f32>>;
-// The fused explicit step (explicit.wgsl's `step_sums`): its per-workgroup sums of the level it
-// writes, and the correction the last step settled, which it applies as it reads (volume.wgsl).
-@group(0) @binding(6) var<storage, read_write> partials: array<Totals>;
+// The fused explicit step (explicit.wgsl's `step_sums`) writes its per-workgroup sums of the
+// level it writes into sums.wgsl's `partials` (binding 6), and applies the correction the last
+// step settled as it reads (volume.wgsl).
 @group(0) @binding(7) var<storage, read> volume: Volume;
 
 @group(1) @binding(0) var<storage, read> eta_in: array<f32>;

@@ -8,15 +8,15 @@
 // The order of every addition is fixed, so two runs give the same bits. Twin: src/cpu/reduce.rs.
 
 @group(0) @binding(1) var<storage, read> ground: array<f32>;
-@group(0) @binding(2) var<storage, read_write> partials: array<Totals>;
+// What covers each column (bodies.wgsl); read only with bodies, for the body volume a
+// submerged body's column holds below its surface, which is not water.
+@group(0) @binding(2) var<storage, read> cover: array<Cover>;
 @group(0) @binding(3) var<storage, read_write> totals: Totals;
 // What each drain cell could not take on the last step (volume.wgsl); read only with sources.
 @group(0) @binding(4) var<storage, read> shortfall: array<f32>;
 // What the dry-cell rule did to each cell (level.wgsl); read only under CORRECT_CLAMPS.
 @group(0) @binding(5) var<storage, read> clamped: array<vec2<f32>>;
-// What covers each column (bodies.wgsl); read only with bodies, for the body volume a
-// submerged body's column holds below its surface, which is not water.
-@group(0) @binding(6) var<storage, read> cover: array<Cover>;
+// The partials: sums.wgsl's, at binding 6.
 
 @group(1) @binding(0) var<storage, read> eta: array<f32>;
 @group(1) @binding(1) var<storage, read> vel: array<f32>;
@@ -55,19 +55,7 @@ fn partial_sums(
 
 @compute @workgroup_size(256)
 fn finish(@builtin(local_invocation_index) t: u32) {
-    var lane = empty_lane();
-    for (var p = t; p < params.n_partials; p = p + SUMS_WG) {
-        let q = partials[p];
-        lane.sum = lane.sum + q.sum_eta;
-        lane.wet = lane.wet + q.wet;
-        lane.max_depth = max(lane.max_depth, q.max_depth);
-        lane.bad = lane.bad | q.nonfinite;
-        lane.depth = lane.depth + q.sum_depth;
-        lane.short = lane.short + q.shortfall;
-        lane.vel = lane.vel + q.sum_vel;
-        lane.clamp = lane.clamp + vec4<f32>(q.made, q.dropped, q.held, 0.0);
-    }
-    let k = tree(t, lane);
+    let k = tree(t, fold_partials(t));
     if t == 0u {
         totals = to_totals(k);
     }

@@ -6,6 +6,11 @@
 // `tree`. So a fused step's partials are bit for bit the reduction's of the level it wrote.
 // Twin: src/cpu/reduce.rs.
 
+// One partial per workgroup of SUMS_WG·SUMS_PER_THREAD cells: written by reduce.wgsl's
+// `partial_sums` or the fused explicit step, folded by `fold_partials`. Every importer binds it
+// here, at group 0, binding 6.
+@group(0) @binding(6) var<storage, read_write> partials: array<Totals>;
+
 const SUMS_WG: u32 = 256u;
 const SUMS_PER_THREAD: u32 = 8u;
 
@@ -85,6 +90,24 @@ fn tree(t: u32, lane: Lane) -> Lane {
         workgroupBarrier();
     }
     return Lane(s_sum[0], s_wet[0], s_max[0], s_bad[0], s_depth[0], s_short[0], s_vel[0], s_clamp[0]);
+}
+
+// Thread t's share of the partials (n_partials of them),
+// folded in reduce.wgsl's `finish` order; `tree` then folds the threads.
+fn fold_partials(t: u32) -> Lane {
+    var lane = empty_lane();
+    for (var p = t; p < params.n_partials; p = p + SUMS_WG) {
+        let q = partials[p];
+        lane.sum = lane.sum + q.sum_eta;
+        lane.wet = lane.wet + q.wet;
+        lane.max_depth = max(lane.max_depth, q.max_depth);
+        lane.bad = lane.bad | q.nonfinite;
+        lane.depth = lane.depth + q.sum_depth;
+        lane.short = lane.short + q.shortfall;
+        lane.vel = lane.vel + q.sum_vel;
+        lane.clamp = lane.clamp + vec4<f32>(q.made, q.dropped, q.held, 0.0);
+    }
+    return lane;
 }
 
 // A lane's sums as `Totals`: a workgroup's partial (reduce.wgsl's `finish` folds them) or the

@@ -61,22 +61,7 @@
 // Only start_hi − V needs care, and two nearby floats subtract exactly.
 @compute @workgroup_size(1)
 fn settle() {
-    volume.shortfall = volume.shortfall + totals.shortfall;
-    var correction = 0.0;
-    var vel_correction = 0.0;
-    let wet = f32(totals.wet);
-    if params.correct == CORRECT_TARGET && totals.wet > 0u {
-        let since = (f32(slot.index) * params.source_step + rain_steps[slot.index].before) + volume.shortfall;
-        correction = (((volume.start_hi - totals.sum_depth) + since) + volume.start_lo) / wet;
-        vel_correction = -totals.sum_vel / wet;
-    } else if params.correct == CORRECT_CLAMPS && totals.wet > 0u {
-        // Take back the water the dry-cell rule made, and give back the change it dropped.
-        correction = -totals.made / wet;
-        vel_correction = totals.dropped / wet;
-    }
-    volume.correction = correction;
-    volume.vel_correction = vel_correction;
-    volume.held = totals.sum_depth - totals.made;
+    volume = settled(volume, totals, slot.index, rain_steps[slot.index].before);
 }
 
 // Embedded runs (src/water.rs) have no host between chunks to carry the target: after a chunk

@@ -74,9 +74,11 @@ pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams, fused: bool) -> Co
     let on = |flag: bool, bytes: u32| if flag { bytes } else { 0 };
     let clamps = p.correct == CORRECT_CLAMPS;
     match pass {
-        // The step wrote the partials (one per 2048 cells); apply runs once per chunk.
-        Pass::Reduce if fused => fixed(1, "finish: folds the partials the step wrote"),
-        Pass::Volume if fused => fixed(1, "settle; the next step applies it as it reads"),
+        // close.wgsl: one workgroup folds the partials the step wrote (one per 2048 cells),
+        // settles the correction (the next step applies it as it reads; `apply` runs once per
+        // chunk) and records the probes.
+        Pass::Reduce if fused => fixed(1, "close: fold, settle, probes; one workgroup"),
+        Pass::Volume | Pass::Probe if fused => fixed(0, "in close"),
         // partial_sums streams eta, vel and ground (+ shortfall, clamp record, covers); finish
         // folds one partial per 2048 cells.
         Pass::Reduce => cost(
@@ -294,9 +296,9 @@ mod tests {
             .collect();
         assert_eq!(
             names,
-            [("explicit", 28, 1), ("reduce", 0, 1), ("volume", 0, 1), ("probe", 0, 1)]
+            [("explicit", 28, 1), ("reduce", 0, 1), ("volume", 0, 0), ("probe", 0, 0)]
         );
-        assert_eq!((total.read + total.written, total.dispatches), (28, 4));
+        assert_eq!((total.read + total.written, total.dispatches), (28, 2));
         // With a source the passes stay apart: the reduction and the correction stream the level.
         let q = Params { sources: 1, ..p };
         let s = Schedule::new(Model::HeightField(crate::scene::Method::Explicit), &q, false);

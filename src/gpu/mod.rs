@@ -3,6 +3,7 @@
 pub mod adi;
 pub mod bodies;
 pub mod caustics;
+pub mod close;
 pub mod context;
 pub mod cost;
 pub mod coupling;
@@ -58,8 +59,9 @@ pub struct GpuSolver {
     bodies: Option<(bodies::Bodies, coupling::Coupling)>,
     /// The passes of a step, in order.
     schedule: Schedule,
-    /// The volume correction runs fused with the explicit step (`Schedule::fuses_correction`).
-    fused: bool,
+    /// The volume correction runs fused with the explicit step (`Schedule::fuses_correction`),
+    /// and this pass closes each step (the reduction's fold, the settle, the probes).
+    close: Option<close::Close>,
     /// The state fields this run holds, which `save` and `load` move (`state_table`).
     saved: Vec<Field>,
     /// The drains' shortfall on the last step of the last chunk: already in the target the host
@@ -115,7 +117,10 @@ impl GpuSolver {
             level,
             reduce: reduce::Reduce::new(device, &state),
             probe: probe::Probe::new(device, &state),
-            fused: setup.schedule().fuses_correction(&params),
+            close: setup
+                .schedule()
+                .fuses_correction(&params)
+                .then(|| close::Close::new(device, &state)),
             schedule: setup.schedule(),
             saved: state_table::state_fields(&state_table::Shape {
                 params: &params,
@@ -173,7 +178,7 @@ impl GpuSolver {
     /// last step settled (none before a chunk's first: a chunk starts from a corrected level) and
     /// its last sums the level for the `Reduce` after it.
     fn plan(&self, step: u32, substeps: u32) -> impl Iterator<Item = (Pass, explicit::Fusion)> + '_ {
-        let fused = self.fused;
+        let fused = self.fused();
         let mut k = 0;
         self.schedule.step(substeps).map(move |p| {
             let mut fusion = explicit::Fusion::default();
@@ -218,27 +223,46 @@ impl GpuSolver {
         for step in from..to {
             let plan: Vec<_> = self.plan(step, substeps).collect();
             for (p, fusion) in plan {
+                if self.records_nothing(p) {
+                    continue;
+                }
+                let name = if self.fused() && p == Pass::Reduce {
+                    "close"
+                } else {
+                    p.name()
+                };
                 let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some(p.name()),
-                    timestamp_writes: profiler.time(p, p.name(), &self.params, &self.body_params, self.fused),
+                    label: Some(name),
+                    timestamp_writes: profiler.time(p, name, &self.params, &self.body_params, self.fused()),
                 });
                 self.record_pass(&mut pass, p, step, fusion);
             }
         }
         if last {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("chunk close"),
-                timestamp_writes: profiler.writes("chunk close", self.close_bytes(), 2 + 2 * self.fused as u32),
+                label: Some("chunk end"),
+                timestamp_writes: profiler.writes("chunk end", self.close_bytes(), 2 + 2 * self.fused() as u32),
             });
             self.record_close(&mut pass, to);
         }
         self.profiler = Some(profiler);
     }
 
+    /// Whether the correction runs fused into the explicit step.
+    fn fused(&self) -> bool {
+        self.close.is_some()
+    }
+
+    /// Whether pass `p` records no dispatch: with the correction fused, `close` (recorded for the
+    /// `Reduce`) settles and records the probes.
+    fn records_nothing(&self, p: Pass) -> bool {
+        self.fused() && matches!(p, Pass::Volume | Pass::Probe)
+    }
+
     /// Records what ends a chunk of `steps` steps: the correction the last step settled, where
     /// the fused step left it unapplied, then the reduction the chunk's report reads.
     fn record_close(&mut self, pass: &mut wgpu::ComputePass, steps: u32) {
-        if self.fused {
+        if self.fused() {
             let last = steps.saturating_sub(1);
             self.volume.apply(pass, &self.level, &self.state, last);
         }
@@ -248,7 +272,7 @@ impl GpuSolver {
     /// Bytes per cell `record_close` streams (`apply`, the reduction).
     fn close_bytes(&self) -> u32 {
         let reduce = cost::pass_cost(Pass::Reduce, &self.params, &self.body_params, false);
-        let apply = if self.fused { 28 } else { 0 };
+        let apply = if self.fused() { 28 } else { 0 };
         reduce.read + reduce.written + apply
     }
 
@@ -256,7 +280,10 @@ impl GpuSolver {
     fn record_pass(&mut self, pass: &mut wgpu::ComputePass, p: Pass, step: u32, fusion: explicit::Fusion) {
         let slot = step * self.state.slot_stride;
         match p {
-            Pass::Reduce if self.fused => self.reduce.finish(pass, &self.state),
+            Pass::Reduce if self.fused() => {
+                let close = self.close.as_ref().expect("fused() means close was built");
+                close.record(pass, &self.state, slot)
+            }
             Pass::Reduce => self.reduce.reduce(pass, &self.state),
             Pass::Explicit { edges } => self.explicit.step(pass, &self.level, &self.state, slot, edges, fusion),
             Pass::Adi => {
@@ -273,9 +300,9 @@ impl GpuSolver {
                     .expect("the schedule runs regions only when built");
                 regions.record(pass, &mut self.state)
             }
-            Pass::Volume if self.fused => self.volume.settle(pass, &self.level, &self.state, step),
+            Pass::Volume | Pass::Probe if self.fused() => {}
             Pass::Volume => self.volume.correct(pass, &self.level, &self.state, step),
-            Pass::Probe => self.probe.record(pass, &self.state, slot, self.fused),
+            Pass::Probe => self.probe.record(pass, &self.state, slot),
             Pass::PipeFlow | Pass::PipeApply | Pass::Spray | Pass::PipeRain | Pass::NavierStokes => {
                 unreachable!("the pipes and Navier-Stokes models have their own backends")
             }
@@ -315,7 +342,7 @@ impl GpuSolver {
             timestamp_writes: None,
         });
         self.record_steps(&mut pass, 0, steps, substeps);
-        if self.fused && steps > 0 {
+        if self.fused() && steps > 0 {
             self.volume.apply(&mut pass, &self.level, &self.state, steps - 1);
         }
         if self.params.sources != 0 || rain.is_some() {

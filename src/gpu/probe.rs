@@ -4,8 +4,6 @@ use super::state::{bind_group, layout, pipeline, slot_bind_group, storage_entry,
 
 pub struct Probe {
     record: wgpu::ComputePipeline,
-    /// `record_corrected`: with a settled correction not yet in the level.
-    record_corrected: wgpu::ComputePipeline,
     shared: wgpu::BindGroup,
     levels: [wgpu::BindGroup; 2],
     slot: wgpu::BindGroup,
@@ -17,31 +15,22 @@ impl Probe {
         let shared_layout = layout(
             device,
             "probe shared",
-            &[
-                uniform_entry(0, false),
-                storage_entry(1, true),
-                storage_entry(2, false),
-                storage_entry(3, true),
-                storage_entry(4, true),
-            ],
+            &[uniform_entry(0, false), storage_entry(1, true), storage_entry(2, false)],
         );
         let level_layout = layout(device, "probe level", &[storage_entry(0, true)]);
         let slot_layout = layout(device, "probe slot", &[uniform_entry(0, true)]);
-        let layouts = [&shared_layout, &level_layout, &slot_layout];
         Probe {
-            record: pipeline(device, &module, &layouts, "record"),
-            record_corrected: pipeline(device, &module, &layouts, "record_corrected"),
+            record: pipeline(
+                device,
+                &module,
+                &[&shared_layout, &level_layout, &slot_layout],
+                "record",
+            ),
             shared: bind_group(
                 device,
                 "probe shared",
                 &shared_layout,
-                &[
-                    &state.params,
-                    &state.probe_cells,
-                    &state.probe_history,
-                    &state.ground,
-                    &state.volume,
-                ],
+                &[&state.params, &state.probe_cells, &state.probe_history],
             ),
             levels: [
                 bind_group(device, "probe level 0", &level_layout, &[&state.eta[0]]),
@@ -51,17 +40,12 @@ impl Probe {
         }
     }
 
-    /// Records the probe values of the current level into history row `slot_offset / stride`;
-    /// `corrected`: with the settled correction a fused step has not applied yet.
-    pub fn record(&self, pass: &mut wgpu::ComputePass, state: &GpuState, slot_offset: u32, corrected: bool) {
+    /// Records the probe values of the current level into history row `slot_offset / stride`.
+    pub fn record(&self, pass: &mut wgpu::ComputePass, state: &GpuState, slot_offset: u32) {
         if state.n_probes == 0 {
             return;
         }
-        pass.set_pipeline(if corrected {
-            &self.record_corrected
-        } else {
-            &self.record
-        });
+        pass.set_pipeline(&self.record);
         pass.set_bind_group(0, &self.shared, &[]);
         pass.set_bind_group(1, &self.levels[state.current], &[]);
         pass.set_bind_group(2, &self.slot, &[slot_offset]);

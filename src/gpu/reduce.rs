@@ -20,11 +20,11 @@ impl Reduce {
             &[
                 uniform_entry(0, false),
                 storage_entry(1, true),
-                storage_entry(2, false),
+                storage_entry(2, true),
                 storage_entry(3, false),
                 storage_entry(4, true),
                 storage_entry(5, true),
-                storage_entry(6, true),
+                storage_entry(6, false),
             ],
         );
         let level_layout = layout(
@@ -43,11 +43,11 @@ impl Reduce {
                 &[
                     &state.params,
                     &state.ground,
-                    &state.partials,
+                    &state.bodies.cover,
                     &state.totals,
                     &state.shortfall,
                     &state.clamped,
-                    &state.bodies.cover,
+                    &state.partials,
                 ],
             ),
             levels: [
@@ -64,14 +64,7 @@ impl Reduce {
         pass.set_bind_group(0, &self.shared, &[]);
         pass.set_bind_group(1, &self.levels[state.current], &[]);
         pass.dispatch_workgroups(self.groups.0, self.groups.1, 1);
-        self.finish(pass, state);
-    }
-
-    /// Records `finish` alone: folds partials a fused explicit step wrote (`step_sums`).
-    pub fn finish(&self, pass: &mut wgpu::ComputePass, state: &GpuState) {
         pass.set_pipeline(&self.finish);
-        pass.set_bind_group(0, &self.shared, &[]);
-        pass.set_bind_group(1, &self.levels[state.current], &[]);
         pass.dispatch_workgroups(1, 1, 1);
     }
 }

@@ -108,7 +108,9 @@ impl Volume {
     /// Records step `index`'s correction, sources, drains and rain on the current level
     /// (reduce first).
     pub fn correct(&self, pass: &mut wgpu::ComputePass, level: &LevelBindings, state: &GpuState, index: u32) {
-        self.settle(pass, level, state, index);
+        self.bind(pass, level, state, index);
+        pass.set_pipeline(&self.settle);
+        pass.dispatch_workgroups(1, 1, 1);
         pass.set_pipeline(&self.apply);
         pass.dispatch_workgroups(state.nx.div_ceil(16), state.ny.div_ceil(16), 1);
         let drops = self.drops.count(index);
@@ -116,14 +118,6 @@ impl Volume {
             pass.set_pipeline(&self.rain);
             pass.dispatch_workgroups(drops.div_ceil(64), 1, 1);
         }
-    }
-
-    /// Records step `index`'s `settle` alone: the fused explicit step applies the correction as
-    /// it reads the level (`Schedule::fuses_correction`).
-    pub fn settle(&self, pass: &mut wgpu::ComputePass, level: &LevelBindings, state: &GpuState, index: u32) {
-        self.bind(pass, level, state, index);
-        pass.set_pipeline(&self.settle);
-        pass.dispatch_workgroups(1, 1, 1);
     }
 
     /// Records `apply` alone, with step `index`'s slot: writes a settled correction that no fused
