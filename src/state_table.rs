@@ -281,12 +281,12 @@ pub const FIELDS: &[Spec] = &[
     spec(Field::Bodies, "bodies", Per::Body, 1, 144, Kept::State, bodies),
     spec(Field::Cover, "column covers", Per::Cell, 1, 16, Kept::State, bodies),
     spec(Field::Source, "sources", Per::Cell, 1, 4, Kept::Scene, sources),
-    // b, x, r, p, q and the face masks.
+    // b, x, r, p, PCG's (p, q) and the face masks.
     spec(
         Field::SolveVectors,
         "coupling vectors",
         Per::Cell,
-        6,
+        7,
         4,
         Kept::Scratch,
         bodies,
@@ -496,9 +496,9 @@ mod tests {
             ..Params::default()
         };
         let cells = 8192u64;
-        // 24 base, sources 8, clamps 8, regions 16 (+ 88 per region), bodies 40 per cell and one
+        // 24 base, sources 8, clamps 8, regions 16 (+ 88 per region), bodies 44 per cell and one
         // 144-byte state, ADI 4 per cell and 32 of PCR scratch (lines over 2048).
-        let want = cells * (24 + 8 + 8 + 16 + 40 + 4 + 32) + 10 * 88 + 144;
+        let want = cells * (24 + 8 + 8 + 16 + 44 + 4 + 32) + 10 * 88 + 144;
         assert_eq!(gpu_bytes(&shape(&p, Method::Adi), 1), want);
     }
 

@@ -25,7 +25,8 @@
 @group(0) @binding(3) var<storage, read> cover: array<Cover>;
 // Per cell: (b, x, r, p); x holds v. Written in the box only.
 @group(0) @binding(4) var<storage, read_write> vecs: array<vec4<f32>>;
-@group(0) @binding(5) var<storage, read_write> q: array<f32>;
+// Per cell, PCG's (p, q) of this iteration: the direction the product made and A·p.
+@group(0) @binding(5) var<storage, read_write> pq: array<vec2<f32>>;
 @group(0) @binding(6) var<storage, read_write> partials: array<vec2<f32>>;
 @group(0) @binding(7) var<storage, read_write> solve: Solve;
 // Per cell of the box, bit f set for each open face f (west, east, south, north): of a tagged
@@ -235,6 +236,8 @@ fn start_total(@builtin(local_invocation_index) t: u32) {
         solve.rz = s.x;
         solve.rr0 = s.y;
         solve.rr = s.y;
+        // The first product's direction is start's p: z + 0·p.
+        solve.alpha = 0.0;
         if s.y == 0.0 {
             stop();
         }
@@ -266,7 +269,18 @@ fn jacobi_odd(@builtin(global_invocation_id) gid: vec3<u32>) {
     sweep(gid, 3u, 1u);
 }
 
-// q = A·p on tagged cells; partials of p·q.
+// The direction p = z + β·p of cell c (β is left in `alpha` by pcg_beta, 0 before the first
+// iteration, where p = z is start's), from the last iteration's r and p: what pcg_direction
+// wrote before it was folded into the product. A cell with nothing to solve keeps its p.
+fn direction(c: u32) -> f32 {
+    let d = diagonal(c);
+    let v = vecs[c];
+    return select(v.w, v.z / d + solve.alpha * v.w, d > 0.0);
+}
+
+// p = z + β·p and q = A·p on tagged cells (their neighbours' p made here too, from values no
+// thread of this pass writes); partials of p·q. One dispatch fewer an iteration than a
+// direction pass of its own.
 @compute @workgroup_size(16, 16)
 fn pcg_product(lane: BoxLane) {
     let at = box_cell(lane.gid);
@@ -274,13 +288,23 @@ fn pcg_product(lane: BoxLane) {
     if at.z == 1u {
         let c = cell(at.x, at.y);
         var qc = 0.0;
+        let p = direction(c);
         if is_tagged(cover[c]) {
-            let p = vecs[c].w;
             let mask = faces[c];
-            qc = f32(countOneBits(mask)) * p - neighbours_sum(at.x, at.y, mask, 3u);
+            var sum = 0.0;
+            for (var f = 0u; f < 4u; f = f + 1u) {
+                if (mask & (1u << f)) != 0u {
+                    let n = neighbour(at.x, at.y, f);
+                    let cn = cell(n.x, n.y);
+                    if is_tagged(cover[cn]) {
+                        sum = sum + direction(cn);
+                    }
+                }
+            }
+            qc = f32(countOneBits(mask)) * p - sum;
             dots = vec2<f32>(p * qc, 0.0);
         }
-        q[c] = qc;
+        pq[c] = vec2<f32>(p, qc);
     }
     partial(lane, dots);
 }
@@ -311,8 +335,9 @@ fn pcg_update(lane: BoxLane) {
         let d = diagonal(c);
         if d > 0.0 {
             var v = vecs[c];
+            v.w = pq[c].x;
             v.y = v.y + solve.alpha * v.w;
-            v.z = v.z - solve.alpha * q[c];
+            v.z = v.z - solve.alpha * pq[c].y;
             vecs[c] = v;
             dots = vec2<f32>(v.z * v.z / d, v.z * v.z);
         }
@@ -336,22 +361,6 @@ fn pcg_beta(@builtin(local_invocation_index) t: u32) {
         if s.y <= bp.tolerance * bp.tolerance * solve.rr0 || solve.iterations >= bp.iterations {
             stop();
         }
-    }
-}
-
-// p = z + β·p (β is left in `alpha` by pcg_beta).
-@compute @workgroup_size(16, 16)
-fn pcg_direction(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let at = box_cell(gid);
-    if at.z == 0u {
-        return;
-    }
-    let c = cell(at.x, at.y);
-    let d = diagonal(c);
-    if d > 0.0 {
-        var v = vecs[c];
-        v.w = v.z / d + solve.alpha * v.w;
-        vecs[c] = v;
     }
 }
 

@@ -25,7 +25,7 @@ pub struct BodyBuffers {
     pub solve: wgpu::Buffer,
     /// Indirect dispatch arguments: the box at 0, the box while PCG runs at 12.
     pub args: wgpu::Buffer,
-    /// (b, x, r, p), q and the open-face masks per cell, and the dot products' partials.
+    /// (b, x, r, p), PCG's (p, q) and the open-face masks per cell, and the dot products' partials.
     pub vecs: wgpu::Buffer,
     pub q: wgpu::Buffer,
     pub faces: wgpu::Buffer,
@@ -72,7 +72,7 @@ impl BodyBuffers {
             solve: init("coupling solve", bytemuck::bytes_of(&Solve::default()), storage | copy),
             args: empty("coupling dispatch", 24, storage | wgpu::BufferUsages::INDIRECT),
             vecs: empty("coupling vectors", cells * 16, storage),
-            q: empty("coupling q", cells * 4, storage),
+            q: empty("coupling p and q", cells * 8, storage),
             faces: empty("coupling faces", cells * 4, storage),
             partials: empty("coupling partials", groups * 8, storage),
         }

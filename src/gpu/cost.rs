@@ -92,7 +92,7 @@ pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams, fused: bool) -> Co
         Pass::Footprint => cost(2 * F32, 5 * F32, 1),
         Pass::Coupling => {
             let solve = if bodies.method == crate::bodies::COUPLING_PCG {
-                5 * bodies.iterations
+                4 * bodies.iterations
             } else {
                 bodies.iterations
             };

@@ -14,7 +14,6 @@ pub struct Coupling {
     alpha: wgpu::ComputePipeline,
     update: wgpu::ComputePipeline,
     beta: wgpu::ComputePipeline,
-    direction: wgpu::ComputePipeline,
     apply: wgpu::ComputePipeline,
     shared: wgpu::BindGroup,
     /// The indirect arguments, bound only to the one-workgroup passes that write them.
@@ -65,7 +64,6 @@ impl Coupling {
             alpha: scalar("pcg_alpha"),
             update: make("pcg_update"),
             beta: scalar("pcg_beta"),
-            direction: make("pcg_direction"),
             apply: make("apply"),
             shared: bind_group(
                 device,
@@ -97,7 +95,7 @@ impl Coupling {
     }
 
     /// Solves for the virtual height over the box `footprint` tagged, and applies it to the
-    /// current level: 4 + 5·iterations dispatches (PCG) or 4 + sweeps (Jacobi). Past PCG's
+    /// current level: 4 + 4·iterations dispatches (PCG) or 4 + sweeps (Jacobi). Past PCG's
     /// convergence the box passes have no workgroups and the one-workgroup passes return at once.
     pub fn record(&self, pass: &mut wgpu::ComputePass, state: &GpuState) {
         let args = &state.bodies.args;
@@ -121,7 +119,6 @@ impl Coupling {
                 scalar(pass, &self.alpha);
                 boxed(pass, &self.update, LIVE_BOX);
                 scalar(pass, &self.beta);
-                boxed(pass, &self.direction, LIVE_BOX);
             }
         } else {
             for sweep in 0..self.iterations {
