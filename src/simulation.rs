@@ -278,12 +278,14 @@ impl Simulation {
                 first_step: self.step,
             };
             // Profiling: the first chunk warms up (first touches of fresh buffers, clocks), then
-            // even chunks take timestamps and odd ones are the wall clock's.
+            // even chunks take timestamps (where the backend can) and the others are the wall
+            // clock's.
             let chunk_index = self.profiling.as_mut().map(|p| {
                 p.chunks += 1;
-                p.chunks
+                (p.chunks, p.why_not.is_none())
             });
-            let timed = chunk_index.is_some_and(|k| k % 2 == 0);
+            let timed = chunk_index.is_some_and(|(k, can)| can && k % 2 == 0);
+            let chunk_index = chunk_index.map(|(k, _)| k);
             if chunk_index.is_some() {
                 self.solver.set_timing(timed);
             }

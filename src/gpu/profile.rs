@@ -56,13 +56,8 @@ impl Profiler {
         if !device.features().contains(wgpu::Features::TIMESTAMP_QUERY) {
             let backend = device.adapter_info().backend;
             return Err(format!(
-                "the device has no TIMESTAMP_QUERY (wgpu's {backend:?} backend{} does not offer it, \
-                 or the embedding host opened the device without it)",
-                if backend == wgpu::Backend::Gl {
-                    ", like every GL one,"
-                } else {
-                    ""
-                }
+                "the device has no TIMESTAMP_QUERY (this {backend:?} adapter does not offer it, or the \
+                 embedding host opened the device without it)"
             ));
         }
         let bytes = QUERIES as u64 * wgpu::QUERY_SIZE as u64;
