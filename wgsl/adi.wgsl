@@ -75,8 +75,17 @@ struct Sweep {
 @group(3) @binding(0) var<uniform> sweep: Sweep;
 // δx (final) at 0, then as needed a solve's raw x, its z channel and per-line cyclic factors.
 @group(3) @binding(1) var<storage, read_write> work: array<f32>;
-// Two halves of (a, c, r, r2) per cell, for lines longer than a workgroup holds.
-@group(3) @binding(2) var<storage, read_write> scratch: array<vec4<f32>>;
+// Two halves of (a, c, r, r2) per cell, for lines longer than a workgroup holds, each its own
+// binding: one binding of both (32 B a cell) passed an H100's 2 GiB binding limit at 8192².
+@group(3) @binding(2) var<storage, read_write> scratch0: array<vec4<f32>>;
+@group(3) @binding(3) var<storage, read_write> scratch1: array<vec4<f32>>;
+
+fn scratch_read(half: u32, c: u32) -> vec4<f32> {
+    if half == 0u {
+        return scratch0[c];
+    }
+    return scratch1[c];
+}
 
 fn line_cell(line: u32, p: u32) -> u32 {
     return select(line * params.nx + p, p * params.nx + line, sweep.axis == 1u);
@@ -236,14 +245,14 @@ fn cells() -> u32 {
     return params.nx * params.ny;
 }
 
-// Every cell's equation into scratch half 0, for lines that take global steps.
+// Every cell's equation into scratch half 0 (`scratch0`), for lines that take global steps.
 @compute @workgroup_size(16, 16)
 fn build(@builtin(global_invocation_id) gid: vec3<u32>) {
     if gid.x >= params.nx || gid.y >= params.ny {
         return;
     }
     let lp = line_pos(gid.x, gid.y);
-    scratch[cell(gid.x, gid.y)] = equation(lp.x, lp.y);
+    scratch0[cell(gid.x, gid.y)] = equation(lp.x, lp.y);
 }
 
 // One PCR step in global memory, half `src` to the other half.
@@ -254,17 +263,21 @@ fn reduce_global(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let lp = line_pos(gid.x, gid.y);
     let s = sweep.stride;
-    let read_at = sweep.src * cells();
     let c = cell(gid.x, gid.y);
     var lo = vec4<f32>(0.0);
     var hi = vec4<f32>(0.0);
     if lp.y >= s {
-        lo = scratch[read_at + line_cell(lp.x, lp.y - s)];
+        lo = scratch_read(sweep.src, line_cell(lp.x, lp.y - s));
     }
     if lp.y + s < sweep.n {
-        hi = scratch[read_at + line_cell(lp.x, lp.y + s)];
+        hi = scratch_read(sweep.src, line_cell(lp.x, lp.y + s));
     }
-    scratch[(1u - sweep.src) * cells() + c] = pcr(scratch[read_at + c], lo, hi);
+    let e = pcr(scratch_read(sweep.src, c), lo, hi);
+    if sweep.src == 0u {
+        scratch1[c] = e;
+    } else {
+        scratch0[c] = e;
+    }
 }
 
 // 16 KiB: the smallest workgroup memory any adapter offers.
@@ -302,7 +315,7 @@ fn solve(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) group: 
         if live && m < len {
             let p = part + parts * m;
             if sweep.from_scratch != 0u {
-                e = scratch[sweep.src * cells() + line_cell(line, p)];
+                e = scratch_read(sweep.src, line_cell(line, p));
             } else {
                 e = equation(line, p);
             }

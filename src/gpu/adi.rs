@@ -120,13 +120,15 @@ pub struct Adi {
     slope_corners: bool,
     /// The buffers the sweeps bind, kept for tests that drive the solver directly.
     work: wgpu::Buffer,
-    scratch: wgpu::Buffer,
+    /// The two halves of the global steps' scratch (`scratch0`, `scratch1`).
+    scratch: [wgpu::Buffer; 2],
     configs: Vec<Sweep>,
     from_scratch_x: u32,
 }
 
-/// Storage buffers an ADI pipeline binds (groups 0–3): the adapter must allow this many per stage.
-const STORAGE_BUFFERS: u32 = 10;
+/// Storage buffers an ADI pipeline binds (groups 0–3: level.wgsl's 7 shared and 4 of the levels,
+/// then work and the two scratch halves): the adapter must allow this many per stage.
+const STORAGE_BUFFERS: u32 = 14;
 
 impl Adi {
     /// Builds the pipelines and bind groups once.
@@ -157,8 +159,9 @@ impl Adi {
             periodic.contains(&true),
         );
         let cells = nx as u64 * ny as u64;
+        // Each of the two halves.
         let scratch_bytes = if force_scratch || tiling.iter().any(|t| t.levels > 0) {
-            2 * cells * 16
+            cells * 16
         } else {
             16
         };
@@ -256,7 +259,7 @@ impl Adi {
     ) -> Result<SolvedRows> {
         let x = &self.axes[0];
         let main = self.configs[self.configs.len() - 1];
-        queue.write_buffer(&self.scratch, 0, bytemuck::cast_slice(equations));
+        queue.write_buffer(&self.scratch[0], 0, bytemuck::cast_slice(equations));
         if let Some(r) = ratios {
             queue.write_buffer(&self.work, main.cyclic_at as u64 * 4, bytemuck::cast_slice(r));
         }
@@ -309,7 +312,7 @@ fn check_limits(limits: &wgpu::Limits, nx: u32, ny: u32, work_bytes: u64, scratc
         if bytes > limits.max_storage_buffer_binding_size || bytes > limits.max_buffer_size {
             return too_large(format!(
                 "the ADI solver's {what} buffer needs {bytes} bytes, the adapter binds at most {} \
-             (lines longer than {CHIP} cells need 32 bytes per cell of scratch)",
+             (lines longer than {CHIP} cells need two scratch buffers of 16 bytes per cell)",
                 limits.max_storage_buffer_binding_size.min(limits.max_buffer_size)
             ));
         }
@@ -406,7 +409,7 @@ struct SweepBuffers {
     layout: wgpu::BindGroupLayout,
     sweeps: wgpu::BindGroup,
     work: wgpu::Buffer,
-    scratch: wgpu::Buffer,
+    scratch: [wgpu::Buffer; 2],
 }
 
 impl SweepBuffers {
@@ -426,7 +429,10 @@ impl SweepBuffers {
         let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
         let storage = |label: &str, size: u64| zeroed_buffer(device, label, size.max(16), usage);
         let work_buffer = storage("adi work", work_bytes);
-        let scratch = storage("adi scratch", scratch_bytes);
+        let scratch = [
+            storage("adi scratch 0", scratch_bytes),
+            storage("adi scratch 1", scratch_bytes),
+        ];
 
         let sweep_layout = layout(
             device,
@@ -444,6 +450,7 @@ impl SweepBuffers {
                 },
                 storage_entry(1, false),
                 storage_entry(2, false),
+                storage_entry(3, false),
             ],
         );
         let sweeps = device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -464,7 +471,11 @@ impl SweepBuffers {
                 },
                 wgpu::BindGroupEntry {
                     binding: 2,
-                    resource: scratch.as_entire_binding(),
+                    resource: scratch[0].as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 3,
+                    resource: scratch[1].as_entire_binding(),
                 },
             ],
         });
