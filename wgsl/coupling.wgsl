@@ -270,8 +270,8 @@ fn jacobi_odd(@builtin(global_invocation_id) gid: vec3<u32>) {
 }
 
 // The direction p = z + β·p of cell c (β is left in `alpha` by pcg_beta, 0 before the first
-// iteration, where p = z is start's), from the last iteration's r and p: what pcg_direction
-// wrote before it was folded into the product. A cell with nothing to solve keeps its p.
+// iteration, where p = z is start's), from the last iteration's r and p (once a pass of its
+// own after pcg_beta, a dispatch an iteration). A cell with nothing to solve keeps its p.
 fn direction(c: u32) -> f32 {
     let d = diagonal(c);
     let v = vecs[c];
