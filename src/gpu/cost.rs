@@ -77,7 +77,7 @@ pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams, fused: bool) -> Co
         // close.wgsl: one workgroup folds the partials the step wrote (one per 2048 cells),
         // settles the correction (the next step applies it as it reads; `apply` runs once per
         // chunk) and records the probes.
-        Pass::Reduce if fused => fixed(1, "close: fold, settle, probes; one workgroup"),
+        Pass::Reduce if fused => fixed(1, "the fold, the settle and the probes; one workgroup"),
         Pass::Volume | Pass::Probe if fused => fixed(0, "in close"),
         // partial_sums streams eta, vel and ground (+ shortfall, clamp record, covers); finish
         // folds one partial per 2048 cells.
@@ -219,6 +219,7 @@ pub fn step_cost(
 /// The schedule's cost as `shoal run --dry-run` prints it: TOML comments, one line a pass.
 pub fn describe(schedule: &Schedule, substeps: u32, p: &Params, bodies: &BodyParams) -> String {
     let (rows, total) = step_cost(schedule, substeps, p, bodies);
+    let fused = schedule.fuses_correction(p);
     let mut out = format!(
         "# schedule ({:?}), per step of {substeps} substep(s):\n",
         schedule.model
@@ -231,7 +232,12 @@ pub fn describe(schedule: &Schedule, substeps: u32, p: &Params, bodies: &BodyPar
         };
         out += &format!(
             "#   {times} × {:<18} read {:>3} B/cell, write {:>3} B/cell, {:>3} dispatch(es){note}\n",
-            pass.name(),
+            // As `--profile` names it: with the correction fused, close.wgsl runs for the reduction.
+            if fused && pass == Pass::Reduce {
+                "close"
+            } else {
+                pass.name()
+            },
             c.read,
             c.written,
             c.dispatches
