@@ -36,11 +36,8 @@ fn close(@builtin(local_invocation_index) t: u32) {
     for (var p = t; p < params.n_probes; p = p + SUMS_WG) {
         let c = probe_cells[p];
         let b = ground[c];
-        var e = eta[c];
         // volume.wgsl's `apply` on the probe's cell, as far as its height goes.
-        if e > b && params.correct != 0u {
-            e = two_sum(e, correction).x;
-        }
+        let e = take_correction(eta[c], 0.0, 0.0, b, vec2<f32>(correction, 0.0)).x;
         history[slot.index * params.n_probes + p] = select(e, b, e <= b);
     }
 }

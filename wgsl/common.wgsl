@@ -136,6 +136,20 @@ struct Volume {
     _pad2: u32,
 }
 
+// volume.wgsl's `apply` on one wet cell (e, v, r) over ground b: the height moves by the
+// correction delta.x (TwoSum, its rounding error joining the carry) and the per-step change by
+// delta.y. The new height is a function of the height and the correction alone, so the fused
+// explicit step (explicit.wgsl's `read_cell`) corrects a neighbour without its carry. Dry cells,
+// or no correction, pass unchanged; the dry-cell rule comes after. Twin: src/cpu/volume.rs
+// `correct_cell`.
+fn take_correction(e: f32, v: f32, r: f32, b: f32, delta: vec2<f32>) -> vec3<f32> {
+    if e > b && params.correct != 0u {
+        let s = two_sum(e, delta.x);
+        return vec3<f32>(s.x, v + delta.y, r + s.y);
+    }
+    return vec3<f32>(e, v, r);
+}
+
 // volume.wgsl's `settle` of step `index` from the level's totals (`rain_before`: the chunk's rain
 // before this step): the correction every wet cell takes. Also run by close.wgsl, so one
 // function holds the rule.

@@ -13,10 +13,9 @@
 // own inertia, `keep·vel`, and capped faces can no longer slow it before the clamp fires.)
 // Twin: src/cpu/explicit.rs.
 //
-// The fused entries run one workgroup of 256 threads per SUMS_WG·SUMS_PER_THREAD cells in sums.wgsl's
-// order (contiguous runs of 256 cells). In a closed basin with the
-// global correction and nothing else (`Schedule::fuses_correction`) it is fused with the passes
-// around it: `step_sums` sums the level it writes into the reduction's partials (reduce.wgsl then
+// The fused entries run one workgroup of 256 threads per SUMS_WG·SUMS_PER_THREAD cells in
+// sums.wgsl's order (contiguous runs of 256 cells). In a closed basin with the global correction
+// and nothing else (`Schedule::fuses_correction`) the step is fused with the passes around it: `step_sums` sums the level it writes into the reduction's partials (reduce.wgsl then
 // only folds them), and `step_corrected*` applies the correction the last step settled as it
 // reads each cell, by volume.wgsl's `apply` (which then runs once per chunk, not per step). The
 // results are the unfused passes' bit for bit: the same operations on the same values.
@@ -27,24 +26,13 @@
 // its height, its ground and the correction: its carry, which its own thread rewrites in this
 // dispatch, is read only for the cell itself.
 fn read_cell(c: u32, corrected: bool) -> vec3<f32> {
-    var e = eta_in[c];
-    var v = vel_in[c];
-    var r = carry[c];
-    if corrected {
-        let b = ground[c];
-        if e > b && params.correct != 0u {
-            let s = two_sum(e, volume.correction);
-            e = s.x;
-            r = r + s.y;
-            v = v + volume.vel_correction;
-        }
-        if e <= b {
-            e = b;
-            v = 0.0;
-            r = 0.0;
-        }
+    let level = vec3<f32>(eta_in[c], vel_in[c], carry[c]);
+    if !corrected {
+        return level;
     }
-    return vec3<f32>(e, v, r);
+    let b = ground[c];
+    let moved = take_correction(level.x, level.y, level.z, b, vec2<f32>(volume.correction, volume.vel_correction));
+    return select(moved, vec3<f32>(b, 0.0, 0.0), moved.x <= b);
 }
 
 fn face(eta_c: f32, d_c: f32, eta_n: f32, d_n: f32) -> f32 {

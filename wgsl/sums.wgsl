@@ -1,9 +1,10 @@
 #import common
 // The per-workgroup sums of a level, in one fixed order: imported by reduce.wgsl (`partial_sums`
 // and `finish`) and by the fused explicit step (explicit.wgsl's `step_sums`), which sums the level
-// it writes as it writes it. Both take the same cells in the same order: workgroup g's thread t
-// takes cells g·CELLS + m·SUMS_WG + t for m = 0..SUMS_PER_THREAD, then the workgroup folds its lanes by
-// `tree`. So a fused step's partials are bit for bit the reduction's of the level it wrote.
+// it writes as it writes it. Both take the same cells in the same order (`sums_cell`: thread t of
+// workgroup g takes cells (g·SUMS_PER_THREAD + m)·SUMS_WG + t, m = 0..SUMS_PER_THREAD), then the
+// workgroup folds its lanes by `tree`. So a fused step's partials are bit for bit the
+// reduction's of the level it wrote.
 // Twin: src/cpu/reduce.rs.
 
 // One partial per workgroup of SUMS_WG·SUMS_PER_THREAD cells: written by reduce.wgsl's

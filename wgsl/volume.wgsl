@@ -95,14 +95,10 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>) {
         // Labelled on this very level: a cell is labelled exactly when e > b.
         delta = region_corrections[max(labels[c], 1u) - 1u];
     }
-    if e > b && params.correct != 0u {
-        // The rounding error joins the carry: the new height is a function of the height and
-        // the correction alone (explicit.wgsl's `read_cell` relies on it).
-        let s = two_sum(e, delta.x);
-        e = s.x;
-        r = r + s.y;
-        v = v + delta.y;
-    }
+    let moved = take_correction(e, v, r, b, delta);
+    e = moved.x;
+    v = moved.y;
+    r = moved.z;
     if params.sources != 0u {
         let want = source[c];
         var short = 0.0;

@@ -241,7 +241,10 @@ impl GpuSolver {
         if last {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("chunk end"),
-                timestamp_writes: profiler.writes("chunk end", self.close_bytes(), 2 + 2 * self.fused() as u32),
+                timestamp_writes: {
+                    let c = self.close_cost();
+                    profiler.writes("chunk end", c.read + c.written, c.dispatches)
+                },
             });
             self.record_close(&mut pass, to);
         }
@@ -269,11 +272,19 @@ impl GpuSolver {
         self.reduce.reduce(pass, &self.state);
     }
 
-    /// Bytes per cell `record_close` streams (`apply`, the reduction).
-    fn close_bytes(&self) -> u32 {
+    /// What `record_close` costs by the model: the reduction, and where the correction is fused
+    /// the volume pass's `apply` (its bytes; one dispatch, the `settle` it leaves out is in close).
+    fn close_cost(&self) -> cost::Cost {
         let reduce = cost::pass_cost(Pass::Reduce, &self.params, &self.body_params, false);
-        let apply = if self.fused() { 28 } else { 0 };
-        reduce.read + reduce.written + apply
+        if !self.fused() {
+            return reduce;
+        }
+        let volume = cost::pass_cost(Pass::Volume, &self.params, &self.body_params, false);
+        reduce
+            + cost::Cost {
+                dispatches: 1,
+                ..volume
+            }
     }
 
     /// Records one pass of step `step` (its index within the chunk).
