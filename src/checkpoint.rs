@@ -11,7 +11,8 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// Version 2 added the bodies and the columns' cover after the ground; version 3 the pipes
-/// model's columns and particles after those.
+/// model's columns and particles after those, then the Navier-Stokes layer's grid and its spray
+/// slots.
 const MAGIC: &[u8; 8] = b"SHOALCK3";
 
 /// A run's state at `step`: what `shoal run --checkpoint-every` writes and `shoal resume` reads.

@@ -35,6 +35,7 @@ mod error;
 mod gpu;
 mod navier_stokes;
 mod ns_forcing;
+mod ns_spray;
 mod params;
 mod placement;
 mod rain;

@@ -65,6 +65,8 @@ pub struct NsLayer {
     pub surface: Surface,
     /// What drives it over time: inflow, outflow, the applied pressure.
     pub forcing: crate::ns_forcing::Forcing,
+    /// The spray and foam's uniforms (None: the scene has no `[spray]`).
+    pub spray: Option<crate::ns_spray::NsSprayParams>,
 }
 
 impl NsLayer {
@@ -147,6 +149,7 @@ impl NsLayer {
             state,
             surface,
             forcing,
+            spray: crate::ns_spray::ns_spray_params(scene),
         })
     }
 }

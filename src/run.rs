@@ -1,5 +1,5 @@
 //! `shoal run`: a scene into an output folder — stats.csv, probes.csv, bodies.csv, h_NNNNNN.npy,
-//! particles_NNNNNN.npy (the pipes' spray), velocity_ and pressure_NNNNNN.npy (the
+//! particles_NNNNNN.npy (spray), foam_NNNNNN.npy, velocity_ and pressure_NNNNNN.npy (the
 //! Navier-Stokes layer), scene.toml,
 //! and on request frame_NNNNNN.png and an animated GIF. Every file is written under a temporary
 //! name and renamed, and nothing non-finite is written.
@@ -207,8 +207,16 @@ impl Frames {
         })
     }
 
-    /// The frames of `step`: the surface, with `particles` (the spray) drawn over it.
-    fn draw(&mut self, sim: &Simulation, surface: &[f64], particles: &[[f32; 7]], out: &Path, step: u64) -> Result<()> {
+    /// The frames of `step`: the surface, with `foam` and `particles` (the spray) drawn over it.
+    fn draw(
+        &mut self,
+        sim: &Simulation,
+        surface: &[f64],
+        particles: &[[f32; 7]],
+        foam: &[[f32; 4]],
+        out: &Path,
+        step: u64,
+    ) -> Result<()> {
         let grid = &sim.scene().grid;
         if self.caustics {
             let tops = sim.body_tops();
@@ -224,6 +232,7 @@ impl Frames {
             .get_or_insert_with(|| crate::io::picture::Palette::new(surface, sim.ground()));
         let (nx, ny) = (grid.nx as usize, grid.ny as usize);
         let mut img = crate::io::picture::render(surface, sim.ground(), &sim.body_tops(), nx, ny, grid.dx, &palette);
+        crate::io::picture::draw_foam(&mut img, foam, grid.dx);
         crate::io::picture::draw_spray(&mut img, particles, grid.dx);
         if self.png {
             crate::io::picture::write_png(&out.join(format!("frame_{step:06}.png")), &img)?;
@@ -436,6 +445,18 @@ fn snapshot(
             particles.as_flattened(),
         )?;
     }
+    let foam = if sim.has_foam() { sim.foam()? } else { Vec::new() };
+    if foam.iter().flatten().any(|v| !v.is_finite()) {
+        return Err(Error::Diverged { step: target });
+    }
+    if sim.has_foam() {
+        npy::write_f32_2d(
+            &out.join(format!("foam_{target:06}.npy")),
+            foam.len(),
+            4,
+            foam.as_flattened(),
+        )?;
+    }
     if let Some(layer) = sim.layer_fields()? {
         let finite = layer
             .velocity
@@ -454,7 +475,7 @@ fn snapshot(
         )?;
         npy::write_nd(&out.join(format!("pressure_{target:06}.npy")), &shape, &layer.pressure)?;
     }
-    frames.draw(sim, &surface, &particles, out, target)?;
+    frames.draw(sim, &surface, &particles, &foam, out, target)?;
     let s = sim.stats(&surface);
     tables.stats_row(sim, target, &s)?;
     Ok(s.volume)

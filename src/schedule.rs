@@ -46,6 +46,9 @@ pub enum Pass {
     /// Seed 003's layer (`cpu::navier_stokes::step_with`): flags, momentum, the pressure iteration,
     /// the surface velocities and the height field.
     NavierStokes,
+    /// `ns_spray.wgsl`: the layer's spray and foam fly, land and drift (`fly`), and each cell
+    /// takes its landed water, splits its particles and throws new spray (`birth`).
+    NsSpray,
 }
 
 impl Pass {
@@ -72,6 +75,7 @@ impl Pass {
             Pass::Spray => "spray",
             Pass::PipeRain => "pipe_rain",
             Pass::NavierStokes => "navier_stokes",
+            Pass::NsSpray => "ns_spray",
         }
     }
 }
@@ -83,8 +87,8 @@ pub enum Model {
     HeightField(Method),
     /// Seed 004's columns joined by virtual pipes, with or without its spray.
     Pipes { spray: bool },
-    /// Seed 003's Navier-Stokes layer under the height field.
-    NavierStokes,
+    /// Seed 003's Navier-Stokes layer under the height field, with or without its spray.
+    NavierStokes { spray: bool },
 }
 
 impl Model {
@@ -106,7 +110,7 @@ impl Model {
                 passes
             }
             Model::Pipes { .. } => vec![Pass::PipeFlow, Pass::PipeApply],
-            Model::NavierStokes => vec![Pass::NavierStokes],
+            Model::NavierStokes { .. } => vec![Pass::NavierStokes],
         }
     }
 }
@@ -142,8 +146,12 @@ impl Schedule {
         let mut after = Vec::new();
         match model {
             // The global correction (a safety net: the surface's fluxes conserve by
-            // construction) runs inside the layer's step, on the height field.
-            Model::NavierStokes => {}
+            // construction) runs inside the layer's step, on the height field, after the spray.
+            Model::NavierStokes { spray } => {
+                if spray {
+                    after.push(Pass::NsSpray);
+                }
+            }
             // Conserved by construction: no correction; sources act inside `apply`.
             Model::Pipes { spray } => {
                 if spray {

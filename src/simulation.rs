@@ -63,6 +63,11 @@ pub struct Simulation {
     /// The spray now, with its made, ended and refused summed since the start (None without
     /// spray).
     spray: Option<crate::spray::SprayReport>,
+    /// m³ of water per unit a particle carries (the pipes' unit, or the Navier-Stokes layer's
+    /// spray unit; None without spray).
+    particle_unit: Option<f64>,
+    /// The spray is the Navier-Stokes layer's: its slots hold foam too.
+    layer_spray: bool,
     /// The pipes model's dimensions (None: the other models).
     pipe_shape: Option<state_table::PipeShape>,
     /// The Navier-Stokes layer's 3D grid, [nx, ny, nz] (None: the other models).
@@ -158,6 +163,7 @@ impl Simulation {
                     method: scene.physics.solver,
                     pipes: prepared.columns.as_ref().map(|c| state_table::PipeShape::of(scene, c)),
                     navier_stokes: prepared.layer.as_ref().map(|l| l.shape()),
+                    ns_spray: prepared.layer.as_ref().is_some_and(|l| l.spray.is_some()),
                 },
                 prepared.bodies.len(),
             ),
@@ -219,6 +225,7 @@ impl Simulation {
             navier_stokes: layer.as_ref(),
         })?;
         let reference = fields.reference.0;
+        let layer_spray = layer.as_ref().and_then(|l| l.spray);
         Ok(Simulation {
             scene: scene.clone(),
             fields,
@@ -251,7 +258,14 @@ impl Simulation {
             spray: columns
                 .as_ref()
                 .and_then(|c| crate::spray::spray_params(scene, c))
-                .map(|_| Default::default()),
+                .map(|_| Default::default())
+                .or(layer_spray.map(|_| Default::default())),
+            particle_unit: match (&columns, layer_spray) {
+                (Some(c), _) => crate::spray::spray_params(scene, c).map(|_| c.quantum * scene.grid.dx * scene.grid.dx),
+                (None, Some(p)) => Some(p.unit_volume()),
+                (None, None) => None,
+            },
+            layer_spray: layer_spray.is_some(),
             pipe_shape: columns.as_ref().map(|c| state_table::PipeShape::of(scene, c)),
             layer_shape: layer.as_ref().map(|l| l.shape()),
             body_params,
@@ -339,14 +353,22 @@ impl Simulation {
             if let Some(spray) = report.spray {
                 // Noted the first time only; `spray().refused` keeps the count.
                 if spray.refused > 0 && self.spray.is_none_or(|s| s.refused == 0) {
-                    let capacity = self.scene.spray.unwrap_or_default().capacity;
-                    self.notes.push(format!(
-                        "steps {}–{}: the particle buffer (spray.capacity = {capacity}) was full: {} particles \
-                         not made, their water left in its columns; raise [spray] capacity",
-                        self.step - chunk as u64 + 1,
-                        self.step,
-                        spray.refused
-                    ));
+                    let (first, last) = (self.step - chunk as u64 + 1, self.step);
+                    self.notes.push(if self.layer_spray {
+                        format!(
+                            "steps {first}–{last}: {} particles not thrown where a cell's {} slots were all in \
+                             use (spray or foam), their water left in the surface",
+                            spray.refused,
+                            crate::ns_spray::SLOTS
+                        )
+                    } else {
+                        let capacity = self.scene.spray.unwrap_or_default().capacity;
+                        format!(
+                            "steps {first}–{last}: the particle buffer (spray.capacity = {capacity}) was full: {} \
+                             particles not made, their water left in its columns; raise [spray] capacity",
+                            spray.refused
+                        )
+                    });
                 }
                 let total = self.spray.get_or_insert_with(Default::default);
                 total.count = spray.count;
@@ -552,6 +574,7 @@ impl Simulation {
             method: self.scene.physics.solver,
             pipes: self.pipe_shape,
             navier_stokes: self.layer_shape,
+            ns_spray: self.layer_spray,
         };
         if h.pipes.is_some() != self.units.is_some() {
             return bad("it comes from the other water model (physics.model)".into());
@@ -598,7 +621,15 @@ impl Simulation {
             units.0 = s.pipe_water.iter().map(|&w| w as u64).sum();
             units.1 = pipes.target_units;
         }
-        if let Some(spray) = &mut self.spray {
+        if let (Some(spray), true) = (&mut self.spray, self.layer_spray) {
+            // The slots are the state; the counts of what was thrown and ended start again.
+            let flying = s.ns_drops.iter().filter(|p| crate::ns_spray::is_spray(p));
+            *spray = crate::spray::SprayReport {
+                count: flying.clone().count() as u32,
+                units: flying.map(|p| p.units as u64).sum(),
+                ..Default::default()
+            };
+        } else if let Some(spray) = &mut self.spray {
             let pipes = h.pipes.as_ref().expect("checked: a pipes checkpoint");
             *spray = crate::spray::SprayReport {
                 count: s.particles.len() as u32,
@@ -687,8 +718,8 @@ impl Simulation {
 
     /// (particles in flight, the water they carry in m³): (0, 0) for a model without them.
     pub fn particle_stats(&self) -> (u32, f64) {
-        match (self.spray, self.units) {
-            (Some(s), Some((_, _, per_unit))) => (s.count, s.units as f64 * per_unit),
+        match (self.spray, self.particle_unit) {
+            (Some(s), Some(per_unit)) => (s.count, s.units as f64 * per_unit),
             _ => (0, 0.0),
         }
     }
@@ -696,12 +727,13 @@ impl Simulation {
     /// The particles in flight, absolute: (x, y, z, vx, vy, vz, volume m³) each (a readback on the
     /// GPU); empty for a model without them.
     pub fn particles(&mut self) -> Result<Vec<[f32; 7]>> {
-        let per_unit = self.units.map_or(0.0, |u| u.2);
+        let per_unit = self.particle_unit.unwrap_or(0.0);
         let reference = self.fields.reference.0;
         Ok(self
             .solver
             .read_particles()?
             .iter()
+            .filter(|p| p.units > 0)
             .map(|p| {
                 [
                     p.pos[0],
@@ -714,6 +746,27 @@ impl Simulation {
                 ]
             })
             .collect())
+    }
+
+    /// The Navier-Stokes layer's foam, absolute: (x, y, z, seconds of life left) each (a readback
+    /// on the GPU); empty without it.
+    pub fn foam(&mut self) -> Result<Vec<[f32; 4]>> {
+        if !self.layer_spray {
+            return Ok(Vec::new());
+        }
+        let reference = self.fields.reference.0;
+        Ok(self
+            .solver
+            .read_particles()?
+            .iter()
+            .filter(|p| crate::ns_spray::is_foam(p))
+            .map(|p| [p.pos[0], p.pos[1], (p.pos[2] as f64 + reference) as f32, p.age])
+            .collect())
+    }
+
+    /// Whether the spray is the Navier-Stokes layer's, which leaves foam.
+    pub fn has_foam(&self) -> bool {
+        self.layer_spray && self.scene.spray.is_some_and(|s| s.foam() > 0.0)
     }
 
     /// The scene as run (substeps resolved).
@@ -1005,7 +1058,9 @@ fn schedule(scene: &Scene, p: &Params) -> Schedule {
         crate::scene::WaterModel::Pipes => Model::Pipes {
             spray: scene.spray.unwrap_or_default().enabled,
         },
-        crate::scene::WaterModel::NavierStokes => Model::NavierStokes,
+        crate::scene::WaterModel::NavierStokes => Model::NavierStokes {
+            spray: crate::ns_spray::ns_spray_params(scene).is_some(),
+        },
         crate::scene::WaterModel::HeightField => Model::HeightField(scene.physics.solver),
     };
     Schedule::new(model, p, scene.rain.is_some())

@@ -144,6 +144,8 @@ pub struct SolverState {
     pub ns_w: Vec<f32>,
     /// The Navier-Stokes layer's pressure budget for the next chunk (0: none).
     pub ns_budget: u32,
+    /// The Navier-Stokes layer's spray and foam slots, `ns_spray::SLOTS` per cell.
+    pub ns_drops: Vec<crate::spray::Particle>,
 }
 
 impl SolverState {
@@ -171,6 +173,7 @@ impl SolverState {
             Field::NsU => cast_slice(&self.ns_u),
             Field::NsV => cast_slice(&self.ns_v),
             Field::NsW => cast_slice(&self.ns_w),
+            Field::NsDrops => cast_slice(&self.ns_drops),
             _ => &[],
         }
     }
@@ -215,6 +218,10 @@ impl SolverState {
             Field::NsU => set(&mut self.ns_u),
             Field::NsV => set(&mut self.ns_v),
             Field::NsW => set(&mut self.ns_w),
+            Field::NsDrops => match whole(words) {
+                Some(v) => self.ns_drops = v,
+                None => return false,
+            },
             _ => return words.is_empty(),
         }
         true
@@ -226,6 +233,7 @@ impl SolverState {
             Field::Bodies => self.bodies.len(),
             Field::Cover => self.cover.len(),
             Field::Particles => self.particles.len(),
+            Field::NsDrops => self.ns_drops.len(),
             _ => self.words(field).len(),
         }
     }

@@ -56,6 +56,10 @@ pub enum Field {
     NsU,
     NsV,
     NsW,
+    /// The Navier-Stokes layer's spray and foam slots (`Particle`), `SLOTS` per cell.
+    NsDrops,
+    /// GPU work of the layer's spray: the landed units per cell, the tally.
+    NsSprayWork,
     /// GPU work buffers of the Navier-Stokes layer: a flag per 3D cell.
     NsFlags,
     /// GPU work buffers of the layer's height field: its faces' fluxes and a limiter share per
@@ -91,6 +95,8 @@ pub enum Per {
     NsFaceX,
     NsFaceY,
     NsFaceZ,
+    /// A slot of the Navier-Stokes layer's spray: `ns_spray::SLOTS` per cell.
+    NsSlot,
 }
 
 /// Who keeps a field.
@@ -113,6 +119,8 @@ pub struct Shape<'a> {
     pub pipes: Option<PipeShape>,
     /// The Navier-Stokes layer's 3D grid, [nx, ny, nz] (None: the other models).
     pub navier_stokes: Option<[usize; 3]>,
+    /// The Navier-Stokes layer throws spray.
+    pub ns_spray: bool,
 }
 
 /// The pipes model's dimensions.
@@ -169,6 +177,7 @@ impl Spec {
             Per::NsFaceX => (x + 1) * y * z,
             Per::NsFaceY => x * (y + 1) * z,
             Per::NsFaceZ => x * y * (z + 1),
+            Per::NsSlot => cells * crate::ns_spray::SLOTS as usize,
         };
         n * self.elements as usize
     }
@@ -187,6 +196,9 @@ fn surface(s: &Shape) -> bool {
 }
 fn navier_stokes(s: &Shape) -> bool {
     s.navier_stokes.is_some()
+}
+fn ns_spray(s: &Shape) -> bool {
+    s.navier_stokes.is_some() && s.ns_spray
 }
 fn sources(s: &Shape) -> bool {
     height_field(s) && s.params.sources != 0
@@ -395,6 +407,16 @@ pub const FIELDS: &[Spec] = &[
         Kept::Scratch,
         navier_stokes,
     ),
+    spec(Field::NsDrops, "spray slots", Per::NsSlot, 1, 32, Kept::State, ns_spray),
+    spec(
+        Field::NsSprayWork,
+        "spray landing words",
+        Per::Cell,
+        1,
+        4,
+        Kept::Scratch,
+        ns_spray,
+    ),
     spec(
         Field::NsSurfaceWork,
         "surface fluxes",
@@ -470,6 +492,7 @@ mod tests {
             method,
             pipes: None,
             navier_stokes: None,
+            ns_spray: false,
         }
     }
 
@@ -528,7 +551,8 @@ mod tests {
                 NsPressure,
                 NsU,
                 NsV,
-                NsW
+                NsW,
+                NsDrops
             ]
         );
     }
@@ -549,6 +573,7 @@ mod tests {
                 capacity: 1000,
             }),
             navier_stokes: None,
+            ns_spray: false,
         };
         use Field::*;
         assert_eq!(

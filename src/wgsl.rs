@@ -153,7 +153,8 @@ mod tests {
                 cell_groups_y,
                 wave_k,
                 wave_dx,
-                wave_dy
+                wave_dy,
+                spray_unit
             }),
         );
     }

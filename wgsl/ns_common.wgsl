@@ -49,7 +49,9 @@ struct NsUniforms {
     wave_k: f32,
     wave_dx: f32,
     wave_dy: f32,
-    _pad: u32,
+    // Metres of depth one unit of spray makes in one height-field cell (ns_spray.wgsl; 0 without
+    // spray): the correction's target leaves out the units in the air.
+    spray_unit: f32,
 }
 
 @group(0) @binding(0) var<uniform> ns: NsUniforms;

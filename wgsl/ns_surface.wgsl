@@ -13,7 +13,8 @@
 @group(0) @binding(3) var<storage, read_write> faces: array<vec4<f32>>;
 // Per cell: the share of its outflows it can give.
 @group(0) @binding(4) var<storage, read_write> scale: array<f32>;
-// [0, 8): the fold (hi, lo, wet cells, deepest, bad cells, the correction, 0, 0); then 8 per
+// [0, 8): the fold (hi, lo, wet cells, deepest, bad cells, the correction, the spray's units in
+// the air (ns_spray.wgsl), 0); then 8 per
 // strip (hi, lo, wet cells, deepest, bad cells, 0, 0, 0). Counts are u32 bits.
 @group(0) @binding(5) var<storage, read_write> volume: array<f32>;
 // The current velocities (u, v, w faces in one buffer; ns_common.wgsl's order).
@@ -258,7 +259,9 @@ fn volume_fold(@builtin(local_invocation_index) l: u32) {
         let total = lanes[0];
         var delta = 0.0;
         if total.wet > 0u {
-            delta = (((ns.target_hi - total.hi) + ns.target_lo) - total.lo) / f32(total.wet);
+            // The spray in the air (ns_spray.wgsl's IN_FLIGHT word) is water the surface lacks.
+            let in_air = f32(bitcast<u32>(volume[6])) * ns.spray_unit;
+            delta = ((((ns.target_hi - total.hi) + ns.target_lo) - total.lo) - in_air) / f32(total.wet);
         }
         volume[0] = total.hi;
         volume[1] = total.lo;

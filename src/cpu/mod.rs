@@ -10,6 +10,7 @@ pub mod explicit;
 pub mod fast;
 pub mod navier_stokes;
 pub mod ns_solver;
+pub mod ns_spray;
 pub mod ns_surface;
 pub mod pipe_rain;
 pub mod pipe_solver;
@@ -217,7 +218,7 @@ impl CpuSolver {
                 r.record(&self.params, &self.ground, &self.eta[p], &self.vel[p]);
             }
             Pass::Volume => self.correct(index, &chunk.input.rain),
-            Pass::PipeFlow | Pass::PipeApply | Pass::Spray | Pass::PipeRain | Pass::NavierStokes => {
+            Pass::PipeFlow | Pass::PipeApply | Pass::Spray | Pass::PipeRain | Pass::NavierStokes | Pass::NsSpray => {
                 unreachable!("the pipes and Navier-Stokes models have their own backends")
             }
             Pass::Probe => match &self.deferred {

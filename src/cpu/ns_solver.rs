@@ -2,9 +2,11 @@
 //! substep, the global volume correction on the height field after each step, and the probes.
 
 use super::navier_stokes::{self, NsParams, NsState, PressureReport, Surface};
+use super::ns_spray::NsSprayState;
 use super::ns_surface;
 use crate::error::{Error, Result};
 use crate::navier_stokes::NsLayer;
+use crate::ns_spray::NsSprayParams;
 use crate::params::{Params, Totals};
 use crate::schedule::{Pass, Schedule};
 use crate::solver::{ChunkInput, ChunkReport, SolveReport, Solver, SolverState};
@@ -26,6 +28,8 @@ pub struct CpuNs {
     forcing: crate::ns_forcing::Forcing,
     /// The fast backend: the costly passes on threads (`cpu::fast::navier_stokes`), same bits.
     fast: bool,
+    /// The spray and foam (None: the scene has none).
+    spray: Option<(NsSprayParams, NsSprayState)>,
 }
 
 impl CpuNs {
@@ -37,12 +41,19 @@ impl CpuNs {
             state: layer.state.clone(),
             surface: layer.surface.clone(),
             probe_cells: probe_cells.to_vec(),
-            schedule: Schedule::new(crate::schedule::Model::NavierStokes, params, false),
+            schedule: Schedule::new(
+                crate::schedule::Model::NavierStokes {
+                    spray: layer.spray.is_some(),
+                },
+                params,
+                false,
+            ),
             dt: dt as f32,
             target: None,
             budget: crate::navier_stokes::first_budget(layer.params.max_sweeps),
             forcing: layer.forcing.clone(),
             fast,
+            spray: layer.spray.map(|p| (p, NsSprayState::new(&p))),
         };
         // Water crossing a side changes the volume: the correction would undo it (the fluxes
         // conserve by construction; the sides exchange exactly what their faces carry).
@@ -51,6 +62,15 @@ impl CpuNs {
         }
         solver
     }
+}
+
+/// The slots that hold spray or foam, in slot order (what `read_particles` gives).
+pub fn in_use(drops: &[crate::spray::Particle]) -> Vec<crate::spray::Particle> {
+    drops
+        .iter()
+        .filter(|d| crate::ns_spray::is_spray(d) || crate::ns_spray::is_foam(d))
+        .copied()
+        .collect()
 }
 
 /// The volume a corrected layer holds its height field to: the start's, as `ns_surface::volume`
@@ -113,12 +133,22 @@ impl Solver for CpuNs {
                             };
                         }
                     }
+                    Pass::NsSpray => {
+                        let (sp, spray) = self.spray.as_mut().expect("the schedule has spray only with it");
+                        let layer = super::ns_spray::Layer {
+                            ns: &self.params,
+                            grid: &self.state,
+                            coarsen: self.surface.coarsen,
+                        };
+                        super::ns_spray::step(sp, &layer, spray, &mut self.surface, input.first_step as u32 + k + 1);
+                    }
                     Pass::Probe => probes.extend(self.probe_cells.iter().map(|&c| self.surface.h[c as usize])),
                     other => unreachable!("{other:?} is not a pass of the Navier-Stokes layer"),
                 }
             }
             if let Some(target) = self.target {
-                let delta = ns_surface::correction(&ns_surface::volume(&self.surface), target);
+                let in_air = self.spray.as_ref().map_or(0.0, |(p, s)| s.in_flight as f32 * p.unit_h);
+                let delta = ns_surface::correction(&ns_surface::volume(&self.surface), target, in_air);
                 ns_surface::correct(&mut self.surface, delta);
             }
         }
@@ -141,6 +171,7 @@ impl Solver for CpuNs {
             target: input.target,
             pressure: Some(pressure),
             flow_courant: Some(fastest),
+            spray: self.spray.as_mut().map(|(_, s)| super::ns_spray::totals(s)),
             ..ChunkReport::default()
         })
     }
@@ -151,6 +182,11 @@ impl Solver for CpuNs {
 
     fn read_regions(&mut self) -> Result<Vec<u32>> {
         Ok(Vec::new())
+    }
+
+    /// The spray and foam slots in use, in slot order.
+    fn read_particles(&mut self) -> Result<Vec<crate::spray::Particle>> {
+        Ok(self.spray.as_ref().map_or_else(Vec::new, |(_, s)| in_use(&s.drops)))
     }
 
     fn read_layer(&mut self) -> Result<Option<crate::solver::LayerFields>> {
@@ -167,6 +203,7 @@ impl Solver for CpuNs {
             ns_v: self.state.v.clone(),
             ns_w: self.state.w.clone(),
             ns_budget: self.budget,
+            ns_drops: self.spray.as_ref().map_or_else(Vec::new, |(_, s)| s.drops.clone()),
             ..SolverState::default()
         })
     }
@@ -190,6 +227,9 @@ impl Solver for CpuNs {
         s.w.clone_from(&saved.ns_w);
         if saved.ns_budget != 0 {
             self.budget = saved.ns_budget;
+        }
+        if let Some((_, spray)) = &mut self.spray {
+            spray.load(&saved.ns_drops);
         }
         Ok(())
     }

@@ -249,12 +249,12 @@ pub fn volume(f: &Surface) -> VolumeSum {
 }
 
 /// Twin of `volume_fold`'s last line: the height every wet cell gains so that the water is
-/// `target` (hi, lo) again; 0 with no wet cell.
-pub fn correction(sum: &VolumeSum, target: (f32, f32)) -> f32 {
+/// `target` (hi, lo) less `in_air` (the spray's, metres·cells) again; 0 with no wet cell.
+pub fn correction(sum: &VolumeSum, target: (f32, f32), in_air: f32) -> f32 {
     if sum.wet == 0 {
         return 0.0;
     }
-    (((target.0 - sum.hi) + target.1) - sum.lo) / sum.wet as f32
+    ((((target.0 - sum.hi) + target.1) - sum.lo) - in_air) / sum.wet as f32
 }
 
 /// Twin of `volume_apply`: `delta` on every wet cell, never below its ground.

@@ -67,6 +67,9 @@ const fn fixed(dispatches: u32, note: &'static str) -> Cost {
     }
 }
 
+/// A height-field cell's spray slots, bytes (ns_spray.wgsl).
+const SLOT_BYTES: u32 = crate::ns_spray::SLOTS * 32;
+
 /// The cost of `pass` for these parameters (`bodies` for the coupling's iteration count);
 /// `fused`: the schedule fuses the correction into the explicit step
 /// (`Schedule::fuses_correction`).
@@ -145,6 +148,17 @@ pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams, fused: bool) -> Co
         // in; the new out: ~32 B) and the surface velocities twice (~60 B in all), then per
         // pressure sweep check, decide, red and black (flags, faces and p: ~56 B, 4 dispatches),
         // for as many sweeps as the budget records (those past convergence empty).
+        // Per height-field cell: `fly` streams its SLOTS slots (32 B each, in and out) and reads
+        // the surface and ground where a particle is; `birth` reads the cell's surface, ground,
+        // landed word and slots, and the 3D faces at its surface, and writes the surface.
+        Pass::NsSpray => Cost {
+            note: "per surface cell; 8 slots of 32 B read and written in fly, read in birth",
+            ..cost(
+                SLOT_BYTES + 2 * F32 + (3 * F32 + SLOT_BYTES + 6 * F32),
+                SLOT_BYTES + F32,
+                2,
+            )
+        },
         Pass::NavierStokes => Cost {
             note: "per substep; + ~60 B per 3D cell, + ~56 B and 4 dispatches per 3D cell per pressure sweep",
             ..cost(8 * 8 + 100, 64, 8)

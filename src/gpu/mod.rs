@@ -12,6 +12,7 @@ pub mod explicit;
 pub mod level;
 pub mod navier_stokes;
 pub mod ns_solver;
+pub mod ns_spray;
 pub mod ns_surface;
 pub mod pipe_rain;
 pub mod pipe_solver;
@@ -127,6 +128,7 @@ impl GpuSolver {
                 method: setup.method,
                 pipes: None,
                 navier_stokes: None,
+                ns_spray: false,
             }),
             counted_shortfall: 0.0,
             report_readback: readback(
@@ -314,7 +316,7 @@ impl GpuSolver {
             Pass::Volume | Pass::Probe if self.fused() => {}
             Pass::Volume => self.volume.correct(pass, &self.level, &self.state, step),
             Pass::Probe => self.probe.record(pass, &self.state, slot),
-            Pass::PipeFlow | Pass::PipeApply | Pass::Spray | Pass::PipeRain | Pass::NavierStokes => {
+            Pass::PipeFlow | Pass::PipeApply | Pass::Spray | Pass::PipeRain | Pass::NavierStokes | Pass::NsSpray => {
                 unreachable!("the pipes and Navier-Stokes models have their own backends")
             }
         }

@@ -43,7 +43,8 @@ pub struct NsUniforms {
     pub wave_k: f32,
     pub wave_dx: f32,
     pub wave_dy: f32,
-    pub _pad: u32,
+    /// Metres of depth per unit of spray in one height-field cell (0 without spray).
+    pub spray_unit: f32,
 }
 
 impl NsUniforms {
@@ -87,7 +88,7 @@ impl NsUniforms {
             wave_k: p.wave[0],
             wave_dx: p.wave[1],
             wave_dy: p.wave[2],
-            _pad: 0,
+            spray_unit: 0.0,
         }
     }
 }

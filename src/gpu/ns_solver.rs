@@ -3,6 +3,7 @@
 //! pressure sweep.
 
 use super::navier_stokes::{NavierStokes, NsBuffers, NsUniforms, STATS, STAT_COURANT, STAT_MOST_SWEEPS, STAT_RESIDUAL};
+use super::ns_spray::{NsSpray, TALLY_BYTES};
 use super::ns_surface::NsSurface;
 use super::state::{filled_buffer, zeroed_buffer};
 use crate::cpu::navier_stokes::{self as twin, NsParams, NsState};
@@ -38,6 +39,8 @@ pub struct GpuNs {
     /// The start's state: its columns' ground fills a regrown forcing buffer.
     start: NsState,
     adapter: String,
+    /// The spray and foam (None: the scene has none).
+    spray: Option<NsSpray>,
 }
 
 /// Bytes of the bookkeeping and of the volume's fold in a chunk's report.
@@ -62,7 +65,7 @@ impl GpuNs {
         let max = device.limits().max_compute_workgroups_per_dimension.min(65535);
         let substeps = params.substeps.max(1);
         let n_probes = probe_cells.len() as u32;
-        let uniforms = NsUniforms::new(
+        let mut uniforms = NsUniforms::new(
             &layer.params,
             &layer.surface,
             dt as f32 / substeps as f32,
@@ -70,6 +73,7 @@ impl GpuNs {
             n_probes,
             max,
         );
+        uniforms.spray_unit = layer.spray.map_or(0.0, |p| p.unit_h);
         // Room for a submit's substeps now and after they double once; more regrows the buffer.
         let records = (crate::navier_stokes::NS_CHUNK * substeps * 2) as usize;
         let buffers = NsBuffers::new(device, &uniforms, &layer.state, &layer.surface, records);
@@ -92,9 +96,10 @@ impl GpuNs {
         let slots = filled_buffer(device, "ns step slots", &slots, U::UNIFORM);
         let grid = NavierStokes::new(device, &buffers, &uniforms);
         let surface = NsSurface::new(device, &buffers, &uniforms, &probe_buffer, &history, &slots);
+        let spray = layer.spray.map(|p| NsSpray::new(device, &buffers, p, &slots));
         let report_readback = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("ns report readback"),
-            size: STATS_BYTES + FOLD_BYTES + history.size(),
+            size: STATS_BYTES + FOLD_BYTES + TALLY_BYTES + history.size(),
             usage: U::MAP_READ | U::COPY_DST,
             mapped_at_creation: false,
         });
@@ -109,7 +114,13 @@ impl GpuNs {
             buffers,
             grid,
             surface,
-            schedule: Schedule::new(crate::schedule::Model::NavierStokes, params, false),
+            schedule: Schedule::new(
+                crate::schedule::Model::NavierStokes {
+                    spray: layer.spray.is_some(),
+                },
+                params,
+                false,
+            ),
             dt: dt as f32,
             substeps,
             level: 0,
@@ -120,6 +131,7 @@ impl GpuNs {
             forcing: layer.forcing.clone(),
             start: layer.state.clone(),
             adapter,
+            spray,
         })
     }
 
@@ -189,6 +201,9 @@ impl Solver for GpuNs {
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let mut encoder = self.device.create_command_encoder(&Default::default());
         encoder.clear_buffer(&self.buffers.stats, 0, None);
+        if let Some(spray) = &mut self.spray {
+            spray.start_chunk(&self.queue, &mut encoder, input.first_step as u32);
+        }
         let records = self.forcing.chunk(input.first_step, steps, substeps);
         if records.len() > self.buffers.records {
             self.grow_forcing(records.len().next_power_of_two());
@@ -215,6 +230,10 @@ impl Solver for GpuNs {
                             self.level = 1 - self.level;
                             self.surface.height(&mut pass, self.level);
                         }
+                        Pass::NsSpray => {
+                            let spray = self.spray.as_ref().expect("the schedule has spray only with it");
+                            spray.step(&mut pass, self.level, step * self.slot_stride);
+                        }
                         Pass::Probe => self.surface.probe(&mut pass, step * self.slot_stride),
                         other => unreachable!("{other:?} is not a pass of the Navier-Stokes layer"),
                     }
@@ -223,23 +242,32 @@ impl Solver for GpuNs {
                     self.surface.volume(&mut pass, true);
                 }
             }
-            // The totals: the volume's fold, not applied.
+            // The totals: the volume's fold, not applied; the spray and foam now.
             self.surface.volume(&mut pass, false);
+            if let Some(spray) = &self.spray {
+                spray.totals(&mut pass);
+            }
         }
         let probe_bytes = (steps * self.n_probes * 4) as u64;
         let rb = &self.report_readback;
+        let head = STATS_BYTES + FOLD_BYTES + TALLY_BYTES;
         encoder.copy_buffer_to_buffer(&self.buffers.stats, 0, rb, 0, STATS_BYTES);
         encoder.copy_buffer_to_buffer(&self.buffers.volume, 0, rb, STATS_BYTES, FOLD_BYTES);
+        if let Some(spray) = &self.spray {
+            encoder.copy_buffer_to_buffer(&spray.tally, 0, rb, STATS_BYTES + FOLD_BYTES, TALLY_BYTES);
+        }
         if probe_bytes > 0 {
-            encoder.copy_buffer_to_buffer(&self.history, 0, rb, STATS_BYTES + FOLD_BYTES, probe_bytes);
+            encoder.copy_buffer_to_buffer(&self.history, 0, rb, head, probe_bytes);
         }
         self.queue.submit([encoder.finish()]);
-        let bytes = super::readback::map(&self.device, rb, STATS_BYTES + FOLD_BYTES + probe_bytes)?;
+        let bytes = super::readback::map(&self.device, rb, head + probe_bytes)?;
         if let Some(e) = pollster::block_on(scope.pop()) {
             return Err(Error::Gpu(e.to_string()));
         }
         let (stats, rest) = bytes.split_at(STATS_BYTES as usize);
-        let (fold, probes) = rest.split_at(FOLD_BYTES as usize);
+        let (fold, rest) = rest.split_at(FOLD_BYTES as usize);
+        let (tally, probes) = rest.split_at(TALLY_BYTES as usize);
+        let tally: Vec<u32> = bytemuck::pod_collect_to_vec(tally);
         let stats: Vec<u32> = bytemuck::pod_collect_to_vec(stats);
         let fold: Vec<f32> = bytemuck::pod_collect_to_vec(fold);
         let courant = f32::from_bits(stats[STAT_COURANT as usize]);
@@ -266,6 +294,10 @@ impl Solver for GpuNs {
             target: input.target,
             pressure: Some(pressure),
             flow_courant: Some(courant),
+            spray: self
+                .spray
+                .as_ref()
+                .map(|_| crate::ns_spray::report(&tally, fold[crate::ns_spray::IN_FLIGHT as usize].to_bits())),
             ..ChunkReport::default()
         })
     }
@@ -276,6 +308,14 @@ impl Solver for GpuNs {
 
     fn read_regions(&mut self) -> Result<Vec<u32>> {
         Ok(Vec::new())
+    }
+
+    /// The spray and foam slots in use, in slot order.
+    fn read_particles(&mut self) -> Result<Vec<crate::spray::Particle>> {
+        match &self.spray {
+            Some(spray) => Ok(crate::cpu::ns_solver::in_use(&self.read(&spray.drops)?)),
+            None => Ok(Vec::new()),
+        }
     }
 
     fn read_layer(&mut self) -> Result<Option<LayerFields>> {
@@ -291,6 +331,10 @@ impl Solver for GpuNs {
             ns_v: s.v,
             ns_w: s.w,
             ns_budget: self.uniforms.budget,
+            ns_drops: match &self.spray {
+                Some(spray) => self.read(&spray.drops)?,
+                None => Vec::new(),
+            },
             ..SolverState::default()
         })
     }
@@ -323,6 +367,9 @@ impl Solver for GpuNs {
             .write_buffer(&self.buffers.vel[self.level], 0, bytemuck::cast_slice(&vel));
         if saved.ns_budget != 0 {
             self.set_budget(saved.ns_budget);
+        }
+        if let Some(spray) = &self.spray {
+            spray.load(&self.queue, &self.buffers, &saved.ns_drops);
         }
         Ok(())
     }

@@ -105,6 +105,7 @@ impl<'a> FieldAlloc<'a> {
             method: setup.method,
             pipes: None,
             navier_stokes: None,
+            ns_spray: false,
         };
         FieldAlloc {
             device,

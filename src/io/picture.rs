@@ -114,6 +114,20 @@ pub fn draw_spray(img: &mut image::RgbImage, particles: &[[f32; 7]], dx: f64) {
     }
 }
 
+/// Draws foam (x, y, z, life left) as single pixels blended halfway to white over a frame of
+/// `render`'s layout: a froth on the water, lighter than the spray's dots.
+pub fn draw_foam(img: &mut image::RgbImage, foam: &[[f32; 4]], dx: f64) {
+    let (w, h) = (img.width() as i64, img.height() as i64);
+    for f in foam {
+        let x = (f[0] as f64 / dx * 2.0).floor() as i64;
+        let y = h - 1 - (f[1] as f64 / dx * 2.0).floor() as i64;
+        if (0..w).contains(&x) && (0..h).contains(&y) {
+            let pixel = img.get_pixel_mut(x as u32, y as u32);
+            pixel.0 = pixel.0.map(|v| (0.5 * v as f32 + 0.5 * 235.0) as u8);
+        }
+    }
+}
+
 /// A caustics light field (`cpu::caustics::ground_light`, [ny, nx], 1 under flat water) as a grey
 /// image twice the grid's size, north up: grey 100 for 1, 255 for 2.55 and above.
 pub fn caustics(light: &[f32], nx: usize, ny: usize) -> image::RgbImage {

@@ -50,8 +50,9 @@ pub struct Scene {
     /// defaults in the resolved scene).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pipes: Option<Pipes>,
-    /// `[spray]`: the pipes model's spray particles (on by default with the pipes; filled in with
-    /// its defaults in the resolved scene).
+    /// `[spray]`: spray particles: the pipes model's (on by default with the pipes) or the
+    /// Navier-Stokes layer's, with foam (on where the table is given); filled in with its defaults
+    /// in the resolved scene.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spray: Option<Spray>,
     /// `[navier_stokes]`: seed 003's 3D layer (`physics.model = "navier-stokes"`; filled in with
@@ -391,6 +392,26 @@ pub struct Spray {
     /// Seed of the particles' random positions on their faces (default 0).
     #[serde(default)]
     pub seed: u32,
+    /// The Navier-Stokes layer only: the surface's rising speed past which it throws spray, m/s
+    /// (default 0.5; seed 003 §4.3's threshold).
+    #[serde(default)]
+    pub rise: Option<f64>,
+    /// The Navier-Stokes layer only: the share of the water rising past `rise` that breaks away as
+    /// spray (default 0.25).
+    #[serde(default)]
+    pub share: Option<f64>,
+    /// The Navier-Stokes layer only: how often a particle in the air splits in two, per second
+    /// (default 0.5).
+    #[serde(default)]
+    pub split: Option<f64>,
+    /// The Navier-Stokes layer only: the mean life of the foam a full-size particle leaves where
+    /// it lands, s (default 3; a split particle's foam lives in proportion; 0: no foam).
+    #[serde(default)]
+    pub foam: Option<f64>,
+    /// The Navier-Stokes layer only: the wind the air resistance pulls particles towards, m/s
+    /// (x, y; default calm).
+    #[serde(default)]
+    pub wind: Option<[f64; 2]>,
 }
 
 impl Spray {
@@ -422,6 +443,38 @@ impl Spray {
     pub fn volume(&self, dx: f64) -> f64 {
         self.particle_volume.unwrap_or((dx / 2.0).powi(3))
     }
+
+    /// The Navier-Stokes layer's rising speed that throws spray, m/s.
+    pub fn rise(&self) -> f64 {
+        self.rise.unwrap_or(0.5)
+    }
+
+    /// The Navier-Stokes layer's share of the excess rise thrown as spray.
+    pub fn share(&self) -> f64 {
+        self.share.unwrap_or(0.25)
+    }
+
+    /// The Navier-Stokes layer's volume per particle, m³, for cells `dx` across: (dx/4)³ unless
+    /// set, a quarter of the pipes' edge, so a particle is under a millimetre of a cell's depth
+    /// at dx = 5 cm and a throw does not dig a pit in the surface.
+    pub fn layer_volume(&self, dx: f64) -> f64 {
+        self.particle_volume.unwrap_or((dx / 4.0).powi(3))
+    }
+
+    /// The Navier-Stokes layer's splits per second of a particle in the air.
+    pub fn split(&self) -> f64 {
+        self.split.unwrap_or(0.5)
+    }
+
+    /// The Navier-Stokes layer's mean foam life of a full-size particle, s.
+    pub fn foam(&self) -> f64 {
+        self.foam.unwrap_or(3.0)
+    }
+
+    /// The Navier-Stokes layer's wind, m/s.
+    pub fn wind(&self) -> [f64; 2] {
+        self.wind.unwrap_or([0.0, 0.0])
+    }
 }
 
 impl Default for Spray {
@@ -437,6 +490,11 @@ impl Default for Spray {
             restitution: Self::default_restitution(),
             impact: Self::default_impact(),
             seed: 0,
+            rise: None,
+            share: None,
+            split: None,
+            foam: None,
+            wind: None,
         }
     }
 }
@@ -987,6 +1045,14 @@ impl Scene {
         }
         if s.physics.model == WaterModel::NavierStokes {
             s.navier_stokes.get_or_insert_with(NavierStokes::default);
+            if let Some(spray) = &mut s.spray {
+                spray.particle_volume = Some(spray.layer_volume(s.grid.dx));
+                spray.rise = Some(spray.rise());
+                spray.share = Some(spray.share());
+                spray.split = Some(spray.split());
+                spray.foam = Some(spray.foam());
+                spray.wind = Some(spray.wind());
+            }
         }
         toml::to_string(&s).expect("a scene always serialises")
     }

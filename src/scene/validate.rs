@@ -557,6 +557,56 @@ impl Check<'_> {
                 format!("must be a finite number ≥ 0 kg/s (got {})", s.impact),
             );
         }
+        let layer_keys = [
+            ("spray.rise", s.rise.is_some()),
+            ("spray.share", s.share.is_some()),
+            ("spray.split", s.split.is_some()),
+            ("spray.foam", s.foam.is_some()),
+            ("spray.wind", s.wind.is_some()),
+        ];
+        if self.scene.physics.model != WaterModel::NavierStokes {
+            if let Some((key, _)) = layer_keys.iter().find(|(_, set)| *set) {
+                return self.fail(
+                    key,
+                    "belongs to the Navier-Stokes layer's spray (physics.model = \"navier-stokes\")".into(),
+                );
+            }
+            return Ok(());
+        }
+        if !(s.rise() >= 0.0 && s.rise().is_finite()) {
+            return self.fail(
+                "spray.rise",
+                format!("must be a finite number ≥ 0 m/s (got {})", s.rise()),
+            );
+        }
+        if !(0.0..=1.0).contains(&s.share()) {
+            return self.fail("spray.share", format!("must be in [0, 1] (got {})", s.share()));
+        }
+        if !(s.split() >= 0.0 && s.split().is_finite()) {
+            return self.fail(
+                "spray.split",
+                format!("must be a finite number ≥ 0 per second (got {})", s.split()),
+            );
+        }
+        if !(s.foam() >= 0.0 && s.foam().is_finite()) {
+            return self.fail(
+                "spray.foam",
+                format!("must be a finite number ≥ 0 s (got {})", s.foam()),
+            );
+        }
+        if !s.wind().iter().all(|w| w.is_finite()) {
+            return self.fail("spray.wind", format!("must be finite m/s (got {:?})", s.wind()));
+        }
+        let cells = self.scene.grid.cells() as u64;
+        if cells * crate::ns_spray::SLOTS as u64 * crate::ns_spray::FULL_UNITS as u64 > u32::MAX as u64 {
+            return self.fail(
+                "spray.enabled",
+                format!(
+                    "the layer's spray holds at most {} height-field cells",
+                    crate::ns_spray::MOST_CELLS
+                ),
+            );
+        }
         Ok(())
     }
 
@@ -577,8 +627,11 @@ impl Check<'_> {
             if scene.pipes.is_some() {
                 return self.fail("pipes.dt", format!("[pipes] {needs_pipes}"));
             }
-            if scene.spray.is_some() {
-                return self.fail("spray.enabled", format!("[spray] {needs_pipes}"));
+            if scene.spray.is_some() && !navier_stokes {
+                return self.fail(
+                    "spray.enabled",
+                    "[spray] needs physics.model = \"pipes\" or \"navier-stokes\"".into(),
+                );
             }
             if !scene.terrain.overhangs.is_empty() {
                 return self.fail("terrain.overhang[0].x0", format!("an overhang {needs_pipes}"));
@@ -589,7 +642,11 @@ impl Check<'_> {
             if let Some(k) = scene.sources.iter().position(|s| s.height.is_some()) {
                 return self.fail(&format!("source[{k}].height"), format!("a held height {needs_pipes}"));
             }
-            return if navier_stokes { self.navier_stokes() } else { Ok(()) };
+            if navier_stokes {
+                self.navier_stokes()?;
+                return self.spray();
+            }
+            return Ok(());
         }
         let p = scene.pipes.unwrap_or_default();
         if !(p.dt > 0.0 && p.dt.is_finite()) {
