@@ -1,5 +1,6 @@
 #import ns_common
 #import slot
+#import hash
 // Seed 003's spray and foam (§4.3, last paragraph) over the Navier-Stokes layer's height field:
 // where the surface rises faster than a threshold, water leaves it as particles with the local
 // fluid velocity; they fly under gravity and air resistance (towards the wind), may split in two,
@@ -107,17 +108,9 @@ const T_SPLIT: u32 = 6u;
 // No free slot.
 const NONE: u32 = 0xffffffffu;
 
-// A 32-bit hash (PCG's output permutation of an LCG step), as spray.wgsl's.
-fn hash(x: u32) -> u32 {
-    let s = x * 747796405u + 2891336453u;
-    let w = ((s >> ((s >> 28u) + 4u)) ^ s) * 277803737u;
-    return (w >> 22u) ^ w;
-}
-
 // Uniform in [0, 1), keyed by the step, a slot or cell, and what it decides.
 fn random(step: u32, index: u32, purpose: u32) -> f32 {
-    let h = hash(sp.seed ^ hash(step ^ hash(index * 8u + purpose)));
-    return f32(h >> 8u) * 5.9604645e-8;
+    return uniform01(hash(sp.seed ^ hash(step ^ hash(index * 8u + purpose))));
 }
 
 fn free_particle() -> Particle {

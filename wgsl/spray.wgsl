@@ -1,3 +1,4 @@
+#import hash
 #import sides
 #import columns
 // Seed 004's spray: water that breaks free of the columns (pipes.wgsl) as particles, flies under
@@ -112,17 +113,6 @@ const NUDGE: f32 = 0.001;
 @group(1) @binding(0) var<uniform> slot: StepSlot;
 
 
-// A 32-bit hash (PCG's output permutation of an LCG step): spreads each bit of x over the word.
-fn hash(x: u32) -> u32 {
-    let s = x * 747796405u + 2891336453u;
-    let w = ((s >> ((s >> 28u) + 4u)) ^ s) * 277803737u;
-    return (w >> 22u) ^ w;
-}
-
-// Uniform in [0, 1) from a hash: its top 24 bits.
-fn uniform01(h: u32) -> f32 {
-    return f32(h >> 8u) * 5.9604645e-8;
-}
 
 fn index(gid: vec3<u32>, groups: vec3<u32>) -> u32 {
     return gid.x + gid.y * groups.x * 64u;

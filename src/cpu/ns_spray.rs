@@ -4,6 +4,7 @@
 
 use super::navier_stokes::{NsParams, NsState};
 use super::ns_surface::Surface;
+use super::spray::{hash, uniform01};
 use crate::ns_spray::{NsSprayParams, FULL_UNITS, SLOTS, T_ENDED, T_FOAM, T_LEFT, T_MADE, T_REFUSED, T_SPLIT, T_SPRAY};
 use crate::spray::Particle;
 use crate::wgsl::ns_spray::SPLIT_KICK;
@@ -39,15 +40,10 @@ impl NsSprayState {
     }
 }
 
-fn hash(x: u32) -> u32 {
-    let s = x.wrapping_mul(747796405).wrapping_add(2891336453);
-    let w = ((s >> ((s >> 28) + 4)) ^ s).wrapping_mul(277803737);
-    (w >> 22) ^ w
-}
-
 fn random(p: &NsSprayParams, step: u32, index: u32, purpose: u32) -> f32 {
-    let h = hash(p.seed ^ hash(step ^ hash(index.wrapping_mul(8).wrapping_add(purpose))));
-    (h >> 8) as f32 * 5.9604645e-8
+    uniform01(hash(
+        p.seed ^ hash(step ^ hash(index.wrapping_mul(8).wrapping_add(purpose))),
+    ))
 }
 
 fn is_free(d: &Particle) -> bool {

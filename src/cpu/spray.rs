@@ -69,13 +69,15 @@ pub fn step(p: &SprayParams, s: &mut SprayState, pipes: &mut PipeState, step: u3
     s.tally[2] += (total - now) as u64;
 }
 
-fn hash(x: u32) -> u32 {
+/// Twin of hash.wgsl `hash`.
+pub(crate) fn hash(x: u32) -> u32 {
     let s = x.wrapping_mul(747796405).wrapping_add(2891336453);
     let w = ((s >> ((s >> 28) + 4)) ^ s).wrapping_mul(277803737);
     (w >> 22) ^ w
 }
 
-fn uniform01(h: u32) -> f32 {
+/// Twin of hash.wgsl `uniform01`.
+pub(crate) fn uniform01(h: u32) -> f32 {
     (h >> 8) as f32 * 5.9604645e-8
 }
 
