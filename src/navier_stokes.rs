@@ -2,7 +2,9 @@
 //! terrain, spanning the lowest ground to the highest water plus headroom, and the height field
 //! at the scene's resolution. What the backends are built from.
 
-use crate::cpu::navier_stokes::{NsParams, NsState, Surface, FULL, SURFACE};
+use crate::cpu::navier_stokes::{NsParams, NsState, Surface, FULL, SURFACE, WHOLE_SIDE};
+use crate::cpu::ns_markers::{MarkerParams, Markers};
+use crate::scene::NsSurfaceMode;
 use crate::scene::Scene;
 
 /// sqrt(g·d)·dt/dx a substep may reach (the explicit surface's rule; measured stable at 0.25 in
@@ -67,6 +69,8 @@ pub struct NsLayer {
     pub forcing: crate::ns_forcing::Forcing,
     /// The spray and foam's uniforms (None: the scene has no `[spray]`).
     pub spray: Option<crate::ns_spray::NsSprayParams>,
+    /// `navier_stokes.surface = "markers"`: the markers' settings and their start (§4.1).
+    pub markers: Option<(MarkerParams, Markers)>,
 }
 
 impl NsLayer {
@@ -75,8 +79,9 @@ impl NsLayer {
         [self.params.nx, self.params.ny, self.params.nz]
     }
 
-    /// The layer for `scene` over `ground` with the surface `eta` (both h − ref per cell, f32).
-    pub fn build(scene: &Scene, eta: &[f32], ground: &[f32]) -> crate::error::Result<NsLayer> {
+    /// The layer for `scene` over `ground` with the surface `eta` (both h − ref per cell, f32,
+    /// `reference` the reference level).
+    pub fn build(scene: &Scene, eta: &[f32], ground: &[f32], reference: f64) -> crate::error::Result<NsLayer> {
         let ns = scene.navier_stokes.clone().unwrap_or_default();
         let g = &scene.grid;
         let cz = ns.coarsen as usize;
@@ -102,6 +107,20 @@ impl NsLayer {
             .map(|(h, _)| *h)
             .fold(f32::MIN, f32::max);
         let highest = if highest == f32::MIN { floor } else { highest };
+        // An inflow's window (a jet's opening) lies inside the grid too.
+        let window = ns
+            .inflow
+            .as_ref()
+            .and_then(|f| f.window)
+            .map_or(WHOLE_SIDE, |[lo, hi]| {
+                [(lo - reference) as f32, (hi - reference) as f32]
+            });
+        let highest = if window == WHOLE_SIDE {
+            highest
+        } else {
+            highest.max(window[1])
+        };
+        let markers = ns.surface == NsSurfaceMode::Markers;
         let headroom = ns.headroom.map_or((0.25 * deepest).max(g.dx as f32), |h| h as f32);
         let dz = (highest + headroom - floor) / ns.layers as f32;
         let params = NsParams {
@@ -118,6 +137,8 @@ impl NsLayer {
             max_sweeps: ns.max_sweeps,
             upwind: ns.upwind as f32,
             wave: [0.0; 3],
+            markers,
+            window,
         };
         let state = NsState::at_rest(&params, &coarse_ground, &coarse_h);
         // The wave forcing's depth defaults to the mean over the wet columns.
@@ -144,12 +165,24 @@ impl NsLayer {
                 *p += crate::cpu::navier_stokes::applied(&params, &start, c % params.nx, c / params.nx);
             }
         }
+        let markers = markers.then(|| {
+            let m = ns.markers.unwrap_or_default();
+            let rows = (m.per_cell as f64).sqrt().round() as u32;
+            let open = params.nx * params.ny * params.nz;
+            let mp = MarkerParams {
+                rows,
+                capacity: m.capacity.unwrap_or((2 * m.per_cell as usize * open) as u32),
+            };
+            let start = Markers::fill(&params, &mp, &state.ground, &coarse_h);
+            (mp, start)
+        });
         Ok(NsLayer {
             params,
             state,
             surface,
             forcing,
             spray: crate::ns_spray::ns_spray_params(scene),
+            markers,
         })
     }
 }

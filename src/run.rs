@@ -1,6 +1,6 @@
 //! `shoal run`: a scene into an output folder — stats.csv, probes.csv, bodies.csv, h_NNNNNN.npy,
-//! particles_NNNNNN.npy (spray), foam_NNNNNN.npy, velocity_ and pressure_NNNNNN.npy (the
-//! Navier-Stokes layer), scene.toml,
+//! particles_NNNNNN.npy (spray), foam_NNNNNN.npy, markers_NNNNNN.npy, velocity_ and
+//! pressure_NNNNNN.npy (the Navier-Stokes layer), scene.toml,
 //! and on request frame_NNNNNN.png and an animated GIF. Every file is written under a temporary
 //! name and renamed, and nothing non-finite is written.
 
@@ -205,6 +205,18 @@ impl Frames {
                 .transpose()?,
             palette: None,
         })
+    }
+
+    /// With `--png`, a 2D marker run's side view at `step` (`markers_NNNNNN.png`): the tank
+    /// from the south, the markers over the ground's profile.
+    fn draw_markers(&self, sim: &Simulation, markers: &[[f32; 3]], out: &Path, step: u64) -> Result<()> {
+        let Some((bottom, top)) = sim.layer_extent().filter(|_| self.png) else {
+            return Ok(());
+        };
+        let grid = &sim.scene().grid;
+        let profile = &sim.ground()[..grid.nx as usize];
+        let img = crate::io::picture::markers_side(markers, profile, grid.dx, bottom, top);
+        crate::io::picture::write_png(&out.join(format!("markers_{step:06}.png")), &img)
     }
 
     /// The frames of `step`: the surface, with `foam` and `particles` (the spray) drawn over it.
@@ -456,6 +468,15 @@ fn snapshot(
             4,
             foam.as_flattened(),
         )?;
+    }
+    if sim.has_markers() {
+        let markers = sim.markers()?;
+        if markers.iter().flatten().any(|v| !v.is_finite()) {
+            return Err(Error::Diverged { step: target });
+        }
+        let file = out.join(format!("markers_{target:06}.npy"));
+        npy::write_f32_2d(&file, markers.len(), 3, markers.as_flattened())?;
+        frames.draw_markers(sim, &markers, out, target)?;
     }
     if let Some(layer) = sim.layer_fields()? {
         let finite = layer

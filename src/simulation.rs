@@ -68,6 +68,11 @@ pub struct Simulation {
     particle_unit: Option<f64>,
     /// The spray is the Navier-Stokes layer's: its slots hold foam too.
     layer_spray: bool,
+    /// The Navier-Stokes layer's marker capacity (None: no markers).
+    marker_capacity: Option<u32>,
+    /// The Navier-Stokes layer's 3D grid from its floor to its top, m, absolute (None: other
+    /// models).
+    layer_extent: Option<(f64, f64)>,
     /// The pipes model's dimensions (None: the other models).
     pipe_shape: Option<state_table::PipeShape>,
     /// The Navier-Stokes layer's 3D grid, [nx, ny, nz] (None: the other models).
@@ -164,6 +169,10 @@ impl Simulation {
                     pipes: prepared.columns.as_ref().map(|c| state_table::PipeShape::of(scene, c)),
                     navier_stokes: prepared.layer.as_ref().map(|l| l.shape()),
                     ns_spray: prepared.layer.as_ref().is_some_and(|l| l.spray.is_some()),
+                    ns_markers: prepared
+                        .layer
+                        .as_ref()
+                        .and_then(|l| l.markers.as_ref().map(|m| m.0.capacity)),
                 },
                 prepared.bodies.len(),
             ),
@@ -266,6 +275,12 @@ impl Simulation {
                 (None, None) => None,
             },
             layer_spray: layer_spray.is_some(),
+            marker_capacity: layer.as_ref().and_then(|l| l.markers.as_ref().map(|m| m.0.capacity)),
+            layer_extent: layer.as_ref().map(|l| {
+                let p = &l.params;
+                let floor = p.z0 as f64 + reference;
+                (floor, floor + p.nz as f64 * p.dz as f64)
+            }),
             pipe_shape: columns.as_ref().map(|c| state_table::PipeShape::of(scene, c)),
             layer_shape: layer.as_ref().map(|l| l.shape()),
             body_params,
@@ -575,6 +590,7 @@ impl Simulation {
             pipes: self.pipe_shape,
             navier_stokes: self.layer_shape,
             ns_spray: self.layer_spray,
+            ns_markers: self.marker_capacity,
         };
         if h.pipes.is_some() != self.units.is_some() {
             return bad("it comes from the other water model (physics.model)".into());
@@ -584,9 +600,9 @@ impl Simulation {
             .filter(|f| f.kept == state_table::Kept::State)
         {
             let (got, want) = (s.len(spec.field), spec.len(&shape, cells, self.bodies_now.len()));
-            // The particles in flight: any number up to the capacity.
+            // The particles in flight, the markers made: any number up to the capacity.
             let fits = match spec.per {
-                state_table::Per::Particle => got <= want,
+                state_table::Per::Particle | state_table::Per::NsMarker => got <= want,
                 _ => got == want,
             };
             if !fits {
@@ -762,6 +778,32 @@ impl Simulation {
             .filter(|p| crate::ns_spray::is_foam(p))
             .map(|p| [p.pos[0], p.pos[1], (p.pos[2] as f64 + reference) as f32, p.age])
             .collect())
+    }
+
+    /// The Navier-Stokes layer's marker particles (§4.1), absolute (x, y, z) each, in the order
+    /// they were made, those that left through an outflow left out (a readback on the GPU);
+    /// empty without them. y is the middle of the run's one row.
+    pub fn markers(&mut self) -> Result<Vec<[f32; 3]>> {
+        let reference = self.fields.reference.0;
+        let y = (self.scene.grid.ny as f64 * self.scene.grid.dx / 2.0) as f32;
+        Ok(self
+            .solver
+            .read_markers()?
+            .iter()
+            .filter(|m| m[0] >= 0.0)
+            .map(|m| [m[0], y, (m[1] as f64 + reference) as f32])
+            .collect())
+    }
+
+    /// The Navier-Stokes layer's 3D grid from its floor to its top, m, absolute (None: other
+    /// models).
+    pub fn layer_extent(&self) -> Option<(f64, f64)> {
+        self.layer_extent
+    }
+
+    /// Whether the run tracks its water with marker particles.
+    pub fn has_markers(&self) -> bool {
+        self.marker_capacity.is_some()
     }
 
     /// Whether the spray is the Navier-Stokes layer's, which leaves foam.
@@ -1230,7 +1272,7 @@ impl Prepared {
         let probe_cells = probe_cells(scene);
         let (eta, ground_rel) = fields.relative_f32();
         let (_, substeps) = plan_substeps(scene, deepest(&eta, &ground_rel))?;
-        let layer = crate::navier_stokes::NsLayer::build(scene, &eta, &ground_rel)?;
+        let layer = crate::navier_stokes::NsLayer::build(scene, &eta, &ground_rel, fields.reference.0)?;
         Ok(Self::of_model(scene, fields, probe_cells, substeps, None, Some(layer)))
     }
 }

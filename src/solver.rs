@@ -74,6 +74,11 @@ pub trait Solver: Send + std::any::Any {
     fn read_eta(&mut self) -> Result<Vec<f32>>;
     /// Each cell's region label (id + 1, 0 dry) under volume_correction = "regions", else empty.
     fn read_regions(&mut self) -> Result<Vec<u32>>;
+    /// The Navier-Stokes layer's markers (x, z), in the order they were made (a readback on the
+    /// GPU); none without them.
+    fn read_markers(&mut self) -> Result<Vec<[f32; 2]>> {
+        Ok(Vec::new())
+    }
     /// The particles in flight (a readback on the GPU); none for a model without them.
     fn read_particles(&mut self) -> Result<Vec<crate::spray::Particle>> {
         Ok(Vec::new())
@@ -146,6 +151,10 @@ pub struct SolverState {
     pub ns_budget: u32,
     /// The Navier-Stokes layer's spray and foam slots, `ns_spray::SLOTS` per cell.
     pub ns_drops: Vec<crate::spray::Particle>,
+    /// The layer's marker particles (x, z) in the order they were made, and their book
+    /// (`cpu::ns_markers::Markers::book`).
+    pub ns_markers: Vec<[f32; 2]>,
+    pub ns_marker_book: Vec<u32>,
 }
 
 impl SolverState {
@@ -174,6 +183,8 @@ impl SolverState {
             Field::NsV => cast_slice(&self.ns_v),
             Field::NsW => cast_slice(&self.ns_w),
             Field::NsDrops => cast_slice(&self.ns_drops),
+            Field::NsMarkers => cast_slice(&self.ns_markers),
+            Field::NsMarkerBook => &self.ns_marker_book,
             _ => &[],
         }
     }
@@ -222,6 +233,11 @@ impl SolverState {
                 Some(v) => self.ns_drops = v,
                 None => return false,
             },
+            Field::NsMarkers => match whole(words) {
+                Some(v) => self.ns_markers = v,
+                None => return false,
+            },
+            Field::NsMarkerBook => self.ns_marker_book = words.to_vec(),
             _ => return words.is_empty(),
         }
         true
@@ -234,6 +250,7 @@ impl SolverState {
             Field::Cover => self.cover.len(),
             Field::Particles => self.particles.len(),
             Field::NsDrops => self.ns_drops.len(),
+            Field::NsMarkers => self.ns_markers.len(),
             _ => self.words(field).len(),
         }
     }

@@ -60,6 +60,12 @@ pub enum Field {
     NsDrops,
     /// GPU work of the layer's spray: the landed units per cell, the tally.
     NsSprayWork,
+    /// The layer's marker particles (x, z) (§4.1).
+    NsMarkers,
+    /// The markers' book: slots used, refused, and the inflow's per-layer share owed and count.
+    NsMarkerBook,
+    /// GPU work of the markers: a count per 3D cell, the highest marker per column.
+    NsMarkerWork,
     /// GPU work buffers of the Navier-Stokes layer: a flag per 3D cell.
     NsFlags,
     /// GPU work buffers of the layer's height field: its faces' fluxes and a limiter share per
@@ -97,6 +103,10 @@ pub enum Per {
     NsFaceZ,
     /// A slot of the Navier-Stokes layer's spray: `ns_spray::SLOTS` per cell.
     NsSlot,
+    /// A marker: up to the markers' capacity (a checkpoint holds those made).
+    NsMarker,
+    /// The markers' book: 2 + 2·nz words.
+    NsBook,
 }
 
 /// Who keeps a field.
@@ -121,6 +131,8 @@ pub struct Shape<'a> {
     pub navier_stokes: Option<[usize; 3]>,
     /// The Navier-Stokes layer throws spray.
     pub ns_spray: bool,
+    /// The Navier-Stokes layer's marker capacity (None: no markers).
+    pub ns_markers: Option<u32>,
 }
 
 /// The pipes model's dimensions.
@@ -178,6 +190,8 @@ impl Spec {
             Per::NsFaceY => x * (y + 1) * z,
             Per::NsFaceZ => x * y * (z + 1),
             Per::NsSlot => cells * crate::ns_spray::SLOTS as usize,
+            Per::NsMarker => shape.ns_markers.unwrap_or(0) as usize,
+            Per::NsBook => crate::cpu::ns_markers::book_len(z),
         };
         n * self.elements as usize
     }
@@ -199,6 +213,9 @@ fn navier_stokes(s: &Shape) -> bool {
 }
 fn ns_spray(s: &Shape) -> bool {
     s.navier_stokes.is_some() && s.ns_spray
+}
+fn ns_markers(s: &Shape) -> bool {
+    s.navier_stokes.is_some() && s.ns_markers.is_some()
 }
 fn sources(s: &Shape) -> bool {
     height_field(s) && s.params.sources != 0
@@ -409,6 +426,34 @@ pub const FIELDS: &[Spec] = &[
     ),
     spec(Field::NsDrops, "spray slots", Per::NsSlot, 1, 32, Kept::State, ns_spray),
     spec(
+        Field::NsMarkers,
+        "markers",
+        Per::NsMarker,
+        1,
+        8,
+        Kept::State,
+        ns_markers,
+    ),
+    spec(
+        Field::NsMarkerBook,
+        "marker book",
+        Per::NsBook,
+        1,
+        4,
+        Kept::State,
+        ns_markers,
+    ),
+    // A count per 3D cell and a top per column: ~8 B per cell.
+    spec(
+        Field::NsMarkerWork,
+        "marker counts",
+        Per::Cell,
+        1,
+        8,
+        Kept::Scratch,
+        ns_markers,
+    ),
+    spec(
         Field::NsSprayWork,
         "spray landing words",
         Per::Cell,
@@ -493,6 +538,7 @@ mod tests {
             pipes: None,
             navier_stokes: None,
             ns_spray: false,
+            ns_markers: None,
         }
     }
 
@@ -552,7 +598,9 @@ mod tests {
                 NsU,
                 NsV,
                 NsW,
-                NsDrops
+                NsDrops,
+                NsMarkers,
+                NsMarkerBook
             ]
         );
     }
@@ -574,6 +622,7 @@ mod tests {
             }),
             navier_stokes: None,
             ns_spray: false,
+            ns_markers: None,
         };
         use Field::*;
         assert_eq!(

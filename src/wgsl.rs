@@ -154,7 +154,10 @@ mod tests {
                 wave_k,
                 wave_dx,
                 wave_dy,
-                spray_unit
+                spray_unit,
+                markers,
+                window_lo,
+                window_hi
             }),
         );
     }

@@ -1,4 +1,5 @@
 #import ns_common
+#import ns_grid
 // Foster & Metaxas's Navier-Stokes layer (seed 003, §3–4.3) on the 3D grid: `columns` (the
 // columns' surface, the cell flags, the Surface and Empty pressures), `momentum` (eq. 2),
 // `surface_velocities` (eq. 10) and the pressure iteration of eqs. 5–9 in red-black sweeps.
@@ -9,15 +10,6 @@
 // the sweeps' indirect arguments become 0 workgroups) and the `red` and `black` half-sweeps, all
 // dispatched indirectly. A converged substep's remaining sweeps run no workgroup.
 
-// Cell flags (SOLID, FULL, SURFACE, EMPTY), one u32 per cell.
-@group(0) @binding(1) var<storage, read_write> flag: array<u32>;
-// Kinematic pressure p/ρ per cell, m²/s², relative to the air.
-@group(0) @binding(2) var<storage, read_write> p: array<f32>;
-// Per 3D column its surface (the mean of its height-field cells), then per column its ground
-// (m), then the chunk's forcing: 8 words per substep (`NsSubstep`).
-@group(0) @binding(3) var<storage, read_write> col: array<f32>;
-// The iteration's bookkeeping (STAT_*), f32 values as their bits (≥ 0, so u32 order is theirs).
-@group(0) @binding(4) var<storage, read_write> stats: array<atomic<u32>, 8>;
 // The velocities a substep starts from, and those it writes (u, v, w faces in one buffer).
 @group(1) @binding(0) var<storage, read> vel_old: array<f32>;
 @group(1) @binding(1) var<storage, read_write> vel: array<f32>;
@@ -37,24 +29,6 @@ const STAT_SWEEP: u32 = 3u;
 // Over the chunk: the most sweeps a substep ran, and the largest |D| one ended with.
 const STAT_MOST_SWEEPS: u32 = 4u;
 const STAT_RESIDUAL: u32 = 5u;
-// Substeps begun in this chunk: the current substep's forcing is record STAT_SUBSTEP − 1.
-const STAT_SUBSTEP: u32 = 6u;
-
-// This substep's forcing.
-fn forcing() -> NsSubstep {
-    let at = 2u * columns_3d() + 8u * (atomicLoad(&stats[STAT_SUBSTEP]) - 1u);
-    let sides = vec4<u32>(bitcast<u32>(col[at + 4u]), bitcast<u32>(col[at + 5u]), bitcast<u32>(col[at + 6u]),
-                          bitcast<u32>(col[at + 7u]));
-    return NsSubstep(col[at], col[at + 1u], col[at + 2u], col[at + 3u], sides);
-}
-
-// The pressure applied over column (i, j) (§7.2, kinematic): the forcing's mean plus its
-// travelling wave at the column's centre.
-fn applied(f: NsSubstep, i: u32, j: u32) -> f32 {
-    let x = (f32(i) + 0.5) * ns.dx;
-    let y = (f32(j) + 0.5) * ns.dx;
-    return f.pressure + f.wave * cos(ns.wave_k * (x * ns.wave_dx + y * ns.wave_dy) - f.phase);
-}
 
 fn ghost_flag(i: i32, j: i32, k: i32) -> u32 {
     if i < 0 || j < 0 || k < 0 || i >= i32(ns.nx) || j >= i32(ns.ny) || k >= i32(ns.nz) {
@@ -245,11 +219,14 @@ fn new_w(i: i32, j: i32, k: i32) -> f32 {
 }
 
 // A side face's velocity into the domain's +axis direction (`inward` ±1): twin of `side_velocity`.
-fn side_velocity(role: u32, fluid_inside: bool, inward: f32, f: NsSubstep, inner: f32) -> f32 {
+fn side_velocity(k: i32, role: u32, fluid_inside: bool, inward: f32, f: NsSubstep, inner: f32) -> f32 {
     if !fluid_inside {
         return 0.0;
     }
     if role == SIDE_INFLOW {
+        if !in_window(u32(k)) {
+            return 0.0;
+        }
         return inward * f.inflow;
     }
     if role == SIDE_OUTFLOW {
@@ -306,7 +283,7 @@ fn momentum(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
                 let inside = select(nx - 1, 0, west);
                 let inner = tentative_u(select(nx - 1, 1, west), j, k);
                 let role = select(f.sides.y, f.sides.x, west);
-                u = side_velocity(role, is_fluid(ghost_flag(inside, j, k)), select(-1.0, 1.0, west), f, inner);
+                u = side_velocity(k, role, is_fluid(ghost_flag(inside, j, k)), select(-1.0, 1.0, west), f, inner);
             }
             vel[face] = u;
         }
@@ -319,7 +296,7 @@ fn momentum(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
                 let inside = select(ny - 1, 0, south);
                 let inner = tentative_v(i, select(ny - 1, 1, south), k);
                 let role = select(f.sides.w, f.sides.z, south);
-                v = side_velocity(role, is_fluid(ghost_flag(i, inside, k)), select(-1.0, 1.0, south), f, inner);
+                v = side_velocity(k, role, is_fluid(ghost_flag(i, inside, k)), select(-1.0, 1.0, south), f, inner);
             }
             vel[face] = v;
         }
@@ -558,8 +535,9 @@ fn relax(at: u32, colour: u32) {
     }
     let above = ghost_flag(ii, jj, kk + 1);
     if above != SOLID {
-        if above == SURFACE {
-            // Under a Surface cell, whose pressure follows this one's by θ (`ghost_share`).
+        if above == SURFACE && ns.markers == 0u {
+            // Under a Surface cell, whose pressure follows this one's by θ (`ghost_share`; with
+            // markers a Surface cell keeps the applied pressure).
             let hc = col[j * ns.nx + i];
             let theta = (hc - centre(k + 1u)) / (hc - centre(k));
             vel[wf(i, j, k + 1u)] += (1.0 - theta) * sz;

@@ -52,6 +52,13 @@ struct NsUniforms {
     // Metres of depth one unit of spray makes in one height-field cell (ns_spray.wgsl; 0 without
     // spray): the correction's target leaves out the units in the air.
     spray_unit: f32,
+    // 1: marker particles set the flags (ns_markers.wgsl); a Surface cell keeps the applied
+    // pressure.
+    markers: u32,
+    // The inflow side's faces pump between these heights (relative to the reference level).
+    window_lo: f32,
+    window_hi: f32,
+    _pad: u32,
 }
 
 @group(0) @binding(0) var<uniform> ns: NsUniforms;
@@ -117,4 +124,10 @@ fn wf(i: u32, j: u32, k: u32) -> u32 {
 // The height of cell k's centre, m.
 fn centre(k: u32) -> f32 {
     return ns.z0 + (f32(k) + 0.5) * ns.dz;
+}
+
+// Whether layer k's centre lies in the inflow's window: twin of `in_window`.
+fn in_window(k: u32) -> bool {
+    let z = centre(k);
+    return z >= ns.window_lo && z <= ns.window_hi;
 }

@@ -9,6 +9,7 @@ pub mod edit;
 pub mod explicit;
 pub mod fast;
 pub mod navier_stokes;
+pub mod ns_markers;
 pub mod ns_solver;
 pub mod ns_spray;
 pub mod ns_surface;

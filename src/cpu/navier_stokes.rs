@@ -56,7 +56,16 @@ pub struct NsParams {
     pub upwind: f32,
     /// The travelling wave forcing's wavenumber (rad/m) and direction (`ns_forcing::Wave`).
     pub wave: [f32; 3],
+    /// Marker particles set the flags (§4.1; `ns_markers`), not the height field: a Surface
+    /// cell then takes the applied pressure (the seed's rule), with no ghost-fluid line.
+    pub markers: bool,
+    /// The inflow side's faces pump between these heights (relative to the reference level);
+    /// the rest of the side is a wall.
+    pub window: [f32; 2],
 }
+
+/// An inflow over the whole side.
+pub const WHOLE_SIDE: [f32; 2] = [f32::MIN, f32::MAX];
 
 /// The layer's state.
 #[derive(Clone, Debug, PartialEq)]
@@ -328,6 +337,8 @@ impl Old<'_> {
         };
         let fluid_inside = fluid(self.flag[p.cell(inside, j, k)]);
         side_velocity(
+            p,
+            k,
             forcing.sides[side],
             fluid_inside,
             inward,
@@ -349,6 +360,8 @@ impl Old<'_> {
         };
         let fluid_inside = fluid(self.flag[p.cell(i, inside, k)]);
         side_velocity(
+            p,
+            k,
             forcing.sides[side],
             fluid_inside,
             inward,
@@ -504,7 +517,7 @@ pub fn pressure(p: &NsParams, s: &mut NsState, dt: f32, budget: u32, sides: &[u3
 /// dynamic pressure reaches the surface, not only the hydrostatic part). h lies in the Surface
 /// cell, so h − z_f ∈ [dz/2, 3dz/2) and θ ∈ [−1, 1/3). None where the cell under is not Full.
 pub(crate) fn ghost_share(p: &NsParams, s: &NsState, column: usize, k: usize) -> Option<f32> {
-    (k > 0 && s.flag[column + (k - 1) * p.columns()] == FULL).then(|| {
+    (!p.markers && k > 0 && s.flag[column + (k - 1) * p.columns()] == FULL).then(|| {
         let h = s.h[column];
         (h - p.centre(k)) / (h - p.centre(k - 1))
     })
@@ -544,14 +557,29 @@ pub fn surface_pressure(p: &NsParams, s: &mut NsState, forcing: &Substep) {
 /// where the cell inside holds no fluid; the inflow's on an inflow side; on an outflow side the
 /// tentative velocity of the face inside it, `inner` (§3.2.2: it then relaxes freely in the
 /// pressure iteration).
-fn side_velocity(role: u32, fluid_inside: bool, inward: f32, forcing: &Substep, inner: f32) -> f32 {
+fn side_velocity(
+    p: &NsParams,
+    k: usize,
+    role: u32,
+    fluid_inside: bool,
+    inward: f32,
+    forcing: &Substep,
+    inner: f32,
+) -> f32 {
     match role {
         _ if !fluid_inside => 0.0,
+        INFLOW if !in_window(p, k) => 0.0,
         INFLOW => inward * forcing.inflow,
         OUTFLOW => inner,
         WALL => 0.0,
         _ => 0.0,
     }
+}
+
+/// Whether layer k's centre lies in the inflow's window.
+pub fn in_window(p: &NsParams, k: usize) -> bool {
+    let z = p.centre(k);
+    z >= p.window[0] && z <= p.window[1]
 }
 
 /// Whether the neighbour (i, j, k) of a Full cell takes part in its pressure update: a cell
@@ -733,6 +761,35 @@ pub(crate) fn step_with(
     (report, courant)
 }
 
+/// One substep of §6 with marker particles (§4.1) for the surface: their flags
+/// (`ns_markers::flags`), momentum, the surface velocities, the pressure iteration, the surface
+/// velocities again, the velocity carried one face into the air (`ns_markers::extend`), then the
+/// markers moved by the new velocities, the inflow's new ones, and the height field `f` drawn
+/// from them (for the outputs).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn step_markers(
+    costly: &Costly,
+    p: &NsParams,
+    s: &mut NsState,
+    f: &mut Surface,
+    markers: &mut super::ns_markers::Markers,
+    mp: &super::ns_markers::MarkerParams,
+    dt: f32,
+    budget: u32,
+    forcing: &Substep,
+) -> (PressureReport, f32) {
+    super::ns_markers::flags(p, s, markers, forcing);
+    let courant = (costly.momentum)(p, s, dt, forcing);
+    surface_velocities(p, s);
+    let report = (costly.pressure)(p, s, dt, budget, &forcing.sides);
+    surface_velocities(p, s);
+    super::ns_markers::extend(p, s);
+    super::ns_markers::advect(p, s, markers, dt, &forcing.sides);
+    super::ns_markers::emit(p, markers, mp, dt, forcing);
+    super::ns_markers::surface(p, mp, markers, f);
+    (report, courant)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -757,6 +814,8 @@ mod tests {
             max_sweeps: 5000,
             upwind: 1.0,
             wave: [0.0; 3],
+            markers: false,
+            window: WHOLE_SIDE,
         }
     }
 

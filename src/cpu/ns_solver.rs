@@ -2,6 +2,7 @@
 //! substep, the global volume correction on the height field after each step, and the probes.
 
 use super::navier_stokes::{self, NsParams, NsState, PressureReport, Surface};
+use super::ns_markers::{MarkerParams, Markers};
 use super::ns_spray::NsSprayState;
 use super::ns_surface;
 use crate::error::{Error, Result};
@@ -30,6 +31,8 @@ pub struct CpuNs {
     fast: bool,
     /// The spray and foam (None: the scene has none).
     spray: Option<(NsSprayParams, NsSprayState)>,
+    /// Marker particles set the flags (None: the height field does).
+    markers: Option<(MarkerParams, Markers)>,
 }
 
 impl CpuNs {
@@ -54,10 +57,12 @@ impl CpuNs {
             forcing: layer.forcing.clone(),
             fast,
             spray: layer.spray.map(|p| (p, NsSprayState::new(&p))),
+            markers: layer.markers.clone(),
         };
         // Water crossing a side changes the volume: the correction would undo it (the fluxes
         // conserve by construction; the sides exchange exactly what their faces carry).
-        if params.correct != 0 && !layer.forcing.open_sides() {
+        // With markers the height field is drawn from them: nothing to correct.
+        if params.correct != 0 && !layer.forcing.open_sides() && layer.markers.is_none() {
             solver.target = Some(start_target(&solver.surface));
         }
         solver
@@ -107,15 +112,28 @@ impl Solver for CpuNs {
                         } else {
                             &navier_stokes::REFERENCE
                         };
-                        let (r, courant) = navier_stokes::step_with(
-                            costly,
-                            &self.params,
-                            &mut self.state,
-                            &mut self.surface,
-                            dt,
-                            self.budget,
-                            &records[substep],
-                        );
+                        let (r, courant) = match &mut self.markers {
+                            Some((mp, markers)) => navier_stokes::step_markers(
+                                costly,
+                                &self.params,
+                                &mut self.state,
+                                &mut self.surface,
+                                markers,
+                                mp,
+                                dt,
+                                self.budget,
+                                &records[substep],
+                            ),
+                            None => navier_stokes::step_with(
+                                costly,
+                                &self.params,
+                                &mut self.state,
+                                &mut self.surface,
+                                dt,
+                                self.budget,
+                                &records[substep],
+                            ),
+                        };
                         substep += 1;
                         worst.sweeps = worst.sweeps.max(r.sweeps);
                         worst.divergence = worst.divergence.max(r.divergence);
@@ -184,6 +202,10 @@ impl Solver for CpuNs {
         Ok(Vec::new())
     }
 
+    fn read_markers(&mut self) -> Result<Vec<[f32; 2]>> {
+        Ok(self.markers.as_ref().map_or_else(Vec::new, |(_, m)| m.at.clone()))
+    }
+
     /// The spray and foam slots in use, in slot order.
     fn read_particles(&mut self) -> Result<Vec<crate::spray::Particle>> {
         Ok(self.spray.as_ref().map_or_else(Vec::new, |(_, s)| in_use(&s.drops)))
@@ -204,6 +226,11 @@ impl Solver for CpuNs {
             ns_w: self.state.w.clone(),
             ns_budget: self.budget,
             ns_drops: self.spray.as_ref().map_or_else(Vec::new, |(_, s)| s.drops.clone()),
+            ns_markers: self.markers.as_ref().map_or_else(Vec::new, |(_, m)| m.at.clone()),
+            ns_marker_book: self
+                .markers
+                .as_ref()
+                .map_or_else(Vec::new, |(_, m)| m.book(self.params.nz)),
             ..SolverState::default()
         })
     }
@@ -230,6 +257,9 @@ impl Solver for CpuNs {
         }
         if let Some((_, spray)) = &mut self.spray {
             spray.load(&saved.ns_drops);
+        }
+        if let Some((_, markers)) = &mut self.markers {
+            *markers = Markers::from_book(&saved.ns_marker_book, &saved.ns_markers, self.params.nz);
         }
         Ok(())
     }

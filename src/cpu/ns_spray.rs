@@ -288,6 +288,8 @@ mod tests {
             max_sweeps: 10,
             upwind: 1.0,
             wave: [0.0; 3],
+            markers: false,
+            window: crate::cpu::navier_stokes::WHOLE_SIDE,
         };
         let ground = vec![-0.2f32; 256];
         let grid = NsState::at_rest(&ns, &ground, &vec![0.0; 256]);

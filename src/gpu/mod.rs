@@ -11,6 +11,7 @@ pub mod edit;
 pub mod explicit;
 pub mod level;
 pub mod navier_stokes;
+pub mod ns_markers;
 pub mod ns_solver;
 pub mod ns_spray;
 pub mod ns_surface;
@@ -129,6 +130,7 @@ impl GpuSolver {
                 pipes: None,
                 navier_stokes: None,
                 ns_spray: false,
+                ns_markers: None,
             }),
             counted_shortfall: 0.0,
             report_readback: readback(

@@ -45,6 +45,10 @@ pub struct NsUniforms {
     pub wave_dy: f32,
     /// Metres of depth per unit of spray in one height-field cell (0 without spray).
     pub spray_unit: f32,
+    pub markers: u32,
+    pub window_lo: f32,
+    pub window_hi: f32,
+    pub _pad: u32,
 }
 
 impl NsUniforms {
@@ -89,6 +93,10 @@ impl NsUniforms {
             wave_dx: p.wave[1],
             wave_dy: p.wave[2],
             spray_unit: 0.0,
+            markers: p.markers as u32,
+            window_lo: p.window[0],
+            window_hi: p.window[1],
+            _pad: 0,
         }
     }
 }
@@ -175,6 +183,8 @@ pub struct NavierStokes {
     red: wgpu::ComputePipeline,
     black: wgpu::ComputePipeline,
     grid: wgpu::BindGroup,
+    /// Group 0's layout (the marker passes share the group).
+    pub grid_layout: wgpu::BindGroupLayout,
     /// Level a: reads velocity level a, writes level 1 − a.
     levels: [wgpu::BindGroup; 2],
     surface: wgpu::BindGroup,
@@ -185,19 +195,16 @@ pub struct NavierStokes {
 }
 
 impl NavierStokes {
-    pub fn new(device: &wgpu::Device, b: &NsBuffers, u: &NsUniforms) -> NavierStokes {
+    /// The passes over `b`; `grid_layout` reuses a layout for group 0 (a rebuild over a regrown
+    /// forcing buffer keeps the one the marker passes were built with).
+    pub fn new(
+        device: &wgpu::Device,
+        b: &NsBuffers,
+        u: &NsUniforms,
+        grid_layout: Option<wgpu::BindGroupLayout>,
+    ) -> NavierStokes {
         let module = super::shaders::module(device, "navier_stokes.wgsl", super::shaders::NAVIER_STOKES);
-        let grid_layout = layout(
-            device,
-            "ns grid",
-            &[
-                uniform_entry(0, false),
-                storage_entry(1, false),
-                storage_entry(2, false),
-                storage_entry(3, false),
-                storage_entry(4, false),
-            ],
-        );
+        let grid_layout = grid_layout.unwrap_or_else(|| grid_group_layout(device));
         let level_layout = layout(device, "ns level", &[storage_entry(0, true), storage_entry(1, false)]);
         let surface_layout = layout(device, "ns surface (read)", &[storage_entry(0, true)]);
         let args_layout = layout(device, "ns sweep args", &[storage_entry(0, false)]);
@@ -223,6 +230,7 @@ impl NavierStokes {
             red: pipeline(device, &module, &cells, "red"),
             black: pipeline(device, &module, &cells, "black"),
             grid,
+            grid_layout,
             levels,
             surface,
             args,
@@ -237,11 +245,23 @@ impl NavierStokes {
     /// state), `columns`, `momentum`, `surface_velocities`, the pressure
     /// iteration (2 + 4·`budget` dispatches, those past convergence with no workgroups; the
     /// uniforms' `budget` must match), and `surface_velocities` again.
-    pub fn record(&self, pass: &mut wgpu::ComputePass, args: &wgpu::Buffer, level: usize, budget: u32) {
-        pass.set_bind_group(0, &self.grid, &[]);
-        pass.set_bind_group(1, &self.levels[level], &[]);
-        pass.set_bind_group(2, &self.surface, &[]);
-        pass.set_bind_group(3, &self.args, &[]);
+    /// With `markers` their flags stand in for `columns`, and they move after the last
+    /// `surface_velocities` by the substep's new velocities.
+    pub fn record(
+        &self,
+        pass: &mut wgpu::ComputePass,
+        args: &wgpu::Buffer,
+        level: usize,
+        budget: u32,
+        markers: Option<&super::ns_markers::NsMarkers>,
+    ) {
+        let bind = |pass: &mut wgpu::ComputePass| {
+            pass.set_bind_group(0, &self.grid, &[]);
+            pass.set_bind_group(1, &self.levels[level], &[]);
+            pass.set_bind_group(2, &self.surface, &[]);
+            pass.set_bind_group(3, &self.args, &[]);
+        };
+        bind(pass);
         let direct = |pass: &mut wgpu::ComputePass, p: &wgpu::ComputePipeline, (x, y): (u32, u32)| {
             pass.set_pipeline(p);
             pass.dispatch_workgroups(x, y, 1);
@@ -251,7 +271,13 @@ impl NavierStokes {
             pass.dispatch_workgroups_indirect(args, 0);
         };
         direct(pass, &self.begin, (1, 1));
-        direct(pass, &self.columns, self.column_groups);
+        match markers {
+            Some(m) => {
+                m.flags(pass, level);
+                bind(pass);
+            }
+            None => direct(pass, &self.columns, self.column_groups),
+        }
         direct(pass, &self.momentum, self.lattice_groups);
         direct(pass, &self.surface_velocities, self.cell_groups);
         for sweep in 0..=budget {
@@ -263,5 +289,23 @@ impl NavierStokes {
             }
         }
         direct(pass, &self.surface_velocities, self.cell_groups);
+        if let Some(m) = markers {
+            m.advance(pass, 1 - level);
+        }
     }
+}
+
+/// Group 0 of the layer's passes: the uniforms, flags, pressures, columns and bookkeeping.
+fn grid_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    layout(
+        device,
+        "ns grid",
+        &[
+            uniform_entry(0, false),
+            storage_entry(1, false),
+            storage_entry(2, false),
+            storage_entry(3, false),
+            storage_entry(4, false),
+        ],
+    )
 }

@@ -3,6 +3,7 @@
 //! pressure sweep.
 
 use super::navier_stokes::{NavierStokes, NsBuffers, NsUniforms, STATS, STAT_COURANT, STAT_MOST_SWEEPS, STAT_RESIDUAL};
+use super::ns_markers::NsMarkers;
 use super::ns_spray::{NsSpray, TALLY_BYTES};
 use super::ns_surface::NsSurface;
 use super::state::{filled_buffer, zeroed_buffer};
@@ -41,6 +42,8 @@ pub struct GpuNs {
     adapter: String,
     /// The spray and foam (None: the scene has none).
     spray: Option<NsSpray>,
+    /// Marker particles set the flags (None: the height field does).
+    markers: Option<NsMarkers>,
 }
 
 /// Bytes of the bookkeeping and of the volume's fold in a chunk's report.
@@ -60,7 +63,7 @@ impl GpuNs {
     ) -> Result<GpuNs> {
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         // As the CPU twin: no correction where water crosses a side.
-        let corrected = params.correct != 0 && !layer.forcing.open_sides();
+        let corrected = params.correct != 0 && !layer.forcing.open_sides() && layer.markers.is_none();
         let target = corrected.then(|| crate::cpu::ns_solver::start_target(&layer.surface));
         let max = device.limits().max_compute_workgroups_per_dimension.min(65535);
         let substeps = params.substeps.max(1);
@@ -94,7 +97,20 @@ impl GpuNs {
             slots[at..at + 4].copy_from_slice(&k.to_le_bytes());
         }
         let slots = filled_buffer(device, "ns step slots", &slots, U::UNIFORM);
-        let grid = NavierStokes::new(device, &buffers, &uniforms);
+        let grid = NavierStokes::new(device, &buffers, &uniforms, None);
+        let markers = layer.markers.as_ref().map(|(mp, start)| {
+            let p = &layer.params;
+            NsMarkers::new(
+                device,
+                &buffers,
+                &grid.grid_layout,
+                *mp,
+                start,
+                p.nz,
+                (uniforms.fnx, uniforms.fny),
+                (p.nx * p.ny * p.nz) as u32,
+            )
+        });
         let surface = NsSurface::new(device, &buffers, &uniforms, &probe_buffer, &history, &slots);
         let spray = layer.spray.map(|p| NsSpray::new(device, &buffers, p, &slots));
         let report_readback = device.create_buffer(&wgpu::BufferDescriptor {
@@ -132,6 +148,7 @@ impl GpuNs {
             start: layer.state.clone(),
             adapter,
             spray,
+            markers,
         })
     }
 
@@ -140,7 +157,8 @@ impl GpuNs {
     fn grow_forcing(&mut self, records: usize) {
         self.buffers.col = super::navier_stokes::columns_buffer(&self.device, &self.start, records);
         self.buffers.records = records;
-        self.grid = NavierStokes::new(&self.device, &self.buffers, &self.uniforms);
+        let layout = self.grid.grid_layout.clone();
+        self.grid = NavierStokes::new(&self.device, &self.buffers, &self.uniforms, Some(layout));
     }
 
     /// The pressure iteration's budget from the next chunk on (written before its submit).
@@ -159,6 +177,20 @@ impl GpuNs {
             &self.queue,
             buffer,
         )?))
+    }
+
+    /// The markers now (a readback), None without them.
+    fn marker_state(&self) -> Result<Option<crate::cpu::ns_markers::Markers>> {
+        let Some(m) = &self.markers else {
+            return Ok(None);
+        };
+        let book: Vec<u32> = self.read(&m.book)?;
+        let at: Vec<[f32; 2]> = self.read(&m.markers)?;
+        Ok(Some(crate::cpu::ns_markers::Markers::from_book(
+            &book,
+            &at,
+            self.params.nz,
+        )))
     }
 
     /// The 3D grid's state now (the flags as the last substep set them; the columns' surface
@@ -226,9 +258,13 @@ impl Solver for GpuNs {
                 for p in self.schedule.step(substeps) {
                     match p {
                         Pass::NavierStokes => {
-                            self.grid.record(&mut pass, &self.buffers.args, self.level, budget);
+                            let markers = self.markers.as_ref();
+                            self.grid
+                                .record(&mut pass, &self.buffers.args, self.level, budget, markers);
                             self.level = 1 - self.level;
-                            self.surface.height(&mut pass, self.level);
+                            if markers.is_none() {
+                                self.surface.height(&mut pass, self.level);
+                            }
                         }
                         Pass::NsSpray => {
                             let spray = self.spray.as_ref().expect("the schedule has spray only with it");
@@ -310,6 +346,10 @@ impl Solver for GpuNs {
         Ok(Vec::new())
     }
 
+    fn read_markers(&mut self) -> Result<Vec<[f32; 2]>> {
+        Ok(self.marker_state()?.map_or_else(Vec::new, |m| m.at))
+    }
+
     /// The spray and foam slots in use, in slot order.
     fn read_particles(&mut self) -> Result<Vec<crate::spray::Particle>> {
         match &self.spray {
@@ -324,6 +364,7 @@ impl Solver for GpuNs {
 
     fn save(&mut self) -> Result<SolverState> {
         let s = self.grid_state()?;
+        let markers = self.marker_state()?;
         Ok(SolverState {
             eta: self.read(&self.buffers.h)?,
             ns_p: s.p,
@@ -335,6 +376,8 @@ impl Solver for GpuNs {
                 Some(spray) => self.read(&spray.drops)?,
                 None => Vec::new(),
             },
+            ns_markers: markers.as_ref().map_or_else(Vec::new, |m| m.at.clone()),
+            ns_marker_book: markers.as_ref().map_or_else(Vec::new, |m| m.book(self.params.nz)),
             ..SolverState::default()
         })
     }
@@ -370,6 +413,14 @@ impl Solver for GpuNs {
         }
         if let Some(spray) = &self.spray {
             spray.load(&self.queue, &self.buffers, &saved.ns_drops);
+        }
+        if let Some(m) = &self.markers {
+            let nz = self.params.nz;
+            m.load(
+                &self.queue,
+                &crate::cpu::ns_markers::Markers::from_book(&saved.ns_marker_book, &saved.ns_markers, nz),
+                nz,
+            );
         }
         Ok(())
     }

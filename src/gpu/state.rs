@@ -106,6 +106,7 @@ impl<'a> FieldAlloc<'a> {
             pipes: None,
             navier_stokes: None,
             ns_spray: false,
+            ns_markers: None,
         };
         FieldAlloc {
             device,

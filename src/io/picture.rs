@@ -128,6 +128,32 @@ pub fn draw_foam(img: &mut image::RgbImage, foam: &[[f32; 4]], dx: f64) {
     }
 }
 
+/// A side view of a 2D run's marker particles (x, y, z each; §4.1), two pixels per height-field
+/// cell across and the same scale up, from `bottom` to `top` (m): sky, the ground's profile
+/// (`ground` per column, m, absolute) in sand, each marker a 2×2 blue dot.
+pub fn markers_side(markers: &[[f32; 3]], ground: &[f64], dx: f64, bottom: f64, top: f64) -> image::RgbImage {
+    let scale = 2.0 / dx;
+    let (w, h) = (2 * ground.len() as u32, ((top - bottom) * scale).ceil().max(1.0) as u32);
+    let mut img = image::RgbImage::from_fn(w, h, |px, py| {
+        let z = top - (py as f64 + 0.5) / scale;
+        if z < ground[(px / 2) as usize] {
+            image::Rgb([200, 180, 140])
+        } else {
+            image::Rgb([235, 240, 245])
+        }
+    });
+    for m in markers {
+        let px = (m[0] as f64 * scale).floor() as i64;
+        let py = ((top - m[2] as f64) * scale).floor() as i64;
+        for (x, y) in [(px, py), (px + 1, py), (px, py - 1), (px + 1, py - 1)] {
+            if (0..w as i64).contains(&x) && (0..h as i64).contains(&y) {
+                img.put_pixel(x as u32, y as u32, image::Rgb([40, 90, 190]));
+            }
+        }
+    }
+    img
+}
+
 /// A caustics light field (`cpu::caustics::ground_light`, [ny, nx], 1 under flat water) as a grey
 /// image twice the grid's size, north up: grey 100 for 1, 255 for 2.55 and above.
 pub fn caustics(light: &[f32], nx: usize, ny: usize) -> image::RgbImage {

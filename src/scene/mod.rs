@@ -178,6 +178,53 @@ pub struct NavierStokes {
     /// `[navier_stokes.forcing]`: a pressure applied to the surface (§7.2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub forcing: Option<NsForcing>,
+    /// What tracks the water: the height field (default), or marker particles (§4.1, 2D runs:
+    /// the 3D grid one cell across), which can overturn and splash.
+    #[serde(default)]
+    pub surface: NsSurfaceMode,
+    /// `[navier_stokes.markers]`: the marker particles' density and room.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub markers: Option<NsMarkers>,
+}
+
+/// What tracks the layer's water (`navier_stokes.surface`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NsSurfaceMode {
+    /// One surface height per column (§4.3).
+    #[default]
+    HeightField,
+    /// Massless marker particles convected by the flow set the cells' flags (§4.1).
+    Markers,
+}
+
+/// `[navier_stokes.markers]`.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NsMarkers {
+    /// Markers per cell where the water starts, and where an inflow brings it: a square number,
+    /// 1 to 64 (default 16; the seed's drop used 25).
+    #[serde(default = "NsMarkers::default_per_cell")]
+    pub per_cell: u32,
+    /// Markers the buffer holds (default twice what fills every open cell); an inflow that
+    /// finds it full brings no more, and the run notes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<u32>,
+}
+
+impl NsMarkers {
+    fn default_per_cell() -> u32 {
+        16
+    }
+}
+
+impl Default for NsMarkers {
+    fn default() -> Self {
+        NsMarkers {
+            per_cell: Self::default_per_cell(),
+            capacity: None,
+        }
+    }
 }
 
 /// One side of the domain.
@@ -233,6 +280,10 @@ pub struct NsInflow {
     /// From this time (s) on the side is an outflow (the seed's Moonlight Cove).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub until: Option<f64>,
+    /// The heights (m, from low to high) between which the side's faces pump: a jet's opening.
+    /// The rest of the side is a wall. Default the whole side.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<[f64; 2]>,
 }
 
 /// `[navier_stokes.forcing]`: the pressure on the surface, Pa over the air's.
@@ -310,6 +361,8 @@ impl Default for NavierStokes {
             inflow: None,
             outflow: Vec::new(),
             forcing: None,
+            surface: NsSurfaceMode::HeightField,
+            markers: None,
         }
     }
 }

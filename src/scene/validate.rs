@@ -289,6 +289,77 @@ impl Check<'_> {
         ]
     }
 
+    /// `navier_stokes.surface = "markers"` and `[navier_stokes.markers]`: 2D runs only, a square
+    /// density, room for the start; an inflow's window.
+    fn ns_markers(&self, ns: &crate::scene::NavierStokes) -> Result<()> {
+        use crate::scene::{NsSurfaceMode, Side};
+        if let Some([lo, hi]) = ns.inflow.as_ref().and_then(|f| f.window) {
+            if !(lo.is_finite() && hi.is_finite() && lo < hi) {
+                return self.fail(
+                    "navier_stokes.inflow.window",
+                    format!("must be two finite heights, low then high, m (got [{lo}, {hi}])"),
+                );
+            }
+        }
+        let markers = ns.surface == NsSurfaceMode::Markers;
+        if !markers {
+            if ns.markers.is_some() {
+                return self.fail(
+                    "navier_stokes.markers.per_cell",
+                    "[navier_stokes.markers] needs navier_stokes.surface = \"markers\"".into(),
+                );
+            }
+            return Ok(());
+        }
+        let g = &self.scene.grid;
+        if g.ny != ns.coarsen {
+            return self.fail(
+                "navier_stokes.surface",
+                format!(
+                    "\"markers\" tracks 2D runs: the 3D grid must be one cell across (grid.ny = coarsen; got                      grid.ny = {}, coarsen = {})",
+                    g.ny, ns.coarsen
+                ),
+            );
+        }
+        if let Some(side) = ns.inflow.as_ref().map(|f| f.side) {
+            if matches!(side, Side::South | Side::North) {
+                return self.fail(
+                    "navier_stokes.inflow.side",
+                    "with markers the inflow comes through the west or east side (the run is 2D in x and z)".into(),
+                );
+            }
+        }
+        if self.scene.spray.is_some() {
+            return self.fail(
+                "spray.enabled",
+                "[spray] takes water from a height field; with markers the surface is drawn from them".into(),
+            );
+        }
+        let m = ns.markers.unwrap_or_default();
+        let rows = (m.per_cell as f64).sqrt().round() as u32;
+        if !(1..=64).contains(&m.per_cell) || rows * rows != m.per_cell {
+            return self.fail(
+                "navier_stokes.markers.per_cell",
+                format!("must be a square number, 1 to 64 (got {})", m.per_cell),
+            );
+        }
+        let most = crate::cpu::ns_markers::MOST_MARKERS;
+        if let Some(c) = m.capacity.filter(|&c| c == 0 || c > most) {
+            return self.fail(
+                "navier_stokes.markers.capacity",
+                format!("must be 1 to {most} markers (got {c})"),
+            );
+        }
+        let cells = (g.nx / ns.coarsen.max(1)) as u64 * ns.layers as u64;
+        if m.capacity.is_none() && 2 * m.per_cell as u64 * cells > most as u64 {
+            return self.fail(
+                "navier_stokes.markers.capacity",
+                format!("the default (2 × per_cell × the grid's {cells} cells) passes {most}: set it"),
+            );
+        }
+        Ok(())
+    }
+
     /// `[navier_stokes]`'s inflow, outflow and forcing.
     fn ns_forcing(&self, ns: &crate::scene::NavierStokes) -> Result<()> {
         use crate::scene::{NsSeries, Side};
@@ -396,6 +467,7 @@ impl Check<'_> {
             return self.fail("navier_stokes.max_sweeps", "must be at least 1".into());
         }
         self.ns_forcing(&ns)?;
+        self.ns_markers(&ns)?;
         if !(0.0..=1.0).contains(&ns.upwind) {
             return self.fail("navier_stokes.upwind", format!("must be in [0, 1] (got {})", ns.upwind));
         }
