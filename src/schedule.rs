@@ -87,8 +87,9 @@ pub enum Model {
     HeightField(Method),
     /// Seed 004's columns joined by virtual pipes, with or without its spray.
     Pipes { spray: bool },
-    /// Seed 003's Navier-Stokes layer under the height field, with or without its spray.
-    NavierStokes { spray: bool },
+    /// Seed 003's Navier-Stokes layer under the height field, with or without its spray; or
+    /// with marker particles in place of the height field (2D runs).
+    NavierStokes { spray: bool, markers: bool },
 }
 
 impl Model {
@@ -147,7 +148,7 @@ impl Schedule {
         match model {
             // The global correction (a safety net: the surface's fluxes conserve by
             // construction) runs inside the layer's step, on the height field, after the spray.
-            Model::NavierStokes { spray } => {
+            Model::NavierStokes { spray, .. } => {
                 if spray {
                     after.push(Pass::NsSpray);
                 }

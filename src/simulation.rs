@@ -70,6 +70,8 @@ pub struct Simulation {
     layer_spray: bool,
     /// The Navier-Stokes layer's marker capacity (None: no markers).
     marker_capacity: Option<u32>,
+    /// The markers' buffer has been noted full.
+    markers_full: bool,
     /// The Navier-Stokes layer's 3D grid from its floor to its top, m, absolute (None: other
     /// models).
     layer_extent: Option<(f64, f64)>,
@@ -276,6 +278,7 @@ impl Simulation {
             },
             layer_spray: layer_spray.is_some(),
             marker_capacity: layer.as_ref().and_then(|l| l.markers.as_ref().map(|m| m.0.capacity)),
+            markers_full: false,
             layer_extent: layer.as_ref().map(|l| {
                 let p = &l.params;
                 let floor = p.z0 as f64 + reference;
@@ -364,6 +367,15 @@ impl Simulation {
             if let (Some(units), Some((water, made))) = (&mut self.units, report.water_units) {
                 units.0 = water;
                 units.1 += made;
+            }
+            if let Some(refused) = report.markers_refused.filter(|&r| r > 0 && !self.markers_full) {
+                self.markers_full = true;
+                let capacity = self.marker_capacity.unwrap_or(0);
+                self.notes.push(format!(
+                    "by step {}: the markers' buffer (navier_stokes.markers.capacity = {capacity}) was full: {refused} \
+                     markers an inflow would have brought were not (more may follow); raise it",
+                    self.step
+                ));
             }
             if let Some(spray) = report.spray {
                 // Noted the first time only; `spray().refused` keeps the count.
@@ -1102,6 +1114,10 @@ fn schedule(scene: &Scene, p: &Params) -> Schedule {
         },
         crate::scene::WaterModel::NavierStokes => Model::NavierStokes {
             spray: crate::ns_spray::ns_spray_params(scene).is_some(),
+            markers: scene
+                .navier_stokes
+                .as_ref()
+                .is_some_and(|ns| ns.surface == crate::scene::NsSurfaceMode::Markers),
         },
         crate::scene::WaterModel::HeightField => Model::HeightField(scene.physics.solver),
     };

@@ -26,8 +26,11 @@ pub struct ChunkReport {
     /// The pipes model: the water after the chunk, and what sources, drains and open sides made
     /// during it, in exact units (`Columns::quantum`·dx² m³ each).
     pub water_units: Option<(u64, i64)>,
-    /// The pipes model's spray after the chunk (None without spray).
+    /// The spray after the chunk, the pipes' or the Navier-Stokes layer's (None without spray).
     pub spray: Option<crate::spray::SprayReport>,
+    /// The Navier-Stokes layer's markers an inflow could not bring for want of room, since the
+    /// start (None without markers).
+    pub markers_refused: Option<u64>,
     /// The Navier-Stokes layer's pressure iteration over the chunk: the most sweeps a substep
     /// took and the largest |D| one ended with (None for the other models).
     pub pressure: Option<SolveReport>,

@@ -409,6 +409,7 @@ impl Solver for CpuSolver {
             coupling: self.bodies.as_ref().map_or(Default::default(), |b| b.last),
             water_units: None,
             spray: None,
+            markers_refused: None,
             pressure: None,
             flow_courant: None,
         })

@@ -47,6 +47,7 @@ impl CpuNs {
             schedule: Schedule::new(
                 crate::schedule::Model::NavierStokes {
                     spray: layer.spray.is_some(),
+                    markers: layer.markers.is_some(),
                 },
                 params,
                 false,
@@ -190,6 +191,7 @@ impl Solver for CpuNs {
             pressure: Some(pressure),
             flow_courant: Some(fastest),
             spray: self.spray.as_mut().map(|(_, s)| super::ns_spray::totals(s)),
+            markers_refused: self.markers.as_ref().map(|(_, m)| m.refused),
             ..ChunkReport::default()
         })
     }

@@ -67,6 +67,19 @@ const fn fixed(dispatches: u32, note: &'static str) -> Cost {
     }
 }
 
+/// A Navier-Stokes substep with markers (ns_markers.wgsl) in place of the height field's
+/// passes: per surface cell its ground, the column's highest marker and the surface written
+/// (`marker_surface`); 3 marker passes for the flags instead of `columns`, and `marker_extend`,
+/// `marker_move`, `marker_emit`, `marker_top_clear`, `marker_top`, `marker_surface` instead of
+/// `flux`, `limit` and `apply`. The markers' own bytes are per marker.
+const MARKER_SUBSTEP: Cost = Cost {
+    read: 2 * F32,
+    written: F32,
+    dispatches: 8 - 1 - 3 + 3 + 6,
+    note: "per substep; + 8 B per marker in count, move (read and written) and top; + the 3D grid's \
+           ~60 B per cell and ~56 B and 4 dispatches per cell per pressure sweep",
+};
+
 /// A height-field cell's spray slots, bytes (ns_spray.wgsl).
 const SLOT_BYTES: u32 = crate::ns_spray::SLOTS * 32;
 
@@ -221,8 +234,15 @@ pub fn step_cost(
     let mut total = Cost::default();
     for (passes, times) in [(&schedule.substep, substeps), (&schedule.after, 1)] {
         let fused = schedule.fuses_correction(p);
+        let markers = matches!(
+            schedule.model,
+            crate::schedule::Model::NavierStokes { markers: true, .. }
+        );
         for &pass in passes {
-            let c = pass_cost(pass, p, bodies, fused);
+            let c = match pass {
+                Pass::NavierStokes if markers => MARKER_SUBSTEP,
+                _ => pass_cost(pass, p, bodies, fused),
+            };
             total = total + c.times(times);
             rows.push((pass, times, c));
         }

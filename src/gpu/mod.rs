@@ -498,6 +498,7 @@ impl Solver for GpuSolver {
             coupling,
             water_units: None,
             spray: None,
+            markers_refused: None,
             pressure: None,
             flow_courant: None,
         })

@@ -49,6 +49,8 @@ pub struct GpuNs {
 /// Bytes of the bookkeeping and of the volume's fold in a chunk's report.
 const STATS_BYTES: u64 = (STATS * 4) as u64;
 const FOLD_BYTES: u64 = 32;
+/// The markers' book's first words (slots used, refused) in a chunk's report.
+const BOOK_BYTES: u64 = 8;
 
 impl GpuNs {
     /// The backend for `layer`, stepping `dt` s per step at `params.substeps` substeps.
@@ -115,7 +117,7 @@ impl GpuNs {
         let spray = layer.spray.map(|p| NsSpray::new(device, &buffers, p, &slots));
         let report_readback = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("ns report readback"),
-            size: STATS_BYTES + FOLD_BYTES + TALLY_BYTES + history.size(),
+            size: STATS_BYTES + FOLD_BYTES + TALLY_BYTES + BOOK_BYTES + history.size(),
             usage: U::MAP_READ | U::COPY_DST,
             mapped_at_creation: false,
         });
@@ -133,6 +135,7 @@ impl GpuNs {
             schedule: Schedule::new(
                 crate::schedule::Model::NavierStokes {
                     spray: layer.spray.is_some(),
+                    markers: layer.markers.is_some(),
                 },
                 params,
                 false,
@@ -286,11 +289,14 @@ impl Solver for GpuNs {
         }
         let probe_bytes = (steps * self.n_probes * 4) as u64;
         let rb = &self.report_readback;
-        let head = STATS_BYTES + FOLD_BYTES + TALLY_BYTES;
+        let head = STATS_BYTES + FOLD_BYTES + TALLY_BYTES + BOOK_BYTES;
         encoder.copy_buffer_to_buffer(&self.buffers.stats, 0, rb, 0, STATS_BYTES);
         encoder.copy_buffer_to_buffer(&self.buffers.volume, 0, rb, STATS_BYTES, FOLD_BYTES);
         if let Some(spray) = &self.spray {
             encoder.copy_buffer_to_buffer(&spray.tally, 0, rb, STATS_BYTES + FOLD_BYTES, TALLY_BYTES);
+        }
+        if let Some(m) = &self.markers {
+            encoder.copy_buffer_to_buffer(&m.book, 0, rb, STATS_BYTES + FOLD_BYTES + TALLY_BYTES, BOOK_BYTES);
         }
         if probe_bytes > 0 {
             encoder.copy_buffer_to_buffer(&self.history, 0, rb, head, probe_bytes);
@@ -302,8 +308,10 @@ impl Solver for GpuNs {
         }
         let (stats, rest) = bytes.split_at(STATS_BYTES as usize);
         let (fold, rest) = rest.split_at(FOLD_BYTES as usize);
-        let (tally, probes) = rest.split_at(TALLY_BYTES as usize);
+        let (tally, rest) = rest.split_at(TALLY_BYTES as usize);
+        let (book, probes) = rest.split_at(BOOK_BYTES as usize);
         let tally: Vec<u32> = bytemuck::pod_collect_to_vec(tally);
+        let book: Vec<u32> = bytemuck::pod_collect_to_vec(book);
         let stats: Vec<u32> = bytemuck::pod_collect_to_vec(stats);
         let fold: Vec<f32> = bytemuck::pod_collect_to_vec(fold);
         let courant = f32::from_bits(stats[STAT_COURANT as usize]);
@@ -330,6 +338,10 @@ impl Solver for GpuNs {
             target: input.target,
             pressure: Some(pressure),
             flow_courant: Some(courant),
+            markers_refused: self
+                .markers
+                .as_ref()
+                .map(|_| book[crate::wgsl::ns_markers::BOOK_REFUSED as usize] as u64),
             spray: self
                 .spray
                 .as_ref()

@@ -140,6 +140,34 @@ fn the_gpu_markers_follow_the_twin_and_reruns_and_resumes_give_the_same_bits() {
 }
 
 #[test]
+fn a_full_marker_buffer_is_noted_never_overrun() {
+    // Room for the pool's markers and 20 more: the jet's 98 find 20 slots, the rest are refused
+    // and the run says so once, on both backends (at the first submit that found it full).
+    let dir = tempfile::tempdir().unwrap();
+    let text = jet(dir.path());
+    let mut probe = simulation(&scene_in(dir.path(), &text), Backend::Cpu);
+    let room = probe.markers().unwrap().len() + 20;
+    let text = text.replace(
+        "[navier_stokes.inflow]",
+        &format!("[navier_stokes.markers]\ncapacity = {room}\n[navier_stokes.inflow]"),
+    );
+    let scene = scene_in(dir.path(), &text);
+    for backend in BOTH {
+        let mut sim = simulation(&scene, backend);
+        sim.step(32).unwrap();
+        assert_eq!(sim.markers().unwrap().len(), room, "{backend:?}");
+        let notes = sim.take_notes();
+        let noted: Vec<&String> = notes.iter().filter(|n| n.contains("markers' buffer")).collect();
+        assert_eq!(noted.len(), 1, "{backend:?}: {notes:?}");
+        assert!(
+            noted[0].contains("by step 16") && noted[0].contains("56 markers"),
+            "{}",
+            noted[0]
+        );
+    }
+}
+
+#[test]
 fn the_marker_keys_are_checked() {
     let dir = tempfile::tempdir().unwrap();
     for (text, key) in [
