@@ -74,6 +74,15 @@ pub struct NsLayer {
 }
 
 impl NsLayer {
+    /// The step both backends run for this layer.
+    pub fn schedule(&self, params: &crate::params::Params) -> crate::schedule::Schedule {
+        let model = crate::schedule::Model::NavierStokes {
+            spray: self.spray.is_some(),
+            markers: self.markers.is_some(),
+        };
+        crate::schedule::Schedule::new(model, params, false)
+    }
+
     /// The 3D grid's cells along x, y and z.
     pub fn shape(&self) -> [usize; 3] {
         [self.params.nx, self.params.ny, self.params.nz]

@@ -91,6 +91,30 @@ pub struct PressureReport {
 }
 
 impl NsParams {
+    /// A layer of water's constants (g = 9.81, ν = 0, β₀ = 1.7, ε = 1e-4, the donor cell, no
+    /// forcing, the height field, the whole side) over `n` = [nx, ny, nz] cells of `dx` × `dz`
+    /// from `z0`: for tests.
+    #[cfg(test)]
+    pub(crate) fn water(n: [usize; 3], dx: f32, dz: f32, z0: f32) -> NsParams {
+        NsParams {
+            nx: n[0],
+            ny: n[1],
+            nz: n[2],
+            dx,
+            dz,
+            z0,
+            g: 9.81,
+            nu: 0.0,
+            beta0: 1.7,
+            epsilon: 1e-4,
+            max_sweeps: 10,
+            upwind: 1.0,
+            wave: [0.0; 3],
+            markers: false,
+            window: WHOLE_SIDE,
+        }
+    }
+
     pub(crate) fn cell(&self, i: usize, j: usize, k: usize) -> usize {
         (k * self.ny + j) * self.nx + i
     }
@@ -801,21 +825,9 @@ mod tests {
         let dz = 1.0 / per_metre as f32;
         let nz = (depth / dz).round() as usize + 2;
         NsParams {
-            nx,
-            ny: 1,
-            nz,
-            dx: length / nx as f32,
-            dz,
-            z0: -depth - 0.5 * dz,
-            g: 9.81,
-            nu: 0.0,
-            beta0: 1.7,
             epsilon: 1e-5,
             max_sweeps: 5000,
-            upwind: 1.0,
-            wave: [0.0; 3],
-            markers: false,
-            window: WHOLE_SIDE,
+            ..NsParams::water([nx, 1, nz], length / nx as f32, dz, -depth - 0.5 * dz)
         }
     }
 

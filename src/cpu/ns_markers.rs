@@ -327,26 +327,12 @@ pub fn surface(p: &NsParams, mp: &MarkerParams, m: &Markers, f: &mut Surface) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cpu::navier_stokes::WHOLE_SIDE;
 
     /// An 8 × 1 × 6 grid of 0.1 m × 0.05 m cells, flat ground under the grid, water to `h`.
     fn grid(h: f32) -> (NsParams, NsState) {
         let p = NsParams {
-            nx: 8,
-            ny: 1,
-            nz: 6,
-            dx: 0.1,
-            dz: 0.05,
-            z0: 0.0,
-            g: 9.81,
-            nu: 0.0,
-            beta0: 1.7,
-            epsilon: 1e-4,
-            max_sweeps: 10,
-            upwind: 1.0,
-            wave: [0.0; 3],
             markers: true,
-            window: WHOLE_SIDE,
+            ..NsParams::water([8, 1, 6], 0.1, 0.05, 0.0)
         };
         let s = NsState::at_rest(&p, &[-1.0; 8], &[h; 8]);
         (p, s)

@@ -44,14 +44,7 @@ impl CpuNs {
             state: layer.state.clone(),
             surface: layer.surface.clone(),
             probe_cells: probe_cells.to_vec(),
-            schedule: Schedule::new(
-                crate::schedule::Model::NavierStokes {
-                    spray: layer.spray.is_some(),
-                    markers: layer.markers.is_some(),
-                },
-                params,
-                false,
-            ),
+            schedule: layer.schedule(params),
             dt: dt as f32,
             target: None,
             budget: crate::navier_stokes::first_budget(layer.params.max_sweeps),

@@ -274,23 +274,7 @@ mod tests {
     /// Still water 0.2 m deep over a 16 × 16 grid of 5 cm cells (the 3D grid at rest: no flow),
     /// spray thrown at 0.5 m/s; `p` to adjust.
     fn still(adjust: impl Fn(&mut NsSprayParams)) -> (NsSprayParams, NsParams, NsState, Surface) {
-        let ns = NsParams {
-            nx: 16,
-            ny: 16,
-            nz: 4,
-            dx: 0.05,
-            dz: 0.1,
-            z0: -0.2,
-            g: 9.81,
-            nu: 0.0,
-            beta0: 1.7,
-            epsilon: 1e-4,
-            max_sweeps: 10,
-            upwind: 1.0,
-            wave: [0.0; 3],
-            markers: false,
-            window: crate::cpu::navier_stokes::WHOLE_SIDE,
-        };
+        let ns = NsParams::water([16, 16, 4], 0.05, 0.1, -0.2);
         let ground = vec![-0.2f32; 256];
         let grid = NsState::at_rest(&ns, &ground, &vec![0.0; 256]);
         let f = Surface {

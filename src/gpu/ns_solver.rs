@@ -132,14 +132,7 @@ impl GpuNs {
             buffers,
             grid,
             surface,
-            schedule: Schedule::new(
-                crate::schedule::Model::NavierStokes {
-                    spray: layer.spray.is_some(),
-                    markers: layer.markers.is_some(),
-                },
-                params,
-                false,
-            ),
+            schedule: layer.schedule(params),
             dt: dt as f32,
             substeps,
             level: 0,
