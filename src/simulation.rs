@@ -383,8 +383,8 @@ impl Simulation {
                     let (first, last) = (self.step - chunk as u64 + 1, self.step);
                     self.notes.push(if self.layer_spray {
                         format!(
-                            "steps {first}–{last}: {} particles not thrown where a cell's {} slots were all in \
-                             use (spray or foam), their water left in the surface",
+                            "steps {first}–{last}: {} particles not thrown where a cell's {} slots all held \
+                             spray in the air, their water left in the surface",
                             spray.refused,
                             crate::ns_spray::SLOTS
                         )

@@ -293,7 +293,7 @@ fn birth(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
         atomicAdd(&tally[T_SPLIT], 1u);
     }
     // New spray: `share` of the water rising past the threshold, as particles (the fraction by
-    // chance), while the cell keeps at least half its depth and has free slots.
+    // chance), while the cell keeps at least half its depth and has slots not in the air.
     if s > b {
         let flow = flow_at(c, s);
         let excess = flow.z - sp.rise;
@@ -301,21 +301,26 @@ fn birth(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
             let want = u32(floor(excess * sp.per_rise + random(step, c, 2u)));
             let most = u32(floor(0.5 * (s - b) / (f32(FULL_UNITS) * sp.unit_h)));
             let n = min(want, most);
-            var free = 0u;
+            // Room: the free slots, then the foam's (new spray matters more than old foam, and
+            // foam holds no water).
+            var room = 0u;
             for (var k = 0u; k < SLOTS; k++) {
-                free += select(0u, 1u, is_free(drops[first + k]));
+                room += select(0u, 1u, drops[first + k].units == 0u);
             }
-            let made = min(n, free);
+            let made = min(n, room);
             s -= f32(made * FULL_UNITS) * sp.unit_h;
             let x = f32(c % sp.fnx);
             let y = f32(c / sp.fnx);
             var m = 0u;
-            for (var k = 0u; k < SLOTS && m < made; k++) {
-                if is_free(drops[first + k]) {
-                    let at = vec3<f32>((x + random(step, first + k, 4u)) * sp.dx,
-                                       (y + random(step, first + k, 5u)) * sp.dx, s);
-                    drops[first + k] = Particle(at, FULL_UNITS, flow, 0.0);
-                    m += 1u;
+            for (var round = 0u; round < 2u; round++) {
+                for (var k = 0u; k < SLOTS && m < made; k++) {
+                    let d = drops[first + k];
+                    if d.units == 0u && is_free(d) == (round == 0u) {
+                        let at = vec3<f32>((x + random(step, first + k, 4u)) * sp.dx,
+                                           (y + random(step, first + k, 5u)) * sp.dx, s);
+                        drops[first + k] = Particle(at, FULL_UNITS, flow, 0.0);
+                        m += 1u;
+                    }
                 }
             }
             atomicAdd(&volume[IN_FLIGHT], made * FULL_UNITS);

@@ -234,17 +234,19 @@ fn birth(p: &NsSprayParams, layer: &Layer, s: &mut NsSprayState, f: &mut Surface
             let want = (excess * p.per_rise + random(p, step, c as u32, 2)).floor() as u32;
             let most = (0.5 * (h - b) / (FULL_UNITS as f32 * p.unit_h)).floor() as u32;
             let n = want.min(most);
-            let free = (0..slots).filter(|&k| is_free(&s.drops[first + k])).count() as u32;
-            let made = n.min(free);
+            // Room: the free slots, then the foam's.
+            let room = (0..slots).filter(|&k| s.drops[first + k].units == 0).count() as u32;
+            let made = n.min(room);
             h -= (made * FULL_UNITS) as f32 * p.unit_h;
             let (x, y) = ((c % p.fnx as usize) as f32, (c / p.fnx as usize) as f32);
             let mut m = 0;
-            for k in 0..slots {
+            for (round, k) in (0..2).flat_map(|round| (0..slots).map(move |k| (round, k))) {
                 if m == made {
                     break;
                 }
                 let at = first + k;
-                if is_free(&s.drops[at]) {
+                let d = s.drops[at];
+                if d.units == 0 && is_free(&d) == (round == 0) {
                     s.drops[at] = Particle {
                         pos: [
                             (x + random(p, step, at as u32, 4)) * p.dx,
