@@ -101,7 +101,9 @@ impl Solver for CpuNs {
             for pass in self.schedule.step(substeps) {
                 match pass {
                     Pass::NavierStokes => {
-                        let costly = if self.fast {
+                        let p = &self.params;
+                        let threaded = self.fast && p.nx * p.ny * p.nz >= crate::cpu::fast::navier_stokes::FAST_FROM;
+                        let costly = if threaded {
                             &crate::cpu::fast::navier_stokes::FAST
                         } else {
                             &navier_stokes::REFERENCE
