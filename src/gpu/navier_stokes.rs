@@ -3,7 +3,9 @@
 //! and bind groups of `columns`, `momentum`, `surface_velocities` and the pressure iteration,
 //! built once.
 
-use super::state::{filled_buffer, layout, linear_groups, pipeline, storage_entry, uniform_entry, zeroed_buffer};
+use super::state::{
+    dispatch, filled_buffer, layout, linear_groups, pipeline, storage_entry, uniform_entry, zeroed_buffer,
+};
 use crate::cpu::navier_stokes::{NsParams, NsState};
 use crate::cpu::ns_surface::{Surface, STRIP};
 use bytemuck::{Pod, Zeroable};
@@ -262,33 +264,29 @@ impl NavierStokes {
             pass.set_bind_group(3, &self.args, &[]);
         };
         bind(pass);
-        let direct = |pass: &mut wgpu::ComputePass, p: &wgpu::ComputePipeline, (x, y): (u32, u32)| {
-            pass.set_pipeline(p);
-            pass.dispatch_workgroups(x, y, 1);
-        };
         let indirect = |pass: &mut wgpu::ComputePass, p: &wgpu::ComputePipeline| {
             pass.set_pipeline(p);
             pass.dispatch_workgroups_indirect(args, 0);
         };
-        direct(pass, &self.begin, (1, 1));
+        dispatch(pass, &self.begin, (1, 1));
         match markers {
             Some(m) => {
                 m.flags(pass, level);
                 bind(pass);
             }
-            None => direct(pass, &self.columns, self.column_groups),
+            None => dispatch(pass, &self.columns, self.column_groups),
         }
-        direct(pass, &self.momentum, self.lattice_groups);
-        direct(pass, &self.surface_velocities, self.cell_groups);
+        dispatch(pass, &self.momentum, self.lattice_groups);
+        dispatch(pass, &self.surface_velocities, self.cell_groups);
         for sweep in 0..=budget {
             indirect(pass, &self.check);
-            direct(pass, &self.decide, (1, 1));
+            dispatch(pass, &self.decide, (1, 1));
             if sweep < budget {
                 indirect(pass, &self.red);
                 indirect(pass, &self.black);
             }
         }
-        direct(pass, &self.surface_velocities, self.cell_groups);
+        dispatch(pass, &self.surface_velocities, self.cell_groups);
         if let Some(m) = markers {
             m.advance(pass, 1 - level);
         }

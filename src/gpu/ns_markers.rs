@@ -3,7 +3,9 @@
 //! highest marker; pipelines and bind groups built once.
 
 use super::navier_stokes::{NsBuffers, WG};
-use super::state::{filled_buffer, layout, linear_groups, pipeline, storage_entry, uniform_entry, zeroed_buffer};
+use super::state::{
+    dispatch, filled_buffer, layout, linear_groups, pipeline, storage_entry, uniform_entry, zeroed_buffer,
+};
 use crate::cpu::ns_markers::{MarkerParams, Markers};
 use bytemuck::{Pod, Zeroable};
 use wgpu::BufferUsages as U;
@@ -139,30 +141,25 @@ impl NsMarkers {
         pass.set_bind_group(3, &self.fields, &[]);
     }
 
-    fn run(pass: &mut wgpu::ComputePass, p: &wgpu::ComputePipeline, (x, y): (u32, u32)) {
-        pass.set_pipeline(p);
-        pass.dispatch_workgroups(x, y, 1);
-    }
-
     /// Records the flags from the markers (group 0, the grid's, already bound), in place of
     /// `columns`: `marker_clear`, `marker_count`, `marker_flags`.
     pub fn flags(&self, pass: &mut wgpu::ComputePass, level: usize) {
         self.bind(pass, level);
-        Self::run(pass, &self.clear, self.cell_groups);
-        Self::run(pass, &self.count, self.marker_groups);
-        Self::run(pass, &self.flags, self.cell_groups);
+        dispatch(pass, &self.clear, self.cell_groups);
+        dispatch(pass, &self.count, self.marker_groups);
+        dispatch(pass, &self.flags, self.cell_groups);
     }
 
     /// Records the velocities of level `level` carried into the air, the markers moved by them,
     /// the inflow's new ones, and the height field drawn from them (group 0 already bound).
     pub fn advance(&self, pass: &mut wgpu::ComputePass, level: usize) {
         self.bind(pass, level);
-        Self::run(pass, &self.extend, self.lattice_groups);
-        Self::run(pass, &self.advect, self.marker_groups);
-        Self::run(pass, &self.emit, (1, 1));
-        Self::run(pass, &self.top_clear, self.column_groups);
-        Self::run(pass, &self.top, self.marker_groups);
-        Self::run(pass, &self.surface, self.surface_groups);
+        dispatch(pass, &self.extend, self.lattice_groups);
+        dispatch(pass, &self.advect, self.marker_groups);
+        dispatch(pass, &self.emit, (1, 1));
+        dispatch(pass, &self.top_clear, self.column_groups);
+        dispatch(pass, &self.top, self.marker_groups);
+        dispatch(pass, &self.surface, self.surface_groups);
     }
 }
 

@@ -3,7 +3,8 @@
 
 use super::navier_stokes::{NsBuffers, WG};
 use super::state::{
-    filled_buffer, layout, linear_groups, pipeline, slot_bind_group, storage_entry, uniform_entry, zeroed_buffer,
+    dispatch, filled_buffer, layout, linear_groups, pipeline, slot_bind_group, storage_entry, uniform_entry,
+    zeroed_buffer,
 };
 use crate::ns_spray::NsSprayParams;
 use crate::spray::Particle;
@@ -115,17 +116,14 @@ impl NsSpray {
     /// `slot_offset` of the chunk.
     pub fn step(&self, pass: &mut wgpu::ComputePass, level: usize, slot_offset: u32) {
         self.bind(pass, level, slot_offset);
-        pass.set_pipeline(&self.fly);
-        pass.dispatch_workgroups(self.slot_groups.0, self.slot_groups.1, 1);
-        pass.set_pipeline(&self.birth);
-        pass.dispatch_workgroups(self.cell_groups.0, self.cell_groups.1, 1);
+        dispatch(pass, &self.fly, self.slot_groups);
+        dispatch(pass, &self.birth, self.cell_groups);
     }
 
     /// Records the chunk's count of spray and foam into the tally.
     pub fn totals(&self, pass: &mut wgpu::ComputePass) {
         self.bind(pass, 0, 0);
-        pass.set_pipeline(&self.totals);
-        pass.dispatch_workgroups(self.slot_groups.0, self.slot_groups.1, 1);
+        dispatch(pass, &self.totals, self.slot_groups);
     }
 
     /// Writes the slots `drops` (a checkpoint's) and their units in the air into the layer's

@@ -3,7 +3,7 @@
 //! the probes; pipelines and bind groups built once.
 
 use super::navier_stokes::{NsBuffers, NsUniforms, WG};
-use super::state::{layout, linear_groups, pipeline, slot_bind_group, storage_entry, uniform_entry};
+use super::state::{dispatch, layout, linear_groups, pipeline, slot_bind_group, storage_entry, uniform_entry};
 
 /// The pipelines of `ns_surface.wgsl` and their bind groups.
 pub struct NsSurface {
@@ -90,27 +90,22 @@ impl NsSurface {
         pass.set_bind_group(1, &self.levels[level], &[]);
     }
 
-    fn dispatch(pass: &mut wgpu::ComputePass, p: &wgpu::ComputePipeline, (x, y): (u32, u32)) {
-        pass.set_pipeline(p);
-        pass.dispatch_workgroups(x, y, 1);
-    }
-
     /// Records the surface moved by the velocities of level `level`: `flux`, `limit`, `apply`.
     pub fn height(&self, pass: &mut wgpu::ComputePass, level: usize) {
         self.bind(pass, level);
-        Self::dispatch(pass, &self.flux, self.lattice_groups);
-        Self::dispatch(pass, &self.limit, self.cell_groups);
-        Self::dispatch(pass, &self.apply, self.cell_groups);
+        dispatch(pass, &self.flux, self.lattice_groups);
+        dispatch(pass, &self.limit, self.cell_groups);
+        dispatch(pass, &self.apply, self.cell_groups);
     }
 
     /// Records the volume's sum into the fold (`volume[0..8)`), and with `correct` its
     /// correction of every wet cell.
     pub fn volume(&self, pass: &mut wgpu::ComputePass, correct: bool) {
         self.bind(pass, 0);
-        Self::dispatch(pass, &self.volume_strips, self.strip_groups);
-        Self::dispatch(pass, &self.volume_fold, (1, 1));
+        dispatch(pass, &self.volume_strips, self.strip_groups);
+        dispatch(pass, &self.volume_fold, (1, 1));
         if correct {
-            Self::dispatch(pass, &self.volume_apply, self.cell_groups);
+            dispatch(pass, &self.volume_apply, self.cell_groups);
         }
     }
 

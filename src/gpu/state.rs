@@ -357,6 +357,12 @@ pub fn layout(device: &wgpu::Device, label: &str, entries: &[wgpu::BindGroupLayo
     })
 }
 
+/// Records `pipeline` over `(x, y)` workgroups (a `linear_groups` pair).
+pub fn dispatch(pass: &mut wgpu::ComputePass, pipeline: &wgpu::ComputePipeline, (x, y): (u32, u32)) {
+    pass.set_pipeline(pipeline);
+    pass.dispatch_workgroups(x, y, 1);
+}
+
 /// Workgroup counts for `groups` 1-D workgroups, folded into 2-D past the per-dimension limit.
 pub fn linear_groups(groups: u32, max_per_dim: u32) -> (u32, u32) {
     if groups <= max_per_dim {
