@@ -442,11 +442,16 @@ fn snapshot(
         grid.nx as usize,
         &h32,
     )?;
-    let particles = match sim.spray() {
-        Some(_) => sim.particles()?,
-        None => Vec::new(),
+    let (particles, foam) = match sim.spray() {
+        Some(_) => sim.particles_and_foam()?,
+        None => Default::default(),
     };
-    if particles.iter().flatten().any(|v| !v.is_finite()) {
+    if particles
+        .iter()
+        .flatten()
+        .chain(foam.iter().flatten())
+        .any(|v| !v.is_finite())
+    {
         return Err(Error::Diverged { step: target });
     }
     if sim.spray().is_some() {
@@ -456,10 +461,6 @@ fn snapshot(
             7,
             particles.as_flattened(),
         )?;
-    }
-    let foam = if sim.has_foam() { sim.foam()? } else { Vec::new() };
-    if foam.iter().flatten().any(|v| !v.is_finite()) {
-        return Err(Error::Diverged { step: target });
     }
     if sim.has_foam() {
         npy::write_f32_2d(

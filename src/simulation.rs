@@ -24,6 +24,11 @@ pub enum Backend {
     Reference,
 }
 
+/// A particle as `particles_NNNNNN.npy` holds it: x, y, z (absolute), vx, vy, vz, volume m³.
+pub type Particle7 = [f32; 7];
+/// Foam as `foam_NNNNNN.npy` holds it: x, y, z (absolute), seconds of life left.
+pub type Foam4 = [f32; 4];
+
 /// A scene stepping on one backend: its state, its clock and what it has sampled.
 pub struct Simulation {
     scene: Scene,
@@ -754,42 +759,43 @@ impl Simulation {
 
     /// The particles in flight, absolute: (x, y, z, vx, vy, vz, volume m³) each (a readback on the
     /// GPU); empty for a model without them.
-    pub fn particles(&mut self) -> Result<Vec<[f32; 7]>> {
+    pub fn particles(&mut self) -> Result<Vec<Particle7>> {
+        Ok(self.particles_and_foam()?.0)
+    }
+
+    /// The Navier-Stokes layer's foam, absolute: (x, y, z, seconds of life left) each (a readback
+    /// on the GPU); empty without it.
+    pub fn foam(&mut self) -> Result<Vec<Foam4>> {
+        Ok(self.particles_and_foam()?.1)
+    }
+
+    /// `particles` and `foam` from one readback (the layer's slots hold both).
+    pub fn particles_and_foam(&mut self) -> Result<(Vec<Particle7>, Vec<Foam4>)> {
         let per_unit = self.particle_unit.unwrap_or(0.0);
         let reference = self.fields.reference.0;
-        Ok(self
-            .solver
-            .read_particles()?
+        let all = self.solver.read_particles()?;
+        let up = |z: f32| (z as f64 + reference) as f32;
+        let particles = all
             .iter()
             .filter(|p| p.units > 0)
             .map(|p| {
                 [
                     p.pos[0],
                     p.pos[1],
-                    (p.pos[2] as f64 + reference) as f32,
+                    up(p.pos[2]),
                     p.vel[0],
                     p.vel[1],
                     p.vel[2],
                     (p.units as f64 * per_unit) as f32,
                 ]
             })
-            .collect())
-    }
-
-    /// The Navier-Stokes layer's foam, absolute: (x, y, z, seconds of life left) each (a readback
-    /// on the GPU); empty without it.
-    pub fn foam(&mut self) -> Result<Vec<[f32; 4]>> {
-        if !self.layer_spray {
-            return Ok(Vec::new());
-        }
-        let reference = self.fields.reference.0;
-        Ok(self
-            .solver
-            .read_particles()?
+            .collect();
+        let foam = all
             .iter()
-            .filter(|p| crate::ns_spray::is_foam(p))
-            .map(|p| [p.pos[0], p.pos[1], (p.pos[2] as f64 + reference) as f32, p.age])
-            .collect())
+            .filter(|p| self.layer_spray && crate::ns_spray::is_foam(p))
+            .map(|p| [p.pos[0], p.pos[1], up(p.pos[2]), p.age])
+            .collect();
+        Ok((particles, foam))
     }
 
     /// The Navier-Stokes layer's marker particles (§4.1), absolute (x, y, z) each, in the order
