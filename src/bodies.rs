@@ -29,13 +29,13 @@ pub struct BodyState {
 }
 
 /// `BodyState::kind` shapes and motions, `BodyParams::method` (from `wgsl/bodies_common.wgsl`).
-pub use crate::wgsl::bodies_common::{
+pub use crate::wgsl::body::{
     COUPLING_JACOBI, COUPLING_PCG, MOTION_FIXED, MOTION_FREE, MOTION_KINEMATIC, SHAPE_BOX, SHAPE_ELLIPSOID,
 };
 /// `Cover::bottom` of a column no body covers.
-pub use crate::wgsl::common::NO_BODY;
+pub use crate::wgsl::cover::NO_BODY;
 /// `Cover::owner` bit of a cell whose water the coupling expels.
-pub use crate::wgsl::common::TAGGED;
+pub use crate::wgsl::cover::TAGGED;
 
 /// Mirror of WGSL `BodyParams` (64 bytes).
 #[repr(C)]
@@ -47,8 +47,9 @@ pub struct BodyParams {
     pub iterations: u32,
     /// `COUPLING_PCG` or `COUPLING_JACOBI`.
     pub method: u32,
-    /// Padding.
-    pub _pad0: u32,
+    /// 1: the water's forces come from the Navier-Stokes layer's loads (`ns_bodies.wgsl`), not
+    /// from the displaced columns.
+    pub loads: u32,
     /// Step length, s.
     pub dt: f32,
     /// m/s².
@@ -167,7 +168,7 @@ impl BodyParams {
                 CouplingMethod::Pcg => COUPLING_PCG,
                 CouplingMethod::Jacobi => COUPLING_JACOBI,
             },
-            _pad0: 0,
+            loads: (p.model == crate::scene::WaterModel::NavierStokes) as u32,
             dt: scene.time.dt as f32,
             gravity: p.gravity as f32,
             water_density: p.water_density as f32,

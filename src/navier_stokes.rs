@@ -100,6 +100,7 @@ impl NsLayer {
             coarsen: cz,
             h: eta.iter().zip(ground).map(|(&h, &b)| h.max(b)).collect(),
             ground: ground.to_vec(),
+            held: Vec::new(),
         };
         let (coarse_ground, coarse_h) = (surface.coarse_mean(ground), surface.coarse_mean(&surface.h));
         let floor = coarse_ground.iter().copied().fold(f32::MAX, f32::min);

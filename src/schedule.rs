@@ -49,6 +49,9 @@ pub enum Pass {
     /// `ns_spray.wgsl`: the layer's spray and foam fly, land and drift (`fly`), and each cell
     /// takes its landed water, splits its particles and throws new spray (`birth`).
     NsSpray,
+    /// `ns_bodies.wgsl` `body_loads`: the layer's pressure and velocities on each body's nodes,
+    /// which `Integrate` moves it by.
+    NsBodies,
 }
 
 impl Pass {
@@ -76,6 +79,7 @@ impl Pass {
             Pass::PipeRain => "pipe_rain",
             Pass::NavierStokes => "navier_stokes",
             Pass::NsSpray => "ns_spray",
+            Pass::NsBodies => "ns_bodies",
         }
     }
 }
@@ -151,6 +155,11 @@ impl Schedule {
             Model::NavierStokes { spray, .. } => {
                 if spray {
                     after.push(Pass::NsSpray);
+                }
+                // The coupling expels the water from under the bodies as on the height field;
+                // the layer's pressure, not the columns, then moves them.
+                if params.bodies != 0 {
+                    after.extend([Pass::Footprint, Pass::Coupling, Pass::NsBodies, Pass::Integrate]);
                 }
             }
             // Conserved by construction: no correction; sources act inside `apply`.

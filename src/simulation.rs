@@ -106,8 +106,7 @@ impl Simulation {
                 if let Some(layer) = setup.navier_stokes {
                     return Ok(Box::new(crate::cpu::ns_solver::CpuNs::new(
                         layer,
-                        &setup.params,
-                        setup.probe_cells,
+                        setup,
                         scene.time.dt,
                         fast,
                     )));
@@ -144,8 +143,7 @@ impl Simulation {
                     queue,
                     adapter.clone(),
                     layer,
-                    &setup.params,
-                    setup.probe_cells,
+                    setup,
                     scene.time.dt,
                 )?));
             }
@@ -1198,18 +1196,8 @@ impl Prepared {
                     .into(),
             );
         }
-        let mut bodies = crate::placement::initial(scene, fields.reference.0, &eta, &ground_rel);
-        let body_params = crate::bodies::BodyParams::new(scene);
         let mut eta = eta;
-        let cover = crate::placement::settle_initial_water(&params, &body_params, &bodies, &ground_rel, &mut eta);
-        if !cover.is_empty() {
-            // The waterlines the bodies start from, over the settled water.
-            let flooded: Vec<u32> = bodies.iter().map(|b| b.kind[2]).collect();
-            bodies = crate::placement::initial(scene, fields.reference.0, &eta, &ground_rel);
-            for (b, f) in bodies.iter_mut().zip(flooded) {
-                b.kind[2] = f;
-            }
-        }
+        let (bodies, body_params, cover) = place_bodies(scene, fields.reference.0, &params, &ground_rel, &mut eta);
         let source = source_field(scene);
         if !source.is_empty() {
             params.sources = 1;
@@ -1260,7 +1248,7 @@ impl Prepared {
     }
 
     /// What the pipes and the Navier-Stokes layer are built from: no sources, bodies or covers
-    /// (they do not take them yet) beside the model's own structure.
+    /// (the layer adds its bodies) beside the model's own structure.
     fn of_model(
         scene: &Scene,
         fields: InitialFields,
@@ -1288,15 +1276,51 @@ impl Prepared {
         }
     }
 
-    /// The Navier-Stokes layer: the 3D grid under the height field.
+    /// The Navier-Stokes layer: the 3D grid under the height field, whose surface carries the
+    /// bodies' submerged volume as the height field's does.
     fn navier_stokes(scene: &Scene) -> Result<Prepared> {
         let fields = InitialFields::build(scene)?;
         let probe_cells = probe_cells(scene);
-        let (eta, ground_rel) = fields.relative_f32();
+        let (mut eta, ground_rel) = fields.relative_f32();
         let (_, substeps) = plan_substeps(scene, deepest(&eta, &ground_rel))?;
+        let params = Params::new(scene, substeps, probe_cells.len() as u32);
+        let (bodies, body_params, cover) = place_bodies(scene, fields.reference.0, &params, &ground_rel, &mut eta);
         let layer = crate::navier_stokes::NsLayer::build(scene, &eta, &ground_rel, fields.reference.0)?;
-        Ok(Self::of_model(scene, fields, probe_cells, substeps, None, Some(layer)))
+        Ok(Prepared {
+            eta,
+            bodies,
+            body_params,
+            cover,
+            ..Self::of_model(scene, fields, probe_cells, substeps, None, Some(layer))
+        })
     }
+}
+
+/// The scene's bodies at rest and the water settled around them: `eta` then carries their
+/// submerged volume (`held`) where the returned covers say. Empty without bodies.
+fn place_bodies(
+    scene: &Scene,
+    reference: f64,
+    params: &Params,
+    ground: &[f32],
+    eta: &mut [f32],
+) -> (
+    Vec<crate::bodies::BodyState>,
+    crate::bodies::BodyParams,
+    Vec<crate::bodies::Cover>,
+) {
+    let mut bodies = crate::placement::initial(scene, reference, eta, ground);
+    let body_params = crate::bodies::BodyParams::new(scene);
+    let cover = crate::placement::settle_initial_water(params, &body_params, &bodies, ground, eta);
+    if !cover.is_empty() {
+        // The waterlines the bodies start from, over the settled water.
+        let flooded: Vec<u32> = bodies.iter().map(|b| b.kind[2]).collect();
+        bodies = crate::placement::initial(scene, reference, eta, ground);
+        for (b, f) in bodies.iter_mut().zip(flooded) {
+            b.kind[2] = f;
+        }
+    }
+    (bodies, body_params, cover)
 }
 
 #[cfg(test)]

@@ -34,6 +34,8 @@ pub enum Field {
     Source,
     /// GPU work buffers: the coupling solve's vectors and face masks (per cell).
     SolveVectors,
+    /// GPU work buffers: the Navier-Stokes layer's force, torque and water velocity per body.
+    NsBodyLoads,
     /// GPU work buffers: union-find parents (per cell).
     RegionParents,
     /// GPU work buffers: the per-region sums and corrections.
@@ -226,8 +228,13 @@ fn clamps(s: &Shape) -> bool {
 fn regions(s: &Shape) -> bool {
     height_field(s) && s.params.regions != 0
 }
+/// Bodies float on the height field and on the Navier-Stokes layer's (not yet on the pipes).
 fn bodies(s: &Shape) -> bool {
-    height_field(s) && s.params.bodies != 0
+    s.pipes.is_none() && s.params.bodies != 0
+}
+/// The layer's loads on its bodies (`ns_bodies.wgsl`).
+fn ns_bodies(s: &Shape) -> bool {
+    navier_stokes(s) && s.params.bodies != 0
 }
 fn adi(s: &Shape) -> bool {
     height_field(s) && s.method == Method::Adi
@@ -319,6 +326,15 @@ pub const FIELDS: &[Spec] = &[
         4,
         Kept::Scratch,
         bodies,
+    ),
+    spec(
+        Field::NsBodyLoads,
+        "layer loads on bodies",
+        Per::Body,
+        3,
+        16,
+        Kept::Scratch,
+        ns_bodies,
     ),
     spec(
         Field::RegionParents,

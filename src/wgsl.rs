@@ -157,7 +157,8 @@ mod tests {
                 spray_unit,
                 markers,
                 window_lo,
-                window_hi
+                window_hi,
+                bodies
             }),
         );
     }
@@ -186,6 +187,7 @@ mod tests {
                 count,
                 iterations,
                 method,
+                loads,
                 dt,
                 gravity,
                 water_density,

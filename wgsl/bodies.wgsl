@@ -24,7 +24,9 @@
 // wet, uncovered cells around the body; each covered column displaces clamp(waterline − bottom,
 // 0, top − bottom) of water. Buoyancy ρ·g·dx²·Σ displaced acts at each column's centre (its torque
 // about the centre of mass), gravity at the centre; quadratic drag on the wetted footprint and
-// angular drag in proportion to the submerged share.
+// angular drag in proportion to the submerged share. In the Navier-Stokes layer (`bp.loads`) the
+// pressure's force and torque on the body's nodes (seed 003 §5, ns_bodies.wgsl) replace the
+// columns' buoyancy, and the drag acts on the body's velocity relative to the water's.
 // Semi-implicit Euler, then the body is kept inside the domain and above the ground.
 // Twin: src/cpu/bodies.rs.
 
@@ -35,6 +37,9 @@
 @group(0) @binding(5) var<storage, read_write> solve: Solve;
 // 12 floats per body per step: position, (qw, qx, qy, qz), velocity, waterline, displaced.
 @group(0) @binding(6) var<storage, read_write> history: array<f32>;
+// With `bp.loads`, per body: (force, ·), (torque, ·), (the water's velocity around it, ·), world
+// frame (ns_bodies.wgsl). A 48-byte stand-in otherwise.
+@group(0) @binding(7) var<storage, read> loads: array<vec4<f32>>;
 
 @group(1) @binding(0) var<storage, read_write> eta: array<f32>;
 
@@ -244,13 +249,32 @@ fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_in
     var v = b.velocity.xyz;
     var w = b.spin.xyz;
     let motion = b.kind.y;
+    // The water's force and torque (world frame) and the velocity of the water around the body:
+    // buoyancy by the displaced columns in still water, or with `bp.loads` what ns_bodies.wgsl
+    // measured in the Navier-Stokes layer.
+    var force = vec3<f32>(0.0, 0.0, lift * s.x);
+    var turning = lift * vec3<f32>(s.z, -s.y, 0.0);
+    var fluid = vec3<f32>(0.0);
+    if bp.loads != 0u {
+        force = loads[3u * k].xyz;
+        turning = loads[3u * k + 1u].xyz;
+        fluid = loads[3u * k + 2u].xyz;
+    }
     if motion == MOTION_FREE {
-        v.z = v.z + bp.dt * (lift * s.x / mass - bp.gravity);
-        // Quadratic drag ½·ρ·C_d·A·|v|·v over the wetted footprint A, taken implicitly.
+        v = v + bp.dt * (force / mass - vec3<f32>(0.0, 0.0, bp.gravity));
+        if bp.loads != 0u {
+            // The layer's pressure answers the body's heave a step late: its hydrostatic
+            // stiffness ρ·g·A over the wetted footprint A is taken implicitly.
+            let stiff = bp.water_density * bp.gravity * s_more[0].y * area / mass;
+            v.z = v.z / (1.0 + bp.dt * bp.dt * stiff);
+        }
+        // Quadratic drag ½·ρ·C_d·A·|v − u|·(v − u) over the wetted footprint A, u the water's
+        // velocity, taken implicitly.
         let resist = 0.5 * bp.water_density * bp.drag * s_more[0].y * area / mass;
-        v = v / (1.0 + bp.dt * resist * length(v));
+        let slip = v - fluid;
+        v = fluid + slip / (1.0 + bp.dt * resist * length(slip));
         // Euler's equations in the body frame: I·dω/dt = τ − ω × I·ω.
-        let torque = rotate(conjugate(q), lift * vec3<f32>(s.z, -s.y, 0.0));
+        let torque = rotate(conjugate(q), turning);
         let inertia = b.inertia.xyz;
         var wb = rotate(conjugate(q), w);
         wb = wb + bp.dt * (torque - cross(wb, inertia * wb)) / inertia;

@@ -1,5 +1,6 @@
 #import sides
 #import slot
+#import cover
 // Shared by every pass that reads `Params` (each says `#import common`, which build.rs
 // resolves). Heights are stored relative to the scene's reference level: eta = h − ref,
 // ground = b − ref. The structs here are mirrored in Rust (`crate::params`); a test checks
@@ -76,25 +77,6 @@ struct Totals {
     _pad1: u32,
     _pad2: u32,
 }
-
-// What covers one column (bodies.wgsl `footprint`): the lowest body over the cell and the water
-// its column holds. Read by the coupling solve and, for `held`, by reduce.wgsl. Mirrors
-// `crate::bodies::Cover`.
-struct Cover {
-    // The body's underside and top over the cell centre, relative to the reference level;
-    // NO_BODY when no body covers the column.
-    bottom: f32,
-    top: f32,
-    // 1 + the body's index, 0 for none; TAGGED when the water touches a body that pierces the
-    // surface: the coupling expels the water above `bottom`.
-    owner: u32,
-    // Body volume (metres·cells) the column holds below its surface: a submerged body's
-    // thickness, which the surface carries on top of the water.
-    held: f32,
-}
-
-const NO_BODY: f32 = 3.0e38;
-const TAGGED: u32 = 0x80000000u;
 
 // Params::correct. In a closed domain (reflect and periodic sides) the volume is held to a target
 // that only sources, drains and rain move. Through open, absorbing and ghost sides water enters

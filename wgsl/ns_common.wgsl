@@ -58,7 +58,9 @@ struct NsUniforms {
     // The inflow side's faces pump between these heights (relative to the reference level).
     window_lo: f32,
     window_hi: f32,
-    _pad: u32,
+    // 1: the scene has bodies: the height field carries their submerged volume (ns_surface.wgsl's
+    // `cover`), which is not water.
+    bodies: u32,
 }
 
 @group(0) @binding(0) var<uniform> ns: NsUniforms;

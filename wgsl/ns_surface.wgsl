@@ -1,5 +1,6 @@
 #import ns_common
 #import slot
+#import cover
 // The Navier-Stokes layer's height field (seed 003, §4.3) at its own resolution: moved by the 3D
 // grid's velocities in flux form (`flux`, `limit`, `apply`: eq. 11 as ∂h/∂t = −∇·∫u dz, no cell
 // giving more than it holds), the global volume correction (`volume_strips`, `volume_fold`,
@@ -14,9 +15,12 @@
 // Per cell: the share of its outflows it can give.
 @group(0) @binding(4) var<storage, read_write> scale: array<f32>;
 // [0, 8): the fold (hi, lo, wet cells, deepest, bad cells, the correction, the spray's units in
-// the air (ns_spray.wgsl), 0); then 8 per
-// strip (hi, lo, wet cells, deepest, bad cells, 0, 0, 0). Counts are u32 bits.
+// the air (ns_spray.wgsl), the bodies' held volume); then 8 per strip (hi, lo, wet cells,
+// deepest, bad cells, held, 0, 0). Counts are u32 bits.
 @group(0) @binding(5) var<storage, read_write> volume: array<f32>;
+// With `ns.bodies`, what covers each cell: its `held` body volume stands in the surface and is not
+// water (bodies.wgsl). A 16-byte stand-in otherwise.
+@group(0) @binding(6) var<storage, read> cover: array<Cover>;
 // The current velocities (u, v, w faces in one buffer; ns_common.wgsl's order).
 @group(1) @binding(0) var<storage, read> vel: array<f32>;
 @group(2) @binding(0) var<storage, read> probe_cells: array<u32>;
@@ -30,6 +34,15 @@ const LANES: u32 = 256u;
 
 fn fine_cells() -> u32 {
     return ns.fnx * ns.fny;
+}
+
+// The top of cell c's water: its surface less the body volume it carries (bodies.wgsl's `held`),
+// which the fluxes do not move.
+fn water_top(c: u32) -> f32 {
+    if ns.bodies != 0u {
+        return h[c] - cover[c].held;
+    }
+    return h[c];
 }
 
 // dt·coarsen/dx: a flux (m²/s) times this is metres of depth in one cell.
@@ -140,7 +153,7 @@ fn limit(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
     }
     let a = around(c);
     let out = run() * (((a.e.x + a.w.y) + a.n.x) + a.s.y);
-    let water = h[c] - ground[c];
+    let water = water_top(c) - ground[c];
     var share = 1.0;
     if out > water {
         share = max(water, 0.0) / out;
@@ -187,23 +200,25 @@ fn finite(x: f32) -> bool {
     return (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u;
 }
 
-// A partial sum: (hi, lo), wet cells, deepest, bad cells.
+// A partial sum: (hi, lo), wet cells, deepest, bad cells, the bodies' held volume.
 struct VolumePart {
     hi: f32,
     lo: f32,
     wet: u32,
     deepest: f32,
     bad: u32,
+    held: f32,
 }
 
 fn add(a: VolumePart, b: VolumePart) -> VolumePart {
     let s = two_sum(a.hi, b.hi);
-    return VolumePart(s.x, a.lo + (b.lo + s.y), a.wet + b.wet, max(a.deepest, b.deepest), a.bad + b.bad);
+    return VolumePart(s.x, a.lo + (b.lo + s.y), a.wet + b.wet, max(a.deepest, b.deepest), a.bad + b.bad,
+                      a.held + b.held);
 }
 
 fn load_partial(at: u32) -> VolumePart {
     return VolumePart(volume[at], volume[at + 1u], bitcast<u32>(volume[at + 2u]), volume[at + 3u],
-                   bitcast<u32>(volume[at + 4u]));
+                   bitcast<u32>(volume[at + 4u]), volume[at + 5u]);
 }
 
 // One thread per strip of STRIP cells, summed in order.
@@ -213,7 +228,7 @@ fn volume_strips(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
     if t >= ns.strips {
         return;
     }
-    var sum = VolumePart(0.0, 0.0, 0u, 0.0, 0u);
+    var sum = VolumePart(0.0, 0.0, 0u, 0.0, 0u, 0.0);
     let end = min((t + 1u) * STRIP, fine_cells());
     for (var c = t * STRIP; c < end; c++) {
         let x = h[c];
@@ -222,7 +237,11 @@ fn volume_strips(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
             continue;
         }
         let b = ground[c];
-        let d = max(x - b, 0.0);
+        var d = max(x - b, 0.0);
+        if ns.bodies != 0u {
+            d -= cover[c].held;
+            sum.held += cover[c].held;
+        }
         let s = two_sum(sum.hi, d);
         sum.hi = s.x;
         sum.lo += s.y;
@@ -235,6 +254,7 @@ fn volume_strips(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
     volume[at + 2u] = bitcast<f32>(sum.wet);
     volume[at + 3u] = sum.deepest;
     volume[at + 4u] = bitcast<f32>(sum.bad);
+    volume[at + 5u] = sum.held;
 }
 
 var<workgroup> lanes: array<VolumePart, LANES>;
@@ -243,7 +263,7 @@ var<workgroup> lanes: array<VolumePart, LANES>;
 // correction every wet cell takes.
 @compute @workgroup_size(256)
 fn volume_fold(@builtin(local_invocation_index) l: u32) {
-    var sum = VolumePart(0.0, 0.0, 0u, 0.0, 0u);
+    var sum = VolumePart(0.0, 0.0, 0u, 0.0, 0u, 0.0);
     for (var t = l; t < ns.strips; t += LANES) {
         sum = add(sum, load_partial(8u + 8u * t));
     }
@@ -269,6 +289,7 @@ fn volume_fold(@builtin(local_invocation_index) l: u32) {
         volume[3] = total.deepest;
         volume[4] = bitcast<f32>(total.bad);
         volume[5] = delta;
+        volume[7] = total.held;
     }
 }
 

@@ -71,6 +71,51 @@ pub type TagBox = [u32; 4];
 
 pub const EMPTY_BOX: TagBox = [u32::MAX, u32::MAX, 0, 0];
 
+/// The bodies' state on the CPU, the twin of the GPU's body buffers: the height-field backend's
+/// and the Navier-Stokes layer's.
+pub struct BodySet {
+    pub params: BodyParams,
+    pub states: Vec<BodyState>,
+    pub cover: Vec<Cover>,
+    vectors: super::coupling::Vectors,
+    /// The box `footprint` tagged on this step, for the coupling solve.
+    tags: TagBox,
+    /// How the last coupling solve went.
+    pub last: super::coupling::SolveReport,
+}
+
+impl BodySet {
+    /// The setup's bodies, None without any.
+    pub fn new(setup: &crate::solver::Setup) -> Option<BodySet> {
+        (!setup.bodies.is_empty()).then(|| BodySet {
+            params: setup.body_params,
+            states: setup.bodies.to_vec(),
+            cover: setup.cover.to_vec(),
+            vectors: super::coupling::Vectors::new(setup.eta.len()),
+            tags: EMPTY_BOX,
+            last: Default::default(),
+        })
+    }
+
+    /// `footprint` over the height field `eta`.
+    pub fn footprint(&mut self, p: &Params, ground: &[f32], eta: &mut [f32]) {
+        self.tags = footprint(p, &self.params, &self.states, ground, eta, &mut self.cover);
+    }
+
+    /// The coupling solve over the box `footprint` tagged, correcting `eta` and the per-step
+    /// change `vel`.
+    pub fn couple(&mut self, p: &Params, ground: &[f32], eta: &mut [f32], vel: &mut [f32]) {
+        let (params, tags) = (self.params, self.tags);
+        self.last = super::coupling::couple(p, &params, tags, ground, &self.cover, eta, vel, &mut self.vectors);
+    }
+
+    /// `integrate`, appending each body's history entry to `history`; `loads` as there.
+    pub fn integrate(&mut self, p: &Params, ground: &[f32], eta: &[f32], loads: &[[f32; 4]], history: &mut Vec<f32>) {
+        let params = self.params;
+        integrate(p, &params, &mut self.states, ground, eta, &self.cover, loads, history);
+    }
+}
+
 /// `footprint` over every cell: the cover, `held`, and the surface of columns that flood over or
 /// stop holding a submerged body. Returns the tagged cells' box.
 pub fn footprint(
@@ -233,7 +278,9 @@ fn displacement(
     (s, deepest, touching)
 }
 
-/// `integrate` for every body; appends each body's history entry to `history`.
+/// `integrate` for every body; appends each body's history entry to `history`. `loads`: with
+/// `bp.loads`, each body's three `ns_bodies::loads` entries (force, torque, the water's velocity).
+#[allow(clippy::too_many_arguments)]
 pub fn integrate(
     p: &Params,
     bp: &BodyParams,
@@ -241,6 +288,7 @@ pub fn integrate(
     ground: &[f32],
     eta: &[f32],
     cover: &[Cover],
+    loads: &[[f32; 4]],
     history: &mut Vec<f32>,
 ) {
     for (k, body) in bodies.iter_mut().enumerate() {
@@ -256,11 +304,26 @@ pub fn integrate(
         let mut v = v3(b.velocity);
         let mut w = v3(b.spin);
         let motion = b.kind[1];
+        let (mut force, mut turning, mut fluid) = (
+            Vec3::new(0.0, 0.0, lift * s.x),
+            lift * Vec3::new(s.z, -s.y, 0.0),
+            Vec3::ZERO,
+        );
+        if bp.loads != 0 {
+            (force, turning, fluid) = (v3(loads[3 * k]), v3(loads[3 * k + 1]), v3(loads[3 * k + 2]));
+        }
         if motion == MOTION_FREE {
-            v.z += bp.dt * (lift * s.x / mass - bp.gravity);
+            v += bp.dt * (force / mass - Vec3::new(0.0, 0.0, bp.gravity));
+            if bp.loads != 0 {
+                // The layer's pressure answers the heave a step late: its hydrostatic stiffness
+                // ρ·g·A over the wetted footprint A taken implicitly.
+                let stiff = bp.water_density * bp.gravity * touching * area / mass;
+                v.z /= 1.0 + bp.dt * bp.dt * stiff;
+            }
             let resist = 0.5 * bp.water_density * bp.drag * touching * area / mass;
-            v /= 1.0 + bp.dt * resist * v.length();
-            let torque = rotate(conjugate(q), lift * Vec3::new(s.z, -s.y, 0.0));
+            let slip = v - fluid;
+            v = fluid + slip / (1.0 + bp.dt * resist * slip.length());
+            let torque = rotate(conjugate(q), turning);
             let inertia = v3(b.inertia);
             let mut wb = rotate(conjugate(q), w);
             wb += bp.dt * (torque - wb.cross(inertia * wb)) / inertia;

@@ -9,6 +9,7 @@ pub mod edit;
 pub mod explicit;
 pub mod fast;
 pub mod navier_stokes;
+pub mod ns_bodies;
 pub mod ns_markers;
 pub mod ns_solver;
 pub mod ns_spray;
@@ -51,7 +52,7 @@ pub struct CpuSolver {
     /// The per-region correction, when the scene asks for it.
     regions: Option<regions::Regions>,
     /// Rigid bodies and their coupling, when the scene has any.
-    bodies: Option<Bodies>,
+    bodies: Option<bodies::BodySet>,
     /// Whether the passes `cpu::fast` has run there, on every core of rayon's current pool;
     /// false: every pass runs the single-threaded reference twin.
     fast: bool,
@@ -70,17 +71,6 @@ struct Chunk<'a> {
     first_bad: Option<u32>,
     probes: Vec<f32>,
     history: Vec<f32>,
-}
-
-/// The bodies' state on the CPU: the twin of the GPU's body buffers.
-struct Bodies {
-    params: crate::bodies::BodyParams,
-    states: Vec<crate::bodies::BodyState>,
-    cover: Vec<crate::bodies::Cover>,
-    vectors: coupling::Vectors,
-    /// The box `footprint` tagged on this step, for the coupling solve.
-    tags: bodies::TagBox,
-    last: coupling::SolveReport,
 }
 
 impl CpuSolver {
@@ -120,14 +110,7 @@ impl CpuSolver {
             volume: crate::params::VolumeState::default(),
             counted_shortfall: 0.0,
             regions: (setup.params.regions != 0).then(|| regions::Regions::new(&setup.params)),
-            bodies: (!setup.bodies.is_empty()).then(|| Bodies {
-                params: setup.body_params,
-                states: setup.bodies.to_vec(),
-                cover: setup.cover.to_vec(),
-                vectors: coupling::Vectors::new(n),
-                tags: bodies::EMPTY_BOX,
-                last: Default::default(),
-            }),
+            bodies: bodies::BodySet::new(setup),
             fast: false,
             deferred: None,
             fused_totals: None,
@@ -178,39 +161,20 @@ impl CpuSolver {
                 self.current = 1 - self.current;
             }
             Pass::Footprint => {
-                let (p, b) = (self.current, self.bodies.as_mut().expect("bodies"));
-                b.tags = bodies::footprint(
-                    &self.params,
-                    &b.params,
-                    &b.states,
-                    &self.ground,
-                    &mut self.eta[p],
-                    &mut b.cover,
-                );
+                let b = self.bodies.as_mut().expect("bodies");
+                b.footprint(&self.params, &self.ground, &mut self.eta[self.current]);
             }
             Pass::Coupling => {
                 let (p, b) = (self.current, self.bodies.as_mut().expect("bodies"));
-                b.last = coupling::couple(
-                    &self.params,
-                    &b.params,
-                    b.tags,
-                    &self.ground,
-                    &b.cover,
-                    &mut self.eta[p],
-                    &mut self.vel[p],
-                    &mut b.vectors,
-                );
+                b.couple(&self.params, &self.ground, &mut self.eta[p], &mut self.vel[p]);
             }
             Pass::Integrate => {
-                let (p, b) = (self.current, self.bodies.as_mut().expect("bodies"));
-                let eta = &self.eta[p];
-                bodies::integrate(
+                let b = self.bodies.as_mut().expect("bodies");
+                b.integrate(
                     &self.params,
-                    &b.params,
-                    &mut b.states,
                     &self.ground,
-                    eta,
-                    &b.cover,
+                    &self.eta[self.current],
+                    &[],
                     &mut chunk.history,
                 );
             }
@@ -219,7 +183,13 @@ impl CpuSolver {
                 r.record(&self.params, &self.ground, &self.eta[p], &self.vel[p]);
             }
             Pass::Volume => self.correct(index, &chunk.input.rain),
-            Pass::PipeFlow | Pass::PipeApply | Pass::Spray | Pass::PipeRain | Pass::NavierStokes | Pass::NsSpray => {
+            Pass::PipeFlow
+            | Pass::PipeApply
+            | Pass::Spray
+            | Pass::PipeRain
+            | Pass::NavierStokes
+            | Pass::NsSpray
+            | Pass::NsBodies => {
                 unreachable!("the pipes and Navier-Stokes models have their own backends")
             }
             Pass::Probe => match &self.deferred {

@@ -839,6 +839,7 @@ mod tests {
             coarsen: 1,
             h: s.h.clone(),
             ground: s.ground.clone(),
+            held: Vec::new(),
         }
     }
 

@@ -33,12 +33,31 @@ pub struct CpuNs {
     spray: Option<(NsSprayParams, NsSprayState)>,
     /// Marker particles set the flags (None: the height field does).
     markers: Option<(MarkerParams, Markers)>,
+    /// The bodies (None: the scene has none), moved by the layer's loads on them (`ns_bodies`);
+    /// the height field's uniforms their footprint and coupling read, the per-step change the
+    /// coupling adds to (scratch: the layer carries velocities) and the last step's loads.
+    bodies: Option<LayerBodies>,
+}
+
+/// The bodies in the layer on the CPU.
+struct LayerBodies {
+    set: super::bodies::BodySet,
+    surface_params: Params,
+    change: Vec<f32>,
+    loads: Vec<[f32; 4]>,
 }
 
 impl CpuNs {
-    /// The backend for `layer`, stepping `dt` s per step; `fast` runs the costly passes on
-    /// threads.
-    pub fn new(layer: &NsLayer, params: &Params, probe_cells: &[u32], dt: f64, fast: bool) -> CpuNs {
+    /// The backend for the layer of `setup`, stepping `dt` s per step; `fast` runs the costly
+    /// passes on threads.
+    pub fn new(layer: &NsLayer, setup: &crate::solver::Setup, dt: f64, fast: bool) -> CpuNs {
+        let (params, probe_cells) = (&setup.params, setup.probe_cells);
+        let bodies = super::bodies::BodySet::new(setup).map(|set| LayerBodies {
+            set,
+            surface_params: setup.params,
+            change: vec![0.0; setup.eta.len()],
+            loads: Vec::new(),
+        });
         let mut solver = CpuNs {
             params: layer.params,
             state: layer.state.clone(),
@@ -52,15 +71,30 @@ impl CpuNs {
             fast,
             spray: layer.spray.map(|p| (p, NsSprayState::new(&p))),
             markers: layer.markers.clone(),
+            bodies,
         };
         // Water crossing a side changes the volume: the correction would undo it (the fluxes
         // conserve by construction; the sides exchange exactly what their faces carry).
         // With markers the height field is drawn from them: nothing to correct.
         if params.correct != 0 && !layer.forcing.open_sides() && layer.markers.is_none() {
-            solver.target = Some(start_target(&solver.surface));
+            solver.target = Some(start_target(&solver.surface, setup.cover));
         }
+        held_from(&mut solver.surface.held, setup.cover);
         solver
     }
+}
+
+impl CpuNs {
+    /// What covers each height-field cell (empty without bodies).
+    fn cover(&self) -> &[crate::bodies::Cover] {
+        self.bodies.as_ref().map_or(&[], |b| &b.set.cover)
+    }
+}
+
+/// The surface's `held` from the bodies' covers (empty without bodies).
+fn held_from(held: &mut Vec<f32>, cover: &[crate::bodies::Cover]) {
+    held.clear();
+    held.extend(cover.iter().map(|c| c.held));
 }
 
 /// The slots that hold spray or foam, in slot order (what `read_particles` gives).
@@ -73,9 +107,9 @@ pub fn in_use(drops: &[crate::spray::Particle]) -> Vec<crate::spray::Particle> {
 }
 
 /// The volume a corrected layer holds its height field to: the start's, as `ns_surface::volume`
-/// sums it (the GPU backend gets the same pair).
-pub fn start_target(surface: &Surface) -> (f32, f32) {
-    let sum = ns_surface::volume(surface);
+/// sums it under the bodies' start `cover` (the GPU backend gets the same pair).
+pub fn start_target(surface: &Surface, cover: &[crate::bodies::Cover]) -> (f32, f32) {
+    let sum = ns_surface::volume(surface, cover);
     (sum.hi, sum.lo)
 }
 
@@ -92,6 +126,7 @@ impl Solver for CpuNs {
     fn advance(&mut self, steps: u32, substeps: u32, input: &ChunkInput) -> Result<ChunkReport> {
         let dt = self.dt / substeps as f32;
         let mut probes = Vec::with_capacity(steps as usize * self.probe_cells.len());
+        let mut history = Vec::new();
         let mut worst = PressureReport::default();
         let mut first_bad_step = None;
         let mut fastest = 0.0f32;
@@ -156,17 +191,57 @@ impl Solver for CpuNs {
                         };
                         super::ns_spray::step(sp, &layer, spray, &mut self.surface, input.first_step as u32 + k + 1);
                     }
+                    Pass::Footprint => {
+                        let b = self
+                            .bodies
+                            .as_mut()
+                            .expect("the schedule has body passes only with bodies");
+                        let f = &mut self.surface;
+                        b.set.footprint(&b.surface_params, &f.ground, &mut f.h);
+                        held_from(&mut f.held, &b.set.cover);
+                    }
+                    Pass::Coupling => {
+                        let b = self
+                            .bodies
+                            .as_mut()
+                            .expect("the schedule has body passes only with bodies");
+                        let f = &mut self.surface;
+                        b.set.couple(&b.surface_params, &f.ground, &mut f.h, &mut b.change);
+                    }
+                    Pass::NsBodies => {
+                        let b = self
+                            .bodies
+                            .as_mut()
+                            .expect("the schedule has body passes only with bodies");
+                        b.loads = super::ns_bodies::loads(
+                            &self.params,
+                            &b.set.params,
+                            &self.state,
+                            &self.surface,
+                            &b.set.cover,
+                            &b.set.states,
+                        );
+                    }
+                    Pass::Integrate => {
+                        let b = self
+                            .bodies
+                            .as_mut()
+                            .expect("the schedule has body passes only with bodies");
+                        let f = &self.surface;
+                        b.set
+                            .integrate(&b.surface_params, &f.ground, &f.h, &b.loads, &mut history);
+                    }
                     Pass::Probe => probes.extend(self.probe_cells.iter().map(|&c| self.surface.h[c as usize])),
                     other => unreachable!("{other:?} is not a pass of the Navier-Stokes layer"),
                 }
             }
             if let Some(target) = self.target {
                 let in_air = self.spray.as_ref().map_or(0.0, |(p, s)| s.in_flight as f32 * p.unit_h);
-                let delta = ns_surface::correction(&ns_surface::volume(&self.surface), target, in_air);
+                let delta = ns_surface::correction(&ns_surface::volume(&self.surface, self.cover()), target, in_air);
                 ns_surface::correct(&mut self.surface, delta);
             }
         }
-        let sum = ns_surface::volume(&self.surface);
+        let sum = ns_surface::volume(&self.surface, self.cover());
         let pressure = SolveReport {
             iterations: worst.sweeps,
             residual: worst.divergence,
@@ -177,6 +252,7 @@ impl Solver for CpuNs {
             first_bad_step,
             totals: Totals {
                 max_depth: sum.deepest,
+                held: sum.held,
                 nonfinite: sum.bad,
                 sum_depth: sum.total() as f32,
                 ..Totals::default()
@@ -187,6 +263,8 @@ impl Solver for CpuNs {
             flow_courant: Some(fastest),
             spray: self.spray.as_mut().map(|(_, s)| super::ns_spray::totals(s)),
             markers_refused: self.markers.as_ref().map(|(_, m)| m.refused),
+            bodies: history,
+            coupling: self.bodies.as_ref().map_or(Default::default(), |b| b.set.last),
             ..ChunkReport::default()
         })
     }
@@ -228,6 +306,8 @@ impl Solver for CpuNs {
                 .markers
                 .as_ref()
                 .map_or_else(Vec::new, |(_, m)| m.book(self.params.nz)),
+            bodies: self.bodies.as_ref().map_or_else(Vec::new, |b| b.set.states.clone()),
+            cover: self.cover().to_vec(),
             ..SolverState::default()
         })
     }
@@ -257,6 +337,11 @@ impl Solver for CpuNs {
         }
         if let Some((_, markers)) = &mut self.markers {
             *markers = Markers::from_book(&saved.ns_marker_book, &saved.ns_markers, self.params.nz);
+        }
+        if let Some(b) = &mut self.bodies {
+            b.set.states.clone_from(&saved.bodies);
+            b.set.cover.clone_from(&saved.cover);
+            held_from(&mut self.surface.held, &b.set.cover);
         }
         Ok(())
     }

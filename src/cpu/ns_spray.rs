@@ -285,6 +285,7 @@ mod tests {
             coarsen: 1,
             h: vec![0.0; 256],
             ground,
+            held: Vec::new(),
         };
         let mut p = NsSprayParams {
             fnx: 16,

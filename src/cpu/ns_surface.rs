@@ -31,9 +31,21 @@ pub struct Surface {
     /// The surface and the ground per cell, m.
     pub h: Vec<f32>,
     pub ground: Vec<f32>,
+    /// Per cell the body volume its surface carries (bodies' `Cover::held`, m), which the
+    /// fluxes do not move; empty without bodies.
+    pub held: Vec<f32>,
 }
 
 impl Surface {
+    /// The top of cell c's water: its surface less the body volume it carries (ns_surface.wgsl's
+    /// `water_top`).
+    pub fn water_top(&self, c: usize) -> f32 {
+        match self.held.get(c) {
+            Some(held) => self.h[c] - held,
+            None => self.h[c],
+        }
+    }
+
     /// Each 3D column's mean of `field` over its cells.
     pub fn coarse_mean(&self, field: &[f32]) -> Vec<f32> {
         let cz = self.coarsen;
@@ -152,7 +164,7 @@ pub fn limit(f: &Surface, faces: &[[f32; 4]], run: f32) -> Vec<f32> {
 pub fn share(f: &Surface, faces: &[[f32; 4]], run: f32, c: usize) -> f32 {
     let [w, e, so, n] = around(f, faces, c);
     let out = run * (((e[0] + w[1]) + n[0]) + so[1]);
-    let water = f.h[c] - f.ground[c];
+    let water = f.water_top(c) - f.ground[c];
     if out > water {
         water.max(0.0) / out
     } else {
@@ -191,6 +203,8 @@ pub struct VolumeSum {
     pub deepest: f32,
     /// Cells whose surface is not finite.
     pub bad: u32,
+    /// The body volume the surface carries (`Surface::held`'s sum, metres·cells).
+    pub held: f32,
 }
 
 impl VolumeSum {
@@ -207,32 +221,37 @@ impl VolumeSum {
         self.wet += other.wet;
         self.deepest = self.deepest.max(other.deepest);
         self.bad += other.bad;
+        self.held += other.held;
     }
 }
 
 /// Twin of `volume_strips` and `volume_fold`: each strip of `STRIP` cells summed in order, lane
-/// l of `LANES` summing strips l, l + LANES, …, then the lanes folded pairwise, halving.
-pub fn volume(f: &Surface) -> VolumeSum {
-    let strips: Vec<VolumeSum> =
-        f.h.chunks(STRIP)
-            .zip(f.ground.chunks(STRIP))
-            .map(|(h, g)| {
-                let mut sum = VolumeSum::default();
-                for (&h, &b) in h.iter().zip(g) {
-                    if !h.is_finite() {
-                        sum.bad += 1;
-                        continue;
-                    }
-                    let d = (h - b).max(0.0);
-                    let (s, e) = two_sum(sum.hi, d);
-                    sum.hi = s;
-                    sum.lo += e;
-                    sum.wet += (h > b) as u32;
-                    sum.deepest = sum.deepest.max(d);
+/// l of `LANES` summing strips l, l + LANES, …, then the lanes folded pairwise, halving. `cover`:
+/// what covers each cell (empty without bodies), whose `held` body volume is not water.
+pub fn volume(f: &Surface, cover: &[crate::bodies::Cover]) -> VolumeSum {
+    let strips: Vec<VolumeSum> = (0..f.h.len())
+        .step_by(STRIP)
+        .map(|start| {
+            let mut sum = VolumeSum::default();
+            for c in start..(start + STRIP).min(f.h.len()) {
+                let (h, b) = (f.h[c], f.ground[c]);
+                if !h.is_finite() {
+                    sum.bad += 1;
+                    continue;
                 }
-                sum
-            })
-            .collect();
+                // A body's volume the surface carries is not water (bodies.wgsl `held`).
+                let held = cover.get(c).map_or(0.0, |v| v.held);
+                let d = (h - b).max(0.0) - held;
+                sum.held += held;
+                let (s, e) = two_sum(sum.hi, d);
+                sum.hi = s;
+                sum.lo += e;
+                sum.wet += (h > b) as u32;
+                sum.deepest = sum.deepest.max(d);
+            }
+            sum
+        })
+        .collect();
     let mut lanes = [VolumeSum::default(); LANES];
     for (i, strip) in strips.iter().enumerate() {
         lanes[i % LANES].add(strip);

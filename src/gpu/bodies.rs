@@ -3,7 +3,7 @@
 
 use super::state::{
     bind_group, filled_buffer, layout, pipeline, slot_bind_group, storage_entry, uniform_entry, zeroed_buffer,
-    FieldAlloc, GpuState,
+    FieldAlloc,
 };
 use crate::bodies::{BodyState, Cover, Solve, HISTORY_FLOATS};
 use crate::params::MAX_CHUNK;
@@ -30,6 +30,25 @@ pub struct BodyBuffers {
     pub q: wgpu::Buffer,
     pub faces: wgpu::Buffer,
     pub partials: wgpu::Buffer,
+    /// Per body the water's force, torque and velocity around it (`ns_bodies.wgsl`), three
+    /// `vec4<f32>`; a stand-in for one body where the columns' buoyancy moves the bodies.
+    pub loads: wgpu::Buffer,
+}
+
+/// The height field the body passes and the coupling act on: the height-field models' two
+/// levels, or the Navier-Stokes layer's one surface (then both levels name it).
+pub struct BodySurface<'a> {
+    /// The `Params` uniform (common.wgsl) of the height field's grid.
+    pub params: &'a wgpu::Buffer,
+    pub ground: &'a wgpu::Buffer,
+    pub eta: [&'a wgpu::Buffer; 2],
+    /// The per-step change the coupling adds its correction to (scratch in the layer, which
+    /// carries velocities instead).
+    pub vel: [&'a wgpu::Buffer; 2],
+    /// The step slots (`StepSlot` at each `min_uniform_buffer_offset_alignment`).
+    pub slots: &'a wgpu::Buffer,
+    pub nx: u32,
+    pub ny: u32,
 }
 
 impl BodyBuffers {
@@ -75,6 +94,11 @@ impl BodyBuffers {
             q: empty("coupling p and q", cells * 8, storage),
             faces: empty("coupling faces", cells * 4, storage),
             partials: empty("coupling partials", groups * 8, storage),
+            loads: empty(
+                "body loads",
+                48 * if setup.body_params.loads != 0 { count as u64 } else { 1 },
+                storage,
+            ),
         }
     }
 }
@@ -86,12 +110,15 @@ pub struct Bodies {
     /// `levels[p]`: level p, written in place.
     levels: [wgpu::BindGroup; 2],
     slot: wgpu::BindGroup,
+    /// The height field's cells along x and y, and the bodies.
+    nx: u32,
+    ny: u32,
+    count: u32,
 }
 
 impl Bodies {
-    pub fn new(device: &wgpu::Device, state: &GpuState) -> Bodies {
+    pub fn new(device: &wgpu::Device, surface: &BodySurface, b: &BodyBuffers) -> Bodies {
         let module = super::shaders::module(device, "bodies.wgsl", super::shaders::BODIES);
-        let b = &state.bodies;
         let shared_layout = layout(
             device,
             "bodies shared",
@@ -103,6 +130,7 @@ impl Bodies {
                 storage_entry(4, false),
                 storage_entry(5, false),
                 storage_entry(6, false),
+                storage_entry(7, true),
             ],
         );
         let level_layout = layout(device, "bodies level", &[storage_entry(0, false)]);
@@ -116,37 +144,42 @@ impl Bodies {
                 "bodies shared",
                 &shared_layout,
                 &[
-                    &state.params,
+                    surface.params,
                     &b.params,
-                    &state.ground,
+                    surface.ground,
                     &b.states,
                     &b.cover,
                     &b.solve,
                     &b.history,
+                    &b.loads,
                 ],
             ),
-            levels: [0, 1].map(|p| bind_group(device, "bodies level", &level_layout, &[&state.eta[p]])),
-            slot: slot_bind_group(device, &slot_layout, &state.slots),
+            levels: [0, 1].map(|p| bind_group(device, "bodies level", &level_layout, &[surface.eta[p]])),
+            slot: slot_bind_group(device, &slot_layout, surface.slots),
+            nx: surface.nx,
+            ny: surface.ny,
+            count: b.count,
         }
     }
 
-    fn bind(&self, pass: &mut wgpu::ComputePass, state: &GpuState, slot_offset: u32) {
+    fn bind(&self, pass: &mut wgpu::ComputePass, level: usize, slot_offset: u32) {
         pass.set_bind_group(0, &self.shared, &[]);
-        pass.set_bind_group(1, &self.levels[state.current], &[]);
+        pass.set_bind_group(1, &self.levels[level], &[]);
         pass.set_bind_group(2, &self.slot, &[slot_offset]);
     }
 
-    /// Each column's cover from the bodies' current poses; tags the cells to expel.
-    pub fn footprint(&self, pass: &mut wgpu::ComputePass, state: &GpuState, slot_offset: u32) {
+    /// Each column's cover from the bodies' current poses, on height-field level `level`; tags
+    /// the cells to expel.
+    pub fn footprint(&self, pass: &mut wgpu::ComputePass, level: usize, slot_offset: u32) {
         pass.set_pipeline(&self.footprint);
-        self.bind(pass, state, slot_offset);
-        pass.dispatch_workgroups(state.nx.div_ceil(16), state.ny.div_ceil(16), 1);
+        self.bind(pass, level, slot_offset);
+        pass.dispatch_workgroups(self.nx.div_ceil(16), self.ny.div_ceil(16), 1);
     }
 
     /// Forces, one semi-implicit Euler step, and the history row `slot_offset / stride`.
-    pub fn integrate(&self, pass: &mut wgpu::ComputePass, state: &GpuState, slot_offset: u32) {
+    pub fn integrate(&self, pass: &mut wgpu::ComputePass, level: usize, slot_offset: u32) {
         pass.set_pipeline(&self.integrate);
-        self.bind(pass, state, slot_offset);
-        pass.dispatch_workgroups(state.bodies.count, 1, 1);
+        self.bind(pass, level, slot_offset);
+        pass.dispatch_workgroups(self.count, 1, 1);
     }
 }

@@ -115,6 +115,9 @@ pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams, fused: bool) -> Co
             fixed(4 + solve, "over the box of tagged cells only")
         }
         Pass::Integrate => fixed(1, "one workgroup per body"),
+        // One workgroup per body: up to 16³ nodes, each reading the surface and ground under it,
+        // ~7 flags and pressures and 6 face velocities.
+        Pass::NsBodies => fixed(1, "one workgroup per body; ≤ 4096 nodes of ~80 B each"),
         // union-find labels (ground, eta, parents), numbering and spread (labels), then the
         // per-region sums (labels, eta, vel, ground) and the split/settle of the table.
         Pass::Regions => cost(10 * F32, 3 * F32, 9),

@@ -2,7 +2,8 @@
 //! tagged cells' box, dispatched indirectly, and the correction it makes. No readback: PCG's
 //! convergence test zeroes the indirect arguments of the iterations left.
 
-use super::state::{bind_group, layout, pipeline, storage_entry, uniform_entry, GpuState};
+use super::bodies::{BodyBuffers, BodySurface};
+use super::state::{bind_group, layout, pipeline, storage_entry, uniform_entry};
 use crate::bodies::{BodyParams, COUPLING_PCG};
 
 pub struct Coupling {
@@ -22,6 +23,8 @@ pub struct Coupling {
     levels: [wgpu::BindGroup; 2],
     method: u32,
     iterations: u32,
+    /// `BodyBuffers::args`: the box passes' indirect arguments.
+    indirect: wgpu::Buffer,
 }
 
 /// Byte offsets of the indirect arguments in `BodyBuffers::args`.
@@ -29,9 +32,8 @@ const BOX: u64 = 0;
 const LIVE_BOX: u64 = 12;
 
 impl Coupling {
-    pub fn new(device: &wgpu::Device, state: &GpuState, body_params: &BodyParams) -> Coupling {
+    pub fn new(device: &wgpu::Device, surface: &BodySurface, b: &BodyBuffers, body_params: &BodyParams) -> Coupling {
         let module = super::shaders::module(device, "coupling.wgsl", super::shaders::COUPLING);
-        let b = &state.bodies;
         let shared_layout = layout(
             device,
             "coupling shared",
@@ -70,9 +72,9 @@ impl Coupling {
                 "coupling shared",
                 &shared_layout,
                 &[
-                    &state.params,
+                    surface.params,
                     &b.params,
-                    &state.ground,
+                    surface.ground,
                     &b.cover,
                     &b.vecs,
                     &b.q,
@@ -82,10 +84,17 @@ impl Coupling {
                 ],
             ),
             args: bind_group(device, "coupling args", &args_layout, &[&b.args]),
-            levels: [0, 1]
-                .map(|p| bind_group(device, "coupling level", &level_layout, &[&state.eta[p], &state.vel[p]])),
+            levels: [0, 1].map(|p| {
+                bind_group(
+                    device,
+                    "coupling level",
+                    &level_layout,
+                    &[surface.eta[p], surface.vel[p]],
+                )
+            }),
             method: body_params.method,
             iterations: body_params.iterations,
+            indirect: b.args.clone(),
         }
     }
 
@@ -97,10 +106,11 @@ impl Coupling {
     /// Solves for the virtual height over the box `footprint` tagged, and applies it to the
     /// current level: 4 + 4·iterations dispatches (PCG) or 4 + sweeps (Jacobi). Past PCG's
     /// convergence the box passes have no workgroups and the one-workgroup passes return at once.
-    pub fn record(&self, pass: &mut wgpu::ComputePass, state: &GpuState) {
-        let args = &state.bodies.args;
+    /// `level`: the height-field level it corrects.
+    pub fn record(&self, pass: &mut wgpu::ComputePass, level: usize) {
+        let args = &self.indirect;
         pass.set_bind_group(0, &self.shared, &[]);
-        pass.set_bind_group(1, &self.levels[state.current], &[]);
+        pass.set_bind_group(1, &self.levels[level], &[]);
         pass.set_bind_group(2, &self.args, &[]);
         let scalar = |pass: &mut wgpu::ComputePass, pipeline: &wgpu::ComputePipeline| {
             pass.set_pipeline(pipeline);

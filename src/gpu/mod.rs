@@ -11,6 +11,7 @@ pub mod edit;
 pub mod explicit;
 pub mod level;
 pub mod navier_stokes;
+pub mod ns_bodies;
 pub mod ns_markers;
 pub mod ns_solver;
 pub mod ns_spray;
@@ -105,8 +106,8 @@ impl GpuSolver {
         let regions = (params.regions != 0).then(|| regions::Regions::new(device, &state));
         let bodies = (!setup.bodies.is_empty()).then(|| {
             (
-                bodies::Bodies::new(device, &state),
-                coupling::Coupling::new(device, &state, &setup.body_params),
+                bodies::Bodies::new(device, &state.body_surface(), &state.bodies),
+                coupling::Coupling::new(device, &state.body_surface(), &state.bodies, &setup.body_params),
             )
         });
         let history_bytes = state.bodies.history.size();
@@ -305,9 +306,9 @@ impl GpuSolver {
                 let adi = self.adi.as_ref().expect("the schedule runs ADI only when it was built");
                 adi.step(pass, &self.level, &self.state, slot)
             }
-            Pass::Footprint => self.bodies().0.footprint(pass, &self.state, slot),
-            Pass::Coupling => self.bodies().1.record(pass, &self.state),
-            Pass::Integrate => self.bodies().0.integrate(pass, &self.state, slot),
+            Pass::Footprint => self.bodies().0.footprint(pass, self.state.current, slot),
+            Pass::Coupling => self.bodies().1.record(pass, self.state.current),
+            Pass::Integrate => self.bodies().0.integrate(pass, self.state.current, slot),
             Pass::Regions => {
                 let regions = self
                     .regions
@@ -318,7 +319,13 @@ impl GpuSolver {
             Pass::Volume | Pass::Probe if self.fused() => {}
             Pass::Volume => self.volume.correct(pass, &self.level, &self.state, step),
             Pass::Probe => self.probe.record(pass, &self.state, slot),
-            Pass::PipeFlow | Pass::PipeApply | Pass::Spray | Pass::PipeRain | Pass::NavierStokes | Pass::NsSpray => {
+            Pass::PipeFlow
+            | Pass::PipeApply
+            | Pass::Spray
+            | Pass::PipeRain
+            | Pass::NavierStokes
+            | Pass::NsSpray
+            | Pass::NsBodies => {
                 unreachable!("the pipes and Navier-Stokes models have their own backends")
             }
         }

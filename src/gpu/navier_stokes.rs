@@ -50,7 +50,8 @@ pub struct NsUniforms {
     pub markers: u32,
     pub window_lo: f32,
     pub window_hi: f32,
-    pub _pad: u32,
+    /// 1: the scene has bodies (their held volume is not water).
+    pub bodies: u32,
 }
 
 impl NsUniforms {
@@ -98,7 +99,7 @@ impl NsUniforms {
             markers: p.markers as u32,
             window_lo: p.window[0],
             window_hi: p.window[1],
-            _pad: 0,
+            bodies: 0,
         }
     }
 }
@@ -240,6 +241,12 @@ impl NavierStokes {
             lattice_groups: groups((u.nx + 1) * (u.ny + 1) * (u.nz + 1)),
             cell_groups: (u.cell_groups_x, u.cell_groups_y),
         }
+    }
+
+    /// Group 0 of the layer's passes (uniforms, flags, pressures, columns, bookkeeping), for the
+    /// passes of other shaders that read the grid (`ns_bodies`).
+    pub fn grid_group(&self) -> &wgpu::BindGroup {
+        &self.grid
     }
 
     /// Records one substep's 3D part, reading velocity level `level` and leaving the new

@@ -2,17 +2,19 @@
 //! iteration's bookkeeping, the volume's fold and the probes' history), none per step or per
 //! pressure sweep.
 
+use super::bodies::BodyBuffers;
 use super::navier_stokes::{NavierStokes, NsBuffers, NsUniforms, STATS, STAT_COURANT, STAT_MOST_SWEEPS, STAT_RESIDUAL};
+use super::ns_bodies::LayerBodies;
 use super::ns_markers::NsMarkers;
 use super::ns_spray::{NsSpray, TALLY_BYTES};
 use super::ns_surface::NsSurface;
-use super::state::{filled_buffer, zeroed_buffer};
+use super::state::{filled_buffer, zeroed_buffer, FieldAlloc};
 use crate::cpu::navier_stokes::{self as twin, NsParams, NsState};
 use crate::error::{Error, Result};
 use crate::navier_stokes::NsLayer;
 use crate::params::{Params, Totals, MAX_CHUNK};
 use crate::schedule::{Pass, Schedule};
-use crate::solver::{ChunkInput, ChunkReport, LayerFields, SolveReport, Solver, SolverState};
+use crate::solver::{ChunkInput, ChunkReport, LayerFields, Setup, SolveReport, Solver, SolverState};
 use wgpu::BufferUsages as U;
 
 /// The layer's GPU backend, on a Device/Queue it shares with its caller.
@@ -44,6 +46,8 @@ pub struct GpuNs {
     spray: Option<NsSpray>,
     /// Marker particles set the flags (None: the height field does).
     markers: Option<NsMarkers>,
+    /// The bodies (None: the scene has none).
+    bodies: Option<LayerBodies>,
 }
 
 /// Bytes of the bookkeeping and of the volume's fold in a chunk's report.
@@ -51,22 +55,28 @@ const STATS_BYTES: u64 = (STATS * 4) as u64;
 const FOLD_BYTES: u64 = 32;
 /// The markers' book's first words (slots used, refused) in a chunk's report.
 const BOOK_BYTES: u64 = 8;
+/// The coupling solve's scalars (`bodies::Solve`) in a chunk's report.
+const SOLVE_BYTES: u64 = std::mem::size_of::<crate::bodies::Solve>() as u64;
+/// The report's fixed head: the bookkeeping, the fold, the spray's tally, the markers' book, the
+/// coupling; then the probes' history and the bodies'.
+const HEAD_BYTES: u64 = STATS_BYTES + FOLD_BYTES + TALLY_BYTES + BOOK_BYTES + SOLVE_BYTES;
 
 impl GpuNs {
-    /// The backend for `layer`, stepping `dt` s per step at `params.substeps` substeps.
+    /// The backend for `layer`, with the rest of `setup` (probes, bodies), stepping `dt` s per
+    /// step at `setup.params.substeps` substeps.
     pub fn new(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         adapter: String,
         layer: &NsLayer,
-        params: &Params,
-        probe_cells: &[u32],
+        setup: &Setup,
         dt: f64,
     ) -> Result<GpuNs> {
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let (params, probe_cells) = (&setup.params, setup.probe_cells);
         // As the CPU twin: no correction where water crosses a side.
         let corrected = params.correct != 0 && !layer.forcing.open_sides() && layer.markers.is_none();
-        let target = corrected.then(|| crate::cpu::ns_solver::start_target(&layer.surface));
+        let target = corrected.then(|| crate::cpu::ns_solver::start_target(&layer.surface, setup.cover));
         let max = device.limits().max_compute_workgroups_per_dimension.min(65535);
         let substeps = params.substeps.max(1);
         let n_probes = probe_cells.len() as u32;
@@ -79,6 +89,7 @@ impl GpuNs {
             max,
         );
         uniforms.spray_unit = layer.spray.map_or(0.0, |p| p.unit_h);
+        uniforms.bodies = !setup.bodies.is_empty() as u32;
         // Room for a submit's substeps now and after they double once; more regrows the buffer.
         let records = (crate::navier_stokes::NS_CHUNK * substeps * 2) as usize;
         let buffers = NsBuffers::new(device, &uniforms, &layer.state, &layer.surface, records);
@@ -113,11 +124,23 @@ impl GpuNs {
                 (p.nx * p.ny * p.nz) as u32,
             )
         });
-        let surface = NsSurface::new(device, &buffers, &uniforms, &probe_buffer, &history, &slots);
+        // Stand-ins without bodies: the surface's volume binds `cover` either way.
+        let body_buffers = BodyBuffers::new(device, &FieldAlloc::new(device, setup), setup);
+        let surface = NsSurface::new(
+            device,
+            &buffers,
+            &uniforms,
+            &probe_buffer,
+            &history,
+            &slots,
+            &body_buffers.cover,
+        );
+        let bodies = (body_buffers.count != 0)
+            .then(|| LayerBodies::new(device, setup, &buffers, &grid.grid_layout, &slots, body_buffers));
         let spray = layer.spray.map(|p| NsSpray::new(device, &buffers, p, &slots));
         let report_readback = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("ns report readback"),
-            size: STATS_BYTES + FOLD_BYTES + TALLY_BYTES + BOOK_BYTES + history.size(),
+            size: HEAD_BYTES + history.size() + bodies.as_ref().map_or(0, |b| b.buffers.history.size()),
             usage: U::MAP_READ | U::COPY_DST,
             mapped_at_creation: false,
         });
@@ -145,6 +168,7 @@ impl GpuNs {
             adapter,
             spray,
             markers,
+            bodies,
         })
     }
 
@@ -266,6 +290,13 @@ impl Solver for GpuNs {
                             let spray = self.spray.as_ref().expect("the schedule has spray only with it");
                             spray.step(&mut pass, self.level, step * self.slot_stride);
                         }
+                        Pass::Footprint | Pass::Coupling | Pass::NsBodies | Pass::Integrate => {
+                            let bodies = self
+                                .bodies
+                                .as_ref()
+                                .expect("the schedule has body passes only with bodies");
+                            bodies.record(&mut pass, p, &self.grid, self.level, step * self.slot_stride);
+                        }
                         Pass::Probe => self.surface.probe(&mut pass, step * self.slot_stride),
                         other => unreachable!("{other:?} is not a pass of the Navier-Stokes layer"),
                     }
@@ -281,8 +312,11 @@ impl Solver for GpuNs {
             }
         }
         let probe_bytes = (steps * self.n_probes * 4) as u64;
+        let body_bytes = self.bodies.as_ref().map_or(0, |b| {
+            (steps * b.buffers.count) as u64 * crate::bodies::HISTORY_FLOATS as u64 * 4
+        });
         let rb = &self.report_readback;
-        let head = STATS_BYTES + FOLD_BYTES + TALLY_BYTES + BOOK_BYTES;
+        let head = HEAD_BYTES;
         encoder.copy_buffer_to_buffer(&self.buffers.stats, 0, rb, 0, STATS_BYTES);
         encoder.copy_buffer_to_buffer(&self.buffers.volume, 0, rb, STATS_BYTES, FOLD_BYTES);
         if let Some(spray) = &self.spray {
@@ -291,18 +325,26 @@ impl Solver for GpuNs {
         if let Some(m) = &self.markers {
             encoder.copy_buffer_to_buffer(&m.book, 0, rb, STATS_BYTES + FOLD_BYTES + TALLY_BYTES, BOOK_BYTES);
         }
+        if let Some(b) = &self.bodies {
+            let at = head - SOLVE_BYTES;
+            encoder.copy_buffer_to_buffer(&b.buffers.solve, 0, rb, at, SOLVE_BYTES);
+            encoder.copy_buffer_to_buffer(&b.buffers.history, 0, rb, head + probe_bytes, body_bytes);
+        }
         if probe_bytes > 0 {
             encoder.copy_buffer_to_buffer(&self.history, 0, rb, head, probe_bytes);
         }
         self.queue.submit([encoder.finish()]);
-        let bytes = super::readback::map(&self.device, rb, head + probe_bytes)?;
+        let bytes = super::readback::map(&self.device, rb, head + probe_bytes + body_bytes)?;
         if let Some(e) = pollster::block_on(scope.pop()) {
             return Err(Error::Gpu(e.to_string()));
         }
         let (stats, rest) = bytes.split_at(STATS_BYTES as usize);
         let (fold, rest) = rest.split_at(FOLD_BYTES as usize);
         let (tally, rest) = rest.split_at(TALLY_BYTES as usize);
-        let (book, probes) = rest.split_at(BOOK_BYTES as usize);
+        let (book, rest) = rest.split_at(BOOK_BYTES as usize);
+        let (solve, rest) = rest.split_at(SOLVE_BYTES as usize);
+        let (probes, body_history) = rest.split_at(probe_bytes as usize);
+        let solve: crate::bodies::Solve = bytemuck::pod_read_unaligned(solve);
         let tally: Vec<u32> = bytemuck::pod_collect_to_vec(tally);
         let book: Vec<u32> = bytemuck::pod_collect_to_vec(book);
         let stats: Vec<u32> = bytemuck::pod_collect_to_vec(stats);
@@ -323,6 +365,7 @@ impl Solver for GpuNs {
             first_bad_step: (courant.is_nan() || courant >= 1.0).then_some(steps.saturating_sub(1)),
             totals: Totals {
                 max_depth: fold[3],
+                held: fold[7],
                 nonfinite: fold[4].to_bits(),
                 sum_depth: (fold[0] as f64 + fold[1] as f64) as f32,
                 ..Totals::default()
@@ -339,6 +382,14 @@ impl Solver for GpuNs {
                 .spray
                 .as_ref()
                 .map(|_| crate::ns_spray::report(&tally, fold[crate::ns_spray::IN_FLIGHT as usize].to_bits())),
+            bodies: bytemuck::pod_collect_to_vec(body_history),
+            coupling: match &self.bodies {
+                Some(b) => SolveReport {
+                    iterations: solve.iterations,
+                    residual: if b.is_pcg() { solve.residual() } else { f32::NAN },
+                },
+                None => SolveReport::default(),
+            },
             ..ChunkReport::default()
         })
     }
@@ -383,6 +434,14 @@ impl Solver for GpuNs {
             },
             ns_markers: markers.as_ref().map_or_else(Vec::new, |m| m.at.clone()),
             ns_marker_book: markers.as_ref().map_or_else(Vec::new, |m| m.book(self.params.nz)),
+            bodies: match &self.bodies {
+                Some(b) => self.read(&b.buffers.states)?,
+                None => Vec::new(),
+            },
+            cover: match &self.bodies {
+                Some(b) => self.read(&b.buffers.cover)?,
+                None => Vec::new(),
+            },
             ..SolverState::default()
         })
     }
@@ -426,6 +485,12 @@ impl Solver for GpuNs {
                 &crate::cpu::ns_markers::Markers::from_book(&saved.ns_marker_book, &saved.ns_markers, nz),
                 nz,
             );
+        }
+        if let Some(b) = &self.bodies {
+            self.queue
+                .write_buffer(&b.buffers.states, 0, bytemuck::cast_slice(&saved.bodies));
+            self.queue
+                .write_buffer(&b.buffers.cover, 0, bytemuck::cast_slice(&saved.cover));
         }
         Ok(())
     }

@@ -27,7 +27,8 @@ pub struct NsSurface {
 
 impl NsSurface {
     /// The passes over `b`, with the probes' cells in `probe_cells`, their per-step history in
-    /// `history` and the step slots in `slots`.
+    /// `history`, the step slots in `slots` and what covers each cell in `cover` (the bodies'
+    /// held volume, which the volume leaves out).
     pub fn new(
         device: &wgpu::Device,
         b: &NsBuffers,
@@ -35,6 +36,7 @@ impl NsSurface {
         probe_cells: &wgpu::Buffer,
         history: &wgpu::Buffer,
         slots: &wgpu::Buffer,
+        cover: &wgpu::Buffer,
     ) -> NsSurface {
         let module = super::shaders::module(device, "ns_surface.wgsl", super::shaders::NS_SURFACE);
         let fields_layout = layout(
@@ -47,6 +49,7 @@ impl NsSurface {
                 storage_entry(3, false),
                 storage_entry(4, false),
                 storage_entry(5, false),
+                storage_entry(6, true),
             ],
         );
         let level_layout = layout(device, "ns surface velocity", &[storage_entry(0, true)]);
@@ -58,7 +61,7 @@ impl NsSurface {
         let fields = group(
             "ns surface",
             &fields_layout,
-            &[&b.uniforms, &b.h, &b.ground, &b.faces, &b.scale, &b.volume],
+            &[&b.uniforms, &b.h, &b.ground, &b.faces, &b.scale, &b.volume, cover],
         );
         let levels = [0, 1].map(|a| group("ns surface velocity", &level_layout, &[&b.vel[a]]));
         let probes = group("ns probes", &probe_layout, &[probe_cells, history]);

@@ -229,6 +229,19 @@ impl GpuState {
         })
     }
 
+    /// What the body passes and the coupling bind of this state.
+    pub fn body_surface(&self) -> super::bodies::BodySurface<'_> {
+        super::bodies::BodySurface {
+            params: &self.params,
+            ground: &self.ground,
+            eta: [&self.eta[0], &self.eta[1]],
+            vel: [&self.vel[0], &self.vel[1]],
+            slots: &self.slots,
+            nx: self.nx,
+            ny: self.ny,
+        }
+    }
+
     /// nx·ny.
     pub fn cells(&self) -> u32 {
         self.nx * self.ny

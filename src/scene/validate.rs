@@ -484,8 +484,12 @@ impl Check<'_> {
         if scene.rain.is_some() {
             return self.fail("rain.rate", format!("[rain] {not_yet}"));
         }
-        if !scene.bodies.is_empty() {
-            return self.fail("body[0].shape", format!("a rigid body {not_yet}"));
+        if !scene.bodies.is_empty() && ns.surface == crate::scene::NsSurfaceMode::Markers {
+            return self.fail(
+                "body[0].shape",
+                "a rigid body floats on the layer's height field: navier_stokes.surface = \"markers\" takes none"
+                    .into(),
+            );
         }
         if scene.physics.volume_correction == VolumeCorrection::Regions {
             return self.fail(

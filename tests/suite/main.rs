@@ -13,6 +13,7 @@ mod embed;
 mod fast_cpu;
 mod gpu_vs_cpu;
 mod navier_stokes;
+mod ns_bodies;
 mod ns_markers;
 mod ns_spray;
 mod physics;
