@@ -7,9 +7,16 @@
 // Each body is a lattice of nodes in its own frame (at most NODES_PER_AXIS along each axis,
 // spaced about half the smaller of a height-field cell and a layer; an ellipsoid keeps the nodes
 // inside it), each standing for an equal share dV of the body's exact volume. A node is in the
-// water by the share `wet` of its vertical extent between the ground and the surface of the
-// height-field cell under it (the body's own columns carry its waterline: bodies.wgsl's `held`),
-// so the force varies smoothly as the body sinks instead of in steps of a node. On it acts
+// water by the share `wet` of its vertical extent between the ground under it and the water's
+// surface, so the force varies smoothly as the body sinks instead of in steps of a node. While
+// the body pierces the surface: over the columns it covers, that surface is the column's, which
+// carries the body's submerged volume (bodies.wgsl's `held`) up to its waterline, except that
+// water still above its underside is water the coupling has yet to expel sideways, not water
+// over the body (it would feel it twice and heave on it); over the cells at its rim it covers no
+// centre of, the surface is its waterline (bodies.wgsl `integrate`, the mean surface of the open
+// water around it): those cells hold the water just expelled into them, and a body a few cells
+// across that read them was kicked out of the water. A flooded body reads the surface over it.
+// On it acts
 // f = −ρ·∇p·dV·wet (eq. 13; the gravity m·g is `integrate`'s, at the centre of mass), with ∇p the
 // seed's difference of eq. 14 between the node's cell and its neighbour, taken on both faces of
 // the cell along each axis and weighted by where the node lies between them (only faces between
@@ -169,9 +176,13 @@ fn body_loads(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
         let fj = min(u32(max(r.y / fine, 0.0)), ns.fny - 1u);
         let fc = fj * ns.fnx + fi;
         var surface = h[fc];
-        let cv = cover[fc];
-        if (cv.owner & TAGGED) != 0u {
-            surface = min(surface, cv.bottom + cv.held);
+        if b.kind.z == 0u {
+            let cv = cover[fc];
+            if (cv.owner & TAGGED) != 0u {
+                surface = min(surface, cv.bottom + cv.held);
+            } else {
+                surface = b.contact.x;
+            }
         }
         let bed = ground[fc];
         if surface <= bed {

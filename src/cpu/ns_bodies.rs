@@ -108,7 +108,7 @@ fn water_velocity(p: &NsParams, s: &NsState, r: Vec3) -> Vec3 {
 
 /// Per body three entries: (force, Σ wet·dV), (torque, nodes), (the water's velocity, Σ wet);
 /// N, N·m and m/s in the world frame, as `body_loads` writes them. `cover`: what covers each
-/// height-field cell (a pierced body's nodes read its waterline over its own columns).
+/// height-field cell.
 pub fn loads(
     p: &NsParams,
     bp: &BodyParams,
@@ -145,10 +145,14 @@ pub fn loads(
             let fi = ((r.x / fine).max(0.0) as usize).min(f.nx - 1);
             let fj = ((r.y / fine).max(0.0) as usize).min(f.ny - 1);
             let fc = fj * f.nx + fi;
-            let (mut surface, bed) = (f.h[fc], f.ground[fc]);
-            if let Some(cv) = cover.get(fc).filter(|cv| cv.tagged()) {
-                surface = surface.min(cv.bottom + cv.held);
-            }
+            // Piercing the surface: its columns' surface short of water still to expel, its
+            // waterline at its rim; flooded, the surface over it.
+            let surface = match cover.get(fc) {
+                _ if b.kind[2] != 0 => f.h[fc],
+                Some(cv) if cv.tagged() => f.h[fc].min(cv.bottom + cv.held),
+                _ => b.contact[0],
+            };
+            let bed = f.ground[fc];
             if surface <= bed {
                 continue;
             }
@@ -209,6 +213,20 @@ mod tests {
         }
     }
 
+    /// Every cell of the pool covered and tagged, the box's underside at −1 m and its held volume
+    /// up to the still level: the nodes read the pool's surface, 0.
+    fn cover() -> Vec<crate::bodies::Cover> {
+        vec![
+            crate::bodies::Cover {
+                bottom: -1.0,
+                top: 1.0,
+                owner: 1 | crate::bodies::TAGGED,
+                held: 1.0,
+            };
+            64
+        ]
+    }
+
     fn params() -> BodyParams {
         BodyParams {
             count: 1,
@@ -227,7 +245,7 @@ mod tests {
     fn still_water_lifts_a_box_by_the_weight_of_the_water_it_displaces() {
         let (p, s, f) = pool();
         for (z, under) in [(-0.1f32, 0.3f32), (-0.5, 0.4), (0.0, 0.2), (0.15, 0.05)] {
-            let l = loads(&p, &params(), &s, &f, &[], &[body(SHAPE_BOX, z)]);
+            let l = loads(&p, &params(), &s, &f, &cover(), &[body(SHAPE_BOX, z)]);
             let want = 1000.0 * 9.81 * 0.6 * 0.6 * under;
             assert!(
                 (l[0][2] - want).abs() < 1e-4 * want,
@@ -248,24 +266,37 @@ mod tests {
     #[test]
     fn a_submerged_ellipsoid_is_lifted_by_its_exact_volume() {
         let (p, s, f) = pool();
-        let l = loads(&p, &params(), &s, &f, &[], &[body(SHAPE_ELLIPSOID, -0.5)]);
+        let l = loads(&p, &params(), &s, &f, &cover(), &[body(SHAPE_ELLIPSOID, -0.5)]);
         let want = 1000.0 * 9.81 * 4.0 / 3.0 * std::f32::consts::PI * 0.3 * 0.3 * 0.2;
         assert!((l[0][2] - want).abs() < 1e-4 * want, "lift {} N, want {want}", l[0][2]);
     }
 
-    /// Half a box out of the water on one side (the surface tilted by a step in h) turns it: the
-    /// wetter half gets more lift, so the torque about y has the sign that lifts that side.
+    /// Eq. 14's gradient, not only gravity's: a pressure sloping along x by 2 m²/s² per metre
+    /// (kinematic) pushes the box towards the low side with ρ·(∂p/∂x)·V under water, and lifts
+    /// it as before.
     #[test]
-    fn more_water_under_one_side_turns_the_body() {
-        let (p, s, mut f) = pool();
-        for j in 0..8 {
-            for i in 0..4 {
-                f.h[j * 8 + i] = -0.15;
+    fn a_sloping_pressure_pushes_the_body_down_the_slope() {
+        let (p, mut s, f) = pool();
+        for k in 0..p.nz {
+            for j in 0..p.ny {
+                for i in 0..p.nx {
+                    s.p[p.cell(i, j, k)] += 2.0 * (i as f32 + 0.5) * p.dx;
+                }
             }
         }
-        let l = loads(&p, &params(), &s, &f, &[], &[body(SHAPE_BOX, -0.05)]);
-        // The east half (x > 1 m) stands in more water: its lift's moment about y is −x·F_z < 0.
-        assert!(l[1][1] < -1.0, "torque about y {} N·m", l[1][1]);
+        let l = loads(&p, &params(), &s, &f, &cover(), &[body(SHAPE_BOX, -0.1)]);
+        let under = 0.6 * 0.6 * 0.3;
+        let want = -1000.0 * 2.0 * under;
+        assert!(
+            (l[0][0] - want).abs() < 1e-3 * want.abs(),
+            "F_x {} N, want {want}",
+            l[0][0]
+        );
+        assert!(
+            (l[0][2] - 1000.0 * 9.81 * under).abs() < 1e-3 * 9810.0 * under,
+            "lift {}",
+            l[0][2]
+        );
     }
 
     /// The water's velocity around the body is that of the cells its wet nodes lie in.
@@ -273,7 +304,7 @@ mod tests {
     fn the_water_velocity_is_read_at_the_wet_nodes() {
         let (p, mut s, f) = pool();
         s.u.iter_mut().for_each(|u| *u = 0.5);
-        let l = loads(&p, &params(), &s, &f, &[], &[body(SHAPE_BOX, -0.1)]);
+        let l = loads(&p, &params(), &s, &f, &cover(), &[body(SHAPE_BOX, -0.1)]);
         assert!(
             (l[2][0] - 0.5).abs() < 1e-6 && l[2][1].abs() < 1e-6,
             "water velocity {:?}",
