@@ -187,3 +187,16 @@ fn a_resumed_run_with_bodies_ends_on_the_bits_of_a_straight_one() {
         );
     }
 }
+
+/// Marker particles (2D runs) draw no height field for a body to float on: refused, naming the
+/// key.
+#[test]
+fn a_body_with_the_markers_is_a_clear_error() {
+    let text = "[grid]\nnx = 8\nny = 2\ndx = 0.1\n[time]\ndt = 0.01\n[physics]\nmodel = \"navier-stokes\"\n\
+                [navier_stokes]\ncoarsen = 2\nsurface = \"markers\"\n[terrain]\nflat = -0.5\n[water]\nlevel = 0.0\n\
+                [[body]]\nsize = [0.2, 0.1, 0.1]\nposition = [0.4, 0.1, 0.0]\ndensity = 500\n";
+    let e = shoal::Scene::parse(text, std::path::Path::new("t.toml"), std::path::Path::new("."))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("body[0].shape") && e.contains("markers"), "{e}");
+}
