@@ -1,9 +1,8 @@
 //! Rigid bodies two-way coupled with the water (GAMES103's virtual height, Wilson et al.'s cube):
 //! Archimedes, volume, the solvers, GPU against CPU, the dropped cube, scripted bodies.
 
-use crate::common::{scene, simulation, BOTH};
-use shoal::BodySample;
-use shoal::{Backend, Simulation};
+use crate::common::{scene, simulation, trajectory, water_volume, BOTH};
+use shoal::Backend;
 
 /// A 1.6 m × 1.6 m pool, 0.5 m deep (still level 0), cells of 2 cm, dt 10 ms, with bodies.
 /// `physics` adds keys to [physics]; PCG runs at most 40 iterations (it needs about 23 here).
@@ -13,19 +12,6 @@ fn pool(physics: &str, bodies: &[&str]) -> String {
         "[grid]\nnx = 80\nny = 80\ndx = 0.02\n[time]\ndt = 0.01\nsteps = 100\n\
          [physics]\ncoupling_iterations = 40\n{physics}\n[terrain]\nflat = -0.5\n[water]\nlevel = 0.0\n{bodies}"
     )
-}
-
-/// Runs `steps` steps and returns every body after every step (row 0: the start).
-fn trajectory(sim: &mut Simulation, steps: u64) -> Vec<Vec<BodySample>> {
-    let mut rows = vec![sim.bodies().to_vec()];
-    sim.step(steps).unwrap();
-    rows.extend(sim.take_body_samples());
-    rows
-}
-
-fn water_volume(sim: &mut Simulation) -> f64 {
-    let surface = sim.surface().unwrap();
-    sim.stats(&surface).volume
 }
 
 /// Archimedes: a body floats where the water it displaces weighs what it does. Released with its

@@ -169,3 +169,17 @@ height = 0.04
 "#
     )
 }
+
+/// Runs `steps` steps and returns every body after every step (row 0: the start).
+pub fn trajectory(sim: &mut Simulation, steps: u64) -> Vec<Vec<shoal::BodySample>> {
+    let mut rows = vec![sim.bodies().to_vec()];
+    sim.step(steps).unwrap();
+    rows.extend(sim.take_body_samples());
+    rows
+}
+
+/// The water in a run's surface, m³ (a body's volume in its columns left out).
+pub fn water_volume(sim: &mut Simulation) -> f64 {
+    let surface = sim.surface().unwrap();
+    sim.stats(&surface).volume
+}

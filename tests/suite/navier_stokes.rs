@@ -325,12 +325,6 @@ fn the_gpu_passes_follow_the_cpu_twin() {
     }
 }
 
-/// The water in a run's height field, m³.
-fn water(sim: &mut Simulation) -> f64 {
-    let surface = sim.surface().unwrap();
-    sim.stats(&surface).volume
-}
-
 #[test]
 fn an_inflow_raises_a_closed_basin_by_what_it_brings() {
     // A basin 2 m long, 0.5 m deep, fed at 1 cm/s through its whole west side: the side's flux
@@ -342,9 +336,9 @@ fn an_inflow_raises_a_closed_basin_by_what_it_brings() {
                 [navier_stokes]\nlayers = 12\n[navier_stokes.inflow]\nside = \"west\"\nvelocity = 0.01\n\
                 [terrain]\nflat = -0.5\n";
     let mut sim = simulation(&scene_in(dir.path(), text), Backend::Cpu);
-    let before = water(&mut sim);
+    let before = water_volume(&mut sim);
     sim.step(200).unwrap();
-    let gained = water(&mut sim) - before;
+    let gained = water_volume(&mut sim) - before;
     let exact = before * ((0.01f64 * 2.0 / 2.0).exp() - 1.0);
     eprintln!("gained {gained:.6e} m³, exact {exact:.6e}");
     assert!((gained / exact - 1.0).abs() < 2e-3, "{gained} vs {exact}");
@@ -365,7 +359,7 @@ fn a_channel_carries_its_inflow_out_through_the_outflow() {
                 [navier_stokes]\nlayers = 12\noutflow = [\"east\"]\n[navier_stokes.inflow]\nside = \"west\"\n\
                 kind = \"table\"\nfile = \"ramp.csv\"\n[terrain]\nflat = -0.5\n";
     let mut sim = simulation(&scene_in(dir.path(), text), Backend::Cpu);
-    let before = water(&mut sim);
+    let before = water_volume(&mut sim);
     let mut roughest = 0.0f32;
     for _ in 0..12 {
         sim.step(100).unwrap();
@@ -373,7 +367,7 @@ fn a_channel_carries_its_inflow_out_through_the_outflow() {
         roughest = roughest.max((55..59).map(|i| (eta[i + 1] - eta[i]).abs()).fold(0.0, f32::max));
     }
     let came_in = 0.5 * 3.0 * 0.05 * 0.5 * 0.1 + 9.0 * 0.05 * 0.5 * 0.1;
-    let kept = water(&mut sim) - before;
+    let kept = water_volume(&mut sim) - before;
     eprintln!("came in {came_in:.4e} m³, kept {kept:.3e} m³; roughest step near the outflow {roughest:.2e} m");
     assert!(
         kept.abs() < 0.05 * came_in,

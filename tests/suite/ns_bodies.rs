@@ -4,7 +4,7 @@
 //! the GPU follows the CPU twin, and a resumed run ends on the bits of a straight one.
 
 use crate::common::*;
-use shoal::{Backend, BodySample, Simulation};
+use shoal::{Backend, BodySample};
 
 /// A 1.6 m square pool, 0.5 m deep (still level 0), cells of 4 cm, 10 layers of the 3D grid,
 /// dt 10 ms, with bodies; `physics` adds keys to [physics].
@@ -15,19 +15,6 @@ fn pool(physics: &str, bodies: &[&str]) -> String {
          coupling_iterations = 40\n{physics}\n[navier_stokes]\nlayers = 10\n[terrain]\nflat = -0.5\n\
          [water]\nlevel = 0.0\n{bodies}"
     )
-}
-
-/// Runs `steps` steps and returns every body after every step (row 0: the start).
-fn trajectory(sim: &mut Simulation, steps: u64) -> Vec<Vec<BodySample>> {
-    let mut rows = vec![sim.bodies().to_vec()];
-    sim.step(steps).unwrap();
-    rows.extend(sim.take_body_samples());
-    rows
-}
-
-fn water(sim: &mut Simulation) -> f64 {
-    let surface = sim.surface().unwrap();
-    sim.stats(&surface).volume
 }
 
 /// Archimedes on the layer's pressure: released at rest at its draft (density / 1000 of its
@@ -74,11 +61,11 @@ fn bodies_float_at_their_archimedes_draft_on_the_layers_pressure() {
 fn a_dropped_box_splashes_floats_and_keeps_the_water() {
     let body = "shape = \"box\"\nsize = [0.4, 0.4, 0.2]\nposition = [0.8, 0.8, 0.25]\ndensity = 500";
     let mut sim = simulation(&scene(&pool("volume_correction = \"none\"", &[body])), Backend::Cpu);
-    let before = water(&mut sim);
+    let before = water_volume(&mut sim);
     let rows = trajectory(&mut sim, 400);
     let lowest = rows.iter().map(|r| r[0].position[2]).fold(f64::MAX, f64::min);
     let fastest = rows.iter().map(|r| r[0].velocity[2]).fold(0.0, f64::min);
-    let change = water(&mut sim) / before - 1.0;
+    let change = water_volume(&mut sim) / before - 1.0;
     let b = rows.last().unwrap()[0];
     println!(
         "lowest centre {lowest:.3} m, fastest fall {fastest:.2} m/s, end centre {:.3} m, volume change {change:.2e}",
