@@ -33,18 +33,39 @@ pub struct CpuNs {
     spray: Option<(NsSprayParams, NsSprayState)>,
     /// Marker particles set the flags (None: the height field does).
     markers: Option<(MarkerParams, Markers)>,
-    /// The bodies (None: the scene has none), moved by the layer's loads on them (`ns_bodies`);
-    /// the height field's uniforms their footprint and coupling read, the per-step change the
-    /// coupling adds to (scratch: the layer carries velocities) and the last step's loads.
+    /// The bodies (None: the scene has none), moved by the layer's loads on them (`ns_bodies`).
     bodies: Option<LayerBodies>,
 }
 
 /// The bodies in the layer on the CPU.
 struct LayerBodies {
     set: super::bodies::BodySet,
+    /// The height field's uniforms, which its footprint and coupling read.
     surface_params: Params,
+    /// The per-step change the coupling adds to (scratch: the layer carries velocities).
     change: Vec<f32>,
+    /// The last `ns_bodies::loads`, three per body.
     loads: Vec<[f32; 4]>,
+}
+
+impl LayerBodies {
+    /// One of the schedule's body passes over the layer's grid `s` and surface `f`; `integrate`
+    /// appends each body's history entry to `history`.
+    fn run(&mut self, pass: Pass, ns: &NsParams, s: &NsState, f: &mut Surface, history: &mut Vec<f32>) {
+        let p = &self.surface_params;
+        match pass {
+            Pass::Footprint => {
+                self.set.footprint(p, &f.ground, &mut f.h);
+                held_from(&mut f.held, &self.set.cover);
+            }
+            Pass::Coupling => self.set.couple(p, &f.ground, &mut f.h, &mut self.change),
+            Pass::NsBodies => {
+                self.loads = super::ns_bodies::loads(ns, &self.set.params, s, f, &self.set.cover, &self.set.states);
+            }
+            Pass::Integrate => self.set.integrate(p, &f.ground, &f.h, &self.loads, history),
+            other => unreachable!("{other:?} is not a body pass"),
+        }
+    }
 }
 
 impl CpuNs {
@@ -82,9 +103,7 @@ impl CpuNs {
         held_from(&mut solver.surface.held, setup.cover);
         solver
     }
-}
 
-impl CpuNs {
     /// What covers each height-field cell (empty without bodies).
     fn cover(&self) -> &[crate::bodies::Cover] {
         self.bodies.as_ref().map_or(&[], |b| &b.set.cover)
@@ -191,45 +210,12 @@ impl Solver for CpuNs {
                         };
                         super::ns_spray::step(sp, &layer, spray, &mut self.surface, input.first_step as u32 + k + 1);
                     }
-                    Pass::Footprint => {
+                    Pass::Footprint | Pass::Coupling | Pass::NsBodies | Pass::Integrate => {
                         let b = self
                             .bodies
                             .as_mut()
                             .expect("the schedule has body passes only with bodies");
-                        let f = &mut self.surface;
-                        b.set.footprint(&b.surface_params, &f.ground, &mut f.h);
-                        held_from(&mut f.held, &b.set.cover);
-                    }
-                    Pass::Coupling => {
-                        let b = self
-                            .bodies
-                            .as_mut()
-                            .expect("the schedule has body passes only with bodies");
-                        let f = &mut self.surface;
-                        b.set.couple(&b.surface_params, &f.ground, &mut f.h, &mut b.change);
-                    }
-                    Pass::NsBodies => {
-                        let b = self
-                            .bodies
-                            .as_mut()
-                            .expect("the schedule has body passes only with bodies");
-                        b.loads = super::ns_bodies::loads(
-                            &self.params,
-                            &b.set.params,
-                            &self.state,
-                            &self.surface,
-                            &b.set.cover,
-                            &b.set.states,
-                        );
-                    }
-                    Pass::Integrate => {
-                        let b = self
-                            .bodies
-                            .as_mut()
-                            .expect("the schedule has body passes only with bodies");
-                        let f = &self.surface;
-                        b.set
-                            .integrate(&b.surface_params, &f.ground, &f.h, &b.loads, &mut history);
+                        b.run(pass, &self.params, &self.state, &mut self.surface, &mut history);
                     }
                     Pass::Probe => probes.extend(self.probe_cells.iter().map(|&c| self.surface.h[c as usize])),
                     other => unreachable!("{other:?} is not a pass of the Navier-Stokes layer"),
