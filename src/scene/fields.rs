@@ -101,10 +101,12 @@ fn build_ground(scene: &Scene, nx: usize, ny: usize) -> Result<Vec<f64>> {
     } else if let Some(png) = &t.png {
         let path = scene.resolve_path(&png.path);
         let grey = read_png_grey(scene, &path)?;
-        resample_png(&grey, nx, ny)
+        resample(&grey, nx, ny)
             .into_iter()
             .map(|v| png.min + v * (png.max - png.min))
             .collect()
+    } else if let Some(p) = &t.geotiff {
+        read_dem(scene, p, nx, ny)?
     } else if let Some(s) = t.slope {
         let mut g = vec![0.0; nx * ny];
         for_each_centre(scene, |idx, x, y| g[idx] = s.base + s.grad[0] * x + s.grad[1] * y);
@@ -147,14 +149,47 @@ fn read_field(scene: &Scene, key: &str, p: &Path, nx: usize, ny: usize) -> Resul
     Ok(field.data)
 }
 
-/// A greyscale image in [0, 1], row 0 at the top.
-struct Grey {
+/// A raster read from a file, row 0 at the top (the north edge): a greyscale image in [0, 1], or a
+/// DEM's heights with NaN for nodata.
+struct Raster {
     width: usize,
     height: usize,
     values: Vec<f64>,
 }
 
-fn read_png_grey(scene: &Scene, path: &Path) -> Result<Grey> {
+/// The GeoTIFF DEM at `p` on the grid: resampled over the whole domain, nodata pixels at
+/// `terrain.nodata` (default a wall 1 m above the highest of the DEM's ground and the still
+/// water).
+fn read_dem(scene: &Scene, p: &Path, nx: usize, ny: usize) -> Result<Vec<f64>> {
+    let path = scene.resolve_path(p);
+    let text = std::fs::read_to_string(&scene.origin).ok();
+    let fail = |why: String| scene.error_at(text.as_deref(), "terrain.geotiff", why);
+    let dem = crate::io::geotiff::read(&path).map_err(fail)?;
+    let highest = dem
+        .heights
+        .iter()
+        .copied()
+        .filter(|h| h.is_finite())
+        .fold(f64::NEG_INFINITY, f64::max);
+    if highest == f64::NEG_INFINITY {
+        return Err(fail(format!("{}: every pixel is nodata", path.display())));
+    }
+    let raster = Raster {
+        width: dem.header.width,
+        height: dem.header.height,
+        values: dem.heights,
+    };
+    let wall = scene
+        .terrain
+        .nodata
+        .unwrap_or_else(|| highest.max(scene.water.level.unwrap_or(0.0)) + 1.0);
+    Ok(resample(&raster, nx, ny)
+        .into_iter()
+        .map(|h| if h.is_finite() { h } else { wall })
+        .collect())
+}
+
+fn read_png_grey(scene: &Scene, path: &Path) -> Result<Raster> {
     let text = std::fs::read_to_string(&scene.origin).ok();
     let img = image::ImageReader::open(path)
         .map_err(|e| scene.error_at(text.as_deref(), "terrain.png", format!("{}: {e}", path.display())))?
@@ -169,16 +204,18 @@ fn read_png_grey(scene: &Scene, path: &Path) -> Result<Grey> {
             )
         })?
         .into_luma16();
-    Ok(Grey {
+    Ok(Raster {
         width: img.width() as usize,
         height: img.height() as usize,
         values: img.pixels().map(|p| p.0[0] as f64 / 65535.0).collect(),
     })
 }
 
-/// Bilinear resampling onto the grid's cell centres. The image is a map: its top row is the
-/// north side (largest y), so j = ny − 1 samples near image row 0.
-fn resample_png(img: &Grey, nx: usize, ny: usize) -> Vec<f64> {
+/// Bilinear resampling onto the grid's cell centres. The raster is a map: its top row is the
+/// north side (largest y), so j = ny − 1 samples near row 0. Only taps of non-zero weight count,
+/// so a grid of the raster's own size reads each pixel exactly and NaN (nodata) spreads to the
+/// cells whose samples touch it, no further.
+fn resample(img: &Raster, nx: usize, ny: usize) -> Vec<f64> {
     let sample = |u: f64, v: f64| {
         let fx = (u * img.width as f64 - 0.5).clamp(0.0, (img.width - 1) as f64);
         let fy = (v * img.height as f64 - 0.5).clamp(0.0, (img.height - 1) as f64);
@@ -186,9 +223,21 @@ fn resample_png(img: &Grey, nx: usize, ny: usize) -> Vec<f64> {
         let (x1, y1) = ((x0 + 1).min(img.width - 1), (y0 + 1).min(img.height - 1));
         let (tx, ty) = (fx - x0 as f64, fy - y0 as f64);
         let at = |x: usize, y: usize| img.values[y * img.width + x];
-        let top = at(x0, y0) * (1.0 - tx) + at(x1, y0) * tx;
-        let bottom = at(x0, y1) * (1.0 - tx) + at(x1, y1) * tx;
-        top * (1.0 - ty) + bottom * ty
+        let mix = |a: f64, b: f64, t: f64| {
+            if t == 0.0 {
+                a
+            } else if t == 1.0 {
+                b
+            } else {
+                a * (1.0 - t) + b * t
+            }
+        };
+        let row = |y: usize| mix(at(x0, y), at(x1, y), tx);
+        if ty == 0.0 {
+            row(y0)
+        } else {
+            mix(row(y0), row(y1), ty)
+        }
     };
     let mut out = vec![0.0; nx * ny];
     for j in 0..ny {

@@ -25,6 +25,7 @@ pub struct Scene {
     #[serde(default = "default_name")]
     pub name: String,
     /// `[grid]`: the cells.
+    #[serde(default)]
     pub grid: Grid,
     /// `[time]`: the step length and count.
     pub time: Time,
@@ -77,9 +78,10 @@ fn default_name() -> String {
     "untitled".into()
 }
 
-/// `[grid]`: the cells.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// `[grid]`: the cells. Required, except what a `[terrain] geotiff` DEM gives (its pixels across
+/// and down, its pixel size): a key left out is 0 here until `Scene::parse` fills it.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct Grid {
     /// Cells along x (at least 2).
     pub nx: u32,
@@ -808,7 +810,7 @@ pub struct TerrainBox {
     pub top: f64,
 }
 
-/// `[terrain]`: the ground b; flat at 0 by default, at most one of flat, slope, npy, png.
+/// `[terrain]`: the ground b; flat at 0 by default, at most one of flat, slope, npy, png, geotiff.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Terrain {
@@ -824,6 +826,14 @@ pub struct Terrain {
     /// A greyscale picture.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub png: Option<PngTerrain>,
+    /// A GeoTIFF DEM (one band of heights, metres): it sets the `[grid]` keys the scene leaves
+    /// out, and is resampled onto the grid over the whole domain, north up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub geotiff: Option<PathBuf>,
+    /// The height of the DEM's nodata pixels; default a wall 1 m above the highest of its ground
+    /// and the still water.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodata: Option<f64>,
     /// `[[terrain.box]]`: raised rectangles.
     #[serde(default, rename = "box", skip_serializing_if = "Vec::is_empty")]
     pub boxes: Vec<TerrainBox>,
@@ -1049,8 +1059,52 @@ impl Scene {
         })?;
         scene.base_dir = base_dir.to_path_buf();
         scene.origin = origin.to_path_buf();
+        scene.grid_from_dem(text)?;
         validate::validate(&scene, text)?;
         Ok(scene)
+    }
+
+    /// Fills the `[grid]` keys `text` leaves out from the scene's GeoTIFF DEM: its pixels across
+    /// and down, its pixel size. Without a DEM they are required.
+    fn grid_from_dem(&mut self, text: &str) -> Result<()> {
+        let given = |key: &str| locate::line_of_key(text, key).is_some();
+        let Some(missing) = ["grid.nx", "grid.ny", "grid.dx"].into_iter().find(|k| !given(k)) else {
+            return Ok(());
+        };
+        let Some(dem) = self.terrain.geotiff.clone() else {
+            let why = "required (or a [terrain] geotiff DEM, which gives it)".to_string();
+            return Err(self.error_at(Some(text), missing, why));
+        };
+        let path = self.resolve_path(&dem);
+        let fail = |scene: &Scene, why: String| scene.error_at(Some(text), "terrain.geotiff", why);
+        let h = crate::io::geotiff::read_header(&path).map_err(|e| fail(self, e))?;
+        if !given("grid.nx") {
+            self.grid.nx = h.width as u32;
+        }
+        if !given("grid.ny") {
+            self.grid.ny = h.height as u32;
+        }
+        if !given("grid.dx") {
+            self.grid.dx = match h.pixel {
+                Some([sx, sy]) if (sx - sy).abs() <= 1e-9 * sx.max(sy) => sx,
+                Some([sx, sy]) => {
+                    let why = format!(
+                        "{}: its pixels are {sx} × {sy}, and Shoal's cells are square: give [grid] dx (the DEM \
+                         is resampled onto the grid)",
+                        path.display()
+                    );
+                    return Err(fail(self, why));
+                }
+                None => {
+                    let why = format!(
+                        "{} gives no pixel size (no ModelPixelScale tag): give [grid] dx",
+                        path.display()
+                    );
+                    return Err(fail(self, why));
+                }
+            };
+        }
+        Ok(())
     }
 
     /// An error about `key` (a dotted path such as `water.bump[1].radius`), located in `text`.
@@ -1076,7 +1130,11 @@ impl Scene {
         let mut s = self.clone();
         s.boundary = self.boundary.resolved();
         s.time.substeps = substeps;
-        if s.terrain.slope.is_none() && s.terrain.npy.is_none() && s.terrain.png.is_none() {
+        if s.terrain.slope.is_none()
+            && s.terrain.npy.is_none()
+            && s.terrain.png.is_none()
+            && s.terrain.geotiff.is_none()
+        {
             s.terrain.flat.get_or_insert(0.0);
         }
         let abs = |p: &Path| std::path::absolute(self.resolve_path(p)).unwrap_or(p.to_path_buf());
@@ -1085,6 +1143,9 @@ impl Scene {
         }
         if let Some(png) = &mut s.terrain.png {
             png.path = abs(&png.path);
+        }
+        if let Some(p) = &s.terrain.geotiff {
+            s.terrain.geotiff = Some(abs(p));
         }
         if let Some(p) = &s.water.npy {
             s.water.npy = Some(abs(p));

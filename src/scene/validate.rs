@@ -136,6 +136,7 @@ impl Check<'_> {
             t.slope.map(|_| "slope"),
             t.npy.as_ref().map(|_| "npy"),
             t.png.as_ref().map(|_| "png"),
+            t.geotiff.as_ref().map(|_| "geotiff"),
         ]
         .into_iter()
         .flatten()
@@ -144,13 +145,22 @@ impl Check<'_> {
             return self.fail(
                 &format!("terrain.{}", kinds[1]),
                 format!(
-                    "at most one of flat / slope / npy / png may be given (got {})",
+                    "at most one of flat / slope / npy / png / geotiff may be given (got {})",
                     kinds.join(" and ")
                 ),
             );
         }
         if let Some(v) = t.flat {
             self.finite("terrain.flat", v)?;
+        }
+        if let Some(v) = t.nodata {
+            self.finite("terrain.nodata", v)?;
+            if t.geotiff.is_none() {
+                return self.fail(
+                    "terrain.nodata",
+                    "is the height of a GeoTIFF DEM's nodata pixels: give terrain.geotiff".into(),
+                );
+            }
         }
         if let Some(sl) = t.slope {
             self.finite("terrain.slope", sl.base)?;

@@ -1,0 +1,176 @@
+//! GeoTIFF DEMs as terrain (`[terrain] geotiff`): the grid from the file's size and pixel, the
+//! ground north up, integer DEMs with nodata, resampling onto a grid the scene sets, and the
+//! errors a bad file gets. The DEMs are written here (`shoal::io::geotiff::write` for float32;
+//! the `tiff` crate's encoder for the others), never downloaded.
+
+use crate::common::*;
+use shoal::io::geotiff;
+use shoal::{Backend, Scene};
+use std::path::Path;
+use tiff::encoder::{colortype, TiffEncoder};
+use tiff::tags::Tag;
+
+/// A float32 DEM `w` × `h` (row 0 north) with 2 m pixels, its north-west corner at (1000, 5000).
+fn write_dem(dir: &Path, name: &str, w: usize, h: usize, height: impl Fn(usize, usize) -> f32) {
+    let heights: Vec<f32> = (0..h)
+        .flat_map(|r| (0..w).map(move |c| (c, r)))
+        .map(|(c, r)| height(c, r))
+        .collect();
+    geotiff::write(&dir.join(name), w, h, &heights, [2.0, 2.0], [1000.0, 5000.0], None).unwrap();
+}
+
+fn parse(dir: &Path, text: &str) -> Result<Scene, String> {
+    std::fs::write(dir.join("scene.toml"), text).unwrap();
+    Scene::from_file(&dir.join("scene.toml")).map_err(|e| e.to_string())
+}
+
+/// A bad file: what it is, how to write it, and what the error must say.
+type BadCase = (&'static str, Box<dyn Fn(&Path)>, &'static str);
+
+const TIME: &str = "[time]\ndt = 0.01\nsteps = 2\n";
+
+#[test]
+fn a_dem_sets_the_grid_and_its_ground_stands_north_up() {
+    let dir = tempfile::tempdir().unwrap();
+    // Column c, row r (row 0 north): c + 10·r metres below 50.
+    write_dem(dir.path(), "dem.tif", 6, 4, |c, r| 50.0 - (c as f32 + 10.0 * r as f32));
+    let scene = parse(
+        dir.path(),
+        &format!("{TIME}[terrain]\ngeotiff = \"dem.tif\"\n[water]\nlevel = 30.0\n"),
+    )
+    .unwrap();
+    assert_eq!((scene.grid.nx, scene.grid.ny, scene.grid.dx), (6, 4, 2.0));
+    let sim = simulation(&scene, Backend::Cpu);
+    let ground = sim.ground();
+    for j in 0..4 {
+        for i in 0..6 {
+            // Cell (i, j) has j = 0 at the south edge: the file's last row.
+            let want = 50.0 - (i as f64 + 10.0 * (3 - j) as f64);
+            assert_eq!(ground[j * 6 + i], want, "cell ({i}, {j})");
+        }
+    }
+}
+
+#[test]
+fn an_integer_dem_with_nodata_gets_walls_or_the_height_the_scene_gives() {
+    let dir = tempfile::tempdir().unwrap();
+    // int16 heights, −9999 for nodata along the west column.
+    let (w, h) = (5usize, 3usize);
+    let data: Vec<i16> = (0..w * h)
+        .map(|k| if k % w == 0 { -9999 } else { (k % w) as i16 })
+        .collect();
+    let mut file = std::fs::File::create(dir.path().join("dem16.tif")).unwrap();
+    let mut enc = TiffEncoder::new(&mut file).unwrap();
+    let mut image = enc.new_image::<colortype::GrayI16>(w as u32, h as u32).unwrap();
+    image
+        .encoder()
+        .write_tag(Tag::ModelPixelScaleTag, &[1.0f64, 1.0, 0.0][..])
+        .unwrap();
+    image.encoder().write_tag(Tag::GdalNodata, "-9999").unwrap();
+    image.write_data(&data).unwrap();
+    drop(file);
+    let base = format!("{TIME}[terrain]\ngeotiff = \"dem16.tif\"\n[water]\nlevel = 2.5\n");
+    let scene = parse(dir.path(), &base).unwrap();
+    let sim = simulation(&scene, Backend::Cpu);
+    // Default: a wall 1 m above the highest of the ground (4) and the water (2.5).
+    for j in 0..h {
+        assert_eq!(sim.ground()[j * w], 5.0);
+        assert_eq!(sim.ground()[j * w + 3], 3.0);
+    }
+    let scene = parse(dir.path(), &base.replace("geotiff = ", "nodata = -1.0\ngeotiff = ")).unwrap();
+    assert_eq!(simulation(&scene, Backend::Cpu).ground()[0], -1.0);
+}
+
+#[test]
+fn a_grid_the_scene_sets_resamples_the_dem_over_the_domain() {
+    // A plane sampled at its pixel centres is a plane: the grid's cell centres read it exactly
+    // (bilinear), here at 2.5 times the DEM's resolution.
+    let dir = tempfile::tempdir().unwrap();
+    write_dem(dir.path(), "dem.tif", 8, 4, |c, r| 0.5 * c as f32 - 0.25 * r as f32);
+    let text = format!("[grid]\nnx = 20\nny = 10\ndx = 0.8\n{TIME}[terrain]\ngeotiff = \"dem.tif\"\n");
+    let scene = parse(dir.path(), &text).unwrap();
+    let sim = simulation(&scene, Backend::Cpu);
+    for j in 1..9 {
+        for i in 1..19 {
+            // Cell centre in pixel units (column, row from the north).
+            let c = (i as f64 + 0.5) / 20.0 * 8.0 - 0.5;
+            let r = (1.0 - (j as f64 + 0.5) / 10.0) * 4.0 - 0.5;
+            let want = 0.5 * c - 0.25 * r;
+            let got = sim.ground()[j * 20 + i];
+            if (0.0..=7.0).contains(&c) && (0.0..=3.0).contains(&r) {
+                assert!((got - want).abs() < 1e-9, "({i}, {j}): {got} vs {want}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_bad_dem_is_a_clear_error_naming_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let cases: Vec<BadCase> = vec![
+        ("missing", Box::new(|_: &Path| {}), "No such file"),
+        (
+            "not a TIFF",
+            Box::new(|d: &Path| std::fs::write(d.join("dem.tif"), "hello").unwrap()),
+            "not a readable TIFF",
+        ),
+        (
+            "RGB",
+            Box::new(|d: &Path| {
+                let mut f = std::fs::File::create(d.join("dem.tif")).unwrap();
+                let mut e = TiffEncoder::new(&mut f).unwrap();
+                e.write_image::<colortype::RGB8>(2, 2, &[0u8; 12]).unwrap();
+            }),
+            "one band",
+        ),
+        (
+            "no pixel size",
+            Box::new(|d: &Path| {
+                let mut f = std::fs::File::create(d.join("dem.tif")).unwrap();
+                let mut e = TiffEncoder::new(&mut f).unwrap();
+                e.write_image::<colortype::Gray32Float>(2, 2, &[0.0f32; 4]).unwrap();
+            }),
+            "no pixel size",
+        ),
+        (
+            "oblong pixels",
+            Box::new(|d: &Path| {
+                geotiff::write(&d.join("dem.tif"), 2, 2, &[0.0; 4], [2.0, 3.0], [0.0, 0.0], None).unwrap()
+            }),
+            "2 × 3",
+        ),
+        (
+            "all nodata",
+            Box::new(|d: &Path| {
+                geotiff::write(&d.join("dem.tif"), 2, 2, &[-1.0; 4], [1.0, 1.0], [0.0, 0.0], Some(-1.0)).unwrap()
+            }),
+            "every pixel is nodata",
+        ),
+    ];
+    for (what, make, says) in cases {
+        let _ = std::fs::remove_file(d.join("dem.tif"));
+        make(d);
+        let text = format!("{TIME}[terrain]\ngeotiff = \"dem.tif\"\n");
+        let e = match parse(d, &text) {
+            Err(e) => e,
+            Ok(scene) => match shoal::Simulation::new(&scene, Backend::Cpu) {
+                Err(e) => e.to_string(),
+                Ok(_) => panic!("{what}: accepted"),
+            },
+        };
+        assert!(e.contains("terrain.geotiff") && e.contains(says), "{what}: {e}");
+    }
+    // Without a DEM the grid's keys are required; a DEM is one terrain among the others.
+    let e = parse(d, TIME).unwrap_err();
+    assert!(e.contains("grid.nx") && e.contains("required"), "{e}");
+    write_dem(d, "dem.tif", 4, 4, |_, _| 0.0);
+    let e = parse(d, &format!("{TIME}[terrain]\nflat = 0.0\ngeotiff = \"dem.tif\"\n")).unwrap_err();
+    assert!(e.contains("terrain.geotiff") && e.contains("at most one"), "{e}");
+    let e = parse(
+        d,
+        &format!("[grid]\nnx = 4\nny = 4\ndx = 1.0\n{TIME}[terrain]\nnodata = 1.0\n"),
+    )
+    .unwrap_err();
+    assert!(e.contains("terrain.nodata"), "{e}");
+}
