@@ -65,6 +65,13 @@ struct RunArgs {
     /// the ground (grey 100 = flat water's, sun straight down).
     #[arg(long)]
     caustics: bool,
+    /// Write h_NNNNNN.tif at each output step: the surface as a float32 GeoTIFF, north up,
+    /// georeferenced like the terrain's DEM.
+    #[arg(long)]
+    geotiff: bool,
+    /// Write h_NNNNNN.exr at each output step: channels h (surface), d (depth), b (ground).
+    #[arg(long)]
+    exr: bool,
     /// No progress and no closing summary (errors and notes still go to stderr).
     #[arg(long, short)]
     quiet: bool,
@@ -91,6 +98,12 @@ struct ResumeArgs {
     /// Go on writing frame_NNNNNN.png at each output step.
     #[arg(long)]
     png: bool,
+    /// Go on writing h_NNNNNN.tif at each output step.
+    #[arg(long)]
+    geotiff: bool,
+    /// Go on writing h_NNNNNN.exr at each output step.
+    #[arg(long)]
+    exr: bool,
     /// Where the passes run. auto: the GPU, or the CPU where the only adapter is a software
     /// rasteriser (llvmpipe, lavapipe, SwiftShader, WARP); reference: the single-threaded twin.
     #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
@@ -205,6 +218,8 @@ fn run(args: RunArgs) -> shoal::Result<()> {
         png: args.png,
         gif: args.gif,
         caustics: args.caustics,
+        geotiff: args.geotiff,
+        exr: args.exr,
         checkpoint_every: args.checkpoint_every,
         profile: args.profile,
     };
@@ -219,7 +234,13 @@ fn run(args: RunArgs) -> shoal::Result<()> {
 
 fn resume(args: ResumeArgs) -> shoal::Result<()> {
     let mut progress = Progress::new(args.quiet);
-    let summary = shoal::run::resume(&args.dir, backend(args.backend), args.steps, args.png, &mut progress);
+    let outputs = shoal::run::RunOptions {
+        png: args.png,
+        geotiff: args.geotiff,
+        exr: args.exr,
+        ..Default::default()
+    };
+    let summary = shoal::run::resume(&args.dir, backend(args.backend), args.steps, &outputs, &mut progress);
     progress.finish();
     finish(args.quiet, &args.dir.display().to_string(), summary)
 }

@@ -77,6 +77,12 @@ pub struct RunOptions {
     pub gif: Option<PathBuf>,
     /// Write caustics_NNNNNN.png beside each h snapshot (`cpu::caustics::ground_light`).
     pub caustics: bool,
+    /// Write h_NNNNNN.tif beside each h snapshot: the surface as a float32 GeoTIFF, north up,
+    /// georeferenced like the scene's DEM (`terrain.geotiff`), else in the scene's metres.
+    pub geotiff: bool,
+    /// Write h_NNNNNN.exr beside each h snapshot: the surface, depth and ground as the channels
+    /// h, d and b of a float32 OpenEXR, north up.
+    pub exr: bool,
     /// Write checkpoint.bin (the whole state) every this many steps (over the scene's
     /// `output.checkpoint_every`).
     pub checkpoint_every: Option<u64>,
@@ -183,16 +189,55 @@ pub fn run(
     result
 }
 
-/// The frames of `--png`, `--gif` and `--caustics`, drawn with one palette.
+/// The frames of `--png`, `--gif` and `--caustics`, drawn with one palette, and the height maps
+/// of `--geotiff` (with its map frame) and `--exr`.
 struct Frames {
     png: bool,
     caustics: bool,
     gif: Option<crate::io::picture::GifWriter>,
     palette: Option<crate::io::picture::Palette>,
+    geotiff: Option<Georeference>,
+    exr: bool,
+}
+
+/// Where `--geotiff`'s rasters lie on the map: the pixel's size along x and y and the map point of
+/// the north-west corner.
+#[derive(Clone, Copy, Debug)]
+struct Georeference {
+    pixel: [f64; 2],
+    origin: [f64; 2],
+}
+
+impl Georeference {
+    /// The DEM's frame, stretched over the grid as the terrain was (a pixel is the DEM's extent
+    /// over the cells), or the scene's metres with the north-west corner at (0, ny·dx).
+    fn of(scene: &Scene) -> Georeference {
+        let g = scene.grid;
+        let local = Georeference {
+            pixel: [g.dx, g.dx],
+            origin: [0.0, g.ny as f64 * g.dx],
+        };
+        let Some(dem) = &scene.terrain.geotiff else {
+            return local;
+        };
+        match crate::io::geotiff::read_header(&scene.resolve_path(dem)) {
+            Ok(crate::io::geotiff::DemHeader {
+                width,
+                height,
+                pixel: Some([sx, sy]),
+                origin: Some(origin),
+            }) => Georeference {
+                pixel: [sx * width as f64 / g.nx as f64, sy * height as f64 / g.ny as f64],
+                origin,
+            },
+            _ => local,
+        }
+    }
 }
 
 impl Frames {
-    fn new(options: &RunOptions, dt: f64, every: u64) -> Result<Frames> {
+    fn new(options: &RunOptions, scene: &Scene) -> Result<Frames> {
+        let (dt, every) = (scene.time.dt, scene.output.every);
         // The GIF plays at the simulated speed, within what viewers show (20 ms to 1 s a frame).
         let delay_ms = (dt * every.max(1) as f64 * 1000.0).clamp(20.0, 1000.0) as u32;
         Ok(Frames {
@@ -204,7 +249,29 @@ impl Frames {
                 .map(|path| crate::io::picture::GifWriter::create(path, delay_ms))
                 .transpose()?,
             palette: None,
+            geotiff: options.geotiff.then(|| Georeference::of(scene)),
+            exr: options.exr,
         })
+    }
+
+    /// The height maps of `step`: h_NNNNNN.tif (the surface, north up) and h_NNNNNN.exr (h, d, b).
+    fn write_heights(&self, sim: &Simulation, surface: &[f32], out: &Path, step: u64) -> Result<()> {
+        let grid = &sim.scene().grid;
+        let (nx, ny) = (grid.nx as usize, grid.ny as usize);
+        if let Some(g) = self.geotiff {
+            let north_up: Vec<f32> = (0..ny)
+                .rev()
+                .flat_map(|j| &surface[j * nx..(j + 1) * nx])
+                .copied()
+                .collect();
+            let path = out.join(format!("h_{step:06}.tif"));
+            crate::io::geotiff::write(&path, nx, ny, &north_up, g.pixel, g.origin, None)?;
+        }
+        if self.exr {
+            let ground: Vec<f32> = sim.ground().iter().map(|&b| b as f32).collect();
+            crate::io::exr::write_height(&out.join(format!("h_{step:06}.exr")), nx, ny, surface, &ground)?;
+        }
+        Ok(())
     }
 
     /// With `--png`, a 2D marker run's side view at `step` (`markers_NNNNNN.png`): the tank
@@ -262,12 +329,13 @@ impl Frames {
 
 /// Continues the run in `out` from its checkpoint up to `steps` (default: the scene's), writing
 /// into the same folder: its tables keep their rows up to the checkpoint and go on from there.
-/// `png` goes on drawing frames (a GIF cannot be continued).
+/// `outputs` says which snapshot files to go on writing beside h_NNNNNN.npy: `png`, `geotiff`,
+/// `exr` (a GIF cannot be continued; its other fields are not read).
 pub fn resume(
     out: &Path,
     backend: Backend,
     steps: Option<u64>,
-    png: bool,
+    outputs: &RunOptions,
     report: &mut dyn Reporter,
 ) -> Result<RunSummary> {
     let mut scene = Scene::from_file(&out.join("scene.toml"))?;
@@ -292,7 +360,9 @@ pub fn resume(
         scene.time.steps
     ));
     let options = RunOptions {
-        png,
+        png: outputs.png,
+        geotiff: outputs.geotiff,
+        exr: outputs.exr,
         ..RunOptions::default()
     };
     let result = run_into(&mut sim, out, scene.time.steps, &options, report);
@@ -335,7 +405,7 @@ fn run_into(
     for note in sim.take_notes() {
         report.note(&format!("note: {note}"));
     }
-    let mut frames = Frames::new(options, scene.time.dt, scene.output.every)?;
+    let mut frames = Frames::new(options, &scene)?;
     if options.profile {
         sim.start_profile();
     }
@@ -442,6 +512,7 @@ fn snapshot(
         grid.nx as usize,
         &h32,
     )?;
+    frames.write_heights(sim, &h32, out, target)?;
     let (particles, foam) = match sim.spray() {
         Some(_) => sim.particles_and_foam()?,
         None => Default::default(),

@@ -140,8 +140,8 @@ pub fn write(
     pixel: [f64; 2],
     origin: [f64; 2],
     nodata: Option<f64>,
-) -> Result<(), String> {
-    let bad = |e: tiff::TiffError| format!("{}: {e}", path.display());
+) -> crate::error::Result<()> {
+    let bad = |e: tiff::TiffError| crate::error::Error::io(path, std::io::Error::other(e));
     let mut bytes = std::io::Cursor::new(Vec::new());
     let mut encoder = tiff::encoder::TiffEncoder::new(&mut bytes).map_err(bad)?;
     let mut image = encoder
@@ -163,5 +163,5 @@ pub fn write(
         tags.write_tag(Tag::GdalNodata, format!("{n}").as_str()).map_err(bad)?;
     }
     image.write_data(heights).map_err(bad)?;
-    crate::io::atomic::write_bytes(path, bytes.get_ref()).map_err(|e| e.to_string())
+    crate::io::atomic::write_bytes(path, bytes.get_ref())
 }

@@ -1,7 +1,9 @@
-//! Files in and out: npy arrays, CSV tables, pictures, GeoTIFF DEMs, and atomic writes.
+//! Files in and out: npy arrays, CSV tables, pictures, GeoTIFF DEMs, OpenEXR height maps, and
+//! atomic writes.
 
 pub mod atomic;
 pub mod csv;
+pub mod exr;
 pub mod geotiff;
 pub mod npy;
 pub mod picture;

@@ -174,3 +174,56 @@ fn a_bad_dem_is_a_clear_error_naming_the_key() {
     .unwrap_err();
     assert!(e.contains("terrain.nodata"), "{e}");
 }
+
+/// `--geotiff` and `--exr`: each snapshot's surface as h_NNNNNN.tif (north up, on the DEM's map
+/// frame, so GIS tools overlay it on the DEM) and h_NNNNNN.exr (channels h, d, b, north up), the
+/// same numbers as h_NNNNNN.npy.
+#[test]
+fn snapshots_as_geotiff_and_exr_match_the_npy_and_the_dems_frame() {
+    let dir = tempfile::tempdir().unwrap();
+    write_dem(dir.path(), "dem.tif", 6, 4, |c, r| {
+        -1.0 + 0.1 * c as f32 + 0.05 * r as f32
+    });
+    let scene = parse(
+        dir.path(),
+        &format!("{TIME}[terrain]\ngeotiff = \"dem.tif\"\n[water]\nlevel = 0.0\n[[water.bump]]\nx = 4.0\ny = 4.0\nradius = 2.0\nheight = 0.1\n"),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let options = shoal::run::RunOptions {
+        geotiff: true,
+        exr: true,
+        ..Default::default()
+    };
+    shoal::run::run(&scene, &out, Backend::Cpu, &options, &mut |_: &str| {}).unwrap();
+    let npy = shoal::io::npy::read_f64_2d(&out.join("h_000002.npy")).unwrap();
+    assert_eq!(npy.shape, [4, 6]);
+    let tif = geotiff::read(&out.join("h_000002.tif")).unwrap();
+    assert_eq!(
+        (tif.header.pixel, tif.header.origin),
+        (Some([2.0, 2.0]), Some([1000.0, 5000.0]))
+    );
+    let exr = exr::prelude::read_first_flat_layer_from_file(out.join("h_000002.exr")).unwrap();
+    let channel = |name: &str| {
+        let c = exr
+            .layer_data
+            .channel_data
+            .list
+            .iter()
+            .find(|c| c.name == *name)
+            .unwrap();
+        c.sample_data.values_as_f32().collect::<Vec<f32>>()
+    };
+    let (h, d, b) = (channel("h"), channel("d"), channel("b"));
+    for row in 0..4 {
+        for i in 0..6 {
+            // Row 0 of the rasters is the north edge, the grid's j = 3.
+            let want = npy.data[(3 - row) * 6 + i];
+            let k = row * 6 + i;
+            assert_eq!(tif.heights[k], want as f32 as f64, "tif ({i}, {row})");
+            assert_eq!(h[k], want as f32, "exr h ({i}, {row})");
+            assert_eq!(b[k], -1.0 + 0.1 * i as f32 + 0.05 * row as f32, "exr b ({i}, {row})");
+            assert_eq!(d[k], (h[k] - b[k]).max(0.0), "exr d ({i}, {row})");
+        }
+    }
+}
