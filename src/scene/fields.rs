@@ -107,6 +107,24 @@ fn build_ground(scene: &Scene, nx: usize, ny: usize) -> Result<Vec<f64>> {
             .collect()
     } else if let Some(p) = &t.geotiff {
         read_dem(scene, p, nx, ny)?
+    } else if let Some(p) = &t.exr {
+        let path = scene.resolve_path(p);
+        let text = std::fs::read_to_string(&scene.origin).ok();
+        let map = crate::io::exr::read_height(&path).map_err(|e| scene.error_at(text.as_deref(), "terrain.exr", e))?;
+        if let Some(bad) = map.values.iter().position(|v| !v.is_finite()) {
+            let why = format!(
+                "{}: pixel {bad} of channel {} is not finite",
+                path.display(),
+                map.channel
+            );
+            return Err(scene.error_at(text.as_deref(), "terrain.exr", why));
+        }
+        let raster = Raster {
+            width: map.width,
+            height: map.height,
+            values: map.values,
+        };
+        resample(&raster, nx, ny)
     } else if let Some(s) = t.slope {
         let mut g = vec![0.0; nx * ny];
         for_each_centre(scene, |idx, x, y| g[idx] = s.base + s.grad[0] * x + s.grad[1] * y);

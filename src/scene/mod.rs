@@ -810,7 +810,8 @@ pub struct TerrainBox {
     pub top: f64,
 }
 
-/// `[terrain]`: the ground b; flat at 0 by default, at most one of flat, slope, npy, png, geotiff.
+/// `[terrain]`: the ground b; flat at 0 by default, at most one of flat, slope, npy, png, geotiff,
+/// exr.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Terrain {
@@ -830,6 +831,10 @@ pub struct Terrain {
     /// out, and is resampled onto the grid over the whole domain, north up.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub geotiff: Option<PathBuf>,
+    /// An OpenEXR height map (metres; its channel `b`, else `height`, `Y` or `R`), resampled onto
+    /// the grid over the whole domain, north up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exr: Option<PathBuf>,
     /// The height of the DEM's nodata pixels; default a wall 1 m above the highest of its ground
     /// and the still water.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1146,6 +1151,9 @@ impl Scene {
         }
         if let Some(p) = &s.terrain.geotiff {
             s.terrain.geotiff = Some(abs(p));
+        }
+        if let Some(p) = &s.terrain.exr {
+            s.terrain.exr = Some(abs(p));
         }
         if let Some(p) = &s.water.npy {
             s.water.npy = Some(abs(p));

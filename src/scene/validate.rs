@@ -137,6 +137,7 @@ impl Check<'_> {
             t.npy.as_ref().map(|_| "npy"),
             t.png.as_ref().map(|_| "png"),
             t.geotiff.as_ref().map(|_| "geotiff"),
+            t.exr.as_ref().map(|_| "exr"),
         ]
         .into_iter()
         .flatten()
@@ -145,7 +146,7 @@ impl Check<'_> {
             return self.fail(
                 &format!("terrain.{}", kinds[1]),
                 format!(
-                    "at most one of flat / slope / npy / png / geotiff may be given (got {})",
+                    "at most one of flat / slope / npy / png / geotiff / exr may be given (got {})",
                     kinds.join(" and ")
                 ),
             );

@@ -227,3 +227,41 @@ fn snapshots_as_geotiff_and_exr_match_the_npy_and_the_dems_frame() {
         }
     }
 }
+
+/// `[terrain] exr`: a height map from an OpenEXR (Shoal's own `--exr` output here, whose `b` is the
+/// ground) reads back as the same ground, north up; a file without a channel of heights, or not
+/// an EXR, is an error naming `terrain.exr` and what it found.
+#[test]
+fn an_exr_height_map_is_terrain_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let ground: Vec<f32> = (0..24).map(|k| -1.0 + 0.01 * k as f32).collect();
+    let surface = vec![0.0f32; 24];
+    shoal::io::exr::write_height(&d.join("g.exr"), 6, 4, &surface, &ground).unwrap();
+    let grid = "[grid]\nnx = 6\nny = 4\ndx = 0.5\n";
+    let scene = parse(d, &format!("{grid}{TIME}[terrain]\nexr = \"g.exr\"\n")).unwrap();
+    let sim = simulation(&scene, Backend::Cpu);
+    let got: Vec<f32> = sim.ground().iter().map(|&b| b as f32).collect();
+    assert_eq!(got, ground);
+    // A picture's RGBA has no b: its R is read.
+    exr::prelude::write_rgba_file(d.join("rgba.exr"), 2, 2, |_, _| (0.5f32, 0.0f32, 0.0f32, 1.0f32)).unwrap();
+    let scene = parse(d, &format!("{grid}{TIME}[terrain]\nexr = \"rgba.exr\"\n")).unwrap();
+    assert!(shoal::Simulation::new(&scene, Backend::Cpu)
+        .unwrap()
+        .ground()
+        .iter()
+        .all(|&b| b == 0.5));
+    let depth_only = exr::prelude::SpecificChannels::build()
+        .with_channel("Z")
+        .with_pixel_fn(|_| (1.0f32,));
+    let image = exr::prelude::Image::from_channels((2, 2), depth_only);
+    exr::prelude::WritableImage::write(&image)
+        .to_file(d.join("z.exr"))
+        .unwrap();
+    std::fs::write(d.join("bad.exr"), "not an exr").unwrap();
+    for (file, says) in [("z.exr", "found Z"), ("bad.exr", "not a readable OpenEXR")] {
+        let scene = parse(d, &format!("{grid}{TIME}[terrain]\nexr = \"{file}\"\n")).unwrap();
+        let e = shoal::Simulation::new(&scene, Backend::Cpu).err().unwrap().to_string();
+        assert!(e.contains("terrain.exr") && e.contains(says), "{file}: {e}");
+    }
+}
