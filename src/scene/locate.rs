@@ -1,4 +1,5 @@
-//! Finds the line of a key in scene text, so validation errors can say where the problem is.
+//! Finds the line of a key in scene text, so validation errors can say where the problem is, and
+//! whether a key is given at all.
 
 use toml::de::{DeTable, DeValue};
 
@@ -9,6 +10,28 @@ pub fn line_of_offset(text: &str, offset: usize) -> usize {
         .filter(|&&b| b == b'\n')
         .count()
         + 1
+}
+
+/// Whether `text` gives the key at dotted `path` itself (`grid.nx`), not only a table above it.
+pub fn has_key(text: &str, path: &str) -> bool {
+    let Ok(root) = DeTable::parse(text) else {
+        return false;
+    };
+    let mut table = root.get_ref();
+    let mut parts = path.split('.').peekable();
+    while let Some(name) = parts.next() {
+        let Some(value) = table.get(name) else {
+            return false;
+        };
+        if parts.peek().is_none() {
+            return true;
+        }
+        match value.get_ref() {
+            DeValue::Table(t) => table = t,
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// 1-based line of a dotted key path such as `grid.nx` or `water.bump[1].radius`; for a path that is

@@ -1072,7 +1072,7 @@ impl Scene {
     /// Fills the `[grid]` keys `text` leaves out from the scene's GeoTIFF DEM: its pixels across
     /// and down, its pixel size. Without a DEM they are required.
     fn grid_from_dem(&mut self, text: &str) -> Result<()> {
-        let given = |key: &str| locate::line_of_key(text, key).is_some();
+        let given = |key: &str| locate::has_key(text, key);
         let Some(missing) = ["grid.nx", "grid.ny", "grid.dx"].into_iter().find(|k| !given(k)) else {
             return Ok(());
         };

@@ -265,3 +265,20 @@ fn an_exr_height_map_is_terrain_too() {
         assert!(e.contains("terrain.exr") && e.contains(says), "{file}: {e}");
     }
 }
+
+/// The `[grid]` keys a scene gives win over the DEM's, one by one: `dx` alone keeps the file's
+/// pixels across and down; inline tables count too.
+#[test]
+fn grid_keys_the_scene_gives_override_the_dems_one_by_one() {
+    let dir = tempfile::tempdir().unwrap();
+    write_dem(dir.path(), "dem.tif", 6, 4, |_, _| 0.0);
+    let dem = "[terrain]\ngeotiff = \"dem.tif\"\n";
+    for (grid, want) in [
+        ("[grid]\ndx = 0.5\n", (6, 4, 0.5)),
+        ("[grid]\nnx = 12\n", (12, 4, 2.0)),
+        ("grid = { ny = 8 }\n", (6, 8, 2.0)),
+    ] {
+        let scene = parse(dir.path(), &format!("{grid}{TIME}{dem}")).unwrap();
+        assert_eq!((scene.grid.nx, scene.grid.ny, scene.grid.dx), want, "{grid}");
+    }
+}
