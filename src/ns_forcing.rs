@@ -95,41 +95,13 @@ fn side_index(side: Side) -> usize {
     }
 }
 
-/// A CSV file of `time,value` rows (a header line allowed), times increasing.
+/// A CSV file of `time,value` rows (`io::csv::read_series`), its errors naming `key`.
 fn read_table(scene: &Scene, file: &Path, key: &str) -> Result<Vec<(f64, f64)>> {
-    let path = scene.resolve_path(file);
-    let fail = |message: String| Error::Scene {
+    crate::io::csv::read_series(&scene.resolve_path(file)).map_err(|message| Error::Scene {
         file: scene.origin.clone(),
         line: None,
         message: format!("{key} = \"{}\": {message}", file.display()),
-    };
-    let text = std::fs::read_to_string(&path).map_err(|e| fail(e.to_string()))?;
-    let mut rows: Vec<(f64, f64)> = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
-        if line.trim().is_empty() {
-            continue;
-        }
-        let parsed = match fields.as_slice() {
-            [t, v] => t.parse::<f64>().ok().zip(v.parse::<f64>().ok()),
-            _ => None,
-        };
-        match parsed {
-            Some((t, v)) if t.is_finite() && v.is_finite() => {
-                if rows.last().is_some_and(|&(last, _)| t <= last) {
-                    return Err(fail(format!("line {}: times must increase", n + 1)));
-                }
-                rows.push((t, v));
-            }
-            // The first line may name the columns.
-            None if n == 0 => {}
-            _ => return Err(fail(format!("line {}: not two finite numbers `time,value`", n + 1))),
-        }
-    }
-    if rows.is_empty() {
-        return Err(fail("no rows".into()));
-    }
-    Ok(rows)
+    })
 }
 
 fn series(

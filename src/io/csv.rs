@@ -1,4 +1,5 @@
-//! Numeric CSV tables written row by row and renamed into place when finished.
+//! Numeric CSV tables: written row by row and renamed into place when finished, and read as the
+//! `time,value` series a scene's tables hold.
 
 use crate::error::{Error, Result};
 use std::io::Write;
@@ -76,6 +77,67 @@ impl std::fmt::Display for Cell {
             Cell::Text(t) if t.contains([',', '"', '\n', '\r']) => write!(f, "\"{}\"", t.replace('"', "\"\"")),
             Cell::Text(t) => write!(f, "{t}"),
             Cell::Empty => Ok(()),
+        }
+    }
+}
+
+/// The `time,value` rows of the CSV table at `path` (a header line allowed): at least two rows
+/// of finite numbers, times increasing. The error says what is wrong and on which line.
+pub fn read_series(path: &Path) -> std::result::Result<Vec<(f64, f64)>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let mut rows: Vec<(f64, f64)> = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+        let parsed = match fields.as_slice() {
+            [t, v] => t.parse::<f64>().ok().zip(v.parse::<f64>().ok()),
+            _ => None,
+        };
+        match parsed {
+            Some((t, v)) if t.is_finite() && v.is_finite() => {
+                if rows.last().is_some_and(|&(last, _)| t <= last) {
+                    return Err(format!("line {}: times must increase", n + 1));
+                }
+                rows.push((t, v));
+            }
+            // The first line may name the columns.
+            None if n == 0 => {}
+            _ => return Err(format!("line {}: not two finite numbers `time,value`", n + 1)),
+        }
+    }
+    match rows.len() {
+        0 => Err("no rows".into()),
+        1 => Err("one row: a table needs two or more (a value that never changes is a constant)".into()),
+        _ => Ok(rows),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read_series;
+
+    fn read(text: &str) -> Result<Vec<(f64, f64)>, String> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.csv");
+        std::fs::write(&path, text).unwrap();
+        read_series(&path)
+    }
+
+    #[test]
+    fn a_series_has_two_rows_or_more_of_finite_numbers_in_increasing_time() {
+        assert_eq!(read("time,rate\n0,1\n2.5,3\n\n").unwrap(), vec![(0.0, 1.0), (2.5, 3.0)]);
+        for (text, says) in [
+            ("time,rate\n0,1\n0,2\n", "line 3: times must increase"),
+            ("time,rate\n1,1\n0,2\n", "line 3: times must increase"),
+            ("0,1\n1,NaN\n", "line 2: not two finite numbers"),
+            ("0,1\n1,2,3\n", "line 2: not two finite numbers"),
+            ("time,rate\n0,1\n", "one row"),
+            ("time,rate\n", "no rows"),
+        ] {
+            let e = read(text).unwrap_err();
+            assert!(e.contains(says), "{text:?}: {e}");
         }
     }
 }
