@@ -108,23 +108,7 @@ fn build_ground(scene: &Scene, nx: usize, ny: usize) -> Result<Vec<f64>> {
     } else if let Some(p) = &t.geotiff {
         read_dem(scene, p, nx, ny)?
     } else if let Some(p) = &t.exr {
-        let path = scene.resolve_path(p);
-        let text = std::fs::read_to_string(&scene.origin).ok();
-        let map = crate::io::exr::read_height(&path).map_err(|e| scene.error_at(text.as_deref(), "terrain.exr", e))?;
-        if let Some(bad) = map.values.iter().position(|v| !v.is_finite()) {
-            let why = format!(
-                "{}: pixel {bad} of channel {} is not finite",
-                path.display(),
-                map.channel
-            );
-            return Err(scene.error_at(text.as_deref(), "terrain.exr", why));
-        }
-        let raster = Raster {
-            width: map.width,
-            height: map.height,
-            values: map.values,
-        };
-        resample(&raster, nx, ny)
+        read_exr(scene, p, nx, ny)?
     } else if let Some(s) = t.slope {
         let mut g = vec![0.0; nx * ny];
         for_each_centre(scene, |idx, x, y| g[idx] = s.base + s.grad[0] * x + s.grad[1] * y);
@@ -205,6 +189,27 @@ fn read_dem(scene: &Scene, p: &Path, nx: usize, ny: usize) -> Result<Vec<f64>> {
         .into_iter()
         .map(|h| if h.is_finite() { h } else { wall })
         .collect())
+}
+
+/// The OpenEXR height map at `p` on the grid, resampled over the whole domain.
+fn read_exr(scene: &Scene, p: &Path, nx: usize, ny: usize) -> Result<Vec<f64>> {
+    let path = scene.resolve_path(p);
+    let text = std::fs::read_to_string(&scene.origin).ok();
+    let fail = |why: String| scene.error_at(text.as_deref(), "terrain.exr", why);
+    let map = crate::io::exr::read_height(&path).map_err(fail)?;
+    if let Some(bad) = map.values.iter().position(|v| !v.is_finite()) {
+        return Err(fail(format!(
+            "{}: pixel {bad} of channel {} is not finite",
+            path.display(),
+            map.channel
+        )));
+    }
+    let raster = Raster {
+        width: map.width,
+        height: map.height,
+        values: map.values,
+    };
+    Ok(resample(&raster, nx, ny))
 }
 
 fn read_png_grey(scene: &Scene, path: &Path) -> Result<Raster> {
