@@ -114,6 +114,7 @@ fn sweeps(c: &mut Criterion) {
             totals: &totals,
             eta: &eta,
             vel: &vel,
+            forcing: &[],
         };
         let dx = sweep_x(&level);
         for axis in 0..2 {

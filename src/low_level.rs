@@ -25,5 +25,11 @@ pub mod gpu {
 pub use crate::bodies::{BodyParams, Cover, COUPLING_JACOBI, COUPLING_PCG, TAGGED};
 pub use crate::edit::{HostEdit, EDIT_BRUSH, EDIT_DISTURB};
 pub use crate::params::{Params, Totals};
-pub use crate::rain::{chunk as rain_chunk, RainChunk};
+pub use crate::rain::RainChunk;
+
+/// What a scene's drops, hydrographs and rainfall add during steps `first + 1 ..= first + steps`
+/// (`crate::feeds`), as a chunk hands it to the backends.
+pub fn feeds_chunk(scene: &crate::scene::Scene, first: u64, steps: u32) -> crate::error::Result<RainChunk> {
+    Ok(crate::feeds::Feeds::new(scene)?.chunk(first, steps))
+}
 pub use crate::solver::{Setup, Solver};

@@ -32,7 +32,7 @@ pub struct Substep {
 enum Series {
     Constant(f64),
     Sine { mean: f64, amplitude: f64, period: f64 },
-    Table(Vec<(f64, f64)>),
+    Table(crate::table::Table),
 }
 
 impl Series {
@@ -44,14 +44,7 @@ impl Series {
                 amplitude,
                 period,
             } => mean + amplitude * (std::f64::consts::TAU * t / period).sin(),
-            Series::Table(rows) => {
-                let after = rows.partition_point(|&(time, _)| time <= t);
-                match (after.checked_sub(1).map(|i| rows[i]), rows.get(after)) {
-                    (Some((t0, v0)), Some(&(t1, v1))) => v0 + (v1 - v0) * (t - t0) / (t1 - t0),
-                    (Some((_, v)), None) | (None, Some(&(_, v))) => v,
-                    (None, None) => 0.0,
-                }
-            }
+            Series::Table(table) => table.at(t),
         }
     }
 }
@@ -96,12 +89,14 @@ fn side_index(side: Side) -> usize {
 }
 
 /// A CSV file of `time,value` rows (`io::csv::read_series`), its errors naming `key`.
-fn read_table(scene: &Scene, file: &Path, key: &str) -> Result<Vec<(f64, f64)>> {
-    crate::io::csv::read_series(&scene.resolve_path(file)).map_err(|message| Error::Scene {
-        file: scene.origin.clone(),
-        line: None,
-        message: format!("{key} = \"{}\": {message}", file.display()),
-    })
+pub(crate) fn read_table(scene: &Scene, file: &Path, key: &str) -> Result<crate::table::Table> {
+    crate::io::csv::read_series(&scene.resolve_path(file))
+        .map(crate::table::Table::new)
+        .map_err(|message| Error::Scene {
+            file: scene.origin.clone(),
+            line: None,
+            message: format!("{key} = \"{}\": {message}", file.display()),
+        })
 }
 
 fn series(

@@ -57,8 +57,10 @@ pub struct Params {
     pub bodies: u32,
     /// Substeps per step.
     pub substeps: u32,
-    /// Padding.
-    pub _pad: [u32; 2],
+    /// How `[rainfall]` falls (`feeds::RAINFALL_*`): not, uniformly, or by the map.
+    pub rainfall: u32,
+    /// Per-cell forcing fields the step reads (`FORCE_*` bits): the pressure head, the damping map.
+    pub forcing: u32,
 }
 
 /// Mirror of WGSL `Totals` (reduce.wgsl's result).
@@ -158,7 +160,8 @@ impl Params {
             regions: 0,
             bodies: scene.bodies.len() as u32,
             substeps,
-            _pad: [0; 2],
+            rainfall: 0,
+            forcing: 0,
         };
         // With bodies the columns hold body volume that the per-region sums would count as water:
         // such scenes correct globally (the CLI says so).

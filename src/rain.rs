@@ -3,8 +3,9 @@
 //! Step n's drops come from a PCG stream keyed by (seed, n) alone, so a run gives the same drops
 //! however its steps are split into chunks (or resumed). Each drop is a Gaussian of peak `height`
 //! and sigma `radius`, cut at 3 sigma; the host rasterises a chunk's drops into (cell, height)
-//! entries, one per cell per step (overlapping drops summed), so the GPU adds exactly these f32
-//! values with no two threads on one cell, and the volume target adds exactly their sum.
+//! entries, one per cell per step (overlapping drops summed, with the hydrographs' entries:
+//! `crate::feeds`), so the GPU adds exactly these f32 values with no two threads on one cell, and
+//! the volume target adds exactly their sum.
 
 use crate::scene::{Grid, Rain};
 use bytemuck::{Pod, Zeroable};
@@ -18,9 +19,10 @@ use std::collections::BTreeMap;
 pub struct RainStep {
     pub start: u32,
     pub count: u32,
-    /// Rain added by the chunk's earlier steps (metres·cells).
+    /// Water the chunk's earlier steps added: drops, hydrographs, rainfall (metres·cells).
     pub before: f32,
-    pub _pad: u32,
+    /// The rainfall's height this step at a map share of 1, m (`crate::feeds`).
+    pub rainfall: f32,
 }
 
 /// A chunk's rain: `steps[k]` names step k's entries in `cells`/`heights`.
@@ -51,41 +53,23 @@ pub fn drops(rain: &Rain, grid: &Grid, dt: f64, step: u64) -> Vec<(f64, f64)> {
         .collect()
 }
 
-/// The entries of steps `first + 1 ..= first + steps`.
-pub fn chunk(rain: &Rain, grid: &Grid, dt: f64, first: u64, steps: u32) -> RainChunk {
-    let mut out = RainChunk::default();
+/// Step `step`'s drops rasterised into `cells` (cell → height, overlapping drops summed).
+pub fn step_drops(rain: &Rain, grid: &Grid, dt: f64, step: u64, cells: &mut BTreeMap<u32, f64>) {
     let sigma = rain.radius;
     let reach = (3.0 * sigma / grid.dx).ceil() as i64;
-    for k in 0..steps {
-        let mut cells: BTreeMap<u32, f64> = BTreeMap::new();
-        for (x, y) in drops(rain, grid, dt, first + k as u64 + 1) {
-            let (ci, cj) = ((x / grid.dx).floor() as i64, (y / grid.dx).floor() as i64);
-            for j in (cj - reach).max(0)..=(cj + reach).min(grid.ny as i64 - 1) {
-                for i in (ci - reach).max(0)..=(ci + reach).min(grid.nx as i64 - 1) {
-                    let (cx, cy) = ((i as f64 + 0.5) * grid.dx, (j as f64 + 0.5) * grid.dx);
-                    let r2 = (cx - x).powi(2) + (cy - y).powi(2);
-                    if r2 <= 9.0 * sigma * sigma {
-                        let h = rain.height * (-r2 / (2.0 * sigma * sigma)).exp();
-                        *cells.entry((j * grid.nx as i64 + i) as u32).or_default() += h;
-                    }
+    for (x, y) in drops(rain, grid, dt, step) {
+        let (ci, cj) = ((x / grid.dx).floor() as i64, (y / grid.dx).floor() as i64);
+        for j in (cj - reach).max(0)..=(cj + reach).min(grid.ny as i64 - 1) {
+            for i in (ci - reach).max(0)..=(ci + reach).min(grid.nx as i64 - 1) {
+                let (cx, cy) = ((i as f64 + 0.5) * grid.dx, (j as f64 + 0.5) * grid.dx);
+                let r2 = (cx - x).powi(2) + (cy - y).powi(2);
+                if r2 <= 9.0 * sigma * sigma {
+                    let h = rain.height * (-r2 / (2.0 * sigma * sigma)).exp();
+                    *cells.entry((j * grid.nx as i64 + i) as u32).or_default() += h;
                 }
             }
         }
-        let step = RainStep {
-            start: out.cells.len() as u32,
-            count: cells.len() as u32,
-            before: out.total as f32,
-            _pad: 0,
-        };
-        for (c, h) in cells {
-            let h = h as f32;
-            out.cells.push(c);
-            out.heights.push(h);
-            out.total += h as f64;
-        }
-        out.steps.push(step);
     }
-    out
 }
 
 #[cfg(test)]
@@ -93,7 +77,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_same_seed_and_step_give_the_same_drops_and_chunking_does_not_matter() {
+    fn the_same_seed_and_step_give_the_same_drops() {
         let rain = Rain {
             rate: 40.0,
             radius: 0.05,
@@ -105,14 +89,18 @@ mod tests {
             ny: 48,
             dx: 0.02,
         };
-        let whole = chunk(&rain, &grid, 0.01, 0, 20);
-        let a = chunk(&rain, &grid, 0.01, 0, 10);
-        let b = chunk(&rain, &grid, 0.01, 10, 10);
-        assert!(whole.total > 0.0, "40 drops/s for 0.2 s should rain");
-        assert_eq!(whole.heights.len(), a.heights.len() + b.heights.len());
-        assert_eq!(&whole.heights[..a.heights.len()], &a.heights[..]);
-        assert_eq!(&whole.heights[a.heights.len()..], &b.heights[..]);
-        let other = chunk(&Rain { seed: 8, ..rain }, &grid, 0.01, 0, 20);
-        assert_ne!(whole.heights, other.heights, "seeds 7 and 8 rained alike");
+        let cells = |rain: &Rain, step| {
+            let mut cells = BTreeMap::new();
+            step_drops(rain, &grid, 0.01, step, &mut cells);
+            cells
+        };
+        let rained: usize = (1..=20).map(|n| cells(&rain, n).len()).sum();
+        assert!(rained > 0, "40 drops/s for 0.2 s should rain");
+        assert_eq!(cells(&rain, 13), cells(&rain, 13));
+        let other = Rain { seed: 8, ..rain };
+        assert!(
+            (1..=20).any(|n| cells(&rain, n) != cells(&other, n)),
+            "seeds 7 and 8 rained alike"
+        );
     }
 }

@@ -52,6 +52,9 @@ pub enum Pass {
     /// `ns_bodies.wgsl` `body_loads`: the layer's pressure and velocities on each body's nodes,
     /// which `Integrate` moves it by.
     NsBodies,
+    /// `pressure.wgsl` `head`: the `[[pressure]]` patches' head per cell for this step, before
+    /// its substeps.
+    Pressure,
 }
 
 impl Pass {
@@ -80,6 +83,7 @@ impl Pass {
             Pass::NavierStokes => "navier_stokes",
             Pass::NsSpray => "ns_spray",
             Pass::NsBodies => "ns_bodies",
+            Pass::Pressure => "pressure",
         }
     }
 }
@@ -135,10 +139,11 @@ pub fn slope_corners(p: &Params) -> bool {
     slope_x && slope_y
 }
 
-/// The passes of one step: `substep` runs `substeps` times, then `after` once.
+/// The passes of one step: `before` once, `substep` `substeps` times, then `after` once.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Schedule {
     pub model: Model,
+    pub before: Vec<Pass>,
     pub substep: Vec<Pass>,
     pub after: Vec<Pass>,
     /// The scene has `[rain]`: the volume pass drops it after the correction.
@@ -187,8 +192,10 @@ impl Schedule {
         if params.n_probes != 0 {
             after.push(Pass::Probe);
         }
+        let pressure = params.forcing & crate::wgsl::common::FORCE_PRESSURE != 0;
         Schedule {
             model,
+            before: if pressure { vec![Pass::Pressure] } else { Vec::new() },
             substep: model.substep(params),
             after,
             rain,
@@ -204,6 +211,8 @@ impl Schedule {
     /// CPU backend fuses the same steps (`cpu::fast::fused`); the results are the same bits.
     pub fn fuses_correction(&self, p: &Params) -> bool {
         self.substep == [Pass::Explicit { edges: false }]
+            && self.before.is_empty()
+            && p.forcing == 0
             && p.correct == crate::params::CORRECT_TARGET
             && crate::cpu::volume::is_plain(p)
             && !self.rain
@@ -216,8 +225,10 @@ impl Schedule {
 
     /// Every pass of a step with `substeps` substeps, in the order they run.
     pub fn step(&self, substeps: u32) -> impl Iterator<Item = Pass> + '_ {
-        (0..substeps)
-            .flat_map(|_| self.substep.iter().copied())
+        self.before
+            .iter()
+            .copied()
+            .chain((0..substeps).flat_map(|_| self.substep.iter().copied()))
             .chain(self.after.iter().copied())
     }
 }

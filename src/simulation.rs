@@ -32,6 +32,10 @@ pub type Foam4 = [f32; 4];
 /// A scene stepping on one backend: its state, its clock and what it has sampled.
 pub struct Simulation {
     scene: Scene,
+    /// What the host adds each step: drops, hydrographs, rainfall (`crate::feeds`).
+    feeds: crate::feeds::Feeds,
+    /// The `[[pressure]]` patches, placed per chunk.
+    patches: crate::pressure::Patches,
     fields: InitialFields,
     ground_rel: Vec<f32>,
     solver: Box<dyn Solver>,
@@ -196,6 +200,9 @@ impl Simulation {
             substeps,
             notes,
             source,
+            feeds,
+            patches,
+            damping_keep,
             bodies,
             body_params,
             cover,
@@ -231,7 +238,10 @@ impl Simulation {
             ground: &ground_rel,
             probe_cells: &probe_cells,
             source: &source,
-            rain: scene.rain.is_some(),
+            rain: feeds.any(),
+            rainfall_map: feeds.rainfall_map(),
+            damping_keep: &damping_keep,
+            pressure_patches: patches.len() as u32,
             bodies: &bodies,
             body_params,
             cover: &cover,
@@ -242,6 +252,8 @@ impl Simulation {
         let layer_spray = layer.as_ref().and_then(|l| l.spray);
         Ok(Simulation {
             scene: scene.clone(),
+            feeds,
+            patches,
             fields,
             ground_rel,
             solver,
@@ -306,11 +318,13 @@ impl Simulation {
             let chunk = left.min(self.chunk_limit() as u64) as u32;
             let input = ChunkInput {
                 target: self.target,
-                rain: match &self.scene.rain {
-                    Some(r) => crate::rain::chunk(r, &self.scene.grid, self.scene.time.dt, self.step, chunk),
-                    None => Default::default(),
+                rain: if self.feeds.any() {
+                    self.feeds.chunk(self.step, chunk)
+                } else {
+                    Default::default()
                 },
                 first_step: self.step,
+                pressure: self.patches.chunk(self.step, chunk),
             };
             // Profiling: the first chunk warms up (first touches of fresh buffers, clocks), then
             // even chunks take timestamps (where the backend can) and the others are the wall
@@ -831,6 +845,14 @@ impl Simulation {
     pub fn scene(&self) -> &Scene {
         &self.scene
     }
+    /// What the host adds to the water each step (drops, hydrographs, rainfall).
+    pub(crate) fn feeds(&self) -> &crate::feeds::Feeds {
+        &self.feeds
+    }
+    /// The `[[pressure]]` patches.
+    pub(crate) fn patches(&self) -> &crate::pressure::Patches {
+        &self.patches
+    }
     /// Steps taken.
     pub fn step_index(&self) -> u64 {
         self.step
@@ -1047,6 +1069,30 @@ fn substep_note(scene: &Scene, substeps: u32, max_depth: f64) -> String {
     )
 }
 
+/// Each cell's 1 − tau under `physics.damping_map`: the scene's tau plus the map's, in [0, 1]
+/// (NPY values as they are, a PNG's shades as shares of 1). Empty without a map.
+fn damping_keep(scene: &Scene) -> Result<Vec<f32>> {
+    let Some(map) = &scene.physics.damping_map else {
+        return Ok(Vec::new());
+    };
+    let (values, _) = crate::scene::read_map(scene, "physics.damping_map", map)?;
+    let tau = scene.physics.damping;
+    if let Some(bad) = values.iter().position(|&v| !(v >= 0.0 && tau + v <= 1.0)) {
+        let text = std::fs::read_to_string(&scene.origin).ok();
+        return Err(scene.error_at(
+            text.as_deref(),
+            "physics.damping_map",
+            format!(
+                "\"{}\": cell {bad} holds {}: a cell's damping, physics.damping ({tau}) plus the map's, must \
+                 lie in [0, 1]",
+                map.display(),
+                values[bad]
+            ),
+        ));
+    }
+    Ok(values.iter().map(|&v| (1.0 - (tau + v)) as f32).collect())
+}
+
 /// Height per step each cell's sources ask for (drains negative): a source spreads rate·dt evenly
 /// over the cells whose centres lie in its disc (the cell it stands in, if none do). Empty when the
 /// scene has no sources.
@@ -1057,23 +1103,10 @@ fn source_field(scene: &Scene) -> Vec<f32> {
     let g = scene.grid;
     let mut field = vec![0.0f64; g.cells()];
     for s in &scene.sources {
-        let mut cells: Vec<usize> = Vec::new();
-        for j in 0..g.ny as usize {
-            for i in 0..g.nx as usize {
-                let (x, y) = ((i as f64 + 0.5) * g.dx, (j as f64 + 0.5) * g.dx);
-                if (x - s.x).powi(2) + (y - s.y).powi(2) <= s.radius * s.radius {
-                    cells.push(j * g.nx as usize + i);
-                }
-            }
-        }
-        if cells.is_empty() {
-            let i = ((s.x / g.dx).floor() as usize).min(g.nx as usize - 1);
-            let j = ((s.y / g.dx).floor() as usize).min(g.ny as usize - 1);
-            cells.push(j * g.nx as usize + i);
-        }
+        let cells = crate::feeds::disc_cells(&g, s.x, s.y, s.radius);
         let height = s.rate * scene.time.dt / (cells.len() as f64 * g.dx * g.dx);
         for c in cells {
-            field[c] += height;
+            field[c as usize] += height;
         }
     }
     field.into_iter().map(|h| h as f32).collect()
@@ -1125,7 +1158,7 @@ fn schedule(scene: &Scene, p: &Params) -> Schedule {
         },
         crate::scene::WaterModel::HeightField => Model::HeightField(scene.physics.solver),
     };
-    Schedule::new(model, p, scene.rain.is_some())
+    Schedule::new(model, p, crate::feeds::staged(scene))
 }
 
 /// What `Simulation::check` reports: a scene that would run, and what it would take.
@@ -1153,6 +1186,10 @@ struct Prepared {
     substeps: u32,
     notes: Vec<String>,
     source: Vec<f32>,
+    feeds: crate::feeds::Feeds,
+    patches: crate::pressure::Patches,
+    /// Each cell's 1 − tau under `physics.damping_map` (empty without it).
+    damping_keep: Vec<f32>,
     bodies: Vec<crate::bodies::BodyState>,
     body_params: crate::bodies::BodyParams,
     cover: Vec<crate::bodies::Cover>,
@@ -1198,12 +1235,30 @@ impl Prepared {
         }
         let mut eta = eta;
         let (bodies, body_params, cover) = place_bodies(scene, fields.reference.0, &params, &ground_rel, &mut eta);
-        let source = source_field(scene);
+        let mut source = source_field(scene);
         if !source.is_empty() {
             params.sources = 1;
             params.source_step = source.iter().map(|&s| s as f64).sum::<f64>() as f32;
         }
+        let feeds = crate::feeds::Feeds::new(scene)?;
+        params.rainfall = feeds.rainfall_mode();
+        if params.rainfall != 0 && source.is_empty() {
+            // Rainfall falls in the volume pass with the sources, from a field of none.
+            source = vec![0.0; eta.len()];
+            params.sources = 1;
+        }
+        let damping_keep = damping_keep(scene)?;
+        if !damping_keep.is_empty() {
+            params.forcing |= crate::wgsl::common::FORCE_DAMPING_MAP;
+        }
+        let patches = crate::pressure::Patches::new(scene);
+        if !patches.is_empty() {
+            params.forcing |= crate::wgsl::common::FORCE_PRESSURE;
+        }
         Ok(Prepared {
+            feeds,
+            patches,
+            damping_keep,
             fields,
             eta,
             ground_rel,
@@ -1237,14 +1292,12 @@ impl Prepared {
         for (h, b) in fields.surface.iter_mut().zip(&fields.ground) {
             *h = h.max(*b);
         }
-        Ok(Self::of_model(
-            scene,
-            fields,
-            probe_cells,
-            substeps,
-            Some(columns),
-            None,
-        ))
+        // Drops and hydrographs fall into the columns in whole units (`pipe_rain`).
+        let feeds = crate::feeds::Feeds::new(scene)?;
+        Ok(Prepared {
+            feeds,
+            ..Self::of_model(scene, fields, probe_cells, substeps, Some(columns), None)
+        })
     }
 
     /// What the pipes and the Navier-Stokes layer are built from: no sources, bodies or covers
@@ -1268,6 +1321,9 @@ impl Prepared {
             substeps,
             notes: Vec::new(),
             source: Vec::new(),
+            feeds: Default::default(),
+            patches: Default::default(),
+            damping_keep: Vec::new(),
             bodies: Vec::new(),
             body_params: crate::bodies::BodyParams::new(scene),
             cover: Vec::new(),

@@ -275,8 +275,15 @@ pub struct Setup<'a> {
     pub probe_cells: &'a [u32],
     /// Height per step each cell's sources ask for, drains negative; empty without sources.
     pub source: &'a [f32],
-    /// Whether the scene rains (each chunk then brings its drops in `ChunkInput::rain`).
+    /// Whether each chunk brings a per-step feed table in `ChunkInput::rain` (`[rain]`'s drops,
+    /// hydrographs, `[rainfall]`: `feeds::Feeds::any`).
     pub rain: bool,
+    /// Each cell's share of `[rainfall]`'s intensity (empty unless `params.rainfall` is the map).
+    pub rainfall_map: &'a [f32],
+    /// Each cell's 1 − tau under `physics.damping_map` (empty without it).
+    pub damping_keep: &'a [f32],
+    /// `[[pressure]]` patches (each chunk brings their places in `ChunkInput::pressure`).
+    pub pressure_patches: u32,
     /// The bodies at the start (empty without bodies), and their uniforms.
     pub bodies: &'a [crate::bodies::BodyState],
     /// The bodies' uniforms.
@@ -301,6 +308,9 @@ impl<'a> Setup<'a> {
             probe_cells: &[],
             source: &[],
             rain: false,
+            rainfall_map: &[],
+            damping_keep: &[],
+            pressure_patches: 0,
             bodies: &[],
             body_params: Default::default(),
             cover: &[],
@@ -364,6 +374,9 @@ pub struct ChunkInput {
     pub rain: crate::rain::RainChunk,
     /// The steps run before the chunk (the spray's random numbers are keyed by the step).
     pub first_step: u64,
+    /// Each step's `[[pressure]]` patches where they stand then: `steps × patches`, row per step
+    /// (empty without them).
+    pub pressure: Vec<crate::pressure::Patch>,
 }
 
 /// An f64 target as the GPU takes it: hi = the nearest f32, lo = the rest (hi + lo keeps 48 bits).

@@ -32,6 +32,12 @@ pub enum Field {
     Cover,
     /// Height per step each cell's sources ask for: built from the scene.
     Source,
+    /// Each cell's share of `[rainfall]`'s full intensity: built from the scene.
+    RainfallMap,
+    /// Each cell's 1 − tau under `physics.damping_map`: built from the scene.
+    DampingMap,
+    /// GPU work buffers: the air pressure's head p/(ρg) per cell this step (`[[pressure]]`).
+    PressureHead,
     /// GPU work buffers: the coupling solve's vectors and face masks (per cell).
     SolveVectors,
     /// GPU work buffers: the Navier-Stokes layer's force, torque and water velocity per body.
@@ -222,6 +228,15 @@ fn ns_markers(s: &Shape) -> bool {
 fn sources(s: &Shape) -> bool {
     height_field(s) && s.params.sources != 0
 }
+fn rainfall_map(s: &Shape) -> bool {
+    height_field(s) && s.params.rainfall == crate::feeds::RAINFALL_MAP
+}
+fn damping_map(s: &Shape) -> bool {
+    height_field(s) && s.params.forcing & crate::wgsl::common::FORCE_DAMPING_MAP != 0
+}
+fn pressure(s: &Shape) -> bool {
+    height_field(s) && s.params.forcing & crate::wgsl::common::FORCE_PRESSURE != 0
+}
 fn clamps(s: &Shape) -> bool {
     height_field(s) && s.params.correct == CORRECT_CLAMPS
 }
@@ -317,6 +332,33 @@ pub const FIELDS: &[Spec] = &[
     spec(Field::Bodies, "bodies", Per::Body, 1, 144, Kept::State, bodies),
     spec(Field::Cover, "column covers", Per::Cell, 1, 16, Kept::State, bodies),
     spec(Field::Source, "sources", Per::Cell, 1, 4, Kept::Scene, sources),
+    spec(
+        Field::RainfallMap,
+        "rainfall map",
+        Per::Cell,
+        1,
+        4,
+        Kept::Scene,
+        rainfall_map,
+    ),
+    spec(
+        Field::DampingMap,
+        "damping map",
+        Per::Cell,
+        1,
+        4,
+        Kept::Scene,
+        damping_map,
+    ),
+    spec(
+        Field::PressureHead,
+        "pressure head",
+        Per::Cell,
+        1,
+        4,
+        Kept::Scratch,
+        pressure,
+    ),
     // b, x, r, p, PCG's (p, q) and the face masks.
     spec(
         Field::SolveVectors,
@@ -520,11 +562,14 @@ pub fn state_fields(shape: &Shape) -> Vec<Field> {
         .collect()
 }
 
+/// Fields built from the scene that a checkpoint leaves out: a resume builds them again.
+const REBUILT: [Field; 3] = [Field::Source, Field::RainfallMap, Field::DampingMap];
+
 /// The fields a checkpoint stores, in its order.
 pub fn checkpointed() -> impl Iterator<Item = &'static Spec> {
     FIELDS
         .iter()
-        .filter(|s| s.kept != Kept::Scratch && s.field != Field::Source)
+        .filter(|s| s.kept != Kept::Scratch && !REBUILT.contains(&s.field))
 }
 
 /// About how many bytes of GPU buffers a run of this shape takes (`shoal run --dry-run`): every

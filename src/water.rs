@@ -235,14 +235,15 @@ impl Water {
                 let mut done = 0;
                 while done < steps {
                     let n = (steps - done).min(crate::params::MAX_CHUNK);
-                    // The scene's rain, step by step as a batch run makes it (keyed by step index).
+                    // The scene's rain and hydrographs, step by step as a batch run makes them
+                    // (keyed by step index).
                     let at = self.steps + done as u64;
-                    let scene = self.sim.scene();
-                    let rain = scene
-                        .rain
-                        .as_ref()
-                        .map(|r| crate::rain::chunk(r, &scene.grid, dt, at, n))
-                        .unwrap_or_default();
+                    let feeds = self.sim.feeds();
+                    let rain = if feeds.any() {
+                        feeds.chunk(at, n)
+                    } else {
+                        Default::default()
+                    };
                     let pipes = self.sim.gpu_pipes().expect("built on the GPU pipes");
                     pipes.record_chunk(encoder, n, substeps, at, &rain);
                     done += n;
@@ -496,7 +497,6 @@ fn record_height_field(
     at: u64,
     steps: u32,
 ) -> usize {
-    let dt = sim.scene().time.dt;
     let substeps = sim.substeps();
     let gpu = solver(sim);
     let device = gpu.device().clone();
@@ -516,12 +516,10 @@ fn record_height_field(
     while done < steps {
         let n = (steps - done).min(crate::gpu::EMBEDDED_CHUNK);
         // The scene's rain, step by step as a batch run makes it (keyed by step index).
-        let scene = sim.scene();
-        let rain = scene
-            .rain
-            .as_ref()
-            .map(|r| crate::rain::chunk(r, &scene.grid, dt, at + done as u64, n));
-        solver(sim).record_chunk(encoder, n, substeps, rain.as_ref());
+        let first = at + done as u64;
+        let rain = sim.feeds().any().then(|| sim.feeds().chunk(first, n));
+        let pressure = sim.patches().chunk(first, n);
+        solver(sim).record_chunk(encoder, n, substeps, rain.as_ref(), &pressure);
         done += n;
     }
     solver(sim).state().current

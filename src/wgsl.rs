@@ -92,7 +92,9 @@ mod tests {
                 source_step,
                 regions,
                 bodies,
-                substeps
+                substeps,
+                rainfall,
+                forcing
             }),
         );
         check_mirror(
@@ -116,7 +118,12 @@ mod tests {
         check_mirror(
             "RainStep",
             size_of::<RainStep>(),
-            fields!(RainStep { start, count, before }),
+            fields!(RainStep {
+                start,
+                count,
+                before,
+                rainfall
+            }),
         );
     }
 

@@ -103,10 +103,15 @@ fn delta_x(c: u32) -> f32 {
 
 // u_m − u_c for the sweep's known heights: eta (x sweep) or eta + δx (y sweep), the two
 // differences taken apart so δx keeps its digits.
+// The air pressure's head joins the known heights of both sweeps (explicit forcing: the
+// water levels h + p/(ρg)); 0 without [[pressure]].
 fn rise(c: u32, m: u32) -> f32 {
     var r = eta_in[m] - eta_in[c];
     if sweep.axis == 1u {
         r = r + (delta_x(m) - delta_x(c));
+    }
+    if (params.forcing & FORCE_PRESSURE) != 0u {
+        r = r + (head_of(m) - head_of(c));
     }
     return r;
 }
@@ -129,7 +134,7 @@ struct Row {
 }
 
 fn base_rhs(c: u32) -> f32 {
-    return select(0.0, params.keep * vel_in[c], sweep.axis == 0u);
+    return select(0.0, keep_of(c) * vel_in[c], sweep.axis == 0u);
 }
 
 // A missing face at the end of a line.

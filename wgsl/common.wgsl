@@ -38,9 +38,18 @@ struct Params {
     bodies: u32,
     // Substeps per step (the pipes model derives its internal step from it).
     substeps: u32,
-    _pad1: u32,
-    _pad2: u32,
+    // How [rainfall] falls in volume.wgsl's `apply` (RAINFALL_*): not, uniformly, or by the map.
+    rainfall: u32,
+    // Per-cell forcing fields the step reads (FORCE_* bits).
+    forcing: u32,
 }
+
+const RAINFALL_UNIFORM: u32 = 1u;
+const RAINFALL_MAP: u32 = 2u;
+// The surface's air pressure as a head p/(ρg), m (pressure.wgsl), joins the surface's slope.
+const FORCE_PRESSURE: u32 = 1u;
+// Each cell's own 1 − tau (the damping map) replaces params.keep.
+const FORCE_DAMPING_MAP: u32 = 2u;
 
 // Every pass binds the uniform parameters at group 0, binding 0.
 @group(0) @binding(0) var<uniform> params: Params;

@@ -35,8 +35,9 @@ fn read_cell(c: u32, corrected: bool) -> vec3<f32> {
     return select(moved, vec3<f32>(b, 0.0, 0.0), moved.x <= b);
 }
 
-fn face(eta_c: f32, d_c: f32, eta_n: f32, d_n: f32) -> f32 {
-    return face_depth(eta_c, d_c, eta_n, d_n) * (eta_n - eta_c);
+// `lift`: the rise of the air pressure's head across the face (0 without [[pressure]]).
+fn face(eta_c: f32, d_c: f32, eta_n: f32, d_n: f32, lift: f32) -> f32 {
+    return face_depth(eta_c, d_c, eta_n, d_n) * ((eta_n - eta_c) + lift);
 }
 
 // The neighbour across one face: a real cell (interior or periodic) or a ghost. `mode` is the side's
@@ -46,17 +47,19 @@ fn face(eta_c: f32, d_c: f32, eta_n: f32, d_n: f32) -> f32 {
 // pay per storage access, GPUs per instruction.
 const INTERIOR: u32 = 6u;
 
-fn face_term(mode: u32, eta_c: f32, d_c: f32, b_c: f32, eta_n: f32, b_n: f32, eta_o: f32, b_o: f32, mean: f32) -> f32 {
+// (phi_c, phi_n, phi_o): the pressure head at the cell, the neighbour and the opposite one; a
+// ghost has the cell's own (no pressure gradient across a side).
+fn face_term(mode: u32, eta_c: f32, d_c: f32, b_c: f32, eta_n: f32, b_n: f32, eta_o: f32, b_o: f32, mean: f32, phi: vec3<f32>) -> f32 {
     let real = mode == INTERIOR || mode == PERIODIC;
     var eta_g = eta_n;
     eta_g = select(eta_g, 0.0, mode == OPEN);              // Dirichlet at the still level
     eta_g = select(eta_g, mean, mode == GHOST_MEAN);       // Wilson: mean surface height
     let b_g = select(b_c, b_n, real);                      // a ghost stands on the edge's ground
-    let term = face(eta_c, d_c, eta_g, depth(eta_g, b_g));
+    let term = face(eta_c, d_c, eta_g, depth(eta_g, b_g), select(0.0, phi.y - phi.x, real));
     // Wilson's slope ghost, 2·h_edge − h_inner, is zero normal curvature: its face carries exactly
     // the inner face's flux, mirrored. (A ghost depth measured from the edge's ground instead pumps
     // water in wherever the surface slopes, and pours it onto dry sloping banks.)
-    let mirrored = -face(eta_c, d_c, eta_o, depth(eta_o, b_o));
+    let mirrored = -face(eta_c, d_c, eta_o, depth(eta_o, b_o), phi.z - phi.x);
     // reflect: no flux through the wall. absorb: `edges` replaces the cell with Mur's update.
     return select(select(term, mirrored, mode == GHOST_SLOPE), 0.0, mode == REFLECT || mode == ABSORB);
 }
@@ -84,11 +87,16 @@ fn wave(i: u32, j: u32, corrected: bool) -> vec2<f32> {
     let b_e = ground[e];
     let b_s = ground[s];
     let b_n = ground[n];
-    let west = face_term(select(INTERIOR, params.bc_west, i == 0u), eta_c, d_c, b_c, eta_w, b_w, eta_e, b_e, mean);
-    let east = face_term(select(INTERIOR, params.bc_east, i == nx - 1u), eta_c, d_c, b_c, eta_e, b_e, eta_w, b_w, mean);
-    let south = face_term(select(INTERIOR, params.bc_south, j == 0u), eta_c, d_c, b_c, eta_s, b_s, eta_n, b_n, mean);
-    let north = face_term(select(INTERIOR, params.bc_north, j == ny - 1u), eta_c, d_c, b_c, eta_n, b_n, eta_s, b_s, mean);
-    let vel = params.keep * here.y + params.k * (((west + east) + south) + north);
+    let phi_c = head_of(c);
+    let phi_w = head_of(w);
+    let phi_e = head_of(e);
+    let phi_s = head_of(s);
+    let phi_n = head_of(n);
+    let west = face_term(select(INTERIOR, params.bc_west, i == 0u), eta_c, d_c, b_c, eta_w, b_w, eta_e, b_e, mean, vec3<f32>(phi_c, phi_w, phi_e));
+    let east = face_term(select(INTERIOR, params.bc_east, i == nx - 1u), eta_c, d_c, b_c, eta_e, b_e, eta_w, b_w, mean, vec3<f32>(phi_c, phi_e, phi_w));
+    let south = face_term(select(INTERIOR, params.bc_south, j == 0u), eta_c, d_c, b_c, eta_s, b_s, eta_n, b_n, mean, vec3<f32>(phi_c, phi_s, phi_n));
+    let north = face_term(select(INTERIOR, params.bc_north, j == ny - 1u), eta_c, d_c, b_c, eta_n, b_n, eta_s, b_s, mean, vec3<f32>(phi_c, phi_n, phi_s));
+    let vel = keep_of(c) * here.y + params.k * (((west + east) + south) + north);
     return vec2<f32>(eta_c + vel, vel);
 }
 

@@ -15,6 +15,10 @@
 // level it writes into sums.wgsl's `partials` (binding 6), and applies the correction the last
 // step settled as it reads (volume.wgsl).
 @group(0) @binding(7) var<storage, read> volume: Volume;
+// Per-cell forcing (params.forcing): each cell's 1 − tau under the damping map (FORCE_DAMPING_MAP,
+// the first nx·ny words), then the air pressure's head p/(ρg) this step (FORCE_PRESSURE,
+// pressure.wgsl). 16 unread bytes without either.
+@group(0) @binding(8) var<storage, read> forcing: array<f32>;
 
 @group(1) @binding(0) var<storage, read> eta_in: array<f32>;
 @group(1) @binding(1) var<storage, read> vel_in: array<f32>;
@@ -22,6 +26,24 @@
 @group(1) @binding(3) var<storage, read_write> vel_out: array<f32>;
 
 @group(2) @binding(0) var<uniform> slot: StepSlot;
+
+// Cell c's 1 − tau: the damping map's, or the scene's.
+fn keep_of(c: u32) -> f32 {
+    if (params.forcing & FORCE_DAMPING_MAP) != 0u {
+        return forcing[c];
+    }
+    return params.keep;
+}
+
+// The air pressure's head at cell c (0 without [[pressure]]): it joins the surface in every
+// slope the step takes, so the water levels h + p/(ρg).
+fn head_of(c: u32) -> f32 {
+    if (params.forcing & FORCE_PRESSURE) != 0u {
+        let at = select(0u, params.nx * params.ny, (params.forcing & FORCE_DAMPING_MAP) != 0u);
+        return forcing[at + c];
+    }
+    return 0.0;
+}
 
 // The depth a face carries: the mean of its two cells' depths, or nothing when its higher side is
 // dry (see explicit.wgsl's header for why).

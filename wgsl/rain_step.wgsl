@@ -3,7 +3,9 @@
 struct RainStep {
     start: u32,
     count: u32,
-    // Rain the chunk's earlier steps added (metres·cells; the height field's volume target).
+    // Water the chunk's earlier steps added: drops, hydrographs, rainfall (metres·cells; the
+    // height field's volume target).
     before: f32,
-    _pad0: u32,
+    // The rainfall's height this step at a map share of 1, m (src/feeds.rs).
+    rainfall: f32,
 }

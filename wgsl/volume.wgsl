@@ -42,6 +42,9 @@
 // Under CORRECT_CLAMPS, what the dry-cell rule did to each cell (level.wgsl): read by the
 // reduction before `settle`, then reset by `apply` to what its own clamp does.
 @group(0) @binding(9) var<storage, read_write> clamped: array<vec2<f32>>;
+// [rainfall] (src/feeds.rs): each cell's share of the full intensity (params.rainfall ==
+// RAINFALL_MAP); this step's height at a share of 1 is the step's `RainStep::rainfall`.
+@group(0) @binding(10) var<storage, read> rainfall_map: array<f32>;
 
 // The current level, written in place, and its region labels (id + 1, 0 dry).
 @group(1) @binding(0) var<storage, read_write> eta: array<f32>;
@@ -100,7 +103,11 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>) {
     v = moved.y;
     r = moved.z;
     if params.sources != 0u {
-        let want = source[c];
+        var want = source[c];
+        if params.rainfall != 0u {
+            let share = select(1.0, rainfall_map[c], params.rainfall == RAINFALL_MAP);
+            want = want + rain_steps[slot.index].rainfall * share;
+        }
         var short = 0.0;
         var added = 0.0;
         if want > 0.0 {

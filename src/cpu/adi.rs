@@ -4,6 +4,7 @@
 use super::explicit::{
     depth, face_depth, two_sum, wet_mean, Level, Out, ABSORB, GHOST_MEAN, GHOST_SLOPE, OPEN, PERIODIC,
 };
+use crate::wgsl::common::FORCE_PRESSURE;
 
 /// One row before normalisation: a·x_(p−1) + b·x_p + c·x_(p+1) = r with b = 1 − a − c + g,
 /// g the missing faces' diagonal term.
@@ -51,6 +52,13 @@ impl Sweep<'_> {
         if self.axis == 1 {
             r += self.delta_x(m) - self.delta_x(c);
         }
+        if let Some(f) = self
+            .level
+            .forcing()
+            .filter(|_| self.level.params.forcing & FORCE_PRESSURE != 0)
+        {
+            r += f.head_of(m) - f.head_of(c);
+        }
         r
     }
 
@@ -61,7 +69,8 @@ impl Sweep<'_> {
 
     fn base_rhs(&self, c: usize) -> f32 {
         if self.axis == 0 {
-            self.level.params.keep * self.level.vel[c]
+            let keep = self.level.forcing().map_or(self.level.params.keep, |f| f.keep_of(c));
+            keep * self.level.vel[c]
         } else {
             0.0
         }

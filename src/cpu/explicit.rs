@@ -3,6 +3,7 @@
 
 use crate::params::{Params, Totals};
 
+use crate::wgsl::common::{FORCE_DAMPING_MAP, FORCE_PRESSURE};
 use crate::wgsl::explicit::INTERIOR;
 pub(crate) use crate::wgsl::sides::{ABSORB, GHOST_MEAN, GHOST_SLOPE, OPEN, PERIODIC, REFLECT};
 
@@ -20,8 +21,40 @@ pub(crate) fn face_depth(eta_c: f32, d_c: f32, eta_n: f32, d_n: f32) -> f32 {
     }
 }
 
-pub(crate) fn face(eta_c: f32, d_c: f32, eta_n: f32, d_n: f32) -> f32 {
-    face_depth(eta_c, d_c, eta_n, d_n) * (eta_n - eta_c)
+/// Twin of `face`: `lift` is the rise of the air pressure's head across the face.
+pub(crate) fn face(eta_c: f32, d_c: f32, eta_n: f32, d_n: f32, lift: f32) -> f32 {
+    face_depth(eta_c, d_c, eta_n, d_n) * ((eta_n - eta_c) + lift)
+}
+
+/// Twin of `keep_of` and `head_of` (level.wgsl): the per-cell forcing buffer as both backends
+/// hold it, the damping map's 1 − tau then the pressure head.
+#[derive(Clone, Copy)]
+pub(crate) struct Forcing<'a> {
+    pub params: &'a Params,
+    pub words: &'a [f32],
+}
+
+impl Forcing<'_> {
+    pub(crate) fn keep_of(&self, c: usize) -> f32 {
+        if self.params.forcing & FORCE_DAMPING_MAP != 0 {
+            self.words[c]
+        } else {
+            self.params.keep
+        }
+    }
+
+    pub(crate) fn head_of(&self, c: usize) -> f32 {
+        if self.params.forcing & FORCE_PRESSURE != 0 {
+            let at = if self.params.forcing & FORCE_DAMPING_MAP != 0 {
+                (self.params.nx * self.params.ny) as usize
+            } else {
+                0
+            };
+            self.words[at + c]
+        } else {
+            0.0
+        }
+    }
 }
 
 /// One substep's inputs: the old level and what every pass reads.
@@ -36,6 +69,8 @@ pub struct Level<'a> {
     pub eta: &'a [f32],
     /// The per-substep change.
     pub vel: &'a [f32],
+    /// The per-cell forcing (`Params::forcing`): damping map, pressure head; empty without.
+    pub forcing: &'a [f32],
 }
 
 /// The three rows a cell's stencil reads, each as (eta, ground): its own, the one below (south)
@@ -50,12 +85,23 @@ pub(crate) struct Rows<'a> {
 /// A neighbour's (eta, ground).
 type Neighbour = (f32, f32);
 
-fn face_term(mode: u32, eta_c: f32, d_c: f32, b_c: f32, n: Neighbour, opposite: Neighbour, mean: f32) -> f32 {
+/// `phi`: the pressure head at the cell, the neighbour and the opposite one.
+#[allow(clippy::too_many_arguments)]
+fn face_term(
+    mode: u32,
+    eta_c: f32,
+    d_c: f32,
+    b_c: f32,
+    n: Neighbour,
+    opposite: Neighbour,
+    mean: f32,
+    phi: [f32; 3],
+) -> f32 {
     match mode {
         REFLECT | ABSORB => 0.0,
         GHOST_SLOPE => {
             let (eta_o, b_o) = opposite;
-            -face(eta_c, d_c, eta_o, depth(eta_o, b_o))
+            -face(eta_c, d_c, eta_o, depth(eta_o, b_o), phi[2] - phi[0])
         }
         _ => {
             let real = mode == INTERIOR || mode == PERIODIC;
@@ -65,14 +111,24 @@ fn face_term(mode: u32, eta_c: f32, d_c: f32, b_c: f32, n: Neighbour, opposite: 
                 _ => n.0,
             };
             let b_n = if real { n.1 } else { b_c };
-            face(eta_c, d_c, eta_n, depth(eta_n, b_n))
+            let lift = if real { phi[1] - phi[0] } else { 0.0 };
+            face(eta_c, d_c, eta_n, depth(eta_n, b_n), lift)
         }
     }
 }
 
 /// Twin of `wave` for cell (i, j) of `rows`, whose own change is `vel_c`: (eta', vel') before
-/// overrides and the dry-cell rule. `mean` is the mean wet surface that ghost-mean sides read.
-pub(crate) fn wave_in(p: &Params, rows: &Rows, mean: f32, vel_c: f32, i: u32, j: u32) -> (f32, f32) {
+/// overrides and the dry-cell rule. `mean` is the mean wet surface that ghost-mean sides read;
+/// `forcing` the per-cell forcing (none: `Params::forcing` is 0).
+pub(crate) fn wave_in(
+    p: &Params,
+    rows: &Rows,
+    mean: f32,
+    vel_c: f32,
+    forcing: Option<Forcing>,
+    i: u32,
+    j: u32,
+) -> (f32, f32) {
     let (nx, ny) = (p.nx, p.ny);
     let at = |row: (&[f32], &[f32]), i: u32| (row.0[i as usize], row.1[i as usize]);
     let (eta_c, b_c) = at(rows.centre, i);
@@ -81,11 +137,62 @@ pub(crate) fn wave_in(p: &Params, rows: &Rows, mean: f32, vel_c: f32, i: u32, j:
     let e = at(rows.centre, if i == nx - 1 { 0 } else { i + 1 });
     let (s, n) = (at(rows.south, i), at(rows.north, i));
     let mode = |edge: bool, bc: u32| if edge { bc } else { INTERIOR };
-    let west = face_term(mode(i == 0, p.bc_west), eta_c, d_c, b_c, w, e, mean);
-    let east = face_term(mode(i == nx - 1, p.bc_east), eta_c, d_c, b_c, e, w, mean);
-    let south = face_term(mode(j == 0, p.bc_south), eta_c, d_c, b_c, s, n, mean);
-    let north = face_term(mode(j == ny - 1, p.bc_north), eta_c, d_c, b_c, n, s, mean);
-    let vel = p.keep * vel_c + p.k * (((west + east) + south) + north);
+    // The head at the cell and its west, east, south and north neighbours (wrapped as the
+    // stencil is), and the cell's 1 − tau.
+    let (phi, keep) = match forcing {
+        Some(f) => {
+            let nxu = nx as usize;
+            let at = |i: u32, j: u32| f.head_of(j as usize * nxu + i as usize);
+            let (jw, je) = (if i == 0 { nx - 1 } else { i - 1 }, if i == nx - 1 { 0 } else { i + 1 });
+            let (js, jn) = (if j == 0 { ny - 1 } else { j - 1 }, if j == ny - 1 { 0 } else { j + 1 });
+            (
+                [at(i, j), at(jw, j), at(je, j), at(i, js), at(i, jn)],
+                f.keep_of(j as usize * nxu + i as usize),
+            )
+        }
+        None => ([0.0; 5], p.keep),
+    };
+    let west = face_term(
+        mode(i == 0, p.bc_west),
+        eta_c,
+        d_c,
+        b_c,
+        w,
+        e,
+        mean,
+        [phi[0], phi[1], phi[2]],
+    );
+    let east = face_term(
+        mode(i == nx - 1, p.bc_east),
+        eta_c,
+        d_c,
+        b_c,
+        e,
+        w,
+        mean,
+        [phi[0], phi[2], phi[1]],
+    );
+    let south = face_term(
+        mode(j == 0, p.bc_south),
+        eta_c,
+        d_c,
+        b_c,
+        s,
+        n,
+        mean,
+        [phi[0], phi[3], phi[4]],
+    );
+    let north = face_term(
+        mode(j == ny - 1, p.bc_north),
+        eta_c,
+        d_c,
+        b_c,
+        n,
+        s,
+        mean,
+        [phi[0], phi[4], phi[3]],
+    );
+    let vel = keep * vel_c + p.k * (((west + east) + south) + north);
     (eta_c + vel, vel)
 }
 
@@ -95,6 +202,14 @@ pub(crate) fn wet_mean(totals: &Totals) -> f32 {
 }
 
 impl Level<'_> {
+    /// The per-cell forcing, where the scene has any.
+    pub(crate) fn forcing(&self) -> Option<Forcing<'_>> {
+        (self.params.forcing != 0).then_some(Forcing {
+            params: self.params,
+            words: self.forcing,
+        })
+    }
+
     pub(crate) fn cell(&self, i: u32, j: u32) -> usize {
         (j * self.params.nx + i) as usize
     }
@@ -118,6 +233,7 @@ impl Level<'_> {
             &rows,
             wet_mean(self.totals),
             self.vel[self.cell(i, j)],
+            self.forcing(),
             i,
             j,
         )

@@ -17,6 +17,7 @@ pub mod ns_surface;
 pub mod pipe_rain;
 pub mod pipe_solver;
 pub mod pipes;
+pub mod pressure;
 pub mod probe;
 pub mod reduce;
 pub mod regions;
@@ -45,6 +46,13 @@ pub struct CpuSolver {
     /// The passes of a step, in order.
     schedule: Schedule,
     source: Vec<f32>,
+    /// Each cell's share of `[rainfall]` (empty unless a map).
+    rainfall_map: Vec<f32>,
+    /// The per-cell forcing, as the GPU's buffer holds it: the damping map's 1 − tau, then the
+    /// pressure head (`pressure.wgsl`'s twin writes it each step).
+    forcing: Vec<f32>,
+    /// `[[pressure]]` patches per step.
+    patches: usize,
     shortfall: Vec<f32>,
     volume: crate::params::VolumeState,
     /// See `GpuSolver::counted_shortfall`.
@@ -106,6 +114,15 @@ impl CpuSolver {
             totals: Totals::default(),
             schedule: setup.schedule(),
             source: setup.source.to_vec(),
+            rainfall_map: setup.rainfall_map.to_vec(),
+            forcing: {
+                let mut words = setup.damping_keep.to_vec();
+                if setup.pressure_patches > 0 {
+                    words.resize(words.len() + n, 0.0);
+                }
+                words
+            },
+            patches: setup.pressure_patches as usize,
             shortfall: vec![0.0; if setup.source.is_empty() { 0 } else { n }],
             volume: crate::params::VolumeState::default(),
             counted_shortfall: 0.0,
@@ -183,6 +200,13 @@ impl CpuSolver {
                 r.record(&self.params, &self.ground, &self.eta[p], &self.vel[p]);
             }
             Pass::Volume => self.correct(index, &chunk.input.rain),
+            Pass::Pressure => {
+                let n = self.patches;
+                let at = crate::gpu::state::head_at(&self.params) as usize;
+                let patches = &chunk.input.pressure[index as usize * n..(index as usize + 1) * n];
+                let cells = self.eta[0].len();
+                pressure::head(&self.params, patches, &mut self.forcing[at..at + cells]);
+            }
             Pass::PipeFlow
             | Pass::PipeApply
             | Pass::Spray
@@ -207,7 +231,7 @@ impl CpuSolver {
 
     /// Whether the fast backend runs this explicit substep fused (`fast::fused`).
     fn fuses(&self, edges: bool) -> bool {
-        self.fast && !edges && self.params.correct != crate::params::CORRECT_CLAMPS
+        self.fast && !edges && self.params.correct != crate::params::CORRECT_CLAMPS && self.params.forcing == 0
     }
 
     /// Whether `pass` runs as it should with a correction still deferred: the fused step applies
@@ -230,6 +254,8 @@ impl CpuSolver {
             let mut cells = volume::Cells {
                 ground: &self.ground,
                 source: &[],
+                rainfall: 0.0,
+                rainfall_map: &[],
                 shortfall: &mut [],
                 eta: &mut self.eta[p],
                 vel: &mut self.vel[p],
@@ -281,6 +307,7 @@ impl CpuSolver {
             totals: &self.totals,
             eta: eta_in,
             vel: vel_in,
+            forcing: &self.forcing,
         };
         let mut out = explicit::Out {
             eta: eta_out,
@@ -288,10 +315,13 @@ impl CpuSolver {
             carry: &mut self.carry,
             clamped: &mut self.clamped,
         };
+        // The fast passes step the scene's damping alone: with a damping map or pressure, the
+        // twin's passes run.
+        let fast = self.fast && self.params.forcing == 0;
         match pass {
-            Pass::Explicit { edges } if self.fast => fast::explicit::step(&level, &mut out, edges),
+            Pass::Explicit { edges } if fast => fast::explicit::step(&level, &mut out, edges),
             Pass::Explicit { edges } => explicit::step(&level, &mut out, edges),
-            Pass::Adi if self.fast => fast::adi::step(&level, &mut out),
+            Pass::Adi if fast => fast::adi::step(&level, &mut out),
             Pass::Adi => adi::step(&level, &mut out),
             other => unreachable!("{other:?} is not a substep"),
         }
@@ -314,6 +344,8 @@ impl CpuSolver {
         let mut cells = volume::Cells {
             ground: &self.ground,
             source: &self.source,
+            rainfall: drops.rainfall,
+            rainfall_map: &self.rainfall_map,
             shortfall: &mut self.shortfall,
             eta: &mut self.eta[p],
             vel: &mut self.vel[p],

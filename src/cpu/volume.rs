@@ -2,6 +2,7 @@
 
 use super::explicit::{depth, two_sum};
 use crate::params::{Params, Totals, CORRECT_CLAMPS, CORRECT_TARGET};
+use crate::wgsl::common::RAINFALL_MAP;
 
 use crate::params::VolumeState;
 
@@ -40,6 +41,10 @@ impl VolumeState {
 pub struct Cells<'a> {
     pub ground: &'a [f32],
     pub source: &'a [f32],
+    /// This step's rainfall height at a map share of 1 (`RainStep::rainfall`), and each cell's
+    /// share (empty: uniform).
+    pub rainfall: f32,
+    pub rainfall_map: &'a [f32],
     pub shortfall: &'a mut [f32],
     pub eta: &'a mut [f32],
     pub vel: &'a mut [f32],
@@ -65,7 +70,15 @@ pub fn apply(p: &Params, volume: &VolumeState, cells: &mut Cells) {
         };
         (e, v, r) = correct_cell(p, delta, b, e, v, r);
         if p.sources != 0 {
-            let want = cells.source[c];
+            let mut want = cells.source[c];
+            if p.rainfall != 0 {
+                let share = if p.rainfall == RAINFALL_MAP {
+                    cells.rainfall_map[c]
+                } else {
+                    1.0
+                };
+                want += cells.rainfall * share;
+            }
             let mut short = 0.0;
             let mut added = 0.0;
             if want > 0.0 {

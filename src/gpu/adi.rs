@@ -128,7 +128,7 @@ pub struct Adi {
 
 /// Storage buffers an ADI pipeline binds (groups 0–3: level.wgsl's 7 shared and 4 of the levels,
 /// then work and the two scratch halves): the adapter must allow this many per stage.
-const STORAGE_BUFFERS: u32 = 14;
+const STORAGE_BUFFERS: u32 = 15;
 
 impl Adi {
     /// Builds the pipelines and bind groups once.

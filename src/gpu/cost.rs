@@ -13,6 +13,7 @@ use crate::bodies::BodyParams;
 use crate::params::{Params, CORRECT_CLAMPS};
 use crate::scene::BoundaryMode;
 use crate::schedule::{Pass, Schedule};
+use crate::wgsl::common::{FORCE_DAMPING_MAP, FORCE_PRESSURE};
 
 /// One pass's cost: bytes per cell read and written, dispatches, and what the figures leave out.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -102,8 +103,15 @@ pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams, fused: bool) -> Co
             0,
             2,
         ),
-        // step: ground, eta, vel and carry in; eta, vel and carry out. edges: the perimeter.
-        Pass::Explicit { edges } => cost(4 * F32, 3 * F32, 1 + edges as u32),
+        // step: ground, eta, vel and carry in (+ the damping map, the pressure head); eta, vel and
+        // carry out. edges: the perimeter.
+        Pass::Explicit { edges } => cost(
+            4 * F32 + on(p.forcing & FORCE_DAMPING_MAP != 0, F32) + on(p.forcing & FORCE_PRESSURE != 0, F32),
+            3 * F32,
+            1 + edges as u32,
+        ),
+        // One head per cell, from every patch (arithmetic, no reads per cell).
+        Pass::Pressure => cost(0, F32, 1),
         Pass::Adi => adi_cost(p),
         Pass::Footprint => cost(2 * F32, 5 * F32, 1),
         Pass::Coupling => {
@@ -235,7 +243,11 @@ pub fn step_cost(
 ) -> (Vec<(Pass, u32, Cost)>, Cost) {
     let mut rows = Vec::new();
     let mut total = Cost::default();
-    for (passes, times) in [(&schedule.substep, substeps), (&schedule.after, 1)] {
+    for (passes, times) in [
+        (&schedule.before, 1),
+        (&schedule.substep, substeps),
+        (&schedule.after, 1),
+    ] {
         let fused = schedule.fuses_correction(p);
         let markers = matches!(
             schedule.model,

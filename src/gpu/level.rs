@@ -37,6 +37,7 @@ impl LevelBindings {
                 storage_entry(5, false),
                 storage_entry(6, false),
                 storage_entry(7, true),
+                storage_entry(8, true),
             ],
         );
         let level_layout = layout(
@@ -72,6 +73,7 @@ impl LevelBindings {
                     &state.clamped,
                     &state.partials,
                     &state.volume,
+                    &state.forcing,
                 ],
             ),
             levels: [level(0), level(1)],

@@ -19,6 +19,7 @@ pub mod ns_surface;
 pub mod pipe_rain;
 pub mod pipe_solver;
 pub mod pipes;
+pub mod pressure;
 pub mod probe;
 pub mod profile;
 pub mod rain;
@@ -58,6 +59,8 @@ pub struct GpuSolver {
     volume: volume::Volume,
     /// The per-region correction, built when the scene asks for `volume_correction = "regions"`.
     regions: Option<regions::Regions>,
+    /// The `[[pressure]]` patches' head, built when the scene has patches.
+    pressure: Option<pressure::Pressure>,
     /// The rigid bodies and their coupling solve, built when the scene has bodies.
     bodies: Option<(bodies::Bodies, coupling::Coupling)>,
     /// The passes of a step, in order.
@@ -111,7 +114,10 @@ impl GpuSolver {
             )
         });
         let history_bytes = state.bodies.history.size();
+        let pressure = (setup.pressure_patches > 0)
+            .then(|| pressure::Pressure::new(device, &state, &level, setup.pressure_patches, state::head_at(&params)));
         let mut solver = GpuSolver {
+            pressure,
             bodies,
             volume,
             regions,
@@ -318,6 +324,10 @@ impl GpuSolver {
             }
             Pass::Volume | Pass::Probe if self.fused() => {}
             Pass::Volume => self.volume.correct(pass, &self.level, &self.state, step),
+            Pass::Pressure => {
+                let p = self.pressure.as_ref().expect("patches");
+                p.record(pass, &self.level, &self.state, slot);
+            }
             Pass::Probe => self.probe.record(pass, &self.state, slot),
             Pass::PipeFlow
             | Pass::PipeApply
@@ -341,8 +351,8 @@ impl GpuSolver {
     }
 
     /// Records one chunk of `steps` steps (at most `EMBEDDED_CHUNK`) into the caller's encoder,
-    /// for hosts that embed Shoal: no submit, no poll, no readback. The chunk's rain, if any,
-    /// goes in as copies ahead of its pass; the volume target stays on the GPU (volume.wgsl's
+    /// for hosts that embed Shoal: no submit, no poll, no readback. The chunk's feeds (rain,
+    /// hydrographs, rainfall) and pressure patches, if any, go in as copies ahead of its pass; the volume target stays on the GPU (volume.wgsl's
     /// `roll` carries it to the next chunk). The caller must submit what it recorded, in order:
     /// Shoal's level index moves on as it records.
     pub fn record_chunk(
@@ -351,11 +361,15 @@ impl GpuSolver {
         steps: u32,
         substeps: u32,
         rain: Option<&crate::rain::RainChunk>,
+        pressure: &[crate::pressure::Patch],
     ) {
         assert!(
             steps <= EMBEDDED_CHUNK,
             "record_chunk: {steps} steps exceed EMBEDDED_CHUNK"
         );
+        if let Some(p) = &self.pressure {
+            p.stage(&self.device, encoder, pressure);
+        }
         if let Some(rain) = rain {
             self.volume.stage_rain(&self.device, encoder, rain);
         }
@@ -434,6 +448,9 @@ impl Solver for GpuSolver {
             .write_buffer(&self.state.first_bad_step, 0, bytemuck::bytes_of(&u32::MAX));
         let (hi, lo) = crate::solver::split_target(input.target);
         self.volume.upload_rain(&self.device, &self.queue, &input.rain);
+        if let Some(p) = &self.pressure {
+            p.upload(&self.queue, &input.pressure);
+        }
         self.queue.write_buffer(
             &self.state.volume,
             0,

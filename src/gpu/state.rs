@@ -47,6 +47,11 @@ pub struct GpuState {
     pub volume: wgpu::Buffer,
     /// Height per step each cell's sources ask for, drains negative (16 B without sources).
     pub source: wgpu::Buffer,
+    /// Each cell's share of `[rainfall]`'s intensity (16 B without a map).
+    pub rainfall_map: wgpu::Buffer,
+    /// Per-cell forcing (level.wgsl): the damping map's 1 − tau, then the pressure head (16 B
+    /// without either).
+    pub forcing: wgpu::Buffer,
     /// What each drain cell could not take on the last step (16 B without sources).
     pub shortfall: wgpu::Buffer,
     /// What the dry-cell rule did to each cell since the last correction: (water made, per-step
@@ -220,6 +225,13 @@ impl GpuState {
             n_probes: probe_cells.len() as u32,
             volume: init("volume", &[0u8; 32], storage | copy),
             source: fields.buffer(Field::Source, "source", bytemuck::cast_slice(setup.source), storage),
+            rainfall_map: fields.buffer(
+                Field::RainfallMap,
+                "rainfall map",
+                bytemuck::cast_slice(setup.rainfall_map),
+                storage,
+            ),
+            forcing: forcing_buffer(device, setup, storage),
             shortfall: fields.buffer(Field::Shortfall, "shortfall", &[], storage),
             clamped: fields.buffer(Field::Clamped, "clamped", &[], storage),
             regions: super::regions::RegionBuffers::new(device, &fields, params.nx * params.ny, params.regions),
@@ -390,6 +402,27 @@ pub fn linear_groups(groups: u32, max_per_dim: u32) -> (u32, u32) {
 /// made for it: unlike `Queue::write_buffer`, which lands before the whole next submit, the
 /// copy lands in order with the commands around it (embedded hosts may record several frames
 /// into one encoder).
+/// The per-cell forcing buffer: the damping map's 1 − tau (`setup.damping_keep`), then room for
+/// the pressure head where the scene has patches (its word offset: [`head_at`]).
+fn forcing_buffer(device: &wgpu::Device, setup: &Setup, usage: wgpu::BufferUsages) -> wgpu::Buffer {
+    let cells = (setup.params.nx * setup.params.ny) as usize;
+    let mut words: Vec<f32> = setup.damping_keep.to_vec();
+    if setup.pressure_patches > 0 {
+        words.resize(words.len() + cells, 0.0);
+    }
+    words.resize(words.len().max(4), 0.0);
+    filled_buffer(device, "forcing", bytemuck::cast_slice(&words), usage)
+}
+
+/// Where the pressure head starts in the forcing buffer, in words: after the damping map.
+pub fn head_at(params: &crate::params::Params) -> u32 {
+    if params.forcing & crate::wgsl::common::FORCE_DAMPING_MAP != 0 {
+        params.nx * params.ny
+    } else {
+        0
+    }
+}
+
 pub fn stage(
     device: &wgpu::Device,
     encoder: &mut wgpu::CommandEncoder,

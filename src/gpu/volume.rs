@@ -33,6 +33,7 @@ impl Volume {
                 storage_entry(7, true),
                 storage_entry(8, false),
                 storage_entry(9, false),
+                storage_entry(10, true),
             ],
         );
         let level_layout = layout(
@@ -72,6 +73,7 @@ impl Volume {
                     &state.regions.corrections,
                     &state.regions.pending,
                     &state.clamped,
+                    &state.rainfall_map,
                 ],
             ),
             levels: [[level(0, 0), level(0, 1)], [level(1, 0), level(1, 1)]],

@@ -100,7 +100,7 @@ fn build_ground(scene: &Scene, nx: usize, ny: usize) -> Result<Vec<f64>> {
         read_field(scene, "terrain.npy", p, nx, ny)?
     } else if let Some(png) = &t.png {
         let path = scene.resolve_path(&png.path);
-        let grey = read_png_grey(scene, &path)?;
+        let grey = read_png_grey(scene, "terrain.png", &path)?;
         resample(&grey, nx, ny)
             .into_iter()
             .map(|v| png.min + v * (png.max - png.min))
@@ -124,6 +124,42 @@ fn build_ground(scene: &Scene, nx: usize, ny: usize) -> Result<Vec<f64>> {
         });
     }
     Ok(ground)
+}
+
+/// A per-cell map a key names (`[rainfall] map`, `[physics] damping_map`), by its extension:
+/// NPY `[ny, nx]` as is; a GeoTIFF (`.tif`, `.tiff`) resampled over the domain, nodata as 0; a
+/// greyscale PNG resampled, each shade as its share of full scale in [0, 1]. Returns the values
+/// and whether they are PNG shares.
+pub fn read_map(scene: &Scene, key: &str, p: &Path) -> Result<(Vec<f64>, bool)> {
+    let (nx, ny) = (scene.grid.nx as usize, scene.grid.ny as usize);
+    let path = scene.resolve_path(p);
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    let text = std::fs::read_to_string(&scene.origin).ok();
+    match ext.as_str() {
+        "npy" => Ok((read_field(scene, key, p, nx, ny)?, false)),
+        "png" => Ok((resample(&read_png_grey(scene, key, &path)?, nx, ny), true)),
+        "tif" | "tiff" => {
+            let dem = crate::io::geotiff::read(&path).map_err(|e| scene.error_at(text.as_deref(), key, e))?;
+            let raster = Raster {
+                width: dem.header.width,
+                height: dem.header.height,
+                values: dem.heights,
+            };
+            let values = resample(&raster, nx, ny)
+                .into_iter()
+                .map(|v| if v.is_finite() { v } else { 0.0 })
+                .collect();
+            Ok((values, false))
+        }
+        _ => Err(scene.error_at(
+            text.as_deref(),
+            key,
+            format!("{}: a map is an .npy, .png or .tif file", path.display()),
+        )),
+    }
 }
 
 fn read_field(scene: &Scene, key: &str, p: &Path, nx: usize, ny: usize) -> Result<Vec<f64>> {
@@ -212,17 +248,17 @@ fn read_exr(scene: &Scene, p: &Path, nx: usize, ny: usize) -> Result<Vec<f64>> {
     Ok(resample(&raster, nx, ny))
 }
 
-fn read_png_grey(scene: &Scene, path: &Path) -> Result<Raster> {
+fn read_png_grey(scene: &Scene, key: &str, path: &Path) -> Result<Raster> {
     let text = std::fs::read_to_string(&scene.origin).ok();
     let img = image::ImageReader::open(path)
-        .map_err(|e| scene.error_at(text.as_deref(), "terrain.png", format!("{}: {e}", path.display())))?
+        .map_err(|e| scene.error_at(text.as_deref(), key, format!("{}: {e}", path.display())))?
         .with_guessed_format()
-        .map_err(|e| scene.error_at(text.as_deref(), "terrain.png", format!("{}: {e}", path.display())))?
+        .map_err(|e| scene.error_at(text.as_deref(), key, format!("{}: {e}", path.display())))?
         .decode()
         .map_err(|e| {
             scene.error_at(
                 text.as_deref(),
-                "terrain.png",
+                key,
                 format!("{} cannot be decoded: {e}", path.display()),
             )
         })?

@@ -7,6 +7,7 @@ mod fields;
 pub(crate) mod locate;
 mod validate;
 
+pub(crate) use fields::read_map;
 pub use fields::{InitialFields, ReferenceLevel};
 
 use crate::error::{Error, Result};
@@ -47,6 +48,12 @@ pub struct Scene {
     /// `[rain]`: random drops.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rain: Option<Rain>,
+    /// `[rainfall]`: rain as an intensity (mm/h), uniform or a map, scaled by a series.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rainfall: Option<Rainfall>,
+    /// `[[pressure]]`: air pressure patches on the surface, still or moving.
+    #[serde(default, rename = "pressure", skip_serializing_if = "Vec::is_empty")]
+    pub pressure: Vec<Pressure>,
     /// `[pipes]`: the column model's constants (`physics.model = "pipes"`; filled in with its
     /// defaults in the resolved scene).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -577,7 +584,7 @@ pub enum CouplingMethod {
 }
 
 /// `[physics]`: the solver and its constants.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Physics {
     /// `"height-field"` (default), `"pipes"` or `"navier-stokes"`.
@@ -621,6 +628,10 @@ pub struct Physics {
     /// Angular drag on a body, per second, scaled by its submerged share; default 1.0.
     #[serde(default = "Physics::default_drag")]
     pub body_angular_drag: f64,
+    /// A per-cell damping (NPY `[ny, nx]`, or a greyscale PNG as a share of 1) added to `damping`
+    /// in each cell: shallows, reeds, harbours.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub damping_map: Option<PathBuf>,
 }
 
 impl Physics {
@@ -673,6 +684,7 @@ impl Default for Physics {
             coupling_tolerance: Self::default_tolerance(),
             body_drag: Self::default_drag(),
             body_angular_drag: Self::default_drag(),
+            damping_map: None,
         }
     }
 }
@@ -912,8 +924,8 @@ pub struct InitialWater {
     pub bumps: Vec<Bump>,
 }
 
-/// A steady inflow over a disc, or a drain.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+/// A steady inflow over a disc, or a drain, with an optional hydrograph.
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Source {
     /// Centre x, metres.
@@ -929,6 +941,69 @@ pub struct Source {
     /// seed's source columns); below the ground, a sink that takes all that reaches it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub height: Option<f64>,
+    /// A CSV table of `time,rate` rows (s, m³/s, linear between rows, 0 outside them) whose rate
+    /// the source gives over time, beside its steady `rate` (`crate::feeds`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hydrograph: Option<PathBuf>,
+}
+
+/// `[rainfall]`: rain as an intensity over the ground, beside `[rain]`'s random drops.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rainfall {
+    /// mm/h over every cell; with a PNG `map`, the mm/h of its full scale (white).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intensity: Option<f64>,
+    /// Per-cell mm/h: NPY `[ny, nx]`, a GeoTIFF (resampled, north up), or a greyscale PNG whose
+    /// shade is the share of `intensity`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub map: Option<PathBuf>,
+    /// A CSV table of `time,factor` rows the intensity is scaled by over time (linear between
+    /// rows, 0 outside them); without it the factor is 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub series: Option<PathBuf>,
+}
+
+/// `[[pressure]]`: a patch of air pressure on the surface (a boat, a storm's low).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pressure {
+    /// `"gaussian"` (default) or `"box"`.
+    #[serde(default)]
+    pub shape: PressureShape,
+    /// Centre at t = 0, metres.
+    #[serde(default)]
+    pub x: f64,
+    /// Centre y at t = 0, metres.
+    #[serde(default)]
+    pub y: f64,
+    /// Gaussian: its sigma, metres.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub radius: Option<f64>,
+    /// Box: full extents [sx, sy], metres.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<[f64; 2]>,
+    /// Pa at the centre (the box's every cell); negative is a low, which raises the still water
+    /// by −strength/(ρ·g).
+    pub strength: f64,
+    /// m/s: the centre moves from (x, y) at this velocity.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub velocity: Option<[f64; 2]>,
+    /// [[t, x, y], …]: the centre's path, linear between rows, held before the first and after
+    /// the last (replaces x, y and velocity).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub path: Vec<[f64; 3]>,
+}
+
+/// A pressure patch's profile.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PressureShape {
+    /// strength·exp(−r²/(2·radius²)).
+    #[default]
+    Gaussian,
+    /// strength over a size[0] × size[1] rectangle.
+    Box,
 }
 
 /// `[rain]`: random drops, reproducible from the seed.

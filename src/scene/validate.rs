@@ -4,6 +4,9 @@
 use super::{BoundaryMode, Scene, VolumeCorrection, WaterModel};
 use crate::error::Result;
 
+#[path = "validate_forcing.rs"]
+mod forcing;
+
 /// Checks `scene`, parsed from `text` (for the lines errors name).
 pub fn validate(scene: &Scene, text: &str) -> Result<()> {
     let g = &scene.grid;
@@ -23,6 +26,7 @@ pub fn validate(scene: &Scene, text: &str) -> Result<()> {
     c.probes()?;
     c.sources()?;
     c.rain()?;
+    c.forcing()?;
     c.bodies()?;
     c.coupling()?;
     c.model()

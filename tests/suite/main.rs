@@ -11,6 +11,7 @@ mod common;
 mod divergence;
 mod embed;
 mod fast_cpu;
+mod forcing;
 mod geotiff;
 mod gpu_vs_cpu;
 mod navier_stokes;

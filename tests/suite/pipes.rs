@@ -318,13 +318,7 @@ fn rain_on_the_pipes_fills_the_top_cells_with_exactly_what_fell() {
     text.push_str("\n[rain]\nrate = 200.0\nradius = 0.06\nheight = 0.004\nseed = 5\n");
     let scene = scene_in(dir.path(), &text);
     let steps = 100;
-    let rain = shoal::low_level::rain_chunk(
-        scene.rain.as_ref().unwrap(),
-        &scene.grid,
-        scene.time.dt,
-        0,
-        steps as u32,
-    );
+    let rain = shoal::low_level::feeds_chunk(&scene, 0, steps as u32).unwrap();
     let cell = scene.grid.dx * scene.grid.dx;
     let mut runs = Vec::new();
     for backend in [Backend::Reference, Backend::Gpu] {

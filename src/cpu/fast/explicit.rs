@@ -62,10 +62,10 @@ fn interior(level: &Level, out: &mut Out, j: usize) -> bool {
     let wave = |i: usize| -> f32 {
         let (eta_c, b_c) = (ec[i], gc[i]);
         let d_c = depth(eta_c, b_c);
-        let west = face(eta_c, d_c, ec[i - 1], depth(ec[i - 1], gc[i - 1]));
-        let east = face(eta_c, d_c, ec[i + 1], depth(ec[i + 1], gc[i + 1]));
-        let south = face(eta_c, d_c, es[i], depth(es[i], gs[i]));
-        let north = face(eta_c, d_c, en[i], depth(en[i], gn[i]));
+        let west = face(eta_c, d_c, ec[i - 1], depth(ec[i - 1], gc[i - 1]), 0.0);
+        let east = face(eta_c, d_c, ec[i + 1], depth(ec[i + 1], gc[i + 1]), 0.0);
+        let south = face(eta_c, d_c, es[i], depth(es[i], gs[i]), 0.0);
+        let north = face(eta_c, d_c, en[i], depth(en[i], gn[i]), 0.0);
         keep * vel_in[i] + k * (((west + east) + south) + north)
     };
     if !out.clamped.is_empty() {

@@ -228,7 +228,7 @@ impl Band<'_> {
         };
         let (vel, carry) = (&rows[1].vel, &rows[1].carry);
         let twin = |out: &mut Out, i: usize| -> bool {
-            let (_, v) = wave_in(self.p, &stencil, self.mean, vel[i], i as u32, j as u32);
+            let (_, v) = wave_in(self.p, &stencil, self.mean, vel[i], None, i as u32, j as u32);
             let (s, residual) = two_sum(stencil.centre.0[i], v + carry[i]);
             out.store(i, stencil.centre.1[i], s, v, residual)
         };
@@ -303,10 +303,10 @@ fn interior(r: &Interior, eta_out: &mut [f32], vel_out: &mut [f32], carry_out: &
     let mut bad = false;
     for i in 1..nx - 1 {
         let (eta_c, d_c) = (ec[i], dc[i]);
-        let west = face(eta_c, d_c, ec[i - 1], dc[i - 1]);
-        let east = face(eta_c, d_c, ec[i + 1], dc[i + 1]);
-        let south = face(eta_c, d_c, es[i], ds[i]);
-        let north = face(eta_c, d_c, en[i], dn[i]);
+        let west = face(eta_c, d_c, ec[i - 1], dc[i - 1], 0.0);
+        let east = face(eta_c, d_c, ec[i + 1], dc[i + 1], 0.0);
+        let south = face(eta_c, d_c, es[i], ds[i], 0.0);
+        let north = face(eta_c, d_c, en[i], dn[i], 0.0);
         let v = r.keep * vel[i] + r.k * (((west + east) + south) + north);
         let (s, residual) = two_sum(eta_c, v + carry[i]);
         let dry = s <= ground[i];

@@ -39,6 +39,8 @@ fn bands<'a>(cells: &'a mut Cells) -> Vec<Cells<'a>> {
     let mut rest = Cells {
         ground: cells.ground,
         source: cells.source,
+        rainfall: cells.rainfall,
+        rainfall_map: cells.rainfall_map,
         shortfall: &mut *cells.shortfall,
         eta: &mut *cells.eta,
         vel: &mut *cells.vel,
@@ -54,6 +56,8 @@ fn bands<'a>(cells: &'a mut Cells) -> Vec<Cells<'a>> {
         out.push(Cells {
             ground: split(&mut rest.ground, m),
             source: split(&mut rest.source, m),
+            rainfall: rest.rainfall,
+            rainfall_map: split(&mut rest.rainfall_map, m),
             shortfall: split_mut(&mut rest.shortfall, m),
             eta: split_mut(&mut rest.eta, m),
             vel: split_mut(&mut rest.vel, m),

@@ -1,0 +1,131 @@
+//! Checks of what drives the water over time (SCENE.md's keys for issue 19): hydrographs,
+//! `[rainfall]`, `[[pressure]]`, the damping map, and which models take them. The files they name
+//! are read, and checked, when a simulation is built (`crate::feeds`, `Simulation::new`).
+
+use super::Check;
+use crate::error::Result;
+use crate::scene::{PressureShape, WaterModel};
+
+impl Check<'_> {
+    /// Hydrographs, rainfall, pressure patches and the damping map.
+    pub(super) fn forcing(&self) -> Result<()> {
+        let scene = self.scene;
+        let model = scene.physics.model;
+        for (k, s) in scene.sources.iter().enumerate() {
+            if s.hydrograph.is_some() && s.height.is_some() {
+                return self.fail(
+                    &format!("source[{k}].hydrograph"),
+                    "a source holds a height or gives a rate (steady or a hydrograph), not both".into(),
+                );
+            }
+        }
+        let height_field_only = |what: &str| {
+            format!(
+                "{what} acts on the height field (physics.model = \"height-field\"); the {} model does not take it yet",
+                match model {
+                    WaterModel::Pipes => "pipes",
+                    _ => "Navier-Stokes",
+                }
+            )
+        };
+        if let Some(r) = &scene.rainfall {
+            if model != WaterModel::HeightField {
+                return self.fail("rainfall.intensity", height_field_only("[rainfall]"));
+            }
+            if let Some(i) = r.intensity {
+                if !(i >= 0.0 && i.is_finite()) {
+                    return self.fail(
+                        "rainfall.intensity",
+                        format!("must be a finite number ≥ 0 mm/h (got {i})"),
+                    );
+                }
+            }
+            let png = r
+                .map
+                .as_ref()
+                .and_then(|m| m.extension())
+                .is_some_and(|e| e.eq_ignore_ascii_case("png"));
+            match (r.intensity, &r.map) {
+                (None, None) => {
+                    return self.fail(
+                        "rainfall.intensity",
+                        "[rainfall] needs an intensity (mm/h over every cell) or a map".into(),
+                    )
+                }
+                (Some(_), Some(_)) if !png => {
+                    return self.fail(
+                        "rainfall.intensity",
+                        "give an intensity or a map of mm/h, not both (intensity scales only a PNG map's shades)"
+                            .into(),
+                    )
+                }
+                _ => {}
+            }
+        }
+        if !scene.pressure.is_empty() && model != WaterModel::HeightField {
+            return self.fail("pressure[0].strength", height_field_only("[[pressure]]"));
+        }
+        if scene.physics.damping_map.is_some() && model != WaterModel::HeightField {
+            return self.fail("physics.damping_map", height_field_only("physics.damping_map"));
+        }
+        if scene.pressure.len() > crate::pressure::MAX_PATCHES {
+            return self.fail(
+                &format!("pressure[{}].strength", crate::pressure::MAX_PATCHES),
+                format!(
+                    "at most {} pressure patches (every cell sums them all, every step)",
+                    crate::pressure::MAX_PATCHES
+                ),
+            );
+        }
+        for (k, p) in scene.pressure.iter().enumerate() {
+            self.patch(k, p)?;
+        }
+        Ok(())
+    }
+
+    /// One `[[pressure]]` patch.
+    fn patch(&self, k: usize, p: &crate::scene::Pressure) -> Result<()> {
+        let key = |name: &str| format!("pressure[{k}].{name}");
+        for (name, v) in [("x", p.x), ("y", p.y), ("strength", p.strength)] {
+            self.finite(&key(name), v)?;
+        }
+        match p.shape {
+            PressureShape::Gaussian => match p.radius {
+                Some(r) if r > 0.0 && r.is_finite() => {}
+                Some(r) => return self.fail(&key("radius"), format!("must be a finite number > 0 m (got {r})")),
+                None => return self.fail(&key("shape"), "a gaussian patch needs a radius (its sigma, m)".into()),
+            },
+            PressureShape::Box => match p.size {
+                Some([sx, sy]) if sx > 0.0 && sy > 0.0 && sx.is_finite() && sy.is_finite() => {}
+                Some(s) => return self.fail(&key("size"), format!("must be two finite numbers > 0 m (got {s:?})")),
+                None => return self.fail(&key("shape"), "a box patch needs a size = [sx, sy] (m)".into()),
+            },
+        }
+        if let Some(v) = p.velocity {
+            if !v.iter().all(|c| c.is_finite()) {
+                return self.fail(&key("velocity"), format!("must be two finite numbers (got {v:?})"));
+            }
+            if !p.path.is_empty() {
+                return self.fail(
+                    &key("path"),
+                    "a patch moves at a velocity or along a path, not both".into(),
+                );
+            }
+        }
+        for (n, row) in p.path.iter().enumerate() {
+            if !row.iter().all(|c| c.is_finite()) {
+                return self.fail(
+                    &key("path"),
+                    format!("row {n} must be three finite numbers [t, x, y] (got {row:?})"),
+                );
+            }
+            if n > 0 && row[0] <= p.path[n - 1][0] {
+                return self.fail(
+                    &key("path"),
+                    format!("row {n}: times must increase ({} ≤ {})", row[0], p.path[n - 1][0]),
+                );
+            }
+        }
+        Ok(())
+    }
+}

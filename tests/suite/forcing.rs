@@ -1,0 +1,298 @@
+//! Forcing over time (issue 19): hydrographs, rainfall intensity, air pressure patches and the
+//! damping map, on every height-field backend, and their bad input.
+
+use crate::common::{scene_in, simulation, water_volume, write_npy};
+use shoal::Backend;
+use std::path::Path;
+
+const BACKENDS: [Backend; 3] = [Backend::Reference, Backend::Cpu, Backend::Gpu];
+
+/// A flat, closed, dry basin 24 × 16 cells of 0.5 m: every drop of water in it was added, so
+/// its f32 depths measure the added volume to ~1e-7 of itself.
+fn dry_basin(extra: &str, solver: &str) -> String {
+    format!(
+        "[grid]\nnx = 24\nny = 16\ndx = 0.5\n[time]\ndt = 0.02\nsteps = 100\n\
+         [physics]\nsolver = \"{solver}\"\n[terrain]\nflat = 0.0\n[water]\nlevel = 0.0\n{extra}"
+    )
+}
+
+fn write(dir: &Path, name: &str, text: &str) {
+    std::fs::write(dir.join(name), text).unwrap();
+}
+
+#[test]
+fn a_hydrograph_adds_the_integral_of_its_table_beside_the_steady_rate() {
+    // Rows (s, m³/s): a flood rising to 0.2 and falling back, linear between rows; 0 held after.
+    // Its integral is 0.05 + 0.0625 + 0.0125 = 0.125 m³, the steady rate's 0.01 m³/s · 2 s more.
+    // Tolerance 1e-5 of the added volume (the issue's): the steps' shares are exact integrals,
+    // so what is left is f32 rounding of the entries and of the depths' sum (~1e-7).
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "q.csv", "time,rate\n0,0\n0.5,0.2\n1.0,0.05\n1.5,0\n");
+    for solver in ["explicit", "adi"] {
+        let text = dry_basin(
+            "[[source]]\nx = 6.0\ny = 4.0\nradius = 1.0\nrate = 0.01\nhydrograph = \"q.csv\"\n",
+            solver,
+        );
+        let scene = scene_in(dir.path(), &text);
+        for backend in BACKENDS {
+            let mut sim = simulation(&scene, backend);
+            sim.step(100).unwrap();
+            let added = water_volume(&mut sim);
+            let want = 0.125 + 0.01 * 2.0;
+            assert!(
+                ((added - want) / want).abs() < 1e-5,
+                "{solver} {backend:?}: added {added} m³, the table and the steady rate give {want}"
+            );
+        }
+    }
+}
+
+#[test]
+fn rainfall_adds_its_intensity_over_the_area_and_time_for_uniform_and_map() {
+    // 36 mm/h over 96 m² for 2 s scaled by a series rising 1 → 3 over the first second and held:
+    // ∫ factor = 2 + 3 = 5 s, so 36e-3/3600 · 96 · 5 = 4.8e-3 m³. The map: 100 mm/h on the west
+    // half, 50 on the east, same series: (100 + 50)/2 · 1e-3/3600 · 96 · 5 = 0.01 m³.
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "r.csv", "time,factor\n0,1\n1,3\n");
+    write_npy(dir.path(), "rain.npy", 16, 24, |i, _| if i < 12 { 100.0 } else { 50.0 });
+    for (rainfall, want) in [
+        ("intensity = 36.0", 36e-3 / 3600.0 * 96.0 * 5.0),
+        ("map = \"rain.npy\"", 75e-3 / 3600.0 * 96.0 * 5.0),
+    ] {
+        let text = dry_basin(&format!("[rainfall]\n{rainfall}\nseries = \"r.csv\"\n"), "explicit");
+        let scene = scene_in(dir.path(), &text);
+        for backend in BACKENDS {
+            let mut sim = simulation(&scene, backend);
+            sim.step(100).unwrap();
+            let added = water_volume(&mut sim);
+            assert!(
+                ((added - want) / want).abs() < 1e-5,
+                "{rainfall} on {backend:?}: added {added} m³, ∫ intensity·area is {want}"
+            );
+        }
+    }
+}
+
+/// A closed pool 2 m deep, 48 × 48 cells of 1 m, damped so it settles, under a still patch.
+fn pool_under(patch: &str, solver: &str) -> String {
+    format!(
+        "[grid]\nnx = 48\nny = 48\ndx = 1.0\n[time]\ndt = 0.1\nsteps = 10\n\
+         [physics]\nsolver = \"{solver}\"\ndamping = 0.02\n[terrain]\nflat = -2.0\n[water]\nlevel = 0.0\n\
+         [[pressure]]\n{patch}\n"
+    )
+}
+
+#[test]
+fn a_still_pool_under_a_steady_low_settles_at_the_inverse_barometer_level() {
+    // −1000 Pa at the centre of a Gaussian low (sigma 6 m): at rest h + p/(ρg) is level, so the
+    // cell at the centre (its middle 0.5 m off the low's centre along each axis: exp(−0.5/72) of
+    // the peak) stands 1000/(1000·9.81)·0.99308 = 0.10123 m above the far corner (whose own
+    // share, exp(−(23.5²·2)/72) ≈ 2e-7, is nothing). The issue asks for 2 %; the settled balance
+    // is the scheme's exactly, so this holds it to 0.1 % (measured: 3e-7), after 300 s of damped
+    // sloshing (τ = 0.02 per step: amplitudes fall by e every ~5 s).
+    let patch = "shape = \"gaussian\"\nx = 24.0\ny = 24.0\nradius = 6.0\nstrength = -1000.0";
+    let want = 1000.0 / (1000.0 * 9.81) * (-0.5f64 / 72.0).exp();
+    for solver in ["explicit", "adi"] {
+        let scene = crate::common::scene(&pool_under(patch, solver));
+        for backend in [Backend::Cpu, Backend::Gpu] {
+            let mut sim = simulation(&scene, backend);
+            sim.step(3000).unwrap();
+            let h = sim.surface().unwrap();
+            let rise = h[24 * 48 + 24] - h[0];
+            assert!(
+                ((rise - want) / want).abs() < 1e-3,
+                "{solver} {backend:?}: the low raised the centre {rise} m above the corner, the inverse barometer says {want}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_box_patch_of_high_pressure_pushes_the_water_down_by_its_head() {
+    // A 10 × 10 m box of +500 Pa: inside it the settled surface stands 0.051 m below outside.
+    let patch = "shape = \"box\"\nx = 24.0\ny = 24.0\nsize = [10.0, 10.0]\nstrength = 500.0";
+    let scene = crate::common::scene(&pool_under(patch, "explicit"));
+    // Exact once settled, as the Gaussian low: 1e-3 of the head.
+    let mut sim = simulation(&scene, Backend::Cpu);
+    sim.step(3000).unwrap();
+    let h = sim.surface().unwrap();
+    let drop = h[0] - h[24 * 48 + 24];
+    let want = 500.0 / (1000.0 * 9.81);
+    assert!(
+        ((drop - want) / want).abs() < 1e-3,
+        "the box pushed the water down {drop} m, want {want}"
+    );
+}
+
+#[test]
+fn a_patch_faster_than_the_waves_leaves_a_wedge_behind_it_and_calm_water_ahead() {
+    // Water 0.5 m deep: waves run at c = √(g·d) = 2.21 m/s. A patch at 4.43 m/s (Froude 2)
+    // trails a wedge of half-angle asin(1/2) = 30° (the shallow-water Mach cone); ahead of it,
+    // and outside the wedge, the water has not heard of it yet.
+    let text = "[grid]\nnx = 160\nny = 80\ndx = 0.5\n[time]\ndt = 0.04\nsteps = 10\n\
+        [terrain]\nflat = -0.5\n[water]\nlevel = 0.0\n[boundary]\nall = \"absorb\"\n\
+        [[pressure]]\nx = 10.0\ny = 20.0\nradius = 1.0\nstrength = 300.0\nvelocity = [4.43, 0.0]\n";
+    let scene = crate::common::scene(text);
+    let mut sim = simulation(&scene, Backend::Cpu);
+    let steps = 300;
+    sim.step(steps).unwrap();
+    let h = sim.surface().unwrap();
+    let t = steps as f64 * 0.04;
+    let (px, py) = (10.0 + 4.43 * t, 20.0);
+    let at = |x: f64, y: f64| h[(y / 0.5) as usize * 160 + (x / 0.5) as usize];
+    let peak = h.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    // 4 m ahead of the centre (4 sigma): still.
+    assert!(
+        at(px + 4.0, py).abs() < 0.01 * peak,
+        "ahead of the patch: {} (peak {peak})",
+        at(px + 4.0, py)
+    );
+    // 12 m behind, the wedge's arms stand 12·tan 30° = 6.9 m off the track: disturbed there,
+    // still well outside (13 m off the track).
+    let arm = (0..=24)
+        .map(|k| at(px - 12.0, py + 3.0 + 0.25 * k as f64).abs())
+        .fold(0.0, f64::max);
+    assert!(
+        arm > 0.1 * peak,
+        "no wake arm 12 m behind the patch (max {arm}, peak {peak})"
+    );
+    assert!(
+        at(px - 12.0, py + 13.0).abs() < 0.02 * peak,
+        "water outside the wedge moved: {}",
+        at(px - 12.0, py + 13.0)
+    );
+}
+
+#[test]
+fn a_damping_map_of_tau_everywhere_damps_exactly_as_the_global_tau_and_a_partial_one_less() {
+    // The map adds to `damping` cell by cell: a map of 0.01 everywhere is damping = 0.01, bit
+    // for bit (both are 1 − 0.01 rounded once to f32); a map over half the basin damps less.
+    let dir = tempfile::tempdir().unwrap();
+    write_npy(dir.path(), "all.npy", 32, 32, |_, _| 0.01);
+    write_npy(dir.path(), "half.npy", 32, 32, |i, _| if i < 16 { 0.01 } else { 0.0 });
+    let base = "[grid]\nnx = 32\nny = 32\ndx = 0.1\n[time]\ndt = 0.01\nsteps = 10\n[terrain]\nflat = -0.5\n\
+        [water]\nlevel = 0.0\n[[water.bump]]\nx = 1.6\ny = 1.6\nradius = 0.3\nheight = 0.02\n";
+    for solver in ["explicit", "adi"] {
+        let with = |physics: &str| {
+            scene_in(
+                dir.path(),
+                &format!("{base}[physics]\nsolver = \"{solver}\"\n{physics}\n"),
+            )
+        };
+        for backend in [Backend::Reference, Backend::Gpu] {
+            let energy = |physics: &str| {
+                let mut sim = simulation(&with(physics), backend);
+                sim.step(150).unwrap();
+                sim.surface().unwrap()
+            };
+            let global = energy("damping = 0.01");
+            let mapped = energy("damping_map = \"all.npy\"");
+            assert_eq!(
+                global, mapped,
+                "{solver} {backend:?}: a map of 0.01 everywhere is not damping = 0.01"
+            );
+            let swing = |h: &[f64]| h.iter().map(|v| v * v).sum::<f64>();
+            let half = energy("damping_map = \"half.npy\"");
+            let none = energy("damping = 0.0");
+            assert!(
+                swing(&global) < swing(&half) && swing(&half) < swing(&none),
+                "{solver} {backend:?}: half a map should damp between none and all ({} {} {})",
+                swing(&none),
+                swing(&half),
+                swing(&global)
+            );
+        }
+    }
+}
+
+#[test]
+fn every_forcing_at_once_agrees_between_the_gpu_and_its_cpu_twin() {
+    // A moving low, a hydrograph, a rainfall map and series and a damping map on a sloping basin.
+    // GPU and CPU agree to 1e-5 m over 100 steps: the same f32 operations in the same order but
+    // for the GPU's exp() (a few ulps in the head) and fused multiply-adds.
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "q.csv", "time,rate\n0,0\n1,0.3\n2,0\n");
+    write(dir.path(), "r.csv", "time,factor\n0,0\n2,2\n");
+    write_npy(dir.path(), "rain.npy", 16, 24, |i, j| (i + j) as f64);
+    write_npy(dir.path(), "damp.npy", 16, 24, |i, _| if i > 18 { 0.05 } else { 0.0 });
+    for solver in ["explicit", "adi"] {
+        let text = format!(
+            "[grid]\nnx = 24\nny = 16\ndx = 0.5\n[time]\ndt = 0.02\nsteps = 100\n\
+             [physics]\nsolver = \"{solver}\"\ndamping_map = \"damp.npy\"\n\
+             [terrain]\nslope = {{ base = -0.6, grad = [0.05, 0.0] }}\n[water]\nlevel = 0.0\n\
+             [[source]]\nx = 3.0\ny = 4.0\nradius = 0.8\nhydrograph = \"q.csv\"\n\
+             [rainfall]\nmap = \"rain.npy\"\nseries = \"r.csv\"\n\
+             [[pressure]]\nx = 2.0\ny = 4.0\nradius = 1.0\nstrength = -400.0\nvelocity = [2.0, 0.5]\n\
+             [[pressure]]\nshape = \"box\"\nsize = [2.0, 1.0]\nstrength = 150.0\npath = [[0.0, 10.0, 6.0], [2.0, 4.0, 6.0]]\n"
+        );
+        let scene = scene_in(dir.path(), &text);
+        let cpu = {
+            let mut sim = simulation(&scene, Backend::Reference);
+            sim.step(100).unwrap();
+            sim.surface().unwrap()
+        };
+        let gpu = {
+            let mut sim = simulation(&scene, Backend::Gpu);
+            sim.step(100).unwrap();
+            sim.surface().unwrap()
+        };
+        let worst = cpu.iter().zip(&gpu).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+        assert!(worst < 1e-5, "{solver}: GPU and CPU differ by {worst} m");
+        let fast = {
+            let mut sim = simulation(&scene, Backend::Cpu);
+            sim.step(100).unwrap();
+            sim.surface().unwrap()
+        };
+        assert_eq!(cpu, fast, "{solver}: the fast CPU backend is not the twin's bits");
+    }
+}
+
+#[test]
+fn bad_forcing_is_refused_naming_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "neg.csv", "time,rate\n0,1\n1,-1\n");
+    write(dir.path(), "unsorted.csv", "time,rate\n0,1\n2,1\n1,1\n");
+    write(dir.path(), "one.csv", "time,rate\n0,1\n");
+    let parse = |extra: &str| {
+        // A `[physics]` key joins the basin's own table.
+        let text = match extra.strip_prefix("[physics]\n") {
+            Some(key) => dry_basin("", "explicit").replace("[physics]\n", &format!("[physics]\n{key}")),
+            None => dry_basin(extra, "explicit"),
+        };
+        shoal::Scene::parse(&text, Path::new("s.toml"), dir.path())
+            .and_then(|s| shoal::Simulation::new(&s, Backend::Reference).map(|_| ()))
+            .expect_err(extra)
+            .to_string()
+    };
+    let src = |file: &str| format!("[[source]]\nx = 1.0\ny = 1.0\nradius = 0.5\nhydrograph = \"{file}\"\n");
+    for (extra, says) in [
+        (src("neg.csv"), "source[0].hydrograph"),
+        (src("unsorted.csv"), "times must increase"),
+        (src("one.csv"), "one row"),
+        (src("missing.csv"), "source[0].hydrograph"),
+        ("[rainfall]\nseries = \"one.csv\"\n".into(), "rainfall.intensity"),
+        ("[rainfall]\nintensity = -1.0\n".into(), "rainfall.intensity"),
+        ("[rainfall]\nmap = \"m.npy\"\nintensity = 3.0\n".into(), "not both"),
+        ("[rainfall]\nmap = \"m.csv\"\n".into(), "rainfall.map"),
+        ("[[pressure]]\nstrength = 10.0\n".into(), "needs a radius"),
+        (
+            "[[pressure]]\nshape = \"box\"\nstrength = 10.0\n".into(),
+            "needs a size",
+        ),
+        (
+            "[[pressure]]\nradius = 1.0\nstrength = 10.0\npath = [[1.0, 0.0, 0.0], [0.5, 1.0, 1.0]]\n".into(),
+            "times must increase",
+        ),
+        (
+            "[[pressure]]\nradius = 1.0\nstrength = nan\n".into(),
+            "pressure[0].strength",
+        ),
+        (
+            "[physics]\ndamping_map = \"nothing.npy\"\n".into(),
+            "physics.damping_map",
+        ),
+    ] {
+        let err = parse(&extra);
+        assert!(err.contains(says), "{extra}: the error does not say {says:?}: {err}");
+    }
+}
