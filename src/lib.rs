@@ -46,6 +46,7 @@ mod simulation;
 mod solver;
 mod spray;
 mod state_table;
+pub mod summary;
 mod table;
 mod water;
 mod wgsl;

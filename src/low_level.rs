@@ -30,6 +30,7 @@ pub use crate::rain::RainChunk;
 /// What a scene's drops, hydrographs and rainfall add during steps `first + 1 ..= first + steps`
 /// (`crate::feeds`), as a chunk hands it to the backends.
 pub fn feeds_chunk(scene: &crate::scene::Scene, first: u64, steps: u32) -> crate::error::Result<RainChunk> {
-    Ok(crate::feeds::Feeds::new(scene)?.chunk(first, steps))
+    let fields = crate::scene::InitialFields::build(scene)?;
+    Ok(crate::feeds::Feeds::new(scene, &fields)?.chunk(first, steps))
 }
 pub use crate::solver::{Setup, Solver};

@@ -15,7 +15,7 @@ pub const MAX_SUBSTEPS: u32 = 4096;
 /// Steps recorded per submit at most (and the size of the per-step slot and probe buffers).
 pub const MAX_CHUNK: u32 = 256;
 
-/// Mirror of WGSL `Params`: scalars only, 80 bytes (a multiple of 16 for the uniform layout).
+/// Mirror of WGSL `Params`: scalars only, 96 bytes (a multiple of 16 for the uniform layout).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct Params {
@@ -61,6 +61,10 @@ pub struct Params {
     pub rainfall: u32,
     /// Per-cell forcing fields the step reads (`FORCE_*` bits): the pressure head, the damping map.
     pub forcing: u32,
+    /// 1: each step ends by folding the level into the summary maps (`summary.wgsl`).
+    pub summary: u32,
+    /// Padding.
+    pub _pad: [u32; 3],
 }
 
 /// Mirror of WGSL `Totals` (reduce.wgsl's result).
@@ -142,10 +146,10 @@ impl Params {
             ny: scene.grid.ny,
             k: step_coefficient(scene, substeps) as f32,
             keep: (1.0 - scene.physics.damping) as f32,
-            bc_west: sides.west as u32,
-            bc_east: sides.east as u32,
-            bc_south: sides.south as u32,
-            bc_north: sides.north as u32,
+            bc_west: sides.west.as_run() as u32,
+            bc_east: sides.east.as_run() as u32,
+            bc_south: sides.south.as_run() as u32,
+            bc_north: sides.north.as_run() as u32,
             vel_scale: 1.0,
             n_partials: cells.div_ceil(CELLS_PER_PARTIAL) as u32,
             n_probes,
@@ -162,6 +166,8 @@ impl Params {
             substeps,
             rainfall: 0,
             forcing: 0,
+            summary: scene.output.summary as u32,
+            _pad: [0; 3],
         };
         // With bodies the columns hold body volume that the per-region sums would count as water:
         // such scenes correct globally (the CLI says so).

@@ -209,6 +209,17 @@ struct Georeference {
 }
 
 impl Georeference {
+    /// Writes a row-major `[ny, nx]` field (its first row the south edge) as a float32 GeoTIFF,
+    /// north up, in this frame.
+    fn write(&self, path: &Path, nx: usize, ny: usize, field: &[f32], nodata: Option<f64>) -> Result<()> {
+        let north_up: Vec<f32> = (0..ny)
+            .rev()
+            .flat_map(|j| &field[j * nx..(j + 1) * nx])
+            .copied()
+            .collect();
+        crate::io::geotiff::write(path, nx, ny, &north_up, self.pixel, self.origin, nodata)
+    }
+
     /// The DEM's frame, stretched over the grid as the terrain was (a pixel is the DEM's extent
     /// over the cells), or the scene's metres with the north-west corner at (0, ny·dx).
     fn of(scene: &Scene) -> Georeference {
@@ -259,13 +270,7 @@ impl Frames {
         let grid = &sim.scene().grid;
         let (nx, ny) = (grid.nx as usize, grid.ny as usize);
         if let Some(g) = self.geotiff {
-            let north_up: Vec<f32> = (0..ny)
-                .rev()
-                .flat_map(|j| &surface[j * nx..(j + 1) * nx])
-                .copied()
-                .collect();
-            let path = out.join(format!("h_{step:06}.tif"));
-            crate::io::geotiff::write(&path, nx, ny, &north_up, g.pixel, g.origin, None)?;
+            g.write(&out.join(format!("h_{step:06}.tif")), nx, ny, surface, None)?;
         }
         if self.exr {
             let ground: Vec<f32> = sim.ground().iter().map(|&b| b as f32).collect();
@@ -325,6 +330,23 @@ impl Frames {
     fn finish(self) -> Result<()> {
         self.gif.map_or(Ok(()), |gif| gif.finish())
     }
+}
+
+/// The flood maps so far (`[output] summary`), as max_depth, max_surface, first_wet and
+/// time_wet `.npy` (and `.tif` with `--geotiff`; first_wet's −1, never wet, is its nodata).
+fn write_summary(sim: &mut Simulation, out: &Path, geo: Option<Georeference>) -> Result<()> {
+    let Some(maps) = sim.summary()? else {
+        return Ok(());
+    };
+    let (nx, ny) = (sim.scene().grid.nx as usize, sim.scene().grid.ny as usize);
+    for (name, map) in maps.named() {
+        crate::io::npy::write_f32_2d(&out.join(format!("{name}.npy")), ny, nx, map)?;
+        if let Some(g) = geo {
+            let nodata = (name == "first_wet").then_some(crate::summary::NEVER_WET_TIME as f64);
+            g.write(&out.join(format!("{name}.tif")), nx, ny, map, nodata)?;
+        }
+    }
+    Ok(())
 }
 
 /// Continues the run in `out` from its checkpoint up to `steps` (default: the scene's), writing
@@ -412,6 +434,8 @@ fn run_into(
     let resumed_at = sim.step_index();
     report.start(resumed_at, steps);
     let mut tables = Tables::open(out, sim, resumed_at)?;
+    let frames_geo = frames.geotiff;
+    tables.geo = frames_geo;
     let mut volumes = (None, 0.0);
     if resumed_at == 0 {
         tables.body_rows(0, sim.bodies())?;
@@ -432,6 +456,7 @@ fn run_into(
     let finished = tables.finish().and(frames.finish());
     outcome?;
     finished?;
+    write_summary(sim, out, frames_geo)?;
     Ok(RunSummary {
         steps: steps - resumed_at,
         substeps: sim.substeps(),
@@ -576,6 +601,8 @@ fn snapshot(
 
 /// The run's CSV tables: stats.csv always, probes.csv with probes, bodies.csv with bodies.
 struct Tables {
+    /// `--geotiff`'s frame, for the flood maps a checkpoint writes beside it.
+    geo: Option<Georeference>,
     dt: f64,
     stats: CsvWriter,
     probes: Option<CsvWriter>,
@@ -641,6 +668,7 @@ impl Tables {
             false => Some(table("bodies.csv", BODIES_HEADER)?),
         };
         Ok(Tables {
+            geo: None,
             dt: scene.time.dt,
             stats: table("stats.csv", STATS_HEADER)?,
             probes,
@@ -706,6 +734,7 @@ impl Tables {
     /// A checkpoint, with the tables so far under their names, so a resume finds all it needs.
     fn save(&mut self, sim: &mut Simulation, out: &Path) -> Result<()> {
         sim.checkpoint()?.write(&out.join(CHECKPOINT))?;
+        write_summary(sim, out, self.geo)?;
         self.stats.publish()?;
         for table in [&mut self.probes, &mut self.bodies] {
             table.as_mut().map_or(Ok(()), CsvWriter::publish)?;

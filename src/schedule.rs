@@ -55,6 +55,8 @@ pub enum Pass {
     /// `pressure.wgsl` `head`: the `[[pressure]]` patches' head per cell for this step, before
     /// its substeps.
     Pressure,
+    /// `summary.wgsl` `fold`: the step's level into the flood maps, last.
+    Summary,
 }
 
 impl Pass {
@@ -84,6 +86,7 @@ impl Pass {
             Pass::NsSpray => "ns_spray",
             Pass::NsBodies => "ns_bodies",
             Pass::Pressure => "pressure",
+            Pass::Summary => "summary",
         }
     }
 }
@@ -191,6 +194,9 @@ impl Schedule {
         }
         if params.n_probes != 0 {
             after.push(Pass::Probe);
+        }
+        if params.summary != 0 && matches!(model, Model::HeightField(_)) {
+            after.push(Pass::Summary);
         }
         let pressure = params.forcing & crate::wgsl::common::FORCE_PRESSURE != 0;
         Schedule {

@@ -242,6 +242,7 @@ impl Simulation {
             rainfall_map: feeds.rainfall_map(),
             damping_keep: &damping_keep,
             pressure_patches: patches.len() as u32,
+            summary: scene.output.summary.then_some(scene.output.wet_depth as f32),
             bodies: &bodies,
             body_params,
             cover: &cover,
@@ -845,6 +846,14 @@ impl Simulation {
     pub fn scene(&self) -> &Scene {
         &self.scene
     }
+    /// The flood maps so far (`[output] summary`; None without it): each cell's deepest water,
+    /// highest surface, time of first wetting and time wet. A readback on the GPU.
+    pub fn summary(&mut self) -> Result<Option<crate::summary::SummaryMaps>> {
+        let cells = self.solver.read_summary()?;
+        Ok((!cells.is_empty())
+            .then(|| crate::summary::SummaryMaps::of(&cells, self.fields.reference.0, self.scene.time.dt)))
+    }
+
     /// What the host adds to the water each step (drops, hydrographs, rainfall).
     pub(crate) fn feeds(&self) -> &crate::feeds::Feeds {
         &self.feeds
@@ -1240,7 +1249,7 @@ impl Prepared {
             params.sources = 1;
             params.source_step = source.iter().map(|&s| s as f64).sum::<f64>() as f32;
         }
-        let feeds = crate::feeds::Feeds::new(scene)?;
+        let feeds = crate::feeds::Feeds::new(scene, &fields)?;
         params.rainfall = feeds.rainfall_mode();
         if params.rainfall != 0 && source.is_empty() {
             // Rainfall falls in the volume pass with the sources, from a field of none.
@@ -1293,7 +1302,7 @@ impl Prepared {
             *h = h.max(*b);
         }
         // Drops and hydrographs fall into the columns in whole units (`pipe_rain`).
-        let feeds = crate::feeds::Feeds::new(scene)?;
+        let feeds = crate::feeds::Feeds::new(scene, &fields)?;
         Ok(Prepared {
             feeds,
             ..Self::of_model(scene, fields, probe_cells, substeps, Some(columns), None)

@@ -82,6 +82,10 @@ pub trait Solver: Send + std::any::Any {
     fn read_markers(&mut self) -> Result<Vec<[f32; 2]>> {
         Ok(Vec::new())
     }
+    /// The flood maps so far (a readback on the GPU); none without `[output] summary`.
+    fn read_summary(&mut self) -> Result<Vec<crate::summary::SummaryCell>> {
+        Ok(Vec::new())
+    }
     /// The particles in flight (a readback on the GPU); none for a model without them.
     fn read_particles(&mut self) -> Result<Vec<crate::spray::Particle>> {
         Ok(Vec::new())
@@ -158,6 +162,8 @@ pub struct SolverState {
     /// (`cpu::ns_markers::Markers::book`).
     pub ns_markers: Vec<[f32; 2]>,
     pub ns_marker_book: Vec<u32>,
+    /// The flood maps so far (`[output] summary`).
+    pub summary: Vec<crate::summary::SummaryCell>,
 }
 
 impl SolverState {
@@ -188,6 +194,7 @@ impl SolverState {
             Field::NsDrops => cast_slice(&self.ns_drops),
             Field::NsMarkers => cast_slice(&self.ns_markers),
             Field::NsMarkerBook => &self.ns_marker_book,
+            Field::Summary => cast_slice(&self.summary),
             _ => &[],
         }
     }
@@ -241,6 +248,10 @@ impl SolverState {
                 None => return false,
             },
             Field::NsMarkerBook => self.ns_marker_book = words.to_vec(),
+            Field::Summary => match whole(words) {
+                Some(v) => self.summary = v,
+                None => return false,
+            },
             _ => return words.is_empty(),
         }
         true
@@ -254,6 +265,7 @@ impl SolverState {
             Field::Particles => self.particles.len(),
             Field::NsDrops => self.ns_drops.len(),
             Field::NsMarkers => self.ns_markers.len(),
+            Field::Summary => self.summary.len(),
             _ => self.words(field).len(),
         }
     }
@@ -284,6 +296,8 @@ pub struct Setup<'a> {
     pub damping_keep: &'a [f32],
     /// `[[pressure]]` patches (each chunk brings their places in `ChunkInput::pressure`).
     pub pressure_patches: u32,
+    /// `[output] summary`: the depth above which a cell counts wet (None: no summary).
+    pub summary: Option<f32>,
     /// The bodies at the start (empty without bodies), and their uniforms.
     pub bodies: &'a [crate::bodies::BodyState],
     /// The bodies' uniforms.
@@ -311,6 +325,7 @@ impl<'a> Setup<'a> {
             rainfall_map: &[],
             damping_keep: &[],
             pressure_patches: 0,
+            summary: None,
             bodies: &[],
             body_params: Default::default(),
             cover: &[],

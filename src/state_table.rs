@@ -38,6 +38,8 @@ pub enum Field {
     DampingMap,
     /// GPU work buffers: the air pressure's head p/(ρg) per cell this step (`[[pressure]]`).
     PressureHead,
+    /// The flood maps so far (`summary::SummaryCell` per cell).
+    Summary,
     /// GPU work buffers: the coupling solve's vectors and face masks (per cell).
     SolveVectors,
     /// GPU work buffers: the Navier-Stokes layer's force, torque and water velocity per body.
@@ -237,6 +239,9 @@ fn damping_map(s: &Shape) -> bool {
 fn pressure(s: &Shape) -> bool {
     height_field(s) && s.params.forcing & crate::wgsl::common::FORCE_PRESSURE != 0
 }
+fn summary(s: &Shape) -> bool {
+    height_field(s) && s.params.summary != 0
+}
 fn clamps(s: &Shape) -> bool {
     height_field(s) && s.params.correct == CORRECT_CLAMPS
 }
@@ -359,6 +364,7 @@ pub const FIELDS: &[Spec] = &[
         Kept::Scratch,
         pressure,
     ),
+    spec(Field::Summary, "flood maps", Per::Cell, 1, 16, Kept::State, summary),
     // b, x, r, p, PCG's (p, q) and the face masks.
     spec(
         Field::SolveVectors,

@@ -516,10 +516,18 @@ fn record_height_field(
     while done < steps {
         let n = (steps - done).min(crate::gpu::EMBEDDED_CHUNK);
         // The scene's rain, step by step as a batch run makes it (keyed by step index).
-        let first = at + done as u64;
-        let rain = sim.feeds().any().then(|| sim.feeds().chunk(first, n));
-        let pressure = sim.patches().chunk(first, n);
-        solver(sim).record_chunk(encoder, n, substeps, rain.as_ref(), &pressure);
+        let first_step = at + done as u64;
+        let input = crate::solver::ChunkInput {
+            target: 0.0,
+            rain: if sim.feeds().any() {
+                sim.feeds().chunk(first_step, n)
+            } else {
+                Default::default()
+            },
+            first_step,
+            pressure: sim.patches().chunk(first_step, n),
+        };
+        solver(sim).record_chunk(encoder, n, substeps, &input);
         done += n;
     }
     solver(sim).state().current

@@ -94,7 +94,8 @@ mod tests {
                 bodies,
                 substeps,
                 rainfall,
-                forcing
+                forcing,
+                summary
             }),
         );
         check_mirror(

@@ -42,6 +42,11 @@ struct Params {
     rainfall: u32,
     // Per-cell forcing fields the step reads (FORCE_* bits).
     forcing: u32,
+    // 1: each step ends with summary.wgsl.
+    summary: u32,
+    _pad3: u32,
+    _pad4: u32,
+    _pad5: u32,
 }
 
 const RAINFALL_UNIFORM: u32 = 1u;

@@ -9,3 +9,6 @@ const PERIODIC: u32 = 2u;
 const ABSORB: u32 = 3u;
 const GHOST_MEAN: u32 = 4u;
 const GHOST_SLOPE: u32 = 5u;
+// A wave maker (height field only): never reaches a shader. The side runs as ABSORB, and the
+// host feeds a line of cells just inside it with the maker's waves (src/feeds.rs).
+const MAKER: u32 = 7u;

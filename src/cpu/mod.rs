@@ -22,6 +22,7 @@ pub mod probe;
 pub mod reduce;
 pub mod regions;
 pub mod spray;
+pub mod summary;
 pub mod surface;
 pub mod volume;
 
@@ -53,6 +54,9 @@ pub struct CpuSolver {
     forcing: Vec<f32>,
     /// `[[pressure]]` patches per step.
     patches: usize,
+    /// The flood maps so far, and the depth above which a cell counts wet (`[output] summary`).
+    summary: Vec<crate::summary::SummaryCell>,
+    wet_depth: f32,
     shortfall: Vec<f32>,
     volume: crate::params::VolumeState,
     /// See `GpuSolver::counted_shortfall`.
@@ -123,6 +127,10 @@ impl CpuSolver {
                 words
             },
             patches: setup.pressure_patches as usize,
+            summary: setup
+                .summary
+                .map_or(Vec::new(), |wet| crate::summary::initial(setup.eta, setup.ground, wet)),
+            wet_depth: setup.summary.unwrap_or(0.0),
             shortfall: vec![0.0; if setup.source.is_empty() { 0 } else { n }],
             volume: crate::params::VolumeState::default(),
             counted_shortfall: 0.0,
@@ -159,7 +167,10 @@ impl CpuSolver {
             if !self.reads_deferred(pass) {
                 self.flush();
             }
-            if !matches!(pass, Pass::Reduce | Pass::Probe | Pass::Integrate | Pass::Regions) {
+            if !matches!(
+                pass,
+                Pass::Reduce | Pass::Probe | Pass::Integrate | Pass::Regions | Pass::Summary
+            ) {
                 self.fused_totals = None;
             }
         }
@@ -200,6 +211,15 @@ impl CpuSolver {
                 r.record(&self.params, &self.ground, &self.eta[p], &self.vel[p]);
             }
             Pass::Volume => self.correct(index, &chunk.input.rain),
+            Pass::Summary => {
+                let sp = crate::summary::SummaryParams {
+                    first_step: chunk.input.first_step as u32,
+                    wet_depth: self.wet_depth,
+                    _pad: [0; 2],
+                };
+                let eta = &self.eta[self.current];
+                summary::fold(&sp, index, &self.ground, eta, &mut self.summary);
+            }
             Pass::Pressure => {
                 let n = self.patches;
                 let at = crate::gpu::state::head_at(&self.params) as usize;
@@ -421,6 +441,10 @@ impl Solver for CpuSolver {
         Ok(self.eta[self.current].clone())
     }
 
+    fn read_summary(&mut self) -> Result<Vec<crate::summary::SummaryCell>> {
+        Ok(self.summary.clone())
+    }
+
     fn read_regions(&mut self) -> Result<Vec<u32>> {
         Ok(self.regions.as_ref().map_or(Vec::new(), |r| r.labels().to_vec()))
     }
@@ -434,6 +458,7 @@ impl Solver for CpuSolver {
             shortfall: self.shortfall.clone(),
             clamped: self.clamped.iter().flatten().copied().collect(),
             counted_shortfall: self.counted_shortfall,
+            summary: self.summary.clone(),
             ..SolverState::default()
         };
         if let Some(r) = &self.regions {
@@ -467,6 +492,9 @@ impl Solver for CpuSolver {
             b.cover.clone_from(&state.cover);
         }
         self.counted_shortfall = state.counted_shortfall;
+        if !self.summary.is_empty() {
+            self.summary.clone_from(&state.summary);
+        }
         self.totals = self.reduce();
         Ok(())
     }

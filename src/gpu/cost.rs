@@ -112,6 +112,8 @@ pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams, fused: bool) -> Co
         ),
         // One head per cell, from every patch (arithmetic, no reads per cell).
         Pass::Pressure => cost(0, F32, 1),
+        // eta and ground in, the 16 B summary read and written.
+        Pass::Summary => cost(2 * F32 + 4 * F32, 4 * F32, 1),
         Pass::Adi => adi_cost(p),
         Pass::Footprint => cost(2 * F32, 5 * F32, 1),
         Pass::Coupling => {

@@ -30,6 +30,7 @@ pub mod report;
 pub mod shaders;
 pub mod spray;
 pub mod state;
+pub mod summary;
 pub mod surface;
 pub mod volume;
 
@@ -61,6 +62,8 @@ pub struct GpuSolver {
     regions: Option<regions::Regions>,
     /// The `[[pressure]]` patches' head, built when the scene has patches.
     pressure: Option<pressure::Pressure>,
+    /// The flood maps' fold, built under `[output] summary`.
+    summary: Option<summary::Summary>,
     /// The rigid bodies and their coupling solve, built when the scene has bodies.
     bodies: Option<(bodies::Bodies, coupling::Coupling)>,
     /// The passes of a step, in order.
@@ -116,8 +119,12 @@ impl GpuSolver {
         let history_bytes = state.bodies.history.size();
         let pressure = (setup.pressure_patches > 0)
             .then(|| pressure::Pressure::new(device, &state, &level, setup.pressure_patches, state::head_at(&params)));
+        let summary = setup
+            .summary
+            .map(|wet| summary::Summary::new(device, &state, &level, wet));
         let mut solver = GpuSolver {
             pressure,
+            summary,
             bodies,
             volume,
             regions,
@@ -324,6 +331,10 @@ impl GpuSolver {
             }
             Pass::Volume | Pass::Probe if self.fused() => {}
             Pass::Volume => self.volume.correct(pass, &self.level, &self.state, step),
+            Pass::Summary => {
+                let s = self.summary.as_ref().expect("summary");
+                s.record(pass, &self.level, &self.state, slot);
+            }
             Pass::Pressure => {
                 let p = self.pressure.as_ref().expect("patches");
                 p.record(pass, &self.level, &self.state, slot);
@@ -352,24 +363,22 @@ impl GpuSolver {
 
     /// Records one chunk of `steps` steps (at most `EMBEDDED_CHUNK`) into the caller's encoder,
     /// for hosts that embed Shoal: no submit, no poll, no readback. The chunk's feeds (rain,
-    /// hydrographs, rainfall) and pressure patches, if any, go in as copies ahead of its pass; the volume target stays on the GPU (volume.wgsl's
-    /// `roll` carries it to the next chunk). The caller must submit what it recorded, in order:
+    /// hydrographs, rainfall), pressure patches and first step (the summary's) go in as copies
+    /// ahead of its pass (`input.target` is unused: the volume target stays on the GPU, and
+    /// volume.wgsl's `roll` carries it to the next chunk). The caller must submit what it recorded, in order:
     /// Shoal's level index moves on as it records.
-    pub fn record_chunk(
-        &mut self,
-        encoder: &mut wgpu::CommandEncoder,
-        steps: u32,
-        substeps: u32,
-        rain: Option<&crate::rain::RainChunk>,
-        pressure: &[crate::pressure::Patch],
-    ) {
+    pub fn record_chunk(&mut self, encoder: &mut wgpu::CommandEncoder, steps: u32, substeps: u32, input: &ChunkInput) {
         assert!(
             steps <= EMBEDDED_CHUNK,
             "record_chunk: {steps} steps exceed EMBEDDED_CHUNK"
         );
         if let Some(p) = &self.pressure {
-            p.stage(&self.device, encoder, pressure);
+            p.stage(&self.device, encoder, &input.pressure);
         }
+        if let Some(s) = &self.summary {
+            s.stage(&self.device, encoder, input.first_step);
+        }
+        let rain = (!input.rain.steps.is_empty()).then_some(&input.rain);
         if let Some(rain) = rain {
             self.volume.stage_rain(&self.device, encoder, rain);
         }
@@ -450,6 +459,9 @@ impl Solver for GpuSolver {
         self.volume.upload_rain(&self.device, &self.queue, &input.rain);
         if let Some(p) = &self.pressure {
             p.upload(&self.queue, &input.pressure);
+        }
+        if let Some(s) = &self.summary {
+            s.upload(&self.queue, input.first_step);
         }
         self.queue.write_buffer(
             &self.state.volume,
@@ -537,6 +549,14 @@ impl Solver for GpuSolver {
             return Ok(Vec::new());
         }
         self.read_field(&self.state.regions.labels[self.state.regions.current])
+    }
+
+    fn read_summary(&mut self) -> Result<Vec<crate::summary::SummaryCell>> {
+        if self.summary.is_none() {
+            return Ok(Vec::new());
+        }
+        let bytes = readback::read(&self.device, &self.queue, &self.state.summary)?;
+        Ok(bytemuck::pod_collect_to_vec(&bytes))
     }
 
     fn save(&mut self) -> Result<SolverState> {

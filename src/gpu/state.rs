@@ -52,6 +52,8 @@ pub struct GpuState {
     /// Per-cell forcing (level.wgsl): the damping map's 1 − tau, then the pressure head (16 B
     /// without either).
     pub forcing: wgpu::Buffer,
+    /// The flood maps so far (16 B without `[output] summary`).
+    pub summary: wgpu::Buffer,
     /// What each drain cell could not take on the last step (16 B without sources).
     pub shortfall: wgpu::Buffer,
     /// What the dry-cell rule did to each cell since the last correction: (water made, per-step
@@ -232,6 +234,16 @@ impl GpuState {
                 storage,
             ),
             forcing: forcing_buffer(device, setup, storage),
+            summary: fields.buffer(
+                Field::Summary,
+                "summary",
+                bytemuck::cast_slice(
+                    &setup
+                        .summary
+                        .map_or(Vec::new(), |wet| crate::summary::initial(setup.eta, setup.ground, wet)),
+                ),
+                storage | copy,
+            ),
             shortfall: fields.buffer(Field::Shortfall, "shortfall", &[], storage),
             clamped: fields.buffer(Field::Clamped, "clamped", &[], storage),
             regions: super::regions::RegionBuffers::new(device, &fields, params.nx * params.ny, params.regions),
@@ -274,6 +286,7 @@ impl GpuState {
             Field::Pending => &r.pending,
             Field::Bodies => &self.bodies.states,
             Field::Cover => &self.bodies.cover,
+            Field::Summary => &self.summary,
             _ => return None,
         })
     }

@@ -706,10 +706,23 @@ pub enum BoundaryMode {
     GhostMean = crate::wgsl::sides::GHOST_MEAN,
     /// Wilson et al.: the ghost extrapolates linearly, 2·h_edge − h_inner.
     GhostSlope = crate::wgsl::sides::GHOST_SLOPE,
+    /// A wave maker (`[boundary.maker]`): the side absorbs, and a line of cells just inside it
+    /// makes the waves (`crate::feeds`).
+    Maker = crate::wgsl::sides::MAKER,
+}
+
+impl BoundaryMode {
+    /// The mode the passes run: a maker side absorbs (its waves come from the feeds).
+    pub fn as_run(self) -> BoundaryMode {
+        match self {
+            BoundaryMode::Maker => BoundaryMode::Absorb,
+            m => m,
+        }
+    }
 }
 
 /// `[boundary]` as written: each side optional.
-#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Boundary {
     /// Every side not named; default reflect.
@@ -727,6 +740,47 @@ pub struct Boundary {
     /// The y = ny·dx side.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub north: Option<BoundaryMode>,
+    /// `[boundary.maker]`: the waves every `"maker"` side makes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub maker: Option<Maker>,
+}
+
+/// `[boundary.maker]`: a wave maker's signal, the surface it raises just inside its side.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Maker {
+    /// `"sine"`, `"solitary"` or `"table"`.
+    pub kind: MakerKind,
+    /// Sine: amplitude, m.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub amplitude: Option<f64>,
+    /// Sine: period, s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub period: Option<f64>,
+    /// Sine: phase at t = 0, degrees; default 0.
+    #[serde(default)]
+    pub phase: f64,
+    /// Solitary: the wave's height, m.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub height: Option<f64>,
+    /// Solitary: the still depth it travels in, m; default the still depth at the maker.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<f64>,
+    /// Table: a CSV of `time,height` rows (s, m), linear between rows, held at the ends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<PathBuf>,
+}
+
+/// What a wave maker makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MakerKind {
+    /// amplitude·sin(2π·t/period + phase), ramped in over its first period.
+    Sine,
+    /// One solitary wave of `height` (sech², Boussinesq's shape).
+    Solitary,
+    /// A time series of heights.
+    Table,
 }
 
 /// The four sides with `all` and the default applied.
@@ -780,6 +834,7 @@ impl Boundary {
             east: Some(s.east),
             south: Some(s.south),
             north: Some(s.north),
+            maker: self.maker.clone(),
         }
     }
 }
@@ -1098,11 +1153,21 @@ pub struct Output {
     /// `[[output.probe]]`: gauges read every step.
     #[serde(default, rename = "probe", skip_serializing_if = "Vec::is_empty")]
     pub probes: Vec<Probe>,
+    /// Keep the flood maps (`crate::summary`): each cell's deepest water, highest surface, time
+    /// of first wetting and time wet, written at the end of the run and at checkpoints.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub summary: bool,
+    /// The depth (m) above which the summary counts a cell wet; default 0.001.
+    #[serde(default = "Output::default_wet_depth")]
+    pub wet_depth: f64,
 }
 
 impl Output {
     fn default_every() -> u64 {
         10
+    }
+    fn default_wet_depth() -> f64 {
+        0.001
     }
 }
 
@@ -1112,6 +1177,8 @@ impl Default for Output {
             every: Self::default_every(),
             checkpoint_every: None,
             probes: Vec::new(),
+            summary: false,
+            wet_depth: Self::default_wet_depth(),
         }
     }
 }
@@ -1217,21 +1284,38 @@ impl Scene {
         {
             s.terrain.flat.get_or_insert(0.0);
         }
-        let abs = |p: &Path| std::path::absolute(self.resolve_path(p)).unwrap_or(p.to_path_buf());
-        if let Some(p) = &s.terrain.npy {
-            s.terrain.npy = Some(abs(p));
+        // Every file the scene names, absolute: `shoal resume` reads this scene.toml from the
+        // output folder.
+        let abs = |p: &mut PathBuf| *p = std::path::absolute(self.resolve_path(p)).unwrap_or(p.clone());
+        let t = &mut s.terrain;
+        for p in [
+            &mut t.npy,
+            &mut t.geotiff,
+            &mut t.exr,
+            &mut s.water.npy,
+            &mut s.physics.damping_map,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            abs(p);
         }
         if let Some(png) = &mut s.terrain.png {
-            png.path = abs(&png.path);
+            abs(&mut png.path);
         }
-        if let Some(p) = &s.terrain.geotiff {
-            s.terrain.geotiff = Some(abs(p));
+        for p in s.sources.iter_mut().filter_map(|src| src.hydrograph.as_mut()) {
+            abs(p);
         }
-        if let Some(p) = &s.terrain.exr {
-            s.terrain.exr = Some(abs(p));
+        if let Some(r) = &mut s.rainfall {
+            r.map.iter_mut().chain(r.series.iter_mut()).for_each(abs);
         }
-        if let Some(p) = &s.water.npy {
-            s.water.npy = Some(abs(p));
+        if let Some(p) = s.boundary.maker.as_mut().and_then(|m| m.file.as_mut()) {
+            abs(p);
+        }
+        if let Some(ns) = &mut s.navier_stokes {
+            let inflow = ns.inflow.as_mut().and_then(|i| i.file.as_mut());
+            let forcing = ns.forcing.as_mut().and_then(|f| f.file.as_mut());
+            inflow.into_iter().chain(forcing).for_each(abs);
         }
         s.water.level = Some(reference);
         if s.physics.model == WaterModel::Pipes {

@@ -1,10 +1,11 @@
 //! Checks of what drives the water over time (SCENE.md's keys for issue 19): hydrographs,
-//! `[rainfall]`, `[[pressure]]`, the damping map, and which models take them. The files they name
+//! `[rainfall]`, `[[pressure]]`, the damping map, wave makers, the flood maps, and which models
+//! take them. The files they name
 //! are read, and checked, when a simulation is built (`crate::feeds`, `Simulation::new`).
 
 use super::Check;
 use crate::error::Result;
-use crate::scene::{PressureShape, WaterModel};
+use crate::scene::{BoundaryMode, MakerKind, PressureShape, WaterModel};
 
 impl Check<'_> {
     /// Hydrographs, rainfall, pressure patches and the damping map.
@@ -80,7 +81,92 @@ impl Check<'_> {
         for (k, p) in scene.pressure.iter().enumerate() {
             self.patch(k, p)?;
         }
-        Ok(())
+        let o = &scene.output;
+        if !(o.wet_depth >= 0.0 && o.wet_depth.is_finite()) {
+            return self.fail(
+                "output.wet_depth",
+                format!("must be a finite number ≥ 0 m (got {})", o.wet_depth),
+            );
+        }
+        if o.summary && model != WaterModel::HeightField {
+            return self.fail("output.summary", height_field_only("the flood maps"));
+        }
+        self.maker()
+    }
+
+    /// The wave maker: a `"maker"` side and its `[boundary.maker]` come together.
+    fn maker(&self) -> Result<()> {
+        let scene = self.scene;
+        let sides = scene.boundary.sides();
+        let makes = sides.any(BoundaryMode::Maker);
+        let Some(m) = &scene.boundary.maker else {
+            if makes {
+                return self.fail(
+                    "boundary",
+                    "a \"maker\" side needs a [boundary.maker] table (kind = \"sine\", \"solitary\" or \"table\")"
+                        .into(),
+                );
+            }
+            return Ok(());
+        };
+        if !makes {
+            return self.fail(
+                "boundary.maker",
+                "no side is a \"maker\": give e.g. west = \"maker\"".into(),
+            );
+        }
+        if scene.physics.model != WaterModel::HeightField {
+            return self.fail(
+                "boundary.maker",
+                "a wave maker feeds the height field (physics.model = \"height-field\")".into(),
+            );
+        }
+        let g = &scene.grid;
+        let least = 2 * crate::feeds::MAKER_INSET + 2;
+        let along_x = sides.west == BoundaryMode::Maker || sides.east == BoundaryMode::Maker;
+        let along_y = sides.south == BoundaryMode::Maker || sides.north == BoundaryMode::Maker;
+        if (along_x && g.nx < least) || (along_y && g.ny < least) {
+            return self.fail(
+                "boundary.maker",
+                format!(
+                    "a wave maker needs at least {least} cells from its side to the opposite one (its line stands {} cells in)",
+                    crate::feeds::MAKER_INSET
+                ),
+            );
+        }
+        let positive = |key: &str, v: Option<f64>, what: &str| -> Result<()> {
+            match v {
+                Some(v) if v > 0.0 && v.is_finite() => Ok(()),
+                Some(v) => self.fail(key, format!("must be a finite number > 0 (got {v})")),
+                None => self.fail("boundary.maker.kind", format!("this kind needs {what}")),
+            }
+        };
+        self.finite("boundary.maker.phase", m.phase)?;
+        match m.kind {
+            MakerKind::Sine => {
+                if let Some(a) = m.amplitude.filter(|a| !a.is_finite()) {
+                    return self.fail("boundary.maker.amplitude", format!("must be a finite number (got {a})"));
+                }
+                if m.amplitude.is_none() {
+                    return self.fail("boundary.maker.kind", "a sine needs an amplitude (m)".into());
+                }
+                positive("boundary.maker.period", m.period, "a period (s)")
+            }
+            MakerKind::Solitary => {
+                positive("boundary.maker.height", m.height, "a height (m)")?;
+                if m.depth.is_some() {
+                    positive("boundary.maker.depth", m.depth, "a depth (m)")?;
+                }
+                Ok(())
+            }
+            MakerKind::Table => match m.file {
+                Some(_) => Ok(()),
+                None => self.fail(
+                    "boundary.maker.kind",
+                    "a table needs a file (a CSV of time,height)".into(),
+                ),
+            },
+        }
     }
 
     /// One `[[pressure]]` patch.

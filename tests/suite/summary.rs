@@ -1,0 +1,151 @@
+//! The flood maps (`[output] summary`, issue 19): what they hold, on every height-field backend,
+//! as files, and across a resume.
+
+use crate::cli::shoal;
+use crate::common::{scene_in, simulation};
+use shoal::Backend;
+
+/// A valley 40 × 20 m sloping east into a pond, a hydrograph pouring in at its dry west end.
+fn valley(dir: &std::path::Path) -> String {
+    std::fs::write(dir.join("q.csv"), "time,rate\n0,0\n5,2\n10,0\n").unwrap();
+    "[grid]\nnx = 40\nny = 20\ndx = 1.0\n[time]\ndt = 0.05\nsteps = 400\n\
+     [terrain]\nslope = { base = 0.5, grad = [-0.02, 0.0] }\n[water]\nlevel = 0.0\n\
+     [[source]]\nx = 2.0\ny = 10.0\nradius = 1.5\nhydrograph = \"q.csv\"\n\
+     [output]\nevery = 200\nsummary = true\n"
+        .into()
+}
+
+#[test]
+fn the_flood_maps_hold_the_worst_of_the_run_and_agree_across_backends() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = scene_in(dir.path(), &valley(dir.path()));
+    let (nx, t_end) = (40, 400.0 * 0.05);
+    let mut maps = Vec::new();
+    for backend in [Backend::Reference, Backend::Cpu, Backend::Gpu] {
+        let mut sim = simulation(&scene, backend);
+        let start = sim.surface().unwrap();
+        let ground = sim.ground().to_vec();
+        sim.step(400).unwrap();
+        let end = sim.surface().unwrap();
+        let m = sim.summary().unwrap().expect("summary = true keeps the maps");
+        for c in 0..end.len() {
+            let depth = (end[c] - ground[c]) as f32;
+            assert!(
+                m.max_depth[c] >= depth - 1e-6,
+                "{backend:?} cell {c}: max depth below the last"
+            );
+            assert!(
+                m.max_surface[c] as f64 >= end[c] - 1e-5,
+                "{backend:?} cell {c}: max surface below the last"
+            );
+            assert!(
+                (0.0..=t_end as f32 + 1e-4).contains(&m.time_wet[c]),
+                "{backend:?} cell {c}: time wet {}",
+                m.time_wet[c]
+            );
+            if start[c] - ground[c] > 0.001 {
+                assert_eq!(m.first_wet[c], 0.0, "{backend:?} cell {c} was wet at the start");
+            }
+        }
+        // Down the valley's axis from the source to the pond, the flood arrives later and later.
+        let row: Vec<f32> = (4..20).map(|i| m.first_wet[10 * nx + i]).collect();
+        assert!(
+            row.iter().all(|&t| t > 0.0),
+            "{backend:?}: the flood never reached the axis: {row:?}"
+        );
+        assert!(
+            row.windows(2).all(|w| w[0] <= w[1]),
+            "{backend:?}: arrival times not increasing downstream: {row:?}"
+        );
+        maps.push(m);
+    }
+    assert_eq!(maps[0], maps[1], "the fast CPU backend's maps are not the twin's");
+    // The GPU's level differs from the twin's by f32 rounding: depths to 1e-5 m, and a wetting
+    // time may cross the 1 mm threshold a step apart.
+    let (cpu, gpu) = (&maps[0], &maps[2]);
+    let worst = cpu
+        .max_depth
+        .iter()
+        .zip(&gpu.max_depth)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f32::max);
+    assert!(worst < 1e-5, "GPU and CPU max depths differ by {worst} m");
+    let off = cpu
+        .first_wet
+        .iter()
+        .zip(&gpu.first_wet)
+        .filter(|(a, b)| (*a - *b).abs() > 0.051)
+        .count();
+    assert!(off == 0, "{off} cells' wetting times differ by more than a step");
+}
+
+#[test]
+fn a_run_writes_the_maps_at_its_end_and_checkpoints_and_a_resume_carries_them() {
+    // Straight to 400 steps, and to 200 with a checkpoint then resumed to 400: the same maps,
+    // bit for bit (the CPU backend; the maps are state the checkpoint keeps).
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("valley.toml"), valley(dir.path())).unwrap();
+    let run = |out: &str, extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "valley.toml",
+            "--out",
+            out,
+            "--backend",
+            "cpu",
+            "-q",
+            "--geotiff",
+        ];
+        args.extend(extra);
+        let (ok, _, err) = shoal(&args, dir.path());
+        assert!(ok, "{err}");
+    };
+    run("straight", &[]);
+    run("split", &["--steps", "200", "--checkpoint-every", "200"]);
+    let (ok, _, err) = shoal(
+        &[
+            "resume",
+            "split",
+            "--steps",
+            "400",
+            "--backend",
+            "cpu",
+            "-q",
+            "--geotiff",
+        ],
+        dir.path(),
+    );
+    assert!(ok, "{err}");
+    for name in ["max_depth", "max_surface", "first_wet", "time_wet"] {
+        let read = |run: &str| std::fs::read(dir.path().join(run).join(format!("{name}.npy"))).unwrap();
+        assert!(read("straight") == read("split"), "{name}.npy differs after a resume");
+        let tif = shoal::io::geotiff::read(&dir.path().join("straight").join(format!("{name}.tif"))).unwrap();
+        assert_eq!((tif.header.width, tif.header.height), (40, 20), "{name}.tif");
+    }
+    let never = shoal::io::npy::read_f64_2d(&dir.path().join("straight/first_wet.npy")).unwrap();
+    assert!(
+        never.data.iter().all(|v| v.is_finite()),
+        "first_wet.npy holds a non-finite value"
+    );
+    assert!(
+        never.data.contains(&-1.0),
+        "the high west end beside the source never wets: its cells should read -1"
+    );
+}
+
+#[test]
+fn the_maps_are_the_height_fields_and_their_keys_are_checked() {
+    for (extra, says) in [
+        ("[output]\nsummary = true\nwet_depth = -1.0\n", "output.wet_depth"),
+        (
+            "[physics]\nmodel = \"pipes\"\n[output]\nsummary = true\n",
+            "output.summary",
+        ),
+    ] {
+        let text = format!("[grid]\nnx = 8\nny = 8\ndx = 0.1\n[time]\ndt = 0.01\n{extra}");
+        let err = shoal::Scene::parse(&text, std::path::Path::new("s.toml"), std::path::Path::new("."))
+            .expect_err(extra)
+            .to_string();
+        assert!(err.contains(says), "{extra}: {err}");
+    }
+}
