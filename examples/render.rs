@@ -4,8 +4,10 @@
 //! (bound as a vertex buffer, as are its normals, depth, wetness, caustics and the ground), the
 //! bodies are instanced from Shoal's body states, and the spray of a pipes scene is a quad per
 //! particle instanced from Shoal's particle buffer with `draw_indirect` on the count the GPU
-//! wrote. No height or count is read back; each finished frame is copied out and written as a
-//! PNG.
+//! wrote. No height or count is read back to draw the water; each finished frame is copied out
+//! and written as a PNG. A small ball (a buoy) floats on the water where gameplay would ask: each frame
+//! asks `Water::query` for the surface at its place and moves it when an answer arrives (a frame
+//! later, without a stall); `marker.csv` logs the frame each answer was asked in and came back.
 //!
 //! `cargo run --release --example render -- --out DIR [--frames 48] [--width 640] [--height 400]
 //!  [--scene SCENE.toml]` (a pipes scene, e.g. scenes/waterfall.toml, draws its spray too)
@@ -134,6 +136,17 @@ fn run(args: &Args) -> Result<(), String> {
         rng as f64 / u32::MAX as f64
     };
     let (width_m, height_m) = (nx as f64 * dx, ny as f64 * dx);
+    // The buoy: one instance for the bodies' pipeline, written by the host when an answer comes.
+    let buoy_at = [0.3 * width_m, 0.45 * height_m];
+    let buoy = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("buoy"),
+        size: std::mem::size_of::<shoal::BodyState>() as u64,
+        usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut buoy_shown = false;
+    let mut asked: Vec<(shoal::QueryId, u32)> = Vec::new();
+    let mut log = String::from("asked,answered,height,depth,nx,ny,nz\n");
     for frame in 0..args.frames {
         // The host's edits between steps: drops of rain, a sand bar pushed up, the crate dragged.
         if editable && frame % 5 == 4 {
@@ -147,22 +160,44 @@ fn run(args: &Args) -> Result<(), String> {
         if (24..36).contains(&frame) && water.body_count() > 0 {
             water.drag_body(0, -0.3, 0.15).map_err(|e| e.to_string())?;
         }
+        if editable {
+            asked.push((water.query(&[buoy_at]).map_err(|e| e.to_string())?, frame));
+        }
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
         water.record(&mut encoder, 2);
-        renderer.draw(
-            &mut encoder,
-            water.buffers(),
-            &ground,
-            bodies.as_ref(),
-            water.body_count() as u32,
-            spray.as_ref(),
-        );
+        // The bodies from Shoal's states, and the buoy once an answer has placed it.
+        let mut solids: Vec<(&wgpu::Buffer, u32)> = bodies.iter().map(|b| (b, water.body_count() as u32)).collect();
+        if buoy_shown {
+            solids.push((&buoy, 1));
+        }
+        renderer.draw(&mut encoder, water.buffers(), &ground, &solids, spray.as_ref());
         queue.submit([encoder.finish()]);
+        // Whatever has come back (never waits): the buoy rides the newest answer.
+        for (id, samples) in water.answers().map_err(|e| e.to_string())? {
+            let s = samples[0];
+            let when = asked.iter().find(|(q, _)| *q == id).map_or(frame, |(_, f)| *f);
+            log.push_str(&format!(
+                "{when},{frame},{},{},{},{},{}\n",
+                s.height, s.depth, s.normal[0], s.normal[1], s.normal[2]
+            ));
+            let radius = 0.05;
+            let z = (s.height - water.reference_level()) as f32;
+            let state = shoal::BodyState {
+                position: [buoy_at[0] as f32, buoy_at[1] as f32, z, 0.0],
+                rotation: [0.0, 0.0, 0.0, 1.0],
+                half: [radius; 4],
+                kind: [shoal::low_level::SHAPE_ELLIPSOID, 0, 0, 0],
+                ..Default::default()
+            };
+            queue.write_buffer(&buoy, 0, bytemuck::bytes_of(&state));
+            buoy_shown = true;
+        }
         let image = renderer.read_frame(&device)?;
         let path = args.out.join(format!("frame_{frame:03}.png"));
         shoal::io::picture::write_png(&path, &image).map_err(|e| e.to_string())?;
     }
     water.check().map_err(|e| e.to_string())?;
+    std::fs::write(args.out.join("marker.csv"), log).map_err(|e| e.to_string())?;
     println!("wrote {} frames to {}", args.frames, args.out.display());
     Ok(())
 }
@@ -405,14 +440,14 @@ impl Renderer {
     }
 
     /// Records the frame: terrain, bodies, the spray, then the water blended over them; then the
-    /// copy out. `spray`: the particles and their indirect draw args.
+    /// copy out. `solids`: instance buffers of `BodyState`s and their counts (the bodies, the
+    /// buoy); `spray`: the particles and their indirect draw args.
     fn draw(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         out: &shoal::SurfaceBuffers,
         ground: &wgpu::Buffer,
-        bodies: Option<&wgpu::Buffer>,
-        body_count: u32,
+        solids: &[(&wgpu::Buffer, u32)],
         spray: Option<&(wgpu::Buffer, wgpu::Buffer)>,
     ) {
         let view = self.colour.create_view(&Default::default());
@@ -455,11 +490,11 @@ impl Renderer {
             }
             pass.draw_indexed(0..self.index_count, 0, 0..1);
 
-            if let Some(bodies) = bodies {
+            for (instances, count) in solids {
                 pass.set_pipeline(&self.bodies);
                 pass.set_vertex_buffer(0, self.cube.slice(..));
-                pass.set_vertex_buffer(1, bodies.slice(..));
-                pass.draw(0..self.cube_vertices, 0..body_count);
+                pass.set_vertex_buffer(1, instances.slice(..));
+                pass.draw(0..self.cube_vertices, 0..*count);
             }
 
             // Before the water, so spray under the surface is seen through it.

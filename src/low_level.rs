@@ -8,6 +8,7 @@ pub mod cpu {
     pub use crate::cpu::coupling::{solve, SolveBox, Vectors};
     pub use crate::cpu::edit::apply_edits;
     pub use crate::cpu::explicit::Level;
+    pub use crate::cpu::query::query;
     pub use crate::cpu::surface::{decay, surface};
     pub use crate::cpu::CpuSolver;
 }
@@ -22,9 +23,10 @@ pub mod gpu {
     pub use crate::gpu::{GpuContext, GpuSolver};
 }
 
-pub use crate::bodies::{BodyParams, Cover, COUPLING_JACOBI, COUPLING_PCG, TAGGED};
+pub use crate::bodies::{BodyParams, Cover, COUPLING_JACOBI, COUPLING_PCG, SHAPE_BOX, SHAPE_ELLIPSOID, TAGGED};
 pub use crate::edit::{HostEdit, EDIT_BRUSH, EDIT_DISTURB};
 pub use crate::params::{Params, Totals};
+pub use crate::query::RawSample;
 pub use crate::rain::RainChunk;
 
 /// What a scene's drops, hydrographs and rainfall add during steps `first + 1 ..= first + steps`

@@ -854,6 +854,21 @@ impl Simulation {
             .then(|| crate::summary::SummaryMaps::of(&cells, self.fields.reference.0, self.scene.time.dt)))
     }
 
+    /// The water at `points` (x, y in metres; off the grid, its edge): surface height, depth
+    /// and normal, bilinear between cell centres (`crate::query`). Answered at once from the
+    /// state after the last step: on the GPU backend a small pass and a readback of 32 bytes a
+    /// point from an idle device. The height field's models (not the pipes or the layer).
+    pub fn query(&mut self, points: &[[f64; 2]]) -> Result<Vec<crate::query::WaterSample>> {
+        let raw = self
+            .solver
+            .query(self.scene.grid.dx as f32, &crate::query::points_f32(points))?;
+        let reference = self.fields.reference.0;
+        Ok(raw
+            .iter()
+            .map(|r| crate::query::WaterSample::of(r, reference))
+            .collect())
+    }
+
     /// What the host adds to the water each step (drops, hydrographs, rainfall).
     pub(crate) fn feeds(&self) -> &crate::feeds::Feeds {
         &self.feeds

@@ -82,6 +82,13 @@ pub trait Solver: Send + std::any::Any {
     fn read_markers(&mut self) -> Result<Vec<[f32; 2]>> {
         Ok(Vec::new())
     }
+    /// The water at `points` (metres) on the current level (`query.wgsl`; on the GPU a pass and
+    /// a readback of 32 B a point). Height-field models only.
+    fn query(&mut self, _dx: f32, _points: &[[f32; 2]]) -> Result<Vec<crate::query::RawSample>> {
+        Err(crate::error::Error::Unsupported(
+            "height queries read the height field: this model has its own surface".into(),
+        ))
+    }
     /// The flood maps so far (a readback on the GPU); none without `[output] summary`.
     fn read_summary(&mut self) -> Result<Vec<crate::summary::SummaryCell>> {
         Ok(Vec::new())

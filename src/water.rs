@@ -8,6 +8,7 @@ use crate::gpu::caustics::Caustics;
 use crate::gpu::edit::Edit;
 use crate::gpu::surface::{Look, Surface, SurfaceBuffers, SurfaceSource};
 use crate::gpu::GpuSolver;
+use crate::query::{QueryId, WaterSample};
 use crate::{Scene, Simulation};
 
 /// The water model a `Water` runs, with what only it needs.
@@ -79,6 +80,19 @@ pub struct Water {
     body_writes: Vec<(u64, Vec<u8>)>,
     options: WaterOptions,
     steps: u64,
+    /// Height queries asked since the last `record`, and those recorded whose answer has yet
+    /// to be picked up.
+    queries: Vec<(QueryId, Vec<[f32; 2]>)>,
+    in_flight: Vec<InFlight>,
+    next_query: u64,
+}
+
+/// A recorded query: its answer's buffer, and whether the map the submit requested is done.
+struct InFlight {
+    id: QueryId,
+    points: usize,
+    answer: wgpu::Buffer,
+    mapped: std::sync::Arc<std::sync::Mutex<Option<std::result::Result<(), wgpu::BufferAsyncError>>>>,
 }
 
 impl Water {
@@ -203,6 +217,9 @@ impl Water {
             body_writes: Vec::new(),
             options,
             steps: 0,
+            queries: Vec::new(),
+            in_flight: Vec::new(),
+            next_query: 0,
         })
     }
 
@@ -267,6 +284,81 @@ impl Water {
         }
         drop(pass);
         self.steps += steps as u64;
+        self.record_queries(encoder);
+    }
+
+    /// Asks for the water at `points` (x, y in metres; off the grid, its edge): the surface's
+    /// height, depth and normal, bilinear between cell centres. The query runs in the next
+    /// `record`, on the state after its steps, and its answer comes back without a stall: the
+    /// buffer is mapped when the host submits that encoder, and [`Water::answers`] picks it up
+    /// once the GPU has done the work, typically one frame later (two when the GPU runs a frame
+    /// behind). The height field's models only.
+    pub fn query(&mut self, points: &[[f64; 2]]) -> Result<QueryId> {
+        if matches!(self.model, Model::Pipes { .. }) {
+            return Err(Error::Unsupported(
+                "height queries read the height field: the pipes model's columns have their own surface".into(),
+            ));
+        }
+        let id = QueryId(self.next_query);
+        self.next_query += 1;
+        self.queries.push((id, crate::query::points_f32(points)));
+        Ok(id)
+    }
+
+    /// The answers that have arrived, in the order they were asked (never waits: a
+    /// non-blocking device poll runs the map callbacks that are due).
+    pub fn answers(&mut self) -> Result<Vec<(QueryId, Vec<WaterSample>)>> {
+        if self.in_flight.is_empty() {
+            return Ok(Vec::new());
+        }
+        let device = solver(&mut self.sim).device().clone();
+        device
+            .poll(wgpu::PollType::Poll)
+            .map_err(|e| Error::Readback(e.to_string()))?;
+        let reference = self.sim.reference_level();
+        let mut done = Vec::new();
+        let mut waiting = Vec::new();
+        for q in std::mem::take(&mut self.in_flight) {
+            let state = q.mapped.lock().unwrap_or_else(|e| e.into_inner()).take();
+            match state {
+                None => waiting.push(q),
+                Some(Err(e)) => return Err(Error::Readback(e.to_string())),
+                Some(Ok(())) => {
+                    let bytes = q
+                        .answer
+                        .slice(..)
+                        .get_mapped_range()
+                        .map_err(|e| Error::Readback(e.to_string()))?
+                        .to_vec();
+                    q.answer.unmap();
+                    let raw: Vec<crate::query::RawSample> = bytemuck::pod_collect_to_vec(&bytes);
+                    let samples = raw[..q.points].iter().map(|r| WaterSample::of(r, reference)).collect();
+                    done.push((q.id, samples));
+                }
+            }
+        }
+        self.in_flight = waiting;
+        Ok(done)
+    }
+
+    /// Records the queries asked since the last `record` after its surface pass, each mapped
+    /// when the host submits the encoder.
+    fn record_queries(&mut self, encoder: &mut wgpu::CommandEncoder) {
+        let dx = self.sim.scene().grid.dx as f32;
+        for (id, points) in std::mem::take(&mut self.queries) {
+            let answer = solver(&mut self.sim).record_query(encoder, dx, &points);
+            let mapped = std::sync::Arc::new(std::sync::Mutex::new(None));
+            let flag = mapped.clone();
+            encoder.map_buffer_on_submit(&answer, wgpu::MapMode::Read, .., move |r| {
+                *flag.lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+            });
+            self.in_flight.push(InFlight {
+                id,
+                points: points.len(),
+                answer,
+                mapped,
+            });
+        }
     }
 
     /// Adds a splash at (x, y) metres: the surface rises by `height` at the centre, falling off

@@ -19,6 +19,7 @@ pub mod pipe_solver;
 pub mod pipes;
 pub mod pressure;
 pub mod probe;
+pub mod query;
 pub mod reduce;
 pub mod regions;
 pub mod spray;
@@ -439,6 +440,19 @@ impl Solver for CpuSolver {
 
     fn read_eta(&mut self) -> Result<Vec<f32>> {
         Ok(self.eta[self.current].clone())
+    }
+
+    fn query(&mut self, dx: f32, points: &[[f32; 2]]) -> Result<Vec<crate::query::RawSample>> {
+        self.flush();
+        let p = &self.params;
+        Ok(query::query(
+            p.nx,
+            p.ny,
+            dx,
+            &self.eta[self.current],
+            &self.ground,
+            points,
+        ))
     }
 
     fn read_summary(&mut self) -> Result<Vec<crate::summary::SummaryCell>> {

@@ -22,6 +22,7 @@ pub mod pipes;
 pub mod pressure;
 pub mod probe;
 pub mod profile;
+pub mod query;
 pub mod rain;
 pub mod readback;
 pub mod reduce;
@@ -64,6 +65,8 @@ pub struct GpuSolver {
     pressure: Option<pressure::Pressure>,
     /// The flood maps' fold, built under `[output] summary`.
     summary: Option<summary::Summary>,
+    /// Height queries, built on the first.
+    query: Option<query::Query>,
     /// The rigid bodies and their coupling solve, built when the scene has bodies.
     bodies: Option<(bodies::Bodies, coupling::Coupling)>,
     /// The passes of a step, in order.
@@ -125,6 +128,7 @@ impl GpuSolver {
         let mut solver = GpuSolver {
             pressure,
             summary,
+            query: None,
             bodies,
             volume,
             regions,
@@ -418,6 +422,15 @@ impl GpuSolver {
         &self.queue
     }
 
+    /// Records a height query of `points` (metres) on the current level into `encoder`; the
+    /// returned buffer holds the `RawSample`s once the encoder's work is done.
+    pub fn record_query(&mut self, encoder: &mut wgpu::CommandEncoder, dx: f32, points: &[[f32; 2]]) -> wgpu::Buffer {
+        let q = self
+            .query
+            .get_or_insert_with(|| query::Query::new(&self.device, &self.state));
+        q.record(&self.device, encoder, &self.state, dx, points)
+    }
+
     /// The buffers holding the current state, for hosts that bind them directly.
     pub fn state(&self) -> &GpuState {
         &self.state
@@ -549,6 +562,16 @@ impl Solver for GpuSolver {
             return Ok(Vec::new());
         }
         self.read_field(&self.state.regions.labels[self.state.regions.current])
+    }
+
+    fn query(&mut self, dx: f32, points: &[[f32; 2]]) -> Result<Vec<crate::query::RawSample>> {
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        let answer = self.record_query(&mut encoder, dx, points);
+        self.queue.submit([encoder.finish()]);
+        let bytes = readback::map(&self.device, &answer, answer.size())?;
+        let mut samples: Vec<crate::query::RawSample> = bytemuck::pod_collect_to_vec(&bytes);
+        samples.truncate(points.len());
+        Ok(samples)
     }
 
     fn read_summary(&mut self) -> Result<Vec<crate::summary::SummaryCell>> {

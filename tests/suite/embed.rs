@@ -9,7 +9,7 @@ use shoal::{Backend, Water, WaterOptions};
 
 /// A device the test owns, opened the way a host renderer would (wgpu's env vars pick the
 /// backend), with the adapter's limits as `Water::new` asks.
-fn own_device() -> (wgpu::Device, wgpu::Queue) {
+pub(crate) fn own_device() -> (wgpu::Device, wgpu::Queue) {
     common::hold_gpu();
     pollster::block_on(async {
         let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle().with_env());

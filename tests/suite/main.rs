@@ -21,6 +21,7 @@ mod ns_markers;
 mod ns_spray;
 mod physics;
 mod pipes;
+mod query;
 mod regions;
 mod render_example;
 mod scene_files;

@@ -61,6 +61,29 @@ fn the_render_example_draws_moving_water() {
     // The frames are pictures, not blanks: the pool is not the clear colour.
     let sky = *first.get_pixel(2, 2);
     assert_ne!(*first.get_pixel(160, 110), sky);
+    // The buoy's height queries: every frame's answer came back within two frames of the ask,
+    // without a stall, and rides the water (within the bump's 6 cm of the still level, wet).
+    let log = std::fs::read_to_string(dir.path().join("marker.csv")).unwrap();
+    let rows: Vec<Vec<f64>> = log
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(|v| v.parse().unwrap()).collect())
+        .collect();
+    assert!(rows.len() >= 10, "only {} of 12 queries answered", rows.len());
+    for r in &rows {
+        assert!(
+            (0.0..=2.0).contains(&(r[1] - r[0])),
+            "a query asked in frame {} came back in {}",
+            r[0],
+            r[1]
+        );
+        assert!(
+            r[2].abs() < 0.06 && r[3] > 0.1,
+            "the buoy's water: height {} depth {}",
+            r[2],
+            r[3]
+        );
+    }
 }
 
 /// Near-white pixels: the spray's dots (sand, sky and water stay below 235 in some channel).
