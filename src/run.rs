@@ -311,9 +311,11 @@ impl Frames {
         if !self.png && self.gif.is_none() {
             return Ok(());
         }
-        let palette = *self
-            .palette
-            .get_or_insert_with(|| crate::io::picture::Palette::new(surface, sim.ground()));
+        // The palette is the first frame's; a scene that starts dry takes the first with water.
+        if self.palette.is_none_or(|p| p.is_dry()) {
+            self.palette = Some(crate::io::picture::Palette::new(surface, sim.ground()));
+        }
+        let palette = self.palette.expect("set above");
         let (nx, ny) = (grid.nx as usize, grid.ny as usize);
         let mut img = crate::io::picture::render(surface, sim.ground(), &sim.body_tops(), nx, ny, grid.dx, &palette);
         crate::io::picture::draw_foam(&mut img, foam, grid.dx);

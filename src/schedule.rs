@@ -195,7 +195,7 @@ impl Schedule {
         if params.n_probes != 0 {
             after.push(Pass::Probe);
         }
-        if params.summary != 0 && matches!(model, Model::HeightField(_)) {
+        if params.summary != 0 && !matches!(model, Model::NavierStokes { .. }) {
             after.push(Pass::Summary);
         }
         let pressure = params.forcing & crate::wgsl::common::FORCE_PRESSURE != 0;

@@ -1316,12 +1316,11 @@ impl Prepared {
         for (h, b) in fields.surface.iter_mut().zip(&fields.ground) {
             *h = h.max(*b);
         }
-        // Drops and hydrographs fall into the columns in whole units (`pipe_rain`).
+        // Drops, hydrographs and rainfall fall into the columns in whole units (`pipe_rain`).
         let feeds = crate::feeds::Feeds::new(scene, &fields)?;
-        Ok(Prepared {
-            feeds,
-            ..Self::of_model(scene, fields, probe_cells, substeps, Some(columns), None)
-        })
+        let mut prepared = Self::of_model(scene, fields, probe_cells, substeps, Some(columns), None);
+        prepared.params.rainfall = feeds.rainfall_mode();
+        Ok(Prepared { feeds, ..prepared })
     }
 
     /// What the pipes and the Navier-Stokes layer are built from: no sources, bodies or covers

@@ -171,6 +171,8 @@ pub struct SolverState {
     pub ns_marker_book: Vec<u32>,
     /// The flood maps so far (`[output] summary`).
     pub summary: Vec<crate::summary::SummaryCell>,
+    /// The pipes model's `[rainfall]`: each column's fraction of a unit carried.
+    pub pipe_rain_carry: Vec<f32>,
 }
 
 impl SolverState {
@@ -202,6 +204,7 @@ impl SolverState {
             Field::NsMarkers => cast_slice(&self.ns_markers),
             Field::NsMarkerBook => &self.ns_marker_book,
             Field::Summary => cast_slice(&self.summary),
+            Field::PipeRainCarry => cast_slice(&self.pipe_rain_carry),
             _ => &[],
         }
     }
@@ -259,6 +262,7 @@ impl SolverState {
                 Some(v) => self.summary = v,
                 None => return false,
             },
+            Field::PipeRainCarry => set(&mut self.pipe_rain_carry),
             _ => return words.is_empty(),
         }
         true
@@ -349,6 +353,9 @@ impl<'a> Setup<'a> {
             params: self.params,
             probe_cells: self.probe_cells,
             rain: self.rain,
+            rainfall_map: self.rainfall_map,
+            ground: self.ground,
+            summary: self.summary,
         })
     }
 
@@ -370,8 +377,14 @@ pub struct PipeSetup<'a> {
     pub params: Params,
     /// Each probe's column.
     pub probe_cells: &'a [u32],
-    /// Whether the scene rains (each chunk then brings its drops in `ChunkInput::rain`).
+    /// Whether each chunk brings a per-step feed table in `ChunkInput::rain`.
     pub rain: bool,
+    /// Each column's share of `[rainfall]`'s intensity (empty unless `params.rainfall` is the map).
+    pub rainfall_map: &'a [f32],
+    /// Each column's top floor − ref (what the flood maps measure depth from).
+    pub ground: &'a [f32],
+    /// `[output] summary`: the depth above which a column counts wet (None: no summary).
+    pub summary: Option<f32>,
 }
 
 impl PipeSetup<'_> {

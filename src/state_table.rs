@@ -40,6 +40,8 @@ pub enum Field {
     PressureHead,
     /// The flood maps so far (`summary::SummaryCell` per cell).
     Summary,
+    /// The pipes model's `[rainfall]`: the fraction of a unit each column carries.
+    PipeRainCarry,
     /// GPU work buffers: the coupling solve's vectors and face masks (per cell).
     SolveVectors,
     /// GPU work buffers: the Navier-Stokes layer's force, torque and water velocity per body.
@@ -239,8 +241,11 @@ fn damping_map(s: &Shape) -> bool {
 fn pressure(s: &Shape) -> bool {
     height_field(s) && s.params.forcing & crate::wgsl::common::FORCE_PRESSURE != 0
 }
+fn pipe_rainfall(s: &Shape) -> bool {
+    s.pipes.is_some() && s.params.rainfall != 0
+}
 fn summary(s: &Shape) -> bool {
-    height_field(s) && s.params.summary != 0
+    s.navier_stokes.is_none() && s.params.summary != 0
 }
 fn clamps(s: &Shape) -> bool {
     height_field(s) && s.params.correct == CORRECT_CLAMPS
@@ -365,6 +370,15 @@ pub const FIELDS: &[Spec] = &[
         pressure,
     ),
     spec(Field::Summary, "flood maps", Per::Cell, 1, 16, Kept::State, summary),
+    spec(
+        Field::PipeRainCarry,
+        "rainfall carry",
+        Per::Cell,
+        1,
+        4,
+        Kept::State,
+        pipe_rainfall,
+    ),
     // b, x, r, p, PCG's (p, q) and the face masks.
     spec(
         Field::SolveVectors,

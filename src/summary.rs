@@ -34,8 +34,10 @@ pub struct SummaryParams {
     pub first_step: u32,
     /// Depth above which a cell counts as wet, m.
     pub wet_depth: f32,
+    /// Cells (columns).
+    pub cells: u32,
     /// Padding.
-    pub _pad: [u32; 2],
+    pub _pad: u32,
 }
 
 /// The summary of the initial state: its depths and surfaces, wet cells wet since step 0.

@@ -164,11 +164,17 @@ fn step_corrected_sums(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workg
 }
 
 // Mur's discrete first-order Engquist–Majda condition at an absorbing side:
-//   eta_0' = eta_1 + (s − 1)/(s + 1)·(eta_1' − eta_0),  s = c·dt/dx = sqrt(k·d).
-fn mur(eta_c: f32, d_c: f32, ii: u32, ij: u32) -> f32 {
+//   eta_0' = eta_1 + (s − 1)/(s + 1)·(eta_1' − eta_0),  s = c·dt/dx = sqrt(k·d),
+// on the surface above its rest under the air (eta + phi, phi the pressure head): a still sea
+// under a low stands at the inverse barometer's level at the side, as in the open ocean, and the
+// side lets only waves out. (On eta alone the side read the low's slope as a wave, and a low near
+// it drew the sea in without end.) lift = phi_1 − phi_0, 0 without [[pressure]].
+fn mur(c: u32, eta_c: f32, d_c: f32, ii: u32, ij: u32) -> f32 {
     let s = sqrt(params.k * d_c);
     let r = (s - 1.0) / (s + 1.0);
-    return eta_in[cell(ii, ij)] + r * (wave(ii, ij, false).x - eta_c);
+    let m = cell(ii, ij);
+    let lift = head_of(m) - head_of(c);
+    return (eta_in[m] + lift) + r * ((wave(ii, ij, false).x - eta_c) + lift);
 }
 
 // The p-th perimeter cell: the south row, the north row, then the west and east columns without
@@ -213,19 +219,19 @@ fn edges(@builtin(global_invocation_id) gid: vec3<u32>) {
     var mur_sum = 0.0;
     var mur_count = 0u;
     if i == 0u && params.bc_west == ABSORB {
-        mur_sum += mur(eta_c, d_c, 1u, j);
+        mur_sum += mur(c, eta_c, d_c, 1u, j);
         mur_count += 1u;
     }
     if i == nx - 1u && params.bc_east == ABSORB {
-        mur_sum += mur(eta_c, d_c, nx - 2u, j);
+        mur_sum += mur(c, eta_c, d_c, nx - 2u, j);
         mur_count += 1u;
     }
     if j == 0u && params.bc_south == ABSORB {
-        mur_sum += mur(eta_c, d_c, i, 1u);
+        mur_sum += mur(c, eta_c, d_c, i, 1u);
         mur_count += 1u;
     }
     if j == ny - 1u && params.bc_north == ABSORB {
-        mur_sum += mur(eta_c, d_c, i, ny - 2u);
+        mur_sum += mur(c, eta_c, d_c, i, ny - 2u);
         mur_count += 1u;
     }
     let x_edge = select(select(nx, nx - 2u, i == nx - 1u && params.bc_east == GHOST_SLOPE), 1u, i == 0u && params.bc_west == GHOST_SLOPE);

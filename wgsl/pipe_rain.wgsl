@@ -1,18 +1,27 @@
 #import columns
 #import rain_step
-// Rain on the pipes model (SCENE.md [rain]): each step's drops, rasterised by the host as for the
-// height field (rain.rs) and rounded to whole units of the columns' water, fall into each
-// column's top cell (the one open to the sky: a bridge deck's, not the arch's under it) and count
-// in the column's exchange, so the target takes exactly what fell. Once per step, after the
-// substeps and the spray. One thread per entry; a step has at most one entry per column, so no
-// two threads touch one column. Twin: src/cpu/pipe_rain.rs.
+// Rain on the pipes model (SCENE.md [rain], [rainfall], and the hydrographs' entries): each
+// step's drops and hydrograph entries, rasterised by the host as for the height field (feeds.rs)
+// and rounded to whole units of the columns' water, fall into each column's top cell (the one
+// open to the sky: a bridge deck's, not the arch's under it) and count in the column's
+// exchange, so the target takes exactly what fell; then the rainfall, per column. Once per
+// step, after the substeps and the spray. One thread per entry (a step has at most one entry
+// per column) or per column, so no two threads touch one column. Twin: src/cpu/pipe_rain.rs.
 
 struct RainParams {
     columns: u32,
     layers: u32,
+    // [rainfall] (src/feeds.rs): RAINFALL_UNIFORM, RAINFALL_MAP or 0; units per metre of height.
+    rainfall: u32,
+    per_unit: f32,
+    // Always 1.0: hides the products from the compiler, which would fuse them (see common.wgsl).
+    one: f32,
     _pad0: u32,
     _pad1: u32,
+    _pad2: u32,
 }
+
+const RAINFALL_MAP: u32 = 2u;
 
 @group(0) @binding(0) var<uniform> rp: RainParams;
 @group(0) @binding(1) var<storage, read> geometry: array<vec2<i32>>;
@@ -22,6 +31,50 @@ struct RainParams {
 @group(0) @binding(5) var<storage, read> rain_cells: array<u32>;
 @group(0) @binding(6) var<storage, read> rain_units: array<u32>;
 @group(1) @binding(0) var<uniform> slot: StepSlot;
+// [rainfall]: each column's share of the full intensity (RAINFALL_MAP), and the fraction of a
+// unit each column's rainfall has yet to give (the state carries it: no rain is lost to
+// rounding, and the water stays whole units).
+@group(2) @binding(0) var<storage, read> share: array<f32>;
+@group(2) @binding(1) var<storage, read_write> carry: array<f32>;
+
+// The column's top cell: the one open to the sky (a bridge deck's, not the arch's under it).
+fn top_cell(c: u32) -> u32 {
+    var top = 0u;
+    for (var a = 1u; a < rp.layers; a++) {
+        if geometry[a * rp.columns + c].x != SKY {
+            top = a;
+        }
+    }
+    return top;
+}
+
+// Adds `units` to column c's top cell and its exchange.
+fn fall(c: u32, units: u32) {
+    let n = rp.columns;
+    water[top_cell(c) * n + c] += units;
+    var e = exchange[c];
+    let lo = e.lo + units;
+    e.hi = e.hi + select(0u, 1u, lo < e.lo);
+    e.lo = lo;
+    exchange[c] = e;
+}
+
+// [rainfall] on every column, once per step: the step's height at the column's share, in units,
+// plus what the column carried; the whole units fall, the fraction carries on.
+@compute @workgroup_size(64)
+fn rainfall(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let c = gid.x + gid.y * groups.x * 64u;
+    if c >= rp.columns {
+        return;
+    }
+    let s = select(1.0, share[c], rp.rainfall == RAINFALL_MAP);
+    let add = ((rain_steps[slot.index].rainfall * s) * rp.one) * rp.per_unit * rp.one + carry[c];
+    let units = floor(add);
+    carry[c] = add - units;
+    if units > 0.0 {
+        fall(c, u32(units));
+    }
+}
 
 @compute @workgroup_size(64)
 fn rain(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -30,19 +83,5 @@ fn rain(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     let k = step.start + gid.x;
-    let c = rain_cells[k];
-    let units = rain_units[k];
-    let n = rp.columns;
-    var top = 0u;
-    for (var a = 1u; a < rp.layers; a++) {
-        if geometry[a * n + c].x != SKY {
-            top = a;
-        }
-    }
-    water[top * n + c] += units;
-    var e = exchange[c];
-    let lo = e.lo + units;
-    e.hi = e.hi + select(0u, 1u, lo < e.lo);
-    e.lo = lo;
-    exchange[c] = e;
+    fall(rain_cells[k], rain_units[k]);
 }

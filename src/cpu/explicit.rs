@@ -239,10 +239,13 @@ impl Level<'_> {
         )
     }
 
-    fn mur(&self, eta_c: f32, d_c: f32, ii: u32, ij: u32) -> f32 {
+    /// Twin of `mur`: on the surface above its rest under the air (see explicit.wgsl).
+    fn mur(&self, c: usize, eta_c: f32, d_c: f32, ii: u32, ij: u32) -> f32 {
         let s = (self.params.k * d_c).sqrt();
         let r = (s - 1.0) / (s + 1.0);
-        self.eta[self.cell(ii, ij)] + r * (self.wave(ii, ij).0 - eta_c)
+        let m = self.cell(ii, ij);
+        let lift = self.forcing().map_or(0.0, |f| f.head_of(m) - f.head_of(c));
+        (self.eta[m] + lift) + r * ((self.wave(ii, ij).0 - eta_c) + lift)
     }
 
     /// Twin of `edges` for perimeter cell (i, j): the override, if this cell has one.
@@ -260,7 +263,7 @@ impl Level<'_> {
             (j == ny - 1, p.bc_north, i, ny.wrapping_sub(2)),
         ] {
             if on_side && bc == ABSORB {
-                mur_sum += self.mur(eta_c, d_c, ii, ij);
+                mur_sum += self.mur(c, eta_c, d_c, ii, ij);
                 mur_count += 1;
             }
         }

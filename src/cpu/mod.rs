@@ -216,7 +216,8 @@ impl CpuSolver {
                 let sp = crate::summary::SummaryParams {
                     first_step: chunk.input.first_step as u32,
                     wet_depth: self.wet_depth,
-                    _pad: [0; 2],
+                    cells: self.ground.len() as u32,
+                    _pad: 0,
                 };
                 let eta = &self.eta[self.current];
                 summary::fold(&sp, index, &self.ground, eta, &mut self.summary);

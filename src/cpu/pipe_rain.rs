@@ -3,14 +3,34 @@
 
 use super::pipes::PipeState;
 use crate::columns::SKY;
+use crate::feeds::RAINFALL_MAP;
 
-/// Adds `units[k]` to the top cell of column `cells[k]`, for each entry of one step.
-pub fn rain(s: &mut PipeState, cells: &[u32], units: &[u32]) {
+/// Twin of `fall`: `units` into column c's top cell and its exchange.
+fn fall(s: &mut PipeState, c: usize, units: u32) {
     let l = s.layers;
+    let top = (1..l).rfind(|&a| s.geometry[c * l + a][0] != SKY).unwrap_or(0);
+    s.water[c * l + top] += units;
+    s.exchange[c] += units as i64;
+}
+
+/// Twin of `rain`: adds `units[k]` to the top cell of column `cells[k]`, for each entry of one
+/// step.
+pub fn rain(s: &mut PipeState, cells: &[u32], units: &[u32]) {
     for (&c, &u) in cells.iter().zip(units) {
-        let c = c as usize;
-        let top = (1..l).rfind(|&a| s.geometry[c * l + a][0] != SKY).unwrap_or(0);
-        s.water[c * l + top] += u;
-        s.exchange[c] += u as i64;
+        fall(s, c as usize, u);
+    }
+}
+
+/// Twin of `rainfall`: the step's `height` (m at a share of 1) on every column, in whole units
+/// of `per_unit` per metre, each column's fraction carried in `carry`.
+pub fn rainfall(s: &mut PipeState, mode: u32, share: &[f32], per_unit: f32, height: f32, carry: &mut [f32]) {
+    for (c, carried) in carry.iter_mut().enumerate() {
+        let sh = if mode == RAINFALL_MAP { share[c] } else { 1.0 };
+        let add = height * sh * per_unit + *carried;
+        let units = add.floor();
+        *carried = add - units;
+        if units > 0.0 {
+            fall(s, c, units as u32);
+        }
     }
 }

@@ -22,6 +22,13 @@ pub struct CpuPipes {
     spray: Option<(crate::spray::SprayParams, SprayState)>,
     /// Spread the columns over rayon's pool (the fast backend; the spray runs on one thread).
     parallel: bool,
+    /// `[rainfall]`: its mode, each column's share, units per metre, and each column's carry.
+    rainfall: (u32, Vec<f32>, f32),
+    rain_carry: Vec<f32>,
+    /// `[output] summary`: each column's top floor − ref, the wet depth, and the maps so far.
+    ground: Vec<f32>,
+    wet_depth: f32,
+    summary: Vec<crate::summary::SummaryCell>,
 }
 
 impl CpuPipes {
@@ -34,15 +41,35 @@ impl CpuPipes {
             setup.probe_cells.len() as u32,
         );
         let feed = setup.columns.feed(setup.scene, setup.params.substeps);
+        let state = PipeState::new(setup.columns, feed);
+        let summary = setup.summary.map_or(Vec::new(), |wet| {
+            crate::summary::initial(&pipes::surface(&params, &state), setup.ground, wet)
+        });
         CpuPipes {
             scene: setup.scene.clone(),
             columns: setup.columns.clone(),
             params,
-            state: PipeState::new(setup.columns, feed),
+            state,
             probe_cells: setup.probe_cells.to_vec(),
             schedule: setup.schedule(),
             spray: setup.spray().map(|p| (p, SprayState::new(&p))),
             parallel,
+            rainfall: (
+                setup.params.rainfall,
+                setup.rainfall_map.to_vec(),
+                (1.0 / setup.columns.quantum) as f32,
+            ),
+            rain_carry: vec![
+                0.0;
+                if setup.params.rainfall != 0 {
+                    setup.columns.rate.len()
+                } else {
+                    0
+                }
+            ],
+            ground: setup.ground.to_vec(),
+            wet_depth: setup.summary.unwrap_or(0.0),
+            summary,
         }
     }
 }
@@ -84,7 +111,29 @@ impl Solver for CpuPipes {
                         if let Some(step) = rain.steps.get(k as usize) {
                             let run = step.start as usize..(step.start + step.count) as usize;
                             super::pipe_rain::rain(&mut self.state, &rain.cells[run.clone()], &rain_units[run]);
+                            let (mode, share, per_unit) = (self.rainfall.0, &self.rainfall.1, self.rainfall.2);
+                            if mode != 0 {
+                                let carry = &mut self.rain_carry;
+                                super::pipe_rain::rainfall(
+                                    &mut self.state,
+                                    mode,
+                                    share,
+                                    per_unit,
+                                    step.rainfall,
+                                    carry,
+                                );
+                            }
                         }
+                    }
+                    Pass::Summary => {
+                        let sp = crate::summary::SummaryParams {
+                            first_step: input.first_step as u32,
+                            wet_depth: self.wet_depth,
+                            cells: self.ground.len() as u32,
+                            _pad: 0,
+                        };
+                        let surface = pipes::surface(&self.params, &self.state);
+                        crate::cpu::summary::fold(&sp, k, &self.ground, &surface, &mut self.summary);
                     }
                     Pass::Probe => probes.extend(self.probe_cells.iter().map(|&c| {
                         pipes::surface_units(&self.params, &self.state, c as usize) as f32 * self.params.quantum
@@ -106,18 +155,32 @@ impl Solver for CpuPipes {
         Ok(Vec::new())
     }
 
+    fn read_summary(&mut self) -> Result<Vec<crate::summary::SummaryCell>> {
+        Ok(self.summary.clone())
+    }
+
     fn read_particles(&mut self) -> Result<Vec<crate::spray::Particle>> {
         Ok(self.spray.as_ref().map_or(Vec::new(), |(_, s)| s.particles.clone()))
     }
 
     fn save(&mut self) -> Result<SolverState> {
-        Ok(self
-            .state
-            .save(self.spray.as_ref().map_or(&[], |(_, s)| &s.particles[..])))
+        Ok(SolverState {
+            pipe_rain_carry: self.rain_carry.clone(),
+            summary: self.summary.clone(),
+            ..self
+                .state
+                .save(self.spray.as_ref().map_or(&[], |(_, s)| &s.particles[..]))
+        })
     }
 
     fn load(&mut self, saved: &SolverState) -> Result<()> {
         self.state.load(saved)?;
+        if saved.pipe_rain_carry.len() == self.rain_carry.len() {
+            self.rain_carry.clone_from(&saved.pipe_rain_carry);
+        }
+        if saved.summary.len() == self.summary.len() {
+            self.summary.clone_from(&saved.summary);
+        }
         if let Some((_, s)) = &mut self.spray {
             s.particles = saved.particles.clone();
         }

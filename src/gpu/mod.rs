@@ -122,9 +122,15 @@ impl GpuSolver {
         let history_bytes = state.bodies.history.size();
         let pressure = (setup.pressure_patches > 0)
             .then(|| pressure::Pressure::new(device, &state, &level, setup.pressure_patches, state::head_at(&params)));
-        let summary = setup
-            .summary
-            .map(|wet| summary::Summary::new(device, &state, &level, wet));
+        let summary = setup.summary.map(|wet| {
+            let source = summary::SummarySource {
+                ground: &state.ground,
+                levels: [&state.eta[0], &state.eta[1]],
+                summary: &state.summary,
+                cells: state.cells(),
+            };
+            summary::Summary::new(device, source, &level.slot_layout, wet)
+        });
         let mut solver = GpuSolver {
             pressure,
             summary,
@@ -337,7 +343,7 @@ impl GpuSolver {
             Pass::Volume => self.volume.correct(pass, &self.level, &self.state, step),
             Pass::Summary => {
                 let s = self.summary.as_ref().expect("summary");
-                s.record(pass, &self.level, &self.state, slot);
+                s.record(pass, &self.level.slot, self.state.current, slot);
             }
             Pass::Pressure => {
                 let p = self.pressure.as_ref().expect("patches");

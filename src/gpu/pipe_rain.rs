@@ -14,19 +14,48 @@ use bytemuck::{Pod, Zeroable};
 pub struct RainParams {
     pub columns: u32,
     pub layers: u32,
-    pub _pad: [u32; 2],
+    /// `feeds::RAINFALL_*`.
+    pub rainfall: u32,
+    /// Units per metre of height.
+    pub per_unit: f32,
+    /// Always 1.0 (see `one` in pipe_rain.wgsl).
+    pub one: f32,
+    pub _pad: [u32; 3],
 }
 
-/// The pass: its pipeline, the chunk's drops and the step slots.
+/// The pass: its pipelines, the chunk's drops, the step slots and the rainfall's share and carry.
 pub struct PipeRain {
     rain: wgpu::ComputePipeline,
+    rainfall: wgpu::ComputePipeline,
     drops: RainBuffers,
     slot_group: wgpu::BindGroup,
     slot_stride: u32,
+    /// `[rainfall]`'s map shares (16 B when uniform) and the columns' carried fractions.
+    pub carry: wgpu::Buffer,
+    rainfall_group: wgpu::BindGroup,
+    /// Whether the scene has `[rainfall]`, and its columns.
+    raining: bool,
+    columns: u32,
+}
+
+/// What the pipes' rain pass is built for: `[rainfall]`'s mode and map, and the columns' water
+/// per metre of height.
+#[derive(Clone, Copy, Debug)]
+pub struct Rainfall<'a> {
+    pub mode: u32,
+    pub share: &'a [f32],
+    pub per_unit: f32,
 }
 
 impl PipeRain {
-    pub fn new(device: &wgpu::Device, b: &PipeBuffers, columns: u32, layers: u32, max_chunk: u32) -> PipeRain {
+    pub fn new(
+        device: &wgpu::Device,
+        b: &PipeBuffers,
+        columns: u32,
+        layers: u32,
+        max_chunk: u32,
+        rainfall: Rainfall,
+    ) -> PipeRain {
         let module = super::shaders::module(device, "pipe_rain.wgsl", super::shaders::PIPE_RAIN);
         let [steps, cells, units] = layout_entries(4);
         let group_layout = layout(
@@ -43,11 +72,29 @@ impl PipeRain {
             ],
         );
         let slot_layout = layout(device, "pipe rain slot", &[uniform_entry(0, true)]);
+        let rainfall_layout = layout(
+            device,
+            "pipe rainfall",
+            &[storage_entry(0, true), storage_entry(1, false)],
+        );
         let params = RainParams {
             columns,
             layers,
-            _pad: [0; 2],
+            rainfall: rainfall.mode,
+            per_unit: rainfall.per_unit,
+            one: 1.0,
+            _pad: [0; 3],
         };
+        let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+        let share = filled_buffer(device, "pipe rainfall share", &padded(rainfall.share, 4), storage);
+        let carry = filled_buffer(
+            device,
+            "pipe rainfall carry",
+            &padded(&vec![0.0; columns as usize], 4),
+            storage,
+        );
+        let rainfall_group = super::state::bind_group(device, "pipe rainfall", &rainfall_layout, &[&share, &carry]);
+        let layouts = [&group_layout, &slot_layout, &rainfall_layout];
         let params = filled_buffer(
             device,
             "pipe rain params",
@@ -55,7 +102,12 @@ impl PipeRain {
             wgpu::BufferUsages::UNIFORM,
         );
         PipeRain {
-            rain: pipeline(device, &module, &[&group_layout, &slot_layout], "rain"),
+            rain: pipeline(device, &module, &layouts, "rain"),
+            rainfall: pipeline(device, &module, &layouts, "rainfall"),
+            carry,
+            rainfall_group,
+            raining: rainfall.mode != 0,
+            columns,
             drops: RainBuffers::new(
                 device,
                 &group_layout,
@@ -79,17 +131,37 @@ impl PipeRain {
         self.drops.stage(device, encoder, &rain.steps, &rain.cells, units);
     }
 
-    /// Records step `index`'s drops (nothing on a step without).
+    /// Whether the scene has `[rainfall]`.
+    pub fn raining(&self) -> bool {
+        self.raining
+    }
+
+    /// Records step `index`'s drops (nothing on a step without), then its rainfall.
     pub fn record(&self, pass: &mut wgpu::ComputePass, index: u32) {
         let drops = self.drops.count(index);
-        if drops == 0 {
+        if drops == 0 && !self.raining {
             return;
         }
-        pass.set_pipeline(&self.rain);
         pass.set_bind_group(0, self.drops.group(), &[]);
         pass.set_bind_group(1, &self.slot_group, &[index * self.slot_stride]);
-        pass.dispatch_workgroups(drops.div_ceil(64), 1, 1);
+        pass.set_bind_group(2, &self.rainfall_group, &[]);
+        if drops > 0 {
+            pass.set_pipeline(&self.rain);
+            pass.dispatch_workgroups(drops.div_ceil(64), 1, 1);
+        }
+        if self.raining {
+            pass.set_pipeline(&self.rainfall);
+            let (x, y) = super::state::linear_groups(self.columns.div_ceil(64), 65535);
+            pass.dispatch_workgroups(x, y, 1);
+        }
     }
+}
+
+/// `values` as bytes, at least `min` words (a binding is never empty).
+fn padded(values: &[f32], min: usize) -> Vec<u8> {
+    let mut words = values.to_vec();
+    words.resize(words.len().max(min), 0.0);
+    bytemuck::cast_slice(&words).to_vec()
 }
 
 #[cfg(test)]
@@ -103,7 +175,13 @@ mod tests {
         check_mirror(
             "RainParams",
             size_of::<RainParams>(),
-            fields!(RainParams { columns, layers }),
+            fields!(RainParams {
+                columns,
+                layers,
+                rainfall,
+                per_unit,
+                one
+            }),
         );
     }
 }

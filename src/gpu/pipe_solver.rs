@@ -32,6 +32,9 @@ pub struct GpuPipes {
     spray: Option<(SprayParams, SprayBuffers, Spray)>,
     /// The rain's pass, where the scene rains.
     rain: Option<super::pipe_rain::PipeRain>,
+    /// `[output] summary`: the flood maps' fold over the columns' surface, the maps, and the
+    /// step slots' bind group it reads.
+    summary: Option<(super::summary::Summary, wgpu::Buffer, wgpu::BindGroup)>,
     /// The live particles after the last chunk (the tally's count).
     particles: u32,
     /// Substeps per step (the sources' feed is per substep).
@@ -56,9 +59,36 @@ impl GpuPipes {
             let passes = Spray::new(device, &b, &buffers, &p);
             (p, b, passes)
         });
-        let rain = setup
-            .rain
-            .then(|| super::pipe_rain::PipeRain::new(device, &buffers, params.columns, params.layers, MAX_CHUNK));
+        let rainfall = super::pipe_rain::Rainfall {
+            mode: setup.params.rainfall,
+            share: setup.rainfall_map,
+            per_unit: (1.0 / setup.columns.quantum) as f32,
+        };
+        let rain = setup.rain.then(|| {
+            super::pipe_rain::PipeRain::new(device, &buffers, params.columns, params.layers, MAX_CHUNK, rainfall)
+        });
+        let summary = setup.summary.map(|wet| {
+            let twin = PipeState::new(setup.columns, setup.columns.feed(setup.scene, setup.params.substeps));
+            let first = crate::summary::initial(&crate::cpu::pipes::surface(&params, &twin), setup.ground, wet);
+            let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+            let maps = super::state::filled_buffer(device, "pipes summary", bytemuck::cast_slice(&first), usage);
+            let ground = super::state::filled_buffer(
+                device,
+                "pipes top floor",
+                bytemuck::cast_slice(setup.ground),
+                wgpu::BufferUsages::STORAGE,
+            );
+            let slot_layout = super::state::layout(device, "summary slot", &[super::state::uniform_entry(0, true)]);
+            let source = super::summary::SummarySource {
+                ground: &ground,
+                levels: [&buffers.eta, &buffers.eta],
+                summary: &maps,
+                cells: params.columns,
+            };
+            let pass = super::summary::Summary::new(device, source, &slot_layout, wet);
+            let slots = super::state::slot_bind_group(device, &slot_layout, &buffers.slots);
+            (pass, maps, slots)
+        });
         let staging = |label: &str, size: u64| {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),
@@ -89,6 +119,7 @@ impl GpuPipes {
             eta_readback,
             spray,
             rain,
+            summary,
             particles: 0,
             substeps: setup.params.substeps,
             adapter,
@@ -113,6 +144,9 @@ impl GpuPipes {
         if let Some(pass) = &mut self.rain {
             let units = self.columns.rain_units(&rain.heights);
             pass.stage(&self.device, encoder, rain, &units);
+        }
+        if let Some((summary, _, _)) = &self.summary {
+            summary.stage(&self.device, encoder, first_step);
         }
         if let Some((p, b, _)) = &self.spray {
             // The steps are numbered in u32 for the random key (the CPU twin wraps the same way).
@@ -144,6 +178,11 @@ impl GpuPipes {
                         .as_ref()
                         .expect("the schedule rains only with rain")
                         .record(&mut pass, step),
+                    Pass::Summary => {
+                        let (summary, _, slots) = self.summary.as_ref().expect("summary");
+                        self.pipes.surface(&mut pass);
+                        summary.record(&mut pass, slots, 0, step * self.buffers.slot_stride);
+                    }
                     other => unreachable!("{other:?} is not a pass of the pipes model"),
                 }
             }
@@ -253,6 +292,11 @@ impl GpuPipes {
 
     /// A CPU twin's state of these columns at rest, with this run's feed: the layout a checkpoint
     /// holds.
+    /// Whether the scene has `[rainfall]` (the rain pass then carries each column's fraction).
+    fn raining(&self) -> bool {
+        self.rain.as_ref().is_some_and(|r| r.raining())
+    }
+
     fn twin(&self) -> PipeState {
         PipeState::new(&self.columns, self.columns.feed(&self.scene, self.substeps))
     }
@@ -281,6 +325,17 @@ impl Solver for GpuPipes {
         encoder.clear_buffer(&self.buffers.exchange, 0, None);
         self.record_chunk(&mut encoder, steps, substeps, input.first_step, &input.rain);
         self.report(encoder, steps)
+    }
+
+    fn read_summary(&mut self) -> Result<Vec<crate::summary::SummaryCell>> {
+        match &self.summary {
+            Some((_, maps, _)) => Ok(bytemuck::pod_collect_to_vec(&super::readback::read(
+                &self.device,
+                &self.queue,
+                maps,
+            )?)),
+            None => Ok(Vec::new()),
+        }
     }
 
     fn read_eta(&mut self) -> Result<Vec<f32>> {
@@ -335,8 +390,22 @@ impl Solver for GpuPipes {
         twin.vel = twin.in_twin_layout(&bytemuck::pod_collect_to_vec(&read(&b.vel)?), l);
         twin.flow = twin.in_twin_layout(&bytemuck::pod_collect_to_vec(&read(&b.flow)?), 8 * l * l);
         twin.feed = bytemuck::pod_collect_to_vec(&read(&b.feed)?);
+        let carry = match &self.rain {
+            Some(r) if self.raining() => bytemuck::pod_collect_to_vec(&read(&r.carry)?),
+            _ => Vec::new(),
+        };
         let particles = self.read_particles()?;
-        Ok(twin.save(&particles))
+        let summary = match &self.summary {
+            Some((_, maps, _)) => {
+                bytemuck::pod_collect_to_vec(&super::readback::read(&self.device, &self.queue, maps)?)
+            }
+            None => Vec::new(),
+        };
+        Ok(SolverState {
+            pipe_rain_carry: carry,
+            summary,
+            ..twin.save(&particles)
+        })
     }
 
     fn load(&mut self, saved: &SolverState) -> Result<()> {
@@ -352,6 +421,12 @@ impl Solver for GpuPipes {
             bytemuck::cast_slice(&twin.to_gpu_layout(&twin.flow, 8 * l * l)),
         );
         write(&b.feed, bytemuck::cast_slice(&twin.feed));
+        if let Some(r) = self.rain.as_ref().filter(|_| !saved.pipe_rain_carry.is_empty()) {
+            write(&r.carry, bytemuck::cast_slice(&saved.pipe_rain_carry));
+        }
+        if let Some((_, maps, _)) = self.summary.as_ref().filter(|_| !saved.summary.is_empty()) {
+            write(maps, bytemuck::cast_slice(&saved.summary));
+        }
         if let Some((p, spray, _)) = &self.spray {
             let n = saved.particles.len() as u32;
             if n > p.capacity {

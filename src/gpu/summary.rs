@@ -1,10 +1,18 @@
-//! The summary pass (`wgsl/summary.wgsl`): folds each step's level into the flood maps.
+//! The summary pass (`wgsl/summary.wgsl`): folds each step's surface into the flood maps.
 //! Pipeline and bind groups built once; the chunk's first step goes in as a uniform, written
 //! before a batch chunk or staged in an embedded one's encoder.
 
-use super::level::LevelBindings;
-use super::state::{bind_group, filled_buffer, layout, pipeline, storage_entry, uniform_entry, GpuState};
+use super::state::{bind_group, filled_buffer, layout, pipeline, storage_entry, uniform_entry};
 use crate::summary::SummaryParams;
+
+/// What the pass folds: the ground (b − ref), the surface of each ping-pong level (h − ref;
+/// the pipes have one), and the maps.
+pub struct SummarySource<'a> {
+    pub ground: &'a wgpu::Buffer,
+    pub levels: [&'a wgpu::Buffer; 2],
+    pub summary: &'a wgpu::Buffer,
+    pub cells: u32,
+}
 
 pub struct Summary {
     fold: wgpu::ComputePipeline,
@@ -12,56 +20,52 @@ pub struct Summary {
     /// `levels[p]` reads level p.
     levels: [wgpu::BindGroup; 2],
     uniforms: wgpu::Buffer,
-    wet_depth: f32,
+    params: SummaryParams,
 }
 
 impl Summary {
-    pub fn new(device: &wgpu::Device, state: &GpuState, level: &LevelBindings, wet_depth: f32) -> Summary {
+    /// The pass over `source`, its step slots bound by `slot_layout` (a dynamic uniform offset).
+    pub fn new(
+        device: &wgpu::Device,
+        source: SummarySource,
+        slot_layout: &wgpu::BindGroupLayout,
+        wet_depth: f32,
+    ) -> Summary {
         let module = super::shaders::module(device, "summary.wgsl", super::shaders::SUMMARY);
         let shared_layout = layout(
             device,
             "summary",
-            &[
-                uniform_entry(0, false),
-                uniform_entry(1, false),
-                storage_entry(2, true),
-                storage_entry(3, false),
-            ],
+            &[uniform_entry(0, false), storage_entry(1, true), storage_entry(2, false)],
         );
         let level_layout = layout(device, "summary level", &[storage_entry(0, true)]);
-        let sp = SummaryParams {
+        let params = SummaryParams {
             first_step: 0,
             wet_depth,
-            _pad: [0; 2],
+            cells: source.cells,
+            _pad: 0,
         };
         let usage = wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST;
-        let uniforms = filled_buffer(device, "summary params", bytemuck::bytes_of(&sp), usage);
+        let uniforms = filled_buffer(device, "summary params", bytemuck::bytes_of(&params), usage);
         let shared = bind_group(
             device,
             "summary",
             &shared_layout,
-            &[&state.params, &uniforms, &state.ground, &state.summary],
+            &[&uniforms, source.ground, source.summary],
         );
-        let at = |p: usize| bind_group(device, "summary level", &level_layout, &[&state.eta[p]]);
+        let at = |p: usize| bind_group(device, "summary level", &level_layout, &[source.levels[p]]);
         Summary {
-            fold: pipeline(
-                device,
-                &module,
-                &[&shared_layout, &level_layout, &level.slot_layout],
-                "fold",
-            ),
+            fold: pipeline(device, &module, &[&shared_layout, &level_layout, slot_layout], "fold"),
             shared,
             levels: [at(0), at(1)],
             uniforms,
-            wet_depth,
+            params,
         }
     }
 
     fn params(&self, first_step: u64) -> SummaryParams {
         SummaryParams {
             first_step: first_step as u32,
-            wet_depth: self.wet_depth,
-            _pad: [0; 2],
+            ..self.params
         }
     }
 
@@ -76,13 +80,13 @@ impl Summary {
         super::state::stage(device, encoder, &self.uniforms, 0, bytemuck::bytes_of(&sp));
     }
 
-    /// Records step `slot_offset`'s fold of the current level.
-    pub fn record(&self, pass: &mut wgpu::ComputePass, level: &LevelBindings, state: &GpuState, slot_offset: u32) {
+    /// Records the fold of level `current` for the step whose slot is at `slot_offset`.
+    pub fn record(&self, pass: &mut wgpu::ComputePass, slot: &wgpu::BindGroup, current: usize, slot_offset: u32) {
         pass.set_pipeline(&self.fold);
         pass.set_bind_group(0, &self.shared, &[]);
-        pass.set_bind_group(1, &self.levels[state.current], &[]);
-        pass.set_bind_group(2, &level.slot, &[slot_offset]);
-        let (x, y) = super::state::linear_groups(state.cells().div_ceil(256), 65535);
+        pass.set_bind_group(1, &self.levels[current], &[]);
+        pass.set_bind_group(2, slot, &[slot_offset]);
+        let (x, y) = super::state::linear_groups(self.params.cells.div_ceil(256), 65535);
         pass.dispatch_workgroups(x, y, 1);
     }
 }

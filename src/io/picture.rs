@@ -16,7 +16,15 @@ pub struct Palette {
     pub depth_scale: f64,
 }
 
+/// Water shallower than this is drawn as wet ground: a sheet of rain on a slope is not a lake.
+const DRAWN_DEPTH: f64 = 0.001;
+
 impl Palette {
+    /// Whether it was made from a dry surface (its depth scale the 1 cm placeholder).
+    pub fn is_dry(&self) -> bool {
+        self.depth_scale <= 0.01
+    }
+
     /// A palette for surfaces over `ground`, scaled to the first surface `h`.
     pub fn new(h: &[f64], ground: &[f64]) -> Palette {
         let (ground_min, ground_max) = ground
@@ -50,15 +58,16 @@ pub fn render(
         for i in 0..nx {
             let c = j * nx + i;
             let depth = h[c] - ground[c];
-            let field: &[f64] = if depth > 0.0 { h } else { ground };
+            let wet = depth > DRAWN_DEPTH;
+            let field: &[f64] = if wet { h } else { ground };
             // Lambert shading from the surface normal, light from the north-west; waves are
             // exaggerated so millimetre ripples show.
-            let relief = if depth > 0.0 { 40.0 } else { 4.0 };
+            let relief = if wet { 40.0 } else { 4.0 };
             let gx = (at(field, i + 1, j) - at(field, i.saturating_sub(1), j)) / (2.0 * dx) * relief;
             let gy = (at(field, i, j + 1) - at(field, i, j.saturating_sub(1))) / (2.0 * dx) * relief;
             let light = ((gx - gy) * -0.5 + 1.0) / (1.0 + gx * gx + gy * gy).sqrt();
             let shade = (0.35 + 0.65 * light).clamp(0.0, 1.4);
-            let rgb = if depth > 0.0 {
+            let rgb = if wet {
                 let t = (depth / palette.depth_scale).clamp(0.0, 1.0);
                 [
                     40.0 + 60.0 * (1.0 - t),
@@ -68,7 +77,9 @@ pub fn render(
             } else {
                 let span = (palette.ground_max - palette.ground_min).max(1e-9);
                 let t = ((ground[c] - palette.ground_min) / span).clamp(0.0, 1.0);
-                [150.0 + 70.0 * t, 125.0 + 60.0 * t, 80.0 + 50.0 * t]
+                // Ground under a sheet of water is darker, as wet sand is.
+                let damp = if depth > 0.0 { 0.8 } else { 1.0 };
+                [150.0 + 70.0 * t, 125.0 + 60.0 * t, 80.0 + 50.0 * t].map(|v| v * damp)
             };
             let mut px = rgb.map(|v| (v * shade).clamp(0.0, 255.0) as u8);
             if let Some(&top) = tops.get(c).filter(|t| t.is_finite()) {

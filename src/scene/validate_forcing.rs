@@ -30,8 +30,12 @@ impl Check<'_> {
             )
         };
         if let Some(r) = &scene.rainfall {
-            if model != WaterModel::HeightField {
-                return self.fail("rainfall.intensity", height_field_only("[rainfall]"));
+            if model == WaterModel::NavierStokes {
+                return self.fail(
+                    "rainfall.intensity",
+                    "[rainfall] falls on the height field and the pipes; the Navier-Stokes layer does not take it yet"
+                        .into(),
+                );
             }
             if let Some(i) = r.intensity {
                 if !(i >= 0.0 && i.is_finite()) {
@@ -88,8 +92,12 @@ impl Check<'_> {
                 format!("must be a finite number ≥ 0 m (got {})", o.wet_depth),
             );
         }
-        if o.summary && model != WaterModel::HeightField {
-            return self.fail("output.summary", height_field_only("the flood maps"));
+        if o.summary && model == WaterModel::NavierStokes {
+            return self.fail(
+                "output.summary",
+                "the flood maps fold the height field's or the pipes' surface; the Navier-Stokes layer does not keep them yet"
+                    .into(),
+            );
         }
         self.maker()
     }
