@@ -369,16 +369,6 @@ pub const FIELDS: &[Spec] = &[
         Kept::Scratch,
         pressure,
     ),
-    spec(Field::Summary, "flood maps", Per::Cell, 1, 16, Kept::State, summary),
-    spec(
-        Field::PipeRainCarry,
-        "rainfall carry",
-        Per::Cell,
-        1,
-        4,
-        Kept::State,
-        pipe_rainfall,
-    ),
     // b, x, r, p, PCG's (p, q) and the face masks.
     spec(
         Field::SolveVectors,
@@ -555,6 +545,16 @@ pub const FIELDS: &[Spec] = &[
     // The plan 16, a scan count 4, the landing inbox 4 per layer and 8.
     spec(Field::SprayWork, "spray work", Per::Cell, 1, 28, Kept::Scratch, spray),
     spec(Field::SprayInbox, "spray inbox", Per::Layer, 1, 4, Kept::Scratch, spray),
+    spec(Field::Summary, "flood maps", Per::Cell, 1, 16, Kept::State, summary),
+    spec(
+        Field::PipeRainCarry,
+        "rainfall carry",
+        Per::Cell,
+        1,
+        4,
+        Kept::State,
+        pipe_rainfall,
+    ),
 ];
 
 /// The row of `field`.
@@ -681,7 +681,9 @@ mod tests {
                 NsW,
                 NsDrops,
                 NsMarkers,
-                NsMarkerBook
+                NsMarkerBook,
+                Summary,
+                PipeRainCarry
             ]
         );
     }
