@@ -152,46 +152,13 @@ pub(crate) fn wave_in(
         }
         None => ([0.0; 5], p.keep),
     };
-    let west = face_term(
-        mode(i == 0, p.bc_west),
-        eta_c,
-        d_c,
-        b_c,
-        w,
-        e,
-        mean,
-        [phi[0], phi[1], phi[2]],
-    );
-    let east = face_term(
-        mode(i == nx - 1, p.bc_east),
-        eta_c,
-        d_c,
-        b_c,
-        e,
-        w,
-        mean,
-        [phi[0], phi[2], phi[1]],
-    );
-    let south = face_term(
-        mode(j == 0, p.bc_south),
-        eta_c,
-        d_c,
-        b_c,
-        s,
-        n,
-        mean,
-        [phi[0], phi[3], phi[4]],
-    );
-    let north = face_term(
-        mode(j == ny - 1, p.bc_north),
-        eta_c,
-        d_c,
-        b_c,
-        n,
-        s,
-        mean,
-        [phi[0], phi[4], phi[3]],
-    );
+    let term = |edge: bool, bc: u32, n: Neighbour, o: Neighbour, phi: [f32; 3]| {
+        face_term(mode(edge, bc), eta_c, d_c, b_c, n, o, mean, phi)
+    };
+    let west = term(i == 0, p.bc_west, w, e, [phi[0], phi[1], phi[2]]);
+    let east = term(i == nx - 1, p.bc_east, e, w, [phi[0], phi[2], phi[1]]);
+    let south = term(j == 0, p.bc_south, s, n, [phi[0], phi[3], phi[4]]);
+    let north = term(j == ny - 1, p.bc_north, n, s, [phi[0], phi[4], phi[3]]);
     let vel = keep * vel_c + p.k * (((west + east) + south) + north);
     (eta_c + vel, vel)
 }

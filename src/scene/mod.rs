@@ -996,7 +996,7 @@ pub struct Source {
     /// seed's source columns); below the ground, a sink that takes all that reaches it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub height: Option<f64>,
-    /// A CSV table of `time,rate` rows (s, m³/s, linear between rows, 0 outside them) whose rate
+    /// A CSV table of `time,rate` rows (s, m³/s, linear between rows, held at the ends) whose rate
     /// the source gives over time, beside its steady `rate` (`crate::feeds`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hydrograph: Option<PathBuf>,
@@ -1014,7 +1014,7 @@ pub struct Rainfall {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub map: Option<PathBuf>,
     /// A CSV table of `time,factor` rows the intensity is scaled by over time (linear between
-    /// rows, 0 outside them); without it the factor is 1.
+    /// rows, held at the ends); without it the factor is 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub series: Option<PathBuf>,
 }

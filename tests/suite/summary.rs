@@ -134,11 +134,11 @@ fn a_run_writes_the_maps_at_its_end_and_checkpoints_and_a_resume_carries_them() 
 }
 
 #[test]
-fn the_maps_are_the_height_fields_and_their_keys_are_checked() {
+fn the_maps_are_the_height_fields_and_the_pipes_and_their_keys_are_checked() {
     for (extra, says) in [
         ("[output]\nsummary = true\nwet_depth = -1.0\n", "output.wet_depth"),
         (
-            "[physics]\nmodel = \"pipes\"\n[output]\nsummary = true\n",
+            "[physics]\nmodel = \"navier-stokes\"\n[output]\nsummary = true\n",
             "output.summary",
         ),
     ] {
@@ -148,4 +148,28 @@ fn the_maps_are_the_height_fields_and_their_keys_are_checked() {
             .to_string();
         assert!(err.contains(says), "{extra}: {err}");
     }
+}
+
+#[test]
+fn the_pipes_keep_the_flood_maps_too_alike_on_every_backend() {
+    // The valley run by the pipes (whole units, never more taken from a column than it holds):
+    // the maps fold the columns' surface over their top floors, the same bits on every backend
+    // (the pipes' units are integers and their surface the same f32 products).
+    let dir = tempfile::tempdir().unwrap();
+    let text = valley(dir.path()).replace(
+        "[terrain]",
+        "[physics]\nmodel = \"pipes\"\n[pipes]\ndt = 0.05\n[spray]\nenabled = false\n[terrain]",
+    );
+    let scene = scene_in(dir.path(), &text);
+    let maps: Vec<_> = [Backend::Reference, Backend::Cpu, Backend::Gpu]
+        .into_iter()
+        .map(|backend| {
+            let mut sim = simulation(&scene, backend);
+            sim.step(200).unwrap();
+            sim.summary().unwrap().expect("the pipes keep the maps")
+        })
+        .collect();
+    assert!(maps[0].first_wet.iter().any(|&t| t > 0.0), "the flood wetted nothing");
+    assert_eq!(maps[0], maps[1]);
+    assert_eq!(maps[0], maps[2], "the GPU pipes' maps are not the twin's");
 }
