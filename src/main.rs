@@ -148,8 +148,9 @@ fn main() -> ExitCode {
         // Before anything runs, so this is rayon's first and only global pool.
         let _ = rayon::ThreadPoolBuilder::new().num_threads(n as usize).build_global();
     }
-    // Ctrl-C: the run finishes its current file, writes a checkpoint and fails with a message;
-    // a second Ctrl-C ends the process at once.
+    // Ctrl-C, SIGTERM (a scheduler's time limit, `timeout`) and SIGHUP (a dropped ssh): the run
+    // finishes its current file, writes a checkpoint and fails with a message; a second signal
+    // ends the process at once (the tables are whole up to their last row either way).
     let mut asked = false;
     let _ = ctrlc::set_handler(move || {
         if asked {

@@ -143,8 +143,69 @@ pub fn prepare_output(out: &Path, force: bool) -> Result<()> {
     if let Err(e) = std::fs::create_dir_all(out) {
         return fail(format!("cannot be created: {e}"));
     }
+    if force {
+        // What this run will own goes, so an older, longer run's snapshots and checkpoint do
+        // not stay mixed with its own; other files stay.
+        remove_run_files(out).map_err(|e| Error::io(out, e))?;
+    }
     if let Err(e) = tempfile::tempfile_in(out) {
         return fail(format!("is not writable: {e}"));
+    }
+    Ok(())
+}
+
+/// Whether `name` is a file a run writes into its folder (or a temporary one it left).
+fn is_run_file(name: &str) -> bool {
+    const TABLES: [&str; 6] = [
+        "stats.csv",
+        "probes.csv",
+        "bodies.csv",
+        "scene.toml",
+        CHECKPOINT,
+        "run.csv",
+    ];
+    const MAPS: [&str; 4] = ["max_depth", "max_surface", "first_wet", "time_wet"];
+    const SNAPSHOTS: [&str; 8] = [
+        "h_",
+        "frame_",
+        "caustics_",
+        "particles_",
+        "markers_",
+        "foam_",
+        "velocity_",
+        "pressure_",
+    ];
+    let numbered = |prefix: &str| {
+        name.strip_prefix(prefix)
+            .is_some_and(|rest| rest.len() > 6 && rest[..6].bytes().all(|b| b.is_ascii_digit()))
+    };
+    TABLES.contains(&name)
+        || MAPS
+            .iter()
+            .any(|m| name == format!("{m}.npy") || name == format!("{m}.tif"))
+        || SNAPSHOTS.iter().any(|p| numbered(p))
+        || (name.starts_with(".shoal-") && name.ends_with(".tmp"))
+}
+
+/// Removes the files a run writes (and temporary files a killed one left) from `out`.
+fn remove_run_files(out: &Path) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(out)? {
+        let entry = entry?;
+        if entry.file_type()?.is_file() && is_run_file(&entry.file_name().to_string_lossy()) {
+            std::fs::remove_file(entry.path())?;
+        }
+    }
+    Ok(())
+}
+
+/// Removes the temporary files a killed run left in `out` (`.shoal-*.tmp`).
+fn remove_stale_temporaries(out: &Path) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(out)? {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with(".shoal-") && name.ends_with(".tmp") {
+            std::fs::remove_file(entry.path())?;
+        }
     }
     Ok(())
 }
@@ -363,6 +424,7 @@ pub fn resume(
     report: &mut dyn Reporter,
 ) -> Result<RunSummary> {
     let mut scene = Scene::from_file(&out.join("scene.toml"))?;
+    remove_stale_temporaries(out).map_err(|e| Error::io(out, e))?;
     let path = out.join(CHECKPOINT);
     let checkpoint = crate::checkpoint::Checkpoint::read(&path)?;
     scene.time.steps = steps.unwrap_or(scene.time.steps);
@@ -394,18 +456,18 @@ pub fn resume(
     result
 }
 
-/// The header and the rows up to `step` of a table an earlier run wrote, to go on from.
-fn kept_rows(path: &Path, step: u64) -> Result<Vec<String>> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    let mut lines = text.lines();
-    let header = lines.next().map(str::to_string);
+/// The header and the complete rows before `until` (their first field, the step) of a table an
+/// earlier run wrote, to go on from.
+fn kept_rows(path: &Path, until: u64) -> Result<Vec<String>> {
+    let mut lines = crate::io::csv::complete_lines(path)?.into_iter();
+    let header = lines.next();
     let rows = lines.take_while(|row| {
         row.split(',')
             .next()
             .and_then(|s| s.parse::<u64>().ok())
-            .is_some_and(|s| s <= step)
+            .is_some_and(|s| s < until)
     });
-    Ok(header.into_iter().chain(rows.map(str::to_string)).collect())
+    Ok(header.into_iter().chain(rows).collect())
 }
 
 /// A coupling figure of the last step for stats.csv: empty without bodies (and for a residual
@@ -443,7 +505,9 @@ fn run_into(
         tables.body_rows(0, sim.bodies())?;
     }
     let outcome = (|| -> Result<()> {
-        for target in output_steps(scene.output.every, steps).filter(|&t| t == 0 || t > resumed_at) {
+        let due = |t: u64| t == 0 || t > resumed_at || (t == resumed_at && !tables.snapshot_done);
+        let targets: Vec<u64> = output_steps(scene.output.every, steps).filter(|&t| due(t)).collect();
+        for target in targets {
             advance_to(sim, target, steps, &mut tables, out, report)?;
             if target == 0 && resumed_at > 0 {
                 continue;
@@ -603,6 +667,9 @@ fn snapshot(
 
 /// The run's CSV tables: stats.csv always, probes.csv with probes, bodies.csv with bodies.
 struct Tables {
+    /// A resumed run: whether the snapshot at the step it resumed from was written (its stats
+    /// row, the snapshot's last file, is there).
+    snapshot_done: bool,
     /// `--geotiff`'s frame, for the flood maps a checkpoint writes beside it.
     geo: Option<Georeference>,
     dt: f64,
@@ -647,32 +714,41 @@ const BODIES_HEADER: &[&str] = &[
 ];
 
 impl Tables {
-    /// New tables, or the rows up to `resumed_at` of the ones a resumed run wrote.
+    /// New tables, or the complete rows a resumed run keeps, up to `resumed_at` (the per-step
+    /// rows the checkpoint's steps wrote; stats.csv's row there only if the snapshot there was
+    /// finished: a run can stop between its checkpoint and its snapshot, which `snapshot_done`
+    /// then says is to write again).
     fn open(out: &Path, sim: &Simulation, resumed_at: u64) -> Result<Tables> {
-        let table = |name: &str, header: &[&str]| -> Result<CsvWriter> {
+        let table = |name: &str, header: &[&str], until: u64| -> Result<CsvWriter> {
             let path = out.join(name);
             if resumed_at > 0 {
-                CsvWriter::continuing(&path, &kept_rows(&path, resumed_at)?)
+                CsvWriter::continuing(&path, &kept_rows(&path, until)?)
             } else {
                 CsvWriter::create(&path, header)
             }
         };
+        let per_step = resumed_at + 1;
         let scene = sim.scene();
         let probes = if scene.output.probes.is_empty() {
             None
         } else {
             let mut header = vec!["step", "time"];
             header.extend(scene.output.probes.iter().map(|p| p.name.as_str()));
-            Some(table("probes.csv", &header)?)
+            Some(table("probes.csv", &header, per_step)?)
         };
         let bodies = match sim.bodies().is_empty() {
             true => None,
-            false => Some(table("bodies.csv", BODIES_HEADER)?),
+            false => Some(table("bodies.csv", BODIES_HEADER, per_step)?),
         };
         Ok(Tables {
             geo: None,
             dt: scene.time.dt,
-            stats: table("stats.csv", STATS_HEADER)?,
+            stats: table("stats.csv", STATS_HEADER, per_step)?,
+            snapshot_done: resumed_at > 0
+                && kept_rows(&out.join("stats.csv"), per_step)?
+                    .last()
+                    .and_then(|row| row.split(',').next()?.parse::<u64>().ok())
+                    == Some(resumed_at),
             probes,
             bodies,
         })

@@ -528,7 +528,15 @@ impl Simulation {
 
     /// The absolute surface h in f64, dry cells exactly at the ground (a readback on the GPU).
     pub fn surface(&mut self) -> Result<Vec<f64>> {
-        let eta = self.solver.read_eta()?;
+        let mut eta = self.solver.read_eta()?;
+        // Over a body, the water's top (SCENE.md): the surface less the body volume the column
+        // holds under it, so Σ max(h − b, 0)·dx² is the water's volume there too (a floating
+        // body's underside where water runs under it, the ground where it rests on it).
+        for (e, cover) in eta.iter_mut().zip(self.solver.read_cover()?) {
+            if cover.held > 0.0 {
+                *e -= cover.held;
+            }
+        }
         Ok(eta.iter().enumerate().map(|(c, &e)| self.absolute(e, c)).collect())
     }
 
@@ -557,8 +565,6 @@ impl Simulation {
                 s.max_depth = s.max_depth.max(d);
             }
         }
-        // A submerged body's volume stands in its columns: it is not water.
-        s.volume -= self.totals.held as f64 * area;
         // The pipes count their water exactly, under overhangs too.
         if let Some((water, _, per_unit)) = self.units {
             s.volume = water as f64 * per_unit;

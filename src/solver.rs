@@ -89,6 +89,11 @@ pub trait Solver: Send + std::any::Any {
             "height queries read the height field: this model has its own surface".into(),
         ))
     }
+    /// What covers each column (a readback on the GPU): its `held` body volume under the
+    /// surface is not water. Empty without bodies.
+    fn read_cover(&mut self) -> Result<Vec<crate::bodies::Cover>> {
+        Ok(Vec::new())
+    }
     /// The flood maps so far (a readback on the GPU); none without `[output] summary`.
     fn read_summary(&mut self) -> Result<Vec<crate::summary::SummaryCell>> {
         Ok(Vec::new())

@@ -456,6 +456,10 @@ impl Solver for CpuSolver {
         ))
     }
 
+    fn read_cover(&mut self) -> Result<Vec<crate::bodies::Cover>> {
+        Ok(self.bodies.as_ref().map_or(Vec::new(), |b| b.cover.clone()))
+    }
+
     fn read_summary(&mut self) -> Result<Vec<crate::summary::SummaryCell>> {
         Ok(self.summary.clone())
     }

@@ -255,6 +255,10 @@ impl Solver for CpuNs {
         })
     }
 
+    fn read_cover(&mut self) -> Result<Vec<crate::bodies::Cover>> {
+        Ok(self.bodies.as_ref().map_or(Vec::new(), |b| b.set.cover.clone()))
+    }
+
     fn read_eta(&mut self) -> Result<Vec<f32>> {
         Ok(self.surface.h.clone())
     }

@@ -580,6 +580,14 @@ impl Solver for GpuSolver {
         Ok(samples)
     }
 
+    fn read_cover(&mut self) -> Result<Vec<crate::bodies::Cover>> {
+        if self.bodies.is_none() {
+            return Ok(Vec::new());
+        }
+        let bytes = readback::read(&self.device, &self.queue, &self.state.bodies.cover)?;
+        Ok(bytemuck::pod_collect_to_vec(&bytes))
+    }
+
     fn read_summary(&mut self) -> Result<Vec<crate::summary::SummaryCell>> {
         if self.summary.is_none() {
             return Ok(Vec::new());

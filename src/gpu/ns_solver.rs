@@ -394,6 +394,17 @@ impl Solver for GpuNs {
         })
     }
 
+    fn read_cover(&mut self) -> Result<Vec<crate::bodies::Cover>> {
+        match &self.bodies {
+            Some(b) => Ok(bytemuck::pod_collect_to_vec(&super::readback::read(
+                &self.device,
+                &self.queue,
+                &b.buffers.cover,
+            )?)),
+            None => Ok(Vec::new()),
+        }
+    }
+
     fn read_eta(&mut self) -> Result<Vec<f32>> {
         self.read(&self.buffers.h)
     }

@@ -1,40 +1,43 @@
-//! Numeric CSV tables: written row by row and renamed into place when finished, and read as the
+//! Numeric CSV tables: written row by row under their final names, each row in one write as it
+//! comes, so a table is readable while the run goes and complete up to its last row however the
+//! run ends (a kill can tear only the last line, which a resume drops); and read as the
 //! `time,value` series a scene's tables hold.
 
 use crate::error::{Error, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// A CSV file built under a temporary name; `finish` moves it to its final name.
+/// A CSV file appended to row by row.
 pub struct CsvWriter {
     path: PathBuf,
-    out: std::io::BufWriter<tempfile::NamedTempFile>,
+    out: std::fs::File,
 }
 
 impl CsvWriter {
-    /// Starts a CSV under a temporary name, with its header line.
+    /// Starts a CSV with its header line (replacing any file of that name, atomically).
     pub fn create(path: &Path, header: &[&str]) -> Result<CsvWriter> {
         Self::continuing(path, &[header.join(",")])
     }
 
-    /// A table that starts with `lines` (its header, then rows kept from an earlier run).
+    /// A table that starts with `lines` (its header, then rows kept from an earlier run): they
+    /// replace the file atomically, then rows are appended.
     pub fn continuing(path: &Path, lines: &[String]) -> Result<CsvWriter> {
-        let mut w = CsvWriter {
+        let mut text = lines.join("\n");
+        text.push('\n');
+        crate::io::atomic::write_bytes(path, text.as_bytes())?;
+        let out = std::fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(|e| Error::io(path, e))?;
+        Ok(CsvWriter {
             path: path.to_path_buf(),
-            out: std::io::BufWriter::new(crate::io::atomic::temporary_for(path)?),
-        };
-        for line in lines {
-            w.line(line)?;
-        }
-        Ok(w)
+            out,
+        })
     }
 
-    /// Puts what has been written so far under the final name too (a checkpoint's view of the
-    /// table), and goes on writing.
+    /// Makes what has been written durable (a checkpoint's view of the table).
     pub fn publish(&mut self) -> Result<()> {
-        self.out.flush().map_err(|e| Error::io(&self.path, e))?;
-        let written = std::fs::read(self.out.get_ref().path()).map_err(|e| Error::io(&self.path, e))?;
-        crate::io::atomic::write_bytes(&self.path, &written)
+        self.out.sync_data().map_err(|e| Error::io(&self.path, e))
     }
 
     /// Writes one row of values: integers as such, floats in Rust's shortest round-trip form.
@@ -43,18 +46,36 @@ impl CsvWriter {
         self.line(&text.join(","))
     }
 
-    /// Writes one line as it is (a row already in CSV form).
+    /// Writes one line as it is (a row already in CSV form), in one write.
     pub fn line(&mut self, s: &str) -> Result<()> {
-        writeln!(self.out, "{s}").map_err(|e| Error::io(&self.path, e))
+        let mut line = String::with_capacity(s.len() + 1);
+        line.push_str(s);
+        line.push('\n');
+        self.out
+            .write_all(line.as_bytes())
+            .map_err(|e| Error::io(&self.path, e))
     }
 
-    /// Flushes and renames the file to its final name.
-    pub fn finish(self) -> Result<()> {
-        let path = self.path;
-        let tmp = self.out.into_inner().map_err(|e| Error::io(&path, e.into_error()))?;
-        tmp.persist(&path).map_err(|e| Error::io(&path, e.error))?;
-        Ok(())
+    /// Makes the table durable.
+    pub fn finish(mut self) -> Result<()> {
+        self.publish()
     }
+}
+
+/// The header and the complete rows of a table an earlier run wrote: a last line torn by a kill
+/// (no newline, or fewer fields than the header) is left out.
+pub fn complete_lines(path: &Path) -> Result<Vec<String>> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let mut lines: Vec<&str> = text.lines().collect();
+    if !text.ends_with('\n') {
+        lines.pop();
+    }
+    let fields = lines.first().map_or(0, |h| h.split(',').count());
+    Ok(lines
+        .into_iter()
+        .take_while(|l| l.split(',').count() == fields)
+        .map(str::to_string)
+        .collect())
 }
 
 /// One CSV cell.

@@ -311,3 +311,30 @@ fn bodies_stay_inside_and_above_the_ground() {
         ball.velocity
     );
 }
+
+#[test]
+fn the_surface_over_a_floating_body_is_the_waters_top_so_its_volume_is_the_waters() {
+    // SCENE.md: h over a body is the water's top (the underside where it floats), so the
+    // volume from h is the water's. A 0.6 m box floating in a 4 m pool displaced 3.4e-3 of the
+    // volume when h reported the waterline; now Σ max(h − b, 0)·dx² is the water put in (to
+    // the f32 rounding of 4 m depths: 1e-6), and under the box h sits below the waterline.
+    let text = "[grid]\nnx = 40\nny = 40\ndx = 0.1\n[time]\ndt = 0.01\n[terrain]\nflat = -1.0\n\
+        [water]\nlevel = 0.0\n[[body]]\nsize = [0.6, 0.6, 0.3]\nposition = [2.0, 2.0, 0.0]\ndensity = 500.0\n";
+    let scene = crate::common::scene(text);
+    for backend in [Backend::Cpu, Backend::Gpu] {
+        let mut sim = crate::common::simulation(&scene, backend);
+        sim.step(50).unwrap();
+        let h = sim.surface().unwrap();
+        let volume: f64 = h.iter().zip(sim.ground()).map(|(h, b)| (h - b).max(0.0) * 0.01).sum();
+        let water = 4.0 * 4.0 * 1.0;
+        assert!(
+            ((volume - water) / water).abs() < 1e-6,
+            "{backend:?}: Σ(h − b)·dx² = {volume}, the water is {water}"
+        );
+        let under = h[20 * 40 + 20];
+        assert!(
+            under < -0.1,
+            "{backend:?}: h under the box is {under}: the waterline, not its underside"
+        );
+    }
+}

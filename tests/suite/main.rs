@@ -26,5 +26,6 @@ mod regions;
 mod render_example;
 mod scene_files;
 mod shaders;
+mod stops;
 mod summary;
 mod volume;
