@@ -235,8 +235,19 @@ pub fn run(sweep: &Sweep, only: Option<usize>, force: bool, report: &mut dyn Rep
     std::fs::create_dir_all(&sweep.out).map_err(|e| Error::io(&sweep.out, e))?;
     let mut outcomes = Vec::new();
     for (k, planned) in picked.iter().enumerate() {
-        report.note(&format!("run {}/{}: {}", k + 1, picked.len(), planned.name));
         let dir = sweep.out.join(&planned.name);
+        if !force && dir.join("run.csv").exists() {
+            // A run already done keeps its outputs and its row: a sweep run again (or a
+            // scheduler's retry of one task) finishes what is missing, and `--force` redoes it.
+            report.note(&format!(
+                "run {}/{}: {} is done already (its run.csv is there; --force runs it again)",
+                k + 1,
+                picked.len(),
+                planned.name
+            ));
+            continue;
+        }
+        report.note(&format!("run {}/{}: {}", k + 1, picked.len(), planned.name));
         let options = RunOptions {
             steps: sweep.steps,
             force,
@@ -245,7 +256,21 @@ pub fn run(sweep: &Sweep, only: Option<usize>, force: bool, report: &mut dyn Rep
         let outcome = Outcome {
             name: planned.name.clone(),
             result: planned.scene.clone().and_then(|scene| {
-                crate::run::run(&scene, &dir, sweep.backend, &options, report).map_err(|e| e.to_string())
+                // A run that panics is that run's failure, not the sweep's end.
+                let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    crate::run::run(&scene, &dir, sweep.backend, &options, &mut *report)
+                }));
+                match ran {
+                    Ok(result) => result.map_err(|e| e.to_string()),
+                    Err(panic) => Err(format!(
+                        "the run panicked ({}): a bug, please report it with its scene",
+                        panic
+                            .downcast_ref::<String>()
+                            .map(String::as_str)
+                            .or_else(|| panic.downcast_ref::<&str>().copied())
+                            .unwrap_or("no message")
+                    )),
+                }
             }),
         };
         if let Err(message) = &outcome.result {

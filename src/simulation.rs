@@ -1229,8 +1229,43 @@ struct Prepared {
     layer: Option<crate::navier_stokes::NsLayer>,
 }
 
+/// Bytes of host memory a cell takes while a scene is built (its ground and surface in f64, their
+/// f32 copies, the sources, the feeds) and a CPU backend holds it (two levels, carry, and the
+/// options' fields): what `Prepared::new` checks against the machine's memory before it
+/// allocates anything, so a grid too large is an error, not an abort.
+const HOST_BYTES_PER_CELL: u64 = 128;
+
+/// The memory the system says it can give without swapping (Linux's MemAvailable), in bytes;
+/// None where it does not say.
+fn available_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Refuses a grid the host cannot hold while it builds the scene (and a CPU backend runs it).
+fn check_host_memory(scene: &Scene) -> Result<()> {
+    let g = scene.grid;
+    let need = g.nx as u64 * g.ny as u64 * HOST_BYTES_PER_CELL;
+    match available_memory() {
+        Some(have) if need > have => Err(Error::GridTooLarge {
+            nx: g.nx,
+            ny: g.ny,
+            what: format!(
+                "building it needs about {:.1} GiB of memory ({HOST_BYTES_PER_CELL} B a cell), and this machine \
+                 has {:.1} GiB available",
+                need as f64 / (1u64 << 30) as f64,
+                have as f64 / (1u64 << 30) as f64
+            ),
+        }),
+        _ => Ok(()),
+    }
+}
+
 impl Prepared {
     fn new(scene: &Scene) -> Result<Prepared> {
+        check_host_memory(scene)?;
         match scene.physics.model {
             crate::scene::WaterModel::Pipes => return Self::pipes(scene),
             crate::scene::WaterModel::NavierStokes => return Self::navier_stokes(scene),

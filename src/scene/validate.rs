@@ -6,6 +6,8 @@ use crate::error::Result;
 
 #[path = "validate_forcing.rs"]
 mod forcing;
+#[path = "validate_limits.rs"]
+pub(crate) mod limits;
 
 /// Checks `scene`, parsed from `text` (for the lines errors name).
 pub fn validate(scene: &Scene, text: &str) -> Result<()> {
@@ -19,6 +21,7 @@ pub fn validate(scene: &Scene, text: &str) -> Result<()> {
         wy: size(g.ny),
     };
     c.grid_and_time()?;
+    c.limits()?;
     c.physics()?;
     c.boundary()?;
     c.terrain()?;

@@ -14,6 +14,7 @@ mod fast_cpu;
 mod forcing;
 mod geotiff;
 mod gpu_vs_cpu;
+mod limits;
 mod makers;
 mod navier_stokes;
 mod ns_bodies;

@@ -1,0 +1,151 @@
+//! Magnitudes a scene may not exceed: numbers whose products would overflow float32 (the state's
+//! precision) or whose work would never end are refused here, naming the key, rather than
+//! written out as infinities, aborted on, or waited for.
+
+use super::Check;
+use crate::error::Result;
+
+/// Cells Shoal indexes (u32 cell indices in the passes, with room for a level's two copies).
+pub const MAX_CELLS: u64 = 1 << 30;
+/// Heights and lengths, m: a thousand kilometres, far past any terrain, and far inside f32.
+const LENGTH: f64 = 1e6;
+/// Positions, m (a DEM's map coordinates stay in the file; scenes are local).
+const POSITION: f64 = 1e9;
+/// The largest cell, m.
+const CELL: f64 = 1e5;
+/// Flows, m³/s (the Amazon's is 2e5).
+const RATE: f64 = 1e9;
+/// Drops a step may bring (each is rasterised on the host).
+const DROPS_PER_STEP: f64 = 1e6;
+
+impl Check<'_> {
+    /// Fails unless `v` is finite and |v| ≤ `max`.
+    fn bounded(&self, key: &str, v: f64, max: f64, unit: &str) -> Result<()> {
+        if v.is_finite() && v.abs() <= max {
+            Ok(())
+        } else {
+            let got = if v.is_finite() && v.abs() >= 1e6 {
+                format!("{v:e}")
+            } else {
+                format!("{v}")
+            };
+            self.fail(
+                key,
+                format!("must be a finite number of magnitude at most {max:e} {unit} (got {got})"),
+            )
+        }
+    }
+
+    /// Sizes, heights, rates and densities within what the engine computes in float32.
+    pub(super) fn limits(&self) -> Result<()> {
+        let s = self.scene;
+        let g = &s.grid;
+        let cells = g.nx as u64 * g.ny as u64;
+        if cells > MAX_CELLS {
+            return self.fail(
+                "grid.nx",
+                format!("nx·ny = {cells} cells, past the {MAX_CELLS} Shoal indexes"),
+            );
+        }
+        self.bounded("grid.dx", g.dx, CELL, "m")?;
+        if s.time.substeps > crate::params::MAX_SUBSTEPS {
+            return self.fail(
+                "time.substeps",
+                format!(
+                    "at most {} substeps a step (got {}): a step that needs more is far too long for its depth",
+                    crate::params::MAX_SUBSTEPS,
+                    s.time.substeps
+                ),
+            );
+        }
+        let p = &s.physics;
+        self.bounded("physics.gravity", p.gravity, 1e4, "m/s²")?;
+        self.bounded("physics.water_density", p.water_density, 1e5, "kg/m³")?;
+        let t = &s.terrain;
+        for (key, v) in [
+            ("terrain.flat", t.flat),
+            ("terrain.nodata", t.nodata),
+            ("water.level", s.water.level),
+        ] {
+            if let Some(v) = v {
+                self.bounded(key, v, LENGTH, "m")?;
+            }
+        }
+        if let Some(sl) = t.slope {
+            let rise = sl.base.abs() + (sl.grad[0].abs() * g.nx as f64 + sl.grad[1].abs() * g.ny as f64) * g.dx;
+            self.bounded("terrain.slope", rise, LENGTH, "m of height over the domain")?;
+        }
+        if let Some(png) = &t.png {
+            self.bounded("terrain.png", png.min, LENGTH, "m")?;
+            self.bounded("terrain.png", png.max, LENGTH, "m")?;
+        }
+        for (i, b) in t.boxes.iter().enumerate() {
+            let key = format!("terrain.box[{i}]");
+            self.bounded(&format!("{key}.top"), b.top, LENGTH, "m")?;
+            if b.x1 < 0.0 || b.y1 < 0.0 || b.x0 >= self.wx || b.y0 >= self.wy {
+                return self.fail(
+                    &key,
+                    format!(
+                        "[{}, {}] × [{}, {}] lies wholly outside the domain [0, {}) × [0, {})",
+                        b.x0, b.x1, b.y0, b.y1, self.wx, self.wy
+                    ),
+                );
+            }
+        }
+        for (i, b) in s.water.bumps.iter().enumerate() {
+            let key = format!("water.bump[{i}]");
+            self.bounded(&format!("{key}.height"), b.height, LENGTH, "m")?;
+            self.bounded(&format!("{key}.radius"), b.radius, POSITION, "m")?;
+            if !self.inside(b.x, b.y) {
+                return self.fail(
+                    &format!("{key}.x"),
+                    format!(
+                        "({}, {}) is outside the domain [0, {}) × [0, {})",
+                        b.x, b.y, self.wx, self.wy
+                    ),
+                );
+            }
+        }
+        for (i, src) in s.sources.iter().enumerate() {
+            self.bounded(&format!("source[{i}].rate"), src.rate, RATE, "m³/s")?;
+            self.bounded(&format!("source[{i}].radius"), src.radius, POSITION, "m")?;
+        }
+        if let Some(r) = &s.rain {
+            let per_step = r.rate * s.time.dt;
+            if !(per_step <= DROPS_PER_STEP) {
+                return self.fail(
+                    "rain.rate",
+                    format!(
+                        "{} drops a step ({} /s × dt): at most {DROPS_PER_STEP:e}; for a steady downpour use [rainfall] intensity",
+                        per_step, r.rate
+                    ),
+                );
+            }
+            self.bounded("rain.height", r.height, LENGTH, "m")?;
+            self.bounded("rain.radius", r.radius, POSITION, "m")?;
+        }
+        if let Some(i) = s.rainfall.as_ref().and_then(|r| r.intensity) {
+            self.bounded("rainfall.intensity", i, 1e6, "mm/h")?;
+        }
+        for (k, pr) in s.pressure.iter().enumerate() {
+            self.bounded(&format!("pressure[{k}].strength"), pr.strength, 1e8, "Pa")?;
+            for (name, v) in [("x", pr.x), ("y", pr.y), ("radius", pr.radius.unwrap_or(0.0))] {
+                self.bounded(&format!("pressure[{k}].{name}"), v, POSITION, "m")?;
+            }
+        }
+        for (k, b) in s.bodies.iter().enumerate() {
+            let key = |name: &str| format!("body[{k}].{name}");
+            for v in b.position {
+                self.bounded(&key("position"), v, POSITION, "m")?;
+            }
+            for v in b.size {
+                self.bounded(&key("size"), v, LENGTH, "m")?;
+            }
+            for v in b.velocity {
+                self.bounded(&key("velocity"), v, LENGTH, "m/s")?;
+            }
+            self.bounded(&key("density"), b.density, 1e6, "kg/m³")?;
+        }
+        Ok(())
+    }
+}
