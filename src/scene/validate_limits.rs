@@ -112,7 +112,7 @@ impl Check<'_> {
         }
         if let Some(r) = &s.rain {
             let per_step = r.rate * s.time.dt;
-            if !(per_step <= DROPS_PER_STEP) {
+            if per_step.is_nan() || per_step > DROPS_PER_STEP {
                 return self.fail(
                     "rain.rate",
                     format!(
