@@ -26,11 +26,12 @@ enum Command {
     Run(RunArgs),
     /// Continue a run in DIR from its last checkpoint, writing into the same DIR.
     Resume(ResumeArgs),
-    /// Run a sweep: a list of scenes and/or one scene over a grid of values (see src/batch.rs).
+    /// Run a sweep: a list of scenes and/or one scene over a grid of values (the sweep file's
+    /// keys: the README's "Sweeps").
     Batch(BatchArgs),
     /// Check a scene without running it.
     Validate {
-        /// Scene file (TOML, see SCENE.md).
+        /// Scene file (TOML; every key: docs/scenes.md).
         scene: PathBuf,
     },
     /// Print the GPU adapter, backend, driver and the limits that matter, and the backend a run
@@ -40,7 +41,7 @@ enum Command {
 
 #[derive(Args)]
 struct RunArgs {
-    /// Scene file (TOML, see SCENE.md).
+    /// Scene file (TOML; every key: docs/scenes.md).
     scene: Option<PathBuf>,
     /// Output folder.
     #[arg(long, default_value = "shoal-out")]
@@ -143,6 +144,7 @@ enum BackendArg {
 }
 
 fn main() -> ExitCode {
+    private_runtime_dir();
     let cli = Cli::parse();
     if let Some(n) = cli.threads {
         // Before anything runs, so this is rayon's first and only global pool.
@@ -165,6 +167,33 @@ fn main() -> ExitCode {
             eprintln!("error: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Mesa's Vulkan driver prints "error: XDG_RUNTIME_DIR is invalid or not set" on every device it
+/// opens where the variable is missing (containers, cron, CI), which reads like Shoal's own
+/// errors. Without one, the process takes a private folder of the user's (kept and reused), set
+/// before any thread starts.
+fn private_runtime_dir() {
+    if std::env::var_os("XDG_RUNTIME_DIR").is_some_and(|d| std::path::Path::new(&d).is_dir()) {
+        return;
+    }
+    let user = std::env::var("USER")
+        .or_else(|_| std::env::var("LOGNAME"))
+        .unwrap_or_else(|_| "default".into());
+    let dir = std::env::temp_dir().join(format!("shoal-runtime-{user}"));
+    let made = std::fs::create_dir_all(&dir).is_ok() && {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).is_ok()
+        }
+        #[cfg(not(unix))]
+        true
+    };
+    if made {
+        // SAFETY: called first thing in main, before any other thread exists.
+        unsafe { std::env::set_var("XDG_RUNTIME_DIR", &dir) };
     }
 }
 

@@ -201,6 +201,15 @@ pub struct GifWriter {
 impl GifWriter {
     /// Frames `delay_ms` apart.
     pub fn create(path: &Path, delay_ms: u32) -> Result<GifWriter> {
+        // Checked before the run starts, in words about the file the user named.
+        let refuse = |why: &str| Err(Error::io(path, std::io::Error::other(why.to_string())));
+        if path.is_dir() {
+            return refuse("is a folder: --gif takes the GIF file's name");
+        }
+        let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+        if parent.is_some_and(|p| !p.is_dir()) {
+            return refuse("its folder does not exist");
+        }
         let tmp = atomic::temporary_for(path)?;
         let handle = tmp.as_file().try_clone().map_err(|e| Error::io(path, e))?;
         let mut encoder = image::codecs::gif::GifEncoder::new(handle);

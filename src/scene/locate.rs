@@ -67,6 +67,68 @@ pub fn line_of_key(text: &str, path: &str) -> Option<usize> {
     found
 }
 
+/// The dotted path of the key whose value spans byte `offset` (`grid.nx`, `water.bump[1].x`),
+/// for errors the TOML reader reports by position only (a wrong type). Where the text does not
+/// parse as TOML (a duplicate key), the key written on that line under its table's header.
+pub fn key_at(text: &str, offset: usize) -> Option<String> {
+    fn search(table: &DeTable, offset: usize, path: &str) -> Option<String> {
+        for (key, value) in table.iter() {
+            let name = if path.is_empty() {
+                key.get_ref().to_string()
+            } else {
+                format!("{path}.{}", key.get_ref())
+            };
+            // The key, its value, or anything between them (`=`, spaces).
+            let (k, v) = (key.span(), value.span());
+            if !(k.start..=v.end.max(k.end)).contains(&offset) {
+                continue;
+            }
+            return Some(match value.get_ref() {
+                DeValue::Table(t) => search(t, offset, &name).unwrap_or(name),
+                DeValue::Array(items) => items
+                    .iter()
+                    .enumerate()
+                    .find(|(_, item)| item.span().contains(&offset))
+                    .map(|(i, item)| match item.get_ref() {
+                        DeValue::Table(t) => {
+                            let at = format!("{name}[{i}]");
+                            search(t, offset, &at).unwrap_or(at)
+                        }
+                        _ => name.clone(),
+                    })
+                    .unwrap_or(name),
+                _ => name,
+            });
+        }
+        None
+    }
+    if let Ok(root) = DeTable::parse(text) {
+        if let Some(path) = search(root.get_ref(), offset, "") {
+            return Some(path);
+        }
+    }
+    // The line's own key under the last header above it.
+    let start = text[..offset.min(text.len())].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[start..].lines().next().unwrap_or("").trim();
+    let header = text[..start]
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| l.starts_with('['))
+        .map(|h| h.trim_matches(|c| c == '[' || c == ']').trim().to_string());
+    if line.starts_with('[') {
+        return Some(line.trim_matches(|c| c == '[' || c == ']').trim().to_string());
+    }
+    let key = line.split('=').next()?.trim();
+    if key.is_empty() {
+        return None;
+    }
+    Some(match header {
+        Some(h) => format!("{h}.{key}"),
+        None => key.to_string(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

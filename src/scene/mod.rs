@@ -1199,10 +1199,18 @@ impl Scene {
 
     /// Parses and validates scene text. `origin` names it in errors; `base_dir` anchors relative paths.
     pub fn parse(text: &str, origin: &Path, base_dir: &Path) -> Result<Scene> {
-        let mut scene: Scene = toml::from_str(text).map_err(|e| Error::Scene {
-            file: origin.to_path_buf(),
-            line: e.span().map(|s| locate::line_of_offset(text, s.start)),
-            message: e.message().trim().to_string(),
+        let mut scene: Scene = toml::from_str(text).map_err(|e| {
+            let message = e.message().trim().to_string();
+            // Name the key, as every other error does (the reader gives only its position).
+            let key = e.span().and_then(|s| locate::key_at(text, s.start));
+            Error::Scene {
+                file: origin.to_path_buf(),
+                line: e.span().map(|s| locate::line_of_offset(text, s.start)),
+                message: match key {
+                    Some(key) if !message.contains(&key) => format!("{key}: {message}"),
+                    _ => message,
+                },
+            }
         })?;
         scene.base_dir = base_dir.to_path_buf();
         scene.origin = origin.to_path_buf();

@@ -129,3 +129,98 @@ fn a_batch_run_again_keeps_the_runs_it_finished() {
     let (ok, _, err) = shoal(&["batch", "sweep.toml", "--only", "0", "--force"], dir.path());
     assert!(ok, "{err}");
 }
+
+#[test]
+fn type_errors_and_duplicate_keys_name_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    for (text, says) in [
+        (
+            "[grid]\nnx = \"abc\"\nny = 2\ndx = 1.0\n[time]\ndt = 0.1\n",
+            "s.toml:2: grid.nx: invalid type",
+        ),
+        (
+            "[grid]\nnx = 4\nnx = 5\nny = 2\ndx = 1.0\n[time]\ndt = 0.1\n",
+            "grid.nx: duplicate key",
+        ),
+        (
+            "[grid]\nnx = 4\nny = 2\ndx = 1.0\n[time]\ndt = 0.1\nsteps = -5\n",
+            "time.steps: invalid value",
+        ),
+        (
+            "[grid]\nnx = 4\nny = 2\ndx = 1.0\n[time]\ndt = 0.1\n[[rain]]\nrate = 1.0\n",
+            "rain",
+        ),
+    ] {
+        std::fs::write(dir.path().join("s.toml"), text).unwrap();
+        let (ok, _, err) = shoal(&["validate", "s.toml"], dir.path());
+        assert!(
+            !ok && err.starts_with("error:") && err.contains(says),
+            "{text:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn a_bad_gif_path_fails_before_the_run_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("s.toml"),
+        scene(
+            "nx = 20\nny = 20\ndx = 0.1",
+            "dt = 0.01\nsteps = 100000",
+            "[terrain]\nflat = -0.1\n",
+        ),
+    )
+    .unwrap();
+    for (gif, says) in [
+        ("/missing/a.gif", "/missing/a.gif: its folder does not exist"),
+        (".", "is a folder"),
+    ] {
+        let started = std::time::Instant::now();
+        let (ok, _, err) = shoal(
+            &[
+                "run",
+                "s.toml",
+                "--backend",
+                "cpu",
+                "-q",
+                "--out",
+                "o",
+                "--force",
+                "--gif",
+                gif,
+            ],
+            dir.path(),
+        );
+        assert!(!ok && err.contains(says) && !err.contains(".shoal-"), "{gif}: {err}");
+        assert!(started.elapsed().as_secs() < 20, "the run went on before failing");
+        assert!(!dir.path().join("o/h_100000.npy").exists());
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_gpu_run_without_a_runtime_dir_prints_no_error_line() {
+    // Mesa's "error: XDG_RUNTIME_DIR is invalid or not set" read like a failure in a run that
+    // succeeded: Shoal gives the process a private one.
+    crate::common::hold_gpu();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("s.toml"),
+        scene(
+            "nx = 20\nny = 20\ndx = 0.1",
+            "dt = 0.01\nsteps = 5",
+            "[terrain]\nflat = -0.1\n",
+        ),
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_shoal"))
+        .args(["run", "s.toml", "--backend", "gpu", "-q", "--out", "o"])
+        .current_dir(dir.path())
+        .env_remove("XDG_RUNTIME_DIR")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(!err.contains("error"), "a successful run printed: {err}");
+}
