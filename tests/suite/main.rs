@@ -12,6 +12,7 @@ mod divergence;
 mod embed;
 mod fast_cpu;
 mod forcing;
+mod fuzz;
 mod geotiff;
 mod gpu_vs_cpu;
 mod limits;
