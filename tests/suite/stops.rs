@@ -119,7 +119,8 @@ fn force_clears_the_files_an_older_longer_run_left_and_keeps_the_rest() {
     let dir = tempfile::tempdir().unwrap();
     let scene = POOL
         .replace("steps = 400000", "steps = 120")
-        .replace("nx = 160\nny = 120", "nx = 40\nny = 30");
+        .replace("nx = 160\nny = 120", "nx = 40\nny = 30")
+        .replace("x = 4.0\ny = 3.0", "x = 1.0\ny = 0.75");
     std::fs::write(dir.path().join("scene.toml"), scene).unwrap();
     let run = |steps: &str| {
         let (ok, _, err) = shoal(
