@@ -42,6 +42,10 @@ pub(crate) struct Header {
     /// The pipes model's counters (absent for the height field).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pipes: Option<PipeHeader>,
+    /// The scene as it was run (its resolved TOML): a resume refuses a scene.toml edited since
+    /// in what the state depends on (absent in checkpoints of earlier versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scene: Option<String>,
 }
 
 /// The pipes model's counters a resume continues.
@@ -184,6 +188,7 @@ mod tests {
                 region_count: 0,
                 ns_budget: None,
                 pipes: None,
+                scene: None,
             },
             ground: vec![-1.0; 4],
             state: SolverState {

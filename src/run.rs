@@ -412,6 +412,71 @@ fn write_summary(sim: &mut Simulation, out: &Path, geo: Option<Georeference>) ->
     Ok(())
 }
 
+/// Keys of scene.toml a resume may change: how long it runs, what it writes and when, and the
+/// substeps the engine raises by itself. Everything else is what the checkpoint's state was
+/// made by.
+const RESUMABLE_KEYS: [&str; 5] = [
+    "name",
+    "time.steps",
+    "time.substeps",
+    "output.every",
+    "output.checkpoint_every",
+];
+
+/// Refuses a scene.toml (`path`) that differs from the scene the checkpoint was run with
+/// (`as_run`) in a key the state depends on, naming the first such key and both values.
+fn unchanged_since(path: &Path, as_run: &str) -> Result<()> {
+    fn flatten(prefix: &str, value: &toml::Value, out: &mut std::collections::BTreeMap<String, String>) {
+        match value {
+            toml::Value::Table(t) => {
+                for (k, v) in t {
+                    let key = if prefix.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
+                    flatten(&key, v, out);
+                }
+            }
+            other => {
+                out.insert(prefix.to_string(), other.to_string());
+            }
+        }
+    }
+    let read = |text: &str| -> Option<std::collections::BTreeMap<String, String>> {
+        let value: toml::Value = toml::from_str(text).ok()?;
+        let mut keys = std::collections::BTreeMap::new();
+        flatten("", &value, &mut keys);
+        keys.retain(|k, _| !RESUMABLE_KEYS.contains(&k.as_str()));
+        Some(keys)
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let (Some(now), Some(then)) = (read(&text), read(as_run)) else {
+        return Ok(());
+    };
+    let changed = now
+        .keys()
+        .chain(then.keys())
+        .find(|k| now.get(*k) != then.get(*k))
+        .cloned();
+    match changed {
+        None => Ok(()),
+        Some(key) => {
+            let show = |v: Option<&String>| v.map_or("absent".to_string(), String::clone);
+            Err(Error::Scene {
+                file: path.to_path_buf(),
+                line: crate::scene::locate::line_of_key(&text, &key),
+                message: format!(
+                    "{key}: {} here, {} in the run the checkpoint continues: a resume continues that run, so only \
+                     time.steps, output.every and output.checkpoint_every may change (start a new run for the rest)",
+                    show(now.get(&key)),
+                    show(then.get(&key))
+                ),
+            })
+        }
+    }
+}
+
 /// Continues the run in `out` from its checkpoint up to `steps` (default: the scene's), writing
 /// into the same folder: its tables keep their rows up to the checkpoint and go on from there.
 /// `outputs` says which snapshot files to go on writing beside h_NNNNNN.npy: `png`, `geotiff`,
@@ -427,6 +492,9 @@ pub fn resume(
     remove_stale_temporaries(out).map_err(|e| Error::io(out, e))?;
     let path = out.join(CHECKPOINT);
     let checkpoint = crate::checkpoint::Checkpoint::read(&path)?;
+    if let Some(as_run) = &checkpoint.header.scene {
+        unchanged_since(&out.join("scene.toml"), as_run)?;
+    }
     scene.time.steps = steps.unwrap_or(scene.time.steps);
     if scene.time.steps < checkpoint.header.step {
         return Err(Error::Checkpoint {

@@ -596,6 +596,7 @@ impl Simulation {
                     ended: spray.ended,
                     refused: spray.refused,
                 }),
+                scene: Some(self.resolved_scene_toml()),
             },
             ground: self.ground_rel.clone(),
             state,

@@ -151,3 +151,35 @@ fn force_clears_the_files_an_older_longer_run_left_and_keeps_the_rest() {
     let stats = std::fs::read_to_string(out.join("stats.csv")).unwrap();
     assert_eq!(stats.lines().count(), 3, "{stats}");
 }
+
+#[test]
+fn resume_refuses_a_scene_edited_in_what_the_checkpoint_depends_on() {
+    // A resume continues the run its checkpoint was made by: a changed dt (which then
+    // diverged) is refused naming the key; how long it runs and how often it writes may change.
+    let dir = tempfile::tempdir().unwrap();
+    let scene = POOL
+        .replace("steps = 400000", "steps = 80")
+        .replace("nx = 160\nny = 120", "nx = 40\nny = 30")
+        .replace("x = 4.0\ny = 3.0", "x = 1.0\ny = 0.75");
+    std::fs::write(dir.path().join("scene.toml"), scene).unwrap();
+    let (ok, _, err) = shoal(
+        &["run", "scene.toml", "--backend", "cpu", "-q", "--out", "out"],
+        dir.path(),
+    );
+    assert!(ok, "{err}");
+    let written = dir.path().join("out/scene.toml");
+    let as_run = std::fs::read_to_string(&written).unwrap();
+    std::fs::write(&written, as_run.replace("dt = 0.01", "dt = 0.02")).unwrap();
+    let (ok, _, err) = shoal(
+        &["resume", "out", "--steps", "160", "--backend", "cpu", "-q"],
+        dir.path(),
+    );
+    assert!(!ok && err.contains("time.dt: 0.02 here, 0.01 in the run"), "{err}");
+    std::fs::write(&written, as_run.replace("every = 40", "every = 20")).unwrap();
+    let (ok, _, err) = shoal(
+        &["resume", "out", "--steps", "160", "--backend", "cpu", "-q"],
+        dir.path(),
+    );
+    assert!(ok, "{err}");
+    assert!(dir.path().join("out/h_000100.npy").exists());
+}
