@@ -93,7 +93,8 @@ struct RunArgs {
 struct ResumeArgs {
     /// The run's output folder.
     dir: PathBuf,
-    /// Run up to this step (default: the scene's steps).
+    /// Run up to this step, counted from the run's start (the total, not more steps; default:
+    /// the scene's steps).
     #[arg(long)]
     steps: Option<u64>,
     /// Go on writing frame_NNNNNN.png at each output step.
@@ -272,7 +273,8 @@ fn resume(args: ResumeArgs) -> shoal::Result<()> {
     };
     let summary = shoal::run::resume(&args.dir, backend(args.backend), args.steps, &outputs, &mut progress);
     progress.finish();
-    finish(args.quiet, &args.dir.display().to_string(), summary)
+    let name = summary.as_ref().map_or(String::new(), |s| s.name.clone());
+    finish(args.quiet, &name, summary)
 }
 
 /// The closing summary of a run, unless quiet.
@@ -334,6 +336,24 @@ fn backend(arg: BackendArg) -> Backend {
     }
 }
 
+/// Steps per second as people write them: 3 significant figures, with k or M.
+fn rate(steps: u64, seconds: f64) -> String {
+    let r = steps as f64 / seconds.max(1e-9);
+    let (value, unit) = match r {
+        r if r >= 1e6 => (r / 1e6, "M "),
+        r if r >= 1e4 => (r / 1e3, "k "),
+        r => (r, ""),
+    };
+    let digits = if value >= 100.0 {
+        0
+    } else if value >= 10.0 {
+        1
+    } else {
+        2
+    };
+    format!("{value:.digits$} {unit}steps/s")
+}
+
 /// The closing line of a run.
 fn summarise(name: &str, summary: &shoal::run::RunSummary) {
     let drift = if summary.initial_volume > 0.0 {
@@ -342,13 +362,13 @@ fn summarise(name: &str, summary: &shoal::run::RunSummary) {
         0.0
     };
     eprintln!(
-        "ran \"{}\": {} steps ({} substep{}) in {:.2} s ({:.0} steps/s) on {}; volume change {:+.2e}; wrote {}",
+        "ran \"{}\": {} steps ({} substep{}) in {:.2} s ({}) on {}; volume change {:+.2e}; wrote {}",
         name,
         summary.steps,
         summary.substeps,
         if summary.substeps == 1 { "" } else { "s" },
         summary.seconds,
-        summary.steps as f64 / summary.seconds.max(1e-9),
+        rate(summary.steps, summary.seconds),
         summary.backend,
         drift,
         summary.out.display()
@@ -428,21 +448,23 @@ impl shoal::run::Reporter for Progress {
                 let bar = indicatif::ProgressBar::new(steps).with_position(self.first);
                 bar.reset_eta();
                 if let Ok(style) = indicatif::ProgressStyle::with_template(
-                    "{elapsed_precise} [{bar:40}] {pos}/{len} steps, {per_sec}, {eta} left",
+                    "{elapsed_precise} [{bar:40}] {pos}/{len} steps, {msg}, {eta} left",
                 ) {
                     bar.set_style(style.progress_chars("=> "));
                 }
                 bar
             });
             bar.set_position(step);
+            bar.set_message(rate(step - self.first, self.started.elapsed().as_secs_f64()));
         } else if step >= self.next_line || step == steps {
-            let seconds = self.started.elapsed().as_secs_f64();
             eprintln!(
-                "step {step}/{steps} ({:.0} %), {:.0} steps/s",
+                "step {step}/{steps} ({:.0} %), {}",
                 100.0 * step as f64 / steps.max(1) as f64,
-                (step - self.first) as f64 / seconds.max(1e-9)
+                rate(step - self.first, self.started.elapsed().as_secs_f64())
             );
-            self.next_line = step + (steps / 10).max(1);
+            // The next line at the next whole tenth of the run.
+            let tenth = (steps / 10).max(1);
+            self.next_line = (step / tenth + 1) * tenth;
         }
     }
 }

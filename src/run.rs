@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 /// How a run went.
 #[derive(Clone, Debug)]
 pub struct RunSummary {
+    /// The scene's name.
+    pub name: String,
     /// Steps run.
     pub steps: u64,
     /// Substeps per step at the end.
@@ -592,6 +594,7 @@ fn run_into(
     finished?;
     write_summary(sim, out, frames_geo)?;
     Ok(RunSummary {
+        name: scene.name.clone(),
         steps: steps - resumed_at,
         substeps: sim.substeps(),
         seconds: started.elapsed().as_secs_f64(),

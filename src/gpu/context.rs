@@ -66,16 +66,12 @@ impl GpuContext {
         let i = &self.info;
         let l = self.device.limits();
         format!(
-            "adapter:  {} ({:?})\nbackend:  {:?}\ndriver:   {} {}\n\
+            "adapter:  {}\n\
              limits:\n  max_buffer_size                      {}\n  max_storage_buffer_binding_size      {}\n  \
              max_compute_workgroup_storage_size   {}\n  max_compute_invocations_per_workgroup {}\n  \
              max_compute_workgroups_per_dimension {}\n  max_storage_buffers_per_shader_stage {}\n  \
              min_uniform_buffer_offset_alignment  {}\nlargest square grid: {}²",
-            i.name,
-            i.device_type,
-            i.backend,
-            i.driver,
-            i.driver_info,
+            adapter_line(i),
             l.max_buffer_size,
             l.max_storage_buffer_binding_size,
             l.max_compute_workgroup_storage_size,
@@ -101,10 +97,31 @@ fn instance() -> wgpu::Instance {
 
 /// One line naming the adapter, for logs.
 pub fn adapter_line(info: &wgpu::AdapterInfo) -> String {
-    format!(
-        "{} ({:?}, {:?}, {})",
-        info.name, info.device_type, info.backend, info.driver
-    )
+    let kind = match info.device_type {
+        wgpu::DeviceType::DiscreteGpu => "a discrete GPU",
+        wgpu::DeviceType::IntegratedGpu => "an integrated GPU",
+        wgpu::DeviceType::VirtualGpu => "a virtual GPU",
+        wgpu::DeviceType::Cpu => "a software rasteriser on the CPU",
+        wgpu::DeviceType::Other => "an adapter of unknown kind",
+    };
+    let api = match info.backend {
+        wgpu::Backend::Vulkan => "Vulkan",
+        wgpu::Backend::Metal => "Metal",
+        wgpu::Backend::Dx12 => "Direct3D 12",
+        wgpu::Backend::Gl => "OpenGL",
+        wgpu::Backend::BrowserWebGpu => "WebGPU",
+        _ => "no API",
+    };
+    let driver = [info.driver.as_str(), info.driver_info.as_str()]
+        .into_iter()
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    if driver.is_empty() {
+        format!("{} ({kind}, {api})", info.name)
+    } else {
+        format!("{} ({kind}, {api}, driver {driver})", info.name)
+    }
 }
 
 fn largest_square(l: &wgpu::Limits) -> u64 {

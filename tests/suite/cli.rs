@@ -520,6 +520,14 @@ fn progress_goes_to_stderr_in_plain_lines_and_quiet_silences_it() {
         err.contains("step 600/600 (100 %)") && err.contains("steps/s") && err.contains("ran \""),
         "{err}"
     );
+    // A line at each whole tenth of the run (the chunks end there: every output step), rates
+    // in three figures, not "9,153,212.0759/s".
+    let steps: Vec<u64> = err
+        .lines()
+        .filter_map(|l| l.strip_prefix("step ")?.split('/').next()?.parse().ok())
+        .collect();
+    assert!(steps.len() >= 5 && steps.iter().all(|s| s % 60 == 0), "{err}");
+    assert!(!err.contains(",0") && !err.contains("/s,"), "{err}");
     let (ok, _, err) = shoal(
         &["run", "scene.toml", "--backend", "cpu", "--out", "b", "--quiet"],
         dir.path(),
