@@ -72,6 +72,12 @@ pub fn describe_adapter() -> Result<String> {
     Ok(gpu::GpuContext::new()?.describe())
 }
 
+/// Whether `scene` fits the GPU adapter a run would take on this machine (what `shoal validate`
+/// says per backend): the adapter in words, or the error a GPU run would meet.
+pub fn gpu_fit(scene: &Scene) -> Result<String> {
+    gpu::context::gpu_fit(scene.grid.nx, scene.grid.ny)
+}
+
 /// The backend a run takes when none is asked for, and why: the GPU, unless the only adapter
 /// wgpu finds is a software rasteriser (llvmpipe, lavapipe, SwiftShader, WARP) or there is none,
 /// where the fast CPU backend is several times quicker for the same bits. Looks at the adapter

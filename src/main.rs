@@ -213,6 +213,11 @@ fn execute(command: Command) -> shoal::Result<()> {
             let scene = Scene::from_file(&scene)?;
             let checked = check(&scene)?;
             println!("{}", describe(&scene, &checked));
+            // What each backend would meet on this machine (the CPU's memory was checked above).
+            match shoal::gpu_fit(&scene) {
+                Ok(adapter) => println!("# gpu: fits {adapter}"),
+                Err(e) => println!("# gpu: cannot run it on this machine: {e}; --backend cpu can"),
+            }
             Ok(())
         }
         Command::Run(args) => run(args),

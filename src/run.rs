@@ -494,9 +494,6 @@ pub fn resume(
     remove_stale_temporaries(out).map_err(|e| Error::io(out, e))?;
     let path = out.join(CHECKPOINT);
     let checkpoint = crate::checkpoint::Checkpoint::read(&path)?;
-    if let Some(as_run) = &checkpoint.header.scene {
-        unchanged_since(&out.join("scene.toml"), as_run)?;
-    }
     scene.time.steps = steps.unwrap_or(scene.time.steps);
     if scene.time.steps < checkpoint.header.step {
         return Err(Error::Checkpoint {
@@ -509,6 +506,10 @@ pub fn resume(
     }
     let mut sim = Simulation::new(&scene, backend)?;
     sim.restore(&checkpoint, &path)?;
+    // After the checkpoint's own checks (its grid, its terrain), what else the scene changed.
+    if let Some(as_run) = &checkpoint.header.scene {
+        unchanged_since(&out.join("scene.toml"), as_run)?;
+    }
     report.note(&format!(
         "resuming {} at step {} of {}",
         out.display(),

@@ -90,6 +90,14 @@ pub fn preferred_adapter() -> Result<wgpu::AdapterInfo> {
     Ok(pollster::block_on(choose_adapter(&instance()))?.get_info())
 }
 
+/// Whether a grid of `nx × ny` fits the adapter a GPU run would take (its binding and buffer
+/// limits, its workgroups): the adapter in words, or why not. Opens no device.
+pub fn gpu_fit(nx: u32, ny: u32) -> Result<String> {
+    let adapter = pollster::block_on(choose_adapter(&instance()))?;
+    super::state::check_grid_fits(&adapter.limits(), nx, ny)?;
+    Ok(adapter_line(&adapter.get_info()))
+}
+
 /// An instance with the backends wgpu's environment variables name.
 fn instance() -> wgpu::Instance {
     wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle().with_env())

@@ -224,3 +224,42 @@ fn a_gpu_run_without_a_runtime_dir_prints_no_error_line() {
     assert!(out.status.success(), "{err}");
     assert!(!err.contains("error"), "a successful run printed: {err}");
 }
+
+#[test]
+fn validate_says_what_each_backend_will_meet() {
+    // 6000² cells: one height field is 144 MB, past lavapipe's 128 MiB binding: validate says
+    // the GPU backend cannot run it (and that the CPU can) instead of calling it valid and
+    // letting the run fail; a small scene fits the GPU.
+    crate::common::hold_gpu();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("big.toml"),
+        scene(
+            "nx = 6000\nny = 6000\ndx = 1.0",
+            "dt = 0.01\nsteps = 1",
+            "[terrain]\nflat = -1.0\n",
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("small.toml"),
+        scene("nx = 20\nny = 20\ndx = 0.1", "dt = 0.01\nsteps = 1", ""),
+    )
+    .unwrap();
+    let (ok, out, err) = shoal(&["validate", "small.toml"], dir.path());
+    assert!(ok && out.contains("# gpu: fits"), "{out}{err}");
+    let (ok, out, err) = shoal(&["validate", "big.toml"], dir.path());
+    assert!(ok, "{err}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("# gpu:"))
+        .unwrap_or_else(|| panic!("{out}"));
+    if out.contains("llvmpipe") || line.contains("cannot") {
+        assert!(
+            line.contains("cannot run it")
+                && line.contains("max_storage_buffer_binding_size")
+                && line.contains("--backend cpu can"),
+            "{line}"
+        );
+    }
+}
