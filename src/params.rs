@@ -206,7 +206,7 @@ pub fn step_coefficient(scene: &Scene, substeps: u32) -> f64 {
 }
 
 /// The fewest equal substeps that keep k·d_max within [`STABLE_K_DEPTH`]; always 1 for the
-/// implicit ADI solver, which is stable at any dt.
+/// implicit ADI solver, which is stable at any dt (up to float32: `ADI_MAX_KD` in simulation.rs).
 pub fn substeps_needed(scene: &Scene, max_depth: f64) -> u32 {
     if scene.physics.solver == crate::scene::Method::Adi {
         return 1;

@@ -263,3 +263,23 @@ fn validate_says_what_each_backend_will_meet() {
         );
     }
 }
+
+#[test]
+fn adi_past_float32s_diagonal_is_refused_naming_dt() {
+    // The standing wave's 5 cm cells, water 0.5 m deep: ADI held at dt = 45 s (k·d = 4.0e6) and
+    // diverged at step 1 from dt = 60 s (k·d = 7.1e6), where float32 drops the diagonal's 1.
+    let dir = tempfile::tempdir().unwrap();
+    for (dt, valid) in [("45.0", true), ("60.0", false)] {
+        let text = scene(
+            "nx = 64\nny = 8\ndx = 0.05",
+            &format!("dt = {dt}\nsteps = 3"),
+            "[physics]\nsolver = \"adi\"\n[terrain]\nflat = -0.5\n",
+        );
+        std::fs::write(dir.path().join("s.toml"), text).unwrap();
+        let (ok, _, err) = shoal(&["validate", "s.toml"], dir.path());
+        assert_eq!(ok, valid, "dt = {dt}: {err}");
+        if !valid {
+            assert!(err.contains("s.toml:6: time.dt") && err.contains("float32"), "{err}");
+        }
+    }
+}
