@@ -46,6 +46,10 @@ pub(crate) struct Header {
     /// in what the state depends on (absent in checkpoints of earlier versions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scene: Option<String>,
+    /// The last step's coupling solve (iterations, residual's bits), which stats.csv reports: a
+    /// resume that writes again the snapshot it stopped before writes the same row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coupling: Option<[u32; 2]>,
 }
 
 /// The pipes model's counters a resume continues.
@@ -189,6 +193,7 @@ mod tests {
                 ns_budget: None,
                 pipes: None,
                 scene: None,
+                coupling: None,
             },
             ground: vec![-1.0; 4],
             state: SolverState {

@@ -597,6 +597,8 @@ impl Simulation {
                     refused: spray.refused,
                 }),
                 scene: Some(self.resolved_scene_toml()),
+                coupling: (!self.bodies_now.is_empty())
+                    .then_some([self.coupling.iterations, self.coupling.residual.to_bits()]),
             },
             ground: self.ground_rel.clone(),
             state,
@@ -661,6 +663,12 @@ impl Simulation {
         self.solver.load(s)?;
         self.step = h.step;
         self.target = h.target;
+        if let Some([iterations, residual]) = h.coupling {
+            self.coupling = crate::solver::SolveReport {
+                iterations,
+                residual: f32::from_bits(residual),
+            };
+        }
         let reference = self.fields.reference.0;
         self.bodies_now = s
             .bodies

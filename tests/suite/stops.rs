@@ -183,3 +183,64 @@ fn resume_refuses_a_scene_edited_in_what_the_checkpoint_depends_on() {
     assert!(ok, "{err}");
     assert!(dir.path().join("out/h_000100.npy").exists());
 }
+
+#[test]
+fn a_resume_that_writes_again_a_missed_snapshot_writes_a_straight_runs_row_with_bodies() {
+    // A run stopped between its checkpoint and its snapshot: the resume writes that snapshot's
+    // stats row again, with the coupling figures of the step before the stop (kept in the
+    // checkpoint), as a straight run does.
+    let dir = tempfile::tempdir().unwrap();
+    let scene = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/cube_drop.toml"))
+        .unwrap()
+        .replace("nx = 120\nny = 120\ndx = 0.02", "nx = 60\nny = 60\ndx = 0.04")
+        .replace("every = 20", "every = 20\ncheckpoint_every = 20");
+    std::fs::write(dir.path().join("scene.toml"), scene).unwrap();
+    let run = |out: &str, steps: &str| {
+        let (ok, _, err) = shoal(
+            &[
+                "run",
+                "scene.toml",
+                "--steps",
+                steps,
+                "--backend",
+                "cpu",
+                "-q",
+                "--out",
+                out,
+            ],
+            dir.path(),
+        );
+        assert!(ok, "{err}");
+    };
+    run("out", "80");
+    run("straight", "120");
+    // Undo the snapshot at 80 (the cube is in the water: the coupling solve iterates): its file and its stats row.
+    let out = dir.path().join("out");
+    std::fs::remove_file(out.join("h_000040.npy")).unwrap();
+    let stats = std::fs::read_to_string(out.join("stats.csv")).unwrap();
+    let kept: Vec<&str> = stats.lines().filter(|l| !l.starts_with("80,")).collect();
+    assert_eq!(kept.len() + 1, stats.lines().count(), "{stats}");
+    std::fs::write(out.join("stats.csv"), kept.join("\n") + "\n").unwrap();
+    let (ok, _, err) = shoal(
+        &["resume", "out", "--steps", "120", "--backend", "cpu", "-q"],
+        dir.path(),
+    );
+    assert!(ok, "{err}");
+    for name in ["stats.csv", "bodies.csv", "probes.csv", "h_000080.npy", "h_000120.npy"] {
+        let read = |run: &str| std::fs::read(dir.path().join(run).join(name)).unwrap();
+        assert!(
+            read("out") == read("straight"),
+            "{name} differs from a straight run's:\n{}\n---\n{}",
+            String::from_utf8_lossy(&read("out"))
+                .lines()
+                .take(8)
+                .collect::<Vec<_>>()
+                .join("\n"),
+            String::from_utf8_lossy(&read("straight"))
+                .lines()
+                .take(8)
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
+}
