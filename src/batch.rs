@@ -1,6 +1,7 @@
 //! `shoal batch SWEEP.toml`: a list of scenes and/or one scene over a grid of parameter values,
-//! each run into its own folder, and a summary table. Runs one after another in this process; to
-//! spread a sweep over a cluster, run one `--only INDEX` per task of an existing scheduler (a
+//! each run into its own folder, and a summary table. `run` runs them one after another in this
+//! process (the command line runs each in a process of its own, so an abort is one run's failure);
+//! to spread a sweep over a cluster, run one `--only INDEX` per task of an existing scheduler (a
 //! Slurm job array, GNU parallel) and collect with `--summary`.
 //!
 //! ```toml
@@ -200,6 +201,15 @@ pub struct Outcome {
 const SUMMARY_HEADER: [&str; 6] = ["run", "status", "steps", "steps_per_s", "volume_error", "message"];
 
 impl Outcome {
+    /// Writes the run's one-row `run.csv` in its folder under `out`.
+    pub fn record(&self, out: &Path) -> Result<()> {
+        let dir = out.join(&self.name);
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        let mut one = CsvWriter::create(&dir.join("run.csv"), &SUMMARY_HEADER)?;
+        one.row(&self.row())?;
+        one.finish()
+    }
+
     fn row(&self) -> Vec<Cell> {
         match &self.result {
             Ok(s) => vec![
@@ -225,16 +235,20 @@ impl Outcome {
 /// Runs the sweep's runs (all, or the one at `only`), each into `out/<name>/`, its one-row
 /// `run.csv` beside its outputs; then writes `out/summary.csv` from every run's `run.csv`.
 pub fn run(sweep: &Sweep, only: Option<usize>, force: bool, report: &mut dyn Reporter) -> Result<Vec<Outcome>> {
-    let picked: Vec<&Planned> = match only {
-        Some(i) => vec![sweep.runs.get(i).ok_or_else(|| Error::Output {
-            path: sweep.out.clone(),
-            message: format!("--only {i}: the sweep has runs 0 to {}", sweep.runs.len() - 1),
-        })?],
-        None => sweep.runs.iter().collect(),
+    let picked: Vec<(usize, &Planned)> = match only {
+        Some(i) => vec![(
+            i,
+            sweep.runs.get(i).ok_or_else(|| Error::Output {
+                path: sweep.out.clone(),
+                message: format!("--only {i}: the sweep has runs 0 to {}", sweep.runs.len() - 1),
+            })?,
+        )],
+        None => sweep.runs.iter().enumerate().collect(),
     };
+    let total = sweep.runs.len();
     std::fs::create_dir_all(&sweep.out).map_err(|e| Error::io(&sweep.out, e))?;
     let mut outcomes = Vec::new();
-    for (k, planned) in picked.iter().enumerate() {
+    for &(k, planned) in &picked {
         let dir = sweep.out.join(&planned.name);
         if !force && dir.join("run.csv").exists() {
             // A run already done keeps its outputs and its row: a sweep run again (or a
@@ -242,12 +256,12 @@ pub fn run(sweep: &Sweep, only: Option<usize>, force: bool, report: &mut dyn Rep
             report.note(&format!(
                 "run {}/{}: {} is done already (its run.csv is there; --force runs it again)",
                 k + 1,
-                picked.len(),
+                total,
                 planned.name
             ));
             continue;
         }
-        report.note(&format!("run {}/{}: {}", k + 1, picked.len(), planned.name));
+        report.note(&format!("run {}/{}: {}", k + 1, total, planned.name));
         let options = RunOptions {
             steps: sweep.steps,
             force,
@@ -276,16 +290,23 @@ pub fn run(sweep: &Sweep, only: Option<usize>, force: bool, report: &mut dyn Rep
         if let Err(message) = &outcome.result {
             report.note(&format!("error: run {} failed: {message}", planned.name));
         }
-        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-        {
-            let mut one = CsvWriter::create(&dir.join("run.csv"), &SUMMARY_HEADER)?;
-            one.row(&outcome.row())?;
-            one.finish()?;
-        }
+        outcome.record(&sweep.out)?;
         outcomes.push(outcome);
     }
     summarise(sweep)?;
     Ok(outcomes)
+}
+
+/// Each run's status as its `run.csv` says ("ok", "failed"), None where it has none yet.
+pub fn statuses(sweep: &Sweep) -> Vec<Option<String>> {
+    sweep
+        .runs
+        .iter()
+        .map(|planned| {
+            let row = std::fs::read_to_string(sweep.out.join(&planned.name).join("run.csv")).ok()?;
+            Some(row.lines().nth(1)?.split(',').nth(1)?.to_string())
+        })
+        .collect()
 }
 
 /// Writes `out/summary.csv` from the `run.csv` of every run that has one, in the sweep's order;

@@ -1273,13 +1273,40 @@ struct Prepared {
 /// allocates anything, so a grid too large is an error, not an abort.
 const HOST_BYTES_PER_CELL: u64 = 128;
 
-/// The memory the system says it can give without swapping (Linux's MemAvailable), in bytes;
-/// None where it does not say.
+/// The memory this process can take without swapping, in bytes: Linux's MemAvailable, or less
+/// where the process's control group (a Slurm job, a container) has a limit closer; None where the
+/// system does not say.
 fn available_memory() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
+    Some(match cgroup_headroom() {
+        Some(room) => room.min(kb * 1024),
+        None => kb * 1024,
+    })
+}
+
+/// What the process's control group may still take (limit − usage; v2's memory.max, v1's
+/// memory.limit_in_bytes); None without one. Its folder is looked for under its own path, then at
+/// the mount's root (a container sees its own group there).
+fn cgroup_headroom() -> Option<u64> {
+    let membership = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let root = std::path::Path::new("/sys/fs/cgroup");
+    let (base, path, files) = match membership.lines().find_map(|l| l.split_once(":memory:")) {
+        Some((_, path)) => (
+            root.join("memory"),
+            path,
+            ["memory.limit_in_bytes", "memory.usage_in_bytes"],
+        ),
+        None => {
+            let path = membership.lines().find_map(|l| l.strip_prefix("0::"))?;
+            (root.to_path_buf(), path, ["memory.max", "memory.current"])
+        }
+    };
+    [base.join(path.trim_start_matches('/')), base].iter().find_map(|dir| {
+        let read = |name: &str| -> Option<u64> { std::fs::read_to_string(dir.join(name)).ok()?.trim().parse().ok() };
+        Some(read(files[0])?.saturating_sub(read(files[1])?))
+    })
 }
 
 /// Refuses a grid the host cannot hold while it builds the scene (and a CPU backend runs it).

@@ -769,6 +769,58 @@ fn a_sweep_runs_every_scene_and_combination_and_reports_failures() {
     assert!(!ok && err.contains("--only 9"), "{err}");
 }
 
+/// Each run of a sweep goes in a process of its own: one that aborts (here a grid that cannot
+/// be allocated under an address-space limit, or refused for the machine's memory where it has
+/// less) is that run's failure, and the runs after it go on and the summary is written.
+#[cfg(unix)]
+#[test]
+fn a_run_that_aborts_fails_alone_in_its_sweep() {
+    let dir = tempfile::tempdir().unwrap();
+    let small = "[grid]\nnx = 40\nny = 30\ndx = 0.05\n[time]\ndt = 0.01\nsteps = 20\n[terrain]\nflat = -0.2\n";
+    std::fs::write(dir.path().join("small.toml"), small).unwrap();
+    std::fs::write(dir.path().join("after.toml"), small).unwrap();
+    // 16 M cells: ~2 GiB to build, over the 800 MB the limit below leaves.
+    std::fs::write(
+        dir.path().join("big.toml"),
+        small.replace("nx = 40\nny = 30", "nx = 4000\nny = 4000"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("sweep.toml"),
+        "backend = \"cpu\"\nscenes = [\"small.toml\", \"big.toml\", \"after.toml\"]\n",
+    )
+    .unwrap();
+    let out = Command::new("sh")
+        .args([
+            "-c",
+            &format!(
+                "ulimit -v 800000; exec {} batch sweep.toml -q",
+                env!("CARGO_BIN_EXE_shoal")
+            ),
+        ])
+        .current_dir(dir.path())
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.lines().last().unwrap().starts_with("error: 1 of 3 runs failed"),
+        "{err}"
+    );
+    let summary = std::fs::read_to_string(dir.path().join("sweep/summary.csv")).unwrap();
+    let rows: Vec<&str> = summary.lines().collect();
+    assert_eq!(rows.len(), 4, "{summary}");
+    assert!(
+        rows[1].starts_with("small,ok,20,") && rows[3].starts_with("after,ok,20,"),
+        "{summary}"
+    );
+    assert!(
+        rows[2].starts_with("big,failed,") && (rows[2].contains("signal 6") || rows[2].contains("memory")),
+        "{summary}"
+    );
+}
+
 #[test]
 fn a_bad_sweep_file_is_an_error_before_anything_runs() {
     let dir = tempfile::tempdir().unwrap();

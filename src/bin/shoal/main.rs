@@ -6,6 +6,8 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+mod children;
+
 #[derive(Parser)]
 #[command(
     name = "shoal",
@@ -134,6 +136,9 @@ struct BatchArgs {
     /// No progress and no closing summary.
     #[arg(long, short)]
     quiet: bool,
+    /// Set by a batch for the process it runs one run in: its failure was reported already.
+    #[arg(long, hide = true)]
+    child: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -161,8 +166,9 @@ fn main() -> ExitCode {
         }
         asked = true;
         shoal::run::interrupt();
+        children::forward_stop();
     });
-    match execute(cli.command) {
+    match execute(cli.command, cli.threads) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
@@ -198,7 +204,7 @@ fn private_runtime_dir() {
     }
 }
 
-fn execute(command: Command) -> shoal::Result<()> {
+fn execute(command: Command, threads: Option<u32>) -> shoal::Result<()> {
     match command {
         Command::Info => {
             match shoal::describe_adapter() {
@@ -222,7 +228,7 @@ fn execute(command: Command) -> shoal::Result<()> {
         }
         Command::Run(args) => run(args),
         Command::Resume(args) => resume(args),
-        Command::Batch(args) => batch(args),
+        Command::Batch(args) => batch(args, threads),
     }
 }
 
@@ -291,7 +297,7 @@ fn finish(quiet: bool, name: &str, summary: shoal::Result<shoal::run::RunSummary
     Ok(())
 }
 
-fn batch(args: BatchArgs) -> shoal::Result<()> {
+fn batch(args: BatchArgs, threads: Option<u32>) -> shoal::Result<()> {
     let sweep = shoal::batch::Sweep::from_file(&args.sweep)?;
     if args.list {
         for (k, run) in sweep.runs.iter().enumerate() {
@@ -301,6 +307,33 @@ fn batch(args: BatchArgs) -> shoal::Result<()> {
     }
     if args.summary {
         return shoal::batch::summarise(&sweep);
+    }
+    if args.only.is_none() {
+        // Every run in a process of its own (this program with --only), so an abort or a crash
+        // in one is that run's failure.
+        let mut passed = vec!["--child".to_string()];
+        passed.extend(args.force.then(|| "--force".to_string()));
+        passed.extend(args.quiet.then(|| "--quiet".to_string()));
+        if let Some(n) = threads {
+            passed.extend(["--threads".to_string(), n.to_string()]);
+        }
+        let (failed, done, stopped) = children::run_each(&sweep, &args.sweep, &passed, args.force)?;
+        if stopped {
+            eprintln!(
+                "error: the sweep was stopped ({failed} of the {done} runs started failed, see {}/summary.csv); \
+                 `shoal batch` again runs those not done",
+                sweep.out.display()
+            );
+            std::process::exit(130);
+        }
+        if failed > 0 {
+            return Err(shoal::Error::SweepFailed {
+                failed,
+                total: done,
+                out: sweep.out,
+            });
+        }
+        return Ok(());
     }
     let mut progress = Progress::new(args.quiet);
     let outcomes = shoal::batch::run(&sweep, args.only, args.force, &mut progress);
@@ -313,6 +346,9 @@ fn batch(args: BatchArgs) -> shoal::Result<()> {
                 summarise(&o.name, s);
             }
         }
+    }
+    if failed > 0 && args.child {
+        std::process::exit(1);
     }
     if failed > 0 {
         return Err(shoal::Error::SweepFailed {
