@@ -10,6 +10,8 @@ use crate::schedule::{Model, Schedule};
 use crate::solver::{ChunkInput, Setup, Solver};
 use crate::state_table;
 
+mod edits;
+
 /// The CPU reference's largest grid: it keeps ~40 bytes per cell and is meant for comparisons.
 pub const CPU_MAX_CELLS: usize = 1 << 28;
 
@@ -92,6 +94,8 @@ pub struct Simulation {
     body_params: crate::bodies::BodyParams,
     /// Since `start_profile`: what it measured (`Profiling`).
     profiling: Option<Profiling>,
+    /// The backend it was built on (an edit rebuilds it there).
+    backend: Backend,
 }
 
 impl Simulation {
@@ -123,7 +127,8 @@ impl Simulation {
                 } else {
                     Box::new(CpuSolver::new(setup))
                 })
-            }),
+            })
+            .map(|sim| Simulation { backend, ..sim }),
             Backend::Gpu => {
                 let context = GpuContext::new()?;
                 let mut sim = Self::from_device(scene, &context.device, &context.queue)?;
@@ -304,6 +309,7 @@ impl Simulation {
             layer_shape: layer.as_ref().map(|l| l.shape()),
             body_params,
             profiling: None,
+            backend: Backend::Gpu,
         })
     }
 

@@ -96,6 +96,9 @@ fn for_each_centre(scene: &Scene, mut f: impl FnMut(usize, f64, f64)) {
 
 fn build_ground(scene: &Scene, nx: usize, ny: usize) -> Result<Vec<f64>> {
     let t = &scene.terrain;
+    if let Some(ground) = &scene.ground_override {
+        return Ok(ground.to_vec());
+    }
     let mut ground = if let Some(p) = &t.npy {
         read_field(scene, "terrain.npy", p, nx, ny)?
     } else if let Some(png) = &t.png {

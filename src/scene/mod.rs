@@ -5,7 +5,7 @@
 
 mod fields;
 pub(crate) mod locate;
-mod validate;
+pub(crate) mod validate;
 
 pub(crate) use fields::read_map;
 pub use fields::{InitialFields, ReferenceLevel};
@@ -79,6 +79,11 @@ pub struct Scene {
     /// Where the scene came from, for error messages.
     #[serde(skip)]
     pub origin: PathBuf,
+    /// A ground given as numbers (`Simulation::set_ground`, an edit, Python's arrays): it takes
+    /// the place of `[terrain]`, boxes included. Not a key: a scene written out names its
+    /// `[terrain]` as read.
+    #[serde(skip)]
+    pub ground_override: Option<std::sync::Arc<Vec<f64>>>,
 }
 
 fn default_name() -> String {

@@ -8,7 +8,7 @@ use crate::error::Result;
 /// Cells Shoal indexes (u32 cell indices in the passes, with room for a level's two copies).
 pub const MAX_CELLS: u64 = 1 << 30;
 /// Heights and lengths, m: a thousand kilometres, far past any terrain, and far inside f32.
-const LENGTH: f64 = 1e6;
+pub const LENGTH: f64 = 1e6;
 /// Positions, m (a DEM's map coordinates stay in the file; scenes are local).
 const POSITION: f64 = 1e9;
 /// The largest cell, m.

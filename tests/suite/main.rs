@@ -9,6 +9,7 @@ mod bodies;
 mod cli;
 mod common;
 mod divergence;
+mod edits;
 mod embed;
 mod fast_cpu;
 mod forcing;

@@ -1,0 +1,145 @@
+//! Edits of a `Simulation` between steps, on any backend: brushes and splashes (`HostEdit`, the
+//! rules of `wgsl/edit.wgsl` and its twin `cpu::edit`) and a whole new ground. `Water` edits its
+//! GPU buffers in place within the frame; a `Simulation` (the CPU backends, Python) rebuilds the
+//! backend on the edited terrain and carries the state over, so every field derived from the
+//! ground (the still water, the substeps, each solver's own tables) follows the edit.
+
+use super::{Backend, Simulation};
+use crate::edit::HostEdit;
+use crate::error::{Error, Result};
+use crate::scene::VolumeCorrection;
+
+impl Simulation {
+    /// Applies brushes and splashes in order (`HostEdit::at`, `EDIT_BRUSH` or `EDIT_DISTURB`): a
+    /// brush moves the ground and the water on it (no water made or lost), a splash adds water
+    /// at rest, which joins the volume target (and its region's, under "regions"). The height
+    /// field only; the backend is rebuilt on the new ground, so batch edits into one call.
+    pub fn edit(&mut self, edits: &[HostEdit]) -> Result<()> {
+        self.editable("edits")?;
+        if edits.is_empty() {
+            return Ok(());
+        }
+        for e in edits {
+            if ![e.x, e.y, e.radius, e.amount].iter().all(|v| v.is_finite()) || e.radius <= 0.0 {
+                return Err(Error::Embed(format!(
+                    "an edit at ({}, {}) cells, radius {}, height {}: need finite numbers and a positive radius",
+                    e.x, e.y, e.radius, e.amount
+                )));
+            }
+        }
+        let mut checkpoint = self.checkpoint()?;
+        let nx = self.scene.grid.nx as usize;
+        let mut ground = checkpoint.ground.clone();
+        let added = crate::cpu::edit::apply_edits(nx, edits, &mut ground, &mut checkpoint.state.eta);
+        if self.scene.physics.volume_correction == VolumeCorrection::Regions {
+            // The splashes' water joins its region's target at the next correction.
+            for (pending, a) in checkpoint.state.pending.iter_mut().zip(&added) {
+                *pending += a;
+            }
+        }
+        // The ground moves by what the edit moved it (in f64 about the absolute heights).
+        let absolute: Vec<f64> = self
+            .fields
+            .ground
+            .iter()
+            .zip(ground.iter().zip(&checkpoint.ground))
+            .map(|(&b, (&new, &old))| b + (new as f64 - old as f64))
+            .collect();
+        let depths = depths(&checkpoint.state.eta, &ground);
+        let water: f64 = added.iter().map(|&a| a as f64).sum();
+        self.rebuild(absolute, depths, checkpoint, water)
+    }
+
+    /// Replaces the ground with `ground` (absolute metres, row-major `[ny, nx]`). Each column keeps
+    /// its depth: the water rides on the new ground, none made or lost; a dry cell stays dry. The
+    /// height field only; the backend is rebuilt on the new ground.
+    pub fn set_ground(&mut self, ground: &[f64]) -> Result<()> {
+        self.editable("set_ground")?;
+        let g = self.scene.grid;
+        if ground.len() != g.cells() {
+            return Err(Error::Embed(format!(
+                "set_ground: {} heights for a {}×{} grid (it takes nx·ny = {}, row-major [ny, nx])",
+                ground.len(),
+                g.nx,
+                g.ny,
+                g.cells()
+            )));
+        }
+        if let Some(c) = ground
+            .iter()
+            .position(|b| !b.is_finite() || b.abs() > crate::scene::validate::limits::LENGTH)
+        {
+            return Err(Error::Embed(format!(
+                "set_ground: the height at cell {c} is {}: heights are finite and within ±{:e} m",
+                ground[c],
+                crate::scene::validate::limits::LENGTH
+            )));
+        }
+        let checkpoint = self.checkpoint()?;
+        let depths = depths(&checkpoint.state.eta, &checkpoint.ground);
+        self.rebuild(ground.to_vec(), depths, checkpoint, 0.0)
+    }
+
+    /// Refuses an edit where it is not built, or of a state that is lost.
+    fn editable(&self, what: &str) -> Result<()> {
+        if let Some(step) = self.diverged_at {
+            return Err(Error::Diverged { step });
+        }
+        match self.scene.physics.model {
+            crate::scene::WaterModel::HeightField => Ok(()),
+            model => Err(Error::Unsupported(format!(
+                "{what} on the {model:?} model (its water is not a height field over the ground; edits of it are \
+                 not built yet)"
+            ))),
+        }
+    }
+
+    /// A `Simulation` of the same scene on `ground`, on the same backend (the same device), holding
+    /// `checkpoint`'s state with each column's water `depths` deep, and the water the edit `added`
+    /// (metres·cells) in its target; then `self` is that.
+    fn rebuild(
+        &mut self,
+        ground: Vec<f64>,
+        depths: Vec<f32>,
+        mut checkpoint: crate::checkpoint::Checkpoint,
+        added: f64,
+    ) -> Result<()> {
+        let mut scene = self.scene.clone();
+        scene.ground_override = Some(std::sync::Arc::new(ground));
+        // The heights stay relative to the same level (a scene whose level came from its water
+        // map would otherwise take another one from the edited water).
+        scene.water.level.get_or_insert(self.fields.reference.0);
+        let mut next = match (self.backend, self.gpu_solver()) {
+            (Backend::Gpu, Some(gpu)) => {
+                let (device, queue) = (gpu.device().clone(), gpu.queue().clone());
+                Simulation::from_device(&scene, &device, &queue)?
+            }
+            (backend, _) => Simulation::new(&scene, backend)?,
+        };
+        next.backend = self.backend;
+        next.context = self.context.take();
+        // The water on the new ground, column by column.
+        for ((eta, &b), &d) in checkpoint.state.eta.iter_mut().zip(&next.ground_rel).zip(&depths) {
+            *eta = if d > 0.0 { b + d } else { b };
+        }
+        checkpoint.ground = next.ground_rel.clone();
+        checkpoint.header.target = self.target + self.still + added - next.still;
+        next.restore(&checkpoint, std::path::Path::new("(the state before the edit)"))?;
+        next.coupling = self.coupling;
+        // The rebuild's notes are the first build's again: keep the ones the user has not taken.
+        next.notes = std::mem::take(&mut self.notes);
+        // The deepest water now may need more substeps (the per-step change is rescaled).
+        next.totals.max_depth = depths.iter().fold(0.0f32, |m, &d| m.max(d));
+        next.check_stability()?;
+        *self = next;
+        Ok(())
+    }
+}
+
+/// Each column's depth (f32, as the solvers measure it).
+fn depths(eta: &[f32], ground: &[f32]) -> Vec<f32> {
+    eta.iter()
+        .zip(ground)
+        .map(|(&e, &b)| crate::cpu::explicit::depth(e, b))
+        .collect()
+}

@@ -1,0 +1,185 @@
+//! Edits of a `Simulation` between steps, on every backend (`Simulation::edit`, `set_ground`):
+//! the same water as the embedded GPU edit pass, the volume books kept, bad edits refused.
+
+use crate::common::{self, BOTH};
+use shoal::low_level::cpu::apply_edits;
+use shoal::low_level::{HostEdit, EDIT_BRUSH, EDIT_DISTURB};
+use shoal::{Backend, Simulation, Water, WaterOptions};
+
+/// A sloping beach, a bump released at rest, a global correction.
+const POOL: &str = r#"
+[grid]
+nx = 48
+ny = 40
+dx = 0.05
+[time]
+dt = 0.01
+steps = 60
+[physics]
+volume_correction = "global"
+[terrain]
+slope = { base = -0.3, grad = [0.25, 0.0] }
+[water]
+level = 0.0
+[[water.bump]]
+x = 0.8
+y = 1.0
+radius = 0.15
+height = 0.03
+[output]
+every = 0
+"#;
+
+/// A hill raised under the water, a pit dug, the dry beach raised, and two splashes.
+fn edits(dx: f64) -> Vec<HostEdit> {
+    vec![
+        HostEdit::at(EDIT_BRUSH, 0.6, 0.6, 0.2, 0.15, dx),
+        HostEdit::at(EDIT_BRUSH, 0.9, 0.4, 0.15, -0.1, dx),
+        HostEdit::at(EDIT_BRUSH, 2.2, 1.0, 0.2, 0.1, dx),
+        HostEdit::at(EDIT_DISTURB, 1.0, 1.4, 0.12, 0.04, dx),
+        HostEdit::at(EDIT_DISTURB, 0.4, 1.6, 0.1, -0.02, dx),
+    ]
+}
+
+fn volume(sim: &mut Simulation) -> f64 {
+    let surface = sim.surface().unwrap();
+    sim.stats(&surface).volume
+}
+
+/// A `Simulation` edited between steps on the CPU and on the GPU follows an embedded `Water`
+/// edited by its GPU pass at the same step, within the GPU-vs-CPU tolerance for the steps run
+/// (60 steps of waves a few centimetres high).
+#[test]
+fn simulation_edits_follow_the_embedded_edit_pass() {
+    let scene = common::scene(POOL);
+    let dx = scene.grid.dx;
+    let (device, queue) = crate::embed::own_device();
+    let mut water = Water::new(&device, &queue, &scene, WaterOptions::default()).unwrap();
+    let mut encoder = device.create_command_encoder(&Default::default());
+    water.record(&mut encoder, 20);
+    queue.submit([encoder.finish()]);
+    water.brush(0.6, 0.6, 0.2, 0.15).unwrap();
+    water.brush(0.9, 0.4, 0.15, -0.1).unwrap();
+    water.brush(2.2, 1.0, 0.2, 0.1).unwrap();
+    water.disturb(1.0, 1.4, 0.12, 0.04).unwrap();
+    water.disturb(0.4, 1.6, 0.1, -0.02).unwrap();
+    let mut encoder = device.create_command_encoder(&Default::default());
+    water.record(&mut encoder, 40);
+    queue.submit([encoder.finish()]);
+    let (embedded, ground) = water.read_level().unwrap();
+    drop(water);
+
+    for backend in [Backend::Cpu, Backend::Reference, Backend::Gpu] {
+        let mut sim = common::simulation(&scene, backend);
+        sim.step(20).unwrap();
+        sim.edit(&edits(dx)).unwrap();
+        sim.step(40).unwrap();
+        assert_eq!(sim.step_index(), 60);
+        let eta = sim.eta().unwrap();
+        let reference = sim.reference_level();
+        let moved: Vec<f32> = sim.ground().iter().map(|&b| (b - reference) as f32).collect();
+        let (diff, at) = shoal::compare::max_abs_diff(
+            &moved.iter().map(|&v| v as f64).collect::<Vec<_>>(),
+            &ground.iter().map(|&v| v as f64).collect::<Vec<_>>(),
+        );
+        assert!(diff <= 1e-6, "{backend:?}: the ground differs by {diff:.3e} at {at}");
+        let (diff, at) = shoal::compare::max_abs_diff(
+            &eta.iter().map(|&v| v as f64).collect::<Vec<_>>(),
+            &embedded.iter().map(|&v| v as f64).collect::<Vec<_>>(),
+        );
+        let tol = shoal::compare::tolerance(60, 0.05);
+        assert!(diff <= tol, "{backend:?}: {diff:.3e} at {at} (tolerance {tol:.3e})");
+    }
+}
+
+/// A brush moves no water and a splash adds what the twin says, on every backend: the volume
+/// after the edit is the volume before plus the splashes', the target follows it, and the
+/// correction then holds the water there. Tolerance: f32 depths of ~0.3 m over 1920 cells sum to
+/// ~1e-7 relative; 1e-6 of the volume.
+#[test]
+fn edits_keep_the_volume_books_on_every_backend() {
+    let scene = common::scene(POOL);
+    let dx = scene.grid.dx;
+    for backend in BOTH {
+        let mut sim = common::simulation(&scene, backend);
+        sim.step(10).unwrap();
+        let v0 = volume(&mut sim);
+        let tol = 1e-6 * v0;
+        let mut eta = sim.eta().unwrap();
+        let reference = sim.reference_level();
+        let mut ground: Vec<f32> = sim.ground().iter().map(|&b| (b - reference) as f32).collect();
+        let added: f64 = apply_edits(scene.grid.nx as usize, &edits(dx), &mut ground, &mut eta)
+            .iter()
+            .map(|&a| a as f64)
+            .sum::<f64>()
+            * dx
+            * dx;
+        assert!(added > 1e-4, "the splashes add water ({added} m³)");
+        sim.edit(&edits(dx)).unwrap();
+        let v1 = volume(&mut sim);
+        assert!((v1 - (v0 + added)).abs() <= tol, "{backend:?}: {v1} vs {v0} + {added}");
+        let t1 = sim.target_volume();
+        assert!((t1 - v1).abs() <= tol, "{backend:?}: the target {t1} vs the water {v1}");
+        for _ in 0..4 {
+            sim.step(25).unwrap();
+            let v = volume(&mut sim);
+            assert!(
+                (v - v1).abs() <= tol,
+                "{backend:?} step {}: {v} vs {v1}",
+                sim.step_index()
+            );
+        }
+    }
+}
+
+/// A new ground carries each column's water: a still pool over a flat floor lowered by 10 cm
+/// everywhere is the same pool 10 cm lower, still at rest, with the same water; the ground reads
+/// back as given.
+#[test]
+fn a_new_ground_carries_the_water_and_a_pool_stays_at_rest() {
+    let scene = common::scene(
+        "[grid]\nnx = 24\nny = 20\ndx = 0.1\n[time]\ndt = 0.01\nsteps = 10\n[terrain]\nflat = -0.5\n\
+         [water]\nlevel = 0.0\n[output]\nevery = 0\n",
+    );
+    for backend in BOTH {
+        let mut sim = common::simulation(&scene, backend);
+        sim.step(5).unwrap();
+        let v0 = volume(&mut sim);
+        let lowered = vec![-0.6; 24 * 20];
+        sim.set_ground(&lowered).unwrap();
+        assert_eq!(sim.ground(), &lowered[..]);
+        sim.step(100).unwrap();
+        let surface = sim.surface().unwrap();
+        for (c, &h) in surface.iter().enumerate() {
+            assert!(
+                (h + 0.1).abs() <= 1e-6,
+                "{backend:?}: cell {c} at {h}, not at rest at −0.1"
+            );
+        }
+        let v = volume(&mut sim);
+        assert!((v - v0).abs() <= 1e-6 * v0, "{backend:?}: {v} vs {v0}");
+        assert_eq!(sim.step_index(), 105);
+    }
+}
+
+/// Edits that cannot be made are refused and change nothing.
+#[test]
+fn bad_edits_are_refused() {
+    let scene = common::scene(POOL);
+    let mut sim = common::simulation(&scene, Backend::Cpu);
+    sim.step(3).unwrap();
+    let before = sim.eta().unwrap();
+    let bad = HostEdit::at(EDIT_DISTURB, f64::NAN, 1.0, 0.1, 0.1, scene.grid.dx);
+    assert!(sim.edit(&[bad]).unwrap_err().to_string().contains("finite"));
+    let err = sim.set_ground(&[0.0; 7]).unwrap_err().to_string();
+    assert!(err.contains("7 heights for a 48×40 grid"), "{err}");
+    let mut tall = vec![0.0; 48 * 40];
+    tall[5] = 1e300;
+    let err = sim.set_ground(&tall).unwrap_err().to_string();
+    assert!(err.contains("cell 5"), "{err}");
+    assert_eq!(sim.eta().unwrap(), before);
+    let pipes = common::scene(&POOL.replace("[physics]", "[physics]\nmodel = \"pipes\""));
+    let mut sim = common::simulation(&pipes, Backend::Cpu);
+    let err = sim.edit(&edits(pipes.grid.dx)).unwrap_err().to_string();
+    assert!(err.contains("not built yet"), "{err}");
+}
