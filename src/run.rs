@@ -750,7 +750,8 @@ struct Tables {
     bodies: Option<CsvWriter>,
 }
 
-const STATS_HEADER: &[&str] = &[
+/// The columns of stats.csv (SCENE.md), one row per output step.
+pub const STATS_HEADER: &[&str] = &[
     "step",
     "time",
     "volume",
@@ -767,7 +768,8 @@ const STATS_HEADER: &[&str] = &[
     "particle_volume",
 ];
 
-const BODIES_HEADER: &[&str] = &[
+/// The columns of bodies.csv (SCENE.md), one row per body per step.
+pub const BODIES_HEADER: &[&str] = &[
     "step",
     "time",
     "body",
@@ -784,6 +786,48 @@ const BODIES_HEADER: &[&str] = &[
     "waterline",
     "displaced",
 ];
+
+/// stats.csv's row at `step` (time = step·`dt`) for the field statistics `s` (`STATS_HEADER`).
+pub fn stats_cells(sim: &Simulation, step: u64, dt: f64, s: &crate::simulation::FieldStats) -> Vec<Cell> {
+    // With no wet cell there is no wet surface: the fields stay empty rather than NaN.
+    let wet_surface = |v: f64| if s.wet_cells == 0 { Cell::Empty } else { Cell::Float(v) };
+    vec![
+        Cell::Int(step),
+        Cell::Float(step as f64 * dt),
+        Cell::Float(s.volume),
+        wet_surface(s.h_min),
+        wet_surface(s.h_max),
+        Cell::Int(s.wet_cells),
+        Cell::Float(s.max_depth),
+        Cell::Int(sim.substeps() as u64),
+        Cell::Float(sim.target_volume()),
+        sim.regions().map_or(Cell::Empty, |n| Cell::Int(n as u64)),
+        coupling(sim, |c| Cell::Int(c.iterations as u64)),
+        coupling(sim, |c| match c.residual {
+            r if r.is_finite() => Cell::Float(r as f64),
+            _ => Cell::Empty,
+        }),
+        Cell::Int(sim.particle_stats().0 as u64),
+        Cell::Float(sim.particle_stats().1),
+    ]
+}
+
+/// bodies.csv's row for body `k` at `step` (`BODIES_HEADER`); a non-finite pose is a divergence.
+pub fn body_cells(step: u64, dt: f64, k: usize, b: &crate::bodies::BodySample) -> Result<Vec<Cell>> {
+    let numbers = b.position.iter().chain(&b.orientation).chain(&b.velocity);
+    if numbers.clone().any(|v| !v.is_finite()) {
+        return Err(Error::Diverged { step });
+    }
+    let mut cells = vec![Cell::Int(step), Cell::Float(step as f64 * dt), Cell::Int(k as u64)];
+    cells.extend(numbers.map(|&v| Cell::Float(v)));
+    cells.push(if b.waterline.is_finite() {
+        Cell::Float(b.waterline)
+    } else {
+        Cell::Empty
+    });
+    cells.push(Cell::Float(b.displaced));
+    Ok(cells)
+}
 
 impl Tables {
     /// New tables, or the complete rows a resumed run keeps, up to `resumed_at` (the per-step
@@ -840,45 +884,13 @@ impl Tables {
             return Ok(());
         };
         for (k, b) in samples.iter().enumerate() {
-            let numbers = b.position.iter().chain(&b.orientation).chain(&b.velocity);
-            if numbers.clone().any(|v| !v.is_finite()) {
-                return Err(Error::Diverged { step });
-            }
-            let mut cells = vec![Cell::Int(step), Cell::Float(step as f64 * self.dt), Cell::Int(k as u64)];
-            cells.extend(numbers.map(|&v| Cell::Float(v)));
-            cells.push(if b.waterline.is_finite() {
-                Cell::Float(b.waterline)
-            } else {
-                Cell::Empty
-            });
-            cells.push(Cell::Float(b.displaced));
-            t.row(&cells)?;
+            t.row(&body_cells(step, self.dt, k, b)?)?;
         }
         Ok(())
     }
 
     fn stats_row(&mut self, sim: &Simulation, target: u64, s: &crate::simulation::FieldStats) -> Result<()> {
-        // With no wet cell there is no wet surface: the fields stay empty rather than NaN.
-        let wet_surface = |v: f64| if s.wet_cells == 0 { Cell::Empty } else { Cell::Float(v) };
-        self.stats.row(&[
-            Cell::Int(target),
-            Cell::Float(target as f64 * self.dt),
-            Cell::Float(s.volume),
-            wet_surface(s.h_min),
-            wet_surface(s.h_max),
-            Cell::Int(s.wet_cells),
-            Cell::Float(s.max_depth),
-            Cell::Int(sim.substeps() as u64),
-            Cell::Float(sim.target_volume()),
-            sim.regions().map_or(Cell::Empty, |n| Cell::Int(n as u64)),
-            coupling(sim, |c| Cell::Int(c.iterations as u64)),
-            coupling(sim, |c| match c.residual {
-                r if r.is_finite() => Cell::Float(r as f64),
-                _ => Cell::Empty,
-            }),
-            Cell::Int(sim.particle_stats().0 as u64),
-            Cell::Float(sim.particle_stats().1),
-        ])
+        self.stats.row(&stats_cells(sim, target, self.dt, s))
     }
 
     /// A checkpoint, with the tables so far under their names, so a resume finds all it needs.

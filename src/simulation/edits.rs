@@ -143,3 +143,33 @@ fn depths(eta: &[f32], ground: &[f32]) -> Vec<f32> {
         .map(|(&e, &b)| crate::cpu::explicit::depth(e, b))
         .collect()
 }
+
+impl Simulation {
+    /// Builds the simulation a checkpoint file holds: its scene as run (every default filled in,
+    /// paths absolute), on the ground it had (an edited one included), with its state, on
+    /// `backend`. What `shoal resume` does from a run folder, from the file alone.
+    pub fn load(path: &std::path::Path, backend: Backend) -> Result<Simulation> {
+        let checkpoint = crate::checkpoint::Checkpoint::read(path)?;
+        let Some(text) = &checkpoint.header.scene else {
+            return Err(Error::Checkpoint {
+                path: path.to_path_buf(),
+                message: "it holds no scene (an earlier version wrote it): continue it with `shoal resume` from its \
+                          run folder"
+                    .into(),
+            });
+        };
+        let base = path.parent().unwrap_or(std::path::Path::new("."));
+        let mut scene = crate::scene::Scene::parse(text, path, base)?;
+        let mut sim = Simulation::new(&scene, backend)?;
+        if checkpoint.ground != sim.ground_rel && checkpoint.ground.len() == sim.ground_rel.len() {
+            // The ground was edited after the scene built it: build on the one the state stands on.
+            let reference = sim.fields.reference.0;
+            let ground = checkpoint.ground.iter().map(|&b| reference + b as f64).collect();
+            scene.ground_override = Some(std::sync::Arc::new(ground));
+            scene.water.level.get_or_insert(reference);
+            sim = Simulation::new(&scene, backend)?;
+        }
+        sim.restore(&checkpoint, path)?;
+        Ok(sim)
+    }
+}

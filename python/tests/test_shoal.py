@@ -1,0 +1,295 @@
+"""Shoal from Python, end to end: scenes, stepping, NumPy round trips, edits, GPU against CPU, the
+command line's files, checkpoints, errors, the GIL and Ctrl-C.
+
+Tolerances are stated where they are used; the GPU tests run on whatever adapter wgpu finds
+(lavapipe in CI)."""
+
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import shoal
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+SCENES = REPO / "scenes"
+
+POOL = """
+name = "python pool"
+[grid]
+nx = 48
+ny = 40
+dx = 0.05
+[time]
+dt = 0.01
+steps = 40
+[terrain]
+slope = { base = -0.3, grad = [0.25, 0.0] }
+[water]
+level = 0.0
+[[water.bump]]
+x = 0.8
+y = 1.0
+radius = 0.15
+height = 0.03
+[output]
+every = 20
+[[output.probe]]
+name = "gauge"
+x = 1.0
+y = 1.0
+"""
+
+# |h_gpu − h_cpu| after n steps of waves of size `scale` (src/compare.rs): 4 ulp per step.
+def gpu_tolerance(steps, scale):
+    return 4.0 * steps * np.finfo(np.float32).eps * scale
+
+
+def pool(**backend):
+    return shoal.Simulation(shoal.Scene.from_toml(POOL), **backend)
+
+
+def test_the_three_ways_to_a_scene_agree():
+    from_text = shoal.Scene.from_toml(POOL)
+    path = SCENES / "beach.toml"
+    from_file = shoal.Scene.from_file(path)
+    assert from_file.name == "waves lapping on a sloped beach"
+    assert (from_file.nx, from_file.ny) == (384, 192)
+    as_dict = {
+        "name": "python pool",
+        "grid": {"nx": np.int64(48), "ny": 40, "dx": 0.05},
+        "time": {"dt": 0.01, "steps": 40},
+        "terrain": {"slope": {"base": -0.3, "grad": np.array([0.25, 0.0])}},
+        "water": {"level": 0.0, "bump": [{"x": 0.8, "y": 1.0, "radius": 0.15, "height": 0.03}]},
+        "output": {"every": 20, "probe": [{"name": "gauge", "x": 1.0, "y": 1.0}]},
+        "rain": None,
+    }
+    from_dict = shoal.Scene.from_dict(as_dict)
+    assert from_dict.to_toml() == from_text.to_toml()
+    assert (from_dict.nx, from_dict.ny, from_dict.dx, from_dict.dt, from_dict.steps) == (48, 40, 0.05, 0.01, 40)
+    # A Simulation takes a path too.
+    assert shoal.Simulation(path, backend="cpu").scene.name == from_file.name
+
+
+def test_bad_scenes_raise_scene_errors_naming_key_and_line():
+    with pytest.raises(shoal.SceneError) as e:
+        shoal.Scene.from_toml(POOL.replace("nx = 48", 'nx = "wide"'))
+    assert "grid.nx" in str(e.value) and e.value.line == 4
+    with pytest.raises(shoal.SceneError) as e:
+        shoal.Scene.from_toml(POOL.replace("dt = 0.01", "dt = -1.0"))
+    assert "time.dt" in str(e.value)
+    with pytest.raises(shoal.SceneError) as e:
+        shoal.Scene.from_dict({"grid": {"nx": 8, "ny": 8, "dx": 0.1}, "time": {"dt": 0.01, "steps": 5}, "spin": 3})
+    assert "spin" in str(e.value)
+    with pytest.raises(TypeError):
+        shoal.Scene.from_dict({"grid": {"nx": object()}})
+    with pytest.raises(FileNotFoundError, match="no_such_scene.toml"):
+        shoal.Scene.from_file(SCENES / "no_such_scene.toml")
+    # The same message as the command line's.
+    assert isinstance(e.value, shoal.ShoalError)
+
+
+def test_fields_come_back_as_float32_grids():
+    sim = pool(backend="cpu")
+    sim.step(25)
+    assert sim.step_index == 25 and sim.time == pytest.approx(0.25)
+    h, d, b = sim.surface(), sim.depth(), sim.ground()
+    for a in (h, d, b):
+        assert a.dtype == np.float32 and a.shape == (40, 48)
+    # Depth is h − b in f64 rounded once; from the f32 fields, within an f32 rounding of 0.3 m.
+    np.testing.assert_allclose(d, np.maximum(h.astype(np.float64) - b, 0.0), rtol=0, atol=1e-7)
+    # Row j is y = (j + ½)·dx: the slope rises along x.
+    assert b[0, 0] == pytest.approx(-0.3 + 0.25 * 0.025, abs=1e-6)
+    assert b[0, -1] > b[0, 0] and b[-1, 0] == b[0, 0]
+    stats = sim.stats()
+    assert stats["step"] == 25 and stats["regions"] is None
+    # The correction holds the water: f32 depths summed in f64, 1e-6 of the volume.
+    assert abs(stats["volume"] - stats["target_volume"]) <= 1e-6 * stats["volume"]
+    assert stats["volume"] == pytest.approx(float(d.astype(np.float64).sum()) * 0.05**2, rel=1e-6)
+
+
+def test_a_new_ground_round_trips_and_carries_the_water():
+    scene = shoal.Scene.from_dict(
+        {"grid": {"nx": 24, "ny": 20, "dx": 0.1}, "time": {"dt": 0.01, "steps": 10},
+         "terrain": {"flat": -0.5}, "water": {"level": 0.0}}
+    )
+    sim = shoal.Simulation(scene, backend="cpu")
+    sim.step(5)
+    v0 = sim.stats()["volume"]
+    lowered = np.full((20, 24), -0.6)  # float64 in, float32 out
+    sim.set_ground(lowered)
+    np.testing.assert_array_equal(sim.ground(), lowered.astype(np.float32))
+    sim.step(100)
+    # Each column kept its 0.5 m: the pool is 10 cm lower and still at rest (1e-6 m: f32).
+    np.testing.assert_allclose(sim.surface(), -0.1, atol=1e-6)
+    assert sim.stats()["volume"] == pytest.approx(v0, rel=1e-6)
+    with pytest.raises(ValueError, match=r"shape \(20, 23\) for a grid of \(ny, nx\) = \(20, 24\)"):
+        sim.set_ground(np.zeros((20, 23)))
+
+
+def test_a_splash_adds_its_water_and_a_brush_adds_none():
+    scene = shoal.Scene.from_dict(
+        {"grid": {"nx": 64, "ny": 64, "dx": 0.05}, "time": {"dt": 0.01, "steps": 10},
+         "terrain": {"flat": -0.4}, "water": {"level": 0.0}}
+    )
+    sim = shoal.Simulation(scene, backend="cpu")
+    v0 = sim.stats()["volume"]
+    # ∫ h·(1 − r²/R²)² over the disc = π R² h / 3; R = 10 cells: the cell sum is within 1 %.
+    radius, height = 0.5, 0.02
+    sim.disturb(1.6, 1.6, radius, height)
+    added = sim.stats()["volume"] - v0
+    assert added == pytest.approx(np.pi * radius**2 * height / 3, rel=0.01)
+    assert sim.stats()["target_volume"] == pytest.approx(v0 + added, rel=1e-7)
+    v1 = sim.stats()["volume"]
+    sim.brush(0.825, 0.825, 0.3, 0.1)  # on a cell centre: the peak lands whole
+    sim.brush(2.4, 2.4, 0.3, -0.1)
+    sim.step(50)
+    # The brushes move ground and water together: the volume holds (f32 depths, 1e-6).
+    assert sim.stats()["volume"] == pytest.approx(v1, rel=1e-6)
+    assert sim.ground().max() == pytest.approx(-0.3, abs=1e-6)
+    with pytest.raises(ValueError, match="positive radius"):
+        sim.disturb(1.0, 1.0, 0.0, 0.1)
+    with pytest.raises(ValueError):
+        sim.brush(float("nan"), 1.0, 0.2, 0.1)
+
+
+def test_gpu_and_cpu_agree_within_the_stated_tolerance():
+    steps = 40
+    gpu, cpu = pool(backend="gpu"), pool(backend="cpu")
+    for sim in (gpu, cpu):
+        sim.step(steps)
+    diff = np.abs(gpu.surface().astype(np.float64) - cpu.surface()).max()
+    assert diff <= gpu_tolerance(steps, 0.03), f"{diff:.3e} on {gpu.backend}"
+    assert gpu.stats()["volume"] == pytest.approx(cpu.stats()["volume"], rel=1e-6)
+
+
+def shoal_run_files(scene_path, out, steps):
+    """The command line's run of a scene (the built binary when there is one, else shoal.run,
+    which is the same code the command line calls)."""
+    binary = REPO / "target" / "release" / "shoal"
+    if binary.exists():
+        subprocess.run(
+            [binary, "run", scene_path, "--backend", "cpu", "--steps", str(steps), "--out", out, "-q"],
+            check=True,
+        )
+    else:
+        shoal.run(scene_path, out, steps=steps, backend="cpu")
+
+
+def test_the_surface_equals_the_command_lines_snapshot(tmp_path):
+    scene_path = tmp_path / "pool.toml"
+    scene_path.write_text(POOL)
+    shoal_run_files(scene_path, tmp_path / "out", 40)
+    sim = shoal.Simulation(scene_path, backend="cpu")
+    sim.step(40)
+    np.testing.assert_array_equal(sim.surface(), np.load(tmp_path / "out" / "h_000040.npy"))
+    # And the gauge, every step from 0, as probes.csv holds it.
+    table = np.genfromtxt(tmp_path / "out" / "probes.csv", delimiter=",", names=True)
+    probes = sim.probes()
+    assert probes.dtype.names == ("step", "time", "gauge")
+    np.testing.assert_array_equal(probes["step"], table["step"])
+    np.testing.assert_allclose(probes["gauge"], table["gauge"], rtol=0, atol=1e-12)
+
+
+def test_run_writes_what_the_command_line_writes(tmp_path):
+    summary = shoal.run(SCENES / "standing_wave.toml", tmp_path / "run", steps=30, backend="cpu", png=True)
+    assert summary["steps"] == 30 and abs(summary["volume_error"]) < 1e-6
+    names = sorted(p.name for p in (tmp_path / "run").iterdir())
+    assert "stats.csv" in names and "scene.toml" in names and "frame_000000.png" in names
+    with pytest.raises(shoal.ShoalError, match="is not empty"):
+        shoal.run(SCENES / "standing_wave.toml", tmp_path / "run", steps=30, backend="cpu")
+
+
+def test_a_saved_simulation_continues_bit_for_bit(tmp_path):
+    straight = pool(backend="cpu")
+    straight.step(40)
+    sim = pool(backend="cpu")
+    sim.step(15)
+    sim.disturb(1.2, 0.8, 0.2, 0.01)
+    sim.step(5)
+    sim.save(tmp_path / "state.bin")
+    loaded = shoal.Simulation.load(tmp_path / "state.bin", backend="cpu")
+    assert loaded.step_index == 20
+    sim.step(20)
+    loaded.step(20)
+    np.testing.assert_array_equal(loaded.surface(), sim.surface())
+    np.testing.assert_array_equal(loaded.ground(), sim.ground())
+    with pytest.raises(FileNotFoundError):
+        shoal.Simulation.load(tmp_path / "missing.bin")
+    (tmp_path / "torn.bin").write_bytes((tmp_path / "state.bin").read_bytes()[:100])
+    with pytest.raises(shoal.ShoalError, match="truncated|checksum"):
+        shoal.Simulation.load(tmp_path / "torn.bin")
+
+
+def test_bodies_come_back_as_bodies_csv_columns():
+    text = (SCENES / "cube_drop.toml").read_text().replace("nx = 120\nny = 120\ndx = 0.02", "nx = 60\nny = 60\ndx = 0.04")
+    sim = shoal.Simulation(shoal.Scene.from_toml(text, base_dir=SCENES), backend="cpu")
+    sim.step(60)
+    bodies = sim.bodies()
+    assert bodies.dtype.names == (
+        "step", "time", "body", "x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "waterline", "displaced",
+    )
+    assert bodies.shape == (1,) and bodies["step"][0] == 60
+    # The cube (density 600) has fallen into the water and displaces some.
+    assert bodies["z"][0] < 0.4 and bodies["displaced"][0] > 0.0
+    assert pool(backend="cpu").bodies().shape == (0,)
+
+
+def test_errors_are_exceptions_not_crashes():
+    with pytest.raises(ValueError, match="backend"):
+        pool(backend="tpu")
+    with pytest.raises(TypeError):
+        shoal.Simulation(42)
+    sim = pool(backend="cpu")
+    with pytest.raises(OverflowError):
+        sim.step(-1)
+    too_big = POOL.replace("nx = 48\nny = 40", "nx = 200000\nny = 200000")
+    with pytest.raises(shoal.ShoalError):
+        shoal.Simulation(shoal.Scene.from_toml(too_big), backend="cpu")
+
+
+def test_stepping_releases_the_gil():
+    sim = shoal.Simulation(SCENES / "beach.toml", backend="cpu")
+    worker = threading.Thread(target=sim.step, args=(150,))
+    counted = 0
+    worker.start()
+    while worker.is_alive():
+        counted += 1
+        time.sleep(0)
+    worker.join()
+    assert sim.step_index == 150
+    # With the GIL held for the whole call this thread would not have run at all.
+    assert counted > 100, counted
+
+
+def test_ctrl_c_raises_keyboard_interrupt_between_chunks():
+    code = textwrap.dedent(
+        f"""
+        import os, signal, threading, shoal
+        sim = shoal.Simulation({str(SCENES / "beach.toml")!r}, backend="cpu")
+        threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+        try:
+            sim.step(10**9)
+        except KeyboardInterrupt:
+            print("interrupted at", sim.step_index, sim.step_index % 256 == 0)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    words = done.stdout.split()
+    assert words[:2] == ["interrupted", "at"] and int(words[2]) > 0 and words[3] == "True", done.stdout
+
+
+def test_the_example_script_draws_its_figure(tmp_path):
+    if "CI" not in os.environ:  # CI installs matplotlib: there a missing one fails the test
+        pytest.importorskip("matplotlib")
+    script = REPO / "python" / "examples" / "beach_gauge.py"
+    out = tmp_path / "figure.png"
+    subprocess.run([sys.executable, script, "--steps", "60", "--out", out], check=True, timeout=300)
+    assert out.stat().st_size > 10_000
