@@ -6,29 +6,10 @@ use shoal::low_level::cpu::apply_edits;
 use shoal::low_level::{HostEdit, EDIT_BRUSH, EDIT_DISTURB};
 use shoal::{Backend, Simulation, Water, WaterOptions};
 
-/// A sloping beach, a bump released at rest, a global correction.
-const POOL: &str = r#"
-[grid]
-nx = 48
-ny = 40
-dx = 0.05
-[time]
-dt = 0.01
-steps = 60
-[physics]
-volume_correction = "global"
-[terrain]
-slope = { base = -0.3, grad = [0.25, 0.0] }
-[water]
-level = 0.0
-[[water.bump]]
-x = 0.8
-y = 1.0
-radius = 0.15
-height = 0.03
-[output]
-every = 0
-"#;
+/// embed.rs's pool (a sloping beach, a bump released at rest) with a global correction.
+fn pool() -> String {
+    crate::embed::POOL.replace("[terrain]", "[physics]\nvolume_correction = \"global\"\n[terrain]")
+}
 
 /// A hill raised under the water, a pit dug, the dry beach raised, and two splashes.
 fn edits(dx: f64) -> Vec<HostEdit> {
@@ -51,7 +32,7 @@ fn volume(sim: &mut Simulation) -> f64 {
 /// (60 steps of waves a few centimetres high).
 #[test]
 fn simulation_edits_follow_the_embedded_edit_pass() {
-    let scene = common::scene(POOL);
+    let scene = common::scene(&pool());
     let dx = scene.grid.dx;
     let (device, queue) = crate::embed::own_device();
     let mut water = Water::new(&device, &queue, &scene, WaterOptions::default()).unwrap();
@@ -98,7 +79,7 @@ fn simulation_edits_follow_the_embedded_edit_pass() {
 /// ~1e-7 relative; 1e-6 of the volume.
 #[test]
 fn edits_keep_the_volume_books_on_every_backend() {
-    let scene = common::scene(POOL);
+    let scene = common::scene(&pool());
     let dx = scene.grid.dx;
     for backend in BOTH {
         let mut sim = common::simulation(&scene, backend);
@@ -165,7 +146,7 @@ fn a_new_ground_carries_the_water_and_a_pool_stays_at_rest() {
 /// Edits that cannot be made are refused and change nothing.
 #[test]
 fn bad_edits_are_refused() {
-    let scene = common::scene(POOL);
+    let scene = common::scene(&pool());
     let mut sim = common::simulation(&scene, Backend::Cpu);
     sim.step(3).unwrap();
     let before = sim.eta().unwrap();
@@ -178,7 +159,7 @@ fn bad_edits_are_refused() {
     let err = sim.set_ground(&tall).unwrap_err().to_string();
     assert!(err.contains("cell 5"), "{err}");
     assert_eq!(sim.eta().unwrap(), before);
-    let pipes = common::scene(&POOL.replace("[physics]", "[physics]\nmodel = \"pipes\""));
+    let pipes = common::scene(&pool().replace("[physics]", "[physics]\nmodel = \"pipes\""));
     let mut sim = common::simulation(&pipes, Backend::Cpu);
     let err = sim.edit(&edits(pipes.grid.dx)).unwrap_err().to_string();
     assert!(err.contains("not built yet"), "{err}");

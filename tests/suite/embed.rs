@@ -29,7 +29,7 @@ pub(crate) fn own_device() -> (wgpu::Device, wgpu::Queue) {
 }
 
 /// A closed 48 × 40 pool 0.3 m deep with a beach on its east side and a bump to start waves.
-const POOL: &str = r#"
+pub(crate) const POOL: &str = r#"
 [grid]
 nx = 48
 ny = 40
