@@ -272,6 +272,9 @@ def test_ctrl_c_raises_keyboard_interrupt_between_chunks():
     code = textwrap.dedent(
         f"""
         import os, signal, threading, shoal
+        # A process started in the background by a non-interactive shell (as CI runs) inherits
+        # SIGINT ignored, and Python then keeps it ignored: take the default handler back.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         sim = shoal.Simulation({str(SCENES / "beach.toml")!r}, backend="cpu")
         threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
         try:
