@@ -58,6 +58,8 @@ pub mod low_level;
 pub use bodies::{BodySample, BodyState};
 pub use checkpoint::Checkpoint;
 pub use error::{Error, Result};
+#[cfg(target_arch = "wasm32")]
+pub use gpu::context::take_web_errors;
 pub use gpu::readback;
 pub use gpu::surface::SurfaceBuffers;
 pub use query::{QueryId, WaterSample};

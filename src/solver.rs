@@ -64,9 +64,10 @@ pub struct SolveReport {
     pub residual: f32,
 }
 
-/// A backend: holds the state and runs the passes of a step. `Send`, so a `Simulation` can live on
+/// A backend: holds the state and runs the passes of a step. `Send` (but on the web, where wgpu's
+/// handles are not), so a `Simulation` can live on
 /// a worker thread.
-pub trait Solver: Send + std::any::Any {
+pub trait Solver: wgpu::WasmNotSend + std::any::Any {
     /// Replaces the uniform parameters (k, damping, boundaries…), e.g. after a substep change.
     fn set_params(&mut self, params: &Params) -> Result<()>;
     /// Multiplies the per-step change by `factor` (when the substep length changes).

@@ -203,7 +203,7 @@ impl Water {
             bodies: bodies as u32,
             _pad: [0; 3],
         };
-        if let Some(e) = pollster::block_on(scopes.pop()) {
+        if let Some(e) = crate::gpu::context::caught(scopes.pop()) {
             return Err(e.into());
         }
         Ok(Water {

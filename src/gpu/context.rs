@@ -18,6 +18,35 @@ pub struct GpuContext {
     pub uncaptured: Arc<Mutex<Option<String>>>,
 }
 
+/// What an error scope caught (the future of its `pop`). Natively it waits for the GPU's answer.
+/// On the web nothing may block: the answer is awaited in the background and kept for
+/// `take_web_errors`, and this returns None.
+pub(crate) fn caught(pop: impl std::future::Future<Output = Option<wgpu::Error>> + 'static) -> Option<wgpu::Error> {
+    #[cfg(not(target_arch = "wasm32"))]
+    return pollster::block_on(pop);
+    #[cfg(target_arch = "wasm32")]
+    {
+        wasm_bindgen_futures::spawn_local(async move {
+            if let Some(e) = pop.await {
+                WEB_ERRORS.with(|errors| errors.borrow_mut().push(e.to_string()));
+            }
+        });
+        None
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+thread_local! {
+    static WEB_ERRORS: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// On the web: the errors Shoal's error scopes caught since the last call (they arrive a little
+/// after the call that made them: check after awaiting).
+#[cfg(target_arch = "wasm32")]
+pub fn take_web_errors() -> Vec<String> {
+    WEB_ERRORS.with(|errors| std::mem::take(&mut *errors.borrow_mut()))
+}
+
 impl GpuContext {
     /// Opens the preferred adapter: `WGPU_BACKEND` picks backends and `WGPU_ADAPTER_NAME` a name
     /// (substring, case-insensitive); otherwise discrete > integrated > virtual > CPU.

@@ -713,8 +713,8 @@ impl Scopes {
     }
 
     fn pop(self) -> Result<()> {
-        let validation = pollster::block_on(self.validation.pop());
-        let memory = pollster::block_on(self.memory.pop());
+        let validation = crate::gpu::context::caught(self.validation.pop());
+        let memory = crate::gpu::context::caught(self.memory.pop());
         match validation.or(memory) {
             Some(e) => Err(e.into()),
             None => Ok(()),

@@ -144,7 +144,7 @@ impl GpuNs {
             usage: U::MAP_READ | U::COPY_DST,
             mapped_at_creation: false,
         });
-        if let Some(e) = pollster::block_on(scope.pop()) {
+        if let Some(e) = crate::gpu::context::caught(scope.pop()) {
             return Err(Error::Gpu(e.to_string()));
         }
         Ok(GpuNs {
@@ -335,7 +335,7 @@ impl Solver for GpuNs {
         }
         self.queue.submit([encoder.finish()]);
         let bytes = super::readback::map(&self.device, rb, head + probe_bytes + body_bytes)?;
-        if let Some(e) = pollster::block_on(scope.pop()) {
+        if let Some(e) = crate::gpu::context::caught(scope.pop()) {
             return Err(Error::Gpu(e.to_string()));
         }
         let (stats, rest) = bytes.split_at(STATS_BYTES as usize);

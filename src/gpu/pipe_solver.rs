@@ -102,7 +102,7 @@ impl GpuPipes {
             buffers.partials.size() + TALLY_BYTES + buffers.history.size(),
         );
         let eta_readback = staging("pipes surface readback", buffers.eta.size());
-        if let Some(e) = pollster::block_on(scope.pop()) {
+        if let Some(e) = crate::gpu::context::caught(scope.pop()) {
             return Err(Error::Gpu(e.to_string()));
         }
         Ok(GpuPipes {
@@ -254,7 +254,7 @@ impl GpuPipes {
         if let Some(s) = spray {
             self.particles = s.count;
         }
-        if let Some(e) = pollster::block_on(scope.pop()) {
+        if let Some(e) = crate::gpu::context::caught(scope.pop()) {
             return Err(Error::Gpu(e.to_string()));
         }
         let (mut water, mut exchange, mut deepest, mut bad) = (0u64, 0i64, 0u32, 0u32);

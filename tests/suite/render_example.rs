@@ -120,7 +120,7 @@ fn the_render_example_draws_the_waterfalls_spray_from_shoals_particle_buffer() {
 /// The example's own shaders validate with naga, like Shoal's.
 #[test]
 fn the_render_example_shaders_validate() {
-    let source = include_str!("../../examples/render.wgsl");
+    let source = include_str!("../../examples/render/render.wgsl");
     let module = naga::front::wgsl::parse_str(source).unwrap_or_else(|e| panic!("{}", e.emit_to_string(source)));
     naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
