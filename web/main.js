@@ -1,0 +1,110 @@
+// The demo page: starts Shoal (web/src/lib.rs, built to pkg/ by wasm-bindgen) on WebGPU in the
+// canvas and drives it. With ?steps=N it runs exactly N steps, reads the volume back and writes
+// {"steps", "volume", "adapter"} into #result; with ?report=1 as well it posts that, and the
+// canvas as a PNG, to /result of the server that served it (web/test.py).
+import init, { Demo, last_panic, presets } from "./pkg/shoal_web.js";
+
+const params = new URLSearchParams(location.search);
+const sceneName = params.get("scene") || "default";
+const testSteps = params.has("steps") ? Number(params.get("steps")) : null;
+const stepsPerFrame = Number(params.get("per_frame") || 2);
+const report = params.has("report");
+// ?canvas=2d: draw offscreen and put each frame into a 2D canvas (for browsers that give WebGPU
+// but no WebGPU canvas, as headless Chromium on a software adapter).
+const offscreen = params.get("canvas") === "2d";
+
+const status = document.getElementById("status");
+const result = document.getElementById("result");
+const canvas = document.getElementById("water");
+
+function safe(f) {
+  try { return f(); } catch (e) { return ""; }
+}
+
+function publish(outcome) {
+  result.textContent = JSON.stringify(outcome);
+  if (report) fetch("/result", { method: "POST", body: JSON.stringify(outcome) });
+}
+
+function fail(message) {
+  const panic = last_panic ? safe(last_panic) : "";
+  if (panic) message += ` (${panic})`;
+  status.textContent = message;
+  status.className = "error";
+  publish({ error: message });
+}
+
+async function main() {
+  if (!navigator.gpu) {
+    fail("This browser has no WebGPU: Shoal needs it (Chrome or Edge 113+, Safari 26+, or Firefox with WebGPU on).");
+    return;
+  }
+  await init();
+  const choice = document.getElementById("scene");
+  for (const name of presets()) {
+    const option = new Option(name.replace("_", " "), name, false, name === sceneName);
+    choice.add(option);
+  }
+  choice.onchange = () => { params.set("scene", choice.value); location.search = params.toString(); };
+
+  let demo;
+  try {
+    demo = await Demo.start(canvas, sceneName, offscreen);
+  } catch (e) {
+    fail(`Shoal could not start: ${e}`);
+    return;
+  }
+  document.getElementById("adapter").textContent = `Adapter: ${demo.adapter()}; ${demo.limits()}.`;
+  status.textContent = `${sceneName} running`;
+
+  // Pointer: a click splashes, a drag brushes sand (Shift: digs).
+  const ndc = (event) => {
+    const r = canvas.getBoundingClientRect();
+    return [((event.clientX - r.left) / r.width) * 2 - 1, 1 - ((event.clientY - r.top) / r.height) * 2];
+  };
+  let down = null, dragged = false;
+  canvas.onpointerdown = (e) => { down = ndc(e); dragged = false; canvas.setPointerCapture(e.pointerId); };
+  canvas.onpointermove = (e) => {
+    if (!down) return;
+    const [x, y] = ndc(e);
+    if (Math.hypot(x - down[0], y - down[1]) > 0.01) dragged = true;
+    if (dragged) demo.brush(x, y, e.shiftKey ? -0.004 : 0.004);
+  };
+  canvas.onpointerup = (e) => {
+    if (down && !dragged) demo.splash(...ndc(e));
+    down = null;
+  };
+
+  const rate = document.getElementById("rate");
+  let last = performance.now(), lastSteps = 0;
+  const frame = async () => {
+    const left = testSteps === null ? stepsPerFrame : Math.min(stepsPerFrame, testSteps - demo.steps());
+    try {
+      demo.frame(left);
+      if (offscreen) await demo.show();
+    } catch (e) {
+      fail(`Shoal stopped: ${e}`);
+      return;
+    }
+    const now = performance.now();
+    if (now - last > 500) {
+      rate.textContent = `${Math.round(((demo.steps() - lastSteps) * 1000) / (now - last))} steps/s`;
+      last = now;
+      lastSteps = demo.steps();
+    }
+    if (testSteps !== null && demo.steps() >= testSteps) {
+      const volume = await demo.volume();
+      // Draw once more (no steps) and take the canvas in the same task, before it is presented.
+      demo.frame(0);
+      if (offscreen) await demo.show();
+      const picture = canvas.toDataURL("image/png");
+      publish({ steps: demo.steps(), volume, adapter: demo.adapter(), picture });
+      status.textContent = `${sceneName}: ${demo.steps()} steps done`;
+      return;
+    }
+    requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+}
+
+main().catch((e) => fail(`Shoal could not start: ${e}`));
