@@ -259,22 +259,7 @@ impl Frame {
 
     /// Records the copy of the finished frame into the readback buffer.
     fn copy_out(&self, encoder: &mut wgpu::CommandEncoder) {
-        encoder.copy_texture_to_buffer(
-            self.colour.as_image_copy(),
-            wgpu::TexelCopyBufferInfo {
-                buffer: &self.readback,
-                layout: wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(self.size.0 * 4),
-                    rows_per_image: None,
-                },
-            },
-            wgpu::Extent3d {
-                width: self.size.0,
-                height: self.size.1,
-                depth_or_array_layers: 1,
-            },
-        );
+        renderer::copy_out(encoder, &self.colour, &self.readback, self.size);
     }
 
     /// Waits for the frame and copies it out (the picture, not the water: Shoal's state stays

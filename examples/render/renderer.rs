@@ -330,6 +330,26 @@ fn attr(location: u32, format: wgpu::VertexFormat, offset: u64) -> wgpu::VertexA
     }
 }
 
+/// Records the copy of a finished `size` frame in `texture` (4 bytes a pixel) into `buffer`.
+pub fn copy_out(encoder: &mut wgpu::CommandEncoder, texture: &wgpu::Texture, buffer: &wgpu::Buffer, size: (u32, u32)) {
+    encoder.copy_texture_to_buffer(
+        texture.as_image_copy(),
+        wgpu::TexelCopyBufferInfo {
+            buffer,
+            layout: wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(size.0 * 4),
+                rows_per_image: None,
+            },
+        },
+        wgpu::Extent3d {
+            width: size.0,
+            height: size.1,
+            depth_or_array_layers: 1,
+        },
+    );
+}
+
 /// A render target of `width` × `height` in `format`.
 pub fn target_descriptor(width: u32, height: u32, format: wgpu::TextureFormat) -> wgpu::TextureDescriptor<'static> {
     wgpu::TextureDescriptor {

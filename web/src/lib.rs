@@ -280,22 +280,7 @@ impl Demo {
             ..
         } = &self.target
         {
-            encoder.copy_texture_to_buffer(
-                texture.as_image_copy(),
-                wgpu::TexelCopyBufferInfo {
-                    buffer: readback,
-                    layout: wgpu::TexelCopyBufferLayout {
-                        offset: 0,
-                        bytes_per_row: Some(size.0 * 4),
-                        rows_per_image: None,
-                    },
-                },
-                wgpu::Extent3d {
-                    width: size.0,
-                    height: size.1,
-                    depth_or_array_layers: 1,
-                },
-            );
+            renderer::copy_out(&mut encoder, texture, readback, *size);
         }
         self.queue.submit([encoder.finish()]);
         if let Some(texture) = texture {
