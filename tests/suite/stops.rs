@@ -38,6 +38,13 @@ fn run_and_signal(dir: &Path, signal: &str) -> (bool, String) {
     (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
+/// POOL on a 40 × 30 grid (its drop moved in with it), `steps` long: quick on the CPU.
+fn small_pool(steps: u64) -> String {
+    POOL.replace("steps = 400000", &format!("steps = {steps}"))
+        .replace("nx = 160\nny = 120", "nx = 40\nny = 30")
+        .replace("x = 4.0\ny = 3.0", "x = 1.0\ny = 0.75")
+}
+
 /// The complete rows of a table (a torn last line left out) and whether one was torn.
 fn rows(path: &Path) -> Vec<String> {
     shoal::io::csv::complete_lines(path).unwrap()
@@ -117,10 +124,7 @@ fn every_stop_keeps_whole_tables_and_a_resume_writes_what_a_straight_run_writes(
 #[test]
 fn force_clears_the_files_an_older_longer_run_left_and_keeps_the_rest() {
     let dir = tempfile::tempdir().unwrap();
-    let scene = POOL
-        .replace("steps = 400000", "steps = 120")
-        .replace("nx = 160\nny = 120", "nx = 40\nny = 30")
-        .replace("x = 4.0\ny = 3.0", "x = 1.0\ny = 0.75");
+    let scene = small_pool(120);
     std::fs::write(dir.path().join("scene.toml"), scene).unwrap();
     let run = |steps: &str| {
         let (ok, _, err) = shoal(
@@ -157,10 +161,7 @@ fn resume_refuses_a_scene_edited_in_what_the_checkpoint_depends_on() {
     // A resume continues the run its checkpoint was made by: a changed dt (which then
     // diverged) is refused naming the key; how long it runs and how often it writes may change.
     let dir = tempfile::tempdir().unwrap();
-    let scene = POOL
-        .replace("steps = 400000", "steps = 80")
-        .replace("nx = 160\nny = 120", "nx = 40\nny = 30")
-        .replace("x = 4.0\ny = 3.0", "x = 1.0\ny = 0.75");
+    let scene = small_pool(80);
     std::fs::write(dir.path().join("scene.toml"), scene).unwrap();
     let (ok, _, err) = shoal(
         &["run", "scene.toml", "--backend", "cpu", "-q", "--out", "out"],
