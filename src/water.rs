@@ -6,6 +6,7 @@ use crate::edit::{HostEdit, EDIT_BRUSH, EDIT_DISTURB};
 use crate::error::{Error, Result};
 use crate::gpu::caustics::Caustics;
 use crate::gpu::edit::Edit;
+use crate::gpu::state::{books_at, Books};
 use crate::gpu::surface::{Look, Surface, SurfaceBuffers, SurfaceSource};
 use crate::gpu::GpuSolver;
 use crate::query::{QueryId, WaterSample};
@@ -434,9 +435,10 @@ impl Water {
         &self.out
     }
 
-    /// The ground b − ref, f32 per cell, row-major [ny, nx]; brushes edit it in place. With the
-    /// pipes, each column's top floor (a bridge deck, a rock's top). Usage STORAGE | VERTEX |
-    /// COPY_SRC | COPY_DST.
+    /// The ground b − ref, f32 per cell, row-major [ny, nx], in the buffer's first nx·ny words
+    /// (on the height field, Shoal's per-cell forcing follows them: bind or copy that range);
+    /// brushes edit it in place. With the pipes, each column's top floor (a bridge deck, a rock's
+    /// top). Usage STORAGE | VERTEX | COPY_SRC | COPY_DST.
     pub fn ground_buffer(&mut self) -> &wgpu::Buffer {
         match &self.model {
             Model::Pipes { ground, .. } => ground,
@@ -533,7 +535,10 @@ impl Water {
                 &device, &queue, b,
             )?))
         };
-        Ok((f32s(&state.eta[state.current])?, f32s(&state.ground)?))
+        let mut ground = f32s(&state.ground)?;
+        // The ground buffer's forcing words follow the ground.
+        ground.truncate(state.cells() as usize);
+        Ok((f32s(&state.eta[state.current])?, ground))
     }
 
     /// The water volume now (m³, Σ depth·dx² in f64) and the volume the correction holds it to,
@@ -553,8 +558,9 @@ impl Water {
         let volume: f64 = eta.iter().zip(&ground).map(|(&e, &b)| (e - b).max(0.0) as f64).sum();
         let still: f64 = ground.iter().map(|&b| (-(b as f64)).max(0.0)).sum();
         let gpu = self.gpu();
-        let raw = crate::gpu::readback::read(gpu.device(), gpu.queue(), &gpu.state().volume)?;
-        let words: Vec<f32> = bytemuck::pod_collect_to_vec(&raw);
+        let raw = crate::gpu::readback::read(gpu.device(), gpu.queue(), &gpu.state().books)?;
+        let at = books_at(Books::Volume) as usize;
+        let words: Vec<f32> = bytemuck::pod_collect_to_vec(&raw[at..at + 8]);
         let target = words[0] as f64 + words[1] as f64 + still;
         Ok((volume * dx * dx, target * dx * dx))
     }
@@ -570,8 +576,9 @@ impl Water {
             return Ok(());
         }
         let gpu = self.gpu();
-        let raw = crate::gpu::readback::read(gpu.device(), gpu.queue(), &gpu.state().first_bad_step)?;
-        let flag: u32 = bytemuck::pod_read_unaligned(&raw[..4]);
+        let raw = crate::gpu::readback::read(gpu.device(), gpu.queue(), &gpu.state().books)?;
+        let at = books_at(Books::FirstBadStep) as usize;
+        let flag: u32 = bytemuck::pod_read_unaligned(&raw[at..at + 4]);
         if flag != u32::MAX {
             return Err(Error::Diverged { step: steps });
         }

@@ -144,7 +144,7 @@ fn side(row: Row, c: u32, mode: u32) -> Row {
     let b_c = ground[c];
     let d_c = depth(eta_c, b_c);
     if mode == OPEN || mode == GHOST_MEAN {
-        let g = select(0.0, totals.sum_eta / f32(max(totals.wet, 1u)), mode == GHOST_MEAN);
+        let g = select(0.0, books.totals.sum_eta / f32(max(books.totals.wet, 1u)), mode == GHOST_MEAN);
         let w = params.k * face_depth(eta_c, d_c, g, depth(g, b_c));
         var r = g - eta_c;
         if sweep.axis == 1u {

@@ -9,11 +9,9 @@
 // (`VolumeState::settle`, `apply_plain` for the probes' cells).
 
 @group(0) @binding(1) var<storage, read> ground: array<f32>;
-@group(0) @binding(2) var<storage, read_write> totals: Totals;
-@group(0) @binding(3) var<storage, read_write> volume: Volume;
-@group(0) @binding(4) var<storage, read> probe_cells: array<u32>;
-@group(0) @binding(5) var<storage, read_write> history: array<f32>;
-// The partials: sums.wgsl's, at binding 6.
+// Binding 2: the books (books.wgsl): the partials it folds, the totals and volume it settles.
+@group(0) @binding(3) var<storage, read> probe_cells: array<u32>;
+@group(0) @binding(4) var<storage, read_write> history: array<f32>;
 
 @group(1) @binding(0) var<storage, read> eta: array<f32>;
 
@@ -25,10 +23,10 @@ var<workgroup> s_correction: f32;
 fn close(@builtin(local_invocation_index) t: u32) {
     let k = tree(t, fold_partials(t));
     if t == 0u {
-        totals = to_totals(k);
+        books.totals = to_totals(k);
         // No rain in a fused schedule: the chunk's rain before this step is 0.
-        let v = settled(volume, totals, slot.index, 0.0);
-        volume = v;
+        let v = settled(books.volume, books.totals, slot.index, 0.0);
+        books.volume = v;
         s_correction = v.correction;
     }
     workgroupBarrier();

@@ -45,6 +45,7 @@
 const WG: u32 = 256u;
 
 var<workgroup> s_dot: array<vec2<f32>, WG>;
+var<workgroup> s_converged: u32;
 
 fn neighbour(i: u32, j: u32, f: u32) -> vec2<u32> {
     switch f {
@@ -154,6 +155,16 @@ fn total(t: u32) -> vec2<f32> {
     return s_dot[0];
 }
 
+// Whether the solve has converged, as one value for the whole workgroup: WGSL counts a load of
+// read-write storage as non-uniform, and the folds after it wait at barriers, which only
+// uniform control flow may reach (Tint, and so Chrome, refuses the shader otherwise).
+fn converged(t: u32) -> bool {
+    if t == 0u {
+        s_converged = solve.converged;
+    }
+    return workgroupUniformLoad(&s_converged) != 0u;
+}
+
 fn stop() {
     solve.converged = 1u;
     args[3] = 0u;
@@ -228,7 +239,7 @@ fn start(lane: BoxLane) {
 
 @compute @workgroup_size(256)
 fn start_total(@builtin(local_invocation_index) t: u32) {
-    if solve.converged != 0u {
+    if converged(t) {
         return;
     }
     let s = total(t);
@@ -311,7 +322,7 @@ fn pcg_product(lane: BoxLane) {
 
 @compute @workgroup_size(256)
 fn pcg_alpha(@builtin(local_invocation_index) t: u32) {
-    if solve.converged != 0u {
+    if converged(t) {
         return;
     }
     let s = total(t);
@@ -348,7 +359,7 @@ fn pcg_update(lane: BoxLane) {
 // β = r·z' / r·z, and the convergence test.
 @compute @workgroup_size(256)
 fn pcg_beta(@builtin(local_invocation_index) t: u32) {
-    if solve.converged != 0u {
+    if converged(t) {
         return;
     }
     let s = total(t);

@@ -1,4 +1,4 @@
-#import common
+#import books
 // Host edits between steps (src/water.rs): terrain brushes and splashes, applied in the order the
 // host made them, each a smooth bump w(r) = (1 − r²/R²)² of radius R cells around a point.
 //
@@ -41,10 +41,9 @@ struct Edits {
 }
 
 @group(0) @binding(1) var<storage, read_write> ground: array<f32>;
-@group(0) @binding(2) var<storage, read> totals: Totals;
-@group(0) @binding(3) var<storage, read_write> volume: Volume;
-@group(0) @binding(4) var<storage, read> edits: Edits;
-@group(0) @binding(5) var<storage, read_write> pending: array<f32>;
+// Binding 2: the books (books.wgsl): the totals it marks and the volume target it moves.
+@group(0) @binding(3) var<storage, read> edits: Edits;
+@group(0) @binding(4) var<storage, read_write> pending: array<f32>;
 
 // The current level, edited in place.
 @group(1) @binding(0) var<storage, read_write> eta: array<f32>;
@@ -90,12 +89,12 @@ fn apply_edits(@builtin(global_invocation_id) gid: vec3<u32>) {
 
 @compute @workgroup_size(1)
 fn mark() {
-    volume.marked = totals.sum_depth;
+    books.volume.marked = books.totals.sum_depth;
 }
 
 @compute @workgroup_size(1)
 fn rebase() {
-    let s = two_sum(volume.start_hi, totals.sum_depth - volume.marked);
-    volume.start_hi = s.x;
-    volume.start_lo = volume.start_lo + s.y;
+    let s = two_sum(books.volume.start_hi, books.totals.sum_depth - books.volume.marked);
+    books.volume.start_hi = s.x;
+    books.volume.start_lo = books.volume.start_lo + s.y;
 }

@@ -31,7 +31,7 @@ fn read_cell(c: u32, corrected: bool) -> vec3<f32> {
         return level;
     }
     let b = ground[c];
-    let moved = take_correction(level.x, level.y, level.z, b, vec2<f32>(volume.correction, volume.vel_correction));
+    let moved = take_correction(level.x, level.y, level.z, b, vec2<f32>(books.volume.correction, books.volume.vel_correction));
     return select(moved, vec3<f32>(b, 0.0, 0.0), moved.x <= b);
 }
 
@@ -74,7 +74,7 @@ fn wave(i: u32, j: u32, corrected: bool) -> vec2<f32> {
     let eta_c = here.x;
     let b_c = ground[c];
     let d_c = depth(eta_c, b_c);
-    let mean = totals.sum_eta / f32(max(totals.wet, 1u));
+    let mean = books.totals.sum_eta / f32(max(books.totals.wet, 1u));
     let w = select(c - 1u, cell(nx - 1u, j), i == 0u);
     let e = select(c + 1u, cell(0u, j), i == nx - 1u);
     let s = select(c - nx, cell(i, ny - 1u), j == 0u);
@@ -128,7 +128,7 @@ fn step_cells(group: u32, t: u32, corrected: bool) -> Lane {
 fn write_sums(group: u32, t: u32, lane: Lane) {
     let sums = tree(t, lane);
     if t == 0u && group < params.n_partials {
-        partials[group] = to_totals(sums);
+        books.partials[group] = to_totals(sums);
     }
 }
 

@@ -1,24 +1,19 @@
 #import sums
+#import carry
 // The bindings every pass that advances the state shares (explicit.wgsl, adi.wgsl), and the
 // last thing such a pass does to a cell: the dry-cell rule, the divergence flag and the store.
 // Imported by them with `#import level` (build.rs resolves imports).
 
+// The ground b − ref (words 0..nx·ny), then the per-cell forcing (params.forcing): each cell's
+// 1 − tau under the damping map (FORCE_DAMPING_MAP, nx·ny words), then the air pressure's head
+// p/(ρg) this step (FORCE_PRESSURE, pressure.wgsl). One binding for both, as WebGPU allows a
+// pipeline 8 to 10 storage buffers; 16 unread bytes after the ground without either.
 @group(0) @binding(1) var<storage, read> ground: array<f32>;
-@group(0) @binding(2) var<storage, read> totals: Totals;
-@group(0) @binding(3) var<storage, read_write> first_bad_step: atomic<u32>;
-// The rounding residual of each cell's last eta update (read and written only by its own cell).
-@group(0) @binding(4) var<storage, read_write> carry: array<f32>;
-// Under CORRECT_CLAMPS, what the dry-cell rule did to each cell since the last correction: the
-// water it made and the per-step change it dropped (read by reduce.wgsl, reset by volume.wgsl).
-@group(0) @binding(5) var<storage, read_write> clamped: array<vec2<f32>>;
+// Binding 2: the books (books.wgsl): the totals, the volume correction, the divergence flag.
+// Binding 3: the carry (carry.wgsl): each cell's rounding residual, then its clamp record.
 // The fused explicit step (explicit.wgsl's `step_sums`) writes its per-workgroup sums of the
-// level it writes into sums.wgsl's `partials` (binding 6), and applies the correction the last
-// step settled as it reads (volume.wgsl).
-@group(0) @binding(7) var<storage, read> volume: Volume;
-// Per-cell forcing (params.forcing): each cell's 1 − tau under the damping map (FORCE_DAMPING_MAP,
-// the first nx·ny words), then the air pressure's head p/(ρg) this step (FORCE_PRESSURE,
-// pressure.wgsl). 16 unread bytes without either.
-@group(0) @binding(8) var<storage, read> forcing: array<f32>;
+// level it writes into the books' partials, and applies the correction the last step settled
+// (the books' volume) as it reads.
 
 @group(1) @binding(0) var<storage, read> eta_in: array<f32>;
 @group(1) @binding(1) var<storage, read> vel_in: array<f32>;
@@ -30,7 +25,7 @@
 // Cell c's 1 − tau: the damping map's, or the scene's.
 fn keep_of(c: u32) -> f32 {
     if (params.forcing & FORCE_DAMPING_MAP) != 0u {
-        return forcing[c];
+        return ground[params.nx * params.ny + c];
     }
     return params.keep;
 }
@@ -39,8 +34,9 @@ fn keep_of(c: u32) -> f32 {
 // slope the step takes, so the water levels h + p/(ρg).
 fn head_of(c: u32) -> f32 {
     if (params.forcing & FORCE_PRESSURE) != 0u {
-        let at = select(0u, params.nx * params.ny, (params.forcing & FORCE_DAMPING_MAP) != 0u);
-        return forcing[at + c];
+        let n = params.nx * params.ny;
+        let at = select(n, 2u * n, (params.forcing & FORCE_DAMPING_MAP) != 0u);
+        return ground[at + c];
     }
     return 0.0;
 }
@@ -62,7 +58,7 @@ fn store(c: u32, b_c: f32, eta_new: f32, vel_new: f32, residual: f32) -> vec2<f3
         if params.correct == CORRECT_CLAMPS && is_finite(eta) {
             // The water the clamp makes, and the per-step change it drops: the solver's own
             // change of this cell, which its neighbours' opposite face terms balance.
-            clamped[c] = clamped[c] + vec2<f32>((b_c - eta_new) - residual, vel_new);
+            set_clamped(c, clamped_at(c) + vec2<f32>((b_c - eta_new) - residual, vel_new));
         }
         eta = b_c;
         vel = 0.0;
@@ -70,7 +66,7 @@ fn store(c: u32, b_c: f32, eta_new: f32, vel_new: f32, residual: f32) -> vec2<f3
     }
     carry[c] = res;
     if !is_finite(eta) || !is_finite(vel) {
-        atomicMin(&first_bad_step, slot.index);
+        atomicMin(&books.first_bad_step, slot.index);
     }
     eta_out[c] = eta;
     vel_out[c] = vel;

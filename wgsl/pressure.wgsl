@@ -25,7 +25,7 @@ struct Patch {
 struct PressureParams {
     // Patches per step.
     count: u32,
-    // Where the head starts in `forcing` (after the damping map, if any).
+    // Where the head starts in `ground` (after the ground and the damping map, if any).
     at: u32,
     _pad0: u32,
     _pad1: u32,
@@ -34,7 +34,8 @@ struct PressureParams {
 @group(0) @binding(1) var<uniform> pp: PressureParams;
 // `count` patches per step of the chunk, row per step.
 @group(0) @binding(2) var<storage, read> patches: array<Patch>;
-@group(0) @binding(3) var<storage, read_write> forcing: array<f32>;
+// The ground buffer: the ground, then the per-cell forcing (level.wgsl), whose head this writes.
+@group(0) @binding(3) var<storage, read_write> ground: array<f32>;
 @group(1) @binding(0) var<uniform> slot: StepSlot;
 
 // Patch q's head at the centre of cell (i, j).
@@ -57,5 +58,5 @@ fn head(@builtin(global_invocation_id) gid: vec3<u32>) {
     for (var k = 0u; k < pp.count; k++) {
         sum = sum + patch_head(patches[first + k], gid.x, gid.y);
     }
-    forcing[pp.at + cell(gid.x, gid.y)] = sum;
+    ground[pp.at + cell(gid.x, gid.y)] = sum;
 }

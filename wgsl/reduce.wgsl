@@ -1,4 +1,5 @@
 #import sums
+#import carry
 // Deterministic tree reduction of the state: the sum of eta and the count over wet cells (for the
 // ghost-mean side), the largest depth (for the stability check), a non-finite flag, the wet volume
 // the drains' shortfall, Σvel and what the dry-cell rule did (for the volume correction,
@@ -10,13 +11,11 @@
 @group(0) @binding(1) var<storage, read> ground: array<f32>;
 // What covers each column (bodies.wgsl); read only with bodies, for the body volume a
 // submerged body's column holds below its surface, which is not water.
-@group(0) @binding(2) var<storage, read> cover: array<Cover>;
-@group(0) @binding(3) var<storage, read_write> totals: Totals;
+@group(0) @binding(4) var<storage, read> cover: array<Cover>;
+// Binding 2: the books (books.wgsl), whose totals `finish` writes.
 // What each drain cell could not take on the last step (volume.wgsl); read only with sources.
-@group(0) @binding(4) var<storage, read> shortfall: array<f32>;
-// What the dry-cell rule did to each cell (level.wgsl); read only under CORRECT_CLAMPS.
-@group(0) @binding(5) var<storage, read> clamped: array<vec2<f32>>;
-// The partials: sums.wgsl's, at binding 6.
+@group(0) @binding(5) var<storage, read> shortfall: array<f32>;
+// Binding 3: the carry (carry.wgsl), whose clamp records it reads under CORRECT_CLAMPS.
 
 @group(1) @binding(0) var<storage, read> eta: array<f32>;
 @group(1) @binding(1) var<storage, read> vel: array<f32>;
@@ -43,13 +42,13 @@ fn partial_sums(
                 lane.short = lane.short + shortfall[c];
             }
             if params.correct == CORRECT_CLAMPS {
-                lane.clamp = lane.clamp + vec4<f32>(clamped[c], 0.0, 0.0);
+                lane.clamp = lane.clamp + vec4<f32>(clamped_at(c), 0.0, 0.0);
             }
         }
     }
     let sums = tree(t, lane);
     if t == 0u && group < params.n_partials {
-        partials[group] = to_totals(sums);
+        books.partials[group] = to_totals(sums);
     }
 }
 
@@ -57,6 +56,6 @@ fn partial_sums(
 fn finish(@builtin(local_invocation_index) t: u32) {
     let k = tree(t, fold_partials(t));
     if t == 0u {
-        totals = to_totals(k);
+        books.totals = to_totals(k);
     }
 }

@@ -1,4 +1,4 @@
-#import common
+#import books
 // The per-workgroup sums of a level, in one fixed order: imported by reduce.wgsl (`partial_sums`
 // and `finish`) and by the fused explicit step (explicit.wgsl's `step_sums`), which sums the level
 // it writes as it writes it. Both take the same cells in the same order (`sums_cell`: thread t of
@@ -7,10 +7,8 @@
 // reduction's of the level it wrote.
 // Twin: src/cpu/reduce.rs.
 
-// One partial per workgroup of SUMS_WG·SUMS_PER_THREAD cells: written by reduce.wgsl's
-// `partial_sums` or the fused explicit step, folded by `fold_partials`. Every importer binds it
-// here, at group 0, binding 6.
-@group(0) @binding(6) var<storage, read_write> partials: array<Totals>;
+// One partial per workgroup of SUMS_WG·SUMS_PER_THREAD cells (`books.partials`): written by
+// reduce.wgsl's `partial_sums` or the fused explicit step, folded by `fold_partials`.
 
 const SUMS_WG: u32 = 256u;
 const SUMS_PER_THREAD: u32 = 8u;
@@ -98,7 +96,7 @@ fn tree(t: u32, lane: Lane) -> Lane {
 fn fold_partials(t: u32) -> Lane {
     var lane = empty_lane();
     for (var p = t; p < params.n_partials; p = p + SUMS_WG) {
-        let q = partials[p];
+        let q = books.partials[p];
         lane.sum = lane.sum + q.sum_eta;
         lane.wet = lane.wet + q.wet;
         lane.max_depth = max(lane.max_depth, q.max_depth);

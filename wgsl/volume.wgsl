@@ -1,4 +1,5 @@
-#import common
+#import books
+#import carry
 #import rain_step
 // Volume that never drifts (Kass & Miller §4, Wilson et al.'s global correction), and sources
 // and drains. Once per step, after the solver and a reduction (reduce.wgsl) of the new level:
@@ -29,22 +30,19 @@
 
 
 @group(0) @binding(1) var<storage, read> ground: array<f32>;
-@group(0) @binding(2) var<storage, read> totals: Totals;
-@group(0) @binding(3) var<storage, read_write> volume: Volume;
+// Binding 2: the books (books.wgsl): the totals it settles from and the volume target.
 // Height per step each cell's sources ask for (drains negative), and what drains could not take.
-@group(0) @binding(4) var<storage, read> source: array<f32>;
-@group(0) @binding(5) var<storage, read_write> shortfall: array<f32>;
-@group(0) @binding(6) var<storage, read_write> carry: array<f32>;
+@group(0) @binding(5) var<storage, read> source: array<f32>;
+@group(0) @binding(4) var<storage, read_write> shortfall: array<f32>;
+// Binding 3: the carry (carry.wgsl), with the clamp records `apply` resets under CORRECT_CLAMPS
+// to what its own clamp does (the reduction has read them before `settle`).
 // volume_correction = "regions" (regions.wgsl): each region's (height, vel) correction, and the
 // water each cell gains after it, which joins the cell's region's target on the next step.
-@group(0) @binding(7) var<storage, read> region_corrections: array<vec2<f32>>;
-@group(0) @binding(8) var<storage, read_write> pending: array<f32>;
-// Under CORRECT_CLAMPS, what the dry-cell rule did to each cell (level.wgsl): read by the
-// reduction before `settle`, then reset by `apply` to what its own clamp does.
-@group(0) @binding(9) var<storage, read_write> clamped: array<vec2<f32>>;
+@group(0) @binding(6) var<storage, read> region_corrections: array<vec2<f32>>;
+@group(0) @binding(7) var<storage, read_write> pending: array<f32>;
 // [rainfall] (src/feeds.rs): each cell's share of the full intensity (params.rainfall ==
 // RAINFALL_MAP); this step's height at a share of 1 is the step's `RainStep::rainfall`.
-@group(0) @binding(10) var<storage, read> rainfall_map: array<f32>;
+@group(0) @binding(8) var<storage, read> rainfall_map: array<f32>;
 
 // The current level, written in place, and its region labels (id + 1, 0 dry).
 @group(1) @binding(0) var<storage, read_write> eta: array<f32>;
@@ -64,7 +62,7 @@
 // Only start_hi − V needs care, and two nearby floats subtract exactly.
 @compute @workgroup_size(1)
 fn settle() {
-    volume = settled(volume, totals, slot.index, rain_steps[slot.index].before);
+    books.volume = settled(books.volume, books.totals, slot.index, rain_steps[slot.index].before);
 }
 
 // Embedded runs (src/water.rs) have no host between chunks to carry the target: after a chunk
@@ -74,34 +72,24 @@ fn settle() {
 // −(the last step's), which its first `settle` reads again, as `GpuSolver::advance` does.
 @compute @workgroup_size(1)
 fn roll() {
-    let last = totals.shortfall;
+    let last = books.totals.shortfall;
     let fed = f32(slot.index) * params.source_step + rain_steps[slot.index].before;
-    let added = (fed + volume.shortfall) + last;
-    let s = two_sum(volume.start_hi, added);
-    volume.start_hi = s.x;
-    volume.start_lo = volume.start_lo + s.y;
-    volume.shortfall = -last;
+    let added = (fed + books.volume.shortfall) + last;
+    let s = two_sum(books.volume.start_hi, added);
+    books.volume.start_hi = s.x;
+    books.volume.start_lo = books.volume.start_lo + s.y;
+    books.volume.shortfall = -last;
 }
 
-@compute @workgroup_size(16, 16)
-fn apply(@builtin(global_invocation_id) gid: vec3<u32>) {
-    if gid.x >= params.nx || gid.y >= params.ny {
-        return;
-    }
-    let c = cell(gid.x, gid.y);
+// One cell of `apply` (below) moved by `delta`: returns the height its sources added (or drains
+// took, negative; 0 without sources), which "regions" counts in the cell's `pending`.
+fn apply_at(c: u32, delta: vec2<f32>) -> f32 {
     let b = ground[c];
-    var e = eta[c];
-    var v = vel[c];
-    var r = carry[c];
-    var delta = vec2<f32>(volume.correction, volume.vel_correction);
-    if params.regions != 0u {
-        // Labelled on this very level: a cell is labelled exactly when e > b.
-        delta = region_corrections[max(labels[c], 1u) - 1u];
-    }
-    let moved = take_correction(e, v, r, b, delta);
-    e = moved.x;
-    v = moved.y;
-    r = moved.z;
+    let moved = take_correction(eta[c], vel[c], carry[c], b, delta);
+    var e = moved.x;
+    var v = moved.y;
+    var r = moved.z;
+    var added = 0.0;
     if params.sources != 0u {
         var want = source[c];
         if params.rainfall != 0u {
@@ -109,7 +97,6 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>) {
             want = want + rain_steps[slot.index].rainfall * share;
         }
         var short = 0.0;
-        var added = 0.0;
         if want > 0.0 {
             let s = two_sum(max(e, b), want + r);
             e = s.x;
@@ -122,12 +109,9 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>) {
             added = -take;
         }
         shortfall[c] = short;
-        if params.regions != 0u {
-            pending[c] = added;
-        }
     }
     if params.correct == CORRECT_CLAMPS {
-        clamped[c] = select(vec2<f32>(0.0, 0.0), vec2<f32>((b - e) - r, v), e <= b);
+        set_clamped(c, select(vec2<f32>(0.0, 0.0), vec2<f32>((b - e) - r, v), e <= b));
     }
     if e <= b {
         e = b;
@@ -137,6 +121,31 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>) {
     eta[c] = e;
     vel[c] = v;
     carry[c] = r;
+    return added;
+}
+
+// The global correction: every wet cell by the books' settled correction.
+@compute @workgroup_size(16, 16)
+fn apply(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if gid.x >= params.nx || gid.y >= params.ny {
+        return;
+    }
+    apply_at(cell(gid.x, gid.y), vec2<f32>(books.volume.correction, books.volume.vel_correction));
+}
+
+// Under "regions": each wet cell by its own region's correction (labelled on this very level: a
+// cell is labelled exactly when e > b), and what its sources did joins the region's `pending`.
+// Its own entry point, so that `apply` binds none of the regions' buffers (src/gpu/volume.rs).
+@compute @workgroup_size(16, 16)
+fn apply_regions(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if gid.x >= params.nx || gid.y >= params.ny {
+        return;
+    }
+    let c = cell(gid.x, gid.y);
+    let added = apply_at(c, region_corrections[max(labels[c], 1u) - 1u]);
+    if params.sources != 0u {
+        pending[c] = added;
+    }
 }
 
 // This step's drops, after `apply`: each entry raises its cell's surface (both levels).

@@ -126,9 +126,10 @@ pub struct Adi {
     from_scratch_x: u32,
 }
 
-/// Storage buffers an ADI pipeline binds (groups 0–3: level.wgsl's 7 shared and 4 of the levels,
-/// then work and the two scratch halves): the adapter must allow this many per stage.
-const STORAGE_BUFFERS: u32 = 15;
+/// Storage buffers an ADI pipeline binds (groups 0–3: level.wgsl's 3 shared (ground, books,
+/// carry) and 4 of the levels, then work and the two scratch halves): the adapter must allow
+/// this many per stage. WebGPU gives 8 by default and 10 on most adapters.
+const STORAGE_BUFFERS: u32 = 10;
 
 impl Adi {
     /// Builds the pipelines and bind groups once.

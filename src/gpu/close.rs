@@ -22,10 +22,8 @@ impl Close {
                 uniform_entry(0, false),
                 storage_entry(1, true),
                 storage_entry(2, false),
-                storage_entry(3, false),
-                storage_entry(4, true),
-                storage_entry(5, false),
-                storage_entry(6, false),
+                storage_entry(3, true),
+                storage_entry(4, false),
             ],
         );
         let level_layout = layout(device, "close level", &[storage_entry(0, true)]);
@@ -39,11 +37,9 @@ impl Close {
                 &[
                     &state.params,
                     &state.ground,
-                    &state.totals,
-                    &state.volume,
+                    &state.books,
                     &state.probe_cells,
                     &state.probe_history,
-                    &state.partials,
                 ],
             ),
             levels: [

@@ -36,10 +36,9 @@ impl Edit {
             &[
                 uniform_entry(0, false),
                 storage_entry(1, false),
-                storage_entry(2, true),
-                storage_entry(3, false),
-                storage_entry(4, true),
-                storage_entry(5, false),
+                storage_entry(2, false),
+                storage_entry(3, true),
+                storage_entry(4, false),
             ],
         );
         let level_layout = layout(device, "edit level", &[storage_entry(0, false)]);
@@ -69,14 +68,7 @@ impl Edit {
             device,
             "edit shared",
             layout,
-            &[
-                &state.params,
-                &state.ground,
-                &state.totals,
-                &state.volume,
-                list,
-                &state.regions.pending,
-            ],
+            &[&state.params, &state.ground, &state.books, list, &state.regions.pending],
         )
     }
 

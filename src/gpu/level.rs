@@ -1,6 +1,5 @@
 //! The bind groups of `wgsl/level.wgsl`, shared by every pass that advances the state (explicit,
-//! ADI): group 0 (params, ground, totals, divergence flag, carry, clamped, and the fused step's
-//! partials and volume correction), group 1 (the ping-pong levels,
+//! ADI): group 0 (params, ground, the books and the carry), group 1 (the ping-pong levels,
 //! one bind group per direction, picked by `state.current`) and group 2 (the per-step slot).
 //! Built once; the passes' pipeline layouts use these same layouts.
 
@@ -31,13 +30,8 @@ impl LevelBindings {
             &[
                 uniform_entry(0, false),
                 storage_entry(1, true),
-                storage_entry(2, true),
+                storage_entry(2, false),
                 storage_entry(3, false),
-                storage_entry(4, false),
-                storage_entry(5, false),
-                storage_entry(6, false),
-                storage_entry(7, true),
-                storage_entry(8, true),
             ],
         );
         let level_layout = layout(
@@ -64,17 +58,7 @@ impl LevelBindings {
                 device,
                 "level shared",
                 &shared_layout,
-                &[
-                    &state.params,
-                    &state.ground,
-                    &state.totals,
-                    &state.first_bad_step,
-                    &state.carry,
-                    &state.clamped,
-                    &state.partials,
-                    &state.volume,
-                    &state.forcing,
-                ],
+                &[&state.params, &state.ground, &state.books, &state.carry],
             ),
             levels: [level(0), level(1)],
             slot: slot_bind_group(device, &slot_layout, &state.slots),

@@ -43,7 +43,7 @@ use crate::scene::Method;
 use crate::schedule::{Pass, Schedule};
 use crate::solver::{chunk_target, ChunkInput, ChunkReport, Setup, Solver, SolverState};
 use crate::state_table::{self, Field};
-use state::GpuState;
+use state::{books_at, Books, GpuState};
 
 /// Runs the passes of a step on a Device/Queue it shares with its caller (wgpu handles are
 /// reference-counted clones: the caller keeps its own and can keep using them).
@@ -120,8 +120,15 @@ impl GpuSolver {
             )
         });
         let history_bytes = state.bodies.history.size();
-        let pressure = (setup.pressure_patches > 0)
-            .then(|| pressure::Pressure::new(device, &state, &level, setup.pressure_patches, state::head_at(&params)));
+        let pressure = (setup.pressure_patches > 0).then(|| {
+            pressure::Pressure::new(
+                device,
+                &state,
+                &level,
+                setup.pressure_patches,
+                state.cells() + state::head_at(&params),
+            )
+        });
         let summary = setup.summary.map(|wet| {
             let source = summary::SummarySource {
                 ground: &state.ground,
@@ -409,8 +416,11 @@ impl GpuSolver {
     /// Writes the volume target the GPU starts from (metres·cells above the still water).
     pub fn set_target(&self, target: f64) {
         let (hi, lo) = crate::solver::split_target(target);
-        self.queue
-            .write_buffer(&self.state.volume, 0, bytemuck::cast_slice(&[hi, lo, 0.0, 0.0]));
+        self.queue.write_buffer(
+            &self.state.books,
+            books_at(Books::Volume),
+            bytemuck::cast_slice(&[hi, lo, 0.0, 0.0]),
+        );
     }
 
     /// The reduction, for passes that measure the level around their own work (host edits).
@@ -472,8 +482,11 @@ impl Solver for GpuSolver {
             "advance: {steps} steps exceed MAX_CHUNK"
         );
         let scopes = Scopes::push(&self.device);
-        self.queue
-            .write_buffer(&self.state.first_bad_step, 0, bytemuck::bytes_of(&u32::MAX));
+        self.queue.write_buffer(
+            &self.state.books,
+            books_at(Books::FirstBadStep),
+            bytemuck::bytes_of(&u32::MAX),
+        );
         let (hi, lo) = crate::solver::split_target(input.target);
         self.volume.upload_rain(&self.device, &self.queue, &input.rain);
         if let Some(p) = &self.pressure {
@@ -483,8 +496,8 @@ impl Solver for GpuSolver {
             s.upload(&self.queue, input.first_step);
         }
         self.queue.write_buffer(
-            &self.state.volume,
-            0,
+            &self.state.books,
+            books_at(Books::Volume),
             bytemuck::cast_slice(&[hi, lo, -self.counted_shortfall, 0.0]),
         );
         // Steps go out in submits of bounded work, the report readback only after the last.
@@ -602,9 +615,11 @@ impl Solver for GpuSolver {
             ..SolverState::default()
         };
         for &field in &self.saved {
-            let buffer = self.state.buffer(field).expect("state fields have buffers");
+            let (buffer, at, size) = self.state.field_range(field).expect("state fields have buffers");
+            let bytes = readback::read(&self.device, &self.queue, buffer)?;
+            let end = size.map_or(bytes.len(), |size| (at + size) as usize);
             // Collected, not cast: a byte vector need not be aligned for u32s.
-            let words: Vec<u32> = bytemuck::pod_collect_to_vec(&readback::read(&self.device, &self.queue, buffer)?);
+            let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes[at as usize..end]);
             state.set_words(field, &words);
         }
         if self.regions.is_some() {
@@ -621,8 +636,8 @@ impl Solver for GpuSolver {
         for &field in &self.saved {
             let words = state.words(field);
             if !words.is_empty() {
-                let buffer = self.state.buffer(field).expect("state fields have buffers");
-                self.queue.write_buffer(buffer, 0, bytemuck::cast_slice(words));
+                let (buffer, at, _) = self.state.field_range(field).expect("state fields have buffers");
+                self.queue.write_buffer(buffer, at, bytemuck::cast_slice(words));
             }
         }
         if self.regions.is_some() {

@@ -23,7 +23,7 @@ pub struct Pressure {
 }
 
 impl Pressure {
-    /// The pass for `count` patches per step, writing the head at word `at` of `state.forcing`.
+    /// The pass for `count` patches per step, writing the head at word `at` of `state.ground` (past the ground).
     pub fn new(device: &wgpu::Device, state: &GpuState, level: &LevelBindings, count: u32, at: u32) -> Pressure {
         let module = super::shaders::module(device, "pressure.wgsl", super::shaders::PRESSURE);
         let group_layout = layout(
@@ -57,7 +57,7 @@ impl Pressure {
             device,
             "pressure",
             &group_layout,
-            &[&state.params, &uniforms, &patches, &state.forcing],
+            &[&state.params, &uniforms, &patches, &state.ground],
         );
         Pressure {
             head: pipeline(device, &module, &[&group_layout, &level.slot_layout], "head"),

@@ -93,6 +93,11 @@ impl RainBuffers {
         );
     }
 
+    /// The per-step `RainStep`s (never regrown: bind groups of it alone are built once).
+    pub fn steps(&self) -> &wgpu::Buffer {
+        &self.steps
+    }
+
     /// The bind group.
     pub fn group(&self) -> &wgpu::BindGroup {
         &self.group

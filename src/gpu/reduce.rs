@@ -20,11 +20,10 @@ impl Reduce {
             &[
                 uniform_entry(0, false),
                 storage_entry(1, true),
-                storage_entry(2, true),
+                storage_entry(2, false),
                 storage_entry(3, false),
                 storage_entry(4, true),
                 storage_entry(5, true),
-                storage_entry(6, false),
             ],
         );
         let level_layout = layout(
@@ -43,11 +42,10 @@ impl Reduce {
                 &[
                     &state.params,
                     &state.ground,
+                    &state.books,
+                    &state.carry,
                     &state.bodies.cover,
-                    &state.totals,
                     &state.shortfall,
-                    &state.clamped,
-                    &state.partials,
                 ],
             ),
             levels: [
@@ -58,7 +56,7 @@ impl Reduce {
         }
     }
 
-    /// Records both passes over the current level; `state.totals` holds the result after.
+    /// Records both passes over the current level; the books' totals hold the result after.
     pub fn reduce(&self, pass: &mut wgpu::ComputePass, state: &GpuState) {
         pass.set_pipeline(&self.partial_sums);
         pass.set_bind_group(0, &self.shared, &[]);

@@ -2,7 +2,7 @@
 //! step, and read back as one struct (then the probes' and bodies' histories behind it). The
 //! copies take their offsets from mirrored structs, never from literal numbers.
 
-use super::state::GpuState;
+use super::state::{books_at, Books, GpuState};
 use crate::bodies::Solve;
 use crate::params::{Totals, VolumeState};
 use bytemuck::{Pod, Zeroable};
@@ -50,21 +50,27 @@ pub fn record(
     let at = |offset: usize| offset as u64;
     let word = 4;
     encoder.copy_buffer_to_buffer(
-        &state.totals,
-        0,
+        &state.books,
+        books_at(Books::Totals),
         readback,
         at(offset_of!(Report, totals)),
         size_of::<Totals>() as u64,
     );
     encoder.copy_buffer_to_buffer(
-        &state.first_bad_step,
-        0,
+        &state.books,
+        books_at(Books::FirstBadStep),
         readback,
         at(offset_of!(Report, first_bad_step)),
         word,
     );
     let volume = |field: usize, to: usize, encoder: &mut wgpu::CommandEncoder| {
-        encoder.copy_buffer_to_buffer(&state.volume, at(field), readback, at(to), word)
+        encoder.copy_buffer_to_buffer(
+            &state.books,
+            books_at(Books::Volume) + at(field),
+            readback,
+            at(to),
+            word,
+        )
     };
     volume(
         offset_of!(VolumeState, shortfall),

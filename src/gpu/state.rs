@@ -17,22 +17,25 @@ pub struct GpuState {
     pub ny: u32,
     /// The `Params` uniform.
     pub params: wgpu::Buffer,
-    /// b − ref, f32 [ny, nx].
+    /// b − ref, f32 [ny, nx], then the per-cell forcing (level.wgsl): the damping map's 1 − tau,
+    /// then the pressure head (16 B without either). One buffer, one binding: see level.wgsl.
     pub ground: wgpu::Buffer,
     /// h − ref, f32 [ny, nx], two levels of the ping-pong.
     pub eta: [wgpu::Buffer; 2],
     /// h^n − h^(n−1) per substep, f32 [ny, nx], ping-ponged with eta.
     pub vel: [wgpu::Buffer; 2],
-    /// Rounding residual of each cell's compensated eta update, f32 [ny, nx], updated in place.
+    /// Rounding residual of each cell's compensated eta update, f32 [ny, nx], updated in place,
+    /// then what the dry-cell rule did to each cell since the last correction: (water made,
+    /// per-step change dropped), `vec2<f32>` per cell under `CORRECT_CLAMPS`, else 16 bytes.
+    /// One buffer, one binding (carry.wgsl); `field_range` says where each field is.
     pub carry: wgpu::Buffer,
-    /// The reduction's per-workgroup partial sums.
-    pub partials: wgpu::Buffer,
+    /// The books (`Books` in books.wgsl): the reduction's `Totals`, the volume target and this
+    /// step's correction (`VolumeState`), the first step index (within a submit) that produced a
+    /// non-finite value (u32::MAX when none), then the reduction's per-workgroup partial sums.
+    /// One binding, so that a pass binds few storage buffers; `books_at` says where each is.
+    pub books: wgpu::Buffer,
     /// Workgroups of the reduction's first pass (`Params::n_partials`).
     pub n_partials: u32,
-    /// The reduction's `Totals`.
-    pub totals: wgpu::Buffer,
-    /// First step index (within a submit) that produced a non-finite value; u32::MAX when none.
-    pub first_bad_step: wgpu::Buffer,
     /// One `StepSlot` per step of a submit, `slot_stride` bytes apart, for dynamic offsets.
     pub slots: wgpu::Buffer,
     /// Bytes between step slots (the device's uniform offset alignment).
@@ -43,22 +46,14 @@ pub struct GpuState {
     pub probe_history: wgpu::Buffer,
     /// Probes in the scene.
     pub n_probes: u32,
-    /// The volume target and this step's correction (`Volume` in volume.wgsl, 16 B).
-    pub volume: wgpu::Buffer,
     /// Height per step each cell's sources ask for, drains negative (16 B without sources).
     pub source: wgpu::Buffer,
     /// Each cell's share of `[rainfall]`'s intensity (16 B without a map).
     pub rainfall_map: wgpu::Buffer,
-    /// Per-cell forcing (level.wgsl): the damping map's 1 − tau, then the pressure head (16 B
-    /// without either).
-    pub forcing: wgpu::Buffer,
     /// The flood maps so far (16 B without `[output] summary`).
     pub summary: wgpu::Buffer,
     /// What each drain cell could not take on the last step (16 B without sources).
     pub shortfall: wgpu::Buffer,
-    /// What the dry-cell rule did to each cell since the last correction: (water made, per-step
-    /// change dropped), `vec2<f32>` per cell under `CORRECT_CLAMPS`, else 16 bytes.
-    pub clamped: wgpu::Buffer,
     /// The per-region correction's buffers (regions.wgsl), stand-ins unless it runs.
     pub regions: super::regions::RegionBuffers,
     /// The bodies and their coupling solve (bodies.wgsl, coupling.wgsl), stand-ins without bodies.
@@ -122,12 +117,17 @@ impl<'a> FieldAlloc<'a> {
         }
     }
 
+    /// Bytes of one copy of `field` (a stand-in's where the run has none).
+    pub fn bytes(&self, field: Field) -> u64 {
+        gpu_field_bytes(field, &self.shape, self.bodies)
+    }
+
     /// One copy of `field`, usable as `usage` (plus COPY_SRC and COPY_DST where a checkpoint
     /// keeps the field), holding `contents` where given and zeros else (wgpu zeroes new buffers).
     /// `contents` must fill the buffer: a stand-in for an absent field takes an empty slice or
     /// exactly its stand-in's bytes.
     pub fn buffer(&self, field: Field, label: &str, contents: &[u8], usage: wgpu::BufferUsages) -> wgpu::Buffer {
-        let size = gpu_field_bytes(field, &self.shape, self.bodies);
+        let size = self.bytes(field);
         let usage = match spec_of(field).kept {
             Kept::Scratch => usage,
             _ => usage | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
@@ -197,12 +197,7 @@ impl GpuState {
             nx: params.nx,
             ny: params.ny,
             params: init("params", bytemuck::bytes_of(params), wgpu::BufferUsages::UNIFORM | copy),
-            ground: fields.buffer(
-                Field::Ground,
-                "ground",
-                bytemuck::cast_slice(setup.ground),
-                bound | copy,
-            ),
+            ground: ground_buffer(device, setup, bound | copy),
             eta: [
                 fields.buffer(Field::Eta, "eta 0", eta, bound),
                 fields.buffer(Field::Eta, "eta 1", eta, bound),
@@ -211,21 +206,19 @@ impl GpuState {
                 fields.buffer(Field::Vel, "vel 0", &[], bound),
                 fields.buffer(Field::Vel, "vel 1", &[], bound),
             ],
-            carry: fields.buffer(Field::Carry, "carry", &[], storage),
-            partials: empty(
-                "reduce partials",
-                n_partials * std::mem::size_of::<Totals>() as u64,
-                storage,
+            carry: zeroed_buffer(
+                device,
+                "carry",
+                params.nx as u64 * params.ny as u64 * 4 + fields.bytes(Field::Clamped),
+                storage | copy,
             ),
+            books: init("books", &books_bytes(n_partials), storage | copy),
             n_partials: params.n_partials,
-            totals: init("totals", bytemuck::bytes_of(&Totals::default()), storage | copy),
-            first_bad_step: init("first bad step", bytemuck::bytes_of(&u32::MAX), storage | copy),
             slots: init("step slots", &slot_bytes(slot_stride), wgpu::BufferUsages::UNIFORM),
             slot_stride,
             probe_cells: init("probe cells", bytemuck::cast_slice(probe_words), storage),
             probe_history: empty("probe history", history_len as u64 * 4, storage | copy),
             n_probes: probe_cells.len() as u32,
-            volume: init("volume", &[0u8; 32], storage | copy),
             source: fields.buffer(Field::Source, "source", bytemuck::cast_slice(setup.source), storage),
             rainfall_map: fields.buffer(
                 Field::RainfallMap,
@@ -233,7 +226,6 @@ impl GpuState {
                 bytemuck::cast_slice(setup.rainfall_map),
                 storage,
             ),
-            forcing: forcing_buffer(device, setup, storage),
             summary: fields.buffer(
                 Field::Summary,
                 "summary",
@@ -245,7 +237,6 @@ impl GpuState {
                 storage | copy,
             ),
             shortfall: fields.buffer(Field::Shortfall, "shortfall", &[], storage),
-            clamped: fields.buffer(Field::Clamped, "clamped", &[], storage),
             regions: super::regions::RegionBuffers::new(device, &fields, params.nx * params.ny, params.regions),
             bodies: super::bodies::BodyBuffers::new(device, &fields, setup),
             region_capacity: params.regions,
@@ -272,15 +263,20 @@ impl GpuState {
     }
 
     /// The buffer holding `field` of the current state (the current level of a ping-ponged
-    /// one), for the fields a backend saves and loads (`Kept::State`); None for the rest.
-    pub fn buffer(&self, field: Field) -> Option<&wgpu::Buffer> {
+    /// one) and the byte range the field takes in it (`None`: the rest of the buffer), for the
+    /// fields a backend saves and loads (`Kept::State`); None for the rest.
+    pub fn field_range(&self, field: Field) -> Option<(&wgpu::Buffer, u64, Option<u64>)> {
+        let residuals = self.field_bytes();
+        match field {
+            Field::Carry => return Some((&self.carry, 0, Some(residuals))),
+            Field::Clamped => return Some((&self.carry, residuals, None)),
+            _ => {}
+        }
         let r = &self.regions;
-        Some(match field {
+        let whole = match field {
             Field::Eta => &self.eta[self.current],
             Field::Vel => &self.vel[self.current],
-            Field::Carry => &self.carry,
             Field::Shortfall => &self.shortfall,
-            Field::Clamped => &self.clamped,
             Field::RegionLabels => &r.labels[r.current],
             Field::RegionTargets => &r.targets[r.current],
             Field::Pending => &r.pending,
@@ -288,13 +284,49 @@ impl GpuState {
             Field::Cover => &self.bodies.cover,
             Field::Summary => &self.summary,
             _ => return None,
-        })
+        };
+        Some((whole, 0, None))
     }
 
     /// Bytes of one height field.
     pub fn field_bytes(&self) -> u64 {
         self.cells() as u64 * 4
     }
+}
+
+/// The parts of the books (`Books` in books.wgsl).
+#[derive(Clone, Copy, Debug)]
+pub enum Books {
+    Totals,
+    Volume,
+    FirstBadStep,
+    Partials,
+}
+
+/// Where a part of the books starts, in bytes: naga's offset of the WGSL member, so the host
+/// cannot drift from the shader.
+pub fn books_at(part: Books) -> u64 {
+    let name = match part {
+        Books::Totals => "totals",
+        Books::Volume => "volume",
+        Books::FirstBadStep => "first_bad_step",
+        Books::Partials => "partials",
+    };
+    let layout = crate::wgsl::layout("Books").expect("books.wgsl declares Books");
+    let (_, offset) = layout
+        .members
+        .iter()
+        .find(|(m, _)| *m == name)
+        .expect("a member of Books");
+    *offset as u64
+}
+
+/// The books at the start: zero totals and volume, no bad step, zero partials.
+fn books_bytes(n_partials: u64) -> Vec<u8> {
+    let mut bytes = vec![0u8; (books_at(Books::Partials) + n_partials * size_of::<Totals>() as u64) as usize];
+    let bad = books_at(Books::FirstBadStep) as usize;
+    bytes[bad..bad + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+    bytes
 }
 
 /// Layout entry of a storage buffer visible to compute.
@@ -338,6 +370,27 @@ pub fn bind_group(
         .enumerate()
         .map(|(i, b)| wgpu::BindGroupEntry {
             binding: i as u32,
+            resource: b.as_entire_binding(),
+        })
+        .collect();
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some(label),
+        layout,
+        entries: &entries,
+    })
+}
+
+/// A bind group over whole buffers at the given bindings (for layouts that leave some out).
+pub fn bind_group_at(
+    device: &wgpu::Device,
+    label: &str,
+    layout: &wgpu::BindGroupLayout,
+    buffers: &[(u32, &wgpu::Buffer)],
+) -> wgpu::BindGroup {
+    let entries: Vec<wgpu::BindGroupEntry> = buffers
+        .iter()
+        .map(|&(binding, b)| wgpu::BindGroupEntry {
+            binding,
             resource: b.as_entire_binding(),
         })
         .collect();
@@ -415,19 +468,22 @@ pub fn linear_groups(groups: u32, max_per_dim: u32) -> (u32, u32) {
 /// made for it: unlike `Queue::write_buffer`, which lands before the whole next submit, the
 /// copy lands in order with the commands around it (embedded hosts may record several frames
 /// into one encoder).
-/// The per-cell forcing buffer: the damping map's 1 − tau (`setup.damping_keep`), then room for
+/// The ground buffer: the ground, then the per-cell forcing: the damping map's 1 − tau
+/// (`setup.damping_keep`), then room for
 /// the pressure head where the scene has patches (its word offset: [`head_at`]).
-fn forcing_buffer(device: &wgpu::Device, setup: &Setup, usage: wgpu::BufferUsages) -> wgpu::Buffer {
+fn ground_buffer(device: &wgpu::Device, setup: &Setup, usage: wgpu::BufferUsages) -> wgpu::Buffer {
     let cells = (setup.params.nx * setup.params.ny) as usize;
-    let mut words: Vec<f32> = setup.damping_keep.to_vec();
+    let mut words: Vec<f32> = setup.ground.to_vec();
+    words.extend_from_slice(setup.damping_keep);
     if setup.pressure_patches > 0 {
         words.resize(words.len() + cells, 0.0);
     }
-    words.resize(words.len().max(4), 0.0);
-    filled_buffer(device, "forcing", bytemuck::cast_slice(&words), usage)
+    words.resize(words.len().max(cells + 4), 0.0);
+    filled_buffer(device, "ground", bytemuck::cast_slice(&words), usage)
 }
 
-/// Where the pressure head starts in the forcing buffer, in words: after the damping map.
+/// Where the pressure head starts among the forcing's words, after the damping map (the CPU
+/// twins' forcing; on the GPU the forcing follows the ground: add nx·ny).
 pub fn head_at(params: &crate::params::Params) -> u32 {
     if params.forcing & crate::wgsl::common::FORCE_DAMPING_MAP != 0 {
         params.nx * params.ny

@@ -32,3 +32,4 @@ mod shaders;
 mod stops;
 mod summary;
 mod volume;
+mod web_limits;
