@@ -94,6 +94,13 @@ async function main() {
     }
     if (testSteps !== null && demo.steps() >= testSteps) {
       const volume = await demo.volume();
+      // WebGPU reports errors out of band (an uncaptured error, a lost device): a run that met
+      // one fails, whatever it drew.
+      const problem = safe(last_panic);
+      if (problem) {
+        fail(`WebGPU failed during the run: ${problem}`);
+        return;
+      }
       // Draw once more (no steps) and take the canvas in the same task, before it is presented.
       demo.frame(0);
       if (offscreen) await demo.show();

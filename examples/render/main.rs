@@ -249,7 +249,7 @@ impl Frame {
             colour,
             readback: device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("frame readback"),
-                size: width as u64 * height as u64 * 4,
+                size: renderer::readback_bytes((width, height)),
                 usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             }),
@@ -266,7 +266,9 @@ impl Frame {
     /// on the GPU).
     fn read(&self, device: &wgpu::Device) -> Result<image::RgbImage, String> {
         let (w, h) = self.size;
-        let bytes = shoal::readback::map(device, &self.readback, w as u64 * h as u64 * 4).map_err(|e| e.to_string())?;
+        let padded = shoal::readback::map(device, &self.readback, renderer::readback_bytes(self.size))
+            .map_err(|e| e.to_string())?;
+        let bytes = renderer::unpad(&padded, self.size);
         let rgb: Vec<u8> = bytes.chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect();
         image::RgbImage::from_raw(w, h, rgb).ok_or_else(|| "frame size mismatch".to_string())
     }

@@ -61,8 +61,10 @@ impl Renderer {
         let centre = Vec3::new(w * 0.52, h * 0.45, -0.2);
         let eye = centre + Vec3::new(-0.25 * w, -1.25 * h, 1.0 * w.max(h));
         let aspect = width as f32 / height as f32;
-        let view_proj =
-            Mat4::perspective_rh(40f32.to_radians(), aspect, 0.05, 50.0) * Mat4::look_at_rh(eye, centre, Vec3::Z);
+        // Near and far planes scaled to the domain: a 120 m lake and a 5 m pond both fit.
+        let size = w.max(h);
+        let view_proj = Mat4::perspective_rh(40f32.to_radians(), aspect, 0.01 * size, 10.0 * size)
+            * Mat4::look_at_rh(eye, centre, Vec3::Z);
         let sun = Vec3::new(light[0] as f32, light[1] as f32, light[2] as f32).normalize();
         let camera = Camera {
             view_proj: view_proj.to_cols_array_2d(),
@@ -338,7 +340,7 @@ pub fn copy_out(encoder: &mut wgpu::CommandEncoder, texture: &wgpu::Texture, buf
             buffer,
             layout: wgpu::TexelCopyBufferLayout {
                 offset: 0,
-                bytes_per_row: Some(size.0 * 4),
+                bytes_per_row: Some(padded_row(size.0)),
                 rows_per_image: None,
             },
         },
@@ -348,6 +350,28 @@ pub fn copy_out(encoder: &mut wgpu::CommandEncoder, texture: &wgpu::Texture, buf
             depth_or_array_layers: 1,
         },
     );
+}
+
+/// Bytes a row of a `width`-pixel frame takes in a readback: a copy's rows must be 256-byte
+/// multiples.
+pub fn padded_row(width: u32) -> u32 {
+    (width * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT)
+}
+
+/// Bytes of the readback buffer `copy_out` fills for a frame of `size`.
+pub fn readback_bytes(size: (u32, u32)) -> u64 {
+    padded_row(size.0) as u64 * size.1 as u64
+}
+
+/// The frame's RGBA8 pixels, row after row, from the padded rows of a readback.
+pub fn unpad(bytes: &[u8], (width, height): (u32, u32)) -> Vec<u8> {
+    let row = padded_row(width) as usize;
+    bytes
+        .chunks_exact(row)
+        .take(height as usize)
+        .flat_map(|r| &r[..width as usize * 4])
+        .copied()
+        .collect()
 }
 
 /// A render target of `width` × `height` in `format`.

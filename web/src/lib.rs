@@ -161,7 +161,7 @@ impl Demo {
                 }),
                 readback: device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some("frame readback"),
-                    size: (width * height * 4) as u64,
+                    size: renderer::readback_bytes((width, height)),
                     usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                     mapped_at_creation: false,
                 }),
@@ -180,10 +180,15 @@ impl Demo {
             web_sys::console::error_1(&JsValue::from_str(&message));
             PANIC.with(|p| *p.borrow_mut() = message);
         });
+        // The first error says why; the ones after it follow from it (invalid command buffers).
         device.on_uncaptured_error(std::sync::Arc::new(|e: wgpu::Error| {
             let message = format!("WebGPU: {e}");
             web_sys::console::error_1(&JsValue::from_str(&message));
-            PANIC.with(|p| *p.borrow_mut() = message);
+            PANIC.with(|p| {
+                if p.borrow().is_empty() {
+                    *p.borrow_mut() = message;
+                }
+            });
         }));
         // Building the water: its errors come back through a scope, awaited (nothing may block).
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
@@ -308,7 +313,8 @@ impl Demo {
                 let _ = sender.send(r);
             });
             receiver.await.map_err(js_error)?.map_err(js_error)?;
-            let pixels = readback.slice(..).get_mapped_range().map_err(js_error)?.to_vec();
+            let padded = readback.slice(..).get_mapped_range().map_err(js_error)?.to_vec();
+            let pixels = renderer::unpad(&padded, (width, height));
             readback.unmap();
             let image =
                 web_sys::ImageData::new_with_u8_clamped_array_and_sh(wasm_bindgen::Clamped(&pixels), width, height)?;
