@@ -145,7 +145,7 @@ impl Params {
             nx: scene.grid.nx,
             ny: scene.grid.ny,
             k: step_coefficient(scene, substeps) as f32,
-            keep: (1.0 - scene.physics.damping) as f32,
+            keep: keep_per_substep(1.0 - scene.physics.damping, substeps),
             bc_west: sides.west.as_run() as u32,
             bc_east: sides.east.as_run() as u32,
             bc_south: sides.south.as_run() as u32,
@@ -196,6 +196,32 @@ impl Params {
     pub fn uses(&self, mode: crate::scene::BoundaryMode) -> bool {
         let m = mode as u32;
         [self.bc_west, self.bc_east, self.bc_south, self.bc_north].contains(&m)
+    }
+}
+
+/// What a substep keeps of the per-substep change when a whole step keeps `keep` (1 − tau):
+/// keep^(1/substeps), so that k substeps damp a wave exactly as one step of `time.dt` would.
+/// `physics.damping` is Kass & Miller's factor per step of `time.dt`, not per substep: before,
+/// a wave decayed at the same rate per second whether dt was 0.016 s at 1 substep or 0.032 s
+/// at 2, where a factor per step says the second decays half as fast per second. Computed in
+/// f64; one substep keeps `keep`'s own bits.
+pub fn keep_per_substep(keep: f64, substeps: u32) -> f32 {
+    if substeps <= 1 {
+        return keep as f32;
+    }
+    keep.powf(1.0 / substeps as f64) as f32
+}
+
+impl Params {
+    /// These parameters at `substeps` substeps per step: the step coefficient k and the damping's
+    /// per-substep keep follow; everything else (sources, rainfall, forcing) stays.
+    pub fn with_substeps(&self, scene: &Scene, substeps: u32) -> Params {
+        Params {
+            k: step_coefficient(scene, substeps) as f32,
+            keep: keep_per_substep(1.0 - scene.physics.damping, substeps),
+            substeps,
+            ..*self
+        }
     }
 }
 

@@ -38,6 +38,9 @@ pub struct Simulation {
     feeds: crate::feeds::Feeds,
     /// The `[[pressure]]` patches, placed per chunk.
     patches: crate::pressure::Patches,
+    /// Each cell's 1 − tau per step under `physics.damping_map` (empty without one); the backend
+    /// holds it per substep.
+    damping_map: Vec<f32>,
     fields: InitialFields,
     ground_rel: Vec<f32>,
     solver: Box<dyn Solver>,
@@ -245,7 +248,7 @@ impl Simulation {
             source: &source,
             rain: feeds.any(),
             rainfall_map: feeds.rainfall_map(),
-            damping_keep: &damping_keep,
+            damping_keep: &damping_per_substep(&damping_keep, substeps),
             pressure_patches: patches.len() as u32,
             summary: scene.output.summary.then_some(scene.output.wet_depth as f32),
             bodies: &bodies,
@@ -260,6 +263,7 @@ impl Simulation {
             scene: scene.clone(),
             feeds,
             patches,
+            damping_map: damping_keep,
             fields,
             ground_rel,
             solver,
@@ -511,12 +515,16 @@ impl Simulation {
     /// Runs `substeps` per step from now on (the per-step change is the caller's to rescale).
     fn set_substeps(&mut self, substeps: u32) -> Result<()> {
         self.substeps = substeps;
-        self.params = Params {
-            sources: self.params.sources,
-            source_step: self.params.source_step,
-            ..Params::new(&self.scene, substeps, self.probe_cells.len() as u32)
-        };
-        self.solver.set_params(&self.params)
+        // Only what depends on the substeps changes: the sources, rainfall and forcing flags
+        // stay (rebuilding the parameters from the scene lost them, and a run whose water
+        // deepened past its substeps stopped raining, dropped its damping map and its pressure).
+        self.params = self.params.with_substeps(&self.scene, substeps);
+        self.solver.set_params(&self.params)?;
+        if !self.damping_map.is_empty() {
+            self.solver
+                .set_damping_map(&damping_per_substep(&self.damping_map, substeps))?;
+        }
+        Ok(())
     }
 
     fn absolute(&self, eta: f32, cell: usize) -> f64 {
@@ -1143,7 +1151,14 @@ fn substep_note(scene: &Scene, substeps: u32, max_depth: f64) -> String {
     )
 }
 
-/// Each cell's 1 − tau under `physics.damping_map`: the scene's tau plus the map's, in [0, 1]
+/// The damping map's keep per substep at `substeps` (`params::keep_per_substep` per cell).
+fn damping_per_substep(keep: &[f32], substeps: u32) -> Vec<f32> {
+    keep.iter()
+        .map(|&k| params::keep_per_substep(k as f64, substeps))
+        .collect()
+}
+
+/// Each cell's 1 − tau (per step of `time.dt`) under `physics.damping_map`: the scene's tau plus the map's, in [0, 1]
 /// (NPY values as they are, a PNG's shades as shares of 1). Empty without a map.
 fn damping_keep(scene: &Scene) -> Result<Vec<f32>> {
     let Some(map) = &scene.physics.damping_map else {

@@ -70,6 +70,11 @@ pub struct SolveReport {
 pub trait Solver: wgpu::WasmNotSend + std::any::Any {
     /// Replaces the uniform parameters (k, damping, boundaries…), e.g. after a substep change.
     fn set_params(&mut self, params: &Params) -> Result<()>;
+    /// Replaces the damping map's per-substep keep, each cell's (1 − tau)^(1/substeps), when the
+    /// substeps change. Backends without a damping map take nothing.
+    fn set_damping_map(&mut self, _keep: &[f32]) -> Result<()> {
+        Ok(())
+    }
     /// Multiplies the per-step change by `factor` (when the substep length changes).
     fn rescale_velocity(&mut self, factor: f32) -> Result<()>;
     /// Runs `steps` steps of `substeps` substeps each (steps ≤ MAX_CHUNK), then reports.

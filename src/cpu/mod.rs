@@ -393,6 +393,11 @@ impl Solver for CpuSolver {
         Ok(())
     }
 
+    fn set_damping_map(&mut self, keep: &[f32]) -> Result<()> {
+        self.forcing[..keep.len()].copy_from_slice(keep);
+        Ok(())
+    }
+
     fn rescale_velocity(&mut self, factor: f32) -> Result<()> {
         explicit::rescale_velocity(&mut self.vel[self.current], factor);
         Ok(())

@@ -461,6 +461,14 @@ impl Solver for GpuSolver {
         Ok(())
     }
 
+    fn set_damping_map(&mut self, keep: &[f32]) -> Result<()> {
+        // The map's words follow the ground's (level.wgsl).
+        let at = self.state.field_bytes();
+        self.queue
+            .write_buffer(&self.state.ground, at, bytemuck::cast_slice(keep));
+        Ok(())
+    }
+
     fn rescale_velocity(&mut self, factor: f32) -> Result<()> {
         let mut p = self.params;
         p.vel_scale = factor;

@@ -157,14 +157,7 @@ impl Volume {
     /// (reduce first).
     pub fn correct(&self, pass: &mut wgpu::ComputePass, level: &LevelBindings, state: &GpuState, index: u32) {
         self.record(pass, &self.settle, level, state, index, (1, 1));
-        self.record(
-            pass,
-            &self.apply,
-            level,
-            state,
-            index,
-            (state.nx.div_ceil(16), state.ny.div_ceil(16)),
-        );
+        self.apply(pass, level, state, index);
         let drops = self.drops.count(index);
         if drops > 0 {
             self.record(pass, &self.rain, level, state, index, (drops.div_ceil(64), 1));

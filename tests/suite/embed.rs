@@ -10,6 +10,11 @@ use shoal::{Backend, Water, WaterOptions};
 /// A device the test owns, opened the way a host renderer would (wgpu's env vars pick the
 /// backend), with the adapter's limits as `Water::new` asks.
 pub(crate) fn own_device() -> (wgpu::Device, wgpu::Queue) {
+    own_device_with(|_| {})
+}
+
+/// `own_device` with the adapter's limits changed by `limit` first.
+pub(crate) fn own_device_with(limit: impl FnOnce(&mut wgpu::Limits)) -> (wgpu::Device, wgpu::Queue) {
     common::hold_gpu();
     pollster::block_on(async {
         let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle().with_env());
@@ -17,10 +22,12 @@ pub(crate) fn own_device() -> (wgpu::Device, wgpu::Queue) {
             .request_adapter(&wgpu::RequestAdapterOptions::default())
             .await
             .expect("an adapter");
+        let mut limits = adapter.limits();
+        limit(&mut limits);
         adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("host"),
-                required_limits: adapter.limits(),
+                required_limits: limits,
                 ..Default::default()
             })
             .await

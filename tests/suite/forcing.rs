@@ -73,6 +73,59 @@ fn rainfall_adds_its_intensity_over_the_area_and_time_for_uniform_and_map() {
     }
 }
 
+#[test]
+fn rainfall_and_the_damping_map_outlive_a_rise_in_the_substeps() {
+    // A pool 1 m deep (12 m × 8 m) at dt = 0.1 s: k·d = 0.392, one substep up to 1.02 m. Rain
+    // of 0.01 m/s deepens it past that within ~2 s, and the explicit solver takes a second
+    // substep (checked after each chunk: here every 10 steps). Rebuilding the parameters for it
+    // used to drop the rainfall and forcing flags (measured: 9.504 m³ of rain, and the map's
+    // damping lost). Over 10 s it adds 0.01 · 96 · 10 = 9.6 m³; tolerance
+    // 1e-5 of that, as for rainfall alone. The damping map (tau 1/64 everywhere, exact in f32)
+    // must stay too, at the new substeps' keep: the same run with `damping = 0.015625` and no
+    // map ends on the same bits.
+    let dir = tempfile::tempdir().unwrap();
+    write_npy(dir.path(), "tau.npy", 16, 24, |_, _| 0.015625);
+    let pool = |extra: &str| {
+        scene_in(
+            dir.path(),
+            &format!(
+                "[grid]\nnx = 24\nny = 16\ndx = 0.5\n[time]\ndt = 0.1\nsteps = 100\n\
+                 [physics]\n{extra}\n[terrain]\nflat = -1.0\n[water]\nlevel = 0.0\n\
+                 [rainfall]\nintensity = 36000.0\n"
+            ),
+        )
+    };
+    let (mapped, uniform) = (pool("damping_map = \"tau.npy\""), pool("damping = 0.015625"));
+    for backend in BACKENDS {
+        let mut sim = simulation(&mapped, backend);
+        let before = water_volume(&mut sim);
+        assert_eq!(sim.substeps(), 1);
+        // In chunks of 10 steps: the substeps are checked after each.
+        for _ in 0..10 {
+            sim.step(10).unwrap();
+        }
+        assert_eq!(
+            sim.substeps(),
+            2,
+            "{backend:?}: the rain did not deepen the pool past one substep"
+        );
+        let added = water_volume(&mut sim) - before;
+        assert!(
+            ((added - 9.6) / 9.6).abs() < 1e-5,
+            "{backend:?}: the rain added {added} m³ of 9.6 m³"
+        );
+        let mut reference = simulation(&uniform, backend);
+        for _ in 0..10 {
+            reference.step(10).unwrap();
+        }
+        assert_eq!(
+            sim.surface().unwrap(),
+            reference.surface().unwrap(),
+            "{backend:?}: the damping map damped otherwise than its uniform tau"
+        );
+    }
+}
+
 /// A closed pool 2 m deep, 48 × 48 cells of 1 m, damped so it settles, under a still patch.
 fn pool_under(patch: &str, solver: &str) -> String {
     format!(

@@ -4,7 +4,6 @@
 //! against the device's limits, so a device opened here with the adapter's limits but 10 storage
 //! buffers per stage refuses, as a browser would, any pass that binds more.
 
-use crate::common;
 use shoal::{Scene, Water};
 
 /// The presets the page offers: the scene files web/src/lib.rs includes.
@@ -20,28 +19,11 @@ fn web_presets() -> Vec<String> {
 }
 
 fn device_with_storage_buffers(n: u32) -> (wgpu::Device, wgpu::Queue) {
-    pollster::block_on(async {
-        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle().with_env());
-        let adapter = instance
-            .request_adapter(&wgpu::RequestAdapterOptions::default())
-            .await
-            .expect("an adapter");
-        let mut limits = adapter.limits();
-        limits.max_storage_buffers_per_shader_stage = n;
-        adapter
-            .request_device(&wgpu::DeviceDescriptor {
-                label: Some("webgpu limits"),
-                required_limits: limits,
-                ..Default::default()
-            })
-            .await
-            .expect("a device")
-    })
+    crate::embed::own_device_with(|limits| limits.max_storage_buffers_per_shader_stage = n)
 }
 
 #[test]
 fn every_web_preset_builds_and_steps_with_ten_storage_buffers_per_stage() {
-    common::hold_gpu();
     let (device, queue) = device_with_storage_buffers(10);
     for name in web_presets() {
         let path = format!("{}/scenes/{name}.toml", env!("CARGO_MANIFEST_DIR"));
@@ -58,7 +40,6 @@ fn every_web_preset_builds_and_steps_with_ten_storage_buffers_per_stage() {
 /// A pass past the limit is refused with wgpu's error, not a crash: the check above can fail.
 #[test]
 fn a_device_with_eight_storage_buffers_refuses_the_adi_solver_cleanly() {
-    common::hold_gpu();
     let (device, queue) = device_with_storage_buffers(8);
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/beach.toml");
     let scene = Scene::from_file(std::path::Path::new(path)).unwrap();
