@@ -46,6 +46,7 @@ mod schedule;
 mod simulation;
 mod solver;
 mod spray;
+mod start;
 mod state_table;
 pub mod summary;
 mod table;

@@ -303,6 +303,8 @@ pub struct Setup<'a> {
     pub method: Method,
     /// h − ref at the start.
     pub eta: &'a [f32],
+    /// The per-substep change at the start (`start::taylor_vel`); empty: at rest.
+    pub vel: &'a [f32],
     /// b − ref.
     pub ground: &'a [f32],
     /// Each probe's cell index.
@@ -340,6 +342,7 @@ impl<'a> Setup<'a> {
             params,
             method,
             eta,
+            vel: &[],
             ground,
             probe_cells: &[],
             source: &[],

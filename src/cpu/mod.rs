@@ -104,7 +104,14 @@ impl CpuSolver {
             params: setup.params,
             ground: setup.ground.to_vec(),
             eta: [setup.eta.to_vec(), vec![0.0; n]],
-            vel: [vec![0.0; n], vec![0.0; n]],
+            vel: [
+                if setup.vel.is_empty() {
+                    vec![0.0; n]
+                } else {
+                    setup.vel.to_vec()
+                },
+                vec![0.0; n],
+            ],
             carry: vec![0.0; n],
             clamped: vec![
                 [0.0; 2];

@@ -203,7 +203,7 @@ impl GpuState {
                 fields.buffer(Field::Eta, "eta 1", eta, bound),
             ],
             vel: [
-                fields.buffer(Field::Vel, "vel 0", &[], bound),
+                fields.buffer(Field::Vel, "vel 0", bytemuck::cast_slice(setup.vel), bound),
                 fields.buffer(Field::Vel, "vel 1", &[], bound),
             ],
             carry: zeroed_buffer(

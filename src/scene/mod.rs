@@ -982,6 +982,26 @@ pub struct InitialWater {
     /// `[[water.bump]]`: Gaussians added to the surface, at rest.
     #[serde(default, rename = "bump", skip_serializing_if = "Vec::is_empty")]
     pub bumps: Vec<Bump>,
+    /// How the water released at rest takes its first step (a project key); default "rest".
+    #[serde(default, skip_serializing_if = "Start::is_rest")]
+    pub start: Start,
+}
+
+/// How the water released at rest takes its first step (`[water] start`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Start {
+    /// The per-step change starts at zero: h^(−1) = h⁰ (first order in time).
+    #[default]
+    Rest,
+    /// The explicit solver's Taylor step (`src/start.rs`): second order, exact per mode.
+    Taylor,
+}
+
+impl Start {
+    fn is_rest(&self) -> bool {
+        *self == Start::Rest
+    }
 }
 
 /// A steady inflow over a disc, or a drain, with an optional hydrograph.
