@@ -77,6 +77,7 @@ async function main() {
 
   const rate = document.getElementById("rate");
   let last = performance.now(), lastSteps = 0;
+  const began = performance.now();
   const frame = async () => {
     const left = testSteps === null ? stepsPerFrame : Math.min(stepsPerFrame, testSteps - demo.steps());
     try {
@@ -105,7 +106,9 @@ async function main() {
       demo.frame(0);
       if (offscreen) await demo.show();
       const picture = canvas.toDataURL("image/png");
-      publish({ steps: demo.steps(), volume, adapter: demo.adapter(), picture });
+      // Steps and frames together, on this adapter: the page's own pace, readbacks included.
+      const pace = (demo.steps() * 1000) / (performance.now() - began);
+      publish({ steps: demo.steps(), volume, adapter: demo.adapter(), picture, steps_per_second: pace });
       status.textContent = `${sceneName}: ${demo.steps()} steps done`;
       return;
     }

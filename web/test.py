@@ -103,7 +103,8 @@ def run_page(scene, steps, timeout):
 
 def check(scene, args):
     outcome = run_page(scene, args.steps, args.timeout)
-    print(f"{scene}: the page ran {outcome['steps']} steps on {outcome['adapter']}")
+    print(f"{scene}: the page ran {outcome['steps']} steps on {outcome['adapter']}, "
+          f"{outcome['steps_per_second']:.0f} steps/s with its frames")
     assert outcome["steps"] == args.steps, outcome["steps"]
 
     expected, bodies = native_volume(args.shoal, scene, args.steps)

@@ -232,7 +232,12 @@ impl Demo {
                 .particles_buffer()
                 .cloned()
                 .zip(water.particle_draw_args().cloned()),
-            adapter: format!("{} ({:?})", info.name, info.backend),
+            // Browsers may hide the adapter's name (Chromium does on SwiftShader).
+            adapter: match (info.name.as_str(), info.driver.as_str()) {
+                ("", "") => format!("a WebGPU adapter whose name the browser keeps ({:?})", info.device_type),
+                ("", driver) => format!("{driver} ({:?})", info.device_type),
+                (name, _) => format!("{name} ({:?})", info.device_type),
+            },
             limits: format!(
                 "{} storage buffers per stage, {} MiB per storage binding",
                 limits.max_storage_buffers_per_shader_stage,
