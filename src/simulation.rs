@@ -239,12 +239,12 @@ impl Simulation {
         let target = totals.sum_depth as f64;
         let still = ground_rel.iter().map(|&b| (-(b as f64)).max(0.0)).sum();
         let regions = (params.regions != 0).then(|| crate::cpu::regions::label(&params, &ground_rel, &eta).1);
-        // The second-order start (start.rs), where the scene asks for it: the explicit height
-        // field released at rest, without bodies.
+        // The second-order start (start.rs), unless the scene asks for the first-order one: the
+        // explicit height field released at rest, without bodies (ADI's is at rest).
         let explicit = scene.physics.solver == crate::scene::Method::Explicit;
         let taylor = scene.water.start == crate::scene::Start::Taylor;
         let vel = if taylor && explicit && columns.is_none() && layer.is_none() && bodies.is_empty() {
-            crate::start::taylor_vel(&params, scene.physics.solver, &ground_rel, &eta)
+            crate::start::taylor_vel(&params, &ground_rel, &eta)
         } else {
             Vec::new()
         };

@@ -7,10 +7,16 @@
 //! ∂h/∂t = 0, so h^(−1) = h⁰ + ½·dt²·∂²h/∂t² + O(dt³), and the solver's own first substep from
 //! rest is the discrete dt²·∂²h/∂t²: its change Δ. So vel⁰ = h⁰ − h^(−1) = −½·Δ. For the explicit
 //! scheme this is exact mode by mode (undamped): cos(ω·dt) = 1 − k·λ/2 is both its dispersion
-//! relation and h^(−1)/h⁰ here, so every mode starts at its amplitude and phase. For ADI the same
-//! construction takes its own implicit step from rest (bounded at any dt), but `Simulation` does
-//! not use it yet: on the test beach it tripled the GPU-vs-CPU difference at one shoreline cell
-//! (8.8e-5 m against 2.9e-5, over a bound of 4.8e-5), and its gain there is not measured.
+//! relation and h^(−1)/h⁰ here, so every mode starts at its amplitude and phase.
+//!
+//! ADI needs no such start: Kass & Miller's implicit scheme gives a mode (1 + a)·h^(n+1) =
+//! 2·h^n − h^(n−1) (a = k·λ), whose solution from h^(−1) = h⁰ is exactly h⁰·r^n·cos(θ·n) with
+//! r = 1/√(1 + a), tan θ = √a: at rest is already its start at the amplitude and phase (tested at
+//! Courant 0.5 and 1: 0.01 % and 1e-4 step). Its own Taylor step from rest, which assumes a
+//! small ω·dt, is wrong there: at Courant 10 it grew a ghost-slope basin's waves 2.4-fold. (Across
+//! both axes the splitting adds a cross term, h^(−1) = h⁰·(1 + a_x·a_y/2) for a mode with a_x and
+//! a_y; not built: it matters only where both are large.) So `Simulation` takes this module's
+//! start for the explicit solver only.
 //!
 //! Computed once on the host with the CPU twins, for every backend (the same bits go to each).
 //! A lake at rest has Δ = 0 and stays exactly at rest. Shorelines start at rest as before: a
@@ -24,10 +30,9 @@
 
 use crate::cpu;
 use crate::params::Params;
-use crate::scene::Method;
 
 /// vel⁰ (per substep) for the level `eta` over `ground` under `params`.
-pub fn taylor_vel(params: &Params, method: Method, ground: &[f32], eta: &[f32]) -> Vec<f32> {
+pub fn taylor_vel(params: &Params, ground: &[f32], eta: &[f32]) -> Vec<f32> {
     let n = eta.len();
     // The wave alone: no volume correction, clamp record, sources or bodies, no pressure head
     // (and from rest the damping has nothing to damp).
@@ -61,10 +66,7 @@ pub fn taylor_vel(params: &Params, method: Method, ground: &[f32], eta: &[f32]) 
         carry: &mut carry,
         clamped: &mut [],
     };
-    match method {
-        Method::Explicit => cpu::explicit::step(&level, &mut out, crate::schedule::needs_edges(&params)),
-        Method::Adi => cpu::adi::step(&level, &mut out),
-    };
+    cpu::explicit::step(&level, &mut out, crate::schedule::needs_edges(&params));
     // At a shoreline the Taylor step does not hold (the dry-cell rule is not smooth): a cell with
     // a dry cell among its four neighbours or itself, before or after the substep, starts at rest
     // as before. Elsewhere the water is smooth and the start is second order.

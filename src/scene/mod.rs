@@ -982,8 +982,8 @@ pub struct InitialWater {
     /// `[[water.bump]]`: Gaussians added to the surface, at rest.
     #[serde(default, rename = "bump", skip_serializing_if = "Vec::is_empty")]
     pub bumps: Vec<Bump>,
-    /// How the water released at rest takes its first step (a project key); default "rest".
-    #[serde(default, skip_serializing_if = "Start::is_rest")]
+    /// How the water released at rest takes its first step (a project key); default "taylor".
+    #[serde(default, skip_serializing_if = "Start::is_default")]
     pub start: Start,
 }
 
@@ -991,16 +991,18 @@ pub struct InitialWater {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Start {
-    /// The per-step change starts at zero: h^(−1) = h⁰ (first order in time).
-    #[default]
+    /// The per-step change starts at zero: h^(−1) = h⁰ (first order in time for the explicit
+    /// solver; for ADI this is its second-order start).
     Rest,
-    /// The explicit solver's Taylor step (`src/start.rs`): second order, exact per mode.
+    /// The default: the explicit solver's Taylor step (`src/start.rs`), second order and exact
+    /// per mode; ADI starts at rest, which is exact per mode for its scheme.
+    #[default]
     Taylor,
 }
 
 impl Start {
-    fn is_rest(&self) -> bool {
-        *self == Start::Rest
+    fn is_default(&self) -> bool {
+        *self == Start::default()
     }
 }
 
