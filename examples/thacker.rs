@@ -62,7 +62,13 @@ fn courant_dt(cells: usize) -> f64 {
 }
 
 /// The amplitude kept in each period after the first.
-fn kept(bowl: Bowl, solver: &str, cells: usize, excursion: f64, periods: usize) -> Result<Vec<f64>, Box<dyn std::error::Error>> {
+fn kept(
+    bowl: Bowl,
+    solver: &str,
+    cells: usize,
+    excursion: f64,
+    periods: usize,
+) -> Result<Vec<f64>, Box<dyn std::error::Error>> {
     let dx = RADIUS / cells as f64;
     let half = 1.25 * RADIUS;
     let nx = (2.0 * half / dx).round() as usize;
