@@ -28,10 +28,20 @@ fn volume(sim: &mut Simulation) -> f64 {
 }
 
 /// A `Simulation` edited between steps on the CPU and on the GPU follows an embedded `Water`
-/// edited by its GPU pass at the same step, within the GPU-vs-CPU tolerance for the steps run
-/// (60 steps of waves a few centimetres high).
+/// edited by its GPU pass at the same step, step by step, within the GPU-vs-CPU tolerance for the
+/// steps run (waves a few centimetres high), for 40 steps after the edit or until a shoreline tie.
+///
+/// The two keep their books differently (the `Simulation` rebuilds and holds its target in f64,
+/// `Water` moves its target by the GPU's f32 sums), so their levels part by an ulp here and there,
+/// and the dry-cell rule is a threshold: a cell that floods within rounding of its ground on one
+/// can stay dry on the other, and from that step they differ by that cell's wave, not by
+/// rounding. So: the first 20 steps after the edit must agree throughout; after that a step
+/// where the wet cells differ ends the comparison, and every cell that differs must be within
+/// the tolerance of its ground on both (a tie, not a fault).
 #[test]
 fn simulation_edits_follow_the_embedded_edit_pass() {
+    const AFTER: u64 = 40;
+    const SURE: u64 = 20;
     let scene = common::scene(&pool());
     let dx = scene.grid.dx;
     let (device, queue) = crate::embed::own_device();
@@ -44,32 +54,53 @@ fn simulation_edits_follow_the_embedded_edit_pass() {
     water.brush(2.2, 1.0, 0.2, 0.1).unwrap();
     water.disturb(1.0, 1.4, 0.12, 0.04).unwrap();
     water.disturb(0.4, 1.6, 0.1, -0.02).unwrap();
-    let mut encoder = device.create_command_encoder(&Default::default());
-    water.record(&mut encoder, 40);
-    queue.submit([encoder.finish()]);
-    let (embedded, ground) = water.read_level().unwrap();
+    let mut levels = Vec::new();
+    for _ in 0..AFTER {
+        let mut encoder = device.create_command_encoder(&Default::default());
+        water.record(&mut encoder, 1);
+        queue.submit([encoder.finish()]);
+        levels.push(water.read_level().unwrap());
+    }
     drop(water);
 
     for backend in [Backend::Cpu, Backend::Reference, Backend::Gpu] {
         let mut sim = common::simulation(&scene, backend);
         sim.step(20).unwrap();
         sim.edit(&edits(dx)).unwrap();
-        sim.step(40).unwrap();
-        assert_eq!(sim.step_index(), 60);
-        let eta = sim.eta().unwrap();
         let reference = sim.reference_level();
         let moved: Vec<f32> = sim.ground().iter().map(|&b| (b - reference) as f32).collect();
         let (diff, at) = shoal::compare::max_abs_diff(
             &moved.iter().map(|&v| v as f64).collect::<Vec<_>>(),
-            &ground.iter().map(|&v| v as f64).collect::<Vec<_>>(),
+            &levels[0].1.iter().map(|&v| v as f64).collect::<Vec<_>>(),
         );
         assert!(diff <= 1e-6, "{backend:?}: the ground differs by {diff:.3e} at {at}");
-        let (diff, at) = shoal::compare::max_abs_diff(
-            &eta.iter().map(|&v| v as f64).collect::<Vec<_>>(),
-            &embedded.iter().map(|&v| v as f64).collect::<Vec<_>>(),
-        );
-        let tol = shoal::compare::tolerance(60, 0.05);
-        assert!(diff <= tol, "{backend:?}: {diff:.3e} at {at} (tolerance {tol:.3e})");
+        for (after, (embedded, ground)) in (1..=AFTER).zip(&levels) {
+            sim.step(1).unwrap();
+            let eta = sim.eta().unwrap();
+            let tol = shoal::compare::tolerance(20 + after, 0.05);
+            let wet = |e: &[f32], c: usize| e[c] > ground[c];
+            let parted: Vec<usize> = (0..eta.len()).filter(|&c| wet(&eta, c) != wet(embedded, c)).collect();
+            if !parted.is_empty() && after > SURE {
+                for &c in &parted {
+                    let (a, b) = ((eta[c] - ground[c]) as f64, (embedded[c] - ground[c]) as f64);
+                    assert!(
+                        a.abs() <= tol && b.abs() <= tol,
+                        "{backend:?} step {after} after the edit: cell {c} is {a:.3e} and {b:.3e} above its \
+                         ground, not a tie (tolerance {tol:.3e})"
+                    );
+                }
+                eprintln!("{backend:?}: a shoreline tie at step {after} after the edit ends the comparison");
+                break;
+            }
+            let (diff, at) = shoal::compare::max_abs_diff(
+                &eta.iter().map(|&v| v as f64).collect::<Vec<_>>(),
+                &embedded.iter().map(|&v| v as f64).collect::<Vec<_>>(),
+            );
+            assert!(
+                diff <= tol,
+                "{backend:?} step {after} after the edit: {diff:.3e} at {at} (tolerance {tol:.3e})"
+            );
+        }
     }
 }
 
@@ -110,6 +141,51 @@ fn edits_keep_the_volume_books_on_every_backend() {
                 sim.step_index()
             );
         }
+    }
+}
+
+/// An edit leaves the water it does not touch bit for bit: a 1 mm wave on a lake 100 m deep,
+/// splashed in one corner, keeps every other cell's level exactly (rebuilt from its depth over
+/// the ground, each cell would move by up to an ulp of 100 m, 7.6e-6 m: 0.8 % of the wave).
+#[test]
+fn an_edit_leaves_the_cells_it_does_not_touch_bit_for_bit() {
+    let dir = tempfile::tempdir().unwrap();
+    let (nx, ny) = (32usize, 24usize);
+    common::write_npy(dir.path(), "h0.npy", ny, nx, |i, j| {
+        0.001 * ((i as f64 * 0.4).cos() * (j as f64 * 0.3).sin())
+    });
+    let scene = common::scene_in(
+        dir.path(),
+        &format!(
+            "[grid]\nnx = {nx}\nny = {ny}\ndx = 10.0\n[time]\ndt = 0.1\n[terrain]\nflat = -100.0\n\
+             [water]\nlevel = 0.0\nnpy = \"h0.npy\"\n"
+        ),
+    );
+    let splash = HostEdit::at(EDIT_DISTURB, 40.0, 40.0, 25.0, 0.01, scene.grid.dx);
+    for backend in BOTH {
+        let mut sim = common::simulation(&scene, backend);
+        sim.step(10).unwrap();
+        let before = sim.eta().unwrap();
+        sim.edit(&[splash]).unwrap();
+        let after = sim.eta().unwrap();
+        let mut touched = 0;
+        for c in 0..nx * ny {
+            if splash.weight(c % nx, c / nx) > 0.0 {
+                touched += 1;
+                continue;
+            }
+            assert_eq!(
+                after[c].to_bits(),
+                before[c].to_bits(),
+                "{backend:?}: cell {c} moved from {} to {}",
+                before[c],
+                after[c]
+            );
+        }
+        assert!(
+            touched > 0 && touched < nx * ny / 4,
+            "{backend:?}: the splash touched {touched} cells"
+        );
     }
 }
 
