@@ -88,12 +88,13 @@ pub(crate) fn partial_sums(p: &Params, ground: &[f32], eta: &[f32], vel: &[f32],
                 let e = eta[c];
                 let d = e - ground[c];
                 if e.is_finite() {
-                    let mut water = d.max(0.0);
+                    // max(d, 0) − max(−b, 0), without d's rounding (sums.wgsl's `add_cell`).
+                    let mut above = e.max(ground[c]) - ground[c].max(0.0);
                     if p.bodies != 0 {
-                        water -= extras.cover[c].held;
+                        above -= extras.cover[c].held;
                         lane.held += extras.cover[c].held;
                     }
-                    lane.depth += water - (-ground[c]).max(0.0);
+                    lane.depth += above;
                 }
                 if !e.is_finite() {
                     lane.bad = 1;

@@ -203,7 +203,7 @@ impl LaneSlices<'_> {
         let d = e - g;
         let finite = e.is_finite();
         let wet = finite && d > 0.0;
-        self.depth[k] += if finite { d.max(0.0) - (-g).max(0.0) } else { 0.0 };
+        self.depth[k] += if finite { e.max(g) - g.max(0.0) } else { 0.0 };
         self.bad[k] |= u32::from(!finite);
         self.sum[k] += if wet { e } else { 0.0 };
         self.wet[k] += u32::from(wet);
