@@ -1,70 +1,33 @@
-//! Thacker's (1981) parabolic bowl: how much of a sloshing wave's amplitude each solver keeps per
-//! period when its shoreline moves (issue 16).
-//!
-//! In the bowl b = h0·(r²/a² − 1) the planar mode is exact for the shallow-water equations: the
-//! water translates as a rigid paraboloid, d = h0·(1 − ((x − A·cos ωt)² + y²)/a²), released at rest
-//! at t = 0, with ω = √(2·g·h0)/a. Its centre of mass moves as A·cos ωt, so the ratio of successive
-//! maxima of the centre of mass is the amplitude kept per period (1 for the equations; Kass &
-//! Miller's linearisation drops a term of order A², which neither grows nor decays the mode).
-//!
-//! Runs the 1-D bowl (a strip, reflecting sides) and the 2-D bowl, for the explicit and ADI
-//! solvers on the CPU reference. Without wet and dry the explicit scheme keeps a mode's amplitude
-//! exactly; ADI keeps r^N per period, r = 1/√(1 + a) per step with a ≈ (ω·dt)² and N = 2π/θ steps,
-//! tan θ = √a (start.rs): printed beside it as its own time damping.
-//!
-//! `cargo run --release --example thacker -- [cells per radius] [excursion/radius] [periods]`
-//! (defaults 200, 0.01, 3).
+//! Thacker's (1981) parabolic bowl with its planar mode released at rest: the amplitude a solver
+//! keeps per period as the shoreline moves. Shared by the example (`main.rs`) and the tests
+//! (`tests/suite/shorelines.rs` includes this file).
 
 use std::path::Path;
 
 use shoal::scene::Scene;
 use shoal::{Backend, Simulation};
 
-const G: f64 = 9.81;
-const RADIUS: f64 = 1.0;
-const DEPTH: f64 = 1.0;
+pub const G: f64 = 9.81;
+pub const RADIUS: f64 = 1.0;
+pub const DEPTH: f64 = 1.0;
 
 /// Which bowl: `Strip` 1-D (four cells across, reflecting sides) or `Round`, the 2-D paraboloid.
 #[derive(Clone, Copy, Debug)]
-enum Bowl {
+pub enum Bowl {
     Strip,
     Round,
 }
 
-fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let arg = |i: usize, default: f64| args.get(i).and_then(|s| s.parse().ok()).unwrap_or(default);
-    let cells = arg(0, 200.0) as usize;
-    let excursion = arg(1, 0.01);
-    let periods = arg(2, 3.0) as usize;
-    println!("Thacker's bowl, {cells} cells per radius, excursion {excursion}·a, Courant 0.5 at the centre");
-    let omega_dt = (2.0 * G * DEPTH).sqrt() / RADIUS * courant_dt(cells);
-    let a = omega_dt * omega_dt;
-    let adi_own = (1.0 / (1.0 + a)).sqrt().powf(std::f64::consts::TAU / a.sqrt().atan());
-    println!("ADI's own damping of this mode without wet and dry: {adi_own:.4} per period");
-    println!("{:<8} {:<8} amplitude kept per period", "bowl", "solver");
-    for bowl in [Bowl::Strip, Bowl::Round] {
-        for solver in ["explicit", "adi"] {
-            match kept(bowl, solver, cells, excursion, periods) {
-                Ok(kept) => {
-                    let kept: Vec<String> = kept.iter().map(|k| format!("{k:.4}")).collect();
-                    println!("{:<8} {:<8} {}", format!("{bowl:?}"), solver, kept.join(" "));
-                }
-                Err(e) => println!("{bowl:?} {solver}: error: {e}"),
-            }
-        }
-    }
-}
-
 /// The step: Courant 0.5 in the bowl's centre.
-fn courant_dt(cells: usize) -> f64 {
+pub fn courant_dt(cells: usize) -> f64 {
     0.5 * (RADIUS / cells as f64) / (G * DEPTH).sqrt()
 }
 
 /// The amplitude kept in each period after the first.
-fn kept(
+pub fn kept(
     bowl: Bowl,
     solver: &str,
+    backend: Backend,
     cells: usize,
     excursion: f64,
     periods: usize,
@@ -94,8 +57,8 @@ fn kept(
         let x = centre(i);
         (2.0 * amplitude * DEPTH / (RADIUS * RADIUS) * (x - 0.5 * amplitude)).max(ground(i, j))
     };
-    let dir = std::env::temp_dir().join(format!("shoal-thacker-{}", std::process::id()));
-    std::fs::create_dir_all(&dir)?;
+    let dir = tempfile::tempdir()?;
+    let dir = dir.path();
     let grid = |f: &dyn Fn(usize, usize) -> f64| -> Vec<f64> {
         (0..ny)
             .flat_map(|j| (0..nx).map(move |i| (i, j)))
@@ -109,8 +72,8 @@ fn kept(
          [physics]\nsolver = \"{solver}\"\n[terrain]\nnpy = \"ground.npy\"\n[water]\nnpy = \"h0.npy\"\n",
         steps = steps_per_period * periods,
     );
-    let scene = Scene::parse(&text, Path::new("thacker.toml"), &dir)?;
-    let mut sim = Simulation::new(&scene, Backend::Reference)?;
+    let scene = Scene::parse(&text, Path::new("thacker.toml"), dir)?;
+    let mut sim = Simulation::new(&scene, backend)?;
     let reference = sim.reference_level();
     let ground_rel: Vec<f64> = sim.ground().iter().map(|&b| b - reference).collect();
     let x_of: Vec<f64> = (0..nx * ny).map(|c| centre(c % nx)).collect();
@@ -126,7 +89,6 @@ fn kept(
         }
         track.push(moment / volume);
     }
-    std::fs::remove_dir_all(&dir).ok();
     // The maximum near each whole period (the first at t = 0: the release), refined by a parabola
     // through the three samples around it.
     let peak = |p: usize| -> f64 {
