@@ -115,6 +115,7 @@ fn sweeps(c: &mut Criterion) {
             eta: &eta,
             vel: &vel,
             forcing: &[],
+            faces: &[],
         };
         let dx = sweep_x(&level);
         for axis in 0..2 {

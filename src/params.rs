@@ -63,8 +63,11 @@ pub struct Params {
     pub forcing: u32,
     /// 1: each step ends by folding the level into the summary maps (`summary.wgsl`).
     pub summary: u32,
+    /// 1: the explicit step keeps each face's flux memory (`cpu::explicit::Memory`), for scenes
+    /// with a shoreline (a dry cell at the start).
+    pub faces: u32,
     /// Padding.
-    pub _pad: [u32; 3],
+    pub _pad: [u32; 2],
 }
 
 /// Mirror of WGSL `Totals` (reduce.wgsl's result).
@@ -167,7 +170,8 @@ impl Params {
             rainfall: 0,
             forcing: 0,
             summary: scene.output.summary as u32,
-            _pad: [0; 3],
+            faces: 0,
+            _pad: [0; 2],
         };
         // With bodies the columns hold body volume that the per-region sums would count as water:
         // such scenes correct globally (the CLI says so).

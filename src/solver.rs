@@ -142,6 +142,8 @@ pub struct SolverState {
     pub eta: Vec<f32>,
     pub vel: Vec<f32>,
     pub carry: Vec<f32>,
+    /// The faces' flux memory, two per cell, where the level keeps it (`Params::faces`).
+    pub faces: Vec<f32>,
     /// What each drain could not take on the last step (with sources).
     pub shortfall: Vec<f32>,
     /// What the dry-cell rule did since the last correction, two per cell (`CORRECT_CLAMPS`).
@@ -194,6 +196,7 @@ impl SolverState {
         match field {
             Field::Eta => cast_slice(&self.eta),
             Field::Vel => cast_slice(&self.vel),
+            Field::Faces => cast_slice(&self.faces),
             Field::Carry => cast_slice(&self.carry),
             Field::Shortfall => cast_slice(&self.shortfall),
             Field::Clamped => cast_slice(&self.clamped),
@@ -234,6 +237,7 @@ impl SolverState {
         match field {
             Field::Eta => set(&mut self.eta),
             Field::Vel => set(&mut self.vel),
+            Field::Faces => set(&mut self.faces),
             Field::Carry => set(&mut self.carry),
             Field::Shortfall => set(&mut self.shortfall),
             Field::Clamped => set(&mut self.clamped),
@@ -305,6 +309,9 @@ pub struct Setup<'a> {
     pub eta: &'a [f32],
     /// The per-substep change at the start (`start::taylor_vel`); empty: at rest.
     pub vel: &'a [f32],
+    /// The faces' flux memory at the start, two per cell (`start::taylor_vel`); empty: none
+    /// (at rest, or `Params::faces` is 0).
+    pub faces: &'a [f32],
     /// b − ref.
     pub ground: &'a [f32],
     /// Each probe's cell index.
@@ -343,6 +350,7 @@ impl<'a> Setup<'a> {
             method,
             eta,
             vel: &[],
+            faces: &[],
             ground,
             probe_cells: &[],
             source: &[],

@@ -31,8 +31,10 @@
 use crate::cpu;
 use crate::params::Params;
 
-/// vel⁰ (per substep) for the level `eta` over `ground` under `params`.
-pub fn taylor_vel(params: &Params, ground: &[f32], eta: &[f32]) -> Vec<f32> {
+/// vel⁰ (per substep) for the level `eta` over `ground` under `params`, and under
+/// `Params::faces` the faces' memory of it (−½ of each face's part of Δ where both its cells
+/// start moving; empty otherwise).
+pub fn taylor_vel(params: &Params, ground: &[f32], eta: &[f32]) -> (Vec<f32>, Vec<f32>) {
     let n = eta.len();
     // The wave alone: no volume correction, clamp record, sources or bodies, no pressure head
     // (and from rest the damping has nothing to damp).
@@ -44,6 +46,7 @@ pub fn taylor_vel(params: &Params, ground: &[f32], eta: &[f32]) -> Vec<f32> {
         ..*params
     };
     let rest = vec![0.0f32; n];
+    let no_memory = vec![0.0f32; if params.faces != 0 { 2 * n } else { 0 }];
     let extras = cpu::reduce::Extras {
         shortfall: &[],
         clamped: &[],
@@ -58,13 +61,16 @@ pub fn taylor_vel(params: &Params, ground: &[f32], eta: &[f32]) -> Vec<f32> {
         eta,
         vel: &rest,
         forcing: &[],
+        faces: &no_memory,
     };
     let (mut next, mut change, mut carry) = (vec![0.0f32; n], vec![0.0f32; n], vec![0.0f32; n]);
+    let mut faces = no_memory.clone();
     let mut out = cpu::explicit::Out {
         eta: &mut next,
         vel: &mut change,
         carry: &mut carry,
         clamped: &mut [],
+        faces: &mut faces,
     };
     cpu::explicit::step(&level, &mut out, crate::schedule::needs_edges(&params));
     // At a shoreline the Taylor step does not hold (the dry-cell rule is not smooth): a cell with
@@ -102,5 +108,19 @@ pub fn taylor_vel(params: &Params, ground: &[f32], eta: &[f32]) -> Vec<f32> {
             *v -= (sum / cells as f64) as f32;
         }
     }
-    vel.into_iter().map(|v| v.unwrap_or(0.0)).collect()
+    // A face's memory is its part of the start where both its cells start moving (elsewhere
+    // they start at rest, and so does the face).
+    let moving = |c: usize| vel[c].is_some();
+    for (c, pair) in faces.chunks_exact_mut(2).enumerate() {
+        let (i, j) = (c % nx, c / nx);
+        let east = j * nx + (i + 1) % nx;
+        let north = ((j + 1) % ny) * nx + i;
+        pair[0] = if moving(c) && moving(east) { -0.5 * pair[0] } else { 0.0 };
+        pair[1] = if moving(c) && moving(north) {
+            -0.5 * pair[1]
+        } else {
+            0.0
+        };
+    }
+    (vel.into_iter().map(|v| v.unwrap_or(0.0)).collect(), faces)
 }

@@ -12,6 +12,9 @@ pub enum Field {
     Eta,
     /// The per-substep change, h^n − h^(n−1), per cell.
     Vel,
+    /// The explicit step's flux memory of each cell's east and north faces
+    /// (`cpu::explicit::Memory`), with a shoreline (`Params::faces`).
+    Faces,
     /// The compensated eta update's rounding residual per cell.
     Carry,
     /// What each drain could not take on the last step.
@@ -246,6 +249,9 @@ fn pipe_rainfall(s: &Shape) -> bool {
 }
 fn summary(s: &Shape) -> bool {
     s.navier_stokes.is_none() && s.params.summary != 0
+}
+fn faces(s: &Shape) -> bool {
+    height_field(s) && s.params.faces != 0
 }
 fn clamps(s: &Shape) -> bool {
     height_field(s) && s.params.correct == CORRECT_CLAMPS
@@ -555,6 +561,8 @@ pub const FIELDS: &[Spec] = &[
         Kept::State,
         pipe_rainfall,
     ),
+    // Last: a checkpoint from before it ends here, and its faces start afresh.
+    two_levels(spec(Field::Faces, "face memory", Per::Cell, 2, 4, Kept::State, faces)),
 ];
 
 /// The row of `field`.
@@ -683,7 +691,8 @@ mod tests {
                 NsMarkers,
                 NsMarkerBook,
                 Summary,
-                PipeRainCarry
+                PipeRainCarry,
+                Faces
             ]
         );
     }

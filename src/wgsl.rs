@@ -95,7 +95,8 @@ mod tests {
                 substeps,
                 rainfall,
                 forcing,
-                summary
+                summary,
+                faces
             }),
         );
         check_mirror(

@@ -44,7 +44,8 @@ struct Params {
     forcing: u32,
     // 1: each step ends with summary.wgsl.
     summary: u32,
-    _pad3: u32,
+    // 1: the explicit step keeps each face's flux memory (explicit.wgsl's `faces_in`).
+    faces: u32,
     _pad4: u32,
     _pad5: u32,
 }

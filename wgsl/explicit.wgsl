@@ -64,9 +64,64 @@ fn face_term(mode: u32, eta_c: f32, d_c: f32, b_c: f32, eta_n: f32, b_n: f32, et
     return select(select(term, mirrored, mode == GHOST_SLOPE), 0.0, mode == REFLECT || mode == ABSORB);
 }
 
-// The flux-form update of cell (i, j): (eta', vel') before edge overrides and the dry-cell rule;
-// `corrected`: the level read as `read_cell` reads it.
-fn wave(i: u32, j: u32, corrected: bool) -> vec2<f32> {
+// The faces' flux memory (params.faces; issue 16): each cell's east and north faces, two words
+// per cell after the nx·ny per-step changes in the same level buffer, so it ping-pongs with them
+// and binds nothing new. A face's memory is the part of `vel` it put there, signed as its owner's
+// face term: q' = keep·q + k·term while the face is open. A wet cell's `vel` is the sum of its
+// faces' memories (and what other passes add), a dry cell's is zero. When a cell dried, the
+// dry-cell rule zeroed its `vel` but its wet neighbours' `vel` still held their side of the
+// shared faces: the flow out of the dry cell went on (a sloshing wave lost 4–6 % of its
+// amplitude per period at a moving shoreline, however fine the grid). Now both sides agree on
+// every face (`open_face`): a wet cell forgets a closed face's memory, a dry cell takes back an
+// open one's. Twin: src/cpu/explicit.rs (`Memory`).
+
+// Whether a face keeps its memory: between two wet cells it does; where one side is dry, only
+// while the memory moves water from the wet side into the dry one (`into_c`: the memory signed
+// into this cell). Ghost faces keep none.
+fn open_face(mode: u32, wet_c: bool, eta_n: f32, b_n: f32, into_c: f32) -> bool {
+    let wet_n = eta_n > b_n;
+    return (mode == INTERIOR || mode == PERIODIC) && ((wet_c && wet_n) || (wet_c && into_c < 0.0) || (wet_n && into_c > 0.0));
+}
+
+// A face's new memory, owned by the cell whose 1 − tau is `keep`; `term` its face term.
+fn remember(mode: u32, open: bool, keep: f32, q: f32, term: f32) -> f32 {
+    let real = mode == INTERIOR || mode == PERIODIC;
+    return select(0.0, select(0.0, keep * q, open) + params.k * term, real);
+}
+
+fn memory_at(c: u32, north: bool) -> f32 {
+    return vel_in[params.nx * params.ny + 2u * c + u32(north)];
+}
+
+// A wet cell's closed faces, or a dry cell's open ones: the memory `kept` moves.
+fn pick(open: bool, wet_c: bool, q: f32) -> f32 {
+    return select(0.0, q, open != wet_c);
+}
+
+// The update of one cell: its new level and change (before edge overrides and the dry-cell
+// rule), its east and north faces' new memory, and the four faces' new memory signed into it
+// (what the dry-cell rule, if it fires, leaves in the faces: the clamp record books the rest).
+struct Wave {
+    eta: f32,
+    vel: f32,
+    memory: vec2<f32>,
+    into: f32,
+}
+
+// The dry-cell rule and the store (level.wgsl's), booking the change less what stays in the
+// faces, then the faces' memory.
+fn store_step(c: u32, b_c: f32, r: Wave, eta_new: f32, residual: f32) -> vec2<f32> {
+    let stored = store_booked(c, b_c, eta_new, r.vel, residual, r.vel - r.into);
+    if params.faces != 0u {
+        let at = params.nx * params.ny + 2u * c;
+        vel_out[at] = r.memory.x;
+        vel_out[at + 1u] = r.memory.y;
+    }
+    return stored;
+}
+
+// The flux-form update of cell (i, j); `corrected`: the level read as `read_cell` reads it.
+fn wave(i: u32, j: u32, corrected: bool) -> Wave {
     let nx = params.nx;
     let ny = params.ny;
     let c = cell(i, j);
@@ -92,15 +147,41 @@ fn wave(i: u32, j: u32, corrected: bool) -> vec2<f32> {
     let phi_e = head_of(e);
     let phi_s = head_of(s);
     let phi_n = head_of(n);
-    let west = face_term(select(INTERIOR, params.bc_west, i == 0u), eta_c, d_c, b_c, eta_w, b_w, eta_e, b_e, mean, vec3<f32>(phi_c, phi_w, phi_e));
-    let east = face_term(select(INTERIOR, params.bc_east, i == nx - 1u), eta_c, d_c, b_c, eta_e, b_e, eta_w, b_w, mean, vec3<f32>(phi_c, phi_e, phi_w));
-    let south = face_term(select(INTERIOR, params.bc_south, j == 0u), eta_c, d_c, b_c, eta_s, b_s, eta_n, b_n, mean, vec3<f32>(phi_c, phi_s, phi_n));
-    let north = face_term(select(INTERIOR, params.bc_north, j == ny - 1u), eta_c, d_c, b_c, eta_n, b_n, eta_s, b_s, mean, vec3<f32>(phi_c, phi_n, phi_s));
+    let mode_w = select(INTERIOR, params.bc_west, i == 0u);
+    let mode_e = select(INTERIOR, params.bc_east, i == nx - 1u);
+    let mode_s = select(INTERIOR, params.bc_south, j == 0u);
+    let mode_n = select(INTERIOR, params.bc_north, j == ny - 1u);
+    let west = face_term(mode_w, eta_c, d_c, b_c, eta_w, b_w, eta_e, b_e, mean, vec3<f32>(phi_c, phi_w, phi_e));
+    let east = face_term(mode_e, eta_c, d_c, b_c, eta_e, b_e, eta_w, b_w, mean, vec3<f32>(phi_c, phi_e, phi_w));
+    let south = face_term(mode_s, eta_c, d_c, b_c, eta_s, b_s, eta_n, b_n, mean, vec3<f32>(phi_c, phi_s, phi_n));
+    let north = face_term(mode_n, eta_c, d_c, b_c, eta_n, b_n, eta_s, b_s, mean, vec3<f32>(phi_c, phi_n, phi_s));
     // The faces in a fixed order, each partial sum through `one` so no compiler reassociates them
     // (Mesa's GL path did: 1 ulp off the CPU twin in a third of the cells each step).
     let faces = (((west + east) * params.one + south) * params.one + north) * params.one;
-    let vel = keep_of(c) * here.y + params.k * faces;
-    return vec2<f32>(eta_c + vel, vel);
+    let keep = keep_of(c);
+    if params.faces == 0u {
+        let vel = keep * here.y + params.k * faces;
+        return Wave(eta_c + vel, vel, vec2<f32>(0.0), 0.0);
+    }
+    let wet_c = eta_c > b_c;
+    let q_w = memory_at(w, false);
+    let q_e = memory_at(c, false);
+    let q_s = memory_at(s, true);
+    let q_n = memory_at(c, true);
+    let open_w = open_face(mode_w, wet_c, eta_w, b_w, -q_w);
+    let open_e = open_face(mode_e, wet_c, eta_e, b_e, q_e);
+    let open_s = open_face(mode_s, wet_c, eta_s, b_s, -q_s);
+    let open_n = open_face(mode_n, wet_c, eta_n, b_n, q_n);
+    let moved = ((pick(open_e, wet_c, q_e) + pick(open_n, wet_c, q_n)) * params.one - pick(open_w, wet_c, q_w)) * params.one
+        - pick(open_s, wet_c, q_s);
+    let kept = select(keep * (here.y + moved), keep * (here.y - moved), wet_c);
+    let vel = select(kept, keep * here.y, moved == 0.0) + params.k * faces;
+    let west_new = remember(mode_w, open_w, keep_of(w), q_w, -west);
+    let east_new = remember(mode_e, open_e, keep, q_e, east);
+    let south_new = remember(mode_s, open_s, keep_of(s), q_s, -south);
+    let north_new = remember(mode_n, open_n, keep, q_n, north);
+    let into = ((east_new + north_new) * params.one - west_new) * params.one - south_new;
+    return Wave(eta_c + vel, vel, vec2<f32>(east_new, north_new), into);
 }
 
 // Steps workgroup `group`'s cells (sums.wgsl's order); returns this thread's sums of what it wrote.
@@ -118,9 +199,9 @@ fn step_cells(group: u32, t: u32, corrected: bool) -> Lane {
             // goes back into `carry`. Plain f32 addition drifts the volume systematically
             // (−1.7e-6 in 20,000 steps on a test basin); with the carry, Σ(eta + carry) changes
             // only by roundings of vel's size.
-            let sum = two_sum(here.x, r.y + here.z);
+            let sum = two_sum(here.x, r.vel + here.z);
             let b = ground[c];
-            let stored = store(c, b, sum.x, r.y, sum.y);
+            let stored = store_step(c, b, r, sum.x, sum.y);
             add_cell(&lane, stored.x, b, stored.y, 0.0);
         }
     }
@@ -145,8 +226,8 @@ fn step(@builtin(global_invocation_id) gid: vec3<u32>) {
     let c = cell(gid.x, gid.y);
     let here = read_cell(c, false);
     let r = wave(gid.x, gid.y, false);
-    let sum = two_sum(here.x, r.y + here.z);
-    store(c, ground[c], sum.x, r.y, sum.y);
+    let sum = two_sum(here.x, r.vel + here.z);
+    store_step(c, ground[c], r, sum.x, sum.y);
 }
 
 @compute @workgroup_size(256)
@@ -177,7 +258,7 @@ fn mur(c: u32, eta_c: f32, d_c: f32, ii: u32, ij: u32) -> f32 {
     let r = (s - 1.0) / (s + 1.0);
     let m = cell(ii, ij);
     let lift = head_of(m) - head_of(c);
-    return (eta_in[m] + lift) + r * ((wave(ii, ij, false).x - eta_c) + lift);
+    return (eta_in[m] + lift) + r * ((wave(ii, ij, false).eta - eta_c) + lift);
 }
 
 // The p-th perimeter cell: the south row, the north row, then the west and east columns without
@@ -243,18 +324,25 @@ fn edges(@builtin(global_invocation_id) gid: vec3<u32>) {
         let eta_new = mur_sum / f32(mur_count);
         store(c, b_c, eta_new, eta_new - eta_c, 0.0);
     } else if x_edge < nx && y_edge < ny {
-        let eta_new = 0.5 * (wave(x_edge, j, false).x + wave(i, y_edge, false).x);
+        let eta_new = 0.5 * (wave(x_edge, j, false).eta + wave(i, y_edge, false).eta);
         store(c, b_c, eta_new, eta_new - eta_c, 0.0);
     }
 }
 
-// Rescales the per-step change when the substep count changes; copies eta to the other buffer.
+// Rescales the per-step change (and the faces' memory of it) when the substep count changes;
+// copies eta to the other buffer.
 @compute @workgroup_size(256)
 fn rescale_velocity(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let c = gid.x + gid.y * groups.x * 256u;
-    if c >= params.nx * params.ny {
+    let n = params.nx * params.ny;
+    if c >= n {
         return;
     }
     eta_out[c] = eta_in[c];
     vel_out[c] = vel_in[c] * params.vel_scale;
+    if params.faces != 0u {
+        let at = n + 2u * c;
+        vel_out[at] = vel_in[at] * params.vel_scale;
+        vel_out[at + 1u] = vel_in[at + 1u] * params.vel_scale;
+    }
 }

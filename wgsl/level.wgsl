@@ -51,6 +51,12 @@ fn face_depth(eta_c: f32, d_c: f32, eta_n: f32, d_n: f32) -> f32 {
 // Dry cells (Kass & Miller §4): a surface at or below the ground is the ground, at rest.
 // Then the divergence flag, then the store. Returns what it stored: (eta, vel).
 fn store(c: u32, b_c: f32, eta_new: f32, vel_new: f32, residual: f32) -> vec2<f32> {
+    return store_booked(c, b_c, eta_new, vel_new, residual, vel_new);
+}
+
+// `store`, booking `dropped` in the clamp record as the change the rule drops (the explicit
+// step's faces keep part of it: explicit.wgsl's `store_step`).
+fn store_booked(c: u32, b_c: f32, eta_new: f32, vel_new: f32, residual: f32, dropped: f32) -> vec2<f32> {
     var eta = eta_new;
     var vel = vel_new;
     var res = residual;
@@ -58,7 +64,7 @@ fn store(c: u32, b_c: f32, eta_new: f32, vel_new: f32, residual: f32) -> vec2<f3
         if params.correct == CORRECT_CLAMPS && is_finite(eta) {
             // The water the clamp makes, and the per-step change it drops: the solver's own
             // change of this cell, which its neighbours' opposite face terms balance.
-            set_clamped(c, clamped_at(c) + vec2<f32>((b_c - eta_new) - residual, vel_new));
+            set_clamped(c, clamped_at(c) + vec2<f32>((b_c - eta_new) - residual, dropped));
         }
         eta = b_c;
         vel = 0.0;

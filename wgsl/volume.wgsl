@@ -81,6 +81,22 @@ fn roll() {
     books.volume.shortfall = -last;
 }
 
+// Cell c's faces' memory signed into it (explicit.wgsl's `memory_at`, after the nx·ny changes in
+// the level's vel buffer), which the dry-cell rule leaves in the faces: the next step forgets it
+// or takes it back. 0 without (params.faces).
+fn held_in_faces(c: u32) -> f32 {
+    if params.faces == 0u {
+        return 0.0;
+    }
+    let nx = params.nx;
+    let n = nx * params.ny;
+    let i = c % nx;
+    let j = c / nx;
+    let w = select(c - 1u, c + nx - 1u, i == 0u);
+    let s = select(c - nx, c + n - nx, j == 0u);
+    return ((vel[n + 2u * c] + vel[n + 2u * c + 1u]) * params.one - vel[n + 2u * w]) * params.one - vel[n + 2u * s + 1u];
+}
+
 // One cell of `apply` (below) moved by `delta`: returns the height its sources added (or drains
 // took, negative; 0 without sources), which "regions" counts in the cell's `pending`.
 fn apply_at(c: u32, delta: vec2<f32>) -> f32 {
@@ -111,7 +127,10 @@ fn apply_at(c: u32, delta: vec2<f32>) -> f32 {
         shortfall[c] = short;
     }
     if params.correct == CORRECT_CLAMPS {
-        set_clamped(c, select(vec2<f32>(0.0, 0.0), vec2<f32>((b - e) - r, v), e <= b));
+        // A cell it dries books the change it drops less what stays in the faces (a cell that
+        // was dry already holds no change).
+        let held = select(0.0, held_in_faces(c), eta[c] > b);
+        set_clamped(c, select(vec2<f32>(0.0, 0.0), vec2<f32>((b - e) - r, v - held), e <= b));
     }
     if e <= b {
         e = b;

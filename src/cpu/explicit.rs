@@ -71,6 +71,9 @@ pub struct Level<'a> {
     pub vel: &'a [f32],
     /// The per-cell forcing (`Params::forcing`): damping map, pressure head; empty without.
     pub forcing: &'a [f32],
+    /// The faces' flux memory, (east, north) per cell (`Memory`), where the scene keeps it
+    /// (`Params::faces`); empty without.
+    pub faces: &'a [f32],
 }
 
 /// The three rows a cell's stencil reads, each as (eta, ground): its own, the one below (south)
@@ -118,17 +121,20 @@ fn face_term(
 }
 
 /// Twin of `wave` for cell (i, j) of `rows`, whose own change is `vel_c`: (eta', vel') before
-/// overrides and the dry-cell rule. `mean` is the mean wet surface that ghost-mean sides read;
-/// `forcing` the per-cell forcing (none: `Params::forcing` is 0).
+/// overrides and the dry-cell rule, and its east and north faces' new memory. `mean` is the mean
+/// wet surface that ghost-mean sides read; `forcing` the per-cell forcing (none:
+/// `Params::forcing` is 0); `memory` the faces' memory where the level keeps it (`Level::faces`).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn wave_in(
     p: &Params,
     rows: &Rows,
     mean: f32,
     vel_c: f32,
     forcing: Option<Forcing>,
+    memory: Option<Memory>,
     i: u32,
     j: u32,
-) -> (f32, f32) {
+) -> (f32, f32, NewMemory) {
     let (nx, ny) = (p.nx, p.ny);
     let at = |row: (&[f32], &[f32]), i: u32| (row.0[i as usize], row.1[i as usize]);
     let (eta_c, b_c) = at(rows.centre, i);
@@ -159,8 +165,107 @@ pub(crate) fn wave_in(
     let east = term(i == nx - 1, p.bc_east, e, w, [phi[0], phi[2], phi[1]]);
     let south = term(j == 0, p.bc_south, s, n, [phi[0], phi[3], phi[4]]);
     let north = term(j == ny - 1, p.bc_north, n, s, [phi[0], phi[4], phi[3]]);
-    let vel = keep * vel_c + p.k * (((west + east) + south) + north);
-    (eta_c + vel, vel)
+    let flux = ((west + east) + south) + north;
+    let Some(memory) = memory else {
+        let vel = keep * vel_c + p.k * flux;
+        return (eta_c + vel, vel, NewMemory::default());
+    };
+    let real = |edge: bool, bc: u32| {
+        let m = mode(edge, bc);
+        m == INTERIOR || m == PERIODIC
+    };
+    let real = [
+        real(i == 0, p.bc_west),
+        real(i == nx - 1, p.bc_east),
+        real(j == 0, p.bc_south),
+        real(j == ny - 1, p.bc_north),
+    ];
+    let wet_c = eta_c > b_c;
+    let wet = [w, e, s, n].map(|n| n.0 > n.1);
+    // Each face's memory signed into this cell: west, east, south, north.
+    let into = [-memory.west, memory.east, -memory.south, memory.north];
+    let open: [bool; 4] = std::array::from_fn(|f| open_face(real[f], wet_c, wet[f], into[f]));
+    let vel = memory.kept(keep, vel_c, wet_c, open) + p.k * flux;
+    // The neighbours' keep, for the west and south faces they own.
+    let keep_at = |i: u32, j: u32| forcing.map_or(p.keep, |f| f.keep_of((j * nx + i) as usize));
+    let keep_w = keep_at(if i == 0 { nx - 1 } else { i - 1 }, j);
+    let keep_s = keep_at(i, if j == 0 { ny - 1 } else { j - 1 });
+    let west_new = remember(p, real[0], open[0], keep_w, memory.west, -west);
+    let east_new = remember(p, real[1], open[1], keep, memory.east, east);
+    let south_new = remember(p, real[2], open[2], keep_s, memory.south, -south);
+    let north_new = remember(p, real[3], open[3], keep, memory.north, north);
+    let memory = NewMemory {
+        faces: [east_new, north_new],
+        into: ((east_new + north_new) - west_new) - south_new,
+    };
+    (eta_c + vel, vel, memory)
+}
+
+/// Twin of `open_face`: whether a face keeps its memory. Between two wet cells it does. Where one
+/// side is dry it does only while the memory moves water from the wet side into the dry one (the
+/// wet side can pay for it; the dry side takes it back into its change), and forgets it where it
+/// moves water out of the dry side, which has none. Ghost faces keep none.
+pub(crate) fn open_face(real: bool, wet_c: bool, wet_n: bool, into_c: f32) -> bool {
+    real && (wet_c && (wet_n || into_c < 0.0) || wet_n && into_c > 0.0)
+}
+
+/// Twin of `remember`: a face's new memory, owned by the cell whose 1 − tau is `keep`, `term`
+/// its face term (0 at a ghost face, which keeps none).
+fn remember(p: &Params, real: bool, open: bool, keep: f32, q: f32, term: f32) -> f32 {
+    if real {
+        (if open { keep * q } else { 0.0 }) + p.k * term
+    } else {
+        0.0
+    }
+}
+
+/// What a step leaves in a cell's faces: its east and north faces' new memory (which it writes),
+/// and the four faces' new memory signed into it (what the dry-cell rule, if it fires, leaves in
+/// the faces rather than drops: the clamp record books only the rest).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct NewMemory {
+    pub faces: [f32; 2],
+    pub into: f32,
+}
+
+/// The flux memories a cell reads (issue 16): the part of the per-step change each face put
+/// there, `q' = keep·q + k·term` while the face is open, signed as the owner's face term. A cell
+/// owns its east and north faces; it reads its west and south neighbours' east and north.
+///
+/// A wet cell's `vel` is the sum of its faces' memories (plus what other passes add); a dry
+/// cell's is zero. When a cell dried, the dry-cell rule zeroed its `vel`, but its wet
+/// neighbours' `vel` still held their side of the shared faces: the flow out of the dry cell went
+/// on, made water the correction then took back evenly, and a sloshing wave lost 4–6 % of its
+/// amplitude per period at a moving shoreline however fine the grid. Now both sides agree on
+/// every face (`open_face`): a wet cell forgets a closed face's memory, and a dry cell takes back
+/// an open one's.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Memory {
+    pub east: f32,
+    pub north: f32,
+    /// The west neighbour's east face.
+    pub west: f32,
+    /// The south neighbour's north face.
+    pub south: f32,
+}
+
+impl Memory {
+    /// The kept part of the change, `keep·vel_c` with the faces agreed (`open`: west, east,
+    /// south, north): a wet cell less its closed faces' memory, a dry cell (whose `vel` the
+    /// dry-cell rule zeroed) plus its open ones'.
+    fn kept(&self, keep: f32, vel_c: f32, wet_c: bool, open: [bool; 4]) -> f32 {
+        // A wet cell sums its closed faces, a dry one its open faces.
+        let pick = |open: bool, q: f32| if open != wet_c { q } else { 0.0 };
+        let moved = ((pick(open[1], self.east) + pick(open[3], self.north)) - pick(open[0], self.west))
+            - pick(open[2], self.south);
+        if moved == 0.0 {
+            keep * vel_c
+        } else if wet_c {
+            keep * (vel_c - moved)
+        } else {
+            keep * (vel_c + moved)
+        }
+    }
 }
 
 /// The mean wet surface of the last reduction, which ghost-mean sides read.
@@ -188,8 +293,26 @@ impl Level<'_> {
         (&self.eta[start..start + nx], &self.ground[start..start + nx])
     }
 
-    /// Twin of `wave`: (eta', vel') of cell (i, j) before overrides and the dry-cell rule.
-    pub(crate) fn wave(&self, i: u32, j: u32) -> (f32, f32) {
+    /// The memory cell (i, j) reads, where the level keeps it.
+    pub(crate) fn memory(&self, i: u32, j: u32) -> Option<Memory> {
+        if self.faces.is_empty() {
+            return None;
+        }
+        let (nx, ny) = (self.params.nx, self.params.ny);
+        let w = self.cell(if i == 0 { nx - 1 } else { i - 1 }, j);
+        let s = self.cell(i, if j == 0 { ny - 1 } else { j - 1 });
+        let c = self.cell(i, j);
+        Some(Memory {
+            east: self.faces[2 * c],
+            north: self.faces[2 * c + 1],
+            west: self.faces[2 * w],
+            south: self.faces[2 * s + 1],
+        })
+    }
+
+    /// Twin of `wave`: (eta', vel') of cell (i, j) before overrides and the dry-cell rule, and
+    /// its faces' new memory.
+    pub(crate) fn wave(&self, i: u32, j: u32) -> (f32, f32, NewMemory) {
         let rows = Rows {
             south: self.row(j as i64 - 1),
             centre: self.row(j as i64),
@@ -201,6 +324,7 @@ impl Level<'_> {
             wet_mean(self.totals),
             self.vel[self.cell(i, j)],
             self.forcing(),
+            self.memory(i, j),
             i,
             j,
         )
@@ -274,6 +398,8 @@ pub struct Out<'a> {
     pub carry: &'a mut [f32],
     /// Under `CORRECT_CLAMPS`, what the dry-cell rule did to each cell; empty otherwise.
     pub clamped: &'a mut [[f32; 2]],
+    /// The faces' new memory (`Level::faces`); empty where the level keeps none.
+    pub faces: &'a mut [f32],
 }
 
 impl Out<'_> {
@@ -281,6 +407,7 @@ impl Out<'_> {
     /// rows on threads).
     pub(crate) fn rows(&mut self, nx: usize) -> Vec<Out<'_>> {
         let mut clamped = self.clamped.chunks_mut(nx);
+        let mut faces = self.faces.chunks_mut(2 * nx);
         self.eta
             .chunks_mut(nx)
             .zip(self.vel.chunks_mut(nx))
@@ -290,16 +417,39 @@ impl Out<'_> {
                 vel,
                 carry,
                 clamped: clamped.next().unwrap_or_default(),
+                faces: faces.next().unwrap_or_default(),
             })
             .collect()
     }
 
+    /// Twin of the explicit step's `store_step`: the dry-cell rule, whose clamp record books the
+    /// change less what stays in the faces (`NewMemory::into`, 0 without), then the faces' memory
+    /// where the level keeps it. Returns whether the result is non-finite.
+    pub(crate) fn store_step(
+        &mut self,
+        c: usize,
+        b_c: f32,
+        (eta_new, vel_new, residual): (f32, f32, f32),
+        memory: NewMemory,
+    ) -> bool {
+        let bad = self.store_booked(c, b_c, eta_new, vel_new, residual, vel_new - memory.into);
+        if !self.faces.is_empty() {
+            self.faces[2 * c..2 * c + 2].copy_from_slice(&memory.faces);
+        }
+        bad
+    }
+
     /// Twin of `store`: the dry-cell rule. Returns whether the result is non-finite.
     pub(crate) fn store(&mut self, c: usize, b_c: f32, eta_new: f32, vel_new: f32, residual: f32) -> bool {
+        self.store_booked(c, b_c, eta_new, vel_new, residual, vel_new)
+    }
+
+    /// Twin of `store_booked`: the dry-cell rule, booking `dropped` as the change it drops.
+    fn store_booked(&mut self, c: usize, b_c: f32, eta_new: f32, vel_new: f32, residual: f32, dropped: f32) -> bool {
         let (eta, vel, res) = if eta_new <= b_c {
             if !self.clamped.is_empty() && eta_new.is_finite() {
                 let k = &mut self.clamped[c];
-                *k = [k[0] + ((b_c - eta_new) - residual), k[1] + vel_new];
+                *k = [k[0] + ((b_c - eta_new) - residual), k[1] + dropped];
             }
             (b_c, 0.0, 0.0)
         } else {
@@ -321,10 +471,10 @@ pub fn step(level: &Level, out: &mut Out, edges: bool) -> bool {
     for j in 0..p.ny {
         for i in 0..p.nx {
             let c = level.cell(i, j);
-            let (_, v) = level.wave(i, j);
+            let (_, v, memory) = level.wave(i, j);
             // Compensated eta + (vel + carry), as in the WGSL.
             let (s, residual) = two_sum(level.eta[c], v + out.carry[c]);
-            bad |= out.store(c, level.ground[c], s, v, residual);
+            bad |= out.store_step(c, level.ground[c], (s, v, residual), memory);
         }
     }
     if edges {

@@ -38,6 +38,9 @@ pub struct CpuSolver {
     ground: Vec<f32>,
     eta: [Vec<f32>; 2],
     vel: [Vec<f32>; 2],
+    /// The faces' flux memory, two per cell (`explicit::Memory`), beside `vel`; empty unless
+    /// `Params::faces`.
+    faces: [Vec<f32>; 2],
     /// Rounding residuals of the compensated eta update, updated in place.
     carry: Vec<f32>,
     /// What the dry-cell rule did to each cell since the last correction (`CORRECT_CLAMPS`).
@@ -112,6 +115,12 @@ impl CpuSolver {
                 },
                 vec![0.0; n],
             ],
+            faces: {
+                let len = if setup.params.faces != 0 { 2 * n } else { 0 };
+                let mut start = setup.faces.to_vec();
+                start.resize(len, 0.0);
+                [start, vec![0.0; len]]
+            },
             carry: vec![0.0; n],
             clamped: vec![
                 [0.0; 2];
@@ -260,7 +269,11 @@ impl CpuSolver {
 
     /// Whether the fast backend runs this explicit substep fused (`fast::fused`).
     fn fuses(&self, edges: bool) -> bool {
-        self.fast && !edges && self.params.correct != crate::params::CORRECT_CLAMPS && self.params.forcing == 0
+        self.fast
+            && !edges
+            && self.params.correct != crate::params::CORRECT_CLAMPS
+            && self.params.forcing == 0
+            && self.params.faces == 0
     }
 
     /// Whether `pass` runs as it should with a correction still deferred: the fused step applies
@@ -293,6 +306,8 @@ impl CpuSolver {
                 labels: &[],
                 corrections: &[],
                 pending: &mut [],
+                faces: &[],
+                first: 0,
             };
             fast::volume::apply(&self.params, &volume, &mut cells);
         }
@@ -325,10 +340,11 @@ impl CpuSolver {
     fn substep(&mut self, pass: Pass) -> bool {
         let [eta_a, eta_b] = &mut self.eta;
         let [vel_a, vel_b] = &mut self.vel;
-        let (eta_in, eta_out, vel_in, vel_out) = if self.current == 0 {
-            (&*eta_a, eta_b, &*vel_a, vel_b)
+        let [faces_a, faces_b] = &mut self.faces;
+        let (eta_in, eta_out, vel_in, vel_out, faces_in, faces_out) = if self.current == 0 {
+            (&*eta_a, eta_b, &*vel_a, vel_b, &*faces_a, faces_b)
         } else {
-            (&*eta_b, eta_a, &*vel_b, vel_a)
+            (&*eta_b, eta_a, &*vel_b, vel_a, &*faces_b, faces_a)
         };
         let level = explicit::Level {
             params: &self.params,
@@ -337,12 +353,14 @@ impl CpuSolver {
             eta: eta_in,
             vel: vel_in,
             forcing: &self.forcing,
+            faces: faces_in,
         };
         let mut out = explicit::Out {
             eta: eta_out,
             vel: vel_out,
             carry: &mut self.carry,
             clamped: &mut self.clamped,
+            faces: faces_out,
         };
         // The fast passes step the scene's damping alone: with a damping map or pressure, the
         // twin's passes run.
@@ -383,6 +401,8 @@ impl CpuSolver {
             labels,
             corrections,
             pending,
+            faces: &self.faces[p],
+            first: 0,
         };
         if self.fast {
             fast::volume::apply(&self.params, &self.volume, &mut cells);
@@ -407,6 +427,7 @@ impl Solver for CpuSolver {
 
     fn rescale_velocity(&mut self, factor: f32) -> Result<()> {
         explicit::rescale_velocity(&mut self.vel[self.current], factor);
+        explicit::rescale_velocity(&mut self.faces[self.current], factor);
         Ok(())
     }
 
@@ -485,6 +506,7 @@ impl Solver for CpuSolver {
         let mut state = SolverState {
             eta: self.eta[p].clone(),
             vel: self.vel[p].clone(),
+            faces: self.faces[p].clone(),
             carry: self.carry.clone(),
             shortfall: self.shortfall.clone(),
             clamped: self.clamped.iter().flatten().copied().collect(),
@@ -507,6 +529,8 @@ impl Solver for CpuSolver {
         let p = self.current;
         self.eta[p].clone_from(&state.eta);
         self.vel[p].clone_from(&state.vel);
+        self.faces[p].clone_from(&state.faces);
+        self.faces[p].resize(self.faces[1 - p].len(), 0.0);
         self.carry.clone_from(&state.carry);
         self.shortfall.clone_from(&state.shortfall);
         self.clamped = state.clamped.chunks_exact(2).map(|k| [k[0], k[1]]).collect();

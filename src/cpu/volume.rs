@@ -56,6 +56,23 @@ pub struct Cells<'a> {
     pub labels: &'a [u32],
     pub corrections: &'a [[f32; 2]],
     pub pending: &'a mut [f32],
+    /// The level's faces' memory (`explicit::Memory`), whole-grid; empty where it keeps none.
+    pub faces: &'a [f32],
+    /// The grid index of this field's first cell (the fast backend's bands).
+    pub first: usize,
+}
+
+/// Twin of `held_in_faces`: cell `c`'s faces' memory signed into it, which the dry-cell rule
+/// leaves in the faces (the next step forgets or takes it back: `explicit::Memory`); 0 without.
+fn held_in_faces(p: &Params, faces: &[f32], c: usize) -> f32 {
+    if faces.is_empty() {
+        return 0.0;
+    }
+    let (nx, ny) = (p.nx as usize, p.ny as usize);
+    let (i, j) = (c % nx, c / nx);
+    let w = j * nx + if i == 0 { nx - 1 } else { i - 1 };
+    let s = (if j == 0 { ny - 1 } else { j - 1 }) * nx + i;
+    ((faces[2 * c] + faces[2 * c + 1]) - faces[2 * w]) - faces[2 * s + 1]
 }
 
 /// Twin of `apply`.
@@ -96,7 +113,15 @@ pub fn apply(p: &Params, volume: &VolumeState, cells: &mut Cells) {
             }
         }
         if p.correct == CORRECT_CLAMPS {
-            cells.clamped[c] = if e <= b { [(b - e) - r, v] } else { [0.0; 2] };
+            // A cell it dries books the change it drops less what stays in the faces (a cell
+            // that was dry already holds no change).
+            let was_wet = cells.eta[c] > b;
+            let held = if was_wet {
+                held_in_faces(p, cells.faces, cells.first + c)
+            } else {
+                0.0
+            };
+            cells.clamped[c] = if e <= b { [(b - e) - r, v - held] } else { [0.0; 2] };
         }
         (e, v, r) = dry_rule(b, e, v, r);
         cells.eta[c] = e;

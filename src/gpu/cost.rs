@@ -103,11 +103,14 @@ pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams, fused: bool) -> Co
             0,
             2,
         ),
-        // step: ground, eta, vel and carry in (+ the damping map, the pressure head); eta, vel and
-        // carry out. edges: the perimeter.
+        // step: ground, eta, vel and carry in (+ the damping map, the pressure head, the faces'
+        // memory); eta, vel and carry out (+ the faces' memory). edges: the perimeter.
         Pass::Explicit { edges } => cost(
-            4 * F32 + on(p.forcing & FORCE_DAMPING_MAP != 0, F32) + on(p.forcing & FORCE_PRESSURE != 0, F32),
-            3 * F32,
+            4 * F32
+                + on(p.forcing & FORCE_DAMPING_MAP != 0, F32)
+                + on(p.forcing & FORCE_PRESSURE != 0, F32)
+                + on(p.faces != 0, 2 * F32),
+            3 * F32 + on(p.faces != 0, 2 * F32),
             1 + edges as u32,
         ),
         // One head per cell, from every patch (arithmetic, no reads per cell).

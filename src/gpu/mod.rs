@@ -643,9 +643,13 @@ impl Solver for GpuSolver {
         let scopes = Scopes::push(&self.device);
         for &field in &self.saved {
             let words = state.words(field);
+            let (buffer, at, _) = self.state.field_range(field).expect("state fields have buffers");
             if !words.is_empty() {
-                let (buffer, at, _) = self.state.field_range(field).expect("state fields have buffers");
                 self.queue.write_buffer(buffer, at, bytemuck::cast_slice(words));
+            } else if field == Field::Faces {
+                // A checkpoint from before the faces' memory: it starts afresh.
+                self.queue
+                    .write_buffer(buffer, at, &vec![0u8; (buffer.size() - at) as usize]);
             }
         }
         if self.regions.is_some() {

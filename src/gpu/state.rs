@@ -203,8 +203,8 @@ impl GpuState {
                 fields.buffer(Field::Eta, "eta 1", eta, bound),
             ],
             vel: [
-                fields.buffer(Field::Vel, "vel 0", bytemuck::cast_slice(setup.vel), bound),
-                fields.buffer(Field::Vel, "vel 1", &[], bound),
+                vel_buffer(device, setup, &fields, "vel 0", true),
+                vel_buffer(device, setup, &fields, "vel 1", false),
             ],
             carry: zeroed_buffer(
                 device,
@@ -270,12 +270,13 @@ impl GpuState {
         match field {
             Field::Carry => return Some((&self.carry, 0, Some(residuals))),
             Field::Clamped => return Some((&self.carry, residuals, None)),
+            Field::Vel => return Some((&self.vel[self.current], 0, Some(residuals))),
+            Field::Faces => return Some((&self.vel[self.current], residuals, None)),
             _ => {}
         }
         let r = &self.regions;
         let whole = match field {
             Field::Eta => &self.eta[self.current],
-            Field::Vel => &self.vel[self.current],
             Field::Shortfall => &self.shortfall,
             Field::RegionLabels => &r.labels[r.current],
             Field::RegionTargets => &r.targets[r.current],
@@ -292,6 +293,29 @@ impl GpuState {
     pub fn field_bytes(&self) -> u64 {
         self.cells() as u64 * 4
     }
+}
+
+/// A level's per-step change, then the faces' flux memory where the run keeps it (`Field::Faces`,
+/// two words per cell: explicit.wgsl's `memory_at`), holding the setup's start when `start`.
+fn vel_buffer(device: &wgpu::Device, setup: &Setup, fields: &FieldAlloc, label: &str, start: bool) -> wgpu::Buffer {
+    let usage = wgpu::BufferUsages::STORAGE
+        | wgpu::BufferUsages::VERTEX
+        | wgpu::BufferUsages::COPY_SRC
+        | wgpu::BufferUsages::COPY_DST;
+    let faces = if setup.params.faces != 0 {
+        fields.bytes(Field::Faces)
+    } else {
+        0
+    };
+    let size = fields.bytes(Field::Vel) + faces;
+    if !start || setup.vel.is_empty() && setup.faces.is_empty() {
+        return zeroed_buffer(device, label, size, usage);
+    }
+    let mut words = setup.vel.to_vec();
+    words.resize(setup.eta.len(), 0.0);
+    words.extend(setup.faces);
+    words.resize(size as usize / 4, 0.0);
+    filled_buffer(device, label, bytemuck::cast_slice(&words), usage)
 }
 
 /// The parts of the books (`Books` in books.wgsl).

@@ -29,6 +29,7 @@ mod regions;
 mod render_example;
 mod scene_files;
 mod shaders;
+mod shorelines;
 mod stops;
 mod summary;
 mod volume;

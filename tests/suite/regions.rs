@@ -92,11 +92,12 @@ fn each_basin_keeps_its_own_volume() {
         let v0 = basin_volumes(&mut global);
         global.step(3000).unwrap();
         let d = drift(basin_volumes(&mut global), v0);
-        // The east basin's water pays for the west's beaches: measured 6.5e-2 (explicit) and
-        // 0.46 (ADI) after 3000 steps, thousands of times the bound "regions" keeps.
+        // The east basin's water pays for the west's beaches: measured 5.9e-3 (explicit; 6.5e-2
+        // before its faces kept their flux memory, issue 16, and its beaches made less water) and
+        // 0.46 (ADI) after 3000 steps, hundreds of times the bound "regions" keeps.
         eprintln!("{solver} global: basins moved by west {:.2e}, east {:.2e}", d[0], d[1]);
         assert!(
-            d[1] > 1e-2,
+            d[1] > 1e-3,
             "{solver}: \"global\" left the still basin alone ({:.1e})",
             d[1]
         );
@@ -271,7 +272,7 @@ fn gpu_labels_match_the_cpu_twin() {
             "{nx}×{ny} {sides}: GPU and CPU label differently"
         );
         let regions = check_labels(&mut gpu, &labels, sides == "periodic");
-        gpu.step(200).unwrap();
+        gpu.step(400).unwrap();
         let moved = gpu.region_labels().unwrap();
         let after = check_labels(&mut gpu, &moved, sides == "periodic");
         assert_eq!(Some(after), gpu.regions());
@@ -280,7 +281,7 @@ fn gpu_labels_match_the_cpu_twin() {
             .zip(&moved)
             .filter(|(a, b)| (**a == 0) != (**b == 0))
             .count();
-        eprintln!("{nx}×{ny} {sides}: {regions} regions, {after} after 200 steps, {changed} cells wetted or dried");
+        eprintln!("{nx}×{ny} {sides}: {regions} regions, {after} after 400 steps, {changed} cells wetted or dried");
         assert!(changed > 20, "{nx}×{ny}: the waves moved only {changed} shore cells");
         assert!(
             regions > 20,

@@ -5,13 +5,16 @@ use crate::cli::shoal;
 use crate::common::{scene_in, simulation};
 use shoal::Backend;
 
-/// A valley 40 × 20 m sloping east into a pond, a hydrograph pouring in at its dry west end.
+/// A valley 40 × 20 m sloping east into a pond, a hydrograph pouring in at its dry west end. The
+/// maps count a cell wet above 1 cm: Kass & Miller's water has no friction, and since the explicit
+/// step keeps its faces' flux memory (issue 16) a film under a millimetre runs down the slope
+/// ahead of the flood, crossing 1 mm out of order; the flood itself arrives in order.
 fn valley(dir: &std::path::Path) -> String {
     std::fs::write(dir.join("q.csv"), "time,rate\n0,0\n5,2\n10,0\n").unwrap();
     "[grid]\nnx = 40\nny = 20\ndx = 1.0\n[time]\ndt = 0.05\nsteps = 400\n\
      [terrain]\nslope = { base = 0.5, grad = [-0.02, 0.0] }\n[water]\nlevel = 0.0\n\
      [[source]]\nx = 2.0\ny = 10.0\nradius = 1.5\nhydrograph = \"q.csv\"\n\
-     [output]\nevery = 200\nsummary = true\n"
+     [output]\nevery = 200\nsummary = true\nwet_depth = 0.01\n"
         .into()
 }
 
@@ -43,7 +46,7 @@ fn the_flood_maps_hold_the_worst_of_the_run_and_agree_across_backends() {
                 "{backend:?} cell {c}: time wet {}",
                 m.time_wet[c]
             );
-            if start[c] - ground[c] > 0.001 {
+            if start[c] - ground[c] > 0.011 {
                 assert_eq!(m.first_wet[c], 0.0, "{backend:?} cell {c} was wet at the start");
             }
         }
@@ -61,7 +64,7 @@ fn the_flood_maps_hold_the_worst_of_the_run_and_agree_across_backends() {
     }
     assert_eq!(maps[0], maps[1], "the fast CPU backend's maps are not the twin's");
     // The GPU's level differs from the twin's by f32 rounding: depths to 1e-5 m, and a wetting
-    // time may cross the 1 mm threshold a step apart.
+    // time may cross the 1 cm threshold a step apart.
     let (cpu, gpu) = (&maps[0], &maps[2]);
     let worst = cpu
         .max_depth

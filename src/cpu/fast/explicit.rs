@@ -30,11 +30,12 @@ fn row(level: &Level, out: &mut Out, j: u32) -> bool {
     let (nx, ny) = (level.params.nx, level.params.ny);
     let twin = |out: &mut Out, i: u32| -> bool {
         let c = level.cell(i, j);
-        let (_, v) = level.wave(i, j);
+        let (_, v, memory) = level.wave(i, j);
         let (s, residual) = two_sum(level.eta[c], v + out.carry[i as usize]);
-        out.store(i as usize, level.ground[c], s, v, residual)
+        out.store_step(i as usize, level.ground[c], (s, v, residual), memory)
     };
-    if j == 0 || j == ny - 1 || nx < 3 {
+    // With the faces' memory (a shoreline) every cell runs the twin's `wave`.
+    if j == 0 || j == ny - 1 || nx < 3 || !level.faces.is_empty() {
         return (0..nx).fold(false, |bad, i| bad | twin(out, i));
     }
     let ends = twin(out, 0) | twin(out, nx - 1);

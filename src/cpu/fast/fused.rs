@@ -194,6 +194,7 @@ impl Band<'_> {
                 vel: &mut vel[o.clone()],
                 carry: &mut carry[o.clone()],
                 clamped: &mut [],
+                faces: &mut [],
             };
             bad |= self.step_row(j, [s, c, n], &mut out);
             if self.fusion.sums {
@@ -228,7 +229,8 @@ impl Band<'_> {
         };
         let (vel, carry) = (&rows[1].vel, &rows[1].carry);
         let twin = |out: &mut Out, i: usize| -> bool {
-            let (_, v) = wave_in(self.p, &stencil, self.mean, vel[i], None, i as u32, j as u32);
+            // Never with the faces' memory (`CpuSolver::fuses`).
+            let (_, v, _) = wave_in(self.p, &stencil, self.mean, vel[i], None, None, i as u32, j as u32);
             let (s, residual) = two_sum(stencil.centre.0[i], v + carry[i]);
             out.store(i, stencil.centre.1[i], s, v, residual)
         };

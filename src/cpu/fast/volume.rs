@@ -49,6 +49,8 @@ fn bands<'a>(cells: &'a mut Cells) -> Vec<Cells<'a>> {
         labels: cells.labels,
         corrections: cells.corrections,
         pending: &mut *cells.pending,
+        faces: cells.faces,
+        first: cells.first,
     };
     let mut out = Vec::with_capacity(n.div_ceil(BAND));
     while !rest.eta.is_empty() {
@@ -66,7 +68,10 @@ fn bands<'a>(cells: &'a mut Cells) -> Vec<Cells<'a>> {
             labels: split(&mut rest.labels, m),
             corrections: rest.corrections,
             pending: split_mut(&mut rest.pending, m),
+            faces: rest.faces,
+            first: rest.first,
         });
+        rest.first += m;
     }
     out
 }
