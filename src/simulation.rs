@@ -1420,10 +1420,10 @@ impl Prepared {
         if !patches.is_empty() {
             params.forcing |= crate::wgsl::common::FORCE_PRESSURE;
         }
-        // A shoreline: the explicit step keeps each face's flux memory, so a face that dries
-        // forgets its flow on both sides (cpu::explicit::Memory). Without a dry cell at the start
-        // it costs 16 B per cell per step for nothing: left off.
-        if scene.physics.solver == crate::scene::Method::Explicit && eta.iter().zip(&ground_rel).any(|(h, b)| h <= b) {
+        // A shoreline: both solvers keep each face's flux memory, so a face that dries forgets
+        // its flow on both sides (cpu::explicit::Memory). Without a dry cell at the start it costs
+        // 16 B per cell per step for nothing: left off.
+        if eta.iter().zip(&ground_rel).any(|(h, b)| h <= b) {
             params.faces = 1;
         }
         Ok(Prepared {

@@ -133,8 +133,41 @@ struct Row {
     g: f32,
 }
 
+// The x sweep's kept change: keep·vel, or where the level keeps the faces' memory, what the
+// faces agree the cell keeps (level.wgsl's `agree`).
 fn base_rhs(c: u32) -> f32 {
-    return select(0.0, keep_of(c) * vel_in[c], sweep.axis == 0u);
+    if sweep.axis != 0u {
+        return 0.0;
+    }
+    if params.faces == 0u {
+        return keep_of(c) * vel_in[c];
+    }
+    return agree_at(c).kept;
+}
+
+// The west and south neighbours of cell c (wrapped as periodic sides wrap).
+fn west_of(c: u32) -> u32 {
+    let i = c % params.nx;
+    return select(c - 1u, c + params.nx - 1u, i == 0u);
+}
+
+fn south_of(c: u32) -> u32 {
+    return select(c - params.nx, c + params.nx * (params.ny - 1u), c < params.nx);
+}
+
+fn wet_at(c: u32) -> bool {
+    return eta_in[c] > ground[c];
+}
+
+// `agree` for cell c on the level as the step found it.
+fn agree_at(c: u32) -> Agreed {
+    let nx = params.nx;
+    let i = c % nx;
+    let j = c / nx;
+    let e = select(c + 1u, c + 1u - nx, i + 1u == nx);
+    let n = select(c + nx, i, j + 1u == params.ny);
+    let wet = vec4<bool>(wet_at(west_of(c)), wet_at(e), wet_at(south_of(c)), wet_at(n));
+    return agree(i, j, c, west_of(c), south_of(c), wet_at(c), wet, keep_of(c), vel_in[c]);
 }
 
 // A missing face at the end of a line.
@@ -219,13 +252,33 @@ fn conserved(line: u32, p: u32, x_lo: f32, x: f32, x_hi: f32) -> f32 {
     return ((e.r + (-e.a) * (x_lo - x)) + (-e.c) * (x_hi - x)) - e.g * x;
 }
 
-// The step's end for a cell from the y sweep's δy, or the x sweep's final δx stored.
-fn emit(line: u32, p: u32, delta: f32) {
+// Where the level keeps the faces' memory: what the face to position p + 1 moves into position
+// p this step, k·w·(rise + x_hi − x); 0 at a line's end that is not periodic (a ghost face).
+fn hi_flux(line: u32, p: u32, x: f32, x_hi: f32) -> f32 {
+    if params.faces == 0u || !(p + 1u < sweep.n || sweep.periodic != 0u) {
+        return 0.0;
+    }
     let c = line_cell(line, p);
+    let m = line_cell(line, select(p + 1u, 0u, p + 1u == sweep.n));
+    let w = params.k * weight(c, m);
+    return w * rise(c, m) + w * (x_hi - x);
+}
+
+// The solution x at position p with its neighbours' rebuilt in flux form: the y sweep ends the
+// step for the cell; the x sweep stores δx, and where the level keeps the faces' memory, its
+// east face's flux in the cell's memory word until the y sweep's `finish_cell` reads it (only
+// this cell's invocations touch the word).
+fn emit(line: u32, p: u32, x_lo: f32, x: f32, x_hi: f32) {
+    let c = line_cell(line, p);
+    let delta = conserved(line, p, x_lo, x, x_hi);
+    let flux = hi_flux(line, p, x, x_hi);
     if sweep.axis == 0u {
         work[c] = delta;
+        if params.faces != 0u {
+            vel_out[cells() + 2u * c] = flux;
+        }
     } else {
-        finish_cell(c, delta_x(c) + delta);
+        finish_cell(c, delta_x(c) + delta, flux);
     }
 }
 
@@ -241,9 +294,24 @@ fn pcr(e: vec4<f32>, lo: vec4<f32>, hi: vec4<f32>) -> vec4<f32> {
 }
 
 // The step's end for a cell: eta' = eta + δ (compensated), vel' = δ, then the dry-cell rule.
-fn finish_cell(c: u32, delta: f32) {
+// Where the level keeps the faces' memory, the cell's east and north faces remember what they
+// moved (`north`: the y sweep's `hi_flux`; the east face's the x sweep left in the word), and the
+// clamp record books the kept change the faces do not hold.
+fn finish_cell(c: u32, delta: f32, north: f32) {
     let s = two_sum(eta_in[c], delta + carry[c]);
-    store(c, ground[c], s.x, delta, s.y);
+    if params.faces == 0u {
+        store(c, ground[c], s.x, delta, s.y);
+        return;
+    }
+    let a = agree_at(c);
+    let keep = keep_of(c);
+    let at = cells() + 2u * c;
+    let east_new = remember(a.real.y, a.open.y, keep, a.q.y, vel_out[at]);
+    let north_new = remember(a.real.w, a.open.w, keep, a.q.w, north);
+    let dropped = a.kept - held(a, keep_of(west_of(c)), keep, keep_of(south_of(c)));
+    store_booked(c, ground[c], s.x, delta, s.y, dropped);
+    vel_out[at] = east_new;
+    vel_out[at + 1u] = north_new;
 }
 
 fn cells() -> u32 {
@@ -397,7 +465,7 @@ fn solve(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) group: 
             if live && m < len {
                 let x_lo = select(0.0, exchange[at + max(m, 1u) - 1u].x, m > 0u);
                 let x_hi = select(0.0, exchange[at + min(m + 1u, sweep.chip - 1u)].x, m + 1u < len);
-                emit(line, m, conserved(line, m, x_lo, x[q].x, x_hi));
+                emit(line, m, x_lo, x[q].x, x_hi);
             }
         }
     } else {
@@ -460,7 +528,7 @@ fn conserve(@builtin(global_invocation_id) gid: vec3<u32>) {
     if p + 1u < n || wraps {
         x_hi = solved(line, select(p + 1u, 0u, p + 1u == n));
     }
-    emit(line, p, conserved(line, p, x_lo, solved(line, p), x_hi));
+    emit(line, p, x_lo, solved(line, p), x_hi);
 }
 
 // A corner between two slope sides never moves under zero curvature both ways (Wilson et al.'s

@@ -64,40 +64,6 @@ fn face_term(mode: u32, eta_c: f32, d_c: f32, b_c: f32, eta_n: f32, b_n: f32, et
     return select(select(term, mirrored, mode == GHOST_SLOPE), 0.0, mode == REFLECT || mode == ABSORB);
 }
 
-// The faces' flux memory (params.faces; issue 16): each cell's east and north faces, two words
-// per cell after the nx·ny per-step changes in the same level buffer, so it ping-pongs with them
-// and binds nothing new. A face's memory is the part of `vel` it put there, signed as its owner's
-// face term: q' = keep·q + k·term while the face is open. A wet cell's `vel` is the sum of its
-// faces' memories (and what other passes add), a dry cell's is zero. When a cell dried, the
-// dry-cell rule zeroed its `vel` but its wet neighbours' `vel` still held their side of the
-// shared faces: the flow out of the dry cell went on (a sloshing wave lost 4–6 % of its
-// amplitude per period at a moving shoreline, however fine the grid). Now both sides agree on
-// every face (`open_face`): a wet cell forgets a closed face's memory, a dry cell takes back an
-// open one's. Twin: src/cpu/explicit.rs (`Memory`).
-
-// Whether a face keeps its memory: between two wet cells it does; where one side is dry, only
-// while the memory moves water from the wet side into the dry one (`into_c`: the memory signed
-// into this cell). Ghost faces keep none.
-fn open_face(mode: u32, wet_c: bool, eta_n: f32, b_n: f32, into_c: f32) -> bool {
-    let wet_n = eta_n > b_n;
-    return (mode == INTERIOR || mode == PERIODIC) && ((wet_c && wet_n) || (wet_c && into_c < 0.0) || (wet_n && into_c > 0.0));
-}
-
-// A face's new memory, owned by the cell whose 1 − tau is `keep`; `term` its face term.
-fn remember(mode: u32, open: bool, keep: f32, q: f32, term: f32) -> f32 {
-    let real = mode == INTERIOR || mode == PERIODIC;
-    return select(0.0, select(0.0, keep * q, open) + params.k * term, real);
-}
-
-fn memory_at(c: u32, north: bool) -> f32 {
-    return vel_in[params.nx * params.ny + 2u * c + u32(north)];
-}
-
-// A wet cell's closed faces, or a dry cell's open ones: the memory `kept` moves.
-fn pick(open: bool, wet_c: bool, q: f32) -> f32 {
-    return select(0.0, q, open != wet_c);
-}
-
 // The update of one cell: its new level and change (before edge overrides and the dry-cell
 // rule), its east and north faces' new memory, and the four faces' new memory signed into it
 // (what the dry-cell rule, if it fires, leaves in the faces: the clamp record books the rest).
@@ -163,23 +129,13 @@ fn wave(i: u32, j: u32, corrected: bool) -> Wave {
         let vel = keep * here.y + params.k * faces;
         return Wave(eta_c + vel, vel, vec2<f32>(0.0), 0.0);
     }
-    let wet_c = eta_c > b_c;
-    let q_w = memory_at(w, false);
-    let q_e = memory_at(c, false);
-    let q_s = memory_at(s, true);
-    let q_n = memory_at(c, true);
-    let open_w = open_face(mode_w, wet_c, eta_w, b_w, -q_w);
-    let open_e = open_face(mode_e, wet_c, eta_e, b_e, q_e);
-    let open_s = open_face(mode_s, wet_c, eta_s, b_s, -q_s);
-    let open_n = open_face(mode_n, wet_c, eta_n, b_n, q_n);
-    let moved = ((pick(open_e, wet_c, q_e) + pick(open_n, wet_c, q_n)) * params.one - pick(open_w, wet_c, q_w)) * params.one
-        - pick(open_s, wet_c, q_s);
-    let kept = select(keep * (here.y + moved), keep * (here.y - moved), wet_c);
-    let vel = select(kept, keep * here.y, moved == 0.0) + params.k * faces;
-    let west_new = remember(mode_w, open_w, keep_of(w), q_w, -west);
-    let east_new = remember(mode_e, open_e, keep, q_e, east);
-    let south_new = remember(mode_s, open_s, keep_of(s), q_s, -south);
-    let north_new = remember(mode_n, open_n, keep, q_n, north);
+    let wet = vec4<bool>(eta_w > b_w, eta_e > b_e, eta_s > b_s, eta_n > b_n);
+    let a = agree(i, j, c, w, s, eta_c > b_c, wet, keep, here.y);
+    let vel = a.kept + params.k * faces;
+    let west_new = remember(a.real.x, a.open.x, keep_of(w), a.q.x, params.k * -west);
+    let east_new = remember(a.real.y, a.open.y, keep, a.q.y, params.k * east);
+    let south_new = remember(a.real.z, a.open.z, keep_of(s), a.q.z, params.k * -south);
+    let north_new = remember(a.real.w, a.open.w, keep, a.q.w, params.k * north);
     let into = ((east_new + north_new) * params.one - west_new) * params.one - south_new;
     return Wave(eta_c + vel, vel, vec2<f32>(east_new, north_new), into);
 }

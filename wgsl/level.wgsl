@@ -48,6 +48,84 @@ fn face_depth(eta_c: f32, d_c: f32, eta_n: f32, d_n: f32) -> f32 {
     return select(0.0, 0.5 * (d_c + d_n), upper_depth > 0.0);
 }
 
+// The faces' flux memory (params.faces; issue 16): each cell's east and north faces, two words
+// per cell after the nx·ny per-step changes in the same level buffer, so it ping-pongs with them
+// and binds nothing new. A face's memory is the part of `vel` it put there, signed as its owner's
+// face term: q' = keep·q + k·term while the face is open. A wet cell's `vel` is the sum of its
+// faces' memories (and what other passes add), a dry cell's is zero. When a cell dried, the
+// dry-cell rule zeroed its `vel` but its wet neighbours' `vel` still held their side of the
+// shared faces: the flow out of the dry cell went on (a sloshing wave lost 4–6 % of its
+// amplitude per period at a moving shoreline, however fine the grid). Now both sides agree on
+// every face (`open_face`): a wet cell forgets a closed face's memory, a dry cell takes back an
+// open one's. Used by both solvers (explicit.wgsl, adi.wgsl). Twin:
+// src/cpu/explicit.rs (`Memory`).
+
+// Whether a face keeps its memory: between two wet cells it does; where one side is dry, only
+// while the memory moves water from the wet side into the dry one (`into_c`: the memory signed
+// into this cell). Ghost faces (`real` false: a side other than periodic) keep none.
+fn open_face(real: bool, wet_c: bool, wet_n: bool, into_c: f32) -> bool {
+    return real && ((wet_c && wet_n) || (wet_c && into_c < 0.0) || (wet_n && into_c > 0.0));
+}
+
+// A face's new memory, owned by the cell whose 1 − tau is `keep`; `flux` what the face moves
+// this step (the explicit step's k·term, ADI's from its solution).
+fn remember(real: bool, open: bool, keep: f32, q: f32, flux: f32) -> f32 {
+    return select(0.0, select(0.0, keep * q, open) + flux, real);
+}
+
+fn memory_at(c: u32, north: bool) -> f32 {
+    return vel_in[params.nx * params.ny + 2u * c + u32(north)];
+}
+
+// A wet cell's closed faces, or a dry cell's open ones: the memory `kept` moves.
+fn pick(open: bool, wet_c: bool, q: f32) -> f32 {
+    return select(0.0, q, open != wet_c);
+}
+
+// What a cell's faces (west, east, south, north) agree on at the start of a step: their memory
+// signed as their owners' face terms, which are real and which keep their memory, and the part
+// of the cell's change it keeps (a wet cell less its closed faces', a dry cell plus its open
+// ones').
+struct Agreed {
+    q: vec4<f32>,
+    real: vec4<bool>,
+    open: vec4<bool>,
+    kept: f32,
+}
+
+// The agreement for cell c = (i, j), whose west and south neighbours are w and s; `wet` the four
+// neighbours' wet flags, `keep` and `vel_c` the cell's 1 − tau and change.
+fn agree(i: u32, j: u32, c: u32, w: u32, s: u32, wet_c: bool, wet: vec4<bool>, keep: f32, vel_c: f32) -> Agreed {
+    let q = vec4<f32>(memory_at(w, false), memory_at(c, false), memory_at(s, true), memory_at(c, true));
+    let real = vec4<bool>(
+        i > 0u || params.bc_west == PERIODIC,
+        i + 1u < params.nx || params.bc_east == PERIODIC,
+        j > 0u || params.bc_south == PERIODIC,
+        j + 1u < params.ny || params.bc_north == PERIODIC,
+    );
+    let open = vec4<bool>(
+        open_face(real.x, wet_c, wet.x, -q.x),
+        open_face(real.y, wet_c, wet.y, q.y),
+        open_face(real.z, wet_c, wet.z, -q.z),
+        open_face(real.w, wet_c, wet.w, q.w),
+    );
+    let moved = ((pick(open.y, wet_c, q.y) + pick(open.w, wet_c, q.w)) * params.one - pick(open.x, wet_c, q.x)) * params.one
+        - pick(open.z, wet_c, q.z);
+    let kept = select(keep * (vel_c + moved), keep * (vel_c - moved), wet_c);
+    return Agreed(q, real, open, select(kept, keep * vel_c, moved == 0.0));
+}
+
+// The memory the open faces keep, signed into the cell, each face at its owner's 1 − tau
+// (`keep_w`, `keep`, `keep_s`): what of the kept change the faces hold, the rest being what other
+// passes added (the clamp record books it when the cell dries).
+fn held(a: Agreed, keep_w: f32, keep: f32, keep_s: f32) -> f32 {
+    let e = select(0.0, keep * a.q.y, a.open.y);
+    let n = select(0.0, keep * a.q.w, a.open.w);
+    let w = select(0.0, keep_w * a.q.x, a.open.x);
+    let s = select(0.0, keep_s * a.q.z, a.open.z);
+    return ((e + n) * params.one - w) * params.one - s;
+}
+
 // Dry cells (Kass & Miller §4): a surface at or below the ground is the ground, at rest.
 // Then the divergence flag, then the store. Returns what it stored: (eta, vel).
 fn store(c: u32, b_c: f32, eta_new: f32, vel_new: f32, residual: f32) -> vec2<f32> {

@@ -23,6 +23,15 @@ pub fn courant_dt(cells: usize) -> f64 {
     0.5 * (RADIUS / cells as f64) / (G * DEPTH).sqrt()
 }
 
+/// ADI's own damping of the planar mode per period at `courant_dt(cells)`, as it would be
+/// without a moving shoreline: r^N, r = 1/√(1 + a) per step with a = (ω·dt)², over N = 2π/θ
+/// steps, tan θ = √a (src/start.rs).
+pub fn adi_own(cells: usize) -> f64 {
+    let omega_dt = (2.0 * G * DEPTH).sqrt() / RADIUS * courant_dt(cells);
+    let a = omega_dt * omega_dt;
+    (1.0 / (1.0 + a)).sqrt().powf(std::f64::consts::TAU / a.sqrt().atan())
+}
+
 /// The amplitude kept in each period after the first.
 pub fn kept(
     bowl: Bowl,

@@ -17,7 +17,7 @@
 
 mod bowl;
 
-use bowl::{courant_dt, kept, Bowl, DEPTH, G, RADIUS};
+use bowl::{adi_own, kept, Bowl};
 use shoal::Backend;
 
 fn main() {
@@ -27,9 +27,7 @@ fn main() {
     let excursion = arg(1, 0.01);
     let periods = arg(2, 3.0) as usize;
     println!("Thacker's bowl, {cells} cells per radius, excursion {excursion}·a, Courant 0.5 at the centre");
-    let omega_dt = (2.0 * G * DEPTH).sqrt() / RADIUS * courant_dt(cells);
-    let a = omega_dt * omega_dt;
-    let adi_own = (1.0 / (1.0 + a)).sqrt().powf(std::f64::consts::TAU / a.sqrt().atan());
+    let adi_own = adi_own(cells);
     println!("ADI's own damping of this mode without wet and dry: {adi_own:.4} per period");
     println!("{:<8} {:<8} amplitude kept per period", "bowl", "solver");
     for bowl in [Bowl::Strip, Bowl::Round] {

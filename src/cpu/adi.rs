@@ -2,7 +2,7 @@
 //! by line with Thomas' algorithm (Sherman–Morrison on periodic lines) instead of PCR.
 
 use super::explicit::{
-    depth, face_depth, two_sum, wet_mean, Level, Out, ABSORB, GHOST_MEAN, GHOST_SLOPE, OPEN, PERIODIC,
+    depth, face_depth, remember, two_sum, wet_mean, Level, Out, ABSORB, GHOST_MEAN, GHOST_SLOPE, OPEN, PERIODIC,
 };
 use crate::wgsl::common::FORCE_PRESSURE;
 
@@ -67,12 +67,17 @@ impl Sweep<'_> {
         face_depth(eta[lo], depth(eta[lo], ground[lo]), eta[hi], depth(eta[hi], ground[hi]))
     }
 
+    /// The x sweep's kept change: keep·vel, or where the level keeps the faces' memory, what the
+    /// faces agree the cell keeps (`Memory::kept`: a wet cell less its closed faces', a dry cell
+    /// its open ones').
     fn base_rhs(&self, c: usize) -> f32 {
-        if self.axis == 0 {
-            let keep = self.level.forcing().map_or(self.level.params.keep, |f| f.keep_of(c));
-            keep * self.level.vel[c]
-        } else {
-            0.0
+        if self.axis != 0 {
+            return 0.0;
+        }
+        let nx = self.level.params.nx as usize;
+        match self.level.agreed((c % nx) as u32, (c / nx) as u32) {
+            Some((_, agreed)) => agreed.kept,
+            None => self.level.keep_at(c) * self.level.vel[c],
         }
     }
 
@@ -172,9 +177,22 @@ impl Sweep<'_> {
         ((e.r + (-e.a) * (x_lo - x)) + (-e.c) * (x_hi - x)) - e.g * x
     }
 
-    /// One line's δ: Thomas (Sherman–Morrison on a periodic line), then the flux-form rebuild
-    /// (twin of `solve`, `cyclic_factor` and `conserve`).
-    pub(crate) fn solve_line(&self, line: u32) -> Vec<f32> {
+    /// Twin of `hi_flux`: what the face to position p + 1 moves into position p this step,
+    /// k·w·(rise + x_hi − x), where the level keeps the faces' memory and the face is real (0
+    /// otherwise).
+    fn hi_flux(&self, line: u32, p: u32, x: f32, x_hi: f32) -> f32 {
+        if self.level.faces.is_empty() || !(p + 1 < self.n || self.periodic) {
+            return 0.0;
+        }
+        let c = self.line_cell(line, p);
+        let m = self.line_cell(line, if p + 1 == self.n { 0 } else { p + 1 });
+        let w = self.level.params.k * self.weight(c, m);
+        w * self.rise(c, m) + w * (x_hi - x)
+    }
+
+    /// One line's δ and each position's `hi_flux`: Thomas (Sherman–Morrison on a periodic line),
+    /// then the flux-form rebuild (twin of `solve`, `cyclic_factor`, `conserve` and `emit`).
+    pub(crate) fn solve_line(&self, line: u32) -> Vec<(f32, f32)> {
         let n = self.n as usize;
         let mut ratio = 0.0;
         let equations: Vec<[f32; 4]> = (0..self.n)
@@ -209,7 +227,8 @@ impl Sweep<'_> {
                 } else {
                     0.0
                 };
-                self.conserved(line, p as u32, lo, x[p], hi)
+                let delta = self.conserved(line, p as u32, lo, x[p], hi);
+                (delta, self.hi_flux(line, p as u32, x[p], hi))
             })
             .collect()
     }
@@ -272,34 +291,65 @@ pub(crate) fn sweeper<'a>(level: &'a Level, axis: usize, dx: &'a [f32]) -> (Swee
     (s, lines)
 }
 
-/// One sweep over every line of `axis`, line after line.
-fn sweep(level: &Level, axis: usize, dx: &[f32]) -> Vec<f32> {
+/// One sweep over every line of `axis`, line after line: each cell's δ and its `hi_flux` (the
+/// flux through its east face on the x sweep, its north face on the y sweep).
+fn sweep(level: &Level, axis: usize, dx: &[f32]) -> (Vec<f32>, Vec<f32>) {
     let (s, lines) = sweeper(level, axis, dx);
     let mut out = vec![0.0f32; dx.len()];
+    let mut flux = vec![0.0f32; dx.len()];
     for line in 0..lines {
-        for (q, v) in s.solve_line(line).into_iter().enumerate() {
-            out[s.line_cell(line, q as u32)] = v;
+        for (q, (v, f)) in s.solve_line(line).into_iter().enumerate() {
+            let c = s.line_cell(line, q as u32);
+            out[c] = v;
+            flux[c] = f;
         }
     }
-    out
+    (out, flux)
 }
 
 /// The x sweep's δx over the whole grid.
 pub fn sweep_x(level: &Level) -> Vec<f32> {
-    sweep(level, 0, &vec![0.0f32; level.eta.len()])
+    sweep(level, 0, &vec![0.0f32; level.eta.len()]).0
 }
 
 /// The y sweep's δy over the whole grid, from the x sweep's δx.
 pub fn sweep_y(level: &Level, dx: &[f32]) -> Vec<f32> {
-    sweep(level, 1, dx)
+    sweep(level, 1, dx).0
 }
 
 /// Twin of the ADI step: x sweep, y sweep, the step's end per cell, then slope corners. Returns
 /// whether any value came out non-finite.
 pub fn step(level: &Level, out: &mut Out) -> bool {
-    let dx = sweep_x(level);
-    let dy = sweep_y(level, &dx);
-    end_step(level, out, &dx, &dy)
+    let (dx, east) = sweep(level, 0, &vec![0.0f32; level.eta.len()]);
+    let (dy, north) = sweep(level, 1, &dx);
+    if level.faces.is_empty() {
+        end_step(level, out, &dx, &dy)
+    } else {
+        let mut bad = false;
+        for c in 0..dx.len() {
+            bad |= finish_cell(level, out, c, dx[c] + dy[c], [east[c], north[c]]);
+        }
+        bad | slope_corners(level, out)
+    }
+}
+
+/// Twin of `finish_cell` where the level keeps the faces' memory: cell c's compensated update and
+/// the dry-cell rule, then its east and north faces' new memory from what they moved this step
+/// (`fluxes`, the sweeps' `hi_flux`). The clamp record books the kept change the faces do not
+/// hold (`Memory::held`), as the explicit step's does.
+pub(crate) fn finish_cell(level: &Level, out: &mut Out, c: usize, delta: f32, fluxes: [f32; 2]) -> bool {
+    let p = level.params;
+    let (nx, ny) = (p.nx, p.ny);
+    let (i, j) = ((c % nx as usize) as u32, (c / nx as usize) as u32);
+    let (memory, agreed) = level.agreed(i, j).expect("the level keeps the faces' memory");
+    let keep = level.keep_at(c);
+    let keep_w = level.keep_at(level.cell(if i == 0 { nx - 1 } else { i - 1 }, j));
+    let keep_s = level.keep_at(level.cell(i, if j == 0 { ny - 1 } else { j - 1 }));
+    let east = remember(agreed.real[1], agreed.open[1], keep, memory.east, fluxes[0]);
+    let north = remember(agreed.real[3], agreed.open[3], keep, memory.north, fluxes[1]);
+    let dropped = agreed.kept - memory.held(agreed.open, [keep_w, keep, keep_s]);
+    let (s, residual) = two_sum(level.eta[c], delta + out.carry[c]);
+    out.store_faces(c, level.ground[c], (s, delta, residual), [east, north], dropped)
 }
 
 /// The step's end from the two sweeps' δx and δy: each cell's compensated update and the dry-cell

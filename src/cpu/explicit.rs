@@ -170,30 +170,17 @@ pub(crate) fn wave_in(
         let vel = keep * vel_c + p.k * flux;
         return (eta_c + vel, vel, NewMemory::default());
     };
-    let real = |edge: bool, bc: u32| {
-        let m = mode(edge, bc);
-        m == INTERIOR || m == PERIODIC
-    };
-    let real = [
-        real(i == 0, p.bc_west),
-        real(i == nx - 1, p.bc_east),
-        real(j == 0, p.bc_south),
-        real(j == ny - 1, p.bc_north),
-    ];
-    let wet_c = eta_c > b_c;
     let wet = [w, e, s, n].map(|n| n.0 > n.1);
-    // Each face's memory signed into this cell: west, east, south, north.
-    let into = [-memory.west, memory.east, -memory.south, memory.north];
-    let open: [bool; 4] = std::array::from_fn(|f| open_face(real[f], wet_c, wet[f], into[f]));
-    let vel = memory.kept(keep, vel_c, wet_c, open) + p.k * flux;
+    let Agreed { real, open, kept } = memory.agree(p, i, j, keep, vel_c, eta_c > b_c, wet);
+    let vel = kept + p.k * flux;
     // The neighbours' keep, for the west and south faces they own.
     let keep_at = |i: u32, j: u32| forcing.map_or(p.keep, |f| f.keep_of((j * nx + i) as usize));
     let keep_w = keep_at(if i == 0 { nx - 1 } else { i - 1 }, j);
     let keep_s = keep_at(i, if j == 0 { ny - 1 } else { j - 1 });
-    let west_new = remember(p, real[0], open[0], keep_w, memory.west, -west);
-    let east_new = remember(p, real[1], open[1], keep, memory.east, east);
-    let south_new = remember(p, real[2], open[2], keep_s, memory.south, -south);
-    let north_new = remember(p, real[3], open[3], keep, memory.north, north);
+    let west_new = remember(real[0], open[0], keep_w, memory.west, p.k * -west);
+    let east_new = remember(real[1], open[1], keep, memory.east, p.k * east);
+    let south_new = remember(real[2], open[2], keep_s, memory.south, p.k * -south);
+    let north_new = remember(real[3], open[3], keep, memory.north, p.k * north);
     let memory = NewMemory {
         faces: [east_new, north_new],
         into: ((east_new + north_new) - west_new) - south_new,
@@ -209,14 +196,36 @@ pub(crate) fn open_face(real: bool, wet_c: bool, wet_n: bool, into_c: f32) -> bo
     real && (wet_c && (wet_n || into_c < 0.0) || wet_n && into_c > 0.0)
 }
 
-/// Twin of `remember`: a face's new memory, owned by the cell whose 1 − tau is `keep`, `term`
-/// its face term (0 at a ghost face, which keeps none).
-fn remember(p: &Params, real: bool, open: bool, keep: f32, q: f32, term: f32) -> f32 {
+/// Twin of `remember`: a face's new memory, owned by the cell whose 1 − tau is `keep`, `flux`
+/// what the face moves this step (the explicit step's k·term; ADI's from its solution). A ghost
+/// face keeps none.
+pub(crate) fn remember(real: bool, open: bool, keep: f32, q: f32, flux: f32) -> f32 {
     if real {
-        (if open { keep * q } else { 0.0 }) + p.k * term
+        (if open { keep * q } else { 0.0 }) + flux
     } else {
         0.0
     }
+}
+
+/// Which of cell (i, j)'s faces (west, east, south, north) join it to a real neighbour, as the
+/// interior and periodic sides do; the other sides' faces are ghosts and keep no memory.
+fn real_faces(p: &Params, i: u32, j: u32) -> [bool; 4] {
+    let real = |edge: bool, bc: u32| !edge || bc == PERIODIC;
+    [
+        real(i == 0, p.bc_west),
+        real(i == p.nx - 1, p.bc_east),
+        real(j == 0, p.bc_south),
+        real(j == p.ny - 1, p.bc_north),
+    ]
+}
+
+/// What a cell's faces agree on at the start of a step (west, east, south, north): which are
+/// real, which keep their memory (`open_face`), and the part of the cell's change it keeps.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Agreed {
+    pub real: [bool; 4],
+    pub open: [bool; 4],
+    pub kept: f32,
 }
 
 /// What a step leaves in a cell's faces: its east and north faces' new memory (which it writes),
@@ -250,6 +259,39 @@ pub(crate) struct Memory {
 }
 
 impl Memory {
+    /// The faces' agreement for cell (i, j), whose 1 − tau is `keep` and change `vel_c`; `wet`
+    /// its neighbours' (west, east, south, north).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn agree(
+        &self,
+        p: &Params,
+        i: u32,
+        j: u32,
+        keep: f32,
+        vel_c: f32,
+        wet_c: bool,
+        wet: [bool; 4],
+    ) -> Agreed {
+        let real = real_faces(p, i, j);
+        // Each face's memory signed into this cell: west, east, south, north.
+        let into = [-self.west, self.east, -self.south, self.north];
+        let open = std::array::from_fn(|f| open_face(real[f], wet_c, wet[f], into[f]));
+        Agreed {
+            real,
+            open,
+            kept: self.kept(keep, vel_c, wet_c, open),
+        }
+    }
+
+    /// The memory the open faces keep, signed into the cell, each face at its owner's 1 − tau
+    /// (`keeps`: the west neighbour's, the cell's, the south neighbour's): what of the kept change
+    /// the faces hold, the rest being what other passes added.
+    pub(crate) fn held(&self, open: [bool; 4], keeps: [f32; 3]) -> f32 {
+        let part = |open: bool, keep: f32, q: f32| if open { keep * q } else { 0.0 };
+        ((part(open[1], keeps[1], self.east) + part(open[3], keeps[1], self.north))
+            - part(open[0], keeps[0], self.west))
+            - part(open[2], keeps[2], self.south)
+    }
     /// The kept part of the change, `keep·vel_c` with the faces agreed (`open`: west, east,
     /// south, north): a wet cell less its closed faces' memory, a dry cell (whose `vel` the
     /// dry-cell rule zeroed) plus its open ones'.
@@ -291,6 +333,28 @@ impl Level<'_> {
         let (nx, ny) = (self.params.nx as usize, self.params.ny as i64);
         let start = j.rem_euclid(ny) as usize * nx;
         (&self.eta[start..start + nx], &self.ground[start..start + nx])
+    }
+
+    /// Cell c's 1 − tau: the damping map's, or the scene's.
+    pub(crate) fn keep_at(&self, c: usize) -> f32 {
+        self.forcing().map_or(self.params.keep, |f| f.keep_of(c))
+    }
+
+    /// The memory cell (i, j) reads and what its faces agree on at the start of the step, where
+    /// the level keeps the faces' memory.
+    pub(crate) fn agreed(&self, i: u32, j: u32) -> Option<(Memory, Agreed)> {
+        let memory = self.memory(i, j)?;
+        let (nx, ny) = (self.params.nx, self.params.ny);
+        let wet = |i: u32, j: u32| {
+            let c = self.cell(i, j);
+            self.eta[c] > self.ground[c]
+        };
+        let (w, e) = (if i == 0 { nx - 1 } else { i - 1 }, if i == nx - 1 { 0 } else { i + 1 });
+        let (s, n) = (if j == 0 { ny - 1 } else { j - 1 }, if j == ny - 1 { 0 } else { j + 1 });
+        let c = self.cell(i, j);
+        let wet_around = [wet(w, j), wet(e, j), wet(i, s), wet(i, n)];
+        let agreed = memory.agree(self.params, i, j, self.keep_at(c), self.vel[c], wet(i, j), wet_around);
+        Some((memory, agreed))
     }
 
     /// The memory cell (i, j) reads, where the level keeps it.
@@ -432,9 +496,28 @@ impl Out<'_> {
         (eta_new, vel_new, residual): (f32, f32, f32),
         memory: NewMemory,
     ) -> bool {
-        let bad = self.store_booked(c, b_c, eta_new, vel_new, residual, vel_new - memory.into);
+        self.store_faces(
+            c,
+            b_c,
+            (eta_new, vel_new, residual),
+            memory.faces,
+            vel_new - memory.into,
+        )
+    }
+
+    /// The dry-cell rule booking `dropped` as the change it drops, then the cell's east and north
+    /// faces' new memory where the level keeps it (twin of ADI's `finish_cell`).
+    pub(crate) fn store_faces(
+        &mut self,
+        c: usize,
+        b_c: f32,
+        (eta_new, vel_new, residual): (f32, f32, f32),
+        faces: [f32; 2],
+        dropped: f32,
+    ) -> bool {
+        let bad = self.store_booked(c, b_c, eta_new, vel_new, residual, dropped);
         if !self.faces.is_empty() {
-            self.faces[2 * c..2 * c + 2].copy_from_slice(&memory.faces);
+            self.faces[2 * c..2 * c + 2].copy_from_slice(&faces);
         }
         bad
     }

@@ -209,11 +209,15 @@ fn adi_cost(p: &Params) -> Cost {
         let tiling = Tiling::for_line(n);
         let fused = tiling.levels == 0 && !periodic;
         // The x sweep reads eta, vel and ground and writes δx; the y sweep reads eta, ground, δx
-        // and carry and writes the level (eta, vel, carry).
+        // and carry and writes the level (eta, vel, carry). With the faces' memory each sweep
+        // reads it (what the cell keeps), the x sweep leaves the east face's flux in its word and
+        // the y sweep reads that and writes both faces' memory.
+        let on = |flag: bool, bytes: u32| if flag { bytes } else { 0 };
+        let faces = p.faces != 0;
         let mut c = if axis == 0 {
-            cost(3 * F32, F32, 1)
+            cost(3 * F32 + on(faces, 2 * F32), F32 + on(faces, F32), 1)
         } else {
-            cost(4 * F32, 3 * F32, 1)
+            cost(4 * F32 + on(faces, 3 * F32), 3 * F32 + on(faces, 2 * F32), 1)
         };
         if tiling.levels > 0 {
             c.read += 3 * F32 + tiling.levels * 4 * F32;

@@ -92,12 +92,13 @@ fn each_basin_keeps_its_own_volume() {
         let v0 = basin_volumes(&mut global);
         global.step(3000).unwrap();
         let d = drift(basin_volumes(&mut global), v0);
-        // The east basin's water pays for the west's beaches: measured 5.9e-3 (explicit; 6.5e-2
-        // before its faces kept their flux memory, issue 16, and its beaches made less water) and
-        // 0.46 (ADI) after 3000 steps, hundreds of times the bound "regions" keeps.
+        // The east basin's water pays for the west's beaches: measured 6.0e-3 (explicit) and
+        // 2.0e-4 (ADI) after 3000 steps, against 6.5e-2 and 0.46 before both solvers' faces kept
+        // their flux memory (issue 16) and the beaches made less water; still ten times the
+        // bound "regions" keeps, which measured 2e-15 there.
         eprintln!("{solver} global: basins moved by west {:.2e}, east {:.2e}", d[0], d[1]);
         assert!(
-            d[1] > 1e-3,
+            d[1] > 1e-4,
             "{solver}: \"global\" left the still basin alone ({:.1e})",
             d[1]
         );
@@ -114,8 +115,7 @@ fn splash(solver: &str, dir: &std::path::Path) -> Scene {
 }
 
 /// Merging adds the targets and splitting shares them: through both the total holds to 1e-5,
-/// and once the basins (and the puddles the splash left) have parted for good each basin keeps
-/// its share to 1e-5.
+/// and once the basins have parted for good each basin keeps its share to 1e-5.
 #[test]
 fn a_splash_over_the_ridge_merges_and_splits_the_basins() {
     let dir = tempfile::tempdir().unwrap();
@@ -151,8 +151,11 @@ fn a_splash_over_the_ridge_merges_and_splits_the_basins() {
                 merged.is_some(),
                 "{solver} {backend:?}: the splash never joined the basins"
             );
+            // Parted for good: from step 1000 on, never one region again. Puddles may still
+            // come and go as extra regions (ADI's shoreline keeps its sloshing since issue 16:
+            // measured last change at step 2910, against 320 for the explicit step).
             assert!(
-                last_change < 100 && history.last() >= Some(&2),
+                history[100..].iter().all(|&r| r >= 2),
                 "{solver} {backend:?}: the basins had not parted for good by step 1000: {history:?}"
             );
             assert!(worst <= 1e-5, "{solver} {backend:?}: the total moved by {worst:.1e}");

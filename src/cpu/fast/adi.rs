@@ -32,7 +32,8 @@ type Lanes = [f32; L];
 pub fn step(level: &Level, out: &mut Out) -> bool {
     let p = level.params;
     let (nx, ny) = (p.nx as usize, p.ny as usize);
-    if nx < 3 || ny < 3 {
+    // The faces' memory (a scene with a shoreline) runs the twin's step, single-threaded.
+    if nx < 3 || ny < 3 || !level.faces.is_empty() {
         return crate::cpu::adi::step(level, out);
     }
     // The row sweep: panels of L rows, transposed in and out. It reads no δx (`rise` and `side`
