@@ -170,13 +170,20 @@ fn the_adi_beach_with_rain_and_probes_gives_the_twins_bits() {
     same_bits(&scene(&text), 80, 30);
 }
 
+/// Steps of each preset the twin and the fast backend run side by side: every preset's events
+/// start within them (the jet tank's jet stops at step 155, the sluice gate closes at 60, the
+/// flash flood's rain is falling by 200). Their whole runs took 367 s on two cores, most of it
+/// the Navier-Stokes layer's single-threaded twin (wind waves 82 s, the sluice gate 62 s) and the
+/// flash flood's 2400 steps (62 s): a quarter of the suite's time.
+const PRESET_STEPS: u64 = 200;
+
 #[test]
-fn every_preset_scene_gives_the_twins_bits_over_its_whole_run() {
+fn every_preset_scene_gives_the_twins_bits_over_its_first_200_steps() {
     for entry in std::fs::read_dir("scenes").unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "toml") {
             let scene = Scene::from_file(&path).unwrap();
-            same_bits(&scene, scene.time.steps, 200);
+            same_bits(&scene, scene.time.steps.min(PRESET_STEPS), 100);
         }
     }
 }
