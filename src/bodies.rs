@@ -70,8 +70,10 @@ pub struct BodyParams {
     pub width: f32,
     /// Domain extent along y, m.
     pub height: f32,
+    /// The most cells the coupling's box can hold (`box_cells`).
+    pub box_cells: u32,
     /// Padding.
-    pub _pad1: [f32; 2],
+    pub _pad1: f32,
 }
 
 /// Mirror of WGSL `Cover` (16 bytes): what covers one column.
@@ -179,9 +181,48 @@ impl BodyParams {
             angular_drag: p.body_angular_drag as f32,
             width: (g.nx as f64 * g.dx) as f32,
             height: (g.ny as f64 * g.dx) as f32,
-            _pad1: [0.0; 2],
+            box_cells: box_cells(scene),
+            _pad1: 0.0,
         }
     }
+
+    /// Whether the coupling's box always fits the one-workgroup solve (`coupling.wgsl`'s `solo`),
+    /// so that a step records it alone rather than beside the passes over a larger box.
+    pub fn always_solo(&self) -> bool {
+        self.box_cells <= crate::wgsl::coupling::SOLO
+    }
+}
+
+/// The most cells the coupling's box (the tagged cells and one more on each side) can hold. A
+/// body's tagged cells lie in the cells whose centres its horizontal extent covers, at most
+/// ⌊2R/dx⌋ + 1 a side with R its bounding sphere's radius (whatever its rotation): half a box's
+/// diagonal, an ellipsoid's largest semi-axis;
+/// the box adds one each side, and one more covers rounding. Several bodies can drift apart,
+/// so their box can be the whole grid.
+pub fn box_cells(scene: &Scene) -> u32 {
+    let g = &scene.grid;
+    let cells = match scene.bodies.as_slice() {
+        [body] => one_body_box_cells(
+            body.shape == crate::scene::BodyShape::Sphere,
+            body.size,
+            g.dx,
+            g.nx,
+            g.ny,
+        ),
+        _ => g.nx as u64 * g.ny as u64,
+    };
+    cells.min(u32::MAX as u64) as u32
+}
+
+/// `box_cells` for one body of `size` (a box's extents, or an ellipsoid's diameters).
+fn one_body_box_cells(ellipsoid: bool, size: [f64; 3], dx: f64, nx: u32, ny: u32) -> u64 {
+    let radius = if ellipsoid {
+        0.5 * size.iter().fold(0.0f64, |a, &s| a.max(s))
+    } else {
+        0.5 * size.iter().map(|s| s * s).sum::<f64>().sqrt()
+    };
+    let side = (2.0 * radius / dx).floor() as u64 + 4;
+    side.min(nx as u64) * side.min(ny as u64)
 }
 
 /// One row of bodies.csv: a body after a step, heights absolute.
@@ -232,5 +273,57 @@ impl BodySample {
             state.contact[1],
         ];
         BodySample::from_history(&h, reference)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpu::coupling::SolveBox;
+    use crate::params::Params;
+
+    /// The bound `always_solo` trusts: whatever a body's rotation and position, the box the
+    /// coupling solves over (its rect grown by a cell) holds no more cells than `box_cells` says.
+    #[test]
+    fn one_bodys_box_never_holds_more_cells_than_its_bound() {
+        let (nx, ny, dx) = (200u32, 200u32, 0.02f32);
+        let p = Params {
+            nx,
+            ny,
+            ..Params::default()
+        };
+        // A fixed stream of rotations and offsets (a simple LCG), boxes and ellipsoids.
+        let mut seed = 12345u64;
+        let mut next = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 11) as f32 / (1u64 << 53) as f32
+        };
+        for (kind, size) in [
+            (SHAPE_BOX, [0.3f32, 0.2, 0.15]),
+            (SHAPE_BOX, [0.6, 0.6, 0.3]),
+            (SHAPE_BOX, [0.1, 0.6, 0.1]),
+            (SHAPE_ELLIPSOID, [0.25, 0.25, 0.25]),
+            (SHAPE_ELLIPSOID, [0.5, 0.1, 0.3]),
+        ] {
+            let bound = one_body_box_cells(kind == SHAPE_ELLIPSOID, size.map(f64::from), dx as f64, nx, ny);
+            let mut largest = 0u64;
+            for _ in 0..20_000 {
+                let q = glam::Quat::from_xyzw(next() - 0.5, next() - 0.5, next() - 0.5, next() - 0.5).normalize();
+                let state = BodyState {
+                    position: [1.0 + next() * dx, 1.0 + next() * dx, 0.0, 1.0],
+                    rotation: q.to_array(),
+                    half: [0.5 * size[0], 0.5 * size[1], 0.5 * size[2], 0.0],
+                    kind: [kind, MOTION_FREE, 0, 0],
+                    ..Zeroable::zeroed()
+                };
+                let r = crate::cpu::bodies::rect(&state, nx, ny, dx);
+                let b = SolveBox::new(&p, r).expect("a box");
+                let cells = (b.end[0] + 1 - b.origin[0]) as u64 * (b.end[1] + 1 - b.origin[1]) as u64;
+                largest = largest.max(cells);
+            }
+            assert!(largest <= bound, "{size:?}: a box of {largest} cells, bound {bound}");
+            // Nor loose by much (a long thin body cannot span its length both ways at once).
+            assert!(2 * largest >= bound, "{size:?}: {largest} cells against {bound}");
+        }
     }
 }

@@ -206,7 +206,8 @@ mod tests {
                 drag,
                 angular_drag,
                 width,
-                height
+                height,
+                box_cells
             }),
         );
         check_mirror(

@@ -50,8 +50,10 @@ struct BodyParams {
     // The domain, metres.
     width: f32,
     height: f32,
+    // The most cells the coupling's box can hold (`crate::bodies::box_cells`): the host's, to
+    // choose what to record; the shaders do not read it.
+    box_cells: u32,
     _pad1: f32,
-    _pad2: f32,
 }
 
 const SHAPE_BOX: u32 = 0u;

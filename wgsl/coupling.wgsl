@@ -12,12 +12,17 @@
 // added to the per-step change too, as GAMES103 sets h_old ← h after the correction: the water
 // leaves with the momentum the body gave it.
 //
-// Both solvers run over the box of the tagged cells and their neighbours (`plan`), dispatched
-// indirectly, with no readback:
-//   - Jacobi: a fixed even number of sweeps, ping-ponging v between `x` and `p`.
-//   - PCG with the diagonal preconditioner: dot products by workgroup trees and one workgroup that
-//     folds their partials in a fixed order; when |r|² ≤ tol²·|b|², `beta` zeroes the indirect
-//     arguments and the remaining iterations dispatch no work.
+// Both solvers run over the box of the tagged cells and their neighbours (`plan`), with no
+// readback, in one of two ways that `plan` picks each step:
+//   - A box of at most SOLO cells (a body or a few close together): `solo`, one workgroup that
+//     keeps its cells in registers and the box's v in workgroup memory, runs the whole solve and
+//     the correction in one dispatch, and stops iterating at convergence.
+//   - A larger box: one dispatch per pass over the box, dispatched indirectly:
+//     - Jacobi: a fixed even number of sweeps, ping-ponging v between `x` and `p`.
+//     - PCG with the diagonal preconditioner: dot products by workgroup trees and one workgroup
+//       that folds their partials in a fixed order; when |r|² ≤ tol²·|b|², `beta` zeroes the
+//       indirect arguments and the remaining iterations dispatch no work.
+// Both do the same arithmetic per cell; PCG's dot products sum in a different order in each.
 // Twin: src/cpu/coupling.rs.
 
 @group(0) @binding(1) var<uniform> bp: BodyParams;
@@ -37,10 +42,11 @@
 @group(1) @binding(0) var<storage, read_write> eta: array<f32>;
 @group(1) @binding(1) var<storage, read_write> vel: array<f32>;
 
-// The box passes' indirect arguments: [0..3) the box, [3..6) the box while PCG runs. Bound only
-// to the one-workgroup passes that write them (a dispatch cannot read its own arguments'
-// buffer as storage); those run every iteration and return at once once PCG has converged.
-@group(2) @binding(0) var<storage, read_write> args: array<u32, 6>;
+// The indirect arguments: [0..3) the box, [3..6) the box while PCG runs, [6..9) `solo` (one
+// workgroup or none). Bound only to the one-workgroup passes that write them (a dispatch cannot
+// read its own arguments' buffer as storage); those run every iteration and return at once once
+// PCG has converged or `solo` has taken the step.
+@group(2) @binding(0) var<storage, read_write> args: array<u32, 9>;
 
 const WG: u32 = 256u;
 
@@ -122,9 +128,8 @@ struct BoxLane {
     @builtin(local_invocation_index) t: u32,
 }
 
-// Folds each lane's (a, b) and writes the workgroup's partial.
-fn partial(lane: BoxLane, value: vec2<f32>) {
-    let t = lane.t;
+// The workgroup's lanes' values, folded by a tree into s_dot[0] (seen by every lane after it).
+fn tree(t: u32, value: vec2<f32>) {
     s_dot[t] = value;
     workgroupBarrier();
     for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
@@ -133,7 +138,12 @@ fn partial(lane: BoxLane, value: vec2<f32>) {
         }
         workgroupBarrier();
     }
-    if t == 0u {
+}
+
+// Folds each lane's (a, b) and writes the workgroup's partial.
+fn partial(lane: BoxLane, value: vec2<f32>) {
+    tree(lane.t, value);
+    if lane.t == 0u {
         partials[lane.wid.x + lane.wid.y * lane.groups.x] = s_dot[0];
     }
 }
@@ -144,14 +154,7 @@ fn total(t: u32) -> vec2<f32> {
     for (var p = t; p < solve.groups; p = p + WG) {
         s = s + partials[p];
     }
-    s_dot[t] = s;
-    workgroupBarrier();
-    for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
-        if t < stride {
-            s_dot[t] = s_dot[t] + s_dot[t + stride];
-        }
-        workgroupBarrier();
-    }
+    tree(t, s);
     return s_dot[0];
 }
 
@@ -190,7 +193,7 @@ fn plan() {
         solve.iterations = 0u;
         solve.converged = 1u;
         solve.groups = 0u;
-        for (var a = 0u; a < 6u; a = a + 1u) {
+        for (var a = 0u; a < 9u; a = a + 1u) {
             args[a] = 0u;
         }
         return;
@@ -200,6 +203,20 @@ fn plan() {
     solve.origin_j = select(j0 - 1u, 0u, j0 == 0u);
     solve.end_i = min(i1 + 1u, params.nx - 1u);
     solve.end_j = min(j1 + 1u, params.ny - 1u);
+    if (solve.end_i + 1u - solve.origin_i) * (solve.end_j + 1u - solve.origin_j) <= SOLO {
+        // `solo` takes the step: the box passes get no workgroups, their one-workgroup passes
+        // return at once.
+        solve.converged = 1u;
+        solve.groups = 0u;
+        for (var a = 0u; a < 6u; a = a + 1u) {
+            args[a] = 0u;
+        }
+        args[6] = 1u;
+        args[7] = 1u;
+        args[8] = 1u;
+        return;
+    }
+    args[6] = 0u;
     let gx = (solve.end_i - solve.origin_i) / 16u + 1u;
     let gy = (solve.end_j - solve.origin_j) / 16u + 1u;
     solve.groups_x = gx;
@@ -399,4 +416,208 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>) {
     let change = bp.relaxation * flux;
     eta[c] = eta[c] + change;
     vel[c] = vel[c] + change;
+}
+
+// The whole coupling in one workgroup, for a box of at most SOLO cells (`plan` dispatches it
+// then, and only then). Each lane keeps OWN cells of the box in registers, box cell k = t + WG·s
+// (row-major in the box) in its slot s, and the box's v (PCG's direction p, Jacobi's iterate,
+// then the solution) sits in workgroup memory, where the neighbours read it: an iteration touches
+// no global memory and costs a few barriers instead of 4 dispatches, and the loop ends at
+// convergence. The arithmetic per cell is the box passes' (start, pcg_*, jacobi_*, apply); PCG's
+// dot products sum each lane's cells in slot order and then the lanes by a tree.
+const SOLO: u32 = 2048u;
+const OWN: u32 = SOLO / WG;
+
+var<workgroup> s_v: array<f32, SOLO>;
+var<workgroup> s_total: vec2<f32>;
+var<workgroup> s_box: vec4<u32>;
+
+// `tree` with its total handed to every lane as a uniform value (loops may stop on it).
+fn fold_uniform(t: u32, value: vec2<f32>) -> vec2<f32> {
+    tree(t, value);
+    if t == 0u {
+        s_total = s_dot[0];
+    }
+    return workgroupUniformLoad(&s_total);
+}
+
+// The box cell across face f of box cell k in a box w cells wide.
+fn box_neighbour(k: u32, w: u32, f: u32) -> u32 {
+    switch f {
+        case 0u: { return k - 1u; }
+        case 1u: { return k + 1u; }
+        case 2u: { return k - w; }
+        default: { return k + w; }
+    }
+}
+
+// Σ of s_v across the faces in `bits` of box cell k.
+fn shared_sum(k: u32, w: u32, bits: u32) -> f32 {
+    var s = 0.0;
+    for (var f = 0u; f < 4u; f = f + 1u) {
+        if (bits & (1u << f)) != 0u {
+            s = s + s_v[box_neighbour(k, w, f)];
+        }
+    }
+    return s;
+}
+
+@compute @workgroup_size(256)
+fn solo(@builtin(local_invocation_index) t: u32) {
+    if t == 0u {
+        s_box = vec4<u32>(solve.origin_i, solve.origin_j, solve.end_i, solve.end_j);
+    }
+    let bx = workgroupUniformLoad(&s_box);
+    let w = bx.z + 1u - bx.x;
+    let n = w * (bx.w + 1u - bx.y);
+    let pcg = bp.method == COUPLING_PCG;
+    // Per slot: the cell, its open faces, those to tagged cells (whose v is solved), its diagonal
+    // (0: nothing to solve), b, and PCG's x, r, p, q (Jacobi's iterate in x).
+    var cells: array<u32, OWN>;
+    var mask: array<u32, OWN>;
+    var inner: array<u32, OWN>;
+    var d: array<f32, OWN>;
+    var b: array<f32, OWN>;
+    var x: array<f32, OWN>;
+    var r: array<f32, OWN>;
+    var p: array<f32, OWN>;
+    var q: array<f32, OWN>;
+
+    // start: b, r = b, p = z = r / diag; (r·z, r·r).
+    var dots = vec2<f32>(0.0);
+    for (var s = 0u; s < OWN; s = s + 1u) {
+        let k = t + s * WG;
+        if k < n {
+            let i = bx.x + k % w;
+            let j = bx.y + k / w;
+            let c = cell(i, j);
+            cells[s] = c;
+            let m = face_mask(i, j);
+            mask[s] = m;
+            let cv = cover[c];
+            if is_tagged(cv) {
+                for (var f = 0u; f < 4u; f = f + 1u) {
+                    if (m & (1u << f)) != 0u {
+                        let nb = neighbour(i, j, f);
+                        if is_tagged(cover[cell(nb.x, nb.y)]) {
+                            inner[s] = inner[s] | (1u << f);
+                        }
+                    }
+                }
+                d[s] = f32(countOneBits(m));
+                if d[s] > 0.0 {
+                    b[s] = max(eta[c] - cv.held - cv.bottom, 0.0);
+                    p[s] = b[s] / d[s];
+                }
+            }
+            r[s] = b[s];
+            dots = dots + vec2<f32>(b[s] * p[s], b[s] * b[s]);
+            s_v[k] = select(0.0, p[s], pcg);
+        }
+    }
+    let first = fold_uniform(t, dots);
+    var rz = first.x;
+    let rr0 = first.y;
+    var rr = rr0;
+    var iterations = 0u;
+
+    if pcg {
+        loop {
+            if rr0 == 0.0 || iterations >= bp.iterations {
+                break;
+            }
+            // s_v holds every cell's p.
+            workgroupBarrier();
+            // q = A·p and p·q (pcg_product).
+            var pq = 0.0;
+            for (var s = 0u; s < OWN; s = s + 1u) {
+                let k = t + s * WG;
+                if k < n && d[s] > 0.0 {
+                    q[s] = d[s] * p[s] - shared_sum(k, w, inner[s]);
+                    pq = pq + p[s] * q[s];
+                }
+            }
+            let pq_total = fold_uniform(t, vec2<f32>(pq, 0.0)).x;
+            if pq_total <= 0.0 {
+                break;
+            }
+            // x += α·p, r −= α·q; (r·z, r·r) (pcg_alpha, pcg_update).
+            let alpha = rz / pq_total;
+            var sums = vec2<f32>(0.0);
+            for (var s = 0u; s < OWN; s = s + 1u) {
+                if t + s * WG < n && d[s] > 0.0 {
+                    x[s] = x[s] + alpha * p[s];
+                    r[s] = r[s] - alpha * q[s];
+                    sums = sums + vec2<f32>(r[s] * r[s] / d[s], r[s] * r[s]);
+                }
+            }
+            let next = fold_uniform(t, sums);
+            // β and the convergence test (pcg_beta).
+            iterations = iterations + 1u;
+            rr = next.y;
+            let beta = select(0.0, next.x / rz, rz > 0.0);
+            rz = next.x;
+            if rr <= bp.tolerance * bp.tolerance * rr0 {
+                break;
+            }
+            // p = z + β·p, where the next product reads it (every lane has read the last p:
+            // the folds since wait for all of them).
+            for (var s = 0u; s < OWN; s = s + 1u) {
+                let k = t + s * WG;
+                if k < n && d[s] > 0.0 {
+                    p[s] = r[s] / d[s] + beta * p[s];
+                    s_v[k] = p[s];
+                }
+            }
+        }
+        if t == 0u {
+            solve.iterations = iterations;
+            solve.rz = rz;
+            solve.rr0 = rr0;
+            solve.rr = rr;
+        }
+    } else {
+        // Jacobi's sweeps (jacobi_even, jacobi_odd): v' = (b + Σ tagged neighbours' v) / diag.
+        for (var sweep = 0u; sweep < bp.iterations; sweep = sweep + 1u) {
+            workgroupBarrier();
+            for (var s = 0u; s < OWN; s = s + 1u) {
+                let k = t + s * WG;
+                if k < n && d[s] > 0.0 {
+                    x[s] = (b[s] + shared_sum(k, w, inner[s])) / d[s];
+                }
+            }
+            workgroupBarrier();
+            for (var s = 0u; s < OWN; s = s + 1u) {
+                let k = t + s * WG;
+                if k < n {
+                    s_v[k] = x[s];
+                }
+            }
+        }
+    }
+
+    // apply: every cell of the box moves γ·Σ_open faces (v_n − v_i), v = 0 off the tagged cells.
+    workgroupBarrier();
+    for (var s = 0u; s < OWN; s = s + 1u) {
+        let k = t + s * WG;
+        if k < n {
+            s_v[k] = x[s];
+        }
+    }
+    workgroupBarrier();
+    for (var s = 0u; s < OWN; s = s + 1u) {
+        let k = t + s * WG;
+        if k < n && mask[s] != 0u {
+            var flux = 0.0;
+            for (var f = 0u; f < 4u; f = f + 1u) {
+                if (mask[s] & (1u << f)) != 0u {
+                    flux = flux + (s_v[box_neighbour(k, w, f)] - x[s]);
+                }
+            }
+            let change = bp.relaxation * flux;
+            let c = cells[s];
+            eta[c] = eta[c] + change;
+            vel[c] = vel[c] + change;
+        }
+    }
 }

@@ -89,7 +89,7 @@ impl BodyBuffers {
                 storage | copy,
             ),
             solve: init("coupling solve", bytemuck::bytes_of(&Solve::default()), storage | copy),
-            args: empty("coupling dispatch", 24, storage | wgpu::BufferUsages::INDIRECT),
+            args: empty("coupling dispatch", 36, storage | wgpu::BufferUsages::INDIRECT),
             vecs: empty("coupling vectors", cells * 16, storage),
             q: empty("coupling p and q", cells * 8, storage),
             faces: empty("coupling faces", cells * 4, storage),

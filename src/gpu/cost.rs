@@ -119,13 +119,19 @@ pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams, fused: bool) -> Co
         Pass::Summary => cost(2 * F32 + 4 * F32, 4 * F32, 1),
         Pass::Adi => adi_cost(p),
         Pass::Footprint => cost(2 * F32, 5 * F32, 1),
+        // plan and solo; past a box of SOLO cells, the passes over it too (empty on steps
+        // whose box fits).
+        Pass::Coupling if bodies.always_solo() => fixed(2, "one workgroup solves the box of tagged cells"),
         Pass::Coupling => {
             let solve = if bodies.method == crate::bodies::COUPLING_PCG {
                 4 * bodies.iterations
             } else {
                 bodies.iterations
             };
-            fixed(4 + solve, "over the box of tagged cells only")
+            fixed(
+                5 + solve,
+                "over the box of tagged cells only; one workgroup's, 2 dispatches, when it fits",
+            )
         }
         Pass::Integrate => fixed(1, "one workgroup per body"),
         // One workgroup per body: up to 16³ nodes, each reading the surface and ground under it,
@@ -341,6 +347,21 @@ mod tests {
         assert_eq!(rows.len(), 2);
         assert_eq!(total.dispatches, 3 + 1);
         assert_eq!(total.read + total.written, 3 * 28);
+    }
+
+    #[test]
+    fn a_coupling_whose_box_always_fits_one_workgroup_is_two_dispatches() {
+        let p = Params::default();
+        let pcg = |box_cells| BodyParams {
+            method: crate::bodies::COUPLING_PCG,
+            iterations: 100,
+            box_cells,
+            ..BodyParams::default()
+        };
+        let solo = crate::wgsl::coupling::SOLO;
+        assert_eq!(pass_cost(Pass::Coupling, &p, &pcg(solo), false).dispatches, 2);
+        // A larger box may come: plan, solo, start, its total, 4 an iteration, apply.
+        assert_eq!(pass_cost(Pass::Coupling, &p, &pcg(solo + 1), false).dispatches, 405);
     }
 
     #[test]

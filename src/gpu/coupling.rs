@@ -1,6 +1,8 @@
 //! The coupling pass (`wgsl/coupling.wgsl`): the virtual-height solve (Jacobi or PCG) over the
-//! tagged cells' box, dispatched indirectly, and the correction it makes. No readback: PCG's
-//! convergence test zeroes the indirect arguments of the iterations left.
+//! tagged cells' box, dispatched indirectly, and the correction it makes. No readback: `plan`
+//! gives a box of at most `SOLO` cells to one workgroup (`solo`, the whole solve in one
+//! dispatch), a larger one to the passes over the box, where PCG's convergence test zeroes the
+//! indirect arguments of the iterations left.
 
 use super::bodies::{BodyBuffers, BodySurface};
 use super::state::{bind_group, layout, pipeline, storage_entry, uniform_entry};
@@ -16,6 +18,7 @@ pub struct Coupling {
     update: wgpu::ComputePipeline,
     beta: wgpu::ComputePipeline,
     apply: wgpu::ComputePipeline,
+    solo: wgpu::ComputePipeline,
     shared: wgpu::BindGroup,
     /// The indirect arguments, bound only to the one-workgroup passes that write them.
     args: wgpu::BindGroup,
@@ -23,6 +26,9 @@ pub struct Coupling {
     levels: [wgpu::BindGroup; 2],
     method: u32,
     iterations: u32,
+    /// The box always fits `solo` (`BodyParams::always_solo`): the passes over a larger box are
+    /// not recorded.
+    always_solo: bool,
     /// `BodyBuffers::args`: the box passes' indirect arguments.
     indirect: wgpu::Buffer,
 }
@@ -30,6 +36,7 @@ pub struct Coupling {
 /// Byte offsets of the indirect arguments in `BodyBuffers::args`.
 const BOX: u64 = 0;
 const LIVE_BOX: u64 = 12;
+const SOLO: u64 = 24;
 
 impl Coupling {
     pub fn new(device: &wgpu::Device, surface: &BodySurface, b: &BodyBuffers, body_params: &BodyParams) -> Coupling {
@@ -67,6 +74,7 @@ impl Coupling {
             update: make("pcg_update"),
             beta: scalar("pcg_beta"),
             apply: make("apply"),
+            solo: make("solo"),
             shared: bind_group(
                 device,
                 "coupling shared",
@@ -94,6 +102,7 @@ impl Coupling {
             }),
             method: body_params.method,
             iterations: body_params.iterations,
+            always_solo: body_params.always_solo(),
             indirect: b.args.clone(),
         }
     }
@@ -104,9 +113,10 @@ impl Coupling {
     }
 
     /// Solves for the virtual height over the box `footprint` tagged, and applies it to the
-    /// current level: 4 + 4·iterations dispatches (PCG) or 4 + sweeps (Jacobi). Past PCG's
-    /// convergence the box passes have no workgroups and the one-workgroup passes return at once.
-    /// `level`: the height-field level it corrects.
+    /// current level: `plan` and `solo`, 2 dispatches, where the box always fits one workgroup;
+    /// otherwise 5 + 4·iterations (PCG) or 5 + sweeps (Jacobi), of which only `plan` and `solo`
+    /// do work on steps whose box fits. Past PCG's convergence the box passes have no workgroups
+    /// and the one-workgroup passes return at once. `level`: the height-field level it corrects.
     pub fn record(&self, pass: &mut wgpu::ComputePass, level: usize) {
         let args = &self.indirect;
         pass.set_bind_group(0, &self.shared, &[]);
@@ -121,6 +131,10 @@ impl Coupling {
             pass.dispatch_workgroups_indirect(args, at);
         };
         scalar(pass, &self.plan);
+        boxed(pass, &self.solo, SOLO);
+        if self.always_solo {
+            return;
+        }
         boxed(pass, &self.start, BOX);
         scalar(pass, &self.start_total);
         if self.method == COUPLING_PCG {
