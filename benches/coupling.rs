@@ -4,12 +4,11 @@
 //!
 //! Per step the bodies add: `footprint` over every cell (reads eta, ground, the cover; writes the
 //! cover: ~28 B/cell, one ray cast per body whose rectangle holds the cell), then over the box of
-//! the tagged cells only: `plan`, then either `solo` (a box of at most 2048 cells: the whole
-//! solve in one workgroup, one dispatch) or `start` (~40 B/cell), per PCG iteration 4
-//! dispatches (2 over the box, ~60 B/cell in all, 2 of one workgroup) and `apply` (~30 B/cell);
-//! then `integrate` (one workgroup per body over its footprint). One body here always fits
-//! `solo` (2 dispatches); sixteen spread over the pool do not (5 + 4·N recorded, the ones after
-//! convergence empty).
+//! the tagged cells only: `plan`, then `solo` (a workgroup per independent cluster of bodies,
+//! the whole solve in one dispatch) and with several bodies `solo_report`; then `integrate` (one
+//! workgroup per body over its footprint). The boxes here are small, so the coupling records 2
+//! dispatches for one body and 3 for sixteen (a body whose box can outgrow 2048 cells would add
+//! the passes over the whole box: `start` ~40 B/cell, per PCG iteration 4 dispatches, `apply`).
 //!
 //! `cargo bench --bench coupling`; `WGPU_BACKEND` picks the adapter.
 

@@ -70,7 +70,7 @@ pub struct BodyParams {
     pub width: f32,
     /// Domain extent along y, m.
     pub height: f32,
-    /// The most cells the coupling's box can hold (`box_cells`).
+    /// The most cells one body's coupling box can hold (`box_cells`).
     pub box_cells: u32,
     /// Padding.
     pub _pad1: f32,
@@ -139,7 +139,40 @@ impl Default for Solve {
     }
 }
 
+/// Mirror of WGSL `Cluster` (48 bytes), one per body after `Solve`: body k's tagged box, then
+/// the box and solve of the cluster `plan` puts in slot k.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct Cluster {
+    pub min: [u32; 2],
+    pub max: [u32; 2],
+    pub origin: [u32; 2],
+    pub end: [u32; 2],
+    pub rr0: f32,
+    pub rr: f32,
+    pub iterations: u32,
+    pub _pad: u32,
+}
+
+impl Default for Cluster {
+    fn default() -> Self {
+        Cluster {
+            min: [u32::MAX; 2],
+            ..Zeroable::zeroed()
+        }
+    }
+}
+
 impl Solve {
+    /// The coupling solve buffer's first contents: the head, then `bodies` empty clusters.
+    pub fn with_clusters(bodies: usize) -> Vec<u8> {
+        let mut bytes = bytemuck::bytes_of(&Solve::default()).to_vec();
+        for _ in 0..bodies {
+            bytes.extend_from_slice(bytemuck::bytes_of(&Cluster::default()));
+        }
+        bytes
+    }
+
     /// The last step's relative residual |r|/|b| (0 when nothing was expelled).
     pub fn residual(&self) -> f32 {
         if self.rr0 > 0.0 {
@@ -186,31 +219,31 @@ impl BodyParams {
         }
     }
 
-    /// Whether the coupling's box always fits the one-workgroup solve (`coupling.wgsl`'s `solo`),
-    /// so that a step records it alone rather than beside the passes over a larger box.
+    /// Whether `coupling.wgsl`'s `solo` (a workgroup per cluster of bodies) always solves the
+    /// coupling: no body's box outgrows its workgroup memory and `plan` clusters every body. Then
+    /// a step records it alone, without the passes over the whole box.
     pub fn always_solo(&self) -> bool {
-        self.box_cells <= crate::wgsl::coupling::SOLO
+        self.box_cells <= crate::wgsl::coupling::SOLO && self.count <= crate::wgsl::coupling::MAX_CLUSTERS
     }
 }
 
-/// The most cells the coupling's box (the tagged cells and one more on each side) can hold. A
-/// body's tagged cells lie in the cells whose centres its horizontal extent covers, at most
-/// ⌊2R/dx⌋ + 1 a side with R its bounding sphere's radius (whatever its rotation): half a box's
-/// diagonal, an ellipsoid's largest semi-axis;
-/// the box adds one each side, and one more covers rounding. Several bodies can drift apart,
-/// so their box can be the whole grid.
+/// The most cells one body's coupling box (its tagged cells and one more on each side) can hold,
+/// the largest of the scene's bodies. A body's tagged cells lie in the cells whose centres its
+/// horizontal extent covers, at most ⌊2R/dx⌋ + 1 a side with R its bounding sphere's radius
+/// (whatever its rotation): half a box's diagonal, an ellipsoid's largest semi-axis; the box adds
+/// one each side, and one more covers rounding.
 pub fn box_cells(scene: &Scene) -> u32 {
     let g = &scene.grid;
-    let cells = match scene.bodies.as_slice() {
-        [body] => one_body_box_cells(
+    let one = |body: &crate::scene::Body| {
+        one_body_box_cells(
             body.shape == crate::scene::BodyShape::Sphere,
             body.size,
             g.dx,
             g.nx,
             g.ny,
-        ),
-        _ => g.nx as u64 * g.ny as u64,
+        )
     };
+    let cells = scene.bodies.iter().map(one).max().unwrap_or(0);
     cells.min(u32::MAX as u64) as u32
 }
 

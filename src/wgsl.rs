@@ -65,7 +65,7 @@ pub(crate) use fields;
 #[cfg(test)]
 mod tests {
     use super::check_mirror;
-    use crate::bodies::{BodyParams, BodyState, Cover, Solve};
+    use crate::bodies::{BodyParams, BodyState, Cluster, Cover, Solve};
     use crate::params::{Params, StepSlot, Totals};
     use std::mem::{offset_of, size_of};
 
@@ -246,7 +246,26 @@ mod tests {
             iterations,
             converged
         }));
-        check_mirror("Solve", size_of::<Solve>(), &solve);
+        // The clusters follow the head, one per body (`Solve::with_clusters`); naga's size
+        // counts one of them.
+        solve.push(("clusters", size_of::<Solve>()));
+        check_mirror("Solve", size_of::<Solve>() + size_of::<Cluster>(), &solve);
+        let [min_i, min_j] = pair("min", offset_of!(Cluster, min));
+        let [max_i, max_j] = pair("max", offset_of!(Cluster, max));
+        let [origin_i, origin_j] = pair("origin", offset_of!(Cluster, origin));
+        let [end_i, end_j] = pair("end", offset_of!(Cluster, end));
+        let mut cluster: Vec<(&str, usize)> = vec![
+            ("min_i", min_i.1),
+            ("min_j", min_j.1),
+            ("max_i", max_i.1),
+            ("max_j", max_j.1),
+            ("origin_i", origin_i.1),
+            ("origin_j", origin_j.1),
+            ("end_i", end_i.1),
+            ("end_j", end_j.1),
+        ];
+        cluster.extend_from_slice(fields!(Cluster { rr0, rr, iterations }));
+        check_mirror("Cluster", size_of::<Cluster>(), &cluster);
     }
 
     #[test]

@@ -146,6 +146,10 @@ fn footprint(@builtin(global_invocation_id) gid: vec3<u32>) {
             atomicMin(&solve.box_min_j, j);
             atomicMax(&solve.box_max_i, i);
             atomicMax(&solve.box_max_j, j);
+            atomicMin(&solve.clusters[owner - 1u].min_i, i);
+            atomicMin(&solve.clusters[owner - 1u].min_j, j);
+            atomicMax(&solve.clusters[owner - 1u].max_i, i);
+            atomicMax(&solve.clusters[owner - 1u].max_j, j);
         }
     }
     if old.held != 0.0 || held != 0.0 {

@@ -24,6 +24,26 @@ struct Solve {
     alpha: f32,
     iterations: u32,
     converged: u32,
+    // One per body (`plan` reads body k's box from slot k and writes cluster k's into it).
+    clusters: array<Cluster>,
+}
+
+// Mirrors `crate::bodies::Cluster`. Body k's slot: the box of its tagged cells (`footprint`'s
+// atomics, emptied by `plan`); then cluster k's, which `plan` forms of the bodies whose boxes
+// (grown by a cell) overlap, for `solo`'s workgroup k: its box and how its solve went.
+struct Cluster {
+    min_i: atomic<u32>,
+    min_j: atomic<u32>,
+    max_i: atomic<u32>,
+    max_j: atomic<u32>,
+    origin_i: u32,
+    origin_j: u32,
+    end_i: u32,
+    end_j: u32,
+    rr0: f32,
+    rr: f32,
+    iterations: u32,
+    _pad: u32,
 }
 
 fn owner_of(c: Cover) -> u32 {

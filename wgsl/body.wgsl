@@ -50,8 +50,8 @@ struct BodyParams {
     // The domain, metres.
     width: f32,
     height: f32,
-    // The most cells the coupling's box can hold (`crate::bodies::box_cells`): the host's, to
-    // choose what to record; the shaders do not read it.
+    // The most cells one body's coupling box can hold (`crate::bodies::box_cells`): past
+    // coupling.wgsl's SOLO the host records the passes over the box.
     box_cells: u32,
     _pad1: f32,
 }

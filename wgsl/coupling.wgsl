@@ -12,12 +12,13 @@
 // added to the per-step change too, as GAMES103 sets h_old ← h after the correction: the water
 // leaves with the momentum the body gave it.
 //
-// Both solvers run over the box of the tagged cells and their neighbours (`plan`), with no
-// readback, in one of two ways that `plan` picks each step:
-//   - A box of at most SOLO cells (a body or a few close together): `solo`, one workgroup that
-//     keeps its cells in registers and the box's v in workgroup memory, runs the whole solve and
-//     the correction in one dispatch, and stops iterating at convergence.
-//   - A larger box: one dispatch per pass over the box, dispatched indirectly:
+// Both solvers run over the tagged cells and their neighbours, with no readback, in one of two
+// ways that `plan` picks each step:
+//   - Clusters of bodies whose boxes share no cell: `solo`, a workgroup per cluster that runs the
+//     whole solve and the correction in one dispatch and stops iterating at convergence (its
+//     cells in registers and v in workgroup memory up to SOLO cells, else `solo_wide`).
+//   - The whole box, where one body's may outgrow SOLO cells: one dispatch per pass over the
+//     box, dispatched indirectly:
 //     - Jacobi: a fixed even number of sweeps, ping-ponging v between `x` and `p`.
 //     - PCG with the diagonal preconditioner: dot products by workgroup trees and one workgroup
 //       that folds their partials in a fixed order; when |r|² ≤ tol²·|b|², `beta` zeroes the
@@ -174,8 +175,43 @@ fn stop() {
     args[4] = 0u;
 }
 
-// One thread: the box of the tagged cells and their neighbours, as indirect arguments; the box
-// atomics emptied for the next step.
+// The most bodies `plan` forms clusters of; with more, the passes over the whole box solve.
+const MAX_CLUSTERS: u32 = 64u;
+
+// The tagged cells' box [i0, j0, i1, j1] grown by a cell, clipped to the grid.
+fn grown(i0: u32, j0: u32, i1: u32, j1: u32) -> vec4<u32> {
+    return vec4<u32>(
+        select(i0 - 1u, 0u, i0 == 0u),
+        select(j0 - 1u, 0u, j0 == 0u),
+        min(i1 + 1u, params.nx - 1u),
+        min(j1 + 1u, params.ny - 1u),
+    );
+}
+
+fn cluster_box(k: u32) -> vec4<u32> {
+    let c = &solve.clusters[k];
+    return vec4<u32>((*c).origin_i, (*c).origin_j, (*c).end_i, (*c).end_j);
+}
+
+fn set_cluster_box(k: u32, b: vec4<u32>) {
+    solve.clusters[k].origin_i = b.x;
+    solve.clusters[k].origin_j = b.y;
+    solve.clusters[k].end_i = b.z;
+    solve.clusters[k].end_j = b.w;
+}
+
+fn box_cells(b: vec4<u32>) -> u32 {
+    return (b.z + 1u - b.x) * (b.w + 1u - b.y);
+}
+
+// One thread: the box of the tagged cells and their neighbours, and how to solve it. The bodies'
+// boxes (grown by a cell) that share a cell merge into clusters, until no two clusters' boxes do:
+// then no cell of one cluster's box has a tagged neighbour in another's, so their systems are
+// independent and no cell is corrected by two. `solo` solves each cluster with a workgroup of its
+// own, unless there are over MAX_CLUSTERS bodies, or a cluster's box holds over SOLO cells where
+// one body's may (`bp.box_cells`): then the passes over the whole box do, which the host records
+// only then. Every box atomic is emptied for the next step.
+// Twin: `cpu::coupling::clusters`.
 @compute @workgroup_size(1)
 fn plan() {
     let i0 = atomicLoad(&solve.box_min_i);
@@ -186,6 +222,20 @@ fn plan() {
     atomicStore(&solve.box_min_j, 0xffffffffu);
     atomicStore(&solve.box_max_i, 0u);
     atomicStore(&solve.box_max_j, 0u);
+    // Body k's box into slot m ≤ k (a slot's box and its atomics are different words).
+    var m = 0u;
+    for (var k = 0u; k < bp.count; k = k + 1u) {
+        let lo = vec2<u32>(atomicLoad(&solve.clusters[k].min_i), atomicLoad(&solve.clusters[k].min_j));
+        let hi = vec2<u32>(atomicLoad(&solve.clusters[k].max_i), atomicLoad(&solve.clusters[k].max_j));
+        atomicStore(&solve.clusters[k].min_i, 0xffffffffu);
+        atomicStore(&solve.clusters[k].min_j, 0xffffffffu);
+        atomicStore(&solve.clusters[k].max_i, 0u);
+        atomicStore(&solve.clusters[k].max_j, 0u);
+        if lo.x <= hi.x {
+            set_cluster_box(m, grown(lo.x, lo.y, hi.x, hi.y));
+            m = m + 1u;
+        }
+    }
     solve.iterations = select(0u, bp.iterations, bp.method != COUPLING_PCG);
     solve.rr = 0.0;
     solve.rr0 = 0.0;
@@ -199,11 +249,46 @@ fn plan() {
         return;
     }
     solve.converged = 0u;
-    solve.origin_i = select(i0 - 1u, 0u, i0 == 0u);
-    solve.origin_j = select(j0 - 1u, 0u, j0 == 0u);
-    solve.end_i = min(i1 + 1u, params.nx - 1u);
-    solve.end_j = min(j1 + 1u, params.ny - 1u);
-    if (solve.end_i + 1u - solve.origin_i) * (solve.end_j + 1u - solve.origin_j) <= SOLO {
+    let union_box = grown(i0, j0, i1, j1);
+    solve.origin_i = union_box.x;
+    solve.origin_j = union_box.y;
+    solve.end_i = union_box.z;
+    solve.end_j = union_box.w;
+
+    // Merge the first two clusters (in slot order) whose boxes share a cell into the first, the
+    // last cluster taking the second's slot, until none do.
+    var solos = 0u;
+    if bp.count <= MAX_CLUSTERS {
+        loop {
+            var merged = false;
+            for (var a = 0u; a < m && !merged; a = a + 1u) {
+                for (var b = a + 1u; b < m && !merged; b = b + 1u) {
+                    let p = cluster_box(a);
+                    let q = cluster_box(b);
+                    if p.x <= q.z && q.x <= p.z && p.y <= q.w && q.y <= p.w {
+                        set_cluster_box(a, vec4<u32>(min(p.xy, q.xy), max(p.zw, q.zw)));
+                        set_cluster_box(b, cluster_box(m - 1u));
+                        m = m - 1u;
+                        merged = true;
+                    }
+                }
+            }
+            if !merged {
+                break;
+            }
+        }
+        solos = m;
+        // A cluster past SOLO cells: the passes over the box where a body may be that large
+        // (the host records them then), else `solo_wide`.
+        if bp.box_cells > SOLO {
+            for (var a = 0u; a < m; a = a + 1u) {
+                if box_cells(cluster_box(a)) > SOLO {
+                    solos = 0u;
+                }
+            }
+        }
+    }
+    if solos > 0u {
         // `solo` takes the step: the box passes get no workgroups, their one-workgroup passes
         // return at once.
         solve.converged = 1u;
@@ -211,7 +296,7 @@ fn plan() {
         for (var a = 0u; a < 6u; a = a + 1u) {
             args[a] = 0u;
         }
-        args[6] = 1u;
+        args[6] = solos;
         args[7] = 1u;
         args[8] = 1u;
         return;
@@ -229,27 +314,32 @@ fn plan() {
     args[5] = 1u;
 }
 
-// b = the water above the underside; x = 0; r = b; p = z = r / diag; partials of (r·z, r·r).
+// b = the water above the underside; x = 0; r = b; p = z = r / diag; returns (r·z, r·r).
+fn start_cell(i: u32, j: u32) -> vec2<f32> {
+    let c = cell(i, j);
+    let cv = cover[c];
+    var b = 0.0;
+    var p = 0.0;
+    let mask = face_mask(i, j);
+    faces[c] = mask;
+    if is_tagged(cv) {
+        let d = f32(countOneBits(mask));
+        if d > 0.0 {
+            b = max(eta[c] - cv.held - cv.bottom, 0.0);
+            p = b / d;
+        }
+    }
+    vecs[c] = vec4<f32>(b, 0.0, b, p);
+    return vec2<f32>(b * p, b * b);
+}
+
+// `start_cell` over the box; partials of (r·z, r·r).
 @compute @workgroup_size(16, 16)
 fn start(lane: BoxLane) {
     let at = box_cell(lane.gid);
     var dots = vec2<f32>(0.0);
     if at.z == 1u {
-        let c = cell(at.x, at.y);
-        let cv = cover[c];
-        var b = 0.0;
-        var p = 0.0;
-        let mask = face_mask(at.x, at.y);
-        faces[c] = mask;
-        if is_tagged(cv) {
-            let d = f32(countOneBits(mask));
-            if d > 0.0 {
-                b = max(eta[c] - cv.held - cv.bottom, 0.0);
-                p = b / d;
-            }
-        }
-        vecs[c] = vec4<f32>(b, 0.0, b, p);
-        dots = vec2<f32>(b * p, b * b);
+        dots = start_cell(at.x, at.y);
     }
     partial(lane, dots);
 }
@@ -272,19 +362,23 @@ fn start_total(@builtin(local_invocation_index) t: u32) {
     }
 }
 
-// One Jacobi sweep: v' = (b + Σ tagged neighbours' v) / diag, from component `read_k` to `write_k`.
-fn sweep(gid: vec3<u32>, read_k: u32, write_k: u32) {
-    let at = box_cell(gid);
-    if at.z == 0u {
-        return;
-    }
-    let c = cell(at.x, at.y);
+// One Jacobi sweep at cell (i, j): v' = (b + Σ tagged neighbours' v) / diag, from component
+// `read_k` to `write_k`.
+fn sweep_cell(i: u32, j: u32, read_k: u32, write_k: u32) {
+    let c = cell(i, j);
     var v = 0.0;
     let d = diagonal(c);
     if d > 0.0 {
-        v = (vecs[c].x + neighbours_sum(at.x, at.y, faces[c], read_k)) / d;
+        v = (vecs[c].x + neighbours_sum(i, j, faces[c], read_k)) / d;
     }
     vecs[c][write_k] = v;
+}
+
+fn sweep(gid: vec3<u32>, read_k: u32, write_k: u32) {
+    let at = box_cell(gid);
+    if at.z == 1u {
+        sweep_cell(at.x, at.y, read_k, write_k);
+    }
 }
 
 @compute @workgroup_size(16, 16)
@@ -300,39 +394,45 @@ fn jacobi_odd(@builtin(global_invocation_id) gid: vec3<u32>) {
 // The direction p = z + β·p of cell c (β is left in `alpha` by pcg_beta, 0 before the first
 // iteration, where p = z is start's), from the last iteration's r and p (once a pass of its
 // own after pcg_beta, a dispatch an iteration). A cell with nothing to solve keeps its p.
-fn direction(c: u32) -> f32 {
+fn direction(c: u32, beta: f32) -> f32 {
     let d = diagonal(c);
     let v = vecs[c];
-    return select(v.w, v.z / d + solve.alpha * v.w, d > 0.0);
+    return select(v.w, v.z / d + beta * v.w, d > 0.0);
 }
 
 // p = z + β·p and q = A·p on tagged cells (their neighbours' p made here too, from values no
 // thread of this pass writes); partials of p·q. One dispatch fewer an iteration than a
 // direction pass of its own.
+fn product_cell(i: u32, j: u32, beta: f32) -> f32 {
+    let c = cell(i, j);
+    var qc = 0.0;
+    var pq_c = 0.0;
+    let p = direction(c, beta);
+    if is_tagged(cover[c]) {
+        let mask = faces[c];
+        var sum = 0.0;
+        for (var f = 0u; f < 4u; f = f + 1u) {
+            if (mask & (1u << f)) != 0u {
+                let n = neighbour(i, j, f);
+                let cn = cell(n.x, n.y);
+                if is_tagged(cover[cn]) {
+                    sum = sum + direction(cn, beta);
+                }
+            }
+        }
+        qc = f32(countOneBits(mask)) * p - sum;
+        pq_c = p * qc;
+    }
+    pq[c] = vec2<f32>(p, qc);
+    return pq_c;
+}
+
 @compute @workgroup_size(16, 16)
 fn pcg_product(lane: BoxLane) {
     let at = box_cell(lane.gid);
     var dots = vec2<f32>(0.0);
     if at.z == 1u {
-        let c = cell(at.x, at.y);
-        var qc = 0.0;
-        let p = direction(c);
-        if is_tagged(cover[c]) {
-            let mask = faces[c];
-            var sum = 0.0;
-            for (var f = 0u; f < 4u; f = f + 1u) {
-                if (mask & (1u << f)) != 0u {
-                    let n = neighbour(at.x, at.y, f);
-                    let cn = cell(n.x, n.y);
-                    if is_tagged(cover[cn]) {
-                        sum = sum + direction(cn);
-                    }
-                }
-            }
-            qc = f32(countOneBits(mask)) * p - sum;
-            dots = vec2<f32>(p * qc, 0.0);
-        }
-        pq[c] = vec2<f32>(p, qc);
+        dots.x = product_cell(at.x, at.y, solve.alpha);
     }
     partial(lane, dots);
 }
@@ -353,22 +453,27 @@ fn pcg_alpha(@builtin(local_invocation_index) t: u32) {
     }
 }
 
-// x += α·p, r −= α·q; partials of (r·z, r·r) with z = r / diag.
+// x += α·p, r −= α·q at cell (i, j); returns (r·z, r·r) with z = r / diag.
+fn update_cell(i: u32, j: u32, alpha: f32) -> vec2<f32> {
+    let c = cell(i, j);
+    let d = diagonal(c);
+    if d > 0.0 {
+        var v = vecs[c];
+        v.w = pq[c].x;
+        v.y = v.y + alpha * v.w;
+        v.z = v.z - alpha * pq[c].y;
+        vecs[c] = v;
+        return vec2<f32>(v.z * v.z / d, v.z * v.z);
+    }
+    return vec2<f32>(0.0);
+}
+
 @compute @workgroup_size(16, 16)
 fn pcg_update(lane: BoxLane) {
     let at = box_cell(lane.gid);
     var dots = vec2<f32>(0.0);
     if at.z == 1u {
-        let c = cell(at.x, at.y);
-        let d = diagonal(c);
-        if d > 0.0 {
-            var v = vecs[c];
-            v.w = pq[c].x;
-            v.y = v.y + solve.alpha * v.w;
-            v.z = v.z - solve.alpha * pq[c].y;
-            vecs[c] = v;
-            dots = vec2<f32>(v.z * v.z / d, v.z * v.z);
-        }
+        dots = update_cell(at.x, at.y, solve.alpha);
     }
     partial(lane, dots);
 }
@@ -392,14 +497,9 @@ fn pcg_beta(@builtin(local_invocation_index) t: u32) {
     }
 }
 
-// Every cell in the box moves γ·Σ_open faces (v_n − v_i), v = 0 off the tagged cells.
-@compute @workgroup_size(16, 16)
-fn apply(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let at = box_cell(gid);
-    if at.z == 0u {
-        return;
-    }
-    let c = cell(at.x, at.y);
+// Cell (i, j) moves γ·Σ_open faces (v_n − v_i), v = 0 off the tagged cells.
+fn apply_cell(i: u32, j: u32) {
+    let c = cell(i, j);
     let mask = faces[c];
     if mask == 0u {
         return;
@@ -408,7 +508,7 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>) {
     var flux = 0.0;
     for (var f = 0u; f < 4u; f = f + 1u) {
         if (mask & (1u << f)) != 0u {
-            let n = neighbour(at.x, at.y, f);
+            let n = neighbour(i, j, f);
             let cn = cell(n.x, n.y);
             flux = flux + (select(0.0, vecs[cn].y, is_tagged(cover[cn])) - v_c);
         }
@@ -418,8 +518,16 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>) {
     vel[c] = vel[c] + change;
 }
 
-// The whole coupling in one workgroup, for a box of at most SOLO cells (`plan` dispatches it
-// then, and only then). Each lane keeps OWN cells of the box in registers, box cell k = t + WG·s
+@compute @workgroup_size(16, 16)
+fn apply(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let at = box_cell(gid);
+    if at.z == 1u {
+        apply_cell(at.x, at.y);
+    }
+}
+
+// The whole coupling of one cluster (`plan`) in one workgroup, for a box of at most SOLO cells
+// (`plan` dispatches a workgroup per cluster then, and only then). Each lane keeps OWN cells of the box in registers, box cell k = t + WG·s
 // (row-major in the box) in its slot s, and the box's v (PCG's direction p, Jacobi's iterate,
 // then the solution) sits in workgroup memory, where the neighbours read it: an iteration touches
 // no global memory and costs a few barriers instead of 4 dispatches, and the loop ends at
@@ -463,13 +571,21 @@ fn shared_sum(k: u32, w: u32, bits: u32) -> f32 {
 }
 
 @compute @workgroup_size(256)
-fn solo(@builtin(local_invocation_index) t: u32) {
+fn solo(
+    @builtin(local_invocation_index) t: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
     if t == 0u {
-        s_box = vec4<u32>(solve.origin_i, solve.origin_j, solve.end_i, solve.end_j);
+        s_box = cluster_box(wid.x);
     }
     let bx = workgroupUniformLoad(&s_box);
     let w = bx.z + 1u - bx.x;
     let n = w * (bx.w + 1u - bx.y);
+    if n > SOLO {
+        solo_wide(t, wid.x, groups.x, bx, w, n);
+        return;
+    }
     let pcg = bp.method == COUPLING_PCG;
     // Per slot: the cell, its open faces, those to tagged cells (whose v is solved), its diagonal
     // (0: nothing to solve), b, and PCG's x, r, p, q (Jacobi's iterate in x).
@@ -570,12 +686,7 @@ fn solo(@builtin(local_invocation_index) t: u32) {
                 }
             }
         }
-        if t == 0u {
-            solve.iterations = iterations;
-            solve.rz = rz;
-            solve.rr0 = rr0;
-            solve.rr = rr;
-        }
+        report_cluster(t, wid.x, groups.x, iterations, rr0, rr);
     } else {
         // Jacobi's sweeps (jacobi_even, jacobi_odd): v' = (b + Σ tagged neighbours' v) / diag.
         for (var sweep = 0u; sweep < bp.iterations; sweep = sweep + 1u) {
@@ -620,4 +731,104 @@ fn solo(@builtin(local_invocation_index) t: u32) {
             vel[c] = vel[c] + change;
         }
     }
+}
+
+// How cluster `slot`'s PCG solve went, in its slot (and the head's, when it is the only one; with
+// several `solo_report` adds them up).
+fn report_cluster(t: u32, slot: u32, clusters: u32, iterations: u32, rr0: f32, rr: f32) {
+    if t != 0u {
+        return;
+    }
+    solve.clusters[slot].iterations = iterations;
+    solve.clusters[slot].rr0 = rr0;
+    solve.clusters[slot].rr = rr;
+    if clusters == 1u {
+        solve.iterations = iterations;
+        solve.rr0 = rr0;
+        solve.rr = rr;
+    }
+}
+
+// `solo` for a cluster whose box outgrows workgroup memory (where the passes over the box are not
+// recorded to take it, `plan`): the box passes' own cell functions in loops over the box, with
+// their buffers (no other cluster's cell among them), a storage barrier where they would end a
+// dispatch. Slower than the box passes over a large box, but one dispatch.
+fn solo_wide(t: u32, slot: u32, clusters: u32, bx: vec4<u32>, w: u32, n: u32) {
+    var dots = vec2<f32>(0.0);
+    for (var k = t; k < n; k = k + WG) {
+        dots = dots + start_cell(bx.x + k % w, bx.y + k / w);
+    }
+    storageBarrier();
+    let first = fold_uniform(t, dots);
+    var rz = first.x;
+    let rr0 = first.y;
+    var rr = rr0;
+    var iterations = 0u;
+    if bp.method == COUPLING_PCG {
+        var beta = 0.0;
+        loop {
+            if rr0 == 0.0 || iterations >= bp.iterations {
+                break;
+            }
+            var pq_sum = 0.0;
+            for (var k = t; k < n; k = k + WG) {
+                pq_sum = pq_sum + product_cell(bx.x + k % w, bx.y + k / w, beta);
+            }
+            storageBarrier();
+            let pq_total = fold_uniform(t, vec2<f32>(pq_sum, 0.0)).x;
+            if pq_total <= 0.0 {
+                break;
+            }
+            let alpha = rz / pq_total;
+            var sums = vec2<f32>(0.0);
+            for (var k = t; k < n; k = k + WG) {
+                sums = sums + update_cell(bx.x + k % w, bx.y + k / w, alpha);
+            }
+            storageBarrier();
+            let next = fold_uniform(t, sums);
+            iterations = iterations + 1u;
+            rr = next.y;
+            beta = select(0.0, next.x / rz, rz > 0.0);
+            rz = next.x;
+            if rr <= bp.tolerance * bp.tolerance * rr0 {
+                break;
+            }
+        }
+        report_cluster(t, slot, clusters, iterations, rr0, rr);
+    } else {
+        for (var sweep = 0u; sweep < bp.iterations; sweep = sweep + 1u) {
+            let read_k = select(3u, 1u, sweep % 2u == 0u);
+            for (var k = t; k < n; k = k + WG) {
+                sweep_cell(bx.x + k % w, bx.y + k / w, read_k, 4u - read_k);
+            }
+            storageBarrier();
+            workgroupBarrier();
+        }
+    }
+    storageBarrier();
+    workgroupBarrier();
+    for (var k = t; k < n; k = k + WG) {
+        apply_cell(bx.x + k % w, bx.y + k / w);
+    }
+}
+
+// One thread, after several clusters' `solo`: how the step's solve went, from the clusters' own
+// (the most iterations any took; the residuals' squares added, in slot order).
+@compute @workgroup_size(1)
+fn solo_report() {
+    let m = args[6];
+    if m < 2u || bp.method != COUPLING_PCG {
+        return;
+    }
+    var iterations = 0u;
+    var rr = 0.0;
+    var rr0 = 0.0;
+    for (var k = 0u; k < m; k = k + 1u) {
+        iterations = max(iterations, solve.clusters[k].iterations);
+        rr = rr + solve.clusters[k].rr;
+        rr0 = rr0 + solve.clusters[k].rr0;
+    }
+    solve.iterations = iterations;
+    solve.rr = rr;
+    solve.rr0 = rr0;
 }

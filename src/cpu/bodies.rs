@@ -78,8 +78,9 @@ pub struct BodySet {
     pub states: Vec<BodyState>,
     pub cover: Vec<Cover>,
     vectors: super::coupling::Vectors,
-    /// The box `footprint` tagged on this step, for the coupling solve.
+    /// The box `footprint` tagged on this step, for the coupling solve, and each body's.
     tags: TagBox,
+    body_tags: Vec<TagBox>,
     /// How the last coupling solve went.
     pub last: super::coupling::SolveReport,
 }
@@ -93,20 +94,38 @@ impl BodySet {
             cover: setup.cover.to_vec(),
             vectors: super::coupling::Vectors::new(setup.eta.len()),
             tags: EMPTY_BOX,
+            body_tags: vec![EMPTY_BOX; setup.bodies.len()],
             last: Default::default(),
         })
     }
 
     /// `footprint` over the height field `eta`.
     pub fn footprint(&mut self, p: &Params, ground: &[f32], eta: &mut [f32]) {
-        self.tags = footprint(p, &self.params, &self.states, ground, eta, &mut self.cover);
+        self.tags = footprint(
+            p,
+            &self.params,
+            &self.states,
+            ground,
+            eta,
+            &mut self.cover,
+            &mut self.body_tags,
+        );
     }
 
     /// The coupling solve over the box `footprint` tagged, correcting `eta` and the per-step
     /// change `vel`.
     pub fn couple(&mut self, p: &Params, ground: &[f32], eta: &mut [f32], vel: &mut [f32]) {
         let (params, tags) = (self.params, self.tags);
-        self.last = super::coupling::couple(p, &params, tags, ground, &self.cover, eta, vel, &mut self.vectors);
+        self.last = super::coupling::couple(
+            p,
+            &params,
+            (tags, &self.body_tags),
+            ground,
+            &self.cover,
+            eta,
+            vel,
+            &mut self.vectors,
+        );
     }
 
     /// `integrate`, appending each body's history entry to `history`; `loads` as there.
@@ -117,7 +136,7 @@ impl BodySet {
 }
 
 /// `footprint` over every cell: the cover, `held`, and the surface of columns that flood over or
-/// stop holding a submerged body. Returns the tagged cells' box.
+/// stop holding a submerged body. Returns the tagged cells' box; `body_tags[k]` becomes body k's.
 pub fn footprint(
     p: &Params,
     bp: &BodyParams,
@@ -125,8 +144,11 @@ pub fn footprint(
     ground: &[f32],
     eta: &mut [f32],
     cover: &mut [Cover],
+    body_tags: &mut [TagBox],
 ) -> TagBox {
+    let grow = |b: TagBox, i: u32, j: u32| [b[0].min(i), b[1].min(j), b[2].max(i), b[3].max(j)];
     let mut tag_box = EMPTY_BOX;
+    body_tags.fill(EMPTY_BOX);
     for j in 0..p.ny {
         for i in 0..p.nx {
             let c = (j * p.nx + i) as usize;
@@ -153,12 +175,9 @@ pub fn footprint(
                 }
                 if b.kind[2] == 0 {
                     tag = TAGGED;
-                    tag_box = [
-                        tag_box[0].min(i),
-                        tag_box[1].min(j),
-                        tag_box[2].max(i),
-                        tag_box[3].max(j),
-                    ];
+                    tag_box = grow(tag_box, i, j);
+                    let k = owner as usize - 1;
+                    body_tags[k] = grow(body_tags[k], i, j);
                 }
             }
             if old.held != 0.0 || held != 0.0 {

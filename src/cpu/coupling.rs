@@ -29,6 +29,11 @@ impl SolveBox {
         })
     }
 
+    /// How many cells it holds.
+    pub fn cells_count(&self) -> u64 {
+        (self.end[0] + 1 - self.origin[0]) as u64 * (self.end[1] + 1 - self.origin[1]) as u64
+    }
+
     fn cells(&self, nx: u32) -> impl Iterator<Item = (u32, u32, usize)> + '_ {
         (self.origin[1]..=self.end[1])
             .flat_map(move |j| (self.origin[0]..=self.end[0]).map(move |i| (i, j, (j * nx + i) as usize)))
@@ -97,24 +102,93 @@ fn neighbours_sum(p: &Params, i: u32, j: u32, mask: u32, cover: &[Cover], vecs: 
 }
 
 /// Solves for the virtual height (left in `vecs[c][1]`) and applies the correction to eta and
-/// vel. Returns how the solve went.
+/// vel: over each cluster's box where `clusters` forms them, else over the whole box. `tags`:
+/// the tagged box and each body's. Returns how the solve went (the clusters': the most
+/// iterations, the residuals' squares added in cluster order, as `solo_report`).
 #[allow(clippy::too_many_arguments)]
 pub fn couple(
     p: &Params,
     bp: &BodyParams,
-    tags: TagBox,
+    (tags, body_tags): (TagBox, &[TagBox]),
     ground: &[f32],
     cover: &[Cover],
     eta: &mut [f32],
     vel: &mut [f32],
     v: &mut Vectors,
 ) -> SolveReport {
-    let Some(bx) = SolveBox::new(p, tags) else {
+    let Some(whole) = SolveBox::new(p, tags) else {
         return SolveReport::default();
     };
-    let report = solve(p, bp, &bx, ground, cover, eta, v);
-    apply(p, bp, &bx, cover, eta, vel, v);
-    report
+    let boxes = clusters(p, bp, body_tags).unwrap_or_else(|| vec![whole]);
+    let mut sums = Sums::default();
+    for bx in &boxes {
+        let s = solve_sums(p, bp, bx, ground, cover, eta, v);
+        apply(p, bp, bx, cover, eta, vel, v);
+        sums.iterations = sums.iterations.max(s.iterations);
+        sums.rr += s.rr;
+        sums.rr0 += s.rr0;
+    }
+    sums.report()
+}
+
+/// The most bodies `clusters` groups (`coupling.wgsl`'s MAX_CLUSTERS).
+const MAX_CLUSTERS: usize = crate::wgsl::coupling::MAX_CLUSTERS as usize;
+
+/// `plan`'s clusters: the bodies' boxes (each body's tagged box grown by a cell), the first two
+/// (in order) that share a cell merged into the first, the last taking the second's place, until
+/// none do. Then each cluster's system is independent of the others' and no cell is corrected
+/// by two. Some (`solo` solves each) unless there are over MAX_CLUSTERS bodies or a cluster's box
+/// holds over `SOLO` cells where one body's may (`BodyParams::box_cells`): None, the passes over
+/// the whole box solve.
+pub fn clusters(p: &Params, bp: &BodyParams, body_tags: &[TagBox]) -> Option<Vec<SolveBox>> {
+    if body_tags.len() > MAX_CLUSTERS {
+        return None;
+    }
+    let mut boxes: Vec<SolveBox> = body_tags.iter().filter_map(|&t| SolveBox::new(p, t)).collect();
+    'merge: loop {
+        for a in 0..boxes.len() {
+            for b in a + 1..boxes.len() {
+                let (s, t) = (boxes[a], boxes[b]);
+                let share = s.origin[0] <= t.end[0]
+                    && t.origin[0] <= s.end[0]
+                    && s.origin[1] <= t.end[1]
+                    && t.origin[1] <= s.end[1];
+                if share {
+                    boxes[a] = SolveBox {
+                        origin: [s.origin[0].min(t.origin[0]), s.origin[1].min(t.origin[1])],
+                        end: [s.end[0].max(t.end[0]), s.end[1].max(t.end[1])],
+                    };
+                    boxes.swap_remove(b);
+                    continue 'merge;
+                }
+            }
+        }
+        break;
+    }
+    let solo = crate::wgsl::coupling::SOLO;
+    let wide = bp.box_cells > solo && boxes.iter().any(|b| b.cells_count() > solo as u64);
+    (!wide).then_some(boxes)
+}
+
+/// How a solve went, before the residual is taken: what `solo` leaves in its cluster's slot.
+#[derive(Clone, Copy, Debug, Default)]
+struct Sums {
+    iterations: u32,
+    rr: f32,
+    rr0: f32,
+}
+
+impl Sums {
+    fn report(self) -> SolveReport {
+        SolveReport {
+            iterations: self.iterations,
+            residual: if self.rr0 > 0.0 {
+                (self.rr / self.rr0).sqrt()
+            } else {
+                0.0
+            },
+        }
+    }
 }
 
 /// `start`, then the Jacobi sweeps or the PCG iterations.
@@ -127,11 +201,24 @@ pub fn solve(
     eta: &[f32],
     v: &mut Vectors,
 ) -> SolveReport {
+    solve_sums(p, bp, bx, ground, cover, eta, v).report()
+}
+
+/// `solve`, its residual's parts kept for adding up clusters.
+fn solve_sums(
+    p: &Params,
+    bp: &BodyParams,
+    bx: &SolveBox,
+    ground: &[f32],
+    cover: &[Cover],
+    eta: &[f32],
+    v: &mut Vectors,
+) -> Sums {
     let (rz, rr0) = start(p, bx, ground, cover, eta, v);
     if bp.method != COUPLING_PCG {
         jacobi(p, bp, bx, cover, v, rr0)
     } else if rr0 == 0.0 {
-        SolveReport::default()
+        Sums::default()
     } else {
         pcg(p, bp, bx, cover, v, rz, rr0)
     }
@@ -167,7 +254,7 @@ fn diagonal(cover: &[Cover], v: &Vectors, c: usize) -> f32 {
 }
 
 /// `jacobi`: `bp.iterations` sweeps, then the true residual of the final x for the report.
-fn jacobi(p: &Params, bp: &BodyParams, bx: &SolveBox, cover: &[Cover], v: &mut Vectors, rr0: f32) -> SolveReport {
+fn jacobi(p: &Params, bp: &BodyParams, bx: &SolveBox, cover: &[Cover], v: &mut Vectors, rr0: f32) -> Sums {
     for sweep in 0..bp.iterations {
         let (from, into) = if sweep % 2 == 0 { (1, 3) } else { (3, 1) };
         // Each sweep reads one component and writes the other: no cell sees another's write.
@@ -189,23 +276,15 @@ fn jacobi(p: &Params, bp: &BodyParams, bx: &SolveBox, cover: &[Cover], v: &mut V
             rr += r * r;
         }
     }
-    let residual = if rr0 > 0.0 { (rr / rr0).sqrt() } else { 0.0 };
-    SolveReport {
+    Sums {
         iterations: bp.iterations,
-        residual,
+        rr,
+        rr0,
     }
 }
 
 /// The PCG iterations (`pcg_*`), stopping at `bp.tolerance` relative residual.
-fn pcg(
-    p: &Params,
-    bp: &BodyParams,
-    bx: &SolveBox,
-    cover: &[Cover],
-    v: &mut Vectors,
-    mut rz: f32,
-    rr0: f32,
-) -> SolveReport {
+fn pcg(p: &Params, bp: &BodyParams, bx: &SolveBox, cover: &[Cover], v: &mut Vectors, mut rz: f32, rr0: f32) -> Sums {
     let mut iterations = 0;
     let mut rr = rr0;
     while iterations < bp.iterations {
@@ -249,10 +328,7 @@ fn pcg(
             }
         }
     }
-    SolveReport {
-        iterations,
-        residual: (rr / rr0).sqrt(),
-    }
+    Sums { iterations, rr, rr0 }
 }
 
 /// `apply`: every cell of the box moves γ·Σ_open faces (v_n − v_i).
@@ -355,6 +431,63 @@ mod tests {
         );
     }
 
+    /// `plan`'s clusters: boxes grown by a cell that share one merge, a merge that reaches a
+    /// third box takes it too, and a cluster past SOLO cells where a body may be that large (or
+    /// too many bodies) leaves the solve to the passes over the whole box.
+    #[test]
+    fn bodies_whose_grown_boxes_share_a_cell_form_one_cluster() {
+        let p = Params {
+            nx: 200,
+            ny: 200,
+            ..Params::default()
+        };
+        let solo = crate::wgsl::coupling::SOLO;
+        let small = BodyParams {
+            box_cells: solo,
+            ..BodyParams::default()
+        };
+        let large = BodyParams {
+            box_cells: solo + 1,
+            ..small
+        };
+        let cells_with = |bp: &BodyParams, b: &[TagBox]| {
+            clusters(&p, bp, b).map(|c| c.iter().map(|b| (b.origin, b.end)).collect::<Vec<_>>())
+        };
+        let cells = |b: &[TagBox]| cells_with(&large, b);
+        // One untagged column between the tagged boxes: grown, they share it (it takes both
+        // bodies' water); two: they do not.
+        assert_eq!(
+            cells(&[[10, 10, 19, 19], [21, 10, 30, 19]]),
+            Some(vec![([9, 9], [31, 20])])
+        );
+        assert_eq!(
+            cells(&[[10, 10, 19, 19], [22, 10, 30, 19]]),
+            Some(vec![([9, 9], [20, 20]), ([21, 9], [31, 20])])
+        );
+        // An untagged body drops out; a merged box that reaches a third box takes it in: 0 and 2
+        // merge, their box overlaps 1, and the last (3) fills the place 2 left.
+        assert_eq!(
+            cells(&[
+                [10, 10, 14, 14],
+                [20, 30, 24, 34],
+                [16, 10, 20, 28],
+                EMPTY_BOX,
+                [60, 60, 64, 64]
+            ]),
+            Some(vec![([9, 9], [25, 35]), ([59, 59], [65, 65])])
+        );
+        // 46 × 46 cells grown is past SOLO's 2048; 45 × 45 is not. Where no body can be that
+        // large, a cluster that is (bodies together) still takes a workgroup (`solo_wide`).
+        assert_eq!(cells(&[[10, 10, 53, 53]]), None);
+        assert!(cells(&[[10, 10, 52, 52]]).is_some());
+        assert_eq!(
+            cells_with(&small, &[[10, 10, 30, 53], [31, 10, 53, 53]]),
+            Some(vec![([9, 9], [54, 54])])
+        );
+        let many = vec![[0, 0, 0, 0]; MAX_CLUSTERS + 1];
+        assert_eq!(cells(&many), None);
+    }
+
     #[test]
     fn the_exact_solve_expels_all_the_water_and_keeps_the_volume() {
         let (p, ground, mut eta, cover, tags) = pool();
@@ -364,7 +497,7 @@ mod tests {
         couple(
             &p,
             &params(COUPLING_PCG, 100),
-            tags,
+            (tags, &[tags]),
             &ground,
             &cover,
             &mut eta,

@@ -88,7 +88,11 @@ impl BodyBuffers {
                 MAX_CHUNK as u64 * count as u64 * HISTORY_FLOATS as u64 * 4,
                 storage | copy,
             ),
-            solve: init("coupling solve", bytemuck::bytes_of(&Solve::default()), storage | copy),
+            solve: init(
+                "coupling solve",
+                &Solve::with_clusters(count.max(1) as usize),
+                storage | copy,
+            ),
             args: empty("coupling dispatch", 36, storage | wgpu::BufferUsages::INDIRECT),
             vecs: empty("coupling vectors", cells * 16, storage),
             q: empty("coupling p and q", cells * 8, storage),

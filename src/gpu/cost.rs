@@ -119,18 +119,23 @@ pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams, fused: bool) -> Co
         Pass::Summary => cost(2 * F32 + 4 * F32, 4 * F32, 1),
         Pass::Adi => adi_cost(p),
         Pass::Footprint => cost(2 * F32, 5 * F32, 1),
-        // plan and solo; past a box of SOLO cells, the passes over it too (empty on steps
-        // whose box fits).
-        Pass::Coupling if bodies.always_solo() => fixed(2, "one workgroup solves the box of tagged cells"),
+        // plan, solo (a workgroup per cluster of bodies) and with several bodies solo_report;
+        // where a cluster may outgrow SOLO cells, the passes over the box too (with no work on
+        // steps whose clusters fit).
         Pass::Coupling => {
+            let solo = 2 + (bodies.count > 1) as u32;
+            if bodies.always_solo() {
+                return fixed(solo, "a workgroup solves each cluster of bodies' box of tagged cells");
+            }
             let solve = if bodies.method == crate::bodies::COUPLING_PCG {
                 4 * bodies.iterations
             } else {
                 bodies.iterations
             };
             fixed(
-                5 + solve,
-                "over the box of tagged cells only; one workgroup's, 2 dispatches, when it fits",
+                solo + 3 + solve,
+                "over the box of tagged cells only; on steps where every cluster of bodies fits a \
+                 workgroup, 2 or 3 dispatches work",
             )
         }
         Pass::Integrate => fixed(1, "one workgroup per body"),
@@ -352,16 +357,23 @@ mod tests {
     #[test]
     fn a_coupling_whose_box_always_fits_one_workgroup_is_two_dispatches() {
         let p = Params::default();
-        let pcg = |box_cells| BodyParams {
+        let pcg = |count: u32, box_cells| BodyParams {
+            count,
             method: crate::bodies::COUPLING_PCG,
             iterations: 100,
             box_cells,
             ..BodyParams::default()
         };
         let solo = crate::wgsl::coupling::SOLO;
-        assert_eq!(pass_cost(Pass::Coupling, &p, &pcg(solo), false).dispatches, 2);
+        let dispatches = |count, box_cells| pass_cost(Pass::Coupling, &p, &pcg(count, box_cells), false).dispatches;
+        assert_eq!(dispatches(1, solo), 2);
         // A larger box may come: plan, solo, start, its total, 4 an iteration, apply.
-        assert_eq!(pass_cost(Pass::Coupling, &p, &pcg(solo + 1), false).dispatches, 405);
+        assert_eq!(dispatches(1, solo + 1), 405);
+        // Sixteen bodies: their clusters' report too.
+        assert_eq!(dispatches(16, solo), 3);
+        assert_eq!(dispatches(16, solo + 1), 406);
+        // More bodies than plan clusters: the passes over the box.
+        assert_eq!(dispatches(65, solo), 406);
     }
 
     #[test]

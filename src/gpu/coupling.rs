@@ -1,8 +1,8 @@
 //! The coupling pass (`wgsl/coupling.wgsl`): the virtual-height solve (Jacobi or PCG) over the
 //! tagged cells' box, dispatched indirectly, and the correction it makes. No readback: `plan`
-//! gives a box of at most `SOLO` cells to one workgroup (`solo`, the whole solve in one
-//! dispatch), a larger one to the passes over the box, where PCG's convergence test zeroes the
-//! indirect arguments of the iterations left.
+//! groups the bodies into independent clusters and gives each, when all fit `SOLO` cells, a
+//! workgroup of its own (`solo`, the whole solve in one dispatch); otherwise the passes over the
+//! box solve, where PCG's convergence test zeroes the indirect arguments of the iterations left.
 
 use super::bodies::{BodyBuffers, BodySurface};
 use super::state::{bind_group, layout, pipeline, storage_entry, uniform_entry};
@@ -19,6 +19,7 @@ pub struct Coupling {
     beta: wgpu::ComputePipeline,
     apply: wgpu::ComputePipeline,
     solo: wgpu::ComputePipeline,
+    solo_report: wgpu::ComputePipeline,
     shared: wgpu::BindGroup,
     /// The indirect arguments, bound only to the one-workgroup passes that write them.
     args: wgpu::BindGroup,
@@ -29,6 +30,8 @@ pub struct Coupling {
     /// The box always fits `solo` (`BodyParams::always_solo`): the passes over a larger box are
     /// not recorded.
     always_solo: bool,
+    /// More than one body: clusters of them may each take a `solo` workgroup.
+    clusters: bool,
     /// `BodyBuffers::args`: the box passes' indirect arguments.
     indirect: wgpu::Buffer,
 }
@@ -75,6 +78,7 @@ impl Coupling {
             beta: scalar("pcg_beta"),
             apply: make("apply"),
             solo: make("solo"),
+            solo_report: scalar("solo_report"),
             shared: bind_group(
                 device,
                 "coupling shared",
@@ -103,6 +107,7 @@ impl Coupling {
             method: body_params.method,
             iterations: body_params.iterations,
             always_solo: body_params.always_solo(),
+            clusters: body_params.count > 1,
             indirect: b.args.clone(),
         }
     }
@@ -113,10 +118,11 @@ impl Coupling {
     }
 
     /// Solves for the virtual height over the box `footprint` tagged, and applies it to the
-    /// current level: `plan` and `solo`, 2 dispatches, where the box always fits one workgroup;
-    /// otherwise 5 + 4·iterations (PCG) or 5 + sweeps (Jacobi), of which only `plan` and `solo`
-    /// do work on steps whose box fits. Past PCG's convergence the box passes have no workgroups
-    /// and the one-workgroup passes return at once. `level`: the height-field level it corrects.
+    /// current level: `plan` and `solo` (a workgroup per cluster of bodies), and `solo_report`
+    /// with more than one body; where a cluster's box may outgrow `solo`, the passes over the
+    /// box too, 3 + 4·iterations (PCG) or 3 + sweeps (Jacobi) more, with no work on steps that
+    /// `solo` takes. Past PCG's convergence the box passes have no workgroups and the
+    /// one-workgroup passes return at once. `level`: the height-field level it corrects.
     pub fn record(&self, pass: &mut wgpu::ComputePass, level: usize) {
         let args = &self.indirect;
         pass.set_bind_group(0, &self.shared, &[]);
@@ -132,6 +138,9 @@ impl Coupling {
         };
         scalar(pass, &self.plan);
         boxed(pass, &self.solo, SOLO);
+        if self.clusters {
+            scalar(pass, &self.solo_report);
+        }
         if self.always_solo {
             return;
         }

@@ -157,20 +157,49 @@ fn gpu_and_cpu_body_trajectories_agree_under_jacobi() {
     gpu_and_cpu_body_trajectories_agree("coupling = \"jacobi\"", &[TILTED], 200);
 }
 
-/// Two bodies: the GPU chooses the solve each step (`plan`, no readback). Far apart (cells 11 to
-/// 68 each way, ~3300 cells in their box) the passes over the box solve, PCG's and Jacobi's
-/// entry points each; side by side (~30 × 16 cells) one workgroup does.
+/// Several bodies: the GPU groups them each step (`plan`, no readback) into clusters whose boxes
+/// share no cell, each solved by a workgroup of its own (`solo`, `solo_report`), and the twin
+/// groups them alike. Four boxes, two of them side by side (one cluster of ~30 × 16 cells), two
+/// apart: three clusters. Sixteen boxes packed together: one cluster of ~50 × 50 cells, past
+/// the 2048 cells of workgroup memory where no one body is, so its workgroup solves it from the
+/// box passes' buffers (`solo_wide`). A raft too large for workgroup memory (~62 × 42 cells):
+/// the passes over the whole box solve, which the host records only for such a body. Each
+/// under PCG and Jacobi.
 #[test]
-fn two_bodies_far_apart_or_side_by_side_follow_the_cpu_twin() {
+fn clusters_of_bodies_and_a_raft_too_large_for_a_workgroup_follow_the_cpu_twin() {
     let at = |x: f64, y: f64| {
         format!("size = [0.2, 0.2, 0.15]\nposition = [{x}, {y}, 0.2]\nrotation = [10.0, 0.0, 20.0]\ndensity = 450.0")
     };
-    let far = [at(0.35, 0.35), at(1.25, 1.25)];
-    let near = [at(0.6, 0.8), at(0.95, 0.8)];
-    for (physics, bodies) in [("", &far), ("coupling = \"jacobi\"", &far), ("", &near)] {
-        let bodies: Vec<&str> = bodies.iter().map(String::as_str).collect();
-        gpu_and_cpu_body_trajectories_agree(physics, &bodies, 150);
+    let four = [at(0.35, 0.35), at(0.65, 0.35), at(1.25, 1.25), at(1.25, 0.4)];
+    let four: Vec<&str> = four.iter().map(String::as_str).collect();
+    let packed: Vec<String> = (0..16)
+        .map(|k| at(0.4 + 0.27 * (k % 4) as f64, 0.4 + 0.27 * (k / 4) as f64))
+        .collect();
+    let packed: Vec<&str> = packed.iter().map(String::as_str).collect();
+    let raft = "size = [1.2, 0.8, 0.1]\nposition = [0.8, 0.8, 0.02]\nrotation = [0.0, 2.0, 5.0]\ndensity = 400.0";
+    for physics in ["", "coupling = \"jacobi\""] {
+        gpu_and_cpu_body_trajectories_agree(physics, &four, 150);
+        gpu_and_cpu_body_trajectories_agree(physics, &packed, 60);
+        gpu_and_cpu_body_trajectories_agree(physics, &[raft], 100);
     }
+    // The clusters' report (`solo_report`): the most iterations any took, the residual of all.
+    let s = scene(&pool("", &four));
+    let reports: Vec<_> = BOTH
+        .iter()
+        .map(|&b| {
+            let mut sim = simulation(&s, b);
+            sim.step(20).unwrap();
+            sim.coupling()
+        })
+        .collect();
+    println!("coupling after 20 steps, CPU {:?}, GPU {:?}", reports[0], reports[1]);
+    for r in &reports {
+        assert!(r.iterations > 3 && r.residual <= 1e-6, "{reports:?}");
+    }
+    assert!(
+        reports[0].iterations.abs_diff(reports[1].iterations) <= 2,
+        "{reports:?}"
+    );
 }
 
 /// Wilson et al.'s experiment: a cube dropped from above the surface into a pool whose waves
