@@ -736,16 +736,15 @@ fn solo(
 // How cluster `slot`'s PCG solve went, in its slot (and the head's, when it is the only one; with
 // several `solo_report` adds them up).
 fn report_cluster(t: u32, slot: u32, clusters: u32, iterations: u32, rr0: f32, rr: f32) {
-    if t != 0u {
-        return;
-    }
-    solve.clusters[slot].iterations = iterations;
-    solve.clusters[slot].rr0 = rr0;
-    solve.clusters[slot].rr = rr;
-    if clusters == 1u {
-        solve.iterations = iterations;
-        solve.rr0 = rr0;
-        solve.rr = rr;
+    if t == 0u {
+        solve.clusters[slot].iterations = iterations;
+        solve.clusters[slot].rr0 = rr0;
+        solve.clusters[slot].rr = rr;
+        if clusters == 1u {
+            solve.iterations = iterations;
+            solve.rr0 = rr0;
+            solve.rr = rr;
+        }
     }
 }
 
