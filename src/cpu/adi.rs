@@ -180,7 +180,7 @@ impl Sweep<'_> {
     /// Twin of `hi_flux`: what the face to position p + 1 moves into position p this step,
     /// k·w·(rise + x_hi − x), where the level keeps the faces' memory and the face is real (0
     /// otherwise).
-    fn hi_flux(&self, line: u32, p: u32, x: f32, x_hi: f32) -> f32 {
+    pub(crate) fn hi_flux(&self, line: u32, p: u32, x: f32, x_hi: f32) -> f32 {
         if self.level.faces.is_empty() || !(p + 1 < self.n || self.periodic) {
             return 0.0;
         }
@@ -327,7 +327,7 @@ pub fn step(level: &Level, out: &mut Out) -> bool {
     } else {
         let mut bad = false;
         for c in 0..dx.len() {
-            bad |= finish_cell(level, out, c, dx[c] + dy[c], [east[c], north[c]]);
+            bad |= finish_cell(level, out, c, c, dx[c] + dy[c], [east[c], north[c]]);
         }
         bad | slope_corners(level, out)
     }
@@ -336,8 +336,9 @@ pub fn step(level: &Level, out: &mut Out) -> bool {
 /// Twin of `finish_cell` where the level keeps the faces' memory: cell c's compensated update and
 /// the dry-cell rule, then its east and north faces' new memory from what they moved this step
 /// (`fluxes`, the sweeps' `hi_flux`). The clamp record books the kept change the faces do not
-/// hold (`Memory::held`), as the explicit step's does.
-pub(crate) fn finish_cell(level: &Level, out: &mut Out, c: usize, delta: f32, fluxes: [f32; 2]) -> bool {
+/// hold (`Memory::held`), as the explicit step's does. `at`: the cell's index in `out` (c in
+/// the whole level's, its column in a row's).
+pub(crate) fn finish_cell(level: &Level, out: &mut Out, c: usize, at: usize, delta: f32, fluxes: [f32; 2]) -> bool {
     let p = level.params;
     let (nx, ny) = (p.nx, p.ny);
     let (i, j) = ((c % nx as usize) as u32, (c / nx as usize) as u32);
@@ -348,8 +349,8 @@ pub(crate) fn finish_cell(level: &Level, out: &mut Out, c: usize, delta: f32, fl
     let east = remember(agreed.real[1], agreed.open[1], keep, memory.east, fluxes[0]);
     let north = remember(agreed.real[3], agreed.open[3], keep, memory.north, fluxes[1]);
     let dropped = agreed.kept - memory.held(agreed.open, [keep_w, keep, keep_s]);
-    let (s, residual) = two_sum(level.eta[c], delta + out.carry[c]);
-    out.store_faces(c, level.ground[c], (s, delta, residual), [east, north], dropped)
+    let (s, residual) = two_sum(level.eta[c], delta + out.carry[at]);
+    out.store_faces(at, level.ground[c], (s, delta, residual), [east, north], dropped)
 }
 
 /// The step's end from the two sweeps' δx and δy: each cell's compensated update and the dry-cell

@@ -16,7 +16,7 @@
 // stay out of line and the lanes run one by one (measured: scalar code at a third of the speed).
 #![allow(clippy::needless_range_loop)]
 
-use crate::cpu::adi::{slope_corners, sweeper, Row, Sweep};
+use crate::cpu::adi::{finish_cell, slope_corners, sweeper, Row, Sweep};
 use crate::cpu::explicit::{depth, face_depth, two_sum, Level, Out};
 use multiversion::multiversion;
 use rayon::prelude::*;
@@ -32,36 +32,102 @@ type Lanes = [f32; L];
 pub fn step(level: &Level, out: &mut Out) -> bool {
     let p = level.params;
     let (nx, ny) = (p.nx as usize, p.ny as usize);
-    // The faces' memory (a scene with a shoreline) runs the twin's step, single-threaded.
-    if nx < 3 || ny < 3 || !level.faces.is_empty() {
+    if nx < 3 || ny < 3 {
         return crate::cpu::adi::step(level, out);
     }
+    let faces = !level.faces.is_empty();
+    // The row sweep's kept change: keep·vel, or where the level keeps the faces' memory (a scene
+    // with a shoreline) what the faces agree each cell keeps (the twin's `base_rhs`), which the
+    // sweep takes as its velocity with keep 1 (exact).
+    let kept: Vec<f32> = if faces {
+        let mut kept = vec![0.0f32; nx * ny];
+        kept.par_chunks_mut(nx).enumerate().for_each(|(j, row)| {
+            for (i, v) in row.iter_mut().enumerate() {
+                *v = level.agreed(i as u32, j as u32).map_or(0.0, |(_, a)| a.kept);
+            }
+        });
+        kept
+    } else {
+        Vec::new()
+    };
+    let (velocity, keep) = if faces {
+        (&kept[..], 1.0)
+    } else {
+        (level.vel, level.params.keep)
+    };
     // The row sweep: panels of L rows, transposed in and out. It reads no δx (`rise` and `side`
     // read it on the column sweep only).
     let (rows, _) = sweeper(level, 0, &[]);
     let mut dx = vec![0.0f32; nx * ny];
-    dx.par_chunks_mut(L * nx).enumerate().for_each(|(b, band)| {
-        let (first, count) = (b * L, band.len() / nx);
-        let panel = Panel::rows([level.eta, level.ground, level.vel], nx, first, count);
-        let x = solve(&rows, first, count, &panel);
-        for (l, row) in band.chunks_exact_mut(nx).enumerate() {
-            for (i, v) in row.iter_mut().enumerate() {
-                *v = x[i][l];
+    let mut east = vec![0.0f32; if faces { nx * ny } else { 0 }];
+    let east_bands: Vec<&mut [f32]> = if faces {
+        east.chunks_mut(L * nx).collect()
+    } else {
+        Vec::new()
+    };
+    let mut east_bands: Vec<Option<&mut [f32]>> = east_bands.into_iter().map(Some).collect();
+    east_bands.resize_with(ny.div_ceil(L), || None);
+    dx.par_chunks_mut(L * nx)
+        .zip(east_bands.into_par_iter())
+        .enumerate()
+        .for_each(|(b, (band, east_band))| {
+            let (first, count) = (b * L, band.len() / nx);
+            let panel = Panel::rows([level.eta, level.ground, velocity], nx, first, count);
+            let (x, flux) = solve(&rows, first, count, &panel, keep, faces);
+            for (l, row) in band.chunks_exact_mut(nx).enumerate() {
+                for (i, v) in row.iter_mut().enumerate() {
+                    *v = x[i][l];
+                }
             }
-        }
-    });
+            if let Some(east_band) = east_band {
+                for (l, row) in east_band.chunks_exact_mut(nx).enumerate() {
+                    for (i, v) in row.iter_mut().enumerate() {
+                        *v = flux[i][l];
+                    }
+                }
+            }
+        });
     // The column sweep: panels of L columns, each row's cache line copied in.
     let (columns, _) = sweeper(level, 1, &dx);
-    let dy: Vec<Vec<Lanes>> = (0..nx.div_ceil(L))
+    let (dy, north): (Vec<Vec<Lanes>>, Vec<Vec<Lanes>>) = (0..nx.div_ceil(L))
         .into_par_iter()
         .map(|b| {
             let (first, count) = (b * L, L.min(nx - b * L));
             let panel = Panel::columns([level.eta, level.ground, &dx], nx, first, count);
-            solve(&columns, first, count, &panel)
+            solve(&columns, first, count, &panel, keep, faces)
         })
-        .collect();
-    let bad = end_rows(level, out, &dx, &dy);
+        .unzip();
+    let bad = if faces {
+        end_rows_with_faces(level, out, (&dx, &dy), (&east, &north))
+    } else {
+        end_rows(level, out, &dx, &dy)
+    };
     bad | slope_corners(level, out)
+}
+
+/// The step's end where the level keeps the faces' memory: the twin's `finish_cell` on rows of
+/// the grid, in parallel, from δ = δx + δy and each cell's east (row sweep) and north (column
+/// panels) face flux.
+fn end_rows_with_faces(
+    level: &Level,
+    out: &mut Out,
+    (dx, dy): (&[f32], &[Vec<Lanes>]),
+    (east, north): (&[f32], &[Vec<Lanes>]),
+) -> bool {
+    let nx = level.params.nx as usize;
+    out.rows(nx)
+        .into_par_iter()
+        .with_min_len(8)
+        .enumerate()
+        .map(|(j, mut row)| {
+            (0..nx).fold(false, |bad, i| {
+                let c = j * nx + i;
+                let (b, l) = (i / L, i % L);
+                let delta = dx[c] + dy[b][j][l];
+                bad | finish_cell(level, &mut row, c, i, delta, [east[c], north[b][j][l]])
+            })
+        })
+        .reduce(|| false, |a, b| a | b)
 }
 
 /// A panel's inputs, `[position][lane]`: the level, the ground, and the row sweep's velocity
@@ -142,12 +208,16 @@ struct Rows {
     a: Vec<Lanes>,
     c: Vec<Lanes>,
     r: Vec<Lanes>,
+    /// The rise across each interior position's high face (the twin's `rise`), kept where the
+    /// level keeps the faces' memory for their fluxes; empty otherwise.
+    rise_hi: Vec<Lanes>,
     ends: [[Row; L]; 2],
 }
 
-/// The δ of the `count` lines from `first` of sweep `s`, `[position][lane]`: the twin's
-/// `solve_line` on each lane.
-fn solve(s: &Sweep, first: usize, count: usize, panel: &Panel) -> Vec<Lanes> {
+/// The δ of the `count` lines from `first` of sweep `s`, `[position][lane]`, and with `faces`
+/// each position's `hi_flux` (else empty): the twin's `solve_line` on each lane. `keep`: the row
+/// sweep's factor on the panel's velocity.
+fn solve(s: &Sweep, first: usize, count: usize, panel: &Panel, keep: f32, faces: bool) -> (Vec<Lanes>, Vec<Lanes>) {
     let n = s.n as usize;
     let line = |l: usize| (first + l) as u32;
     // The twin's own end equations: the sides, and the wrap of a periodic line.
@@ -162,10 +232,11 @@ fn solve(s: &Sweep, first: usize, count: usize, panel: &Panel) -> Vec<Lanes> {
         a: vec![[0.0; L]; n],
         c: vec![[0.0; L]; n],
         r: vec![[0.0; L]; n],
+        rise_hi: vec![[0.0; L]; if faces { n } else { 0 }],
         ends: [end(0), end(n - 1)],
     };
     let params = s.level.params;
-    interior_rows(panel, &mut rows, params.k, (s.axis == 0).then_some(params.keep));
+    interior_rows(panel, &mut rows, params.k, (s.axis == 0).then_some(keep));
     // A periodic line's first and last equations are Sherman–Morrison's: the twin's `equation`.
     let mut ratio = [0.0f32; L];
     let mut wrapped = [[[0.0f32; 4]; L]; 2];
@@ -177,8 +248,39 @@ fn solve(s: &Sweep, first: usize, count: usize, panel: &Panel) -> Vec<Lanes> {
         }
     }
     let x = thomas(&rows, s.periodic.then_some(&wrapped), &ratio);
+    let flux = if faces {
+        let mut flux = interior_fluxes(&rows, &x);
+        // A line's two ends: the twin's own `hi_flux` (its sides, the periodic wrap).
+        for q in [0, n - 1] {
+            let hi = if q + 1 < n { q + 1 } else { 0 };
+            for l in 0..count {
+                flux[q][l] = s.hi_flux(line(l), q as u32, x[q][l], x[hi][l]);
+            }
+        }
+        flux
+    } else {
+        Vec::new()
+    };
     conserved(&mut rows, &x, s.periodic);
-    rows.r
+    (rows.r, flux)
+}
+
+/// The twin's `hi_flux` at every position but a line's two ends (left 0): k·w·rise + k·w·(x_hi
+/// − x), with k·w the interior row's −c.
+#[multiversion(targets = "simd")]
+fn interior_fluxes(rows: &Rows, x: &[Lanes]) -> Vec<Lanes> {
+    let n = x.len();
+    let mut flux = vec![[0.0f32; L]; n];
+    for q in 1..n - 1 {
+        let (c, rise, x_c, x_hi) = (rows.c[q], rows.rise_hi[q], x[q], x[q + 1]);
+        let mut f = [0.0f32; L];
+        for l in 0..L {
+            let w = -c[l];
+            f[l] = w * rise[l] + w * (x_hi[l] - x_c[l]);
+        }
+        flux[q] = f;
+    }
+    flux
 }
 
 /// The twin's `row` at every position but a line's two ends: both faces are real neighbours.
@@ -227,6 +329,9 @@ fn interior_rows(panel: &Panel, rows: &mut Rows, k: f32, keep: Option<f32>) {
             r[l] = (base[l] + w_lo * rise_lo[l]) + w_hi * rise_hi[l];
         }
         (rows.a[q], rows.c[q], rows.r[q]) = (a, c, r);
+        if !rows.rise_hi.is_empty() {
+            rows.rise_hi[q] = rise_hi;
+        }
         (d_lo, d_c) = (d_c, d_hi);
     }
     for (q, ends) in [0, n - 1].into_iter().zip(&rows.ends) {
