@@ -4,7 +4,7 @@
 //! interior, with the dry-cell rule as selects. The perimeter overrides (`edges`) run after, in
 //! the twin's code.
 
-use crate::cpu::explicit::{depth, edges, face, two_sum, Level, Out};
+use crate::cpu::explicit::{depth, edges, face, two_sum, Level, NewMemory, Out};
 use rayon::prelude::*;
 
 /// One explicit substep into `out`, as `cpu::explicit::step`. Returns whether any value came out
@@ -34,12 +34,55 @@ fn row(level: &Level, out: &mut Out, j: u32) -> bool {
         let (s, residual) = two_sum(level.eta[c], v + out.carry[i as usize]);
         out.store_step(i as usize, level.ground[c], (s, v, residual), memory)
     };
-    // With the faces' memory (a shoreline) every cell runs the twin's `wave`.
-    if j == 0 || j == ny - 1 || nx < 3 || !level.faces.is_empty() {
+    if j == 0 || j == ny - 1 || nx < 3 || (!level.faces.is_empty() && !out.clamped.is_empty()) {
         return (0..nx).fold(false, |bad, i| bad | twin(out, i));
     }
     let ends = twin(out, 0) | twin(out, nx - 1);
+    if !level.faces.is_empty() {
+        return ends | interior_with_faces(level, out, j as usize, twin);
+    }
     ends | interior(level, out, j as usize)
+}
+
+/// Cells 1..nx−1 of an interior row where the level keeps the faces' memory (a shoreline), with
+/// no clamp record. A cell that is wet with its four neighbours has every face open
+/// (`open_face`), one that is dry with them none; either keeps keep·vel, so its change is the
+/// plain interior's, and each face's new memory is the twin's `remember`: keep·q + k·term open,
+/// 0 + k·term closed. A cell at a shoreline runs the twin's `wave`.
+fn interior_with_faces(level: &Level, out: &mut Out, j: usize, twin: impl Fn(&mut Out, u32) -> bool) -> bool {
+    let p = level.params;
+    let nx = p.nx as usize;
+    let c0 = j * nx;
+    let (eta, ground, faces) = (level.eta, level.ground, level.faces);
+    let (keep, k) = (p.keep, p.k);
+    let wet = |c: usize| eta[c] > ground[c];
+    let mut bad = false;
+    for i in 1..nx - 1 {
+        let c = c0 + i;
+        let (w, e, s, n) = (c - 1, c + 1, c - nx, c + nx);
+        let open = wet(c);
+        if [w, e, s, n].iter().any(|&m| wet(m) != open) {
+            bad |= twin(out, i as u32);
+            continue;
+        }
+        let kept = |q: f32| if open { keep * q } else { 0.0 };
+        let (eta_c, b_c) = (eta[c], ground[c]);
+        let d_c = depth(eta_c, b_c);
+        let term = |m: usize| face(eta_c, d_c, eta[m], depth(eta[m], ground[m]), 0.0);
+        let (west, east, south, north) = (term(w), term(e), term(s), term(n));
+        let v = keep * level.vel[c] + k * (((west + east) + south) + north);
+        let east_new = kept(faces[2 * c]) + k * east;
+        let north_new = kept(faces[2 * c + 1]) + k * north;
+        let west_new = kept(faces[2 * w]) + k * -west;
+        let south_new = kept(faces[2 * s + 1]) + k * -south;
+        let memory = NewMemory {
+            faces: [east_new, north_new],
+            into: ((east_new + north_new) - west_new) - south_new,
+        };
+        let (sum, residual) = two_sum(eta_c, v + out.carry[i]);
+        bad |= out.store_step(i, b_c, (sum, v, residual), memory);
+    }
+    bad
 }
 
 /// Cells 1..nx−1 of an interior row: every face is a real neighbour.
