@@ -526,13 +526,14 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
 }
 
-// The whole coupling of one cluster (`plan`) in one workgroup, for a box of at most SOLO cells
-// (`plan` dispatches a workgroup per cluster then, and only then). Each lane keeps OWN cells of the box in registers, box cell k = t + WG·s
-// (row-major in the box) in its slot s, and the box's v (PCG's direction p, Jacobi's iterate,
-// then the solution) sits in workgroup memory, where the neighbours read it: an iteration touches
-// no global memory and costs a few barriers instead of 4 dispatches, and the loop ends at
-// convergence. The arithmetic per cell is the box passes' (start, pcg_*, jacobi_*, apply); PCG's
-// dot products sum each lane's cells in slot order and then the lanes by a tree.
+// The whole coupling of one cluster (`plan`) in one workgroup: workgroup k takes cluster k. For a
+// box of at most SOLO cells each lane keeps OWN cells of the box in registers, box cell
+// k = t + WG·s (row-major in the box) in its slot s, and the box's v (PCG's direction p, Jacobi's
+// iterate, then the solution) sits in workgroup memory, where the neighbours read it: an
+// iteration touches no global memory and costs a few barriers instead of 4 dispatches, and the
+// loop ends at convergence. A larger box runs `solo_wide`. The arithmetic per cell is the box
+// passes' (start, pcg_*, jacobi_*, apply); PCG's dot products sum each lane's cells in slot order
+// and then the lanes by a tree.
 const SOLO: u32 = 2048u;
 const OWN: u32 = SOLO / WG;
 
