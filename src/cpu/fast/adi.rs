@@ -43,7 +43,11 @@ pub fn step(level: &Level, out: &mut Out) -> bool {
         let mut kept = vec![0.0f32; nx * ny];
         kept.par_chunks_mut(nx).enumerate().for_each(|(j, row)| {
             for (i, v) in row.iter_mut().enumerate() {
-                *v = level.agreed(i as u32, j as u32).map_or(0.0, |(_, a)| a.kept);
+                *v = match alike(level, i, j) {
+                    // No face of another state: nothing moved, the twin's keep·vel.
+                    Some(_) => level.params.keep * level.vel[j * nx + i],
+                    None => level.agreed(i as u32, j as u32).map_or(0.0, |(_, a)| a.kept),
+                };
             }
         });
         kept
@@ -105,6 +109,40 @@ pub fn step(level: &Level, out: &mut Out) -> bool {
     bad | slope_corners(level, out)
 }
 
+/// Whether interior cell (i, j) and its four neighbours are all wet (Some(true)) or all dry
+/// (Some(false)): then its faces are all real and all open or all closed (`open_face`), and it
+/// keeps keep·vel. None at the perimeter and at a shoreline.
+#[inline]
+fn alike(level: &Level, i: usize, j: usize) -> Option<bool> {
+    let (nx, ny) = (level.params.nx as usize, level.params.ny as usize);
+    if i == 0 || j == 0 || i + 1 == nx || j + 1 == ny {
+        return None;
+    }
+    let c = j * nx + i;
+    let wet = |c: usize| level.eta[c] > level.ground[c];
+    let open = wet(c);
+    [c - 1, c + 1, c - nx, c + nx]
+        .iter()
+        .all(|&m| wet(m) == open)
+        .then_some(open)
+}
+
+/// The twin's `finish_cell` for a cell whose neighbourhood is `alike`: every face open
+/// (`open`) or none, so the faces hold keep·q each or nothing and remember keep·q + flux or
+/// 0 + flux.
+fn finish_alike(level: &Level, out: &mut Out, c: usize, at: usize, open: bool, delta: f32, fluxes: [f32; 2]) -> bool {
+    let nx = level.params.nx as usize;
+    let keep = level.params.keep;
+    let f = level.faces;
+    let part = |q: f32| if open { keep * q } else { 0.0 };
+    let (east, north, west, south) = (f[2 * c], f[2 * c + 1], f[2 * (c - 1)], f[2 * (c - nx) + 1]);
+    let held = ((part(east) + part(north)) - part(west)) - part(south);
+    let dropped = keep * level.vel[c] - held;
+    let (s, residual) = two_sum(level.eta[c], delta + out.carry[at]);
+    let faces = [part(east) + fluxes[0], part(north) + fluxes[1]];
+    out.store_faces(at, level.ground[c], (s, delta, residual), faces, dropped)
+}
+
 /// The step's end where the level keeps the faces' memory: the twin's `finish_cell` on rows of
 /// the grid, in parallel, from δ = δx + δy and each cell's east (row sweep) and north (column
 /// panels) face flux.
@@ -124,7 +162,11 @@ fn end_rows_with_faces(
                 let c = j * nx + i;
                 let (b, l) = (i / L, i % L);
                 let delta = dx[c] + dy[b][j][l];
-                bad | finish_cell(level, &mut row, c, i, delta, [east[c], north[b][j][l]])
+                let fluxes = [east[c], north[b][j][l]];
+                bad | match alike(level, i, j) {
+                    Some(open) => finish_alike(level, &mut row, c, i, open, delta, fluxes),
+                    None => finish_cell(level, &mut row, c, i, delta, fluxes),
+                }
             })
         })
         .reduce(|| false, |a, b| a | b)
