@@ -62,19 +62,13 @@ pub fn step(level: &Level, out: &mut Out) -> bool {
     // The row sweep: panels of L rows, transposed in and out. It reads no δx (`rise` and `side`
     // read it on the column sweep only).
     let (rows, _) = sweeper(level, 0, &[]);
+    // δx goes back into rows; the east faces' fluxes (with the faces' memory) stay in their
+    // panels, `[band][position][lane]`, as the column sweep's stay in theirs.
     let mut dx = vec![0.0f32; nx * ny];
-    let mut east = vec![0.0f32; if faces { nx * ny } else { 0 }];
-    let east_bands: Vec<&mut [f32]> = if faces {
-        east.chunks_mut(L * nx).collect()
-    } else {
-        Vec::new()
-    };
-    let mut east_bands: Vec<Option<&mut [f32]>> = east_bands.into_iter().map(Some).collect();
-    east_bands.resize_with(ny.div_ceil(L), || None);
-    dx.par_chunks_mut(L * nx)
-        .zip(east_bands.into_par_iter())
+    let east: Vec<Vec<Lanes>> = dx
+        .par_chunks_mut(L * nx)
         .enumerate()
-        .for_each(|(b, (band, east_band))| {
+        .map(|(b, band)| {
             let (first, count) = (b * L, band.len() / nx);
             let panel = Panel::rows([level.eta, level.ground, velocity], nx, first, count);
             let (x, flux) = solve(&rows, first, count, &panel, keep, faces);
@@ -83,14 +77,9 @@ pub fn step(level: &Level, out: &mut Out) -> bool {
                     *v = x[i][l];
                 }
             }
-            if let Some(east_band) = east_band {
-                for (l, row) in east_band.chunks_exact_mut(nx).enumerate() {
-                    for (i, v) in row.iter_mut().enumerate() {
-                        *v = flux[i][l];
-                    }
-                }
-            }
-        });
+            flux
+        })
+        .collect();
     // The column sweep: panels of L columns, each row's cache line copied in.
     let (columns, _) = sweeper(level, 1, &dx);
     let (dy, north): (Vec<Vec<Lanes>>, Vec<Vec<Lanes>>) = (0..nx.div_ceil(L))
@@ -144,13 +133,13 @@ fn finish_alike(level: &Level, out: &mut Out, c: usize, at: usize, open: bool, d
 }
 
 /// The step's end where the level keeps the faces' memory: the twin's `finish_cell` on rows of
-/// the grid, in parallel, from δ = δx + δy and each cell's east (row sweep) and north (column
-/// panels) face flux.
+/// the grid, in parallel, from δ = δx + δy and each cell's east face flux (the row panels', by
+/// band of L rows) and north face flux (the column panels', by band of L columns).
 fn end_rows_with_faces(
     level: &Level,
     out: &mut Out,
     (dx, dy): (&[f32], &[Vec<Lanes>]),
-    (east, north): (&[f32], &[Vec<Lanes>]),
+    (east, north): (&[Vec<Lanes>], &[Vec<Lanes>]),
 ) -> bool {
     let nx = level.params.nx as usize;
     out.rows(nx)
@@ -162,7 +151,7 @@ fn end_rows_with_faces(
                 let c = j * nx + i;
                 let (b, l) = (i / L, i % L);
                 let delta = dx[c] + dy[b][j][l];
-                let fluxes = [east[c], north[b][j][l]];
+                let fluxes = [east[j / L][i][j % L], north[b][j][l]];
                 bad | match alike(level, i, j) {
                     Some(open) => finish_alike(level, &mut row, c, i, open, delta, fluxes),
                     None => finish_cell(level, &mut row, c, i, delta, fluxes),
