@@ -5,10 +5,11 @@
 //! "global" adds per step: a reduction of the new level (2 dispatches, 4 B/cell read plus
 //! ground), `settle` (1 thread) and `apply` (eta, vel, carry read and written: 24 B/cell), so
 //! 4 dispatches and ~32 B/cell beside the explicit step's 28 B and the ADI step's 44 B.
-//! "regions" adds regions.wgsl's 9 dispatches on top: the union-find labelling (union,
-//! root, scan, number, spread: about 70 B/cell, eta and ground read in four of them), the
-//! per-region sums (24 B/cell), the split shares (16 B/cell) and two passes over the regions,
-//! so about 110 B/cell more, and atomics about once per workgroup.
+//! "regions" adds regions.wgsl's 6 dispatches on top: the union-find labelling (union and
+//! compression, 12–16 B/cell each, and the tiles' scan), the numbering with the per-region sums
+//! (28 B/cell), the split shares (12 B/cell) and one pass over the regions, so about 72 B/cell
+//! more (it was 9 dispatches and ~110 B/cell with separate numbering and spreading passes), and
+//! atomics about once per workgroup.
 //!
 //! `cargo bench --bench volume`; `WGPU_BACKEND` picks the adapter.
 

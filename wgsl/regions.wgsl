@@ -8,10 +8,12 @@
 // joins its wet east and north neighbours by hooking the larger root under the smaller with an
 // atomic min, retried until it sticks (lock-free: a failed hook means another thread made
 // progress), then path compression: two passes whatever the shapes, no convergence loop. A
-// region's root is its smallest cell index, and regions are numbered in that order by a scan of
-// per-tile root counts (three more passes), so labels are deterministic and equal to the CPU
-// twin's. A cell's label is id + 1,
-// 0 for dry; ids past the table's capacity share its last slot (one combined region).
+// region's root is its smallest cell index, and regions are numbered in that order, so labels
+// are deterministic and equal to the CPU twin's: the compression also marks each tile's roots in
+// a bit mask, one workgroup scans the tiles' root counts, and `region_sum` numbers each cell from
+// its root (the root tile's offset plus the roots before it in the mask) as it sums: three
+// passes over the grid in all. A cell's label is id + 1, 0 for dry; ids past the table's
+// capacity share its last slot (one combined region).
 //
 // Targets (64-bit fixed point, 2^-28 m·cells, so sums are exact and order-free): each region
 // carries a target volume from step to step, in `targets[parity]`. After the solver moves water,
@@ -32,6 +34,8 @@
 // with their whole region, so the table sees about one atomic per workgroup.
 
 const TILE: u32 = 256u;
+// Words of a tile's root mask in `roots`, after the tiles' counts.
+const MASK_WORDS: u32 = TILE / 32u;
 // Words per region in `table`. Fields by the new region j: wet cells, Σ depth, Σ vel, whether
 // any cell overlaps an old region. Fields by the old region i: Σ depth of its overlap cells, the
 // shares it gave away, and the smallest and largest new region it overlaps (as ~j and j + 1, so
@@ -57,7 +61,8 @@ struct Meta {
 @group(0) @binding(1) var<storage, read> ground: array<f32>;
 // Union-find parents: cell indices.
 @group(0) @binding(2) var<storage, read_write> parent: array<atomic<u32>>;
-// Roots per workgroup of TILE cells in index order, then (in place) the exclusive scan of them.
+// Roots per tile of TILE cells in index order, then (in place) their exclusive scan; after the
+// `tiles()` counts, each tile's root mask (MASK_WORDS words, bit k for the tile's cell k).
 @group(0) @binding(3) var<storage, read_write> roots: array<u32>;
 @group(0) @binding(4) var<storage, read_write> table: array<atomic<u32>>;
 @group(0) @binding(5) var<storage, read_write> counts: Meta;
@@ -123,6 +128,10 @@ fn capacity() -> u32 {
 
 fn cells() -> u32 {
     return params.nx * params.ny;
+}
+
+fn tiles() -> u32 {
+    return (cells() + TILE - 1u) / TILE;
 }
 
 fn wet(c: u32) -> bool {
@@ -248,35 +257,50 @@ fn tile_cell(wid: vec3<u32>, groups: vec3<u32>, lid: u32) -> vec2<u32> {
     return vec2<u32>(tile, tile * TILE + lid);
 }
 
-// Compresses every wet cell's path to its root, and ranks the roots inside each tile: a root's
-// rank goes into its own label for now, the tile's root count into `roots`.
+var<workgroup> tile_mask: array<atomic<u32>, MASK_WORDS>;
+
+// Compresses every wet cell's path to its root (the store only where it changes), and marks the
+// tile's roots: their mask and count into `roots`.
 @compute @workgroup_size(256)
 fn label_root(
     @builtin(workgroup_id) wid: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) lid: u32,
 ) {
+    if lid < MASK_WORDS {
+        atomicStore(&tile_mask[lid], 0u);
+    }
+    workgroupBarrier();
     let at = tile_cell(wid, groups, lid);
     let c = at.y;
-    var is_root = 0u;
     if c < cells() && wet(c) {
-        let r = find(c);
-        atomicStore(&parent[c], r);
-        is_root = select(0u, 1u, r == c);
+        let p = atomicLoad(&parent[c]);
+        if p == c {
+            atomicOr(&tile_mask[lid / 32u], 1u << (lid % 32u));
+        } else {
+            let r = find(p);
+            if r != p {
+                atomicStore(&parent[c], r);
+            }
+        }
     }
-    let rank = inclusive_scan(lid, is_root);
-    if is_root != 0u {
-        labels[c] = rank - 1u;
+    workgroupBarrier();
+    if at.x < tiles() && lid < MASK_WORDS {
+        roots[tiles() + at.x * MASK_WORDS + lid] = atomicLoad(&tile_mask[lid]);
     }
-    if lid == TILE - 1u && at.x * TILE < cells() {
-        roots[at.x] = rank;
+    if at.x < tiles() && lid == 0u {
+        var count = 0u;
+        for (var w = 0u; w < MASK_WORDS; w++) {
+            count += countOneBits(atomicLoad(&tile_mask[w]));
+        }
+        roots[at.x] = count;
     }
 }
 
 // One workgroup: the exclusive scan of the tiles' root counts, in place, and the region count.
 @compute @workgroup_size(256)
 fn label_scan(@builtin(local_invocation_index) lid: u32) {
-    let tiles = (cells() + TILE - 1u) / TILE;
+    let tiles = tiles();
     let per = (tiles + TILE - 1u) / TILE;
     let start = min(lid * per, tiles);
     let end = min(start + per, tiles);
@@ -297,38 +321,17 @@ fn label_scan(@builtin(local_invocation_index) lid: u32) {
     }
 }
 
-// Roots take their region's id: their tile's offset plus their rank in the tile.
-@compute @workgroup_size(256)
-fn label_number(
-    @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32,
-) {
-    let at = tile_cell(wid, groups, lid);
-    let c = at.y;
-    if c < cells() && wet(c) && atomicLoad(&parent[c]) == c {
-        labels[c] = min(roots[at.x] + labels[c], capacity() - 1u) + 1u;
+// The label of wet cell `c` whose parent `r` is its root (since `label_root`): the root tile's
+// offset plus the roots before it in the tile's mask, plus one.
+fn label_of(r: u32) -> u32 {
+    let t = r / TILE;
+    let bit = r % TILE;
+    let mask = tiles() + t * MASK_WORDS;
+    var rank = countOneBits(roots[mask + bit / 32u] & ((1u << (bit % 32u)) - 1u));
+    for (var w = 0u; w < bit / 32u; w++) {
+        rank += countOneBits(roots[mask + w]);
     }
-}
-
-// Every other cell takes its root's label (roots are final since `label_number`); dry cells 0.
-// Then it becomes its own root again, ready for the next step's `label_union` (only roots' parents
-// are read here, and a root's is itself; the buffer starts as the identity).
-@compute @workgroup_size(16, 16)
-fn label_spread(@builtin(global_invocation_id) gid: vec3<u32>) {
-    if gid.x >= params.nx || gid.y >= params.ny {
-        return;
-    }
-    let c = cell(gid.x, gid.y);
-    if !wet(c) {
-        labels[c] = 0u;
-        return;
-    }
-    let r = atomicLoad(&parent[c]);
-    if r != c {
-        labels[c] = labels[r];
-        atomicStore(&parent[c], c);
-    }
+    return min(roots[t] + rank, capacity() - 1u) + 1u;
 }
 
 // Workgroup aggregation for the leading new region (`lead_new`) and old region (`lead_old`).
@@ -347,9 +350,11 @@ fn read_agg(word: u32) -> vec2<u32> {
     return vec2<u32>(atomicLoad(&agg[word]), atomicLoad(&agg[word + 1u]));
 }
 
-// Per new region: wet cells, Σ depth, Σ vel and whether it overlaps the old regions; per old
-// region: Σ depth over its overlap and the new regions it reaches. Pending water joins the target
-// of its cell's new region (or, where the cell is dry now, is taken off its old region's).
+// Numbers every cell (its label: the root's, 0 dry) and makes a wet cell its own root again,
+// ready for the next step's `label_union` (only a cell's own parent is read here). Then per new
+// region: wet cells, Σ depth, Σ vel and whether it overlaps the old regions; per old region:
+// Σ depth over its overlap and the new regions it reaches. Pending water joins the target of its
+// cell's new region (or, where the cell is dry now, is taken off its old region's).
 @compute @workgroup_size(16, 16)
 fn region_sum(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     if lid == 0u {
@@ -368,12 +373,17 @@ fn region_sum(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invo
     if inside {
         c = cell(gid.x, gid.y);
         if wet(c) {
-            j1 = labels[c];
+            let r = atomicLoad(&parent[c]);
+            j1 = label_of(r);
+            if r != c {
+                atomicStore(&parent[c], c);
+            }
             i1 = old_region(gid.x, gid.y, c);
             d = eta[c] - ground[c];
         } else {
             i1 = old_labels[c];
         }
+        labels[c] = j1;
         let p = pending[c];
         if p != 0.0 {
             pending[c] = 0.0;
@@ -445,7 +455,7 @@ fn split(i1: u32) -> bool {
 }
 
 // A split region's overlap cells hand its target to their new regions by depth; what they give is
-// summed so that `region_carry` can give the exact remainder.
+// summed so that `region_settle` can give the exact remainder.
 @compute @workgroup_size(16, 16)
 fn region_split(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     if lid < 4u {
@@ -501,12 +511,13 @@ fn region_split(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_in
     }
 }
 
-// Per old region: what is left of its target goes to the smallest new region it reaches (all of
-// it when it reaches one). Then its fields and its old target are cleared for reuse.
+// One workgroup, as most steps have a handful of regions. Per old region: what is left of its
+// target goes to the smallest new region it reaches (all of it when it reaches one), and its
+// fields and old target are cleared for reuse. Then per new region: its correction, and its
+// fields cleared for the next step.
 @compute @workgroup_size(256)
-fn region_carry(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    // A grid-stride loop: a few workgroups, however many regions the table could hold.
-    for (var i = gid.x; i < min(counts.old_count, capacity()); i += groups.x * 256u) {
+fn region_settle(@builtin(local_invocation_index) lid: u32) {
+    for (var i = lid; i < min(counts.old_count, capacity()); i += 256u) {
         let w = i * STRIDE;
         let max_1 = atomicLoad(&table[w + F_MAX_1]);
         if max_1 != 0u {
@@ -518,12 +529,9 @@ fn region_carry(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_work
         }
         old_targets[i] = vec2<u32>(0u, 0u);
     }
-}
-
-// Per new region: its correction, and its fields cleared for the next step.
-@compute @workgroup_size(256)
-fn region_settle(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    for (var j = gid.x; j < min(counts.count, capacity()); j += groups.x * 256u) {
+    // The carried targets are complete.
+    storageBarrier();
+    for (var j = lid; j < min(counts.count, capacity()); j += 256u) {
         let w = j * STRIDE;
         let wet_cells = f32(atomicLoad(&table[w + F_WET]));
         let volume = read_table(w + F_VOLUME);

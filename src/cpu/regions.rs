@@ -222,13 +222,13 @@ impl Regions {
             targets[labels[c] as usize - 1] += share;
             slots[i].given += share;
         }
-        // region_carry
+        // region_settle: first the carry of the old targets
         for i in 0..ro {
             if let Some((lo, _)) = slots[i].reach {
                 targets[lo] += old_target[i] - slots[i].given;
             }
         }
-        // region_settle
+        // region_settle: then the corrections
         for j in 0..rn {
             let s = &slots[j];
             if !s.had_old {

@@ -142,9 +142,12 @@ pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams, fused: bool) -> Co
         // One workgroup per body: up to 16³ nodes, each reading the surface and ground under it,
         // ~7 flags and pressures and 6 face velocities.
         Pass::NsBodies => fixed(1, "one workgroup per body; ≤ 4096 nodes of ~80 B each"),
-        // union-find labels (ground, eta, parents), numbering and spread (labels), then the
-        // per-region sums (labels, eta, vel, ground) and the split/settle of the table.
-        Pass::Regions => cost(10 * F32, 3 * F32, 9),
+        // union (eta, ground, parents), compression (eta, ground, parents; parents out where a
+        // path shortens), numbering with the per-region sums (eta, ground, parents, vel, pending,
+        // old labels; labels and parents out), the split (eta, ground, old labels); the roots'
+        // masks and the table stay in cache. Was 9 dispatches and ~25 words a cell with separate
+        // numbering and spread passes.
+        Pass::Regions => cost(15 * F32, 3 * F32, 6),
         // apply: ground, eta, vel, carry (+ labels, sources, clamp record) in, eta, vel, carry
         // (+ shortfall, pending, clamp record) out; settle is one thread; rain runs on steps
         // with drops, one thread per drop.

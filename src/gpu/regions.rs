@@ -1,6 +1,7 @@
 //! The per-region volume pass (`wgsl/regions.wgsl`): labels the connected bodies of water, carries
 //! their targets across the step and computes each one's correction, which `volume.wgsl`'s `apply`
-//! spreads. Pipelines and bind groups built once; labels and targets ping-pong by index.
+//! spreads. Six dispatches: union, compress, scan, number-and-sum, split, settle. Pipelines and
+//! bind groups built once; labels and targets ping-pong by index.
 
 use super::state::{
     bind_group, layout, linear_groups, pipeline, storage_entry, uniform_entry, zeroed_buffer, FieldAlloc, GpuState,
@@ -9,18 +10,15 @@ use crate::state_table::Field;
 
 /// Words per region in the table.
 const STRIDE: u64 = crate::wgsl::regions::STRIDE as u64;
-/// Cells per labelling tile.
-use crate::wgsl::regions::TILE;
-/// Workgroups of the per-region passes, which loop over the regions: most steps have a handful,
-/// and idle workgroups still cost a software adapter a few microseconds each.
-const REGION_GROUPS: u32 = 16;
+/// Cells per labelling tile, and the words of a tile's root mask.
+use crate::wgsl::regions::{MASK_WORDS, TILE};
 
 /// The buffers of the per-region correction, owned by `GpuState` because `volume.wgsl` binds them
 /// too. 16-byte stand-ins when `params.regions` is 0.
 pub struct RegionBuffers {
     /// Union-find parents, u32 per cell.
     pub parent: wgpu::Buffer,
-    /// Roots per tile of 256 cells, then their exclusive scan.
+    /// Roots per tile of 256 cells, then their exclusive scan; then each tile's root mask.
     pub roots: wgpu::Buffer,
     /// `STRIDE` u32 per region: this step's sums (regions.wgsl's field list).
     pub table: wgpu::Buffer,
@@ -47,7 +45,7 @@ impl RegionBuffers {
         let buffer =
             |label: &str, bytes: u64, usage| zeroed_buffer(device, label, if on { bytes.max(16) } else { 16 }, usage);
         let regions = capacity as u64;
-        // The identity: every cell its own root (`label_spread` restores it each step).
+        // The identity: every cell its own root (`region_sum` restores it each step).
         let identity: Vec<u32> = if on { (0..cells).collect() } else { Vec::new() };
         RegionBuffers {
             parent: fields.buffer(
@@ -56,7 +54,11 @@ impl RegionBuffers {
                 bytemuck::cast_slice(&identity),
                 storage,
             ),
-            roots: buffer("region roots", cells.div_ceil(TILE) as u64 * 4, storage),
+            roots: buffer(
+                "region roots",
+                cells.div_ceil(TILE) as u64 * (1 + MASK_WORDS as u64) * 4,
+                storage,
+            ),
             table: buffer("region table", regions * STRIDE * 4, storage),
             counts: buffer(
                 "region counts",
@@ -82,11 +84,8 @@ pub struct Regions {
     label_union: wgpu::ComputePipeline,
     label_root: wgpu::ComputePipeline,
     label_scan: wgpu::ComputePipeline,
-    label_number: wgpu::ComputePipeline,
-    label_spread: wgpu::ComputePipeline,
     region_sum: wgpu::ComputePipeline,
     region_split: wgpu::ComputePipeline,
-    region_carry: wgpu::ComputePipeline,
     region_settle: wgpu::ComputePipeline,
     shared: wgpu::BindGroup,
     /// `levels[p]` reads level p.
@@ -95,7 +94,6 @@ pub struct Regions {
     sides: [wgpu::BindGroup; 2],
     cell_groups: (u32, u32),
     tile_groups: (u32, u32),
-    region_groups: u32,
 }
 
 impl Regions {
@@ -142,16 +140,12 @@ impl Regions {
             )
         };
         let max = device.limits().max_compute_workgroups_per_dimension;
-        let regions = state.region_capacity;
         Regions {
             label_union: pipeline(device, &module, &layouts, "label_union"),
             label_root: pipeline(device, &module, &layouts, "label_root"),
             label_scan: pipeline(device, &module, &layouts, "label_scan"),
-            label_number: pipeline(device, &module, &layouts, "label_number"),
-            label_spread: pipeline(device, &module, &layouts, "label_spread"),
             region_sum: pipeline(device, &module, &layouts, "region_sum"),
             region_split: pipeline(device, &module, &layouts, "region_split"),
-            region_carry: pipeline(device, &module, &layouts, "region_carry"),
             region_settle: pipeline(device, &module, &layouts, "region_settle"),
             shared: bind_group(
                 device,
@@ -172,7 +166,6 @@ impl Regions {
             sides: [side(0), side(1)],
             cell_groups: (state.nx.div_ceil(16), state.ny.div_ceil(16)),
             tile_groups: linear_groups(state.cells().div_ceil(TILE), max),
-            region_groups: regions.div_ceil(256).min(REGION_GROUPS),
         }
     }
 
@@ -189,12 +182,9 @@ impl Regions {
             (&self.label_union, cells),
             (&self.label_root, tiles),
             (&self.label_scan, (1, 1)),
-            (&self.label_number, tiles),
-            (&self.label_spread, cells),
             (&self.region_sum, cells),
             (&self.region_split, cells),
-            (&self.region_carry, (self.region_groups, 1)),
-            (&self.region_settle, (self.region_groups, 1)),
+            (&self.region_settle, (1, 1)),
         ];
         for (pipeline, (x, y)) in steps {
             if x > 0 && y > 0 {
