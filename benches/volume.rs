@@ -5,11 +5,13 @@
 //! "global" adds per step: a reduction of the new level (2 dispatches, 4 B/cell read plus
 //! ground), `settle` (1 thread) and `apply` (eta, vel, carry read and written: 24 B/cell), so
 //! 4 dispatches and ~32 B/cell beside the explicit step's 28 B and the ADI step's 44 B.
-//! "regions" adds regions.wgsl's 6 dispatches on top: the union-find labelling (union and
+//! "regions" adds regions.wgsl's 7 dispatches on top: a check of the wet set against the old
+//! labels (12 B/cell until a workgroup finds a change), the union-find labelling (union and
 //! compression, 12–16 B/cell each, and the tiles' scan), the numbering with the per-region sums
-//! (28 B/cell), the split shares (12 B/cell) and one pass over the regions, so about 72 B/cell
+//! (28 B/cell), the split shares (12 B/cell) and one pass over the regions, so about 84 B/cell
 //! more (it was 9 dispatches and ~110 B/cell with separate numbering and spreading passes), and
-//! atomics about once per workgroup.
+//! atomics about once per workgroup. Where the wet set did not change the labelling and the
+//! split are empty dispatches: ~40 B/cell.
 //!
 //! `cargo bench --bench volume`; `WGPU_BACKEND` picks the adapter.
 

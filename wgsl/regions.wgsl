@@ -29,6 +29,12 @@
 // target of the cell's region on the next step. Then each region's correction is
 // (target − volume) / wet cells, and its vel correction −Σvel / wet cells.
 //
+// Steps whose wet set is last step's (a still lake, a pond between showers) keep last step's
+// labels: `label_check` compares each cell's wetness with its old label and, where one differs,
+// writes the dispatch arguments of the labelling passes and the split (from `label_args`' second
+// half, which the host fills); otherwise those dispatches are empty and `region_sum` takes each
+// cell's old label. The numbering is a function of the wet set, so both ways give the same bits.
+//
 // Sums first aggregate in workgroup memory for the workgroup's leading region (the largest label
 // present), then one thread adds that into the table: most cells of a lake share a workgroup
 // with their whole region, so the table sees about one atomic per workgroup.
@@ -79,6 +85,11 @@ struct Meta {
 @group(2) @binding(1) var<storage, read_write> labels: array<u32>;
 @group(2) @binding(2) var<storage, read_write> old_targets: array<vec2<u32>>;
 @group(2) @binding(3) var<storage, read_write> targets: array<atomic<u32>>;
+
+// This step's dispatch arguments for label_union, label_root, label_scan and region_split (three
+// words each; all zero when the wet set did not change), then the full ones.
+@group(3) @binding(0) var<storage, read_write> label_args: array<atomic<u32>, 24>;
+const ARGS: u32 = 12u;
 
 // 64-bit two's complement integers as (low, high) words.
 fn add64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
@@ -216,6 +227,34 @@ fn unite(a0: u32, b0: u32) {
     }
 }
 
+// Whether this workgroup found a cell whose wetness differs from its old label (1), or another
+// workgroup already had (2).
+var<workgroup> differs: atomic<u32>;
+
+// Whether the wet set differs from last step's labels: if so, the labelling's dispatch arguments.
+// Once a workgroup has found a difference, later ones read no cells. Also moves the region count
+// to `old_count` (label_scan does it again, to the same value, when it runs).
+@compute @workgroup_size(16, 16)
+fn label_check(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    if lid == 0u {
+        atomicStore(&differs, select(0u, 2u, atomicLoad(&label_args[0]) != 0u));
+    }
+    workgroupBarrier();
+    if atomicLoad(&differs) == 0u && gid.x < params.nx && gid.y < params.ny {
+        let c = cell(gid.x, gid.y);
+        if wet(c) != (old_labels[c] != 0u) {
+            atomicStore(&differs, 1u);
+        }
+    }
+    if gid.x == 0u && gid.y == 0u {
+        counts.old_count = counts.count;
+    }
+    workgroupBarrier();
+    if lid < ARGS && atomicLoad(&differs) == 1u {
+        atomicStore(&label_args[lid], atomicLoad(&label_args[ARGS + lid]));
+    }
+}
+
 @compute @workgroup_size(16, 16)
 fn label_union(@builtin(global_invocation_id) gid: vec3<u32>) {
     if gid.x >= params.nx || gid.y >= params.ny {
@@ -350,8 +389,9 @@ fn read_agg(word: u32) -> vec2<u32> {
     return vec2<u32>(atomicLoad(&agg[word]), atomicLoad(&agg[word + 1u]));
 }
 
-// Numbers every cell (its label: the root's, 0 dry) and makes a wet cell its own root again,
-// ready for the next step's `label_union` (only a cell's own parent is read here). Then per new
+// Numbers every cell (its label: the root's, 0 dry; its old one when the wet set did not change)
+// and makes a wet cell its own root again, ready for the next step's `label_union` (only a cell's
+// own parent is read here). Then per new
 // region: wet cells, Σ depth, Σ vel and whether it overlaps the old regions; per old region:
 // Σ depth over its overlap and the new regions it reaches. Pending water joins the target of its
 // cell's new region (or, where the cell is dry now, is taken off its old region's).
@@ -373,10 +413,14 @@ fn region_sum(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invo
     if inside {
         c = cell(gid.x, gid.y);
         if wet(c) {
-            let r = atomicLoad(&parent[c]);
-            j1 = label_of(r);
-            if r != c {
-                atomicStore(&parent[c], c);
+            if atomicLoad(&label_args[0]) != 0u {
+                let r = atomicLoad(&parent[c]);
+                j1 = label_of(r);
+                if r != c {
+                    atomicStore(&parent[c], c);
+                }
+            } else {
+                j1 = old_labels[c];
             }
             i1 = old_region(gid.x, gid.y, c);
             d = eta[c] - ground[c];
@@ -546,5 +590,9 @@ fn region_settle(@builtin(local_invocation_index) lid: u32) {
         for (var f = 0u; f < F_OVERLAP; f++) {
             atomicStore(&table[w + f], 0u);
         }
+    }
+    // The next step's label_check starts from no change.
+    if lid < ARGS {
+        atomicStore(&label_args[lid], 0u);
     }
 }

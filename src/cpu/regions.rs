@@ -100,6 +100,11 @@ pub fn label(p: &Params, ground: &[f32], eta: &[f32]) -> (Vec<u32>, u32) {
     (labels, count)
 }
 
+/// Whether every cell is wet exactly where `old` labels it (the shader's `label_check`).
+pub fn label_check(ground: &[f32], eta: &[f32], old: &[u32]) -> bool {
+    eta.iter().zip(ground).zip(old).all(|((h, b), &l)| (h > b) == (l != 0))
+}
+
 /// The per-region state the GPU keeps in `RegionBuffers`.
 pub struct Regions {
     labels: [Vec<u32>; 2],
@@ -158,7 +163,13 @@ impl Regions {
     pub fn record(&mut self, p: &Params, ground: &[f32], eta: &[f32], vel: &[f32]) {
         let cap = p.regions as usize;
         let (q, fresh) = (self.current, 1 - self.current);
-        let (labels, count) = label(p, ground, eta);
+        // label_check: a wet set that is last step's keeps its labels (the numbering is a
+        // function of the wet set, so `label` would give them again).
+        let (labels, count) = if label_check(ground, eta, &self.labels[q]) {
+            (self.labels[q].clone(), self.count)
+        } else {
+            label(p, ground, eta)
+        };
         let (old_count, old) = (self.count as usize, std::mem::take(&mut self.labels[q]));
         let (rn, ro) = ((count as usize).min(cap), old_count.min(cap));
         let mut slots = vec![Slot::default(); cap];

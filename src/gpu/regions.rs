@@ -1,17 +1,19 @@
 //! The per-region volume pass (`wgsl/regions.wgsl`): labels the connected bodies of water, carries
 //! their targets across the step and computes each one's correction, which `volume.wgsl`'s `apply`
-//! spreads. Six dispatches: union, compress, scan, number-and-sum, split, settle. Pipelines and
-//! bind groups built once; labels and targets ping-pong by index.
+//! spreads. Seven dispatches: check, union, compress, scan, number-and-sum, split, settle, of which
+//! union, compress, scan and split are empty on a step whose wet set is last step's. Pipelines
+//! and bind groups built once; labels and targets ping-pong by index.
 
 use super::state::{
-    bind_group, layout, linear_groups, pipeline, storage_entry, uniform_entry, zeroed_buffer, FieldAlloc, GpuState,
+    bind_group, filled_buffer, layout, linear_groups, pipeline, storage_entry, uniform_entry, zeroed_buffer,
+    FieldAlloc, GpuState,
 };
 use crate::state_table::Field;
 
 /// Words per region in the table.
 const STRIDE: u64 = crate::wgsl::regions::STRIDE as u64;
 /// Cells per labelling tile, and the words of a tile's root mask.
-use crate::wgsl::regions::{MASK_WORDS, TILE};
+use crate::wgsl::regions::{self as wgsl, MASK_WORDS, TILE};
 
 /// The buffers of the per-region correction, owned by `GpuState` because `volume.wgsl` binds them
 /// too. 16-byte stand-ins when `params.regions` is 0.
@@ -80,7 +82,11 @@ impl RegionBuffers {
     }
 }
 
+/// The regions' passes. `label_check` decides on the GPU whether the wet set changed; the
+/// labelling and the split are dispatched indirectly from what it wrote, so a step whose wet set
+/// is last step's runs three passes with work (check, sum, settle) and three empty dispatches.
 pub struct Regions {
+    label_check: wgpu::ComputePipeline,
     label_union: wgpu::ComputePipeline,
     label_root: wgpu::ComputePipeline,
     label_scan: wgpu::ComputePipeline,
@@ -92,9 +98,17 @@ pub struct Regions {
     levels: [wgpu::BindGroup; 2],
     /// `sides[q]`: old labels and targets q, new 1 − q.
     sides: [wgpu::BindGroup; 2],
+    /// `label_args`: the indirect dispatches' arguments this step, then the full ones.
+    args: wgpu::Buffer,
+    args_group: wgpu::BindGroup,
     cell_groups: (u32, u32),
-    tile_groups: (u32, u32),
 }
+
+/// Bytes into `label_args` of each indirect pass's arguments.
+const UNION_ARGS: u64 = 0;
+const ROOT_ARGS: u64 = 12;
+const SCAN_ARGS: u64 = 24;
+const SPLIT_ARGS: u64 = 36;
 
 impl Regions {
     pub fn new(device: &wgpu::Device, state: &GpuState) -> Regions {
@@ -128,7 +142,10 @@ impl Regions {
                 storage_entry(3, false),
             ],
         );
+        let args_layout = layout(device, "regions label args", &[storage_entry(0, false)]);
         let layouts = [&shared_layout, &level_layout, &side_layout];
+        // The passes that read or write `label_args` (those dispatched from it must not bind it).
+        let with_args = [&shared_layout, &level_layout, &side_layout, &args_layout];
         let r = &state.regions;
         let level = |p: usize| bind_group(device, "regions level", &level_layout, &[&state.eta[p], &state.vel[p]]);
         let side = |q: usize| {
@@ -140,13 +157,30 @@ impl Regions {
             )
         };
         let max = device.limits().max_compute_workgroups_per_dimension;
+        let cell_groups = (state.nx.div_ceil(16), state.ny.div_ceil(16));
+        let tiles = linear_groups(state.cells().div_ceil(TILE), max);
+        let full = [
+            [cell_groups.0, cell_groups.1, 1],
+            [tiles.0, tiles.1, 1],
+            [1, 1, 1],
+            [cell_groups.0, cell_groups.1, 1],
+        ];
+        let mut words = vec![0u32; wgsl::ARGS as usize];
+        words.extend(full.iter().flatten());
+        let args = filled_buffer(
+            device,
+            "regions label args",
+            bytemuck::cast_slice(&words),
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::INDIRECT,
+        );
         Regions {
+            label_check: pipeline(device, &module, &with_args, "label_check"),
             label_union: pipeline(device, &module, &layouts, "label_union"),
             label_root: pipeline(device, &module, &layouts, "label_root"),
             label_scan: pipeline(device, &module, &layouts, "label_scan"),
-            region_sum: pipeline(device, &module, &layouts, "region_sum"),
+            region_sum: pipeline(device, &module, &with_args, "region_sum"),
             region_split: pipeline(device, &module, &layouts, "region_split"),
-            region_settle: pipeline(device, &module, &layouts, "region_settle"),
+            region_settle: pipeline(device, &module, &with_args, "region_settle"),
             shared: bind_group(
                 device,
                 "regions shared",
@@ -164,8 +198,9 @@ impl Regions {
             ),
             levels: [level(0), level(1)],
             sides: [side(0), side(1)],
-            cell_groups: (state.nx.div_ceil(16), state.ny.div_ceil(16)),
-            tile_groups: linear_groups(state.cells().div_ceil(TILE), max),
+            args_group: bind_group(device, "regions label args", &args_layout, &[&args]),
+            args,
+            cell_groups,
         }
     }
 
@@ -176,22 +211,33 @@ impl Regions {
         pass.set_bind_group(0, &self.shared, &[]);
         pass.set_bind_group(1, &self.levels[state.current], &[]);
         pass.set_bind_group(2, &self.sides[q], &[]);
-        let cells = self.cell_groups;
-        let tiles = self.tile_groups;
-        let steps = [
-            (&self.label_union, cells),
-            (&self.label_root, tiles),
-            (&self.label_scan, (1, 1)),
-            (&self.region_sum, cells),
-            (&self.region_split, cells),
-            (&self.region_settle, (1, 1)),
-        ];
-        for (pipeline, (x, y)) in steps {
-            if x > 0 && y > 0 {
-                pass.set_pipeline(pipeline);
-                pass.dispatch_workgroups(x, y, 1);
-            }
+        let (x, y) = self.cell_groups;
+        // Unset while the passes dispatched from `label_args` run: a buffer is either bound for
+        // writing or read for a dispatch's size.
+        let with_args = |pass: &mut wgpu::ComputePass, on: bool| {
+            pass.set_bind_group(3, on.then_some(&self.args_group), &[]);
+        };
+        with_args(pass, true);
+        pass.set_pipeline(&self.label_check);
+        pass.dispatch_workgroups(x, y, 1);
+        with_args(pass, false);
+        for (pipeline, at) in [
+            (&self.label_union, UNION_ARGS),
+            (&self.label_root, ROOT_ARGS),
+            (&self.label_scan, SCAN_ARGS),
+        ] {
+            pass.set_pipeline(pipeline);
+            pass.dispatch_workgroups_indirect(&self.args, at);
         }
+        with_args(pass, true);
+        pass.set_pipeline(&self.region_sum);
+        pass.dispatch_workgroups(x, y, 1);
+        with_args(pass, false);
+        pass.set_pipeline(&self.region_split);
+        pass.dispatch_workgroups_indirect(&self.args, SPLIT_ARGS);
+        with_args(pass, true);
+        pass.set_pipeline(&self.region_settle);
+        pass.dispatch_workgroups(1, 1, 1);
         state.regions.current = 1 - q;
     }
 }

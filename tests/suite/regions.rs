@@ -3,6 +3,7 @@
 
 use crate::common::*;
 use rand::{Rng, SeedableRng};
+use shoal::low_level::{HostEdit, EDIT_DISTURB};
 use shoal::{Backend, Scene, Simulation};
 
 /// Two basins along x, 1.5 m each, split by a dry ridge (0.09 m above the still level), each with
@@ -291,4 +292,100 @@ fn gpu_labels_match_the_cpu_twin() {
             "{nx}×{ny}: only {regions} regions: the test needs a tangled mask"
         );
     }
+}
+
+/// Two basins 0.3 m deep inside walls 0.5 m above the still water, the one between them 0.4 m
+/// thick, with a swell in the west one.
+fn walled_basins(dir: &std::path::Path) -> Scene {
+    let (nx, ny) = (60, 12);
+    write_npy(dir, "ground.npy", ny, nx, |i, j| {
+        let wall = i == 0 || i == nx - 1 || j == 0 || j == ny - 1 || (26..34).contains(&i);
+        if wall {
+            0.5
+        } else {
+            -0.3
+        }
+    });
+    scene_in(
+        dir,
+        r#"
+[grid]
+nx = 60
+ny = 12
+dx = 0.05
+[time]
+dt = 0.01
+[physics]
+volume_correction = "regions"
+[terrain]
+npy = "ground.npy"
+[water]
+level = 0.0
+[[water.bump]]
+x = 0.75
+y = 0.3
+radius = 0.15
+height = 0.04
+"#,
+    )
+}
+
+/// Where the wet set does not change from one step to the next, `label_check` leaves the
+/// labelling's dispatches empty and each cell keeps its label. Between vertical walls the swell
+/// wets and dries nothing, so every step after the first takes that way: the labels stay those of
+/// the start, each basin keeps its volume, and the GPU's levels are the CPU twin's (the twin
+/// keeps its labels the same way). A splash on the middle wall then changes the wet set: both
+/// label again, alike, with a third region on the wall.
+#[test]
+fn a_wet_set_that_does_not_change_keeps_its_labels() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = walled_basins(dir.path());
+    let mut cpu = simulation(&scene, Backend::Cpu);
+    let mut gpu = simulation(&scene, Backend::Gpu);
+    let start = gpu.region_labels().unwrap();
+    assert_eq!(check_labels(&mut gpu, &start, false), 2);
+    let (v0, level0) = (basin_volumes(&mut gpu), gpu.surface().unwrap());
+    for _ in 0..6 {
+        cpu.step(50).unwrap();
+        gpu.step(50).unwrap();
+        let labels = gpu.region_labels().unwrap();
+        assert!(labels == start, "the walls hold the water: the wet set never changes");
+        assert!(labels == cpu.region_labels().unwrap(), "GPU and CPU label differently");
+        let (g, c) = (gpu.surface().unwrap(), cpu.surface().unwrap());
+        let apart = g.iter().zip(&c).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+        // The explicit step and the correction are the twin's to the bit on lavapipe and GL
+        // (volume::gpu_matches_cpu); a few ulps of the 0.3 m depth leave room for a compiler
+        // that contracts a multiply-add.
+        assert!(apart <= 1e-7, "GPU and CPU levels {apart:e} m apart");
+        // Each basin's own water, to the correction's fixed point and f32 depths (the same
+        // bound as the basins with beaches, each_basin_keeps_its_own_volume).
+        let d = drift(basin_volumes(&mut gpu), v0);
+        assert!(d[0] < 5e-8 && d[1] < 5e-8, "basins drifted {d:?}");
+    }
+    // The swell moved: the kept labels carried a live surface, not a still one.
+    let moved = gpu
+        .surface()
+        .unwrap()
+        .iter()
+        .zip(&level0)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    assert!(moved > 1e-3, "the swell barely moved ({moved:e} m)");
+    let dx = scene.grid.dx;
+    let splash = [HostEdit::at(EDIT_DISTURB, 1.5, 0.3, 0.06, 0.05, dx)];
+    for sim in [&mut cpu, &mut gpu] {
+        sim.edit(&splash).unwrap();
+        sim.step(1).unwrap();
+    }
+    let labels = gpu.region_labels().unwrap();
+    assert!(
+        labels == cpu.region_labels().unwrap(),
+        "after the splash GPU and CPU label differently"
+    );
+    assert_eq!(
+        check_labels(&mut gpu, &labels, false),
+        3,
+        "the splash makes a pool on the wall"
+    );
+    assert_eq!(gpu.regions(), Some(3));
 }
