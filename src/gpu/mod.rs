@@ -622,18 +622,27 @@ impl Solver for GpuSolver {
             counted_shortfall: self.counted_shortfall,
             ..SolverState::default()
         };
-        for &field in &self.saved {
-            let (buffer, at, size) = self.state.field_range(field).expect("state fields have buffers");
-            let bytes = readback::read(&self.device, &self.queue, buffer)?;
-            let end = size.map_or(bytes.len(), |size| (at + size) as usize);
+        // Every field's range, and the region counts, in one read.
+        let mut ranges: Vec<(&wgpu::Buffer, u64, u64)> = self
+            .saved
+            .iter()
+            .map(|&field| {
+                let (buffer, at, size) = self.state.field_range(field).expect("state fields have buffers");
+                (buffer, at, size.unwrap_or(buffer.size() - at))
+            })
+            .collect();
+        let counts_size = std::mem::size_of::<report::RegionCounts>() as u64;
+        if self.regions.is_some() {
+            ranges.push((&self.state.regions.counts, 0, counts_size));
+        }
+        let parts = readback::read_ranges(&self.device, &self.queue, &ranges)?;
+        for (&field, bytes) in self.saved.iter().zip(&parts) {
             // Collected, not cast: a byte vector need not be aligned for u32s.
-            let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes[at as usize..end]);
+            let words: Vec<u32> = bytemuck::pod_collect_to_vec(bytes);
             state.set_words(field, &words);
         }
         if self.regions.is_some() {
-            let bytes = readback::read(&self.device, &self.queue, &self.state.regions.counts)?;
-            let counts: report::RegionCounts =
-                bytemuck::pod_read_unaligned(&bytes[..std::mem::size_of::<report::RegionCounts>()]);
+            let counts: report::RegionCounts = bytemuck::pod_read_unaligned(&parts[self.saved.len()]);
             state.region_count = counts.count;
         }
         Ok(state)

@@ -67,6 +67,45 @@ pub fn read(device: &wgpu::Device, queue: &wgpu::Queue, source: &wgpu::Buffer) -
     map(device, &staging, source.size())
 }
 
+/// Reads `(buffer, offset, bytes)` ranges of COPY_SRC buffers (offsets and sizes multiples of 4)
+/// with one staging buffer, one submit and one wait: a checkpoint's fields, several of which
+/// share a buffer (the level's velocity and the faces' memory), each read once.
+pub fn read_ranges(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    ranges: &[(&wgpu::Buffer, u64, u64)],
+) -> Result<Vec<Vec<u8>>> {
+    let total: u64 = ranges.iter().map(|r| r.2).sum();
+    if total == 0 {
+        return Ok(vec![Vec::new(); ranges.len()]);
+    }
+    let staging = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("staging ranges"),
+        size: total,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut encoder = device.create_command_encoder(&Default::default());
+    let mut at = 0;
+    for &(source, offset, bytes) in ranges {
+        if bytes > 0 {
+            encoder.copy_buffer_to_buffer(source, offset, &staging, at, bytes);
+        }
+        at += bytes;
+    }
+    queue.submit([encoder.finish()]);
+    let all = map(device, &staging, total)?;
+    let mut at = 0;
+    Ok(ranges
+        .iter()
+        .map(|r| {
+            let part = all[at..(at + r.2 as usize)].to_vec();
+            at += r.2 as usize;
+            part
+        })
+        .collect())
+}
+
 /// `read` without blocking: on the web, awaiting it lets the browser map the buffer. Natively,
 /// poll the device while awaiting it (or use `read`).
 pub async fn read_async(device: &wgpu::Device, queue: &wgpu::Queue, source: &wgpu::Buffer) -> Result<Vec<u8>> {
