@@ -146,7 +146,9 @@ fn a_wave_running_up_a_beach_fifty_times_keeps_more_of_its_energy() {
     // 45 run-ups at dx 0.05 m, 0.929 at 0.025 m; walled 0.9999), does not change with dt or the
     // volume correction, and grows with the amplitude (2 mm 0.82, 5 mm 0.64–0.77), while walls
     // where the same wave stands 1.5–5 cm deep (a/d near 1, no shoreline) keep it to 0.1 %: see
-    // the issue 16 note. This test guards what the memory won (bound 0.25).
+    // the issue 16 note. The cause is Kass & Miller's momentum equation (no advection): their
+    // energy changes at ∫ d·u²·u_x dx, which drains in the swash (README, "Wet and dry"). This
+    // test guards what the memory won (bound 0.25).
     let (dx, depth) = (0.1, 0.5);
     let nx = 240;
     let dt = 0.5 * dx / (9.81f64 * depth).sqrt();
