@@ -9,12 +9,18 @@ use shoal::{Backend, Scene, Simulation};
 /// Two basins along x, 1.5 m each, split by a dry ridge (0.09 m above the still level), each with
 /// sloped beaches; a Gaussian swell in the west basin runs up and down its beaches.
 fn two_basins(solver: &str, correction: &str, dir: &std::path::Path) -> Scene {
-    let (nx, ny, dx) = (60, 12, 0.05);
-    write_npy(dir, "ground.npy", ny, nx, |i, _| {
-        let x = (i as f64 + 0.5) * dx;
+    basins(solver, correction, dir, |i, _| {
+        let x = (i as f64 + 0.5) * 0.05;
         let centre = if x < 1.5 { 0.75 } else { 2.25 };
         -0.15 + 0.6 * ((x - centre).abs() - 0.35).max(0.0)
-    });
+    })
+}
+
+/// A 60 × 12 grid of 5 cm cells on `ground` (of column and row), still water at 0 and a swell at
+/// (0.75 m, 0.3 m).
+fn basins(solver: &str, correction: &str, dir: &std::path::Path, ground: impl Fn(usize, usize) -> f64) -> Scene {
+    let (nx, ny, dx) = (60, 12, 0.05);
+    write_npy(dir, "ground.npy", ny, nx, ground);
     scene_in(
         dir,
         &format!(
@@ -297,37 +303,14 @@ fn gpu_labels_match_the_cpu_twin() {
 /// Two basins 0.3 m deep inside walls 0.5 m above the still water, the one between them 0.4 m
 /// thick, with a swell in the west one.
 fn walled_basins(dir: &std::path::Path) -> Scene {
-    let (nx, ny) = (60, 12);
-    write_npy(dir, "ground.npy", ny, nx, |i, j| {
-        let wall = i == 0 || i == nx - 1 || j == 0 || j == ny - 1 || (26..34).contains(&i);
+    basins("explicit", "regions", dir, |i, j| {
+        let wall = i == 0 || i == 59 || j == 0 || j == 11 || (26..34).contains(&i);
         if wall {
             0.5
         } else {
             -0.3
         }
-    });
-    scene_in(
-        dir,
-        r#"
-[grid]
-nx = 60
-ny = 12
-dx = 0.05
-[time]
-dt = 0.01
-[physics]
-volume_correction = "regions"
-[terrain]
-npy = "ground.npy"
-[water]
-level = 0.0
-[[water.bump]]
-x = 0.75
-y = 0.3
-radius = 0.15
-height = 0.04
-"#,
-    )
+    })
 }
 
 /// Where the wet set does not change from one step to the next, `label_check` leaves the
