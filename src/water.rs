@@ -558,9 +558,10 @@ impl Water {
         let volume: f64 = eta.iter().zip(&ground).map(|(&e, &b)| (e - b).max(0.0) as f64).sum();
         let still: f64 = ground.iter().map(|&b| (-(b as f64)).max(0.0)).sum();
         let gpu = self.gpu();
-        let raw = crate::gpu::readback::read(gpu.device(), gpu.queue(), &gpu.state().books)?;
-        let at = books_at(Books::Volume) as usize;
-        let words: Vec<f32> = bytemuck::pod_collect_to_vec(&raw[at..at + 8]);
+        // The target's two words, not the whole books buffer (its partial sums grow with the grid).
+        let range = (&gpu.state().books, books_at(Books::Volume), 8);
+        let raw = crate::gpu::readback::read_ranges(gpu.device(), gpu.queue(), &[range])?;
+        let words: Vec<f32> = bytemuck::pod_collect_to_vec(&raw[0]);
         let target = words[0] as f64 + words[1] as f64 + still;
         Ok((volume * dx * dx, target * dx * dx))
     }
