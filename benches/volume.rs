@@ -11,7 +11,8 @@
 //! (28 B/cell), the split shares (12 B/cell) and one pass over the regions, so about 84 B/cell
 //! more (it was 9 dispatches and ~110 B/cell with separate numbering and spreading passes), and
 //! atomics about once per workgroup. Where the wet set did not change the labelling and the
-//! split are empty dispatches: ~40 B/cell.
+//! split are empty dispatches: ~40 B/cell (`*_regions_pond_*`: a flat 1 m deep basin, every cell
+//! wet, against `*_regions_*` on the beach).
 //!
 //! `cargo bench --bench volume`; `WGPU_BACKEND` picks the adapter.
 
@@ -23,12 +24,18 @@ use std::path::Path;
 
 const STEPS: u64 = 8;
 
-/// A 4 m basin whose floor rises into a beach, a drop in it, at one explicit substep per step.
-fn scene(n: u32, solver: &str, correction: &str) -> Scene {
+/// A 4 m basin whose floor rises into a beach (`beach`; otherwise flat, 1 m deep: every cell wet,
+/// a wet set that never changes), a drop in it, at one explicit substep per step.
+fn scene(n: u32, solver: &str, correction: &str, beach: bool) -> Scene {
     let dx = 4.0 / n as f64;
+    let floor = if beach {
+        "slope = { base = -1.0, grad = [0.3, 0.0] }"
+    } else {
+        "flat = -1.0"
+    };
     let text = format!(
         "[grid]\nnx = {n}\nny = {n}\ndx = {dx}\n[time]\ndt = {dt}\n[physics]\nsolver = \"{solver}\"\n\
-         volume_correction = \"{correction}\"\n[terrain]\nslope = {{ base = -1.0, grad = [0.3, 0.0] }}\n\
+         volume_correction = \"{correction}\"\n[terrain]\n{floor}\n\
          [[water.bump]]\nx = 1.5\ny = 2.0\nradius = 0.3\nheight = 0.02\n",
         dt = 0.3 * dx / 9.81f64.sqrt()
     );
@@ -40,12 +47,15 @@ fn correction(c: &mut Criterion) {
     for n in common::sizes(&[256, 1024]) {
         group.throughput(Throughput::Elements(n as u64 * n as u64 * STEPS));
         for solver in ["explicit", "adi"] {
-            for correction in ["none", "global", "regions"] {
+            // "regions" on a pond too: its labelling is skipped where the wet set did not change.
+            let cases = [("none", true), ("global", true), ("regions", true), ("regions", false)];
+            for (correction, beach) in cases {
                 for (name, backend) in [("gpu", Backend::Gpu), ("cpu", Backend::Cpu)] {
-                    let Ok(mut sim) = Simulation::new(&scene(n, solver, correction), backend) else {
+                    let Ok(mut sim) = Simulation::new(&scene(n, solver, correction, beach), backend) else {
                         continue;
                     };
-                    let id = BenchmarkId::new(format!("{solver}_{correction}_{name}"), format!("{n}x{n}"));
+                    let pond = if beach { "" } else { "_pond" };
+                    let id = BenchmarkId::new(format!("{solver}_{correction}{pond}_{name}"), format!("{n}x{n}"));
                     common::bench_steps(&mut group, id, &mut sim, STEPS);
                 }
             }
