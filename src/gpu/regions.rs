@@ -84,7 +84,7 @@ impl RegionBuffers {
 
 /// The regions' passes. `label_check` decides on the GPU whether the wet set changed; the
 /// labelling and the split are dispatched indirectly from what it wrote, so a step whose wet set
-/// is last step's runs three passes with work (check, sum, settle) and three empty dispatches.
+/// is last step's runs three passes with work (check, sum, settle) and four empty dispatches.
 pub struct Regions {
     label_check: wgpu::ComputePipeline,
     label_union: wgpu::ComputePipeline,
@@ -104,11 +104,12 @@ pub struct Regions {
     cell_groups: (u32, u32),
 }
 
-/// Bytes into `label_args` of each indirect pass's arguments.
+/// Bytes into `label_args` of each indirect pass's arguments: three u32 each, in the order of
+/// `full` in `Regions::new`.
 const UNION_ARGS: u64 = 0;
 const ROOT_ARGS: u64 = 12;
-const SCAN_ARGS: u64 = 24;
-const SPLIT_ARGS: u64 = 36;
+const SCAN_ARGS: u64 = 2 * 12;
+const SPLIT_ARGS: u64 = 3 * 12;
 
 impl Regions {
     pub fn new(device: &wgpu::Device, state: &GpuState) -> Regions {
