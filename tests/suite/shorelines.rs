@@ -100,83 +100,100 @@ fn thackers_strip_on_the_gpu_adi_keeps_what_the_cpu_keeps() {
     assert!(gpu / adi_own(50) >= OF_ITS_OWN, "gpu {gpu}");
 }
 
-/// The mean potential energy above the still water over steps `from..to` of a run (in m²·cells;
-/// g and the cell area left out): ½·Σ(max(h, b)² − max(b, 0)²) with h and b above the still level,
-/// which is the wave's own and zero at rest.
-fn mean_potential(sim: &mut Simulation, windows: &[(usize, usize)]) -> Vec<f64> {
-    let reference = sim.reference_level();
-    let ground: Vec<f64> = sim.ground().iter().map(|&b| b - reference).collect();
-    let end = windows.iter().map(|w| w.1).max().unwrap_or(0);
-    let mut sums = vec![0.0; windows.len()];
-    for step in 0..end {
-        sim.step(1).unwrap();
-        if !windows.iter().any(|w| (w.0..w.1).contains(&step)) {
-            continue;
-        }
-        let eta = sim.eta().unwrap();
-        let energy: f64 = eta
-            .iter()
-            .zip(&ground)
-            .map(|(&h, &b)| 0.5 * ((h as f64).max(b).powi(2) - b.max(0.0).powi(2)))
-            .sum();
-        for (w, sum) in windows.iter().zip(&mut sums) {
-            if (w.0..w.1).contains(&step) {
-                *sum += energy;
-            }
-        }
-    }
-    sums.iter().zip(windows).map(|(s, w)| s / (w.1 - w.0) as f64).collect()
-}
-
-#[test]
-fn a_wave_running_up_a_beach_fifty_times_keeps_more_of_its_energy() {
-    // A 24 m channel (dx 0.1 m, four cells across, reflecting sides): 0.5 m deep for 10 m, then a
-    // 1:20 beach whose still shoreline stands at 20 m. A 2 cm hump released at 3 m runs up the
-    // beach and back about once per 12.5 s; 50 run-ups take 625 s. The same run with a wall where
-    // the beach is 10 cm deep (18 m) has no moving shoreline. Energy: the mean potential energy
-    // over the last 5 run-ups against the first 5 (half the total for linear waves).
-    //
-    // Measured: walled 1.034 (the scheme keeps it; the excess is the hump's dispersion moving
-    // energy between potential and kinetic), beach 0.273 with the faces' memory, 0.049 without.
-    // Issue 16 asks the beach to keep what the walled run keeps: NOT met, and this hump could
-    // not: at 1 cm per half on a 1:20 slope over ~3 m its surf similarity tan β/√(H/L) ≈ 0.9 is
-    // a plunging breaker's, and it loses 58 % of its energy on the first run-up as a bore of
-    // grid-scale ripples. A long hump (e-folding 6 m) that does not break still loses at the
-    // moving shoreline, at a rate that converges with dx (1 mm: 0.942 of its total energy over
-    // 45 run-ups at dx 0.05 m, 0.929 at 0.025 m; walled 0.9999), does not change with dt or the
-    // volume correction, and grows with the amplitude (2 mm 0.82, 5 mm 0.64–0.77), while walls
-    // where the same wave stands 1.5–5 cm deep (a/d near 1, no shoreline) keep it to 0.1 %: see
-    // the issue 16 note. The cause is Kass & Miller's momentum equation (no advection): their
-    // energy changes at ∫ d·u²·u_x dx, which drains in the swash (README, "Wet and dry"). This
-    // test guards what the memory won (bound 0.25).
-    let (dx, depth) = (0.1, 0.5);
-    let nx = 240;
+/// The 1:20 beach of the test below, as a strip two cells across: 0.5 m deep for 10 m, then the
+/// slope, whose still shoreline stands at 20 m (or, `walled`, a wall where it is 10 cm deep), a
+/// hump of `amp` metres released at rest at 3 m (e-folding 6 m: long enough not to break).
+/// Returns the total energy over run-ups 46–50 against run-ups 1–5 (each 12.5 s).
+///
+/// The energy is the potential above the still level plus the kinetic of the faces' fluxes, read
+/// from the level alone: in a strip with a wall at x = 0 the flux through the east face of cell i
+/// is −Σ_{j ≤ i} Δh_j·dx/dt over one step, and ½·Q²/d_face its kinetic energy (d_face the mean
+/// depth; g and the cell area left out). Sampled every 16th step.
+fn beach_energy(dx: f64, amp: f64, walled: bool) -> f64 {
+    let (depth, ny) = (0.5, 2);
+    let nx = (24.0 / dx).round() as usize;
     let dt = 0.5 * dx / (9.81f64 * depth).sqrt();
     let run_up = (12.5 / dt) as usize;
     let windows = [(0, 5 * run_up), (45 * run_up, 50 * run_up)];
-    let energy = |wall: bool| {
-        let x = |i: usize| (i as f64 + 0.5) * dx;
-        let line = |f: &dyn Fn(f64) -> f64| -> Vec<f64> { (0..4 * nx).map(|c| f(x(c % nx))).collect() };
-        let ground = line(&|x| {
-            if wall && x > 18.0 {
-                1.0
-            } else {
-                -depth + (x - 10.0).max(0.0) / 20.0
+    let x = |i: usize| (i as f64 + 0.5) * dx;
+    let line = |f: &dyn Fn(f64) -> f64| -> Vec<f64> { (0..ny * nx).map(|c| f(x(c % nx))).collect() };
+    let ground = line(&|x| {
+        if walled && x > 18.0 {
+            1.0
+        } else {
+            -depth + (x - 10.0).max(0.0) / 20.0
+        }
+    });
+    let surface = line(&|x| amp * (-((x - 3.0) / 6.0f64).powi(2)).exp());
+    let dir = tempfile::tempdir().unwrap();
+    shoal::io::npy::write_2d(&dir.path().join("ground.npy"), ny, nx, &ground).unwrap();
+    shoal::io::npy::write_2d(&dir.path().join("h0.npy"), ny, nx, &surface).unwrap();
+    let text = format!(
+        "[grid]\nnx = {nx}\nny = {ny}\ndx = {dx}\n[time]\ndt = {dt}\nsteps = 1\n[physics]\nsolver = \"explicit\"\n\
+         [boundary]\nall = \"reflect\"\n[terrain]\nnpy = \"ground.npy\"\n[water]\nnpy = \"h0.npy\"\n"
+    );
+    let mut sim = Simulation::new(&scene_in(dir.path(), &text), Backend::Cpu).unwrap();
+    let reference = sim.reference_level();
+    let ground: Vec<f64> = sim.ground()[..nx].iter().map(|&b| b - reference).collect();
+    let read = |sim: &mut Simulation| -> Vec<f64> { sim.eta().unwrap()[..nx].iter().map(|&h| h as f64).collect() };
+    const EVERY: usize = 16;
+    let mut sums = [0.0; 2];
+    let mut step = 0;
+    while step < windows[1].1 {
+        let Some(k) = windows.iter().position(|w| (w.0..w.1).contains(&step)) else {
+            sim.step(EVERY as u64).unwrap();
+            step += EVERY;
+            continue;
+        };
+        sim.step(EVERY as u64 - 1).unwrap();
+        let before = read(&mut sim);
+        sim.step(1).unwrap();
+        let after = read(&mut sim);
+        step += EVERY;
+        let potential: f64 = before
+            .iter()
+            .zip(&ground)
+            .map(|(&h, &b)| 0.5 * (h.max(b).powi(2) - b.max(0.0).powi(2)))
+            .sum();
+        let (mut flux, mut kinetic) = (0.0, 0.0);
+        for i in 0..nx - 1 {
+            flux -= (after[i] - before[i]) * dx / dt;
+            let d_face = 0.5 * ((before[i] - ground[i]).max(0.0) + (before[i + 1] - ground[i + 1]).max(0.0));
+            if d_face > 0.0 {
+                kinetic += 0.5 * flux * flux / d_face / 9.81;
             }
-        });
-        let surface = line(&|x| 0.02 * (-((x - 3.0) / 1.0f64).powi(2)).exp());
-        let dir = tempfile::tempdir().unwrap();
-        shoal::io::npy::write_2d(&dir.path().join("ground.npy"), 4, nx, &ground).unwrap();
-        shoal::io::npy::write_2d(&dir.path().join("h0.npy"), 4, nx, &surface).unwrap();
-        let text = format!(
-            "[grid]\nnx = {nx}\nny = 4\ndx = {dx}\n[time]\ndt = {dt}\nsteps = 1\n[physics]\nsolver = \"explicit\"\n\
-             [boundary]\nall = \"reflect\"\n[terrain]\nnpy = \"ground.npy\"\n[water]\nnpy = \"h0.npy\"\n"
-        );
-        let mut sim = Simulation::new(&scene_in(dir.path(), &text), Backend::Cpu).unwrap();
-        let e = mean_potential(&mut sim, &windows);
-        e[1] / e[0]
-    };
-    let (beach, walled) = (energy(false), energy(true));
-    eprintln!("energy kept over 50 run-ups: beach {beach:.4}, walled {walled:.4}");
-    assert!(walled > 0.98 && beach >= 0.25, "beach {beach}, walled {walled}");
+        }
+        sums[k] += potential + kinetic;
+    }
+    sums[1] / sums[0]
+}
+
+#[test]
+fn a_wave_running_up_a_beach_fifty_times_loses_less_as_the_grid_is_refined() {
+    // A 1 mm hump e-folding over 6 m on 0.5 m of water, running up the 1:20 beach and back 50
+    // times (625 s): it does not break, so the shallow-water equations keep its energy. Measured
+    // (total energy over run-ups 46–50 against 1–5): walled 1.0003; beach 0.9995, 0.9700, 0.9552,
+    // 0.9796, 0.9894 at dx 0.1, 0.05, 0.025, 0.0125, 0.00625 m. At 0.1 m the shoreline (moving
+    // ~6 cm) never crosses a cell; from 0.025 m on, where it crosses several, the loss halves as dx
+    // does (4.5 %, 2.0 %, 1.1 %): the wet/dry rule's loss is first order in dx. The issue asks the
+    // beach to keep what the walled run keeps: NOT met at these grids (the issue 16 note).
+    //
+    // Where it goes (a 1-D model of the same step, checked to give these figures to 1e-3): every
+    // joule lost is kinetic energy dropped when a face closes because the cell it drained dried
+    // (at dx 0.05: 49 closings drop 3.6 % of the energy, ~1 % of which the flux memory had added as
+    // the face's ½·q²/d_face grew while the cell thinned). The water of the half cell the face carried has
+    // nowhere to keep its momentum: Kass & Miller's step has no advection to hand it on. Its depth
+    // at the shoreline is ~slope·dx, so each closing loses O(dx²) and a run-up O(dx).
+    let walled = beach_energy(0.025, 0.001, true);
+    let coarse = beach_energy(0.025, 0.001, false);
+    let fine = beach_energy(0.0125, 0.001, false);
+    eprintln!("energy kept over 50 run-ups: walled {walled:.4}; beach {coarse:.4} at dx 0.025, {fine:.4} at 0.0125");
+    assert!((walled - 1.0).abs() < 1e-3, "walled {walled}");
+    // Bounds: the measured figures less a margin for a compiler's roundings; the loss at half the
+    // dx at most 0.6 of the coarse one (measured 0.45: first order gives 0.5).
+    assert!(coarse > 0.95 && fine > 0.975, "beach {coarse} → {fine}");
+    assert!(
+        1.0 - fine < 0.6 * (1.0 - coarse),
+        "beach {coarse} → {fine}: not converging"
+    );
 }
