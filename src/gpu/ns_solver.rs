@@ -430,29 +430,48 @@ impl Solver for GpuNs {
     }
 
     fn save(&mut self) -> Result<SolverState> {
-        let s = self.grid_state()?;
-        let markers = self.marker_state()?;
+        // Every field with one staging buffer, one submit and one wait (a checkpoint, an edit).
+        let b = &self.buffers;
+        let markers = self.markers.as_ref();
+        let bodies = self.bodies.as_ref();
+        let [h, p, vel, drops, book, at, states, cover] = super::readback::read_whole(
+            &self.device,
+            &self.queue,
+            &[
+                Some(&b.h),
+                Some(&b.p),
+                Some(&b.vel[self.level]),
+                self.spray.as_ref().map(|s| &s.drops),
+                markers.map(|m| &m.book),
+                markers.map(|m| &m.markers),
+                bodies.map(|b| &b.buffers.states),
+                bodies.map(|b| &b.buffers.cover),
+            ],
+        )?
+        .try_into()
+        .expect("one read per buffer");
+        let params = &self.params;
+        let vel: Vec<f32> = bytemuck::pod_collect_to_vec(&vel);
+        let (nu, nv) = (
+            (params.nx + 1) * params.ny * params.nz,
+            params.nx * (params.ny + 1) * params.nz,
+        );
+        let markers = markers.map(|_| {
+            let at: Vec<[f32; 2]> = bytemuck::pod_collect_to_vec(&at);
+            crate::cpu::ns_markers::Markers::from_book(&bytemuck::pod_collect_to_vec(&book), &at, params.nz)
+        });
         Ok(SolverState {
-            eta: self.read(&self.buffers.h)?,
-            ns_p: s.p,
-            ns_u: s.u,
-            ns_v: s.v,
-            ns_w: s.w,
+            eta: bytemuck::pod_collect_to_vec(&h),
+            ns_p: bytemuck::pod_collect_to_vec(&p),
+            ns_u: vel[..nu].to_vec(),
+            ns_v: vel[nu..nu + nv].to_vec(),
+            ns_w: vel[nu + nv..].to_vec(),
             ns_budget: self.uniforms.budget,
-            ns_drops: match &self.spray {
-                Some(spray) => self.read(&spray.drops)?,
-                None => Vec::new(),
-            },
+            ns_drops: bytemuck::pod_collect_to_vec(&drops),
             ns_markers: markers.as_ref().map_or_else(Vec::new, |m| m.at.clone()),
-            ns_marker_book: markers.as_ref().map_or_else(Vec::new, |m| m.book(self.params.nz)),
-            bodies: match &self.bodies {
-                Some(b) => self.read(&b.buffers.states)?,
-                None => Vec::new(),
-            },
-            cover: match &self.bodies {
-                Some(b) => self.read(&b.buffers.cover)?,
-                None => Vec::new(),
-            },
+            ns_marker_book: markers.as_ref().map_or_else(Vec::new, |m| m.book(params.nz)),
+            bodies: bytemuck::pod_collect_to_vec(&states),
+            cover: bytemuck::pod_collect_to_vec(&cover),
             ..SolverState::default()
         })
     }

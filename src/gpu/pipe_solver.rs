@@ -359,51 +359,56 @@ impl Solver for GpuPipes {
         let Some((_, b, _)) = &self.spray else {
             return Ok(Vec::new());
         };
+        // At output steps only: the live particles.
         let bytes = self.particles as u64 * std::mem::size_of::<Particle>() as u64;
-        if bytes == 0 {
-            return Ok(Vec::new());
-        }
-        // At output steps only: a staging buffer for the live particles.
-        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("spray particles readback"),
-            size: bytes,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let mut encoder = self.device.create_command_encoder(&Default::default());
-        encoder.copy_buffer_to_buffer(&b.particles, 0, &staging, 0, bytes);
-        self.queue.submit([encoder.finish()]);
-        Ok(bytemuck::pod_collect_to_vec(&super::readback::map(
-            &self.device,
-            &staging,
-            bytes,
-        )?))
+        let read = super::readback::read_ranges(&self.device, &self.queue, &[(&b.particles, 0, bytes)])?;
+        Ok(bytemuck::pod_collect_to_vec(&read[0]))
     }
 
     /// Reads the state back into the CPU twin's layout, so that a checkpoint resumes on either.
     fn save(&mut self) -> Result<SolverState> {
         let b = &self.buffers;
-        let read = |buffer: &wgpu::Buffer| super::readback::read(&self.device, &self.queue, buffer);
+        // Every field with one staging buffer, one submit and one wait; an absent one is an
+        // empty range.
+        fn whole(buffer: &wgpu::Buffer) -> (&wgpu::Buffer, u64, u64) {
+            (buffer, 0, buffer.size())
+        }
+        let none = (&b.water, 0, 0);
+        let carry = match &self.rain {
+            Some(r) if self.raining() => whole(&r.carry),
+            _ => none,
+        };
+        let summary = self.summary.as_ref().map_or(none, |(_, maps, _)| whole(maps));
+        let particles = self.spray.as_ref().map_or(none, |(_, spray, _)| {
+            (
+                &spray.particles,
+                0,
+                self.particles as u64 * std::mem::size_of::<Particle>() as u64,
+            )
+        });
+        let ranges = [
+            whole(&b.water),
+            whole(&b.vel),
+            whole(&b.flow),
+            whole(&b.feed),
+            carry,
+            summary,
+            particles,
+        ];
+        let [water, vel, flow, feed, carry, summary, particles] =
+            super::readback::read_ranges(&self.device, &self.queue, &ranges)?
+                .try_into()
+                .expect("one read per range");
         let mut twin = self.twin();
         let l = twin.layers;
-        twin.water = twin.in_twin_layout(&bytemuck::pod_collect_to_vec(&read(&b.water)?), l);
-        twin.vel = twin.in_twin_layout(&bytemuck::pod_collect_to_vec(&read(&b.vel)?), l);
-        twin.flow = twin.in_twin_layout(&bytemuck::pod_collect_to_vec(&read(&b.flow)?), 8 * l * l);
-        twin.feed = bytemuck::pod_collect_to_vec(&read(&b.feed)?);
-        let carry = match &self.rain {
-            Some(r) if self.raining() => bytemuck::pod_collect_to_vec(&read(&r.carry)?),
-            _ => Vec::new(),
-        };
-        let particles = self.read_particles()?;
-        let summary = match &self.summary {
-            Some((_, maps, _)) => {
-                bytemuck::pod_collect_to_vec(&super::readback::read(&self.device, &self.queue, maps)?)
-            }
-            None => Vec::new(),
-        };
+        twin.water = twin.in_twin_layout(&bytemuck::pod_collect_to_vec(&water), l);
+        twin.vel = twin.in_twin_layout(&bytemuck::pod_collect_to_vec(&vel), l);
+        twin.flow = twin.in_twin_layout(&bytemuck::pod_collect_to_vec(&flow), 8 * l * l);
+        twin.feed = bytemuck::pod_collect_to_vec(&feed);
+        let particles: Vec<Particle> = bytemuck::pod_collect_to_vec(&particles);
         Ok(SolverState {
-            pipe_rain_carry: carry,
-            summary,
+            pipe_rain_carry: bytemuck::pod_collect_to_vec(&carry),
+            summary: bytemuck::pod_collect_to_vec(&summary),
             ..twin.save(&particles)
         })
     }

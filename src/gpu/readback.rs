@@ -106,6 +106,20 @@ pub fn read_ranges(
         .collect())
 }
 
+/// Whole COPY_SRC buffers, `None` read as nothing, with `read_ranges`' one submit and one wait.
+pub fn read_whole(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    buffers: &[Option<&wgpu::Buffer>],
+) -> Result<Vec<Vec<u8>>> {
+    let ranges: Vec<_> = buffers.iter().flatten().map(|b| (*b, 0, b.size())).collect();
+    let mut read = read_ranges(device, queue, &ranges)?.into_iter();
+    Ok(buffers
+        .iter()
+        .map(|b| b.and_then(|_| read.next()).unwrap_or_default())
+        .collect())
+}
+
 /// `read` without blocking: on the web, awaiting it lets the browser map the buffer. Natively,
 /// poll the device while awaiting it (or use `read`).
 pub async fn read_async(device: &wgpu::Device, queue: &wgpu::Queue, source: &wgpu::Buffer) -> Result<Vec<u8>> {
