@@ -136,8 +136,38 @@ fn wave(i: u32, j: u32, corrected: bool) -> Wave {
     let east_new = remember(a.real.y, a.open.y, keep, a.q.y, params.k * east);
     let south_new = remember(a.real.z, a.open.z, keep_of(s), a.q.z, params.k * -south);
     let north_new = remember(a.real.w, a.open.w, keep, a.q.w, params.k * north);
-    let into = ((east_new + north_new) * params.one - west_new) * params.one - south_new;
-    return Wave(eta_c + vel, vel, vec2<f32>(east_new, north_new), into);
+    let remembered = vec4<f32>(west_new, east_new, south_new, north_new);
+    let limited = vec4<f32>(
+        limit(west_new, depth(eta_w, b_w), d_c),
+        limit(east_new, d_c, depth(eta_e, b_e)),
+        limit(south_new, depth(eta_s, b_s), d_c),
+        limit(north_new, d_c, depth(eta_n, b_n)),
+    );
+    let into = into_cell(remembered);
+    let into_limited = into_cell(limited);
+    let moved = select(vel, vel + (into_limited - into) * params.one, any(limited != remembered));
+    return Wave(eta_c + moved, moved, limited.yw, into_limited);
+}
+
+// The four faces' memory (west, east, south, north, each signed into its owner) signed into the
+// cell, in a fixed order.
+fn into_cell(q: vec4<f32>) -> f32 {
+    return ((q.y + q.w) * params.one - q.x) * params.one - q.z;
+}
+
+// The share of a cell's water one face may move out of it in a step: a quarter, so that its four
+// faces together never take more than it holds and the dry-cell rule makes no water (issue 16:
+// volume conserved by construction, the correction a safety net). Twin: cpu::explicit::FACE_SHARE.
+const FACE_SHARE: f32 = 0.25;
+
+// A face's new memory `q`, signed into its owner (the west or south cell, `d_owner` deep;
+// `d_other` the other side's depth), moving at most FACE_SHARE of what its source holds at the
+// start of the step. Both sides of the face compute it from the same values, so the water it
+// moves stays conserved. Selects, not clamp: a NaN passes through to the divergence flag.
+fn limit(q: f32, d_owner: f32, d_other: f32) -> f32 {
+    let least = -FACE_SHARE * d_owner;
+    let most = FACE_SHARE * d_other;
+    return select(select(q, most, q > most), least, q < least);
 }
 
 // Steps workgroup `group`'s cells (sums.wgsl's order); returns this thread's sums of what it wrote.

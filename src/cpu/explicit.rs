@@ -181,11 +181,44 @@ pub(crate) fn wave_in(
     let east_new = remember(real[1], open[1], keep, memory.east, p.k * east);
     let south_new = remember(real[2], open[2], keep_s, memory.south, p.k * -south);
     let north_new = remember(real[3], open[3], keep, memory.north, p.k * north);
+    let [d_w, d_e, d_s, d_n] = [w, e, s, n].map(|n| depth(n.0, n.1));
+    let remembered = [west_new, east_new, south_new, north_new];
+    let limited = [
+        limit(west_new, d_w, d_c),
+        limit(east_new, d_c, d_e),
+        limit(south_new, d_s, d_c),
+        limit(north_new, d_c, d_n),
+    ];
+    let into = |[w, e, s, n]: [f32; 4]| ((e + n) - w) - s;
+    let vel = if limited != remembered {
+        vel + (into(limited) - into(remembered))
+    } else {
+        vel
+    };
     let memory = NewMemory {
-        faces: [east_new, north_new],
-        into: ((east_new + north_new) - west_new) - south_new,
+        faces: [limited[1], limited[3]],
+        into: into(limited),
     };
     (eta_c + vel, vel, memory)
+}
+
+/// The share of a cell's water one face may move out of it in a step: a quarter, so that its
+/// four faces together never take more than it holds and the dry-cell rule makes no water.
+pub(crate) const FACE_SHARE: f32 = 0.25;
+
+/// Twin of `limit` (explicit.wgsl): a face's new memory `q`, signed into its owner (the west or
+/// south cell, `d_owner` deep; `d_other` the other side's depth), moving at most `FACE_SHARE` of
+/// what its source holds at the start of the step. Both sides of the face compute it from the
+/// same values, so the water it moves stays conserved. A NaN passes through.
+pub(crate) fn limit(q: f32, d_owner: f32, d_other: f32) -> f32 {
+    let (least, most) = (-FACE_SHARE * d_owner, FACE_SHARE * d_other);
+    if q < least {
+        least
+    } else if q > most {
+        most
+    } else {
+        q
+    }
 }
 
 /// Twin of `open_face`: whether a face keeps its memory. Between two wet cells it does. Where one

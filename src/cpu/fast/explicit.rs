@@ -4,7 +4,7 @@
 //! interior, with the dry-cell rule as selects. The perimeter overrides (`edges`) run after, in
 //! the twin's code.
 
-use crate::cpu::explicit::{depth, edges, face, two_sum, Level, NewMemory, Out};
+use crate::cpu::explicit::{depth, edges, face, limit, two_sum, Level, NewMemory, Out};
 use rayon::prelude::*;
 
 /// One explicit substep into `out`, as `cpu::explicit::step`. Returns whether any value came out
@@ -48,7 +48,8 @@ fn row(level: &Level, out: &mut Out, j: u32) -> bool {
 /// no clamp record. A cell that is wet with its four neighbours has every face open
 /// (`open_face`), one that is dry with them none; either keeps keep·vel, so its change is the
 /// plain interior's, and each face's new memory is the twin's `remember`: keep·q + k·term open,
-/// 0 + k·term closed. A cell at a shoreline runs the twin's `wave`.
+/// 0 + k·term closed. A cell at a shoreline, or one whose faces the twin's `limit` would cap,
+/// runs the twin's `wave`.
 fn interior_with_faces(level: &Level, out: &mut Out, j: usize, twin: impl Fn(&mut Out, u32) -> bool) -> bool {
     let p = level.params;
     let nx = p.nx as usize;
@@ -75,6 +76,16 @@ fn interior_with_faces(level: &Level, out: &mut Out, j: usize, twin: impl Fn(&mu
         let north_new = kept(faces[2 * c + 1]) + k * north;
         let west_new = kept(faces[2 * w]) + k * -west;
         let south_new = kept(faces[2 * s + 1]) + k * -south;
+        // A face moving more than its source's share (a thin sheet): the twin limits it.
+        let d = |m: usize| depth(eta[m], ground[m]);
+        if limit(west_new, d(w), d_c) != west_new
+            || limit(east_new, d_c, d(e)) != east_new
+            || limit(south_new, d(s), d_c) != south_new
+            || limit(north_new, d_c, d(n)) != north_new
+        {
+            bad |= twin(out, i as u32);
+            continue;
+        }
         let memory = NewMemory {
             faces: [east_new, north_new],
             into: ((east_new + north_new) - west_new) - south_new,
