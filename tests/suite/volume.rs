@@ -111,8 +111,9 @@ height = 0.04
 
 /// Through open, absorbing and ghost sides water may cross, so there the correction undoes what
 /// the dry-cell rule does rather than hold a fixed target. Where nothing crosses, the volume and
-/// the target must stay put. Measured over 20,000 steps: explicit 2.0e-5, ADI 3.4e-6 (CPU) and
-/// 6.5e-7 (GPU), where uncorrected the pond ends with 2.5× its water (explicit) or none (ADI).
+/// the target must stay put. Measured over 20,000 steps: explicit 1.4e-5 (CPU) and 1.7e-6 (GPU),
+/// ADI 3.5e-6 and 3.8e-7; uncorrected the pond ends with 1.00× its water on both (2.5× and none
+/// before the faces kept their memory, issue 16).
 /// What is left is float32 rounding of each cell's sum of face terms: it accumulates in the
 /// per-step change, which a closed domain holds at zero but an open one may not; bound 1e-4.
 #[test]
