@@ -157,7 +157,8 @@ fn into_cell(q: vec4<f32>) -> f32 {
 
 // The share of a cell's water one face may move out of it in a step: a quarter, so that its four
 // faces together never take more than it holds and the dry-cell rule makes no water (issue 16:
-// volume conserved by construction, the correction a safety net). Twin: cpu::explicit::FACE_SHARE.
+// volume conserved by construction, the correction a safety net). The host reads it as
+// crate::wgsl::explicit::FACE_SHARE (build.rs).
 const FACE_SHARE: f32 = 0.25;
 
 // A face's new memory `q`, signed into its owner (the west or south cell, `d_owner` deep;

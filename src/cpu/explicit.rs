@@ -4,7 +4,7 @@
 use crate::params::{Params, Totals};
 
 use crate::wgsl::common::{FORCE_DAMPING_MAP, FORCE_PRESSURE};
-use crate::wgsl::explicit::INTERIOR;
+use crate::wgsl::explicit::{FACE_SHARE, INTERIOR};
 pub(crate) use crate::wgsl::sides::{ABSORB, GHOST_MEAN, GHOST_SLOPE, OPEN, PERIODIC, REFLECT};
 
 pub(crate) fn depth(eta: f32, ground: f32) -> f32 {
@@ -202,12 +202,9 @@ pub(crate) fn wave_in(
     (eta_c + vel, vel, memory)
 }
 
-/// The share of a cell's water one face may move out of it in a step: a quarter, so that its
-/// four faces together never take more than it holds and the dry-cell rule makes no water.
-pub(crate) const FACE_SHARE: f32 = 0.25;
-
 /// Twin of `limit` (explicit.wgsl): a face's new memory `q`, signed into its owner (the west or
-/// south cell, `d_owner` deep; `d_other` the other side's depth), moving at most `FACE_SHARE` of
+/// south cell, `d_owner` deep; `d_other` the other side's depth), moving at most `FACE_SHARE` (a
+/// quarter, so that a cell's four faces never take more than it holds) of
 /// what its source holds at the start of the step. Both sides of the face compute it from the
 /// same values, so the water it moves stays conserved. A NaN passes through.
 pub(crate) fn limit(q: f32, d_owner: f32, d_other: f32) -> f32 {
