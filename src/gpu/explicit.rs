@@ -52,8 +52,9 @@ impl Explicit {
         pass.set_pipeline(&self.step[fusion.corrected as usize + 2 * fusion.sums as usize]);
         level.bind(pass, state, slot_offset);
         if fusion == Fusion::default() {
-            // `step`: 16×16 tiles.
-            pass.dispatch_workgroups(state.nx.div_ceil(16), state.ny.div_ceil(16), 1);
+            // `step`: tiles of STEP_WIDTH × STEP_HEIGHT cells.
+            use crate::wgsl::explicit::{STEP_HEIGHT, STEP_WIDTH};
+            pass.dispatch_workgroups(state.nx.div_ceil(STEP_WIDTH), state.ny.div_ceil(STEP_HEIGHT), 1);
         } else {
             // The fused entries: one workgroup per reduction partial.
             pass.dispatch_workgroups(self.groups.0, self.groups.1, 1);

@@ -84,8 +84,11 @@ pub fn check_grid_fits(limits: &wgpu::Limits, nx: u32, ny: u32) -> Result<()> {
             limits.max_buffer_size
         ));
     }
+    // The passes' tiles are 16×16 cells, the explicit step's STEP_WIDTH × STEP_HEIGHT.
+    use crate::wgsl::explicit::{STEP_HEIGHT, STEP_WIDTH};
     let max_groups = limits.max_compute_workgroups_per_dimension as u64;
-    if (nx as u64).div_ceil(16) > max_groups || (ny as u64).div_ceil(16) > max_groups {
+    let (across, down) = (STEP_WIDTH.min(16) as u64, STEP_HEIGHT.min(16) as u64);
+    if (nx as u64).div_ceil(across) > max_groups || (ny as u64).div_ceil(down) > max_groups {
         return too_large(format!("more than {max_groups} workgroups along one axis"));
     }
     Ok(())
