@@ -9,6 +9,7 @@
 # The scenes are the benches' basin (4 m square, 1 m deep, a 2 cm bump, Courant number 0.2, one
 # substep): "explicit" and "adi" with no volume correction and no probes (the bare step), and
 # "default" with the built-in scene's passes (the global correction and a probe).
+# SHOAL_KINDS="explicit default" picks the scenes.
 set -euo pipefail
 shoal=${1:-target/release/shoal}
 shift || true
@@ -31,9 +32,9 @@ EOF
 "$shoal" info
 for n in $sizes; do
     # ~200 GB of explicit-step traffic per size (~0.1 s on a GPU at 2–3 TB/s).
-    steps=$(( 200000000000 / (n * n * 28) ))
+    steps=${SHOAL_STEPS:-$(( 200000000000 / (n * n * 28) ))}
     steps=$(( steps < 768 ? 768 : steps ))   # three chunks of 256 at least: warm-up, timed, wall clock
-    for kind in explicit adi default; do
+    for kind in ${SHOAL_KINDS:-explicit adi default}; do
         case $kind in
             explicit) scene explicit "$n" explicit none no ;;
             adi) scene adi "$n" adi none no ;;

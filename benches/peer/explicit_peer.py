@@ -58,41 +58,73 @@ def numpy_step(eta, vel, carry, ground, k):
 
 
 CUDA = r"""
-extern "C" __device__ float face(float e, float d, float en, float dn) {
+__device__ __forceinline__ float face(float e, float d, float en, float dn) {
     float upper = en > e ? dn : d;
     return (upper > 0.0f ? 0.5f * (d + dn) : 0.0f) * (en - e);
 }
-extern "C" __global__ void step(const float* __restrict__ eta, const float* __restrict__ vel,
-                                 float* __restrict__ carry, const float* __restrict__ ground,
-                                 float* __restrict__ eta_out, float* __restrict__ vel_out,
-                                 int n, float k, float keep) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    int j = blockIdx.y * blockDim.y + threadIdx.y;
-    if (i >= n || j >= n) return;
-    int c = j * n + i;
-    float e = eta[c], b = ground[c], d = fmaxf(e - b, 0.0f);
-    float w = 0.0f, ea = 0.0f, s = 0.0f, no = 0.0f;
-    if (i > 0)     { float en = eta[c - 1]; w  = face(e, d, en, fmaxf(en - ground[c - 1], 0.0f)); }
-    if (i < n - 1) { float en = eta[c + 1]; ea = face(e, d, en, fmaxf(en - ground[c + 1], 0.0f)); }
-    if (j > 0)     { float en = eta[c - n]; s  = face(e, d, en, fmaxf(en - ground[c - n], 0.0f)); }
-    if (j < n - 1) { float en = eta[c + n]; no = face(e, d, en, fmaxf(en - ground[c + n], 0.0f)); }
-    float v = __fadd_rn(__fmul_rn(keep, vel[c]), __fmul_rn(k, __fadd_rn(__fadd_rn(__fadd_rn(w, ea), s), no)));
-    float add = __fadd_rn(v, carry[c]);
+// One cell's update from its own values and its four neighbours' (level, ground).
+__device__ __forceinline__ void cell(float e, float b, float v0, float c0,
+                                     float ew, float bw, bool hw, float ee, float be, bool he,
+                                     float es, float bs, bool hs, float en, float bn, bool hn,
+                                     float k, float keep, float* eta_out, float* vel_out, float* carry) {
+    float d = fmaxf(e - b, 0.0f);
+    float w = hw ? face(e, d, ew, fmaxf(ew - bw, 0.0f)) : 0.0f;
+    float ea = he ? face(e, d, ee, fmaxf(ee - be, 0.0f)) : 0.0f;
+    float s = hs ? face(e, d, es, fmaxf(es - bs, 0.0f)) : 0.0f;
+    float no = hn ? face(e, d, en, fmaxf(en - bn, 0.0f)) : 0.0f;
+    float v = __fadd_rn(__fmul_rn(keep, v0), __fmul_rn(k, __fadd_rn(__fadd_rn(__fadd_rn(w, ea), s), no)));
+    float add = __fadd_rn(v, c0);
     float sum = __fadd_rn(e, add);
     float bv = __fsub_rn(sum, e);
     float err = __fadd_rn(__fsub_rn(e, __fsub_rn(sum, bv)), __fsub_rn(add, bv));
     bool dry = sum <= b;
-    eta_out[c] = dry ? b : sum;
-    vel_out[c] = dry ? 0.0f : v;
-    carry[c] = dry ? 0.0f : err;
+    *eta_out = dry ? b : sum;
+    *vel_out = dry ? 0.0f : v;
+    *carry = dry ? 0.0f : err;
+}
+// ROWS consecutive rows a thread (the column's levels and grounds loaded once, in registers), the
+// block's threads across the row: blockDim.x cells wide, blockDim.y * ROWS rows high.
+extern "C" __global__ void step(const float* __restrict__ eta, const float* __restrict__ vel,
+                                float* __restrict__ carry, const float* __restrict__ ground,
+                                float* __restrict__ eta_out, float* __restrict__ vel_out,
+                                int n, float k, float keep) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int j0 = (blockIdx.y * blockDim.y + threadIdx.y) * ROWS;
+    if (i >= n || j0 >= n) return;
+    float e[ROWS + 2], b[ROWS + 2], v[ROWS], c[ROWS];
+#pragma unroll
+    for (int r = 0; r < ROWS + 2; r++) {
+        int j = min(max(j0 + r - 1, 0), n - 1);
+        e[r] = eta[j * n + i];
+        b[r] = ground[j * n + i];
+    }
+#pragma unroll
+    for (int r = 0; r < ROWS; r++) {
+        int j = min(j0 + r, n - 1);
+        v[r] = vel[j * n + i];
+        c[r] = carry[j * n + i];
+    }
+#pragma unroll
+    for (int r = 0; r < ROWS; r++) {
+        int j = j0 + r;
+        if (j >= n) break;
+        int at = j * n + i;
+        float ew = i > 0 ? eta[at - 1] : 0.0f, bw = i > 0 ? ground[at - 1] : 0.0f;
+        float ee = i < n - 1 ? eta[at + 1] : 0.0f, be = i < n - 1 ? ground[at + 1] : 0.0f;
+        cell(e[r + 1], b[r + 1], v[r], c[r], ew, bw, i > 0, ee, be, i < n - 1,
+             e[r], b[r], j > 0, e[r + 2], b[r + 2], j < n - 1, k, keep, &eta_out[at], &vel_out[at], &carry[at]);
+    }
 }
 """
+
+# (block width, block height, rows a thread): 16×16 one cell a thread is the layout of Shoal's
+# plain step; the others are the layouts a hand-tuned stencil tries (whole 128-byte rows a warp,
+# several rows a thread with the column's loads shared).
+LAYOUTS = [(16, 16, 1), (32, 8, 1), (64, 4, 1), (32, 8, 2), (32, 8, 4), (32, 4, 8)]
 
 
 def run_cupy(sizes, steps_for):
     import cupy as cp
-
-    kernel = cp.RawKernel(CUDA, "step")
 
     def make(n):
         eta, ground, k = basin(n)
@@ -100,25 +132,58 @@ def run_cupy(sizes, steps_for):
         out = [cp.empty_like(bufs[0]), cp.empty_like(bufs[0])]
         return bufs, out, k
 
-    def step(bufs, out, k, n):
-        block = (16, 16)
-        grid = ((n + 15) // 16, (n + 15) // 16)
-        kernel(grid, block, (bufs[0], bufs[1], bufs[2], bufs[3], out[0], out[1], np.int32(n), np.float32(k), np.float32(KEEP)))
-        bufs[0], out[0] = out[0], bufs[0]
-        bufs[1], out[1] = out[1], bufs[1]
+    def stepper(bx, by, rows):
+        kernel = cp.RawKernel(CUDA, "step", options=(f"-DROWS={rows}",))
 
-    check(lambda n: make(n), step, lambda bufs: (cp.asnumpy(bufs[0]), cp.asnumpy(bufs[1])), "cupy")
+        def step(bufs, out, k, n):
+            grid = ((n + bx - 1) // bx, (n + by * rows - 1) // (by * rows))
+            kernel(grid, (bx, by), (bufs[0], bufs[1], bufs[2], bufs[3], out[0], out[1], np.int32(n), np.float32(k), np.float32(KEEP)))
+            bufs[0], out[0] = out[0], bufs[0]
+            bufs[1], out[1] = out[1], bufs[1]
+
+        return step
+
+    copy_ceiling(cp, sizes)
+    for bx, by, rows in LAYOUTS:
+        name = f"CUDA C (CuPy RawKernel), {bx}×{by}" + (f", {rows} rows a thread" if rows > 1 else "")
+        step = stepper(bx, by, rows)
+        try:
+            check(make, step, lambda bufs: (cp.asnumpy(bufs[0]), cp.asnumpy(bufs[1])), name)
+        except Exception as e:  # one layout failing leaves the others' figures
+            print(f"# {name}: {type(e).__name__}: {e}", flush=True)
+            continue
+        for n in sizes:
+            bufs, out, k = make(n)
+            for _ in range(10):
+                step(bufs, out, k, n)
+            cp.cuda.Device().synchronize()
+            steps = steps_for(n)
+            start = time.perf_counter()
+            for _ in range(steps):
+                step(bufs, out, k, n)
+            cp.cuda.Device().synchronize()
+            report(name, n, steps, time.perf_counter() - start)
+            del bufs, out
+
+
+def copy_ceiling(cp, sizes):
+    """What the card's memory gives a plain stream: a device-to-device copy of 7 float32 fields'
+    worth (the step's 28 B per cell, 4 read and 3 written), as bytes read plus written per second."""
     for n in sizes:
-        bufs, out, k = make(n)
-        for _ in range(10):
-            step(bufs, out, k, n)
+        a = cp.ones(7 * n * n // 2, cp.float32)
+        b = cp.empty_like(a)
+        for _ in range(3):
+            b[...] = a
         cp.cuda.Device().synchronize()
-        steps = steps_for(n)
+        reps = max(20, int(2e11 / (2 * a.nbytes)))
         start = time.perf_counter()
-        for _ in range(steps):
-            step(bufs, out, k, n)
+        for _ in range(reps):
+            b[...] = a
         cp.cuda.Device().synchronize()
-        report("CUDA C (CuPy RawKernel)", n, steps, time.perf_counter() - start)
+        seconds = time.perf_counter() - start
+        print(f"| copy (CuPy), {a.nbytes / 2**20:.0f} MiB each way | {n}² | – | – | "
+              f"{2 * a.nbytes * reps / seconds / 1e9:.0f} |", flush=True)
+        del a, b
 
 
 def run_warp(sizes, steps_for):
@@ -211,7 +276,7 @@ def check(make, step, read, name, n=128, steps=50):
     diff = float(np.abs(got - eta).max())
     print(f"# {name}: max |eta − NumPy's| after {steps} steps at {n}²: {diff:.2e} m", flush=True)
     if not diff < 1e-6:
-        raise SystemExit(f"{name} does not run the same scheme")
+        raise RuntimeError(f"{name} does not run the same scheme")
 
 
 def report(name, n, steps, seconds):
