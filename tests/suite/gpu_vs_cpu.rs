@@ -94,36 +94,23 @@ fn a_basin_with_no_dry_cell_steps_as_the_twin_on_every_side() {
         (r#"all = "absorb""#, "none", true),
         (r#"all = "ghost-slope""#, "none", true),
     ] {
-        let text = format!(
-            r#"
-[grid]
-nx = 67
-ny = 45
-dx = 0.05
-[time]
-dt = 0.01
-[physics]
-solver = "explicit"
-volume_correction = "{correction}"
-damping = 0.002
-[boundary]
-{boundary}
-[terrain]
-slope = {{ base = -0.5, grad = [0.05, 0.02] }}
-[water]
-level = 0.0
-[[water.bump]]
-x = 0.8
-y = 0.7
-radius = 0.15
-height = 0.05
-[[water.bump]]
-x = 2.2
-y = 1.6
-radius = 0.1
-height = -0.04
-"#
-        );
+        // The beach scene's basin and drops, on a floor deep enough everywhere, without its island.
+        let mut text = beach_scene(boundary, "explicit", 0.01);
+        for (from, to) in [
+            ("nx = 72\nny = 48", "nx = 67\nny = 45"),
+            ("grad = [0.2, 0.02]", "grad = [0.05, 0.02]"),
+            (
+                "[[terrain.box]]\nx0 = 1.2\ny0 = 1.0\nx1 = 1.6\ny1 = 1.4\ntop = 0.1\n",
+                "",
+            ),
+            (
+                "volume_correction = \"none\"",
+                &format!("volume_correction = \"{correction}\""),
+            ),
+        ] {
+            assert!(text.contains(from), "the beach scene has no {from:?}");
+            text = text.replace(from, to);
+        }
         let scene = scene(&text);
         // 2 s: the drops' rings cross the basin (c ≈ 2 m/s) and meet every side.
         let steps = 200;
