@@ -9,7 +9,10 @@
 # The scenes are the benches' basin (4 m square, 1 m deep, a 2 cm bump, Courant number 0.2, one
 # substep): "explicit" and "adi" with no volume correction and no probes (the bare step), and
 # "default" with the built-in scene's passes (the global correction and a probe).
-# SHOAL_KINDS="explicit default" picks the scenes.
+# SHOAL_KINDS="explicit default" picks the scenes, SHOAL_STEPS=N the steps a run (768 at least).
+# On a bare GPU machine (2026-11-28's H200): shoal needs only the Vulkan loader beside the driver
+# (libvulkan1; VK_DRIVER_FILES=<the driver's icd.json> where the loader does not find it), and the
+# peers need CuPy and warp-lang; a stripped release build of shoal is 12 MB (3.3 MB xz'd).
 set -euo pipefail
 shoal=${1:-target/release/shoal}
 shift || true
