@@ -274,6 +274,21 @@ impl std::fmt::Display for Profile {
                     bytes / total.max(1e-12) / 1e9,
                     steps * cells / total.max(1e-12)
                 )?;
+                // The timed chunk and the clock's chunks are different steps of one run: a GPU
+                // step longer than the whole wall-clock step means one of them is not the other's
+                // (an H200 at 4096², 2026-11-28: timestamps of 451–493 µs a step in runs whose
+                // clock gave 228).
+                let (gpu_step, wall_step) = (total / steps, wall / wall_steps.max(1.0));
+                if self.clock.0 > 0 && !self.warm && gpu_step > 1.1 * wall_step {
+                    writeln!(
+                        f,
+                        "# the timestamps read {:.2} µs a step where the wall clock's whole step took {:.2}: \
+                         the timed chunk ran slower than the others, or the timestamps are off; rerun, or trust \
+                         the wall clock",
+                        gpu_step * 1e6,
+                        wall_step * 1e6
+                    )?;
+                }
                 if t.untimed > 0 {
                     writeln!(
                         f,
@@ -285,5 +300,47 @@ impl std::fmt::Display for Profile {
                 Ok(())
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn profile(pass_seconds: f64, clock: (u64, f64), warm: bool) -> String {
+        Profile {
+            backend: "test".into(),
+            cells: 1 << 20,
+            steps: 768,
+            clock,
+            warm,
+            timed_steps: 256,
+            cost: String::new(),
+            timed: Ok(PassTimes {
+                passes: vec![PassTime {
+                    name: "explicit",
+                    runs: 256,
+                    timed: 256,
+                    seconds: pass_seconds,
+                    bytes_per_cell: 28,
+                    dispatches: 1,
+                }],
+                span: pass_seconds,
+                untimed: 0,
+            }),
+        }
+        .to_string()
+    }
+
+    #[test]
+    fn timestamps_longer_than_the_wall_clocks_step_are_flagged() {
+        // 256 steps of 100 µs on the GPU; the clock's 256 steps took 26 ms (101.6 µs a step).
+        assert!(!profile(256.0 * 100e-6, (256, 0.026), false).contains("timestamps read"));
+        // The same timestamps where the clock's steps took 50 µs: flagged, with both figures.
+        let flagged = profile(256.0 * 100e-6, (256, 256.0 * 50e-6), false);
+        assert!(flagged.contains("the timestamps read 100.00 µs a step where the wall clock's whole step took 50.00"));
+        // A warm-up clock is slow for its own reasons, and no clock says nothing.
+        assert!(!profile(256.0 * 100e-6, (256, 256.0 * 50e-6), true).contains("timestamps read"));
+        assert!(!profile(256.0 * 100e-6, (0, 0.0), false).contains("timestamps read"));
     }
 }
