@@ -154,9 +154,10 @@ fn wave(i: u32, j: u32, corrected: bool) -> Wave {
 // lift is head − head = 0 there, its keep params.keep), less what only sides, ghosts and forcing
 // need. `wave` computes every face twice (its own term and the slope ghost's mirror) and loads the
 // forcing fields' flags five times: on an H200 the plain step took 947 µs at 8192² with `wave`
-// alone (1.98 TB/s) and 579 with this (3.25 TB/s), bound by those instructions, not its 28 bytes. `here` is the cell's level
-// as read, (eta_s, b_s) and (eta_n, b_n) its south and north neighbours' height and ground (the
-// plain step reads a column once for two rows); the west and east ones are read here.
+// alone (1.98 TB/s) and 579 with this (3.25 TB/s), bound by those instructions, not its 28
+// bytes. `here` is the cell's level as read, (eta_s, b_s) and (eta_n, b_n) its south and north
+// neighbours' height and ground (the plain step reads a column once for two rows); the west and
+// east ones are read here.
 fn wave_plain(c: u32, here: vec3<f32>, b_c: f32, eta_s: f32, b_s: f32, eta_n: f32, b_n: f32, corrected: bool) -> Wave {
     let eta_c = here.x;
     let d_c = depth(eta_c, b_c);
@@ -245,9 +246,9 @@ fn write_sums(group: u32, t: u32, lane: Lane) {
 // thread stepping two cells of a column, so the column's heights and grounds are read once for
 // both. Measured on an H200 (Vulkan, 2026-11-28), this step at 8192²: 16×16 one cell a thread
 // 579 µs (947 with `wave` alone); two rows a thread in 16×32 tiles 763, 32×16 520, 64×8 513,
-// 128×4 515 (at 2048², 54.8, 48.0, 46.5, 46.6). The same scheme in CUDA C (benches/peer) at 8192²: 16×16 one cell 2.89 TB/s,
-// 64×4 3.48, 32×8 two rows 3.90, four rows 3.77. The host reads them as
-// crate::wgsl::explicit::STEP_WIDTH and STEP_HEIGHT.
+// 128×4 515 (at 2048², 54.8, 48.0, 46.5, 46.6). The same scheme in CUDA C (benches/peer) at
+// 8192²: 16×16 one cell a thread 2.89 TB/s, 64×4 3.48, 32×8 two rows 3.90, four rows 3.77. The
+// host reads them as crate::wgsl::explicit::STEP_WIDTH and STEP_HEIGHT.
 const STEP_WIDTH: u32 = 64u;
 const STEP_HEIGHT: u32 = 8u;
 
