@@ -156,8 +156,8 @@ fn wave(i: u32, j: u32, corrected: bool) -> Wave {
 // forcing fields' flags five times: on an H200 the plain step took 947 µs at 8192² with `wave`
 // alone (1.98 TB/s) and 579 with this (3.25 TB/s), bound by those instructions, not its 28
 // bytes. `here` is the cell's level as read, (eta_s, b_s) and (eta_n, b_n) its south and north
-// neighbours' height and ground (the plain step reads a column once for two rows); the west and
-// east ones are read here.
+// neighbours' height and ground (a caller stepping two rows of a column reads them once); the
+// west and east ones are read here.
 fn wave_plain(c: u32, here: vec3<f32>, b_c: f32, eta_s: f32, b_s: f32, eta_n: f32, b_n: f32, corrected: bool) -> Wave {
     let eta_c = here.x;
     let d_c = depth(eta_c, b_c);
@@ -220,7 +220,10 @@ fn step_cells(group: u32, t: u32, corrected: bool) -> Lane {
             let j = c / params.nx;
             let i = c - j * params.nx;
             let here = read_cell(c, corrected);
-            let r = wave_any(i, j, c, corrected);
+            // `wave`, not `wave_any`: lavapipe's memory (Mesa 22.3) grows by the dispatch in these
+            // entries on a beach, cause not found, and with `wave_plain` here 12 % faster: CI ran
+            // out of memory.
+            let r = wave(i, j, corrected);
             // eta' = eta + (vel' + carry), compensated (Knuth's TwoSum): the exact rounding error
             // goes back into `carry`. Plain f32 addition drifts the volume systematically
             // (−1.7e-6 in 20,000 steps on a test basin); with the carry, Σ(eta + carry) changes
@@ -242,55 +245,28 @@ fn write_sums(group: u32, t: u32, lane: Lane) {
     }
 }
 
-// The plain step's tile: STEP_WIDTH cells across (one thread each) by STEP_HEIGHT down, each
-// thread stepping two cells of a column, so the column's heights and grounds are read once for
-// both. Measured on an H200 (Vulkan, 2026-11-28), this step at 8192²: 16×16 one cell a thread
-// 579 µs (947 with `wave` alone); two rows a thread in 16×32 tiles 763, 32×16 520, 64×8 513,
-// 128×4 515 (at 2048², 54.8, 48.0, 46.5, 46.6). The same scheme in CUDA C (benches/peer) at
-// 8192²: 16×16 one cell a thread 2.89 TB/s, 64×4 3.48, 32×8 two rows 3.90, four rows 3.77. The
-// host reads them as crate::wgsl::explicit::STEP_WIDTH and STEP_HEIGHT.
-const STEP_WIDTH: u32 = 64u;
-const STEP_HEIGHT: u32 = 8u;
+// The plain step's tile, one cell a thread; the host reads it as
+// crate::wgsl::explicit::STEP_WIDTH and STEP_HEIGHT. Measured on an H200 (Vulkan, 2026-11-28), this
+// step at 8192²: 579 µs (947 with `wave` alone). Two cells of a column a thread, the column's
+// heights and grounds read once for both, ran faster there (32×16 tiles 520 µs, 64×8 513; the
+// same scheme in CUDA C, benches/peer: 16×16 one cell 2.89 TB/s, 32×8 two rows 3.90), but made
+// lavapipe (Mesa 22.3) 30× slower and grow by ~1 MB a dispatch until CI ran out of memory, cause
+// not found: not shipped.
+const STEP_WIDTH: u32 = 16u;
+const STEP_HEIGHT: u32 = 16u;
 
-// Cell c's new level from `r`, compensated (see `step_cells`), stored with the dry-cell rule.
-fn step_store(c: u32, here: vec3<f32>, b_c: f32, r: Wave) {
-    let sum = two_sum(here.x, r.vel + here.z);
-    store_step(c, b_c, r, sum.x, sum.y);
-}
-
-fn step_cell(i: u32, j: u32) {
-    let c = cell(i, j);
-    step_store(c, read_cell(c, false), ground[c], wave_any(i, j, c, false));
-}
-
-// The plain step: rows j and j + 1 of column i. Measured faster than the fused entries' runs of
-// 256 cells where nothing needs sums.
-@compute @workgroup_size(STEP_WIDTH, STEP_HEIGHT / 2u)
+// The plain step: measured faster than the fused entries' runs of 256 cells where nothing needs
+// sums.
+@compute @workgroup_size(STEP_WIDTH, STEP_HEIGHT)
 fn step(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x;
-    let j = 2u * gid.y;
-    if i >= params.nx || j >= params.ny {
+    if gid.x >= params.nx || gid.y >= params.ny {
         return;
     }
-    if plain(i, j) && plain(i, j + 1u) {
-        let nx = params.nx;
-        let c = cell(i, j);
-        let here = read_cell(c, false);
-        let above = read_cell(c + nx, false);
-        let b_s = ground[c - nx];
-        let b_c = ground[c];
-        let b_a = ground[c + nx];
-        let b_n = ground[c + 2u * nx];
-        let eta_s = eta_in[c - nx];
-        let eta_n = eta_in[c + 2u * nx];
-        step_store(c, here, b_c, wave_plain(c, here, b_c, eta_s, b_s, above.x, b_a, false));
-        step_store(c + nx, above, b_a, wave_plain(c + nx, above, b_a, here.x, b_c, eta_n, b_n, false));
-        return;
-    }
-    step_cell(i, j);
-    if j + 1u < params.ny {
-        step_cell(i, j + 1u);
-    }
+    let c = cell(gid.x, gid.y);
+    let here = read_cell(c, false);
+    let r = wave_any(gid.x, gid.y, c, false);
+    let sum = two_sum(here.x, r.vel + here.z);
+    store_step(c, ground[c], r, sum.x, sum.y);
 }
 
 @compute @workgroup_size(256)

@@ -69,11 +69,10 @@ north = "open""#,
     );
 }
 
-/// A basin with no dry cell takes the explicit step's plain path (`wave_plain`, two rows a thread
-/// in tiles of 64×8 cells): 67×45 cells, so tiles end part-full both ways and the last row's
-/// thread has one cell, under every side mode, with the correction unfused and fused
-/// (`step_corrected_sums` runs `wave_plain` through `read_cell`'s correction). On Vulkan the
-/// GPU's bits are the twin's (its compiler keeps the WGSL's order, as the fused-correction test
+/// A basin with no dry cell takes the explicit step's plain path (`wave_plain`, 16×16 tiles):
+/// 67×45 cells, so tiles end part-full both ways, under every side mode, and with the global
+/// correction fused into the step (whose entries keep `wave`). On Vulkan the GPU's bits are the
+/// twin's (its compiler keeps the WGSL's order, as the fused-correction test
 /// relies on) except where the `edges` pass overrides the perimeter: Mur's update at absorbing
 /// sides and the mean at slope corners round apart from the twin's on lavapipe (5.7e-10 and
 /// 5.0e-9 m after 500 steps, the same before the plain path). Those, and every side on other
