@@ -155,18 +155,20 @@ fn wave(i: u32, j: u32, corrected: bool) -> Wave {
 // need. `wave` computes every face twice (its own term and the slope ghost's mirror) and loads the
 // forcing fields' flags five times: on an H200 the plain step took 947 µs at 8192² with `wave`
 // alone (1.98 TB/s) and 579 with this (3.25 TB/s), bound by those instructions, not its 28
-// bytes. `here` is the cell's level as read, (eta_s, b_s) and (eta_n, b_n) its south and north
-// neighbours' height and ground (a caller stepping two rows of a column reads them once); the
-// west and east ones are read here.
-fn wave_plain(c: u32, here: vec3<f32>, b_c: f32, eta_s: f32, b_s: f32, eta_n: f32, b_n: f32, corrected: bool) -> Wave {
+// bytes.
+fn wave_plain(c: u32) -> Wave {
+    let nx = params.nx;
+    let here = read_cell(c, false);
     let eta_c = here.x;
-    let d_c = depth(eta_c, b_c);
-    let eta_w = read_cell(c - 1u, corrected).x;
-    let eta_e = read_cell(c + 1u, corrected).x;
+    let d_c = depth(eta_c, ground[c]);
+    let eta_w = eta_in[c - 1u];
+    let eta_e = eta_in[c + 1u];
+    let eta_s = eta_in[c - nx];
+    let eta_n = eta_in[c + nx];
     let west = face(eta_c, d_c, eta_w, depth(eta_w, ground[c - 1u]), 0.0);
     let east = face(eta_c, d_c, eta_e, depth(eta_e, ground[c + 1u]), 0.0);
-    let south = face(eta_c, d_c, eta_s, depth(eta_s, b_s), 0.0);
-    let north = face(eta_c, d_c, eta_n, depth(eta_n, b_n), 0.0);
+    let south = face(eta_c, d_c, eta_s, depth(eta_s, ground[c - nx]), 0.0);
+    let north = face(eta_c, d_c, eta_n, depth(eta_n, ground[c + nx]), 0.0);
     let faces = (((west + east) * params.one + south) * params.one + north) * params.one;
     let vel = params.keep * here.y + params.k * faces;
     return Wave(eta_c + vel, vel, vec2<f32>(0.0), 0.0);
@@ -178,14 +180,12 @@ fn plain(i: u32, j: u32) -> bool {
     return scene && i > 0u && j > 0u && i + 1u < params.nx && j + 1u < params.ny;
 }
 
-// The cell's update by `wave_plain` where it may, else by `wave`.
-fn wave_any(i: u32, j: u32, c: u32, corrected: bool) -> Wave {
+// The plain step's update of cell (i, j) (index c): `wave_plain` where it may, else `wave`.
+fn wave_any(i: u32, j: u32, c: u32) -> Wave {
     if plain(i, j) {
-        let s = c - params.nx;
-        let n = c + params.nx;
-        return wave_plain(c, read_cell(c, corrected), ground[c], read_cell(s, corrected).x, ground[s], read_cell(n, corrected).x, ground[n], corrected);
+        return wave_plain(c);
     }
-    return wave(i, j, corrected);
+    return wave(i, j, false);
 }
 
 // The four faces' memory (west, east, south, north, each signed into its owner) signed into the
@@ -220,7 +220,7 @@ fn step_cells(group: u32, t: u32, corrected: bool) -> Lane {
             let j = c / params.nx;
             let i = c - j * params.nx;
             let here = read_cell(c, corrected);
-            // `wave`, not `wave_any`: lavapipe's memory (Mesa 22.3) grows by the dispatch in these
+            // `wave`, not `wave_plain`: lavapipe's memory (Mesa 22.3) grows by the dispatch in these
             // entries on a beach, cause not found, and with `wave_plain` here 12 % faster: CI ran
             // out of memory.
             let r = wave(i, j, corrected);
@@ -264,7 +264,7 @@ fn step(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let c = cell(gid.x, gid.y);
     let here = read_cell(c, false);
-    let r = wave_any(gid.x, gid.y, c, false);
+    let r = wave_any(gid.x, gid.y, c);
     let sum = two_sum(here.x, r.vel + here.z);
     store_step(c, ground[c], r, sum.x, sum.y);
 }
