@@ -168,7 +168,7 @@ impl Adi {
         };
         check_limits(&limits, nx, ny, work.len * 4, scratch_bytes)?;
         let config_stride =
-            (std::mem::size_of::<Sweep>() as u32).next_multiple_of(limits.min_uniform_buffer_offset_alignment);
+            (std::mem::size_of::<Sweep>() as u32).next_multiple_of(super::state::dynamic_offset_alignment(&limits));
         let plan = SweepPlan::new(params, tiling, fused, periodic, &work, config_stride);
         let buffers = SweepBuffers::new(device, &plan.configs, config_stride, work.len * 4, scratch_bytes);
         let module = super::shaders::module(device, "adi.wgsl", super::shaders::ADI);
@@ -426,7 +426,7 @@ impl SweepBuffers {
             let at = k * config_stride as usize;
             config_bytes[at..at + std::mem::size_of::<Sweep>()].copy_from_slice(bytemuck::bytes_of(c));
         }
-        let config_buffer = filled_buffer(device, "adi sweeps", &config_bytes, wgpu::BufferUsages::UNIFORM);
+        let config_buffer = filled_buffer(device, "adi sweeps", &config_bytes, super::state::UNIFORM);
         let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
         let storage = |label: &str, size: u64| zeroed_buffer(device, label, size.max(16), usage);
         let work_buffer = storage("adi work", work_bytes);

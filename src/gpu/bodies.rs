@@ -45,7 +45,7 @@ pub struct BodySurface<'a> {
     /// The per-step change the coupling adds its correction to (scratch in the layer, which
     /// carries velocities instead).
     pub vel: [&'a wgpu::Buffer; 2],
-    /// The step slots (`StepSlot` at each `min_uniform_buffer_offset_alignment`).
+    /// The step slots (`StepSlot` at each `state::dynamic_offset_alignment`).
     pub slots: &'a wgpu::Buffer,
     pub nx: u32,
     pub ny: u32,
@@ -73,7 +73,7 @@ impl BodyBuffers {
             params: init(
                 "body params",
                 bytemuck::bytes_of(&setup.body_params),
-                wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                super::state::UNIFORM | wgpu::BufferUsages::COPY_DST,
             ),
             // VERTEX too: a renderer binds the states as a per-instance vertex buffer (`Water`).
             states: fields.buffer(

@@ -146,7 +146,12 @@ impl NsBuffers {
         let cells = f.h.len() as u64;
         let lattice = ((f.nx + 1) * (f.ny + 1)) as u64;
         NsBuffers {
-            uniforms: filled_buffer(device, "ns uniforms", bytemuck::bytes_of(u), U::UNIFORM | U::COPY_DST),
+            uniforms: filled_buffer(
+                device,
+                "ns uniforms",
+                bytemuck::bytes_of(u),
+                super::state::UNIFORM | U::COPY_DST,
+            ),
             flag: filled_buffer(device, "ns flags", bytemuck::cast_slice(&flags), storage),
             p: floats("ns pressure", &s.p),
             col,

@@ -43,7 +43,7 @@ impl LayerBodies {
             device,
             "ns body surface params",
             bytemuck::bytes_of(&setup.params),
-            wgpu::BufferUsages::UNIFORM,
+            super::state::UNIFORM,
         );
         // The coupling adds its correction to a per-step change as well; the layer has none.
         let change = zeroed_buffer(device, "ns body change (scratch)", nx as u64 * ny as u64 * 4, storage);

@@ -68,7 +68,12 @@ impl NsMarkers {
             capacity: params.capacity,
             _pad: [0; 2],
         };
-        let uniforms = filled_buffer(device, "ns marker uniforms", bytemuck::bytes_of(&uniforms), U::UNIFORM);
+        let uniforms = filled_buffer(
+            device,
+            "ns marker uniforms",
+            bytemuck::bytes_of(&uniforms),
+            super::state::UNIFORM,
+        );
         let mut at = start.at.clone();
         at.resize(params.capacity as usize, [0.0; 2]);
         let markers = filled_buffer(device, "ns markers", bytemuck::cast_slice(&at), storage);

@@ -103,13 +103,13 @@ impl GpuNs {
             (MAX_CHUNK as usize * probe_cells.len().max(1) * 4) as u64,
             storage,
         );
-        let slot_stride = device.limits().min_uniform_buffer_offset_alignment.max(16);
+        let slot_stride = super::state::dynamic_offset_alignment(&device.limits());
         let mut slots = vec![0u8; (MAX_CHUNK * slot_stride) as usize];
         for k in 0..MAX_CHUNK {
             let at = (k * slot_stride) as usize;
             slots[at..at + 4].copy_from_slice(&k.to_le_bytes());
         }
-        let slots = filled_buffer(device, "ns step slots", &slots, U::UNIFORM);
+        let slots = filled_buffer(device, "ns step slots", &slots, super::state::UNIFORM);
         let grid = NavierStokes::new(device, &buffers, &uniforms, None);
         let markers = layer.markers.as_ref().map(|(mp, start)| {
             let p = &layer.params;

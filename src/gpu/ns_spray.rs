@@ -40,7 +40,7 @@ impl NsSpray {
             device,
             "ns spray uniforms",
             bytemuck::bytes_of(&params),
-            U::UNIFORM | U::COPY_DST,
+            super::state::UNIFORM | U::COPY_DST,
         );
         let drops = zeroed_buffer(device, "ns spray slots", (params.slots() * 32) as u64, storage);
         let landed = zeroed_buffer(device, "ns spray landed", params.cells as u64 * 4, storage);

@@ -99,7 +99,7 @@ impl PipeRain {
             device,
             "pipe rain params",
             bytemuck::bytes_of(&params),
-            wgpu::BufferUsages::UNIFORM,
+            super::state::UNIFORM,
         );
         PipeRain {
             rain: pipeline(device, &module, &layouts, "rain"),

@@ -44,7 +44,7 @@ impl PipeBuffers {
         let l = state.layers;
         let n = state.columns();
         let storage = U::STORAGE | U::COPY_SRC | U::COPY_DST;
-        let slot_stride = device.limits().min_uniform_buffer_offset_alignment.max(16);
+        let slot_stride = super::state::dynamic_offset_alignment(&device.limits());
         let mut slots = vec![0u8; (max_chunk * slot_stride) as usize];
         for k in 0..max_chunk {
             let at = (k * slot_stride) as usize;
@@ -52,7 +52,12 @@ impl PipeBuffers {
         }
         let groups = (n as u32).div_ceil(WG) as u64;
         PipeBuffers {
-            params: filled_buffer(device, "pipe params", bytemuck::bytes_of(p), U::UNIFORM | U::COPY_DST),
+            params: filled_buffer(
+                device,
+                "pipe params",
+                bytemuck::bytes_of(p),
+                super::state::UNIFORM | U::COPY_DST,
+            ),
             geometry: filled_buffer(
                 device,
                 "pipe geometry",
@@ -91,7 +96,7 @@ impl PipeBuffers {
                 storage,
             ),
             partials: zeroed_buffer(device, "pipe totals", groups * 32, storage),
-            slots: filled_buffer(device, "pipe step slots", &slots, U::UNIFORM),
+            slots: filled_buffer(device, "pipe step slots", &slots, super::state::UNIFORM),
             slot_stride,
         }
     }

@@ -45,7 +45,7 @@ impl Pressure {
             device,
             "pressure params",
             bytemuck::bytes_of(&pp),
-            wgpu::BufferUsages::UNIFORM,
+            super::state::UNIFORM,
         );
         let patches = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("pressure patches"),

@@ -50,7 +50,7 @@ impl Query {
         let uniforms = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("query params"),
             contents: bytemuck::bytes_of(&QueryParams::default()),
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            usage: super::state::UNIFORM | wgpu::BufferUsages::COPY_DST,
         });
         let capacity = 64;
         let points = storage(device, "query points", capacity * 8, wgpu::BufferUsages::COPY_DST);

@@ -39,7 +39,12 @@ impl SprayBuffers {
         let args = U::STORAGE | U::INDIRECT | U::COPY_SRC | U::COPY_DST;
         let no_particles: [u32; 4] = [1, 1, 1, 0];
         SprayBuffers {
-            params: filled_buffer(device, "spray params", bytemuck::bytes_of(p), U::UNIFORM | U::COPY_DST),
+            params: filled_buffer(
+                device,
+                "spray params",
+                bytemuck::bytes_of(p),
+                super::state::UNIFORM | U::COPY_DST,
+            ),
             // VERTEX too: an embedding renderer instances its quads straight from it.
             particles: zeroed_buffer(device, "spray particles", particle_bytes, storage | U::VERTEX),
             next: zeroed_buffer(device, "spray next particles", particle_bytes, storage),

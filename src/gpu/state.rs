@@ -191,7 +191,7 @@ impl GpuState {
         let eta: &[u8] = bytemuck::cast_slice(setup.eta);
         let init = |label: &str, contents: &[u8], usage| filled_buffer(device, label, contents, usage);
         let empty = |label: &str, size: u64, usage| zeroed_buffer(device, label, size, usage);
-        let slot_stride = device.limits().min_uniform_buffer_offset_alignment.max(16);
+        let slot_stride = super::state::dynamic_offset_alignment(&device.limits());
         // Zero-sized bindings break some drivers: probe buffers hold at least one element.
         let probe_words: &[u32] = if probe_cells.is_empty() { &[0] } else { probe_cells };
         let history_len = (MAX_CHUNK as usize * probe_cells.len()).max(1);
@@ -199,7 +199,7 @@ impl GpuState {
         Ok(GpuState {
             nx: params.nx,
             ny: params.ny,
-            params: init("params", bytemuck::bytes_of(params), wgpu::BufferUsages::UNIFORM | copy),
+            params: init("params", bytemuck::bytes_of(params), UNIFORM | copy),
             ground: ground_buffer(device, setup, bound | copy),
             eta: [
                 fields.buffer(Field::Eta, "eta 0", eta, bound),
@@ -217,7 +217,7 @@ impl GpuState {
             ),
             books: init("books", &books_bytes(n_partials), storage | copy),
             n_partials: params.n_partials,
-            slots: init("step slots", &slot_bytes(slot_stride), wgpu::BufferUsages::UNIFORM),
+            slots: init("step slots", &slot_bytes(slot_stride), UNIFORM),
             slot_stride,
             probe_cells: init("probe cells", bytemuck::cast_slice(probe_words), storage),
             probe_history: empty("probe history", history_len as u64 * 4, storage | copy),
@@ -456,12 +456,53 @@ pub fn pipeline(
     })
 }
 
-/// A bind group layout from its entries.
+/// A bind group layout from its entries; where the device takes uniform buffers as storage
+/// (`uniforms_as_storage`), its uniform entries bind read-only storage.
 pub fn layout(device: &wgpu::Device, label: &str, entries: &[wgpu::BindGroupLayoutEntry]) -> wgpu::BindGroupLayout {
+    let mut entries = entries.to_vec();
+    if uniforms_as_storage(device) {
+        for entry in &mut entries {
+            if let wgpu::BindingType::Buffer { ty, .. } = &mut entry.ty {
+                if *ty == wgpu::BufferBindingType::Uniform {
+                    *ty = wgpu::BufferBindingType::Storage { read_only: true };
+                }
+            }
+        }
+    }
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some(label),
-        entries,
+        entries: &entries,
     })
+}
+
+/// Whether this device binds Shoal's uniform buffers as read-only storage buffers: on lavapipe
+/// (Mesa's Vulkan on the CPU). Lavapipe inlines the values of uniforms that a compute shader's
+/// branches read, and Mesa 22.x (Debian 12's, CI's) compiles the shader again at every pipeline
+/// bind and never frees the last build (`update_inline_shader_state`, lvp_execute.c). Measured on
+/// a 36×24 beach, explicit step under the global correction, 4000 steps: 24.7 s and 4.0 GB with
+/// uniforms, 3.8 s and 0.1 GB with storage, whose loads it never inlines. The price there: ADI's
+/// sweeps reload storage values after each store (256², 15 → 10.6 steps/s). Real GPUs keep uniform
+/// buffers (their constant caches), and so does llvmpipe through GL, so CI still runs both kinds.
+///
+/// A device opened with a browser's binding limits (≤ 16 storage buffers a stage; lavapipe offers
+/// 32) keeps uniforms, as a browser binds them: tests/web_limits.rs checks the web's counts there.
+pub fn uniforms_as_storage(device: &wgpu::Device) -> bool {
+    let info = device.adapter_info();
+    info.backend == wgpu::Backend::Vulkan
+        && info.driver == "llvmpipe"
+        && device.limits().max_storage_buffers_per_shader_stage > 16
+}
+
+/// The usage of every buffer Shoal binds as uniforms: storage as well, for the devices that bind
+/// them that way (`uniforms_as_storage`).
+pub const UNIFORM: wgpu::BufferUsages = wgpu::BufferUsages::UNIFORM.union(wgpu::BufferUsages::STORAGE);
+
+/// The alignment of a dynamic offset into a uniform buffer, whichever way the device binds it.
+pub fn dynamic_offset_alignment(limits: &wgpu::Limits) -> u32 {
+    limits
+        .min_uniform_buffer_offset_alignment
+        .max(limits.min_storage_buffer_offset_alignment)
+        .max(16)
 }
 
 /// Records `pipeline` over `(x, y)` workgroups (a `linear_groups` pair).

@@ -44,7 +44,7 @@ impl Summary {
             cells: source.cells,
             _pad: 0,
         };
-        let usage = wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST;
+        let usage = super::state::UNIFORM | wgpu::BufferUsages::COPY_DST;
         let uniforms = filled_buffer(device, "summary params", bytemuck::bytes_of(&params), usage);
         let shared = bind_group(
             device,

@@ -107,7 +107,7 @@ impl Surface {
         let look = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("look"),
             size: std::mem::size_of::<Look>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            usage: super::state::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
         let shared_layout = layout(
