@@ -176,8 +176,12 @@ fn side(row: Row, c: u32, mode: u32) -> Row {
     let eta_c = eta_in[c];
     let b_c = ground[c];
     let d_c = depth(eta_c, b_c);
-    if mode == OPEN || mode == GHOST_MEAN {
-        let g = select(0.0, books.totals.sum_eta / f32(max(books.totals.wet, 1u)), mode == GHOST_MEAN);
+    // On a bank (the edge's ground above the still level) absorbing and slope sides let the water
+    // out as an open one does, by a ghost of dry land at the edge's height: a ghost's level never
+    // lies below the edge's ground (explicit.wgsl's `face_term`).
+    let bank = b_c > 0.0;
+    if mode == OPEN || mode == GHOST_MEAN || ((mode == ABSORB || mode == GHOST_SLOPE) && bank) {
+        let g = max(select(0.0, books.totals.sum_eta / f32(max(books.totals.wet, 1u)), mode == GHOST_MEAN && !bank), b_c);
         let w = params.k * face_depth(eta_c, d_c, g, depth(g, b_c));
         var r = g - eta_c;
         if sweep.axis == 1u {
@@ -532,7 +536,8 @@ fn conserve(@builtin(global_invocation_id) gid: vec3<u32>) {
 }
 
 // A corner between two slope sides never moves under zero curvature both ways (Wilson et al.'s
-// flaw): it takes the mean of its two edge neighbours' new heights, as in the explicit solver.
+// flaw): it takes the mean of its two edge neighbours' new heights, as in the explicit solver,
+// at sea.
 @compute @workgroup_size(4)
 fn corners(@builtin(local_invocation_index) t: u32) {
     let nx = params.nx;
@@ -547,6 +552,10 @@ fn corners(@builtin(local_invocation_index) t: u32) {
     let i = select(0u, nx - 1u, east);
     let j = select(0u, ny - 1u, north);
     let c = cell(i, j);
+    // Not on a bank, where the mean of the neighbours' surfaces stands water on a dry slope.
+    if ground[c] > 0.0 {
+        return;
+    }
     let x_nbr = cell(select(1u, nx - 2u, east), j);
     let y_nbr = cell(i, select(1u, ny - 2u, north));
     let eta_new = 0.5 * (eta_out[x_nbr] + eta_out[y_nbr]);

@@ -51,17 +51,38 @@ const INTERIOR: u32 = 6u;
 // ghost has the cell's own (no pressure gradient across a side).
 fn face_term(mode: u32, eta_c: f32, d_c: f32, b_c: f32, eta_n: f32, b_n: f32, eta_o: f32, b_o: f32, mean: f32, phi: vec3<f32>) -> f32 {
     let real = mode == INTERIOR || mode == PERIODIC;
+    // A bank: the edge's ground above the still level, no sea beyond it (`on_bank`).
+    let bank = on_bank(b_c);
     var eta_g = eta_n;
-    eta_g = select(eta_g, 0.0, mode == OPEN);              // Dirichlet at the still level
-    eta_g = select(eta_g, mean, mode == GHOST_MEAN);       // Wilson: mean surface height
-    let b_g = select(b_c, b_n, real);                      // a ghost stands on the edge's ground
+    eta_g = select(eta_g, 0.0, !real);                  // Dirichlet at the still level
+    eta_g = select(eta_g, mean, mode == GHOST_MEAN && !bank); // Wilson: mean surface height
+    // A ghost stands on the edge's ground, its level never below it: beside a bank it is dry land
+    // at the edge's height, so water leaves by its own depth and none comes in. (At the still
+    // level 6 m below a rained-on bank an open side drained the film out uphill; at the mean wet
+    // surface, halfway up a rained-on slope, a ghost-mean side poured in 5000× the rain.)
+    let b_g = select(b_c, b_n, real);
+    eta_g = select(max(eta_g, b_c), eta_g, real);
     let term = face(eta_c, d_c, eta_g, depth(eta_g, b_g), select(0.0, phi.y - phi.x, real));
     // Wilson's slope ghost, 2·h_edge − h_inner, is zero normal curvature: its face carries exactly
     // the inner face's flux, mirrored. (A ghost depth measured from the edge's ground instead pumps
-    // water in wherever the surface slopes, and pours it onto dry sloping banks.)
+    // water in wherever the surface slopes, and pours it onto dry sloping banks.) On a bank it only
+    // lets water out: at the uphill side the mirror of the water draining downhill came in from
+    // nothing, the top cells never drained, and rain on a slope diverged.
     let mirrored = -face(eta_c, d_c, eta_o, depth(eta_o, b_o), phi.z - phi.x);
-    // reflect: no flux through the wall. absorb: `edges` replaces the cell with Mur's update.
-    return select(select(term, mirrored, mode == GHOST_SLOPE), 0.0, mode == REFLECT || mode == ABSORB);
+    let slope = select(mirrored, min(mirrored, 0.0), bank);
+    // reflect: no flux through the wall. absorb: `edges` replaces the cell with Mur's update, at
+    // sea; on a bank, where Mur read the terrain's slope as a wave and made water from it, the
+    // side lets the water out as an open one does.
+    let wall = mode == REFLECT || (mode == ABSORB && !bank);
+    return select(select(term, slope, mode == GHOST_SLOPE), 0.0, wall);
+}
+
+// Whether an edge cell on ground `b` stands on a bank: above the still level (0), with no sea
+// beyond the side to trade waves with. There every side but a wall or a wrap lets water out only
+// (`face_term`), and neither Mur's update nor the slope corner's mean runs (`edges`: on a sloping
+// bank the mean of the neighbours' surfaces stood 0.1 m of water on a dry corner every step).
+fn on_bank(b: f32) -> bool {
+    return b > 0.0;
 }
 
 // The update of one cell: its new level and change (before edge overrides and the dry-cell
@@ -220,9 +241,8 @@ fn step_cells(group: u32, t: u32, corrected: bool) -> Lane {
             let j = c / params.nx;
             let i = c - j * params.nx;
             let here = read_cell(c, corrected);
-            // `wave`, not `wave_plain`: lavapipe's memory (Mesa 22.3) grows by the dispatch in these
-            // entries on a beach, cause not found, and with `wave_plain` here 12 % faster: CI ran
-            // out of memory.
+            // `wave`, not `wave_plain` (13 % faster here on an H200): with it lavapipe grew faster
+            // still, by the leak `state::uniforms_as_storage` now avoids; not yet brought back.
             let r = wave(i, j, corrected);
             // eta' = eta + (vel' + carry), compensated (Knuth's TwoSum): the exact rounding error
             // goes back into `carry`. Plain f32 addition drifts the volume systematically
@@ -250,8 +270,8 @@ fn write_sums(group: u32, t: u32, lane: Lane) {
 // step at 8192²: 579 µs (947 with `wave` alone). Two cells of a column a thread, the column's
 // heights and grounds read once for both, ran faster there (32×16 tiles 520 µs, 64×8 513; the
 // same scheme in CUDA C, benches/peer: 16×16 one cell 2.89 TB/s, 32×8 two rows 3.90), but made
-// lavapipe (Mesa 22.3) 30× slower and grow by ~1 MB a dispatch until CI ran out of memory, cause
-// not found: not shipped.
+// lavapipe (Mesa 22.3) 30× slower and grow by ~1 MB a dispatch until CI ran out of memory: Mesa
+// 22's uniform inlining, which `state::uniforms_as_storage` now avoids. Not yet brought back.
 const STEP_WIDTH: u32 = 16u;
 const STEP_HEIGHT: u32 = 16u;
 
@@ -318,8 +338,8 @@ fn perimeter_cell(p: u32) -> vec2<u32> {
     return vec2<u32>(nx - 1u, q - (ny - 2u) + 1u);
 }
 
-// Overrides on the perimeter, after `step` in the same submit: absorbing sides take Mur's update,
-// and a corner between two slope ghosts — zero curvature both ways, it would never move (the flaw
+// Overrides on the perimeter, after `step` in the same submit, at sea (not `on_bank`): absorbing
+// sides take Mur's update, and a corner between two slope ghosts — zero curvature both ways, it would never move (the flaw
 // Wilson et al. describe) — takes the mean of its two edge neighbours' new heights. (Bilinear
 // extrapolation, x + y − diagonal, is not a convex combination and grew without bound after a few
 // thousand steps.) Reads only the old level, recomputing the neighbours' update, so it never races
@@ -359,10 +379,10 @@ fn edges(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let x_edge = select(select(nx, nx - 2u, i == nx - 1u && params.bc_east == GHOST_SLOPE), 1u, i == 0u && params.bc_west == GHOST_SLOPE);
     let y_edge = select(select(ny, ny - 2u, j == ny - 1u && params.bc_north == GHOST_SLOPE), 1u, j == 0u && params.bc_south == GHOST_SLOPE);
-    if mur_count > 0u && d_c > 0.0 {
+    if mur_count > 0u && d_c > 0.0 && !on_bank(b_c) {
         let eta_new = mur_sum / f32(mur_count);
         store(c, b_c, eta_new, eta_new - eta_c, 0.0);
-    } else if x_edge < nx && y_edge < ny {
+    } else if x_edge < nx && y_edge < ny && !on_bank(b_c) {
         let eta_new = 0.5 * (wave(x_edge, j, false).eta + wave(i, y_edge, false).eta);
         store(c, b_c, eta_new, eta_new - eta_c, 0.0);
     }

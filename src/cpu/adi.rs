@@ -87,31 +87,32 @@ impl Sweep<'_> {
         let eta_c = self.level.eta[c];
         let b_c = self.level.ground[c];
         let d_c = depth(eta_c, b_c);
-        match mode {
-            OPEN | GHOST_MEAN => {
-                let g = if mode == GHOST_MEAN {
-                    wet_mean(self.level.totals)
-                } else {
-                    0.0
-                };
-                let w = k * face_depth(eta_c, d_c, g, depth(g, b_c));
-                let mut r = g - eta_c;
-                if self.axis == 1 {
-                    r -= self.delta_x(c);
-                }
-                out.g += w;
-                out.r += w * r;
+        // Twin of adi.wgsl's `side`: on a bank absorbing and slope sides let water out as an open
+        // one does.
+        let bank = crate::cpu::explicit::on_bank(b_c);
+        if mode == OPEN || mode == GHOST_MEAN || ((mode == ABSORB || mode == GHOST_SLOPE) && bank) {
+            let g = if mode == GHOST_MEAN && !bank {
+                wet_mean(self.level.totals)
+            } else {
+                0.0
             }
-            ABSORB => out.g += (k * d_c).sqrt(),
-            GHOST_SLOPE => {
-                out = Row {
-                    a: 0.0,
-                    c: 0.0,
-                    r: self.base_rhs(c),
-                    g: 0.0,
-                }
+            .max(b_c);
+            let w = k * face_depth(eta_c, d_c, g, depth(g, b_c));
+            let mut r = g - eta_c;
+            if self.axis == 1 {
+                r -= self.delta_x(c);
             }
-            _ => {}
+            out.g += w;
+            out.r += w * r;
+        } else if mode == ABSORB {
+            out.g += (k * d_c).sqrt();
+        } else if mode == GHOST_SLOPE {
+            out = Row {
+                a: 0.0,
+                c: 0.0,
+                r: self.base_rhs(c),
+                g: 0.0,
+            };
         }
         out
     }
@@ -366,7 +367,7 @@ pub(crate) fn end_step(level: &Level, out: &mut Out, dx: &[f32], dy: &[f32]) -> 
 }
 
 /// The step's last part: where both sides meeting at a corner are ghost-slope, the corner takes
-/// the mean of its two new neighbours along the sides.
+/// the mean of its two new neighbours along the sides, at sea (not `on_bank`).
 pub(crate) fn slope_corners(level: &Level, out: &mut Out) -> bool {
     let p = level.params;
     let (nx, ny) = (p.nx, p.ny);
@@ -375,10 +376,10 @@ pub(crate) fn slope_corners(level: &Level, out: &mut Out) -> bool {
         let (east, north) = (t & 1 != 0, t & 2 != 0);
         let x_slope = (if east { p.bc_east } else { p.bc_west }) == GHOST_SLOPE;
         let y_slope = (if north { p.bc_north } else { p.bc_south }) == GHOST_SLOPE;
-        if x_slope && y_slope {
-            let i = if east { nx - 1 } else { 0 };
-            let j = if north { ny - 1 } else { 0 };
-            let c = level.cell(i, j);
+        let i = if east { nx - 1 } else { 0 };
+        let j = if north { ny - 1 } else { 0 };
+        let c = level.cell(i, j);
+        if x_slope && y_slope && !super::explicit::on_bank(level.ground[c]) {
             let x_nbr = level.cell(if east { nx - 2 } else { 1 }, j);
             let y_nbr = level.cell(i, if north { ny - 2 } else { 1 });
             let eta_new = 0.5 * (out.eta[x_nbr] + out.eta[y_nbr]);

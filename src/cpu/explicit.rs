@@ -100,24 +100,31 @@ fn face_term(
     mean: f32,
     phi: [f32; 3],
 ) -> f32 {
+    let bank = on_bank(b_c);
     match mode {
-        REFLECT | ABSORB => 0.0,
+        REFLECT => 0.0,
+        ABSORB if !bank => 0.0,
         GHOST_SLOPE => {
             let (eta_o, b_o) = opposite;
-            -face(eta_c, d_c, eta_o, depth(eta_o, b_o), phi[2] - phi[0])
+            let mirrored = -face(eta_c, d_c, eta_o, depth(eta_o, b_o), phi[2] - phi[0]);
+            if bank {
+                mirrored.min(0.0)
+            } else {
+                mirrored
+            }
         }
+        INTERIOR | PERIODIC => face(eta_c, d_c, n.0, depth(n.0, n.1), phi[1] - phi[0]),
         _ => {
-            let real = mode == INTERIOR || mode == PERIODIC;
-            let eta_n = match mode {
-                OPEN => 0.0,
-                GHOST_MEAN => mean,
-                _ => n.0,
-            };
-            let b_n = if real { n.1 } else { b_c };
-            let lift = if real { phi[1] - phi[0] } else { 0.0 };
-            face(eta_c, d_c, eta_n, depth(eta_n, b_n), lift)
+            // A ghost (open, ghost-mean, absorb on a bank) on the edge's ground, never below it.
+            let eta_g = (if mode == GHOST_MEAN && !bank { mean } else { 0.0 }).max(b_c);
+            face(eta_c, d_c, eta_g, depth(eta_g, b_c), 0.0)
         }
     }
+}
+
+/// Twin of `on_bank`: an edge cell on ground `b` above the still level.
+pub(crate) fn on_bank(b: f32) -> bool {
+    b > 0.0
 }
 
 /// Twin of `wave` for cell (i, j) of `rows`, whose own change is `vel_c`: (eta', vel') before
@@ -466,9 +473,9 @@ impl Level<'_> {
         } else {
             ny
         };
-        if mur_count > 0 && d_c > 0.0 {
+        if mur_count > 0 && d_c > 0.0 && !on_bank(self.ground[c]) {
             Some(mur_sum / mur_count as f32)
-        } else if x_edge < nx && y_edge < ny {
+        } else if x_edge < nx && y_edge < ny && !on_bank(self.ground[c]) {
             Some(0.5 * (self.wave(x_edge, j).0 + self.wave(i, y_edge).0))
         } else {
             None
