@@ -179,7 +179,7 @@ fn side(row: Row, c: u32, mode: u32) -> Row {
     // On a bank (the edge's ground above the still level) absorbing and slope sides let the water
     // out as an open one does, by a ghost of dry land at the edge's height: a ghost's level never
     // lies below the edge's ground (explicit.wgsl's `face_term`).
-    let bank = b_c > 0.0;
+    let bank = on_bank(b_c);
     if mode == OPEN || mode == GHOST_MEAN || ((mode == ABSORB || mode == GHOST_SLOPE) && bank) {
         let g = max(select(0.0, books.totals.sum_eta / f32(max(books.totals.wet, 1u)), mode == GHOST_MEAN && !bank), b_c);
         let w = params.k * face_depth(eta_c, d_c, g, depth(g, b_c));
@@ -553,7 +553,7 @@ fn corners(@builtin(local_invocation_index) t: u32) {
     let j = select(0u, ny - 1u, north);
     let c = cell(i, j);
     // Not on a bank, where the mean of the neighbours' surfaces stands water on a dry slope.
-    if ground[c] > 0.0 {
+    if on_bank(ground[c]) {
         return;
     }
     let x_nbr = cell(select(1u, nx - 2u, east), j);

@@ -54,7 +54,7 @@ fn face_term(mode: u32, eta_c: f32, d_c: f32, b_c: f32, eta_n: f32, b_n: f32, et
     // A bank: the edge's ground above the still level, no sea beyond it (`on_bank`).
     let bank = on_bank(b_c);
     var eta_g = eta_n;
-    eta_g = select(eta_g, 0.0, !real);                  // Dirichlet at the still level
+    eta_g = select(eta_g, 0.0, !real); // Dirichlet at the still level
     eta_g = select(eta_g, mean, mode == GHOST_MEAN && !bank); // Wilson: mean surface height
     // A ghost stands on the edge's ground, its level never below it: beside a bank it is dry land
     // at the edge's height, so water leaves by its own depth and none comes in. (At the still
@@ -75,14 +75,6 @@ fn face_term(mode: u32, eta_c: f32, d_c: f32, b_c: f32, eta_n: f32, b_n: f32, et
     // side lets the water out as an open one does.
     let wall = mode == REFLECT || (mode == ABSORB && !bank);
     return select(select(term, slope, mode == GHOST_SLOPE), 0.0, wall);
-}
-
-// Whether an edge cell on ground `b` stands on a bank: above the still level (0), with no sea
-// beyond the side to trade waves with. There every side but a wall or a wrap lets water out only
-// (`face_term`), and neither Mur's update nor the slope corner's mean runs (`edges`: on a sloping
-// bank the mean of the neighbours' surfaces stood 0.1 m of water on a dry corner every step).
-fn on_bank(b: f32) -> bool {
-    return b > 0.0;
 }
 
 // The update of one cell: its new level and change (before edge overrides and the dry-cell

@@ -73,6 +73,15 @@ fn remember(real: bool, open: bool, keep: f32, q: f32, flux: f32) -> f32 {
     return select(0.0, select(0.0, keep * q, open) + flux, real);
 }
 
+// Whether an edge cell on ground `b` stands on a bank: above the still level (0), with no sea
+// beyond the side to trade waves with. There every side but a wall or a wrap lets water out only
+// (explicit.wgsl's `face_term`, adi.wgsl's `side`), and neither Mur's update nor the slope
+// corners' mean runs (`edges`, `corners`: on a sloping bank the mean of the neighbours' surfaces
+// stood 0.1 m of water on a dry corner every step). Twin: src/cpu/explicit.rs.
+fn on_bank(b: f32) -> bool {
+    return b > 0.0;
+}
+
 fn memory_at(c: u32, north: bool) -> f32 {
     return vel_in[params.nx * params.ny + 2u * c + u32(north)];
 }
