@@ -330,9 +330,9 @@ fn perimeter_cell(p: u32) -> vec2<u32> {
     return vec2<u32>(nx - 1u, q - (ny - 2u) + 1u);
 }
 
-// Overrides on the perimeter, after `step` in the same submit, at sea (not `on_bank`): absorbing
-// sides take Mur's update, and a corner between two slope ghosts — zero curvature both ways, it would never move (the flaw
-// Wilson et al. describe) — takes the mean of its two edge neighbours' new heights. (Bilinear
+// Overrides on the perimeter, after `step` in the same submit, at sea (not `on_bank`):
+// absorbing sides take Mur's update, and a corner between two slope ghosts — zero curvature both
+// ways, it would never move (the flaw Wilson et al. describe) — takes the mean of its two edge neighbours' new heights. (Bilinear
 // extrapolation, x + y − diagonal, is not a convex combination and grew without bound after a few
 // thousand steps.) Reads only the old level, recomputing the neighbours' update, so it never races
 // with `step`'s writes.
@@ -371,10 +371,13 @@ fn edges(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let x_edge = select(select(nx, nx - 2u, i == nx - 1u && params.bc_east == GHOST_SLOPE), 1u, i == 0u && params.bc_west == GHOST_SLOPE);
     let y_edge = select(select(ny, ny - 2u, j == ny - 1u && params.bc_north == GHOST_SLOPE), 1u, j == 0u && params.bc_south == GHOST_SLOPE);
-    if mur_count > 0u && d_c > 0.0 && !on_bank(b_c) {
+    if on_bank(b_c) {
+        return;
+    }
+    if mur_count > 0u && d_c > 0.0 {
         let eta_new = mur_sum / f32(mur_count);
         store(c, b_c, eta_new, eta_new - eta_c, 0.0);
-    } else if x_edge < nx && y_edge < ny && !on_bank(b_c) {
+    } else if x_edge < nx && y_edge < ny {
         let eta_new = 0.5 * (wave(x_edge, j, false).eta + wave(i, y_edge, false).eta);
         store(c, b_c, eta_new, eta_new - eta_c, 0.0);
     }

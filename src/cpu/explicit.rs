@@ -473,9 +473,11 @@ impl Level<'_> {
         } else {
             ny
         };
-        if mur_count > 0 && d_c > 0.0 && !on_bank(self.ground[c]) {
+        if on_bank(self.ground[c]) {
+            None
+        } else if mur_count > 0 && d_c > 0.0 {
             Some(mur_sum / mur_count as f32)
-        } else if x_edge < nx && y_edge < ny && !on_bank(self.ground[c]) {
+        } else if x_edge < nx && y_edge < ny {
             Some(0.5 * (self.wave(x_edge, j).0 + self.wave(i, y_edge).0))
         } else {
             None

@@ -191,7 +191,7 @@ impl GpuState {
         let eta: &[u8] = bytemuck::cast_slice(setup.eta);
         let init = |label: &str, contents: &[u8], usage| filled_buffer(device, label, contents, usage);
         let empty = |label: &str, size: u64, usage| zeroed_buffer(device, label, size, usage);
-        let slot_stride = super::state::dynamic_offset_alignment(&device.limits());
+        let slot_stride = dynamic_offset_alignment(&device.limits());
         // Zero-sized bindings break some drivers: probe buffers hold at least one element.
         let probe_words: &[u32] = if probe_cells.is_empty() { &[0] } else { probe_cells };
         let history_len = (MAX_CHUNK as usize * probe_cells.len()).max(1);
