@@ -196,15 +196,29 @@ pub(crate) fn wave_in(
         limit(south_new, d_s, d_c),
         limit(north_new, d_c, d_n),
     ];
+    let kept_q = [
+        remember(real[0], open[0], keep_w, memory.west, 0.0),
+        remember(real[1], open[1], keep, memory.east, 0.0),
+        remember(real[2], open[2], keep_s, memory.south, 0.0),
+        remember(real[3], open[3], keep, memory.north, 0.0),
+    ];
+    let excess: [f32; 4] = std::array::from_fn(|f| held_back(remembered[f], limited[f], kept_q[f]));
+    let [beyond_w, beyond_e, beyond_s, beyond_n] = memory.beyond;
+    let handed = [
+        hand_on(real[0], limited[0], beyond_w, excess[1], d_w, d_c),
+        hand_on(real[1], limited[1], excess[0], beyond_e, d_c, d_e),
+        hand_on(real[2], limited[2], beyond_s, excess[3], d_s, d_c),
+        hand_on(real[3], limited[3], excess[2], beyond_n, d_c, d_n),
+    ];
     let into = |[w, e, s, n]: [f32; 4]| ((e + n) - w) - s;
-    let vel = if limited != remembered {
-        vel + (into(limited) - into(remembered))
+    let vel = if handed != remembered {
+        vel + (into(handed) - into(remembered))
     } else {
         vel
     };
     let memory = NewMemory {
-        faces: [limited[1], limited[3]],
-        into: into(limited),
+        faces: [handed[1], handed[3]],
+        into: into(handed),
     };
     (eta_c + vel, vel, memory)
 }
@@ -222,6 +236,33 @@ pub(crate) fn limit(q: f32, d_owner: f32, d_other: f32) -> f32 {
         most
     } else {
         q
+    }
+}
+
+/// Twin of `held_back`: the momentum `limit` held back at a face (its new memory `remembered`
+/// less `limited`), as far as the face's kept memory `kept` carried it.
+pub(crate) fn held_back(remembered: f32, limited: f32, kept: f32) -> f32 {
+    let excess = remembered - limited;
+    if excess > 0.0 {
+        excess.min(kept.max(0.0))
+    } else {
+        excess.max(kept.min(0.0))
+    }
+}
+
+/// Twin of `hand_on` (explicit.wgsl): a real face's new memory `q` (signed into its owner, after
+/// `limit`) with what `limit` held back at the faces beyond its two cells handed on to it
+/// (`from_before`: `held_back` at the face before the owner along the axis, `from_after` at the
+/// face after the other cell), limited again.
+pub(crate) fn hand_on(real: bool, q: f32, from_before: f32, from_after: f32, d_owner: f32, d_other: f32) -> f32 {
+    if !real {
+        return q;
+    }
+    let handed = from_before.min(0.0) + from_after.max(0.0);
+    if handed == 0.0 {
+        q
+    } else {
+        limit(q + handed, d_owner, d_other)
     }
 }
 
@@ -293,6 +334,11 @@ pub(crate) struct Memory {
     pub west: f32,
     /// The south neighbour's north face.
     pub south: f32,
+    /// What the faces one cell beyond the neighbours could not move (`remember` less `limit`,
+    /// signed into their owners), for `hand_on` (the explicit step; ADI leaves it 0): the west
+    /// neighbour's west face, the east neighbour's east face, the south neighbour's south face,
+    /// the north neighbour's north face.
+    pub beyond: [f32; 4],
 }
 
 impl Memory {
@@ -408,7 +454,54 @@ impl Level<'_> {
             north: self.faces[2 * c + 1],
             west: self.faces[2 * w],
             south: self.faces[2 * s + 1],
+            beyond: [0.0; 4],
         })
+    }
+
+    /// Twin of `held_back_at`: `held_back` at the real face east of (north of, `north`) cell
+    /// (i, j), computed as the cell that owns it computes it in `wave`; 0 at a ghost face.
+    pub(crate) fn held_back_at(&self, i: u32, j: u32, north: bool) -> f32 {
+        let p = self.params;
+        let (nx, ny) = (p.nx, p.ny);
+        let real = if north {
+            j < ny - 1 || p.bc_north == PERIODIC
+        } else {
+            i < nx - 1 || p.bc_east == PERIODIC
+        };
+        if !real {
+            return 0.0;
+        }
+        let (a, b) = if north {
+            (self.cell(i, j), self.cell(i, (j + 1) % ny))
+        } else {
+            (self.cell(i, j), self.cell((i + 1) % nx, j))
+        };
+        let forcing = self.forcing();
+        let head = |c: usize| forcing.map_or(0.0, |f| f.head_of(c));
+        let q = self.faces[2 * a + north as usize];
+        let (d_a, d_b) = (depth(self.eta[a], self.ground[a]), depth(self.eta[b], self.ground[b]));
+        let term = face(self.eta[a], d_a, self.eta[b], d_b, head(b) - head(a));
+        let open = open_face(true, self.eta[a] > self.ground[a], self.eta[b] > self.ground[b], q);
+        let keep = self.keep_at(a);
+        let remembered = remember(true, open, keep, q, p.k * term);
+        held_back(
+            remembered,
+            limit(remembered, d_a, d_b),
+            remember(true, open, keep, q, 0.0),
+        )
+    }
+
+    /// `Memory::beyond` for cell (i, j): the excess of the faces one cell beyond its neighbours.
+    pub(crate) fn beyond(&self, i: u32, j: u32) -> [f32; 4] {
+        let (nx, ny) = (self.params.nx, self.params.ny);
+        let (w2, e1) = ((i + 2 * nx - 2) % nx, (i + 1) % nx);
+        let (s2, n1) = ((j + 2 * ny - 2) % ny, (j + 1) % ny);
+        [
+            self.held_back_at(w2, j, false),
+            self.held_back_at(e1, j, false),
+            self.held_back_at(i, s2, true),
+            self.held_back_at(i, n1, true),
+        ]
     }
 
     /// Twin of `wave`: (eta', vel') of cell (i, j) before overrides and the dry-cell rule, and
@@ -425,7 +518,10 @@ impl Level<'_> {
             wet_mean(self.totals),
             self.vel[self.cell(i, j)],
             self.forcing(),
-            self.memory(i, j),
+            self.memory(i, j).map(|m| Memory {
+                beyond: self.beyond(i, j),
+                ..m
+            }),
             i,
             j,
         )

@@ -170,6 +170,16 @@ fn the_adi_beach_with_rain_and_probes_gives_the_twins_bits() {
     same_bits(&scene(&text), 80, 30);
 }
 
+#[test]
+fn the_explicit_beach_with_rain_hands_momentum_on_as_the_twin_does() {
+    // Drops on the beach and the bump's waves running up it: films that `limit` holds back, whose
+    // momentum `hand_on` passes on (the fast backend's row loop reads a table of what each face
+    // held back and runs the twin's update where any is not zero).
+    let mut text = beach_scene("all = \"reflect\"", "explicit", 0.01);
+    text.push_str("[rain]\nrate = 40.0\nradius = 0.05\nheight = 0.01\nseed = 3\n");
+    same_bits(&scene(&text), 300, 70);
+}
+
 /// Steps of each preset the twin and the fast backend run side by side: every preset's events
 /// start within them (the jet tank's jet stops at step 155, the sluice gate closes at 60, the
 /// flash flood's rain is falling by 200). Their whole runs took 367 s on two cores, most of it
