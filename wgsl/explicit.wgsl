@@ -171,12 +171,15 @@ fn wave(i: u32, j: u32, corrected: bool) -> Wave {
         held_back(remembered.z, limited.z, kept_q.z),
         held_back(remembered.w, limited.w, kept_q.w),
     );
-    let beyond = vec4<f32>(
-        held_back_at((i + 2u * nx - 2u) % nx, j, false, corrected),
-        held_back_at((i + 1u) % nx, j, false, corrected),
-        held_back_at(i, (j + 2u * ny - 2u) % ny, true, corrected),
-        held_back_at(i, (j + 1u) % ny, true, corrected),
-    );
+    // A loop, not four calls: every entry inlines `wave` (`edges` three times), and four inlined
+    // copies of `held_back_at` made the module too large for SwiftShader's WebGPU to compile.
+    var beyond = vec4<f32>(0.0);
+    for (var f = 0u; f < 4u; f = f + 1u) {
+        let north = f >= 2u;
+        let x = select(select((i + 2u * nx - 2u) % nx, (i + 1u) % nx, f == 1u), i, north);
+        let y = select(j, select((j + 2u * ny - 2u) % ny, (j + 1u) % ny, f == 3u), north);
+        beyond[f] = held_back_at(x, y, north, corrected);
+    }
     let handed = vec4<f32>(
         hand_on(a.real.x, limited.x, beyond.x, excess.y, d_w, d_c),
         hand_on(a.real.y, limited.y, excess.x, beyond.y, d_c, d_e),

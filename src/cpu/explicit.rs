@@ -334,10 +334,9 @@ pub(crate) struct Memory {
     pub west: f32,
     /// The south neighbour's north face.
     pub south: f32,
-    /// What the faces one cell beyond the neighbours could not move (`remember` less `limit`,
-    /// signed into their owners), for `hand_on` (the explicit step; ADI leaves it 0): the west
-    /// neighbour's west face, the east neighbour's east face, the south neighbour's south face,
-    /// the north neighbour's north face.
+    /// `held_back` at the faces one cell beyond the neighbours (signed into their owners), for
+    /// `hand_on` (the explicit step; ADI leaves it 0): the west neighbour's west face, the east
+    /// neighbour's east face, the south neighbour's south face, the north neighbour's north face.
     pub beyond: [f32; 4],
 }
 
@@ -491,7 +490,7 @@ impl Level<'_> {
         )
     }
 
-    /// `Memory::beyond` for cell (i, j): the excess of the faces one cell beyond its neighbours.
+    /// `Memory::beyond` for cell (i, j): `held_back` at the faces one cell beyond its neighbours.
     pub(crate) fn beyond(&self, i: u32, j: u32) -> [f32; 4] {
         let (nx, ny) = (self.params.nx, self.params.ny);
         let (w2, e1) = ((i + 2 * nx - 2) % nx, (i + 1) % nx);
