@@ -74,8 +74,8 @@ pub struct Params {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct Totals {
-    /// Σ eta over wet cells.
-    pub sum_eta: f32,
+    /// Σ eta·depth over wet cells (with `sum_wet_depth`, the ghost-mean sides' mean surface).
+    pub sum_eta_depth: f32,
     /// Wet cells.
     pub wet: u32,
     /// Deepest water.
@@ -95,8 +95,10 @@ pub struct Totals {
     pub dropped: f32,
     /// Σ of the body volume submerged bodies hold in their columns (metres·cells).
     pub held: f32,
+    /// Σ depth over wet cells.
+    pub sum_wet_depth: f32,
     /// Padding.
-    pub _pad: [u32; 2],
+    pub _pad: u32,
 }
 
 /// `Params::correct`: with open, absorbing or ghost sides, undo what the dry-cell rule did.

@@ -103,7 +103,7 @@ mod tests {
             "Totals",
             size_of::<Totals>(),
             fields!(Totals {
-                sum_eta,
+                sum_eta_depth,
                 wet,
                 max_depth,
                 nonfinite,
@@ -112,7 +112,8 @@ mod tests {
                 sum_vel,
                 made,
                 dropped,
-                held
+                held,
+                sum_wet_depth
             }),
         );
         check_mirror("StepSlot", size_of::<StepSlot>(), fields!(StepSlot { index }));

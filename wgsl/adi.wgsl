@@ -116,12 +116,84 @@ fn rise(c: u32, m: u32) -> f32 {
     return r;
 }
 
-// Face depth between two cells, always called with the lower position first so both rows that
-// share a face see the same bits.
+// Face depth between two cells times the face's `share`, always called with the lower position
+// (the face's owner) first so both rows that share a face see the same bits.
 fn weight(lo: u32, hi: u32) -> f32 {
     let e_lo = eta_in[lo];
     let e_hi = eta_in[hi];
-    return face_depth(e_lo, depth(e_lo, ground[lo]), e_hi, depth(e_hi, ground[hi]));
+    return face_depth(e_lo, depth(e_lo, ground[lo]), e_hi, depth(e_hi, ground[hi])) * share(lo, hi, sweep.axis == 1u);
+}
+
+// Where the level keeps the faces' memory, ADI limits each face as the explicit step does, but
+// before its solve: a film's implicit weight and kept memory, frozen for the step, would otherwise
+// move more than the film holds, and the dry-cell rule would refill it (on a rained-on dry slope
+// ADI held 9.6× the rain after 100 s). The face's explicit estimate, kept memory + k·w·rise at
+// the step's start, is held to `limit`'s share of its source, and the face keeps that part
+// (`share`) of both its weight and its kept memory, in every row and flux that reads them; the
+// solve is then exact for the limited system, so its flux form conserves as before. Twin:
+// src/cpu/adi.rs (`share`).
+
+// The part of its weight and kept memory the face between `owner` (its west or south cell) and
+// `other` keeps: 1, or limit(estimate)/estimate where the estimate passes the limit. A face into
+// a slope side's coasting cell (`coasts`) is not limited.
+fn share(owner: u32, other: u32, north: bool) -> f32 {
+    if params.faces == 0u || coasts(owner, north) || coasts(other, north) {
+        return 1.0;
+    }
+    let e_o = eta_in[owner];
+    let e_x = eta_in[other];
+    let d_o = depth(e_o, ground[owner]);
+    let d_x = depth(e_x, ground[other]);
+    let q = memory_at(owner, north);
+    let kept = select(0.0, keep_of(owner) * q, open_face(true, e_o > ground[owner], e_x > ground[other], q));
+    var r = e_x - e_o;
+    if (params.forcing & FORCE_PRESSURE) != 0u {
+        r = r + (head_of(other) - head_of(owner));
+    }
+    let estimate = kept + (params.k * face_depth(e_o, d_o, e_x, d_x)) * r;
+    let bounded = limit(estimate, d_o, d_x);
+    return select(bounded / estimate, 1.0, bounded == estimate);
+}
+
+// Whether cell c's row along a y face's axis (`north`) or an x face's is a slope side's identity
+// row (`side`): it coasts on its kept change, which the face's flux never enters, so limiting the
+// face would take off momentum the cell never had (at Courant 10 a slope-sided beach diverged).
+fn coasts(c: u32, north: bool) -> bool {
+    let at = select(c % params.nx, c / params.nx, north);
+    let n = select(params.nx, params.ny, north);
+    let lo = select(params.bc_west, params.bc_south, north);
+    let hi = select(params.bc_east, params.bc_north, north);
+    return ((at == 0u && lo == GHOST_SLOPE) || (at + 1u == n && hi == GHOST_SLOPE)) && !on_bank(ground[c]);
+}
+
+// `remember` with the kept memory scaled by the face's `share`.
+fn remember_shared(real: bool, open: bool, keep: f32, q: f32, part: f32, flux: f32) -> f32 {
+    return select(0.0, select(0.0, part * (keep * q), open) + flux, real);
+}
+
+// What the faces' `share` takes off cell c's kept change, signed into it: Σ (share − 1)·keep·q
+// over its open faces, each term computed alike by the face's two cells (so it conserves).
+fn unshared(c: u32, a: Agreed) -> f32 {
+    let nx = params.nx;
+    let i = c % nx;
+    let j = c / nx;
+    let w = west_of(c);
+    let s = south_of(c);
+    let e = select(c + 1u, c + 1u - nx, i + 1u == nx);
+    let n = select(c + nx, i, j + 1u == params.ny);
+    let pw = unshared_part(a.open.x, w, c, false, a.q.x);
+    let pe = unshared_part(a.open.y, c, e, false, a.q.y);
+    let ps = unshared_part(a.open.z, s, c, true, a.q.z);
+    let pn = unshared_part(a.open.w, c, n, true, a.q.w);
+    return ((pe + pn) * params.one - pw) * params.one - ps;
+}
+
+fn unshared_part(open: bool, owner: u32, other: u32, north: bool, q: f32) -> f32 {
+    if !open {
+        return 0.0;
+    }
+    let kq = keep_of(owner) * q;
+    return share(owner, other, north) * kq - kq;
 }
 
 // One row of the system before normalisation: a·x_(p−1) + b·x_p + c·x_(p+1) = r with
@@ -142,7 +214,8 @@ fn base_rhs(c: u32) -> f32 {
     if params.faces == 0u {
         return keep_of(c) * vel_in[c];
     }
-    return agree_at(c).kept;
+    let a = agree_at(c);
+    return a.kept + unshared(c, a);
 }
 
 // The west and south neighbours of cell c (wrapped as periodic sides wrap).
@@ -181,7 +254,7 @@ fn side(row: Row, c: u32, mode: u32) -> Row {
     // lies below the edge's ground (explicit.wgsl's `face_term`).
     let bank = on_bank(b_c);
     if mode == OPEN || mode == GHOST_MEAN || ((mode == ABSORB || mode == GHOST_SLOPE) && bank) {
-        let g = max(select(0.0, books.totals.sum_eta / f32(max(books.totals.wet, 1u)), mode == GHOST_MEAN && !bank), b_c);
+        let g = max(select(0.0, mean_surface(), mode == GHOST_MEAN && !bank), b_c);
         let w = params.k * face_depth(eta_c, d_c, g, depth(g, b_c));
         var r = g - eta_c;
         if sweep.axis == 1u {
@@ -310,8 +383,11 @@ fn finish_cell(c: u32, delta: f32, north: f32) {
     let a = agree_at(c);
     let keep = keep_of(c);
     let at = cells() + 2u * c;
-    let east_new = remember(a.real.y, a.open.y, keep, a.q.y, vel_out[at]);
-    let north_new = remember(a.real.w, a.open.w, keep, a.q.w, north);
+    let nx = params.nx;
+    let e = select(c + 1u, c + 1u - nx, c % nx + 1u == nx);
+    let n = select(c + nx, c % nx, c / nx + 1u == params.ny);
+    let east_new = remember_shared(a.real.y, a.open.y, keep, a.q.y, share(c, e, false), vel_out[at]);
+    let north_new = remember_shared(a.real.w, a.open.w, keep, a.q.w, share(c, n, true), north);
     let dropped = a.kept - held(a, keep_of(west_of(c)), keep, keep_of(south_of(c)));
     store_booked(c, ground[c], s.x, delta, s.y, dropped);
     vel_out[at] = east_new;

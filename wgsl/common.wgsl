@@ -72,7 +72,9 @@ fn two_sum(a: f32, b: f32) -> vec2<f32> {
 
 // Totals of the last reduction (reduce.wgsl).
 struct Totals {
-    sum_eta: f32,
+    // Σ eta·depth over wet cells: with `sum_wet_depth`, the mean surface ghost-mean sides read
+    // (level.wgsl's `mean_surface`).
+    sum_eta_depth: f32,
     wet: u32,
     max_depth: f32,
     nonfinite: u32,
@@ -89,8 +91,9 @@ struct Totals {
     dropped: f32,
     // Σ of the body volume submerged bodies hold in their columns (bodies.wgsl), metres·cells.
     held: f32,
-    _pad1: u32,
-    _pad2: u32,
+    // Σ depth over wet cells.
+    sum_wet_depth: f32,
+    _pad: u32,
 }
 
 // Params::correct. In a closed domain (reflect and periodic sides) the volume is held to a target
@@ -170,4 +173,14 @@ fn settled(v_in: Volume, t: Totals, index: u32, rain_before: f32) -> Volume {
     v.vel_correction = vel_correction;
     v.held = t.sum_depth - t.made;
     return v;
+}
+
+// Whether a cell on ground `b` stands on a bank: above the still level (0), land, not sea. At an
+// edge there is no sea beyond the side to trade waves with: every side but a wall or a wrap lets
+// water out only (explicit.wgsl's `face_term`, adi.wgsl's `side`), and neither Mur's update nor
+// the slope corners' mean runs (`edges`, `corners`: on a sloping bank the mean of the neighbours'
+// surfaces stood 0.1 m of water on a dry corner every step). The mean surface ghost-mean sides
+// read leaves banks out (level.wgsl's `mean_surface`). Twin: src/cpu/explicit.rs.
+fn on_bank(b: f32) -> bool {
+    return b > 0.0;
 }

@@ -108,7 +108,7 @@ fn wave(i: u32, j: u32, corrected: bool) -> Wave {
     let eta_c = here.x;
     let b_c = ground[c];
     let d_c = depth(eta_c, b_c);
-    let mean = books.totals.sum_eta / f32(max(books.totals.wet, 1u));
+    let mean = mean_surface();
     let w = select(c - 1u, cell(nx - 1u, j), i == 0u);
     let e = select(c + 1u, cell(0u, j), i == nx - 1u);
     let s = select(c - nx, cell(i, ny - 1u), j == 0u);
@@ -283,22 +283,6 @@ fn wave_any(i: u32, j: u32, c: u32) -> Wave {
 // cell, in a fixed order.
 fn into_cell(q: vec4<f32>) -> f32 {
     return ((q.y + q.w) * params.one - q.x) * params.one - q.z;
-}
-
-// The share of a cell's water one face may move out of it in a step: a quarter, so that its four
-// faces together never take more than it holds and the dry-cell rule makes no water (issue 16:
-// volume conserved by construction, the correction a safety net). The host reads it as
-// crate::wgsl::explicit::FACE_SHARE (build.rs).
-const FACE_SHARE: f32 = 0.25;
-
-// A face's new memory `q`, signed into its owner (the west or south cell, `d_owner` deep;
-// `d_other` the other side's depth), moving at most FACE_SHARE of what its source holds at the
-// start of the step. Both sides of the face compute it from the same values, so the water it
-// moves stays conserved. Selects, not clamp: a NaN passes through to the divergence flag.
-fn limit(q: f32, d_owner: f32, d_other: f32) -> f32 {
-    let least = -FACE_SHARE * d_owner;
-    let most = FACE_SHARE * d_other;
-    return select(select(q, most, q > most), least, q < least);
 }
 
 // Steps workgroup `group`'s cells (sums.wgsl's order); returns this thread's sums of what it wrote.

@@ -73,13 +73,33 @@ fn remember(real: bool, open: bool, keep: f32, q: f32, flux: f32) -> f32 {
     return select(0.0, select(0.0, keep * q, open) + flux, real);
 }
 
-// Whether an edge cell on ground `b` stands on a bank: above the still level (0), with no sea
-// beyond the side to trade waves with. There every side but a wall or a wrap lets water out only
-// (explicit.wgsl's `face_term`, adi.wgsl's `side`), and neither Mur's update nor the slope
-// corners' mean runs (`edges`, `corners`: on a sloping bank the mean of the neighbours' surfaces
-// stood 0.1 m of water on a dry corner every step). Twin: src/cpu/explicit.rs.
-fn on_bank(b: f32) -> bool {
-    return b > 0.0;
+// The share of a cell's water one face may move out of it in a step: a quarter, so that its four
+// faces together never take more than it holds and the dry-cell rule makes no water (issue 16:
+// volume conserved by construction, the correction a safety net). Both solvers
+// limit by it: explicit.wgsl after its step, adi.wgsl before its solve (`share`). The host reads it as
+// crate::wgsl::level::FACE_SHARE (build.rs).
+const FACE_SHARE: f32 = 0.25;
+
+// A face's new memory `q`, signed into its owner (the west or south cell, `d_owner` deep;
+// `d_other` the other side's depth), moving at most FACE_SHARE of what its source holds at the
+// start of the step. Both sides of the face compute it from the same values, so the water it
+// moves stays conserved. Selects, not clamp: a NaN passes through to the divergence flag.
+fn limit(q: f32, d_owner: f32, d_other: f32) -> f32 {
+    let least = -FACE_SHARE * d_owner;
+    let most = FACE_SHARE * d_other;
+    return select(select(q, most, q > most), least, q < least);
+}
+
+// The mean surface ghost-mean sides stand their ghosts at (Wilson et al.'s mean of the columns):
+// the last reduction's mean eta over the sea, its wet cells not on a bank, each weighted by its
+// depth; the still level where there is no sea. Counting every wet cell let water on land decide
+// it: films on a beach stand at the beach's height, so a ghost-mean side poured water in for as
+// long as a bank was wet (a source on a 1:10 bank above a 2 m sea, 0.5 m³ in 25 s: the sea gained
+// 476 m³), and a film flipping wet or dry by a rounding, which the GPU's and the CPU's ADI solves
+// need not share, moved the ghost by its height over the wet count. Twin: src/cpu/explicit.rs.
+fn mean_surface() -> f32 {
+    let t = books.totals;
+    return select(0.0, t.sum_eta_depth / t.sum_wet_depth, t.sum_wet_depth > 0.0);
 }
 
 fn memory_at(c: u32, north: bool) -> f32 {

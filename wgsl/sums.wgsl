@@ -20,7 +20,9 @@ fn sums_cell(group: u32, m: u32, t: u32) -> u32 {
 
 // One thread's running sums.
 struct Lane {
-    sum: f32,
+    // Σ eta·d and Σ d over the sea's wet cells.
+    eta_depth: f32,
+    wet_depth: f32,
     wet: u32,
     max_depth: f32,
     bad: u32,
@@ -32,7 +34,7 @@ struct Lane {
 }
 
 fn empty_lane() -> Lane {
-    return Lane(0.0, 0u, 0.0, 0u, 0.0, 0.0, 0.0, vec4<f32>(0.0));
+    return Lane(0.0, 0.0, 0u, 0.0, 0u, 0.0, 0.0, 0.0, vec4<f32>(0.0));
 }
 
 // Adds cell (e, v) over ground b to a lane: the wet sums, the volume above the still water (less
@@ -51,14 +53,18 @@ fn add_cell(lane: ptr<function, Lane>, e: f32, b: f32, v: f32, held: f32) {
     if !is_finite(e) {
         (*lane).bad = 1u;
     } else if d > 0.0 {
-        (*lane).sum = (*lane).sum + e;
+        // The sea's cells (not on a bank: level.wgsl's `mean_surface`).
+        let sea = select(d, 0.0, on_bank(b));
+        (*lane).eta_depth = (*lane).eta_depth + e * sea;
+        (*lane).wet_depth = (*lane).wet_depth + sea;
         (*lane).wet = (*lane).wet + 1u;
         (*lane).max_depth = max((*lane).max_depth, d);
         (*lane).vel = (*lane).vel + v;
     }
 }
 
-var<workgroup> s_sum: array<f32, SUMS_WG>;
+var<workgroup> s_eta_depth: array<f32, SUMS_WG>;
+var<workgroup> s_wet_depth: array<f32, SUMS_WG>;
 var<workgroup> s_wet: array<u32, SUMS_WG>;
 var<workgroup> s_max: array<f32, SUMS_WG>;
 var<workgroup> s_bad: array<u32, SUMS_WG>;
@@ -69,7 +75,8 @@ var<workgroup> s_clamp: array<vec4<f32>, SUMS_WG>;
 
 // Folds the workgroup's lanes in a fixed tree; every thread gets the workgroup's sums.
 fn tree(t: u32, lane: Lane) -> Lane {
-    s_sum[t] = lane.sum;
+    s_eta_depth[t] = lane.eta_depth;
+    s_wet_depth[t] = lane.wet_depth;
     s_wet[t] = lane.wet;
     s_max[t] = lane.max_depth;
     s_bad[t] = lane.bad;
@@ -80,7 +87,8 @@ fn tree(t: u32, lane: Lane) -> Lane {
     workgroupBarrier();
     for (var stride = SUMS_WG / 2u; stride > 0u; stride = stride / 2u) {
         if t < stride {
-            s_sum[t] = s_sum[t] + s_sum[t + stride];
+            s_eta_depth[t] = s_eta_depth[t] + s_eta_depth[t + stride];
+            s_wet_depth[t] = s_wet_depth[t] + s_wet_depth[t + stride];
             s_wet[t] = s_wet[t] + s_wet[t + stride];
             s_max[t] = max(s_max[t], s_max[t + stride]);
             s_bad[t] = s_bad[t] | s_bad[t + stride];
@@ -91,7 +99,7 @@ fn tree(t: u32, lane: Lane) -> Lane {
         }
         workgroupBarrier();
     }
-    return Lane(s_sum[0], s_wet[0], s_max[0], s_bad[0], s_depth[0], s_short[0], s_vel[0], s_clamp[0]);
+    return Lane(s_eta_depth[0], s_wet_depth[0], s_wet[0], s_max[0], s_bad[0], s_depth[0], s_short[0], s_vel[0], s_clamp[0]);
 }
 
 // Thread t's share of the partials (n_partials of them),
@@ -100,7 +108,8 @@ fn fold_partials(t: u32) -> Lane {
     var lane = empty_lane();
     for (var p = t; p < params.n_partials; p = p + SUMS_WG) {
         let q = books.partials[p];
-        lane.sum = lane.sum + q.sum_eta;
+        lane.eta_depth = lane.eta_depth + q.sum_eta_depth;
+        lane.wet_depth = lane.wet_depth + q.sum_wet_depth;
         lane.wet = lane.wet + q.wet;
         lane.max_depth = max(lane.max_depth, q.max_depth);
         lane.bad = lane.bad | q.nonfinite;
@@ -115,5 +124,5 @@ fn fold_partials(t: u32) -> Lane {
 // A lane's sums as `Totals`: a workgroup's partial (reduce.wgsl's `finish` folds them) or the
 // level's totals.
 fn to_totals(l: Lane) -> Totals {
-    return Totals(l.sum, l.wet, l.max_depth, l.bad, l.depth, l.short, l.vel, l.clamp.x, l.clamp.y, l.clamp.z, 0u, 0u);
+    return Totals(l.eta_depth, l.wet, l.max_depth, l.bad, l.depth, l.short, l.vel, l.clamp.x, l.clamp.y, l.clamp.z, l.wet_depth, 0u);
 }

@@ -2,7 +2,8 @@
 //! by line with Thomas' algorithm (Sherman–Morrison on periodic lines) instead of PCR.
 
 use super::explicit::{
-    depth, face_depth, remember, two_sum, wet_mean, Level, Out, ABSORB, GHOST_MEAN, GHOST_SLOPE, OPEN, PERIODIC,
+    depth, face_depth, limit, mean_surface, open_face, two_sum, Level, Out, ABSORB, GHOST_MEAN, GHOST_SLOPE, OPEN,
+    PERIODIC,
 };
 use crate::wgsl::common::FORCE_PRESSURE;
 
@@ -62,9 +63,11 @@ impl Sweep<'_> {
         r
     }
 
+    /// Twin of `weight`: the face depth scaled by the face's `share`.
     fn weight(&self, lo: usize, hi: usize) -> f32 {
         let (eta, ground) = (self.level.eta, self.level.ground);
         face_depth(eta[lo], depth(eta[lo], ground[lo]), eta[hi], depth(eta[hi], ground[hi]))
+            * share(self.level, lo, hi, self.axis == 1)
     }
 
     /// The x sweep's kept change: keep·vel, or where the level keeps the faces' memory, what the
@@ -74,11 +77,7 @@ impl Sweep<'_> {
         if self.axis != 0 {
             return 0.0;
         }
-        let nx = self.level.params.nx as usize;
-        match self.level.agreed((c % nx) as u32, (c / nx) as u32) {
-            Some((_, agreed)) => agreed.kept,
-            None => self.level.keep_at(c) * self.level.vel[c],
-        }
+        kept_change(self.level, c)
     }
 
     fn side(&self, row: Row, c: usize, mode: u32) -> Row {
@@ -92,7 +91,7 @@ impl Sweep<'_> {
         let bank = crate::cpu::explicit::on_bank(b_c);
         if mode == OPEN || mode == GHOST_MEAN || ((mode == ABSORB || mode == GHOST_SLOPE) && bank) {
             let g = if mode == GHOST_MEAN && !bank {
-                wet_mean(self.level.totals)
+                mean_surface(self.level.totals)
             } else {
                 0.0
             }
@@ -235,6 +234,123 @@ impl Sweep<'_> {
     }
 }
 
+/// The x sweep's kept change of cell c (its `base_rhs`): keep·vel, or where the level keeps the
+/// faces' memory, what the faces agree the cell keeps less what their `share` takes off.
+pub(crate) fn kept_change(level: &Level, c: usize) -> f32 {
+    let nx = level.params.nx as usize;
+    let (i, j) = ((c % nx) as u32, (c / nx) as u32);
+    match level.agreed(i, j) {
+        Some((memory, agreed)) => agreed.kept + unshared(level, i, j, &memory, &agreed),
+        None => level.keep_at(c) * level.vel[c],
+    }
+}
+
+/// Twin of `share` (adi.wgsl): the part of its weight and kept memory a face between cells
+/// `owner` (west or south) and `other` keeps, 1 unless the step's explicit estimate of what it
+/// moves, kept memory + k·w·rise at the start of the step, exceeds `limit`'s share of its source
+/// (the explicit step's rule, applied before the solve). 1 where the level keeps no memory.
+pub(crate) fn share(level: &Level, owner: usize, other: usize, north: bool) -> f32 {
+    if level.faces.is_empty() || coasts(level, owner, north) || coasts(level, other, north) {
+        return 1.0;
+    }
+    let (eta, ground) = (level.eta, level.ground);
+    let lift = level
+        .forcing()
+        .filter(|_| level.params.forcing & FORCE_PRESSURE != 0)
+        .map(|f| f.head_of(other) - f.head_of(owner));
+    let q = level.faces[2 * owner + north as usize];
+    face_share(
+        level.params.k,
+        level.keep_at(owner) * q,
+        (eta[owner], ground[owner]),
+        (eta[other], ground[other]),
+        q,
+        lift,
+    )
+}
+
+/// `share` of a face whose owner stands at `o` and other cell at `x` (each (eta, ground)), its
+/// memory `q` (`kept_q`: at the owner's 1 − tau) and `lift` the rise of the air pressure's head
+/// across it (None without `[[pressure]]`): the twin's operations, in its order.
+pub(crate) fn face_share(k: f32, kept_q: f32, o: (f32, f32), x: (f32, f32), q: f32, lift: Option<f32>) -> f32 {
+    let (d_o, d_x) = (depth(o.0, o.1), depth(x.0, x.1));
+    let open = open_face(true, o.0 > o.1, x.0 > x.1, q);
+    let kept = if open { kept_q } else { 0.0 };
+    let mut rise = x.0 - o.0;
+    if let Some(lift) = lift {
+        rise += lift;
+    }
+    let estimate = kept + (k * face_depth(o.0, d_o, x.0, d_x)) * rise;
+    let bounded = limit(estimate, d_o, d_x);
+    if bounded == estimate {
+        1.0
+    } else {
+        bounded / estimate
+    }
+}
+
+/// Twin of `coasts`: whether cell c's row along the axis of a y face (`north`) or an x face is
+/// a slope side's identity row (`side`): the cell coasts on its kept change, and a face into it
+/// is not limited (the face's flux never enters the cell's change, so limiting it would take off
+/// momentum the cell never had).
+fn coasts(level: &Level, c: usize, north: bool) -> bool {
+    let p = level.params;
+    let (lo, hi) = if north {
+        (p.bc_south, p.bc_north)
+    } else {
+        (p.bc_west, p.bc_east)
+    };
+    if lo != GHOST_SLOPE && hi != GHOST_SLOPE {
+        return false;
+    }
+    let (nx, ny) = (p.nx as usize, p.ny as usize);
+    let (at, n, lo, hi) = if north {
+        (c / nx, ny, p.bc_south, p.bc_north)
+    } else {
+        (c % nx, nx, p.bc_west, p.bc_east)
+    };
+    ((at == 0 && lo == GHOST_SLOPE) || (at + 1 == n && hi == GHOST_SLOPE))
+        && !crate::cpu::explicit::on_bank(level.ground[c])
+}
+
+/// Twin of `remember_shared`: `remember` with the kept memory scaled by the face's `share`.
+pub(crate) fn remember_shared(real: bool, open: bool, keep: f32, q: f32, share: f32, flux: f32) -> f32 {
+    if real {
+        (if open { share * (keep * q) } else { 0.0 }) + flux
+    } else {
+        0.0
+    }
+}
+
+/// Twin of `unshared`: what the faces' `share` takes off cell (i, j)'s kept change, signed into
+/// the cell: Σ (share − 1)·keep·q over its open faces (west, east, south, north), each term
+/// computed alike by the face's two cells.
+pub(crate) fn unshared(
+    level: &Level,
+    i: u32,
+    j: u32,
+    memory: &super::explicit::Memory,
+    agreed: &super::explicit::Agreed,
+) -> f32 {
+    let p = level.params;
+    let (nx, ny) = (p.nx, p.ny);
+    let c = level.cell(i, j);
+    let w = level.cell(if i == 0 { nx - 1 } else { i - 1 }, j);
+    let e = level.cell(if i == nx - 1 { 0 } else { i + 1 }, j);
+    let s = level.cell(i, if j == 0 { ny - 1 } else { j - 1 });
+    let n = level.cell(i, if j == ny - 1 { 0 } else { j + 1 });
+    let part = |f: usize, owner: usize, other: usize, north: bool, q: f32| {
+        if !agreed.open[f] {
+            return 0.0;
+        }
+        let kq = level.keep_at(owner) * q;
+        share(level, owner, other, north) * kq - kq
+    };
+    let (pw, pe) = (part(0, w, c, false, memory.west), part(1, c, e, false, memory.east));
+    let (ps, pn) = (part(2, s, c, true, memory.south), part(3, c, n, true, memory.north));
+    ((pe + pn) - pw) - ps
+}
+
 /// Sherman–Morrison's (v·y)/(1 + v·z) from a periodic line's first and last (y, z) and β/γ.
 pub fn cyclic_factor(ratio: f32, first: [f32; 2], last: [f32; 2]) -> f32 {
     let vy = first[0] + ratio * last[0];
@@ -347,8 +463,21 @@ pub(crate) fn finish_cell(level: &Level, out: &mut Out, c: usize, at: usize, del
     let keep = level.keep_at(c);
     let keep_w = level.keep_at(level.cell(if i == 0 { nx - 1 } else { i - 1 }, j));
     let keep_s = level.keep_at(level.cell(i, if j == 0 { ny - 1 } else { j - 1 }));
-    let east = remember(agreed.real[1], agreed.open[1], keep, memory.east, fluxes[0]);
-    let north = remember(agreed.real[3], agreed.open[3], keep, memory.north, fluxes[1]);
+    let e = level.cell((i + 1) % nx, j);
+    let n = level.cell(i, (j + 1) % ny);
+    // A face's new memory: its kept memory at its `share`, plus what it moved this step.
+    let remembered = |f: usize, q: f32, other: usize, north: bool, flux: f32| {
+        remember_shared(
+            agreed.real[f],
+            agreed.open[f],
+            keep,
+            q,
+            share(level, c, other, north),
+            flux,
+        )
+    };
+    let east = remembered(1, memory.east, e, false, fluxes[0]);
+    let north = remembered(3, memory.north, n, true, fluxes[1]);
     let dropped = agreed.kept - memory.held(agreed.open, [keep_w, keep, keep_s]);
     let (s, residual) = two_sum(level.eta[c], delta + out.carry[at]);
     out.store_faces(at, level.ground[c], (s, delta, residual), [east, north], dropped)

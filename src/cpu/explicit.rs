@@ -4,7 +4,8 @@
 use crate::params::{Params, Totals};
 
 use crate::wgsl::common::{FORCE_DAMPING_MAP, FORCE_PRESSURE};
-use crate::wgsl::explicit::{FACE_SHARE, INTERIOR};
+use crate::wgsl::explicit::INTERIOR;
+use crate::wgsl::level::FACE_SHARE;
 pub(crate) use crate::wgsl::sides::{ABSORB, GHOST_MEAN, GHOST_SLOPE, OPEN, PERIODIC, REFLECT};
 
 pub(crate) fn depth(eta: f32, ground: f32) -> f32 {
@@ -122,7 +123,7 @@ fn face_term(
     }
 }
 
-/// Twin of `on_bank`: an edge cell on ground `b` above the still level.
+/// Twin of `on_bank` (common.wgsl): a cell on ground `b` above the still level, land.
 pub(crate) fn on_bank(b: f32) -> bool {
     b > 0.0
 }
@@ -392,9 +393,14 @@ impl Memory {
     }
 }
 
-/// The mean wet surface of the last reduction, which ghost-mean sides read.
-pub(crate) fn wet_mean(totals: &Totals) -> f32 {
-    totals.sum_eta / totals.wet.max(1) as f32
+/// Twin of `mean_surface` (level.wgsl): the last reduction's mean surface over the sea (its wet
+/// cells not on a bank), each cell weighted by its depth, which ghost-mean sides read.
+pub(crate) fn mean_surface(totals: &Totals) -> f32 {
+    if totals.sum_wet_depth > 0.0 {
+        totals.sum_eta_depth / totals.sum_wet_depth
+    } else {
+        0.0
+    }
 }
 
 impl Level<'_> {
@@ -514,7 +520,7 @@ impl Level<'_> {
         wave_in(
             self.params,
             &rows,
-            wet_mean(self.totals),
+            mean_surface(self.totals),
             self.vel[self.cell(i, j)],
             self.forcing(),
             self.memory(i, j).map(|m| Memory {

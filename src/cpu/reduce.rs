@@ -1,5 +1,6 @@
 //! Twin of `wgsl/reduce.wgsl`: the same tree, the same order of additions, the same bits.
 
+use crate::cpu::explicit::on_bank;
 use crate::params::{Params, Totals, CELLS_PER_PARTIAL, CORRECT_CLAMPS};
 
 pub(crate) const WG: usize = crate::wgsl::sums::SUMS_WG as usize;
@@ -8,7 +9,8 @@ const PER_THREAD: usize = crate::wgsl::sums::SUMS_PER_THREAD as usize;
 /// One thread's (or one workgroup's) sums.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Lane {
-    sum: f32,
+    eta_depth: f32,
+    wet_depth: f32,
     wet: u32,
     max_depth: f32,
     bad: u32,
@@ -22,9 +24,18 @@ pub(crate) struct Lane {
 
 impl Lane {
     /// A lane of a scene without bodies, sources or clamp bookkeeping (their sums stay zero).
-    pub(crate) fn plain(sum: f32, wet: u32, max_depth: f32, bad: u32, depth: f32, vel: f32) -> Lane {
+    pub(crate) fn plain(
+        eta_depth: f32,
+        wet_depth: f32,
+        wet: u32,
+        max_depth: f32,
+        bad: u32,
+        depth: f32,
+        vel: f32,
+    ) -> Lane {
         Lane {
-            sum,
+            eta_depth,
+            wet_depth,
             wet,
             max_depth,
             bad,
@@ -42,7 +53,8 @@ fn tree(lanes: &mut [Lane; WG]) -> Lane {
         for t in 0..stride {
             let o = lanes[t + stride];
             let l = &mut lanes[t];
-            l.sum += o.sum;
+            l.eta_depth += o.eta_depth;
+            l.wet_depth += o.wet_depth;
             l.wet += o.wet;
             l.max_depth = l.max_depth.max(o.max_depth);
             l.bad |= o.bad;
@@ -99,7 +111,10 @@ pub(crate) fn partial_sums(p: &Params, ground: &[f32], eta: &[f32], vel: &[f32],
                 if !e.is_finite() {
                     lane.bad = 1;
                 } else if d > 0.0 {
-                    lane.sum += e;
+                    // The sea's cells (not on a bank: `mean_surface`).
+                    let sea = if on_bank(ground[c]) { 0.0 } else { d };
+                    lane.eta_depth += e * sea;
+                    lane.wet_depth += sea;
                     lane.wet += 1;
                     lane.max_depth = lane.max_depth.max(d);
                     lane.vel += vel[c];
@@ -123,7 +138,8 @@ pub(crate) fn finish(p: &Params, partials: &[Lane]) -> Totals {
     let mut lanes = [Lane::default(); WG];
     for (t, lane) in lanes.iter_mut().enumerate() {
         for q in partials.iter().skip(t).step_by(WG) {
-            lane.sum += q.sum;
+            lane.eta_depth += q.eta_depth;
+            lane.wet_depth += q.wet_depth;
             lane.wet += q.wet;
             lane.max_depth = lane.max_depth.max(q.max_depth);
             lane.bad |= q.bad;
@@ -137,7 +153,7 @@ pub(crate) fn finish(p: &Params, partials: &[Lane]) -> Totals {
     }
     let l = tree(&mut lanes);
     Totals {
-        sum_eta: l.sum,
+        sum_eta_depth: l.eta_depth,
         wet: l.wet,
         max_depth: l.max_depth,
         nonfinite: l.bad,
@@ -147,6 +163,7 @@ pub(crate) fn finish(p: &Params, partials: &[Lane]) -> Totals {
         made: l.made,
         dropped: l.dropped,
         held: l.held,
-        _pad: [0; 2],
+        sum_wet_depth: l.wet_depth,
+        _pad: 0,
     }
 }

@@ -161,3 +161,57 @@ fn the_dry_cell_rule_makes_no_water_as_a_wave_runs_up_a_beach() {
     // ulp of 0.5 m over 960 cells of 0.0025 m²: 7e-8 m³), with room for the steps' roundings.
     assert!((after - before).abs() < 2e-7, "{before} → {after}");
 }
+
+#[test]
+fn a_ghost_mean_side_leaves_a_sea_and_a_pond_on_its_bank_at_rest() {
+    // A 2 m sea at the still level west of a 1:10 beach, and up the beach a pond behind a wall,
+    // 1.2 m above it: a lake at rest, which must stay exactly at rest whatever the sides. The
+    // ghost-mean side's ghost stood at the mean surface of every wet cell, the pond's included
+    // (0.24 m above the sea), and poured water in: the sea rose 1.81 m in 20 s (explicit; ADI
+    // 1.73). It now stands at the sea's own mean (`mean_surface`: wet cells not on a bank,
+    // weighted by depth), so not a bit moves. Both solvers, every backend.
+    let dir = tempfile::tempdir().unwrap();
+    let (nx, ny) = (40usize, 8usize);
+    let ground = |i: usize| if i == 26 { 1.5 } else { -2.0 + 0.1 * (i as f64 + 0.5) };
+    write_npy(dir.path(), "h0.npy", ny, nx, |i, _| {
+        let b = ground(i);
+        if b < 0.0 {
+            0.0
+        } else if i >= 27 && b < 1.2 {
+            1.2
+        } else {
+            // Dry: below the ground, which the start takes as the ground itself.
+            b - 1.0
+        }
+    });
+    for solver in ["explicit", "adi"] {
+        let scene = scene_in(
+            dir.path(),
+            &format!(
+                "[grid]\nnx = {nx}\nny = {ny}\ndx = 1.0\n[time]\ndt = 0.05\n[physics]\nsolver = \"{solver}\"\n\
+                 [boundary]\nwest = \"ghost-mean\"\n[terrain]\nslope = {{ base = -2.0, grad = [0.1, 0.0] }}\n\
+                 [[terrain.box]]\nx0 = 26.0\ny0 = 0.0\nx1 = 27.0\ny1 = 8.0\ntop = 1.5\n[water]\nlevel = 0.0\nnpy = \"h0.npy\"\n"
+            ),
+        );
+        for backend in [Backend::Reference, Backend::Cpu, Backend::Gpu] {
+            let mut sim = simulation(&scene, backend);
+            let start = sim.eta().unwrap();
+            let surface = sim.surface().unwrap();
+            let ponded = surface
+                .iter()
+                .zip(sim.ground())
+                .filter(|(h, b)| **h > **b + 0.04)
+                .count();
+            assert_eq!(ponded, 8 * 20 + 8 * 5, "{solver} {backend:?}: the sea and the pond");
+            sim.step(400).unwrap();
+            let moved = sim
+                .eta()
+                .unwrap()
+                .iter()
+                .zip(&start)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0f32, f32::max);
+            assert_eq!(moved, 0.0, "{solver} {backend:?}: the lake at rest moved {moved} m");
+        }
+    }
+}

@@ -16,7 +16,7 @@
 // stay out of line and the lanes run one by one (measured: scalar code at a third of the speed).
 #![allow(clippy::needless_range_loop)]
 
-use crate::cpu::adi::{finish_cell, slope_corners, sweeper, Row, Sweep};
+use crate::cpu::adi::{face_share, finish_cell, kept_change, share, slope_corners, sweeper, Row, Sweep};
 use crate::cpu::explicit::{depth, face_depth, two_sum, Level, Out};
 use multiversion::multiversion;
 use rayon::prelude::*;
@@ -36,6 +36,9 @@ pub fn step(level: &Level, out: &mut Out) -> bool {
         return crate::cpu::adi::step(level, out);
     }
     let faces = !level.faces.is_empty();
+    // Each face's `share` (the twin's), east and north of every cell, where the level keeps the
+    // faces' memory; empty otherwise.
+    let shares = if faces { share_table(level) } else { Shares::default() };
     // The row sweep's kept change: keep·vel, or where the level keeps the faces' memory (a scene
     // with a shoreline) what the faces agree each cell keeps (the twin's `base_rhs`), which the
     // sweep takes as its velocity with keep 1 (exact).
@@ -43,10 +46,12 @@ pub fn step(level: &Level, out: &mut Out) -> bool {
         let mut kept = vec![0.0f32; nx * ny];
         kept.par_chunks_mut(nx).enumerate().for_each(|(j, row)| {
             for (i, v) in row.iter_mut().enumerate() {
+                let c = j * nx + i;
                 *v = match alike(level, i, j) {
-                    // No face of another state: nothing moved, the twin's keep·vel.
-                    Some(_) => level.params.keep * level.vel[j * nx + i],
-                    None => level.agreed(i as u32, j as u32).map_or(0.0, |(_, a)| a.kept),
+                    // No face of another state and none limited: nothing moved, the twin's
+                    // keep·vel.
+                    Some(_) if shares.whole(c, nx) => level.params.keep * level.vel[c],
+                    _ => kept_change(level, c),
                 };
             }
         });
@@ -70,7 +75,7 @@ pub fn step(level: &Level, out: &mut Out) -> bool {
         .enumerate()
         .map(|(b, band)| {
             let (first, count) = (b * L, band.len() / nx);
-            let panel = Panel::rows([level.eta, level.ground, velocity], nx, first, count);
+            let panel = Panel::rows([level.eta, level.ground, velocity, &shares.east], nx, first, count);
             let (x, flux) = solve(&rows, first, count, &panel, keep, faces);
             for (l, row) in band.chunks_exact_mut(nx).enumerate() {
                 for (i, v) in row.iter_mut().enumerate() {
@@ -86,16 +91,84 @@ pub fn step(level: &Level, out: &mut Out) -> bool {
         .into_par_iter()
         .map(|b| {
             let (first, count) = (b * L, L.min(nx - b * L));
-            let panel = Panel::columns([level.eta, level.ground, &dx], nx, first, count);
+            let panel = Panel::columns([level.eta, level.ground, &dx, &shares.north], nx, first, count);
             solve(&columns, first, count, &panel, keep, faces)
         })
         .unzip();
     let bad = if faces {
-        end_rows_with_faces(level, out, (&dx, &dy), (&east, &north))
+        end_rows_with_faces(level, out, (&dx, &dy), (&east, &north), &shares)
     } else {
         end_rows(level, out, &dx, &dy)
     };
     bad | slope_corners(level, out)
+}
+
+/// Every face's `share` (the twin's), `east` and `north` of each cell (1 at a ghost face); both
+/// empty where the level keeps no memory (every share 1).
+#[derive(Default)]
+struct Shares {
+    east: Vec<f32>,
+    north: Vec<f32>,
+}
+
+impl Shares {
+    /// Whether interior cell c's four faces keep their whole weight and memory.
+    fn whole(&self, c: usize, nx: usize) -> bool {
+        self.east[c] == 1.0 && self.north[c] == 1.0 && self.east[c - 1] == 1.0 && self.north[c - nx] == 1.0
+    }
+}
+
+/// `Shares` over the whole grid, rows in parallel. Where no slope side, damping map or air
+/// pressure enters `share`, every face takes `face_share` straight from the rows (the twin's
+/// bits); otherwise each face takes the twin's `share`.
+fn share_table(level: &Level) -> Shares {
+    let p = level.params;
+    let (nx, ny) = (p.nx as usize, p.ny as usize);
+    let mut shares = Shares {
+        east: vec![1.0; nx * ny],
+        north: vec![1.0; nx * ny],
+    };
+    let periodic = |bc: u32| bc == crate::cpu::explicit::PERIODIC;
+    let slope = [p.bc_west, p.bc_east, p.bc_south, p.bc_north].contains(&crate::cpu::explicit::GHOST_SLOPE);
+    let plain = !slope && p.forcing == 0;
+    let (eta, ground, faces) = (level.eta, level.ground, level.faces);
+    shares
+        .east
+        .par_chunks_mut(nx)
+        .zip(shares.north.par_chunks_mut(nx))
+        .enumerate()
+        .for_each(|(j, (east, north))| {
+            let row = j * nx..(j + 1) * nx;
+            let up = ((j + 1) % ny) * nx..((j + 1) % ny + 1) * nx;
+            let north_real = j + 1 < ny || periodic(p.bc_north);
+            if !plain {
+                for i in 0..nx {
+                    let c = j * nx + i;
+                    if i + 1 < nx || periodic(p.bc_east) {
+                        east[i] = share(level, c, if i + 1 < nx { c + 1 } else { j * nx }, false);
+                    }
+                    if north_real {
+                        north[i] = share(level, c, up.start + i, true);
+                    }
+                }
+                return;
+            }
+            let (e, g, q) = (&eta[row.clone()], &ground[row], &faces[2 * j * nx..2 * (j + 1) * nx]);
+            let (e_up, g_up) = (&eta[up.clone()], &ground[up]);
+            let face = |o: (f32, f32), x: (f32, f32), q: f32| face_share(p.k, p.keep * q, o, x, q, None);
+            for i in 0..nx - 1 {
+                east[i] = face((e[i], g[i]), (e[i + 1], g[i + 1]), q[2 * i]);
+            }
+            if periodic(p.bc_east) {
+                east[nx - 1] = face((e[nx - 1], g[nx - 1]), (e[0], g[0]), q[2 * nx - 2]);
+            }
+            if north_real {
+                for i in 0..nx {
+                    north[i] = face((e[i], g[i]), (e_up[i], g_up[i]), q[2 * i + 1]);
+                }
+            }
+        });
+    shares
 }
 
 /// Whether interior cell (i, j) and its four neighbours are all wet (Some(true)) or all dry
@@ -140,6 +213,7 @@ fn end_rows_with_faces(
     out: &mut Out,
     (dx, dy): (&[f32], &[Vec<Lanes>]),
     (east, north): (&[Vec<Lanes>], &[Vec<Lanes>]),
+    shares: &Shares,
 ) -> bool {
     let nx = level.params.nx as usize;
     out.rows(nx)
@@ -153,58 +227,68 @@ fn end_rows_with_faces(
                 let delta = dx[c] + dy[b][j][l];
                 let fluxes = [east[j / L][i][j % L], north[b][j][l]];
                 bad | match alike(level, i, j) {
-                    Some(open) => finish_alike(level, &mut row, c, i, open, delta, fluxes),
-                    None => finish_cell(level, &mut row, c, i, delta, fluxes),
+                    Some(open) if shares.east[c] == 1.0 && shares.north[c] == 1.0 => {
+                        finish_alike(level, &mut row, c, i, open, delta, fluxes)
+                    }
+                    _ => finish_cell(level, &mut row, c, i, delta, fluxes),
                 }
             })
         })
         .reduce(|| false, |a, b| a | b)
 }
 
-/// A panel's inputs, `[position][lane]`: the level, the ground, and the row sweep's velocity
-/// (x) or the column sweep's δx (y). Lanes past the panel's lines hold zeros, flat dry ground
+/// A panel's inputs, `[position][lane]`: the level, the ground, the row sweep's velocity (x) or
+/// the column sweep's δx (y), and where the level keeps the faces' memory each position's high
+/// face's `share` (empty otherwise). Lanes past the panel's lines hold zeros, flat dry ground
 /// whose equations are the identity.
 struct Panel {
     eta: Vec<Lanes>,
     ground: Vec<Lanes>,
     extra: Vec<Lanes>,
+    share: Vec<Lanes>,
 }
 
 impl Panel {
-    fn zeros(n: usize) -> Panel {
-        Panel {
-            eta: vec![[0.0; L]; n],
-            ground: vec![[0.0; L]; n],
-            extra: vec![[0.0; L]; n],
-        }
-    }
-
-    /// `fields`' `count` rows from row `first`, transposed: position i of lane l is cell i of
-    /// row first + l.
-    fn rows(fields: [&[f32]; 3], nx: usize, first: usize, count: usize) -> Panel {
-        let mut panel = Panel::zeros(nx);
-        for (field, into) in fields
-            .into_iter()
-            .zip([&mut panel.eta, &mut panel.ground, &mut panel.extra])
-        {
-            let rows: Vec<&[f32]> = (first..first + count).map(|j| &field[j * nx..(j + 1) * nx]).collect();
-            for (b, block) in into.chunks_mut(L).enumerate() {
-                transpose(&rows, b * L, block);
+    /// The panel of `fields` (an empty one, the shares without memory, stays empty).
+    fn of(fields: [&[f32]; 4], n: usize, mut fill: impl FnMut(&[f32], &mut [Lanes])) -> Panel {
+        let mut panel = Panel {
+            eta: Vec::new(),
+            ground: Vec::new(),
+            extra: Vec::new(),
+            share: Vec::new(),
+        };
+        let into = [&mut panel.eta, &mut panel.ground, &mut panel.extra, &mut panel.share];
+        for (field, into) in fields.into_iter().zip(into) {
+            if !field.is_empty() {
+                *into = vec![[0.0; L]; n];
+                fill(field, into);
             }
         }
         panel
     }
 
+    /// `fields`' `count` rows from row `first`, transposed: position i of lane l is cell i of
+    /// row first + l.
+    fn rows(fields: [&[f32]; 4], nx: usize, first: usize, count: usize) -> Panel {
+        Panel::of(fields, nx, |field, into| {
+            let rows: Vec<&[f32]> = (first..first + count).map(|j| &field[j * nx..(j + 1) * nx]).collect();
+            for (b, block) in into.chunks_mut(L).enumerate() {
+                transpose(&rows, b * L, block);
+            }
+        })
+    }
+
     /// `fields`' `count` columns from column `first`: position j of lane l is cell
     /// (first + l, j), a slice of row j.
-    fn columns(fields: [&[f32]; 3], nx: usize, first: usize, count: usize) -> Panel {
+    fn columns(fields: [&[f32]; 4], nx: usize, first: usize, count: usize) -> Panel {
         let ny = fields[0].len() / nx;
-        let mut panel = Panel::zeros(ny);
-        // The three fields row by row: three cache lines in flight at each of the rows, which lie
-        // a page apart, where hardware prefetchers do not follow.
+        let mut panel = Panel::of(fields, ny, |_, _| {});
+        let mut into = [&mut panel.eta, &mut panel.ground, &mut panel.extra, &mut panel.share];
+        // The fields row by row: a cache line of each in flight at each of the rows, which lie a
+        // page apart, where hardware prefetchers do not follow.
         for j in 0..ny {
             let cells = j * nx + first..j * nx + first + count;
-            for (field, into) in fields.iter().zip([&mut panel.eta, &mut panel.ground, &mut panel.extra]) {
+            for (field, into) in fields.iter().zip(into.iter_mut()).filter(|(f, _)| !f.is_empty()) {
                 match <&Lanes>::try_from(&field[cells.clone()]) {
                     Ok(whole) => into[j] = *whole,
                     Err(_) => into[j][..count].copy_from_slice(&field[cells.clone()]),
@@ -323,6 +407,9 @@ fn interior_fluxes(rows: &Rows, x: &[Lanes]) -> Vec<Lanes> {
 fn interior_rows(panel: &Panel, rows: &mut Rows, k: f32, keep: Option<f32>) {
     let n = panel.eta.len();
     let (eta, ground, extra) = (&panel.eta, &panel.ground, &panel.extra);
+    let whole = [1.0f32; L];
+    // Each position's high face's share, 1 where the level keeps no memory.
+    let share = |q: usize| panel.share.get(q).unwrap_or(&whole);
     let (mut d_lo, mut d_c, mut d_hi) = ([0.0f32; L], [0.0f32; L], [0.0f32; L]);
     for l in 0..L {
         d_lo[l] = depth(eta[0][l], ground[0][l]);
@@ -352,9 +439,10 @@ fn interior_rows(panel: &Panel, rows: &mut Rows, k: f32, keep: Option<f32>) {
             }
         }
         let (mut a, mut c, mut r) = ([0.0f32; L], [0.0f32; L], [0.0f32; L]);
+        let (s_lo, s_hi) = (share(q - 1), share(q));
         for l in 0..L {
-            let w_lo = k * face_depth(e_lo[l], d_lo[l], e_c[l], d_c[l]);
-            let w_hi = k * face_depth(e_c[l], d_c[l], e_hi[l], d_hi[l]);
+            let w_lo = k * (face_depth(e_lo[l], d_lo[l], e_c[l], d_c[l]) * s_lo[l]);
+            let w_hi = k * (face_depth(e_c[l], d_c[l], e_hi[l], d_hi[l]) * s_hi[l]);
             a[l] = -w_lo;
             c[l] = -w_hi;
             r[l] = (base[l] + w_lo * rise_lo[l]) + w_hi * rise_hi[l];

@@ -2,6 +2,7 @@
 //! workgroup's 256 lanes, field by field, in the twin's order (cell c of a workgroup goes to lane
 //! c mod 256, each lane takes its cells in increasing c), then the twin's tree.
 
+use crate::cpu::explicit::on_bank;
 use crate::cpu::reduce::{Lane, WG};
 use crate::params::CELLS_PER_PARTIAL;
 use multiversion::multiversion;
@@ -9,7 +10,8 @@ use std::ops::Range;
 
 /// One workgroup's 256 lanes as `reduce.wgsl` folds them, field by field.
 pub(crate) struct Lanes {
-    pub(crate) sum: [f32; WG],
+    pub(crate) eta_depth: [f32; WG],
+    pub(crate) wet_depth: [f32; WG],
     pub(crate) wet: [u32; WG],
     pub(crate) max_depth: [f32; WG],
     pub(crate) bad: [u32; WG],
@@ -88,7 +90,8 @@ impl Folder {
 impl Default for Lanes {
     fn default() -> Lanes {
         Lanes {
-            sum: [0.0; WG],
+            eta_depth: [0.0; WG],
+            wet_depth: [0.0; WG],
             wet: [0; WG],
             max_depth: [0.0; WG],
             bad: [0; WG],
@@ -110,7 +113,8 @@ pub(crate) fn workgroup(lanes: &mut Lanes, eta: &[f32], vel: &[f32], ground: &[f
 
 impl Lanes {
     fn reset(&mut self) {
-        self.sum = [0.0; WG];
+        self.eta_depth = [0.0; WG];
+        self.wet_depth = [0.0; WG];
         self.wet = [0; WG];
         self.max_depth = [0.0; WG];
         self.bad = [0; WG];
@@ -126,7 +130,8 @@ impl Lanes {
             stride /= 2;
         }
         Lane::plain(
-            self.sum[0],
+            self.eta_depth[0],
+            self.wet_depth[0],
             self.wet[0],
             self.max_depth[0],
             self.bad[0],
@@ -143,14 +148,16 @@ fn halve(l: &mut Lanes, stride: usize) {
         let (low, high) = field.split_at_mut(stride);
         (low, &high[..stride])
     }
-    let (sum, sum_hi) = pair(&mut l.sum, stride);
+    let (eta_depth, eta_depth_hi) = pair(&mut l.eta_depth, stride);
+    let (wet_depth, wet_depth_hi) = pair(&mut l.wet_depth, stride);
     let (wet, wet_hi) = pair(&mut l.wet, stride);
     let (max_depth, max_depth_hi) = pair(&mut l.max_depth, stride);
     let (bad, bad_hi) = pair(&mut l.bad, stride);
     let (depth, depth_hi) = pair(&mut l.depth, stride);
     let (vel, vel_hi) = pair(&mut l.vel, stride);
     for t in 0..stride {
-        sum[t] += sum_hi[t];
+        eta_depth[t] += eta_depth_hi[t];
+        wet_depth[t] += wet_depth_hi[t];
         wet[t] += wet_hi[t];
         max_depth[t] = max_depth[t].max(max_depth_hi[t]);
         bad[t] |= bad_hi[t];
@@ -172,7 +179,8 @@ fn fold(lanes: &mut Lanes, t0: usize, eta: &[f32], vel: &[f32], ground: &[f32]) 
 
 /// Lanes `t0..t0 + n`, one slice per field, for a loop to add its cells to.
 pub(crate) struct LaneSlices<'a> {
-    sum: &'a mut [f32],
+    eta_depth: &'a mut [f32],
+    wet_depth: &'a mut [f32],
     wet: &'a mut [u32],
     max_depth: &'a mut [f32],
     bad: &'a mut [u32],
@@ -184,7 +192,8 @@ impl Lanes {
     pub(crate) fn slices(&mut self, t0: usize, n: usize) -> LaneSlices<'_> {
         let r = t0..t0 + n;
         LaneSlices {
-            sum: &mut self.sum[r.clone()],
+            eta_depth: &mut self.eta_depth[r.clone()],
+            wet_depth: &mut self.wet_depth[r.clone()],
             wet: &mut self.wet[r.clone()],
             max_depth: &mut self.max_depth[r.clone()],
             bad: &mut self.bad[r.clone()],
@@ -205,7 +214,9 @@ impl LaneSlices<'_> {
         let wet = finite && d > 0.0;
         self.depth[k] += if finite { e.max(g) - g.max(0.0) } else { 0.0 };
         self.bad[k] |= u32::from(!finite);
-        self.sum[k] += if wet { e } else { 0.0 };
+        let sea = wet && !on_bank(g);
+        self.eta_depth[k] += if sea { e * d } else { 0.0 };
+        self.wet_depth[k] += if sea { d } else { 0.0 };
         self.wet[k] += u32::from(wet);
         self.max_depth[k] = self.max_depth[k].max(if wet { d } else { 0.0 });
         self.vel[k] += if wet { v } else { 0.0 };

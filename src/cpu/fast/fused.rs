@@ -20,7 +20,7 @@
 //! so the sums would come too early) and clamp bookkeeping (`CORRECT_CLAMPS`); those steps run
 //! `fast::explicit` on a corrected level.
 
-use crate::cpu::explicit::{depth, face, two_sum, wave_in, wet_mean, Out, Rows};
+use crate::cpu::explicit::{depth, face, mean_surface, two_sum, wave_in, Out, Rows};
 use crate::cpu::fast::fold::Folder;
 use crate::cpu::reduce::{finish, partial_sums, Extras, Lane};
 use crate::cpu::volume::apply_plain;
@@ -66,7 +66,7 @@ pub fn step(level: InPlace, fusion: &Fusion) -> (bool, Option<Totals>) {
     let band = Band {
         fusion,
         p,
-        mean: wet_mean(fusion.totals),
+        mean: mean_surface(fusion.totals),
         band_rows,
         edges: edge_rows(&level, nx, ny, band_rows),
     };
