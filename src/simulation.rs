@@ -235,6 +235,7 @@ impl Simulation {
                 shortfall: &[],
                 clamped: &[],
                 cover: &cover,
+                faces: &[],
             },
         );
         let target = totals.sum_depth as f64;

@@ -51,6 +51,7 @@ pub fn taylor_vel(params: &Params, ground: &[f32], eta: &[f32]) -> (Vec<f32>, Ve
         shortfall: &[],
         clamped: &[],
         cover: &[],
+        faces: &[],
     };
     // Ghost-mean sides read the mean wet surface.
     let totals = cpu::reduce::reduce(&params, ground, eta, &rest, extras);

@@ -175,6 +175,26 @@ fn settled(v_in: Volume, t: Totals, index: u32, rain_before: f32) -> Volume {
     return v;
 }
 
+// The four faces' memory (west, east, south, north, each signed into its owner) signed into the
+// cell, in a fixed order. Twin: src/cpu/volume.rs `held_in_faces`.
+fn into_cell(q: vec4<f32>) -> f32 {
+    return ((q.y + q.w) * params.one - q.x) * params.one - q.z;
+}
+
+// Where cell c's faces' memory (west, east, south, north) stands in a level's vel buffer, after
+// its nx·ny changes: a cell owns its east and north faces and reads its west and south
+// neighbours' (wrapped, as periodic sides read them). With `into_cell`: what the faces hold of a
+// wet cell's change (volume.wgsl, reduce.wgsl and regions.wgsl's `held_in_faces`).
+fn face_words(c: u32) -> vec4<u32> {
+    let nx = params.nx;
+    let n = nx * params.ny;
+    let i = c % nx;
+    let j = c / nx;
+    let w = select(c - 1u, c + nx - 1u, i == 0u);
+    let s = select(c - nx, c + n - nx, j == 0u);
+    return vec4<u32>(n + 2u * w, n + 2u * c, n + 2u * s + 1u, n + 2u * c + 1u);
+}
+
 // Whether a cell on ground `b` stands on a bank: above the still level (0), land, not sea. At an
 // edge there is no sea beyond the side to trade waves with: every side but a wall or a wrap lets
 // water out only (explicit.wgsl's `face_term`, adi.wgsl's `side`), and neither Mur's update nor

@@ -279,12 +279,6 @@ fn wave_any(i: u32, j: u32, c: u32) -> Wave {
     return wave(i, j, false);
 }
 
-// The four faces' memory (west, east, south, north, each signed into its owner) signed into the
-// cell, in a fixed order.
-fn into_cell(q: vec4<f32>) -> f32 {
-    return ((q.y + q.w) * params.one - q.x) * params.one - q.z;
-}
-
 // Steps workgroup `group`'s cells (sums.wgsl's order); returns this thread's sums of what it wrote.
 fn step_cells(group: u32, t: u32, corrected: bool) -> Lane {
     let n = params.nx * params.ny;
@@ -305,7 +299,8 @@ fn step_cells(group: u32, t: u32, corrected: bool) -> Lane {
             let sum = two_sum(here.x, r.vel + here.z);
             let b = ground[c];
             let stored = store_step(c, b, r, sum.x, sum.y);
-            add_cell(&lane, stored.x, b, stored.y, 0.0);
+            // Σvel counts what the faces do not hold (reduce.wgsl's `partial_sums`).
+            add_cell(&lane, stored.x, b, stored.y - r.into, 0.0);
         }
     }
     return lane;

@@ -20,6 +20,15 @@
 @group(1) @binding(0) var<storage, read> eta: array<f32>;
 @group(1) @binding(1) var<storage, read> vel: array<f32>;
 
+// Cell c's faces' memory signed into it (common.wgsl's `face_words`); 0 without (params.faces).
+fn held_in_faces(c: u32) -> f32 {
+    if params.faces == 0u {
+        return 0.0;
+    }
+    let w = face_words(c);
+    return into_cell(vec4<f32>(vel[w.x], vel[w.y], vel[w.z], vel[w.w]));
+}
+
 @compute @workgroup_size(256)
 fn partial_sums(
     @builtin(workgroup_id) wid: vec3<u32>,
@@ -37,7 +46,13 @@ fn partial_sums(
                 held = cover[c].held;
                 lane.clamp.z = lane.clamp.z + held;
             }
-            add_cell(&lane, eta[c], ground[c], vel[c], held);
+            // A wet cell's change less what its faces hold: on a shoreline the faces into dry
+            // cells hold the water the wave carries up the beach, which is no error to undo.
+            var v = vel[c];
+            if eta[c] > ground[c] {
+                v = v - held_in_faces(c);
+            }
+            add_cell(&lane, eta[c], ground[c], v, held);
             if params.sources != 0u {
                 lane.short = lane.short + shortfall[c];
             }

@@ -145,6 +145,16 @@ fn tiles() -> u32 {
     return (cells() + TILE - 1u) / TILE;
 }
 
+// Cell c's faces' memory signed into it (common.wgsl's `face_words`); 0 without (params.faces).
+// A region's vel correction counts a wet cell's change less what its faces hold (reduce.wgsl).
+fn held_in_faces(c: u32) -> f32 {
+    if params.faces == 0u {
+        return 0.0;
+    }
+    let w = face_words(c);
+    return into_cell(vec4<f32>(vel[w.x], vel[w.y], vel[w.z], vel[w.w]));
+}
+
 fn wet(c: u32) -> bool {
     return eta[c] > ground[c];
 }
@@ -448,7 +458,7 @@ fn region_sum(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invo
     if j1 != 0u {
         let j = j1 - 1u;
         let depth = to_fixed(d);
-        let v = to_fixed(vel[c]);
+        let v = to_fixed(vel[c] - held_in_faces(c));
         let had_old = select(0u, 1u, i1 != 0u);
         if j1 == leads.x {
             atomicAdd(&agg[0], 1u);

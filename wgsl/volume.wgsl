@@ -81,20 +81,14 @@ fn roll() {
     books.volume.shortfall = -last;
 }
 
-// Cell c's faces' memory signed into it (explicit.wgsl's `memory_at`, after the nx·ny changes in
-// the level's vel buffer), which the dry-cell rule leaves in the faces: the next step forgets it
-// or takes it back. 0 without (params.faces).
+// Cell c's faces' memory signed into it, which the dry-cell rule leaves in the faces: the next
+// step forgets it or takes it back. 0 without (params.faces).
 fn held_in_faces(c: u32) -> f32 {
     if params.faces == 0u {
         return 0.0;
     }
-    let nx = params.nx;
-    let n = nx * params.ny;
-    let i = c % nx;
-    let j = c / nx;
-    let w = select(c - 1u, c + nx - 1u, i == 0u);
-    let s = select(c - nx, c + n - nx, j == 0u);
-    return ((vel[n + 2u * c] + vel[n + 2u * c + 1u]) * params.one - vel[n + 2u * w]) * params.one - vel[n + 2u * s + 1u];
+    let w = face_words(c);
+    return into_cell(vec4<f32>(vel[w.x], vel[w.y], vel[w.z], vel[w.w]));
 }
 
 // One cell of `apply` (below) moved by `delta`: returns the height its sources added (or drains

@@ -48,12 +48,22 @@ pub fn beach(
     Ok(Simulation::new(&scene, backend)?)
 }
 
+/// The depth below which a face counts as the swash zone (m): ten humps of 1 mm.
+pub const SWASH: f64 = 0.01;
+
 /// The total energy over run-ups 46–50 against run-ups 1–5 (each 12.5 s) of `beach`'s run.
 ///
 /// The energy is the potential above the still level plus the kinetic of the faces' fluxes, read
 /// from the level alone: in a strip with a wall at x = 0 the flux through the east face of cell i
 /// is −Σ_{j ≤ i} Δh_j·dx/dt over one step, and ½·Q²/d_face its kinetic energy (d_face the mean
 /// depth; g and the cell area left out). Sampled every 16th step.
+///
+/// The kinetic energy leaves out the swash zone's faces, shallower than [`SWASH`]: there d_face
+/// falls to a film's micrometres and ½·Q²/d_face turns the flux's float32 rounding (its sum over
+/// the cells behind the face) into energy the water never held. Counted, it gave the fine beach
+/// 0.9865, 0.9930 and 0.9970 for humps of 0.9999, 1 and 1.0001 mm; without it the three agree to
+/// 1e-4. The water's energy passes through the swash zone and back, so what the shoreline loses
+/// still shows in the later window.
 pub fn beach_energy(mut sim: Simulation, dx: f64) -> Result<f64, Box<dyn std::error::Error>> {
     let (nx, dt) = beach_grid(dx);
     let run_up = (12.5 / dt) as usize;
@@ -86,7 +96,7 @@ pub fn beach_energy(mut sim: Simulation, dx: f64) -> Result<f64, Box<dyn std::er
         for i in 0..nx - 1 {
             flux -= (after[i] - before[i]) * dx / dt;
             let d_face = 0.5 * ((before[i] - ground[i]).max(0.0) + (before[i + 1] - ground[i + 1]).max(0.0));
-            if d_face > 0.0 {
+            if d_face > SWASH {
                 kinetic += 0.5 * flux * flux / d_face / G;
             }
         }

@@ -159,7 +159,7 @@ impl CpuSolver {
         };
         s.totals = s.reduce();
         if let Some(r) = &mut s.regions {
-            r.record(&s.params, &s.ground, &s.eta[0], &s.vel[0]);
+            r.record(&s.params, &s.ground, &s.eta[0], &s.vel[0], &s.faces[0]);
         }
         s
     }
@@ -170,6 +170,7 @@ impl CpuSolver {
             shortfall: &self.shortfall,
             clamped: &self.clamped,
             cover: self.bodies.as_ref().map_or(&[], |b| &b.cover),
+            faces: &self.faces[p],
         };
         if self.fast {
             fast::reduce::reduce(&self.params, &self.ground, &self.eta[p], &self.vel[p], extras)
@@ -225,7 +226,7 @@ impl CpuSolver {
             }
             Pass::Regions => {
                 let (p, r) = (self.current, self.regions.as_mut().expect("regions"));
-                r.record(&self.params, &self.ground, &self.eta[p], &self.vel[p]);
+                r.record(&self.params, &self.ground, &self.eta[p], &self.vel[p], &self.faces[p]);
             }
             Pass::Volume => self.correct(index, &chunk.input.rain),
             Pass::Summary => {

@@ -1,6 +1,7 @@
 //! Twin of `wgsl/reduce.wgsl`: the same tree, the same order of additions, the same bits.
 
 use crate::cpu::explicit::on_bank;
+use crate::cpu::volume::held_in_faces;
 use crate::params::{Params, Totals, CELLS_PER_PARTIAL, CORRECT_CLAMPS};
 
 pub(crate) const WG: usize = crate::wgsl::sums::SUMS_WG as usize;
@@ -78,6 +79,8 @@ pub struct Extras<'a> {
     pub clamped: &'a [[f32; 2]],
     /// What covers each column (its `held` body volume); read only with bodies.
     pub cover: &'a [crate::bodies::Cover],
+    /// The level's faces' memory (`explicit::Memory`), whole-grid; empty where it keeps none.
+    pub faces: &'a [f32],
 }
 
 /// `partial_sums` over every workgroup, then `finish`.
@@ -117,7 +120,7 @@ pub(crate) fn partial_sums(p: &Params, ground: &[f32], eta: &[f32], vel: &[f32],
                     lane.wet_depth += sea;
                     lane.wet += 1;
                     lane.max_depth = lane.max_depth.max(d);
-                    lane.vel += vel[c];
+                    lane.vel += vel[c] - held_in_faces(p, extras.faces, c);
                 }
                 if p.sources != 0 {
                     lane.short += extras.shortfall[c];

@@ -2,6 +2,7 @@
 //! the step, and compute each one's correction. The rules (merge, split, newborn, vanished) are
 //! written out in the shader's header; here they run one cell at a time, in index order.
 
+use crate::cpu::volume::held_in_faces;
 use crate::params::Params;
 
 /// Units per metre·cell of the fixed-point sums (2^28).
@@ -160,7 +161,8 @@ impl Regions {
     }
 
     /// Twin of `Regions::record`: labels `eta`, carries the targets over and sets the corrections.
-    pub fn record(&mut self, p: &Params, ground: &[f32], eta: &[f32], vel: &[f32]) {
+    /// `faces`: the level's faces' memory (`explicit::Memory`), empty where it keeps none.
+    pub fn record(&mut self, p: &Params, ground: &[f32], eta: &[f32], vel: &[f32], faces: &[f32]) {
         let cap = p.regions as usize;
         let (q, fresh) = (self.current, 1 - self.current);
         // label_check: a wet set that is last step's keeps its labels (the numbering is a
@@ -208,7 +210,7 @@ impl Regions {
             let s = &mut slots[j];
             s.wet += 1;
             s.volume += depth;
-            s.vel += to_fixed(vel[c]);
+            s.vel += to_fixed(vel[c] - held_in_faces(p, faces, c));
             s.had_old |= i1 != 0;
             if i1 != 0 {
                 let o = &mut slots[i1 as usize - 1];
@@ -307,19 +309,19 @@ mod tests {
         let still = vec![0.0; 7];
         let mut r = Regions::new(&p);
         // Two troughs 0.5 m and 0.25 m deep: each region's first target is its volume.
-        r.record(&p, &ground, &surface(-0.5, -0.1, -0.75), &still);
+        r.record(&p, &ground, &surface(-0.5, -0.1, -0.75), &still, &[]);
         let (west, east) = (3 * to_fixed(0.5), 3 * to_fixed(0.25));
         assert_eq!(r.targets(), &[west, east]);
         assert_eq!(r.labels(), &[1, 1, 1, 0, 2, 2, 2]);
         // Water over the ridge joins them: one region, the two targets added exactly, and the
         // water that appeared on the ridge (0.1 m) is taken back evenly.
-        r.record(&p, &ground, &surface(-0.5, 0.1, -0.75), &still);
+        r.record(&p, &ground, &surface(-0.5, 0.1, -0.75), &still, &[]);
         assert_eq!(r.count(), 1);
         assert_eq!(r.targets(), &[west + east]);
         assert!((r.corrections[0][0] - -0.1 / 7.0).abs() < 1e-6);
         // The ridge dries with 0.4 m west and 0.1 m east: the target splits 0.4 : 0.1 by the
         // current volume, exactly summing to the merged one.
-        r.record(&p, &ground, &surface(-0.6, -0.1, -0.9), &still);
+        r.record(&p, &ground, &surface(-0.6, -0.1, -0.9), &still, &[]);
         let t = r.targets();
         assert_eq!(t.len(), 2);
         assert_eq!(t[0] + t[1], west + east);
@@ -337,14 +339,14 @@ mod tests {
         let (p, ground) = channel(8);
         let still = vec![0.0; 7];
         let mut r = Regions::new(&p);
-        r.record(&p, &ground, &surface(-0.5, -0.1, -2.0), &still);
+        r.record(&p, &ground, &surface(-0.5, -0.1, -2.0), &still, &[]);
         assert_eq!(r.targets(), &[3 * to_fixed(0.5)]);
         // Rain of 1 cm on cell 1 and a new puddle in the dry east trough.
         r.pending[1] = 0.01;
         let mut eta = surface(-0.5, -0.1, -2.0);
         eta[1] += 0.01;
         eta[5] = -0.8;
-        r.record(&p, &ground, &eta, &still);
+        r.record(&p, &ground, &eta, &still, &[]);
         let puddle = to_fixed(eta[5] - ground[5]);
         assert_eq!(r.targets(), &[3 * to_fixed(0.5) + to_fixed(0.01), puddle]);
         assert_eq!(r.corrections[1], [0.0, 0.0]);

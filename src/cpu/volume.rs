@@ -62,9 +62,11 @@ pub struct Cells<'a> {
     pub first: usize,
 }
 
-/// Twin of `held_in_faces`: cell `c`'s faces' memory signed into it, which the dry-cell rule
-/// leaves in the faces (the next step forgets or takes it back: `explicit::Memory`); 0 without.
-fn held_in_faces(p: &Params, faces: &[f32], c: usize) -> f32 {
+/// Twin of `held_in_faces` (volume.wgsl, reduce.wgsl, regions.wgsl; common.wgsl's `face_words`
+/// and `into_cell`): cell `c`'s faces' memory signed into it, which the dry-cell rule leaves in the
+/// faces (the next step forgets or takes it back: `explicit::Memory`) and the vel correction does
+/// not count as error (`reduce`); 0 without.
+pub(crate) fn held_in_faces(p: &Params, faces: &[f32], c: usize) -> f32 {
     if faces.is_empty() {
         return 0.0;
     }

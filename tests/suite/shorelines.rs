@@ -118,29 +118,41 @@ fn beach_energy(dx: f64, amp: f64, walled: bool) -> f64 {
 fn a_wave_running_up_a_beach_fifty_times_keeps_what_a_walled_one_keeps() {
     // A 1 mm hump e-folding over 6 m on 0.5 m of water, running up the 1:20 beach and back 50
     // times (625 s): it does not break, so the shallow-water equations keep its energy. Measured
-    // (total energy over run-ups 46–50 against 1–5): walled 1.0003 at dx 0.025 (0.9995 at
-    // 0.0125); beach 0.9970 at dx 0.025 and 0.9993 at 0.0125, converging on the walled run.
-    // Before `hand_on` the beach kept 0.9551 and 0.9756, and the loss only halved with dx: each
-    // shoreline cell that drained took with it the momentum `limit` held back from its face (a
-    // 1-D model of the step: every joule lost was there), since Kass & Miller's step has no
-    // advection to carry it on to the water it was pushing.
-    let walled = beach_energy(0.025, 0.001, true);
+    // (total energy over run-ups 46–50 against 1–5, the swash zone's faces out of the kinetic
+    // part: `beach::SWASH`): walled 1.0003 at dx 0.025 (0.9995 at 0.0125); beach 0.9955 at dx
+    // 0.025 and 0.9980 at 0.0125, so the shoreline's own loss, 0.0048 then 0.0015 below the
+    // walled run on the same grid, falls faster than dx. Before `hand_on` the beach kept 0.9551
+    // and 0.9756 (counting the swash zone), and the loss only halved with dx: each shoreline cell
+    // that drained took with it the momentum `limit` held back from its face (a 1-D model of the
+    // step: every joule lost was there), since Kass & Miller's step has no advection to carry it
+    // on to the water it was pushing.
+    let walled = [beach_energy(0.025, 0.001, true), beach_energy(0.0125, 0.001, true)];
     let coarse = beach_energy(0.025, 0.001, false);
     let fine = beach_energy(0.0125, 0.001, false);
-    eprintln!("energy kept over 50 run-ups: walled {walled:.4}; beach {coarse:.4} at dx 0.025, {fine:.4} at 0.0125");
-    assert!((walled - 1.0).abs() < 1e-3, "walled {walled}");
-    // Bounds: the measured figures less ~0.002 (the walled run's own spread over grids is 0.0008),
-    // the fine grid within 1e-3 of the walled run (measured 0.0010 below the coarse walled run,
-    // 0.0002 below its own), and never above it by more than the walled run's spread: a beach
-    // that makes energy is as wrong as one that loses it.
-    assert!(coarse > 0.995 && fine > 0.998, "beach {coarse} → {fine}");
+    eprintln!(
+        "energy kept over 50 run-ups: walled {:.5} at dx 0.025, {:.5} at 0.0125; beach {coarse:.5}, {fine:.5}",
+        walled[0], walled[1]
+    );
+    assert!(walled.iter().all(|w| (w - 1.0).abs() < 1e-3), "walled {walled:?}");
+    // Bounds: the beach within 5e-3 of the walled run at dx 0.025 and 2e-3 at 0.0125 (measured
+    // 0.0048 and 0.0015), and never above it by more than 1e-3: a beach that makes energy is as
+    // wrong as one that loses it. (Until the swash zone was left out the fine beach was held to
+    // 2e-3 of the coarse walled run, the coarse and fine beaches to 0.995 and 0.998: its films'
+    // kinetic energy was float32 noise, and the fine beach's 0.9993 came out 0.9865 and 0.9970
+    // for humps 1e-4 lower and higher.)
     assert!(
-        fine > walled - 2e-3 && coarse < walled + 1e-3 && fine < walled + 1e-3,
-        "beach {coarse} → {fine}, walled {walled}"
+        coarse > walled[0] - 5e-3 && fine > walled[1] - 2e-3,
+        "beach {coarse} → {fine}, walled {walled:?}"
     );
     assert!(
-        1.0 - fine < 0.6 * (1.0 - coarse),
-        "beach {coarse} → {fine}: not converging"
+        coarse < walled[0] + 1e-3 && fine < walled[1] + 1e-3,
+        "beach {coarse} → {fine}, walled {walled:?}"
+    );
+    // The shoreline's own loss (the walled run's on its grid less the beach's) falls faster
+    // than dx: measured 0.0048 → 0.0015.
+    assert!(
+        walled[1] - fine < 0.6 * (walled[0] - coarse),
+        "beach {coarse} → {fine}, walled {walled:?}: not converging"
     );
 }
 

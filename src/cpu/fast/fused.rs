@@ -92,6 +92,7 @@ pub fn step(level: InPlace, fusion: &Fusion) -> (bool, Option<Totals>) {
         shortfall: &[],
         clamped: &[],
         cover: &[],
+        faces: &[],
     };
     let partials: Vec<Lane> = partials
         .into_iter()

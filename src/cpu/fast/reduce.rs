@@ -11,7 +11,7 @@ use rayon::prelude::*;
 /// As `cpu::reduce::reduce`.
 pub fn reduce(p: &Params, ground: &[f32], eta: &[f32], vel: &[f32], extras: Extras) -> Totals {
     let groups = eta.len().div_ceil(CELLS_PER_PARTIAL);
-    let partials: Vec<Lane> = if p.bodies == 0 && p.sources == 0 && p.correct != CORRECT_CLAMPS {
+    let partials: Vec<Lane> = if p.bodies == 0 && p.sources == 0 && p.correct != CORRECT_CLAMPS && p.faces == 0 {
         eta.par_chunks(CELLS_PER_PARTIAL)
             .zip(vel.par_chunks(CELLS_PER_PARTIAL))
             .zip(ground.par_chunks(CELLS_PER_PARTIAL))
