@@ -97,10 +97,15 @@ pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams, fused: bool) -> Co
         // chunk) and records the probes.
         Pass::Reduce if fused => fixed(1, "the fold, the settle and the probes; one workgroup"),
         Pass::Volume | Pass::Probe if fused => fixed(0, "in close"),
-        // partial_sums streams eta, vel and ground (+ shortfall, clamp record, covers); finish
-        // folds one partial per 2048 cells.
+        // partial_sums streams eta, vel and ground (+ shortfall, clamp record, covers, and with
+        // the faces' memory a wet cell's four faces: two words a cell, its neighbours' in cache);
+        // finish folds one partial per 2048 cells.
         Pass::Reduce => cost(
-            3 * F32 + on(p.sources != 0, F32) + on(clamps, 2 * F32) + on(p.bodies != 0, 4 * F32),
+            3 * F32
+                + on(p.sources != 0, F32)
+                + on(clamps, 2 * F32)
+                + on(p.bodies != 0, 4 * F32)
+                + on(p.faces != 0, 2 * F32),
             0,
             2,
         ),
@@ -146,12 +151,12 @@ pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams, fused: bool) -> Co
         // check (eta, ground, old labels; it stops reading once a workgroup finds a change),
         // union (eta, ground, parents), compression (eta, ground, parents; parents out where a
         // path shortens), numbering with the per-region sums (eta, ground, parents, vel, pending,
-        // old labels; labels and parents out), the split (eta, ground, old labels); the roots'
-        // masks and the table stay in cache. Was 9 dispatches and ~25 words a cell with separate
-        // numbering and spread passes and no check.
+        // old labels, and with the faces' memory a wet cell's faces; labels and parents out), the
+        // split (eta, ground, old labels); the roots' masks and the table stay in cache. Was 9
+        // dispatches and ~25 words a cell with separate numbering and spread passes and no check.
         Pass::Regions => Cost {
             note: "where the wet set changed; where it did not, union, compression, scan and split are empty: ~40 B",
-            ..cost(18 * F32, 3 * F32, 7)
+            ..cost(18 * F32 + on(p.faces != 0, 2 * F32), 3 * F32, 7)
         },
         // apply: ground, eta, vel, carry (+ labels, sources, clamp record) in, eta, vel, carry
         // (+ shortfall, pending, clamp record) out; settle is one thread; rain runs on steps

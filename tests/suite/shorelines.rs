@@ -121,11 +121,12 @@ fn a_wave_running_up_a_beach_fifty_times_keeps_what_a_walled_one_keeps() {
     // (total energy over run-ups 46–50 against 1–5, the swash zone's faces out of the kinetic
     // part: `beach::SWASH`): walled 1.0003 at dx 0.025 (0.9995 at 0.0125); beach 0.9955 at dx
     // 0.025 and 0.9980 at 0.0125, so the shoreline's own loss, 0.0048 then 0.0015 below the
-    // walled run on the same grid, falls faster than dx. Before `hand_on` the beach kept 0.9551
-    // and 0.9756 (counting the swash zone), and the loss only halved with dx: each shoreline cell
-    // that drained took with it the momentum `limit` held back from its face (a 1-D model of the
-    // step: every joule lost was there), since Kass & Miller's step has no advection to carry it
-    // on to the water it was pushing.
+    // walled run on the same grid, falls faster than dx here (at dx 0.05 it is 0.0032: 0.9971
+    // against 1.0003, so it is not monotone over coarser grids). Before `hand_on` the beach
+    // kept 0.9551 and 0.9756 (counting the swash zone), and the loss only halved with dx: each
+    // shoreline cell that drained took with it the momentum `limit` held back from its face (a
+    // 1-D model of the step: every joule lost was there), since Kass & Miller's step has no
+    // advection to carry it on to the water it was pushing.
     let walled = [beach_energy(0.025, 0.001, true), beach_energy(0.0125, 0.001, true)];
     let coarse = beach_energy(0.025, 0.001, false);
     let fine = beach_energy(0.0125, 0.001, false);

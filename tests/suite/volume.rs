@@ -489,8 +489,9 @@ fn a_profile_times_each_pass_of_the_step() {
                 .map(|p| (p.name, p.runs, p.bytes_per_cell))
                 .collect();
             // The fused step: explicit streams the level once (28 B) and, on a beach, its faces'
-            // flux memory (16 B); close folds, settles and probes.
-            assert_eq!(names, [("explicit", 20, 44), ("close", 20, 0), ("chunk end", 1, 40)]);
+            // flux memory (16 B); close folds, settles and probes; the chunk's end reduces (12 B,
+            // and a wet cell's faces on a beach, 8 B) and applies (28 B).
+            assert_eq!(names, [("explicit", 20, 44), ("close", 20, 0), ("chunk end", 1, 48)]);
             assert!(
                 times.passes.iter().all(|p| p.timed == p.runs && p.seconds > 0.0),
                 "{times:?}"
