@@ -22,63 +22,44 @@
 
 pub mod batch;
 pub mod compare;
+mod engine;
+mod error;
 pub mod io;
+mod models;
+pub mod query;
 pub mod run;
 pub mod scene;
-
-mod bodies;
-mod checkpoint;
-mod columns;
-mod cpu;
-mod edit;
-mod error;
-mod feeds;
-mod gpu;
-mod navier_stokes;
-mod ns_forcing;
-mod ns_spray;
-mod params;
-mod placement;
-mod pressure;
-pub mod query;
-mod rain;
-mod schedule;
 mod simulation;
-mod solver;
-mod spray;
-mod start;
-mod state_table;
 pub mod summary;
-mod table;
 mod water;
 mod wgsl;
 
 #[doc(hidden)]
 pub mod low_level;
 
-pub use bodies::{BodySample, BodyState};
-pub use checkpoint::Checkpoint;
-pub use error::{Error, Result};
+pub use engine::bodies::{BodySample, BodyState};
+pub use engine::checkpoint::Checkpoint;
 #[cfg(target_arch = "wasm32")]
-pub use gpu::context::take_web_errors;
-pub use gpu::readback;
-pub use gpu::surface::SurfaceBuffers;
+pub use engine::gpu::context::take_web_errors;
+pub use engine::gpu::readback;
+pub use engine::gpu::surface::SurfaceBuffers;
+pub use engine::solver::{LayerFields, SolveReport};
+pub use error::{Error, Result};
+pub use models::pipes::spray::{Particle, SprayReport};
 pub use query::{QueryId, WaterSample};
 pub use scene::Scene;
 pub use simulation::{Backend, Checked, FieldStats, Simulation};
-pub use solver::{LayerFields, SolveReport};
-pub use spray::{Particle, SprayReport};
 pub use water::{Water, WaterOptions};
 
 /// The adapter `Backend::Gpu` picks on this machine, in words (what `shoal info` prints).
 pub fn describe_adapter() -> Result<String> {
-    Ok(gpu::GpuContext::new()?.describe())
+    Ok(engine::gpu::GpuContext::new()?.describe())
 }
 
 /// Whether `scene` fits the GPU adapter a run would take on this machine (what `shoal validate`
 /// says per backend): the adapter in words, or the error a GPU run would meet.
 pub fn gpu_fit(scene: &Scene) -> Result<String> {
-    gpu::context::gpu_fit(scene.grid.nx, scene.grid.ny)
+    engine::gpu::context::gpu_fit(scene.grid.nx, scene.grid.ny)
 }
 
 /// The backend a run takes when none is asked for, and why: the GPU, unless the only adapter
@@ -87,7 +68,7 @@ pub fn gpu_fit(scene: &Scene) -> Result<String> {
 /// only: the device is opened once, by the run.
 pub fn choose_backend() -> (Backend, String) {
     let threads = rayon::current_num_threads();
-    match gpu::context::preferred_adapter() {
+    match engine::gpu::context::preferred_adapter() {
         Ok(info) if info.device_type == wgpu::DeviceType::Cpu => (
             Backend::Cpu,
             format!(
@@ -98,7 +79,7 @@ pub fn choose_backend() -> (Backend, String) {
         ),
         Ok(info) => (
             Backend::Gpu,
-            format!("GPU adapter: {}", gpu::context::adapter_line(&info)),
+            format!("GPU adapter: {}", engine::gpu::context::adapter_line(&info)),
         ),
         Err(e) => (
             Backend::Cpu,

@@ -4,10 +4,10 @@
 //! and on request frame_NNNNNN.png and an animated GIF. Every file is written under a temporary
 //! name and renamed, and nothing non-finite is written.
 
+use crate::engine::params::MAX_CHUNK;
 use crate::error::{Error, Result};
 use crate::io::csv::{Cell, CsvWriter};
 use crate::io::{atomic, npy};
-use crate::params::MAX_CHUNK;
 use crate::scene::Scene;
 use crate::simulation::{Backend, Simulation};
 use std::path::{Path, PathBuf};
@@ -34,7 +34,7 @@ pub struct RunSummary {
     /// The volume the water should hold at the end (m³, `Simulation::target_volume`).
     pub target_volume: f64,
     /// The GPU's time per pass and the wall clock of stepping, when the run was profiled.
-    pub profile: Option<crate::gpu::profile::Profile>,
+    pub profile: Option<crate::engine::gpu::profile::Profile>,
 }
 
 impl RunSummary {
@@ -367,7 +367,8 @@ impl Frames {
         let grid = &sim.scene().grid;
         if self.caustics {
             let tops = sim.body_tops();
-            let light = crate::cpu::caustics::ground_light(surface, sim.ground(), &tops, sim.reference_level(), grid);
+            let light =
+                crate::engine::cpu::caustics::ground_light(surface, sim.ground(), &tops, sim.reference_level(), grid);
             let img = crate::io::picture::caustics(&light, grid.nx as usize, grid.ny as usize);
             crate::io::picture::write_png(&out.join(format!("caustics_{step:06}.png")), &img)?;
         }
@@ -493,7 +494,7 @@ pub fn resume(
     let mut scene = Scene::from_file(&out.join("scene.toml"))?;
     remove_stale_temporaries(out).map_err(|e| Error::io(out, e))?;
     let path = out.join(CHECKPOINT);
-    let checkpoint = crate::checkpoint::Checkpoint::read(&path)?;
+    let checkpoint = crate::engine::checkpoint::Checkpoint::read(&path)?;
     scene.time.steps = steps.unwrap_or(scene.time.steps);
     if scene.time.steps < checkpoint.header.step {
         return Err(Error::Checkpoint {
@@ -543,7 +544,7 @@ fn kept_rows(path: &Path, until: u64) -> Result<Vec<String>> {
 
 /// A coupling figure of the last step for stats.csv: empty without bodies (and for a residual
 /// the GPU's Jacobi does not measure).
-fn coupling(sim: &Simulation, cell: impl Fn(crate::solver::SolveReport) -> Cell) -> Cell {
+fn coupling(sim: &Simulation, cell: impl Fn(crate::engine::solver::SolveReport) -> Cell) -> Cell {
     if sim.bodies().is_empty() {
         return Cell::Empty;
     }
@@ -813,7 +814,7 @@ pub fn stats_cells(sim: &Simulation, step: u64, dt: f64, s: &crate::simulation::
 }
 
 /// bodies.csv's row for body `k` at `step` (`BODIES_HEADER`); a non-finite pose is a divergence.
-pub fn body_cells(step: u64, dt: f64, k: usize, b: &crate::bodies::BodySample) -> Result<Vec<Cell>> {
+pub fn body_cells(step: u64, dt: f64, k: usize, b: &crate::engine::bodies::BodySample) -> Result<Vec<Cell>> {
     let numbers = b.position.iter().chain(&b.orientation).chain(&b.velocity);
     if numbers.clone().any(|v| !v.is_finite()) {
         return Err(Error::Diverged { step });
@@ -879,7 +880,7 @@ impl Tables {
         p.row(&cells)
     }
 
-    fn body_rows(&mut self, step: u64, samples: &[crate::bodies::BodySample]) -> Result<()> {
+    fn body_rows(&mut self, step: u64, samples: &[crate::engine::bodies::BodySample]) -> Result<()> {
         let Some(t) = self.bodies.as_mut() else {
             return Ok(());
         };

@@ -1,14 +1,14 @@
 //! `Simulation`: a scene's state on a backend, stepped in submits of many steps, with the stability
 //! check and the divergence check made from GPU reductions at the end of each submit.
 
-use crate::cpu::CpuSolver;
+use crate::engine::cpu::CpuSolver;
+use crate::engine::gpu::{GpuContext, GpuSolver};
+use crate::engine::params::{self, Params, Totals, MAX_CHUNK};
+use crate::engine::schedule::{Model, Schedule};
+use crate::engine::solver::{ChunkInput, Setup, Solver};
+use crate::engine::state_table;
 use crate::error::{Error, Result};
-use crate::gpu::{GpuContext, GpuSolver};
-use crate::params::{self, Params, Totals, MAX_CHUNK};
 use crate::scene::{InitialFields, Scene, VolumeCorrection};
-use crate::schedule::{Model, Schedule};
-use crate::solver::{ChunkInput, Setup, Solver};
-use crate::state_table;
 
 mod edits;
 
@@ -35,10 +35,10 @@ pub type Foam4 = [f32; 4];
 /// A scene stepping on one backend: its state, its clock and what it has sampled.
 pub struct Simulation {
     scene: Scene,
-    /// What the host adds each step: drops, hydrographs, rainfall (`crate::feeds`).
-    feeds: crate::feeds::Feeds,
+    /// What the host adds each step: drops, hydrographs, rainfall (`crate::engine::feeds`).
+    feeds: crate::engine::feeds::Feeds,
     /// The `[[pressure]]` patches, placed per chunk.
-    patches: crate::pressure::Patches,
+    patches: crate::engine::pressure::Patches,
     /// Each cell's 1 − tau per step under `physics.damping_map` (empty without one); the backend
     /// holds it per substep.
     damping_map: Vec<f32>,
@@ -62,22 +62,22 @@ pub struct Simulation {
     regions: Option<u32>,
     notes: Vec<String>,
     /// Each body after each step since the last `take_body_samples`, a row of bodies per step.
-    body_samples: Vec<Vec<crate::bodies::BodySample>>,
+    body_samples: Vec<Vec<crate::engine::bodies::BodySample>>,
     /// The bodies after the last step (their initial poses before any).
-    bodies_now: Vec<crate::bodies::BodySample>,
+    bodies_now: Vec<crate::engine::bodies::BodySample>,
     /// The bodies as built: their shapes, for `body_tops`.
-    body_shapes: Vec<crate::bodies::BodyState>,
+    body_shapes: Vec<crate::engine::bodies::BodyState>,
     /// How the coupling solve went on the last step.
-    coupling: crate::solver::SolveReport,
+    coupling: crate::engine::solver::SolveReport,
     /// The Navier-Stokes layer's pressure iteration over the last chunk (None: other models).
-    pressure: Option<crate::solver::SolveReport>,
+    pressure: Option<crate::engine::solver::SolveReport>,
     /// Keeps an owned GPU context alive (None on the CPU or on a borrowed device).
     context: Option<GpuContext>,
     /// The pipes model counts its water exactly: (units now, units it should hold, m³ per unit).
     units: Option<(u64, i64, f64)>,
     /// The spray now, with its made, ended and refused summed since the start (None without
     /// spray).
-    spray: Option<crate::spray::SprayReport>,
+    spray: Option<crate::models::pipes::spray::SprayReport>,
     /// m³ of water per unit a particle carries (the pipes' unit, or the Navier-Stokes layer's
     /// spray unit; None without spray).
     particle_unit: Option<f64>,
@@ -95,7 +95,7 @@ pub struct Simulation {
     /// The Navier-Stokes layer's 3D grid, [nx, ny, nz] (None: the other models).
     layer_shape: Option<[usize; 3]>,
     /// The coupling's settings (the cost model's figures for the coupling solve).
-    body_params: crate::bodies::BodyParams,
+    body_params: crate::engine::bodies::BodyParams,
     /// Since `start_profile`: what it measured (`Profiling`).
     profiling: Option<Profiling>,
     /// The backend it was built on (an edit rebuilds it there).
@@ -116,7 +116,7 @@ impl Simulation {
                 }
                 let fast = backend == Backend::Cpu;
                 if let Some(layer) = setup.navier_stokes {
-                    return Ok(Box::new(crate::cpu::ns_solver::CpuNs::new(
+                    return Ok(Box::new(crate::models::navier_stokes::cpu::ns_solver::CpuNs::new(
                         layer,
                         setup,
                         scene.time.dt,
@@ -124,7 +124,9 @@ impl Simulation {
                     )));
                 }
                 if let Some(pipes) = setup.pipe_setup() {
-                    return Ok(Box::new(crate::cpu::pipe_solver::CpuPipes::new(&pipes, fast)));
+                    return Ok(Box::new(crate::models::pipes::cpu::pipe_solver::CpuPipes::new(
+                        &pipes, fast,
+                    )));
                 }
                 Ok(if fast {
                     Box::new(CpuSolver::fast(setup))
@@ -147,11 +149,11 @@ impl Simulation {
     /// handles to them; the caller keeps using its own.
     pub fn from_device(scene: &Scene, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Simulation> {
         // Before anything is allocated: a grid the adapter cannot hold is an error, not an OOM.
-        crate::gpu::state::check_grid_fits(&device.limits(), scene.grid.nx, scene.grid.ny)?;
-        let adapter = crate::gpu::context::adapter_line(&device.adapter_info());
+        crate::engine::gpu::state::check_grid_fits(&device.limits(), scene.grid.nx, scene.grid.ny)?;
+        let adapter = crate::engine::gpu::context::adapter_line(&device.adapter_info());
         Self::build(scene, |setup| {
             if let Some(layer) = setup.navier_stokes {
-                return Ok(Box::new(crate::gpu::ns_solver::GpuNs::new(
+                return Ok(Box::new(crate::models::navier_stokes::gpu::ns_solver::GpuNs::new(
                     device,
                     queue,
                     adapter.clone(),
@@ -161,7 +163,7 @@ impl Simulation {
                 )?));
             }
             if let Some(pipes) = setup.pipe_setup() {
-                return Ok(Box::new(crate::gpu::pipe_solver::GpuPipes::new(
+                return Ok(Box::new(crate::models::pipes::gpu::pipe_solver::GpuPipes::new(
                     device,
                     queue,
                     adapter.clone(),
@@ -194,7 +196,12 @@ impl Simulation {
                 },
                 prepared.bodies.len(),
             ),
-            schedule: crate::gpu::cost::describe(&schedule(scene, p), prepared.substeps, p, &prepared.body_params),
+            schedule: crate::engine::gpu::cost::describe(
+                &schedule(scene, p),
+                prepared.substeps,
+                p,
+                &prepared.body_params,
+            ),
             notes: prepared.notes,
         })
     }
@@ -226,12 +233,12 @@ impl Simulation {
             ..params
         };
         let rest = vec![0.0f32; eta.len()];
-        let totals = crate::cpu::reduce::reduce(
+        let totals = crate::engine::cpu::reduce::reduce(
             &before_sources,
             &ground_rel,
             &eta,
             &rest,
-            crate::cpu::reduce::Extras {
+            crate::engine::cpu::reduce::Extras {
                 shortfall: &[],
                 clamped: &[],
                 cover: &cover,
@@ -240,13 +247,13 @@ impl Simulation {
         );
         let target = totals.sum_depth as f64;
         let still = ground_rel.iter().map(|&b| (-(b as f64)).max(0.0)).sum();
-        let regions = (params.regions != 0).then(|| crate::cpu::regions::label(&params, &ground_rel, &eta).1);
+        let regions = (params.regions != 0).then(|| crate::engine::cpu::regions::label(&params, &ground_rel, &eta).1);
         // The second-order start (start.rs), unless the scene asks for the first-order one: the
         // explicit height field released at rest, without bodies (ADI's is at rest).
         let explicit = scene.physics.solver == crate::scene::Method::Explicit;
         let taylor = scene.water.start == crate::scene::Start::Taylor;
         let (vel, faces) = if taylor && explicit && columns.is_none() && layer.is_none() && bodies.is_empty() {
-            crate::start::taylor_vel(&params, &ground_rel, &eta)
+            crate::engine::start::taylor_vel(&params, &ground_rel, &eta)
         } else {
             (Vec::new(), Vec::new())
         };
@@ -293,7 +300,7 @@ impl Simulation {
             notes,
             bodies_now: bodies
                 .iter()
-                .map(|b| crate::bodies::BodySample::of(b, reference))
+                .map(|b| crate::engine::bodies::BodySample::of(b, reference))
                 .collect(),
             body_shapes: bodies.clone(),
             body_samples: Vec::new(),
@@ -301,16 +308,17 @@ impl Simulation {
             pressure: None,
             context: None,
             units: columns.as_ref().map(|c| {
-                let water = crate::columns::Columns::total(&c.water);
+                let water = crate::models::pipes::columns::Columns::total(&c.water);
                 (water, water as i64, c.quantum * scene.grid.dx * scene.grid.dx)
             }),
             spray: columns
                 .as_ref()
-                .and_then(|c| crate::spray::spray_params(scene, c))
+                .and_then(|c| crate::models::pipes::spray::spray_params(scene, c))
                 .map(|_| Default::default())
                 .or(layer_spray.map(|_| Default::default())),
             particle_unit: match (&columns, layer_spray) {
-                (Some(c), _) => crate::spray::spray_params(scene, c).map(|_| c.quantum * scene.grid.dx * scene.grid.dx),
+                (Some(c), _) => crate::models::pipes::spray::spray_params(scene, c)
+                    .map(|_| c.quantum * scene.grid.dx * scene.grid.dx),
                 (None, Some(p)) => Some(p.unit_volume()),
                 (None, None) => None,
             },
@@ -394,10 +402,13 @@ impl Simulation {
             let n_bodies = self.bodies_now.len();
             if n_bodies > 0 {
                 let reference = self.fields.reference.0;
-                for row in report.bodies.chunks_exact(n_bodies * crate::bodies::HISTORY_FLOATS) {
+                for row in report
+                    .bodies
+                    .chunks_exact(n_bodies * crate::engine::bodies::HISTORY_FLOATS)
+                {
                     let samples: Vec<_> = row
-                        .chunks_exact(crate::bodies::HISTORY_FLOATS)
-                        .map(|h| crate::bodies::BodySample::from_history(h, reference))
+                        .chunks_exact(crate::engine::bodies::HISTORY_FLOATS)
+                        .map(|h| crate::engine::bodies::BodySample::from_history(h, reference))
                         .collect();
                     self.bodies_now.clone_from(&samples);
                     self.body_samples.push(samples);
@@ -427,7 +438,7 @@ impl Simulation {
                             "steps {first}–{last}: {} particles not thrown where a cell's {} slots all held \
                              spray in the air, their water left in the surface",
                             spray.refused,
-                            crate::ns_spray::SLOTS
+                            crate::models::navier_stokes::spray::SLOTS
                         )
                     } else {
                         let capacity = self.scene.spray.unwrap_or_default().capacity;
@@ -479,7 +490,7 @@ impl Simulation {
     /// whose flow can outrun its substeps within a chunk (a dam break).
     fn chunk_limit(&self) -> u32 {
         match self.scene.physics.model {
-            crate::scene::WaterModel::NavierStokes => crate::navier_stokes::NS_CHUNK,
+            crate::scene::WaterModel::NavierStokes => crate::models::navier_stokes::setup::NS_CHUNK,
             _ => MAX_CHUNK,
         }
     }
@@ -489,7 +500,7 @@ impl Simulation {
     fn check_stability(&mut self) -> Result<()> {
         let max_depth = self.totals.max_depth as f64;
         let mut needed = substeps_needed(&self.scene, max_depth);
-        let flow = crate::navier_stokes::flow_substeps(self.substeps, self.flow_courant);
+        let flow = crate::models::navier_stokes::setup::flow_substeps(self.substeps, self.flow_courant);
         if flow > needed.max(self.substeps) {
             self.notes.push(format!(
                 "at step {}: the flow reached |u|·δt/δx = {:.2} on the Navier-Stokes grid (condition 3 asks < 1); \
@@ -604,11 +615,11 @@ impl Simulation {
     }
 
     /// The whole state at this step, for `shoal resume` (a readback on the GPU).
-    pub fn checkpoint(&mut self) -> Result<crate::checkpoint::Checkpoint> {
+    pub fn checkpoint(&mut self) -> Result<crate::engine::checkpoint::Checkpoint> {
         let state = self.solver.save()?;
         let spray = self.spray.unwrap_or_default();
-        Ok(crate::checkpoint::Checkpoint {
-            header: crate::checkpoint::Header {
+        Ok(crate::engine::checkpoint::Checkpoint {
+            header: crate::engine::checkpoint::Header {
                 nx: self.scene.grid.nx,
                 ny: self.scene.grid.ny,
                 step: self.step,
@@ -617,7 +628,7 @@ impl Simulation {
                 counted_shortfall: state.counted_shortfall,
                 region_count: state.region_count,
                 ns_budget: (state.ns_budget != 0).then_some(state.ns_budget),
-                pipes: self.units.map(|(_, target, _)| crate::checkpoint::PipeHeader {
+                pipes: self.units.map(|(_, target, _)| crate::engine::checkpoint::PipeHeader {
                     target_units: target,
                     made: spray.made,
                     ended: spray.ended,
@@ -634,7 +645,11 @@ impl Simulation {
 
     /// Continues from `checkpoint`, which must come from this scene (`path` names it in errors):
     /// the same grid, and state for the same sources, corrections and regions.
-    pub fn restore(&mut self, checkpoint: &crate::checkpoint::Checkpoint, path: &std::path::Path) -> Result<()> {
+    pub fn restore(
+        &mut self,
+        checkpoint: &crate::engine::checkpoint::Checkpoint,
+        path: &std::path::Path,
+    ) -> Result<()> {
         let (h, s) = (&checkpoint.header, &checkpoint.state);
         let bad = |message: String| {
             Err(Error::Checkpoint {
@@ -693,7 +708,7 @@ impl Simulation {
         self.step = h.step;
         self.target = h.target;
         if let Some([iterations, residual]) = h.coupling {
-            self.coupling = crate::solver::SolveReport {
+            self.coupling = crate::engine::solver::SolveReport {
                 iterations,
                 residual: f32::from_bits(residual),
             };
@@ -702,7 +717,7 @@ impl Simulation {
         self.bodies_now = s
             .bodies
             .iter()
-            .map(|b| crate::bodies::BodySample::of(b, reference))
+            .map(|b| crate::engine::bodies::BodySample::of(b, reference))
             .collect();
         if self.regions.is_some() {
             self.regions = Some(h.region_count);
@@ -713,15 +728,18 @@ impl Simulation {
         }
         if let (Some(spray), true) = (&mut self.spray, self.layer_spray) {
             // The slots are the state; the counts of what was thrown and ended start again.
-            let flying = s.ns_drops.iter().filter(|p| crate::ns_spray::is_spray(p));
-            *spray = crate::spray::SprayReport {
+            let flying = s
+                .ns_drops
+                .iter()
+                .filter(|p| crate::models::navier_stokes::spray::is_spray(p));
+            *spray = crate::models::pipes::spray::SprayReport {
                 count: flying.clone().count() as u32,
                 units: flying.map(|p| p.units as u64).sum(),
                 ..Default::default()
             };
         } else if let Some(spray) = &mut self.spray {
             let pipes = h.pipes.as_ref().expect("checked: a pipes checkpoint");
-            *spray = crate::spray::SprayReport {
+            *spray = crate::models::pipes::spray::SprayReport {
                 count: s.particles.len() as u32,
                 units: s.particles.iter().map(|p| p.units as u64).sum(),
                 made: pipes.made,
@@ -749,10 +767,10 @@ impl Simulation {
     }
 
     /// The pipes model's GPU backend, for `Water`; None on the CPU or for the height field.
-    pub(crate) fn gpu_pipes(&mut self) -> Option<&mut crate::gpu::pipe_solver::GpuPipes> {
+    pub(crate) fn gpu_pipes(&mut self) -> Option<&mut crate::models::pipes::gpu::pipe_solver::GpuPipes> {
         self.solver
             .as_any_mut()
-            .downcast_mut::<crate::gpu::pipe_solver::GpuPipes>()
+            .downcast_mut::<crate::models::pipes::gpu::pipe_solver::GpuPipes>()
     }
 
     /// The ground relative to the reference level, f32 per cell as the backends hold it.
@@ -780,7 +798,7 @@ impl Simulation {
 
     /// The Navier-Stokes layer's grid now, cell-centred: velocities (m/s) and pressure in Pa
     /// (ρ·p/ρ, relative to the air); None for the other models. A readback on the GPU.
-    pub fn layer_fields(&mut self) -> Result<Option<crate::solver::LayerFields>> {
+    pub fn layer_fields(&mut self) -> Result<Option<crate::engine::solver::LayerFields>> {
         let density = self.scene.physics.water_density as f32;
         Ok(self.solver.read_layer()?.map(|mut f| {
             f.pressure.iter_mut().for_each(|p| *p *= density);
@@ -802,7 +820,7 @@ impl Simulation {
 
     /// The spray after the last step: particles in flight and the units they carry, and the
     /// particles made, ended and refused since the start (None without spray).
-    pub fn spray(&self) -> Option<crate::spray::SprayReport> {
+    pub fn spray(&self) -> Option<crate::models::pipes::spray::SprayReport> {
         self.spray
     }
 
@@ -849,7 +867,7 @@ impl Simulation {
             .collect();
         let foam = all
             .iter()
-            .filter(|p| self.layer_spray && crate::ns_spray::is_foam(p))
+            .filter(|p| self.layer_spray && crate::models::navier_stokes::spray::is_foam(p))
             .map(|p| [p.pos[0], p.pos[1], up(p.pos[2]), p.age])
             .collect();
         Ok((particles, foam))
@@ -914,11 +932,11 @@ impl Simulation {
     }
 
     /// What the host adds to the water each step (drops, hydrographs, rainfall).
-    pub(crate) fn feeds(&self) -> &crate::feeds::Feeds {
+    pub(crate) fn feeds(&self) -> &crate::engine::feeds::Feeds {
         &self.feeds
     }
     /// The `[[pressure]]` patches.
-    pub(crate) fn patches(&self) -> &crate::pressure::Patches {
+    pub(crate) fn patches(&self) -> &crate::engine::pressure::Patches {
         &self.patches
     }
     /// Steps taken.
@@ -938,7 +956,7 @@ impl Simulation {
         &self.fields.ground
     }
     /// The bodies after the last step (absolute heights), in file order.
-    pub fn bodies(&self) -> &[crate::bodies::BodySample] {
+    pub fn bodies(&self) -> &[crate::engine::bodies::BodySample] {
         &self.bodies_now
     }
 
@@ -953,7 +971,7 @@ impl Simulation {
         let mut tops = vec![f64::NAN; g.cells()];
         for (shape, now) in self.body_shapes.iter().zip(&self.bodies_now) {
             let [w, x, y, z] = now.orientation;
-            let b = crate::bodies::BodyState {
+            let b = crate::engine::bodies::BodyState {
                 position: [
                     now.position[0] as f32,
                     now.position[1] as f32,
@@ -963,14 +981,14 @@ impl Simulation {
                 rotation: [x as f32, y as f32, z as f32, w as f32],
                 ..*shape
             };
-            let [i0, j0, i1, j1] = crate::cpu::bodies::rect(&b, g.nx, g.ny, g.dx as f32);
+            let [i0, j0, i1, j1] = crate::engine::cpu::bodies::rect(&b, g.nx, g.ny, g.dx as f32);
             for j in j0..=j1.min(g.ny - 1) {
                 for i in i0..=i1.min(g.nx - 1) {
                     let (x, y) = ((i as f32 + 0.5) * g.dx as f32, (j as f32 + 0.5) * g.dx as f32);
-                    let (bottom, top) = crate::cpu::bodies::cast(&b, x, y);
+                    let (bottom, top) = crate::engine::cpu::bodies::cast(&b, x, y);
                     let c = (j * g.nx + i) as usize;
                     let top = top as f64 + reference;
-                    if bottom < crate::bodies::NO_BODY && (tops[c].is_nan() || tops[c] < top) {
+                    if bottom < crate::engine::bodies::NO_BODY && (tops[c].is_nan() || tops[c] < top) {
                         tops[c] = top;
                     }
                 }
@@ -980,20 +998,20 @@ impl Simulation {
     }
 
     /// Every body after every step since the last call: one row of bodies per step.
-    pub fn take_body_samples(&mut self) -> Vec<Vec<crate::bodies::BodySample>> {
+    pub fn take_body_samples(&mut self) -> Vec<Vec<crate::engine::bodies::BodySample>> {
         std::mem::take(&mut self.body_samples)
     }
 
     /// How the coupling solve went on the last step: PCG's iterations and relative residual
     /// (Jacobi: its sweeps; its residual is measured on the CPU only, NaN on the GPU).
-    pub fn coupling(&self) -> crate::solver::SolveReport {
+    pub fn coupling(&self) -> crate::engine::solver::SolveReport {
         self.coupling
     }
 
     /// The Navier-Stokes layer's pressure iteration over the last `step` call's last submit: the
     /// most red-black sweeps a substep ran and the largest |D| (1/s) one ended with. None for the
     /// other models.
-    pub fn pressure(&self) -> Option<crate::solver::SolveReport> {
+    pub fn pressure(&self) -> Option<crate::engine::solver::SolveReport> {
         self.pressure
     }
 
@@ -1016,7 +1034,7 @@ impl Simulation {
     }
 
     /// What was measured since `start_profile` (None before it).
-    pub fn profile(&self) -> Option<crate::gpu::profile::Profile> {
+    pub fn profile(&self) -> Option<crate::engine::gpu::profile::Profile> {
         let p = self.profiling.as_ref()?;
         // The wall clock of the untimed chunks after the first; of the first where there are none.
         let (clock, warm) = if p.clock.0 > 0 {
@@ -1024,14 +1042,14 @@ impl Simulation {
         } else {
             (p.warm_up, true)
         };
-        Some(crate::gpu::profile::Profile {
+        Some(crate::engine::gpu::profile::Profile {
             backend: self.solver.describe(),
             cells: self.params.nx as u64 * self.params.ny as u64,
             steps: self.step - p.from,
             clock,
             warm,
             timed_steps: p.timed_clock.0,
-            cost: crate::gpu::cost::describe(
+            cost: crate::engine::gpu::cost::describe(
                 &schedule(&self.scene, &self.params),
                 self.substeps,
                 &self.params,
@@ -1075,8 +1093,10 @@ pub struct FieldStats {
 /// The substeps the scene's model needs for water `max_depth` deep.
 fn substeps_needed(scene: &Scene, max_depth: f64) -> u32 {
     match scene.physics.model {
-        crate::scene::WaterModel::Pipes => crate::columns::substeps_needed(scene, max_depth),
-        crate::scene::WaterModel::NavierStokes => crate::navier_stokes::substeps_needed(scene, max_depth),
+        crate::scene::WaterModel::Pipes => crate::models::pipes::columns::substeps_needed(scene, max_depth),
+        crate::scene::WaterModel::NavierStokes => {
+            crate::models::navier_stokes::setup::substeps_needed(scene, max_depth)
+        }
         crate::scene::WaterModel::HeightField => params::substeps_needed(scene, max_depth),
     }
 }
@@ -1147,14 +1167,14 @@ fn substep_note(scene: &Scene, substeps: u32, max_depth: f64) -> String {
         return format!(
             "water {max_depth:.4} m deep needs sqrt(g·d)·dt/dx ≤ {} on the Navier-Stokes grid; running \
              {substeps} equal substeps per step",
-            crate::navier_stokes::NS_COURANT
+            crate::models::navier_stokes::setup::NS_COURANT
         );
     }
     if scene.physics.model == crate::scene::WaterModel::Pipes {
         return format!(
             "water {max_depth:.4} m deep needs sqrt(g·d)·dt/dx ≤ {} in the pipes; running {substeps} equal \
              substeps per step",
-            crate::columns::PIPE_COURANT
+            crate::models::pipes::columns::PIPE_COURANT
         );
     }
     format!(
@@ -1207,7 +1227,7 @@ fn source_field(scene: &Scene) -> Vec<f32> {
     let g = scene.grid;
     let mut field = vec![0.0f64; g.cells()];
     for s in &scene.sources {
-        let cells = crate::feeds::disc_cells(&g, s.x, s.y, s.radius);
+        let cells = crate::engine::feeds::disc_cells(&g, s.x, s.y, s.radius);
         let height = s.rate * scene.time.dt / (cells.len() as f64 * g.dx * g.dx);
         for c in cells {
             field[c as usize] += height;
@@ -1254,7 +1274,7 @@ fn schedule(scene: &Scene, p: &Params) -> Schedule {
             spray: scene.spray.unwrap_or_default().enabled,
         },
         crate::scene::WaterModel::NavierStokes => Model::NavierStokes {
-            spray: crate::ns_spray::ns_spray_params(scene).is_some(),
+            spray: crate::models::navier_stokes::spray::ns_spray_params(scene).is_some(),
             markers: scene
                 .navier_stokes
                 .as_ref()
@@ -1262,7 +1282,7 @@ fn schedule(scene: &Scene, p: &Params) -> Schedule {
         },
         crate::scene::WaterModel::HeightField => Model::HeightField(scene.physics.solver),
     };
-    Schedule::new(model, p, crate::feeds::staged(scene))
+    Schedule::new(model, p, crate::engine::feeds::staged(scene))
 }
 
 /// What `Simulation::check` reports: a scene that would run, and what it would take.
@@ -1290,17 +1310,17 @@ struct Prepared {
     substeps: u32,
     notes: Vec<String>,
     source: Vec<f32>,
-    feeds: crate::feeds::Feeds,
-    patches: crate::pressure::Patches,
+    feeds: crate::engine::feeds::Feeds,
+    patches: crate::engine::pressure::Patches,
     /// Each cell's 1 − tau under `physics.damping_map` (empty without it).
     damping_keep: Vec<f32>,
-    bodies: Vec<crate::bodies::BodyState>,
-    body_params: crate::bodies::BodyParams,
-    cover: Vec<crate::bodies::Cover>,
+    bodies: Vec<crate::engine::bodies::BodyState>,
+    body_params: crate::engine::bodies::BodyParams,
+    cover: Vec<crate::engine::bodies::Cover>,
     /// The pipes model's columns (None: the height field).
-    columns: Option<crate::columns::Columns>,
+    columns: Option<crate::models::pipes::columns::Columns>,
     /// The Navier-Stokes layer (None: the other models).
-    layer: Option<crate::navier_stokes::NsLayer>,
+    layer: Option<crate::models::navier_stokes::setup::NsLayer>,
 }
 
 /// Bytes of host memory a cell takes while a scene is built (its ground and surface in f64, their
@@ -1406,7 +1426,7 @@ impl Prepared {
             params.sources = 1;
             params.source_step = source.iter().map(|&s| s as f64).sum::<f64>() as f32;
         }
-        let feeds = crate::feeds::Feeds::new(scene, &fields)?;
+        let feeds = crate::engine::feeds::Feeds::new(scene, &fields)?;
         params.rainfall = feeds.rainfall_mode();
         if params.rainfall != 0 && source.is_empty() {
             // Rainfall falls in the volume pass with the sources, from a field of none.
@@ -1417,7 +1437,7 @@ impl Prepared {
         if !damping_keep.is_empty() {
             params.forcing |= crate::wgsl::common::FORCE_DAMPING_MAP;
         }
-        let patches = crate::pressure::Patches::new(scene);
+        let patches = crate::engine::pressure::Patches::new(scene);
         if !patches.is_empty() {
             params.forcing |= crate::wgsl::common::FORCE_PRESSURE;
         }
@@ -1459,13 +1479,13 @@ impl Prepared {
             .map(|(h, b)| h - b)
             .fold(0.0, f64::max);
         let (_, substeps) = plan_substeps(scene, max_depth)?;
-        let columns = crate::columns::Columns::build(scene, &fields, substeps)?;
+        let columns = crate::models::pipes::columns::Columns::build(scene, &fields, substeps)?;
         fields.ground.clone_from(&columns.top_floor);
         for (h, b) in fields.surface.iter_mut().zip(&fields.ground) {
             *h = h.max(*b);
         }
         // Drops, hydrographs and rainfall fall into the columns in whole units (`pipe_rain`).
-        let feeds = crate::feeds::Feeds::new(scene, &fields)?;
+        let feeds = crate::engine::feeds::Feeds::new(scene, &fields)?;
         let mut prepared = Self::of_model(scene, fields, probe_cells, substeps, Some(columns), None);
         prepared.params.rainfall = feeds.rainfall_mode();
         Ok(Prepared { feeds, ..prepared })
@@ -1478,8 +1498,8 @@ impl Prepared {
         fields: InitialFields,
         probe_cells: Vec<u32>,
         substeps: u32,
-        columns: Option<crate::columns::Columns>,
-        layer: Option<crate::navier_stokes::NsLayer>,
+        columns: Option<crate::models::pipes::columns::Columns>,
+        layer: Option<crate::models::navier_stokes::setup::NsLayer>,
     ) -> Prepared {
         let (eta, ground_rel) = fields.relative_f32();
         let params = Params::new(scene, substeps, probe_cells.len() as u32);
@@ -1496,7 +1516,7 @@ impl Prepared {
             patches: Default::default(),
             damping_keep: Vec::new(),
             bodies: Vec::new(),
-            body_params: crate::bodies::BodyParams::new(scene),
+            body_params: crate::engine::bodies::BodyParams::new(scene),
             cover: Vec::new(),
             columns,
             layer,
@@ -1512,7 +1532,7 @@ impl Prepared {
         let (_, substeps) = plan_substeps(scene, deepest(&eta, &ground_rel))?;
         let params = Params::new(scene, substeps, probe_cells.len() as u32);
         let (bodies, body_params, cover) = place_bodies(scene, fields.reference.0, &params, &ground_rel, &mut eta);
-        let layer = crate::navier_stokes::NsLayer::build(scene, &eta, &ground_rel, fields.reference.0)?;
+        let layer = crate::models::navier_stokes::setup::NsLayer::build(scene, &eta, &ground_rel, fields.reference.0)?;
         Ok(Prepared {
             eta,
             bodies,
@@ -1532,17 +1552,17 @@ fn place_bodies(
     ground: &[f32],
     eta: &mut [f32],
 ) -> (
-    Vec<crate::bodies::BodyState>,
-    crate::bodies::BodyParams,
-    Vec<crate::bodies::Cover>,
+    Vec<crate::engine::bodies::BodyState>,
+    crate::engine::bodies::BodyParams,
+    Vec<crate::engine::bodies::Cover>,
 ) {
-    let mut bodies = crate::placement::initial(scene, reference, eta, ground);
-    let body_params = crate::bodies::BodyParams::new(scene);
-    let cover = crate::placement::settle_initial_water(params, &body_params, &bodies, ground, eta);
+    let mut bodies = crate::engine::placement::initial(scene, reference, eta, ground);
+    let body_params = crate::engine::bodies::BodyParams::new(scene);
+    let cover = crate::engine::placement::settle_initial_water(params, &body_params, &bodies, ground, eta);
     if !cover.is_empty() {
         // The waterlines the bodies start from, over the settled water.
         let flooded: Vec<u32> = bodies.iter().map(|b| b.kind[2]).collect();
-        bodies = crate::placement::initial(scene, reference, eta, ground);
+        bodies = crate::engine::placement::initial(scene, reference, eta, ground);
         for (b, f) in bodies.iter_mut().zip(flooded) {
             b.kind[2] = f;
         }

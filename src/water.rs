@@ -2,13 +2,13 @@
 //! steps into the host's command encoder (no submit, no poll, no readback), and leaves the
 //! surface in buffers the host binds directly, the same buffers every frame.
 
-use crate::edit::{HostEdit, EDIT_BRUSH, EDIT_DISTURB};
+use crate::engine::edit::{HostEdit, EDIT_BRUSH, EDIT_DISTURB};
+use crate::engine::gpu::caustics::Caustics;
+use crate::engine::gpu::edit::Edit;
+use crate::engine::gpu::state::{books_at, Books};
+use crate::engine::gpu::surface::{Look, Surface, SurfaceBuffers, SurfaceSource};
+use crate::engine::gpu::GpuSolver;
 use crate::error::{Error, Result};
-use crate::gpu::caustics::Caustics;
-use crate::gpu::edit::Edit;
-use crate::gpu::state::{books_at, Books};
-use crate::gpu::surface::{Look, Surface, SurfaceBuffers, SurfaceSource};
-use crate::gpu::GpuSolver;
 use crate::query::{QueryId, WaterSample};
 use crate::{Scene, Simulation};
 
@@ -151,7 +151,7 @@ impl Water {
             });
             let cover = device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("no covers"),
-                size: std::mem::size_of::<crate::bodies::Cover>() as u64,
+                size: std::mem::size_of::<crate::engine::bodies::Cover>() as u64,
                 usage,
                 mapped_at_creation: false,
             });
@@ -204,7 +204,7 @@ impl Water {
             bodies: bodies as u32,
             _pad: [0; 3],
         };
-        if let Some(e) = crate::gpu::context::caught(scopes.pop()) {
+        if let Some(e) = crate::engine::gpu::context::caught(scopes.pop()) {
             return Err(e.into());
         }
         Ok(Water {
@@ -234,7 +234,7 @@ impl Water {
     pub fn record(&mut self, encoder: &mut wgpu::CommandEncoder, steps: u32) {
         let dt = self.sim.scene().time.dt;
         let look = Look {
-            decay: crate::cpu::surface::decay(steps as f64 * dt, self.options.drying_time),
+            decay: crate::engine::cpu::surface::decay(steps as f64 * dt, self.options.drying_time),
             ..self.look
         };
         let substeps = self.sim.substeps();
@@ -242,7 +242,7 @@ impl Water {
             Some(pipes) => pipes.device().clone(),
             None => solver(&mut self.sim).device().clone(),
         };
-        crate::gpu::state::stage(&device, encoder, &self.surface.look, 0, bytemuck::bytes_of(&look));
+        crate::engine::gpu::state::stage(&device, encoder, &self.surface.look, 0, bytemuck::bytes_of(&look));
         let current = match &mut self.model {
             Model::HeightField { edit } => {
                 let edits = std::mem::take(&mut self.edits);
@@ -252,7 +252,7 @@ impl Water {
             Model::Pipes { .. } => {
                 let mut done = 0;
                 while done < steps {
-                    let n = (steps - done).min(crate::params::MAX_CHUNK);
+                    let n = (steps - done).min(crate::engine::params::MAX_CHUNK);
                     // The scene's rain and hydrographs, step by step as a batch run makes them
                     // (keyed by step index).
                     let at = self.steps + done as u64;
@@ -427,7 +427,7 @@ impl Water {
         if index >= count {
             return Err(Error::Embed(format!("no body {index}: the scene has {count}")));
         }
-        Ok((index * std::mem::size_of::<crate::bodies::BodyState>()) as u64)
+        Ok((index * std::mem::size_of::<crate::engine::bodies::BodyState>()) as u64)
     }
 
     /// The surface buffers, the same objects for the life of the `Water`.
@@ -462,7 +462,7 @@ impl Water {
         self.sim.gpu_pipes()?.particle_buffers().map(|(_, draw)| draw)
     }
 
-    /// The bodies' states, `crate::bodies::BodyState` (144 B) per body in file order: position
+    /// The bodies' states, `crate::engine::bodies::BodyState` (144 B) per body in file order: position
     /// (xyz, z − ref; w mass) at byte 0, rotation quaternion (x, y, z, w) at 16, half extents at
     /// 64, kind (shape, …) at 128. Usage STORAGE | VERTEX | COPY_SRC | COPY_DST, so it binds as a
     /// per-instance vertex buffer. None without bodies.
@@ -474,7 +474,7 @@ impl Water {
         (state.bodies.count > 0).then_some(&state.bodies.states)
     }
 
-    /// What covers each column, `crate::bodies::Cover` (16 B) per cell, row-major [ny, nx]:
+    /// What covers each column, `crate::engine::bodies::Cover` (16 B) per cell, row-major [ny, nx]:
     /// `owner` is 1 + the body's index (bit 31: the coupling expels its water), 0 where none;
     /// `bottom`/`top` the body's underside and top − ref. One stand-in element without bodies.
     pub fn covers_buffer(&mut self) -> &wgpu::Buffer {
@@ -531,7 +531,7 @@ impl Water {
         let (device, queue) = (gpu.device().clone(), gpu.queue().clone());
         let state = gpu.state();
         let f32s = |b: &wgpu::Buffer| -> Result<Vec<f32>> {
-            Ok(bytemuck::pod_collect_to_vec(&crate::gpu::readback::read(
+            Ok(bytemuck::pod_collect_to_vec(&crate::engine::gpu::readback::read(
                 &device, &queue, b,
             )?))
         };
@@ -560,7 +560,7 @@ impl Water {
         let gpu = self.gpu();
         // The target's two words, not the whole books buffer (its partial sums grow with the grid).
         let range = (&gpu.state().books, books_at(Books::Volume), 8);
-        let raw = crate::gpu::readback::read_ranges(gpu.device(), gpu.queue(), &[range])?;
+        let raw = crate::engine::gpu::readback::read_ranges(gpu.device(), gpu.queue(), &[range])?;
         let words: Vec<f32> = bytemuck::pod_collect_to_vec(&raw[0]);
         let target = words[0] as f64 + words[1] as f64 + still;
         Ok((volume * dx * dx, target * dx * dx))
@@ -577,7 +577,7 @@ impl Water {
             return Ok(());
         }
         let gpu = self.gpu();
-        let raw = crate::gpu::readback::read(gpu.device(), gpu.queue(), &gpu.state().books)?;
+        let raw = crate::engine::gpu::readback::read(gpu.device(), gpu.queue(), &gpu.state().books)?;
         let at = books_at(Books::FirstBadStep) as usize;
         let flag: u32 = bytemuck::pod_read_unaligned(&raw[at..at + 4]);
         if flag != u32::MAX {
@@ -602,7 +602,7 @@ fn record_height_field(
     let device = gpu.device().clone();
     let state = gpu.state();
     for (offset, bytes) in body_writes {
-        crate::gpu::state::stage(&device, encoder, &state.bodies.states, *offset, bytes);
+        crate::engine::gpu::state::stage(&device, encoder, &state.bodies.states, *offset, bytes);
     }
     if !edits.is_empty() {
         edit.stage(&device, encoder, state, edits);
@@ -614,10 +614,10 @@ fn record_height_field(
     }
     let mut done = 0;
     while done < steps {
-        let n = (steps - done).min(crate::gpu::EMBEDDED_CHUNK);
+        let n = (steps - done).min(crate::engine::gpu::EMBEDDED_CHUNK);
         // The scene's rain, step by step as a batch run makes it (keyed by step index).
         let first_step = at + done as u64;
-        let input = crate::solver::ChunkInput {
+        let input = crate::engine::solver::ChunkInput {
             target: 0.0,
             rain: if sim.feeds().any() {
                 sim.feeds().chunk(first_step, n)

@@ -65,8 +65,8 @@ pub(crate) use fields;
 #[cfg(test)]
 mod tests {
     use super::check_mirror;
-    use crate::bodies::{BodyParams, BodyState, Cluster, Cover, Solve};
-    use crate::params::{Params, StepSlot, Totals};
+    use crate::engine::bodies::{BodyParams, BodyState, Cluster, Cover, Solve};
+    use crate::engine::params::{Params, StepSlot, Totals};
     use std::mem::{offset_of, size_of};
 
     #[test]
@@ -117,7 +117,7 @@ mod tests {
             }),
         );
         check_mirror("StepSlot", size_of::<StepSlot>(), fields!(StepSlot { index }));
-        use crate::rain::RainStep;
+        use crate::engine::rain::RainStep;
         check_mirror(
             "RainStep",
             size_of::<RainStep>(),
@@ -132,7 +132,7 @@ mod tests {
 
     #[test]
     fn the_navier_stokes_uniforms_mirror_their_wgsl_field_by_field() {
-        use crate::gpu::navier_stokes::NsUniforms;
+        use crate::models::navier_stokes::gpu::navier_stokes::NsUniforms;
         check_mirror(
             "NsUniforms",
             size_of::<NsUniforms>(),
@@ -271,9 +271,9 @@ mod tests {
 
     #[test]
     fn the_pass_records_mirror_their_wgsl_field_by_field() {
-        use crate::edit::HostEdit;
-        use crate::gpu::adi::Sweep;
-        use crate::gpu::surface::Look;
+        use crate::engine::edit::HostEdit;
+        use crate::engine::gpu::surface::Look;
+        use crate::models::height_field::gpu::adi::Sweep;
         check_mirror(
             "HostEdit",
             size_of::<HostEdit>(),

@@ -712,7 +712,7 @@ pub enum BoundaryMode {
     /// Wilson et al.: the ghost extrapolates linearly, 2·h_edge − h_inner.
     GhostSlope = crate::wgsl::sides::GHOST_SLOPE,
     /// A wave maker (`[boundary.maker]`): the side absorbs, and a line of cells just inside it
-    /// makes the waves (`crate::feeds`).
+    /// makes the waves (`crate::engine::feeds`).
     Maker = crate::wgsl::sides::MAKER,
 }
 
@@ -1024,7 +1024,7 @@ pub struct Source {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub height: Option<f64>,
     /// A CSV table of `time,rate` rows (s, m³/s, linear between rows, held at the ends) whose rate
-    /// the source gives over time, beside its steady `rate` (`crate::feeds`).
+    /// the source gives over time, beside its steady `rate` (`crate::engine::feeds`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hydrograph: Option<PathBuf>,
 }

@@ -5,7 +5,7 @@
 //! ground (the still water, the substeps, each solver's own tables) follows the edit.
 
 use super::{Backend, Simulation};
-use crate::edit::HostEdit;
+use crate::engine::edit::HostEdit;
 use crate::error::{Error, Result};
 use crate::scene::VolumeCorrection;
 
@@ -30,7 +30,7 @@ impl Simulation {
         let mut checkpoint = self.checkpoint()?;
         let nx = self.scene.grid.nx as usize;
         let mut ground = checkpoint.ground.clone();
-        let added = crate::cpu::edit::apply_edits(nx, edits, &mut ground, &mut checkpoint.state.eta);
+        let added = crate::engine::cpu::edit::apply_edits(nx, edits, &mut ground, &mut checkpoint.state.eta);
         if self.scene.physics.volume_correction == VolumeCorrection::Regions {
             // The splashes' water joins its region's target at the next correction.
             for (pending, a) in checkpoint.state.pending.iter_mut().zip(&added) {
@@ -103,7 +103,7 @@ impl Simulation {
         &mut self,
         ground: Vec<f64>,
         depths: Vec<f32>,
-        mut checkpoint: crate::checkpoint::Checkpoint,
+        mut checkpoint: crate::engine::checkpoint::Checkpoint,
         added: f64,
     ) -> Result<()> {
         let mut scene = self.scene.clone();
@@ -154,7 +154,7 @@ impl Simulation {
 fn depths(eta: &[f32], ground: &[f32]) -> Vec<f32> {
     eta.iter()
         .zip(ground)
-        .map(|(&e, &b)| crate::cpu::explicit::depth(e, b))
+        .map(|(&e, &b)| crate::models::height_field::cpu::explicit::depth(e, b))
         .collect()
 }
 
@@ -163,7 +163,7 @@ impl Simulation {
     /// paths absolute), on the ground it had (an edited one included), with its state, on
     /// `backend`. What `shoal resume` does from a run folder, from the file alone.
     pub fn load(path: &std::path::Path, backend: Backend) -> Result<Simulation> {
-        let checkpoint = crate::checkpoint::Checkpoint::read(path)?;
+        let checkpoint = crate::engine::checkpoint::Checkpoint::read(path)?;
         let Some(text) = &checkpoint.header.scene else {
             return Err(Error::Checkpoint {
                 path: path.to_path_buf(),

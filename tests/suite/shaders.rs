@@ -17,17 +17,23 @@ fn every_shader_validates_with_naga() {
 
 #[test]
 fn every_wgsl_file_is_an_entry_shader_or_imported_by_one() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("wgsl");
-    let files: Vec<(String, String)> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .map(|p| {
-            (
-                p.file_name().unwrap().to_string_lossy().into_owned(),
-                std::fs::read_to_string(&p).unwrap(),
-            )
-        })
-        .collect();
+    // Every `wgsl/` folder under src/: the engine's and each model's room.
+    fn wgsl_files(dir: &std::path::Path, out: &mut Vec<(String, String)>) {
+        for path in std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()) {
+            if path.is_dir() {
+                wgsl_files(&path, out);
+            } else if path.extension().is_some_and(|e| e == "wgsl") {
+                let name = path.file_name().unwrap().to_string_lossy().into_owned();
+                out.push((name, std::fs::read_to_string(&path).unwrap()));
+            }
+        }
+    }
+    let mut files = Vec::new();
+    wgsl_files(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut files,
+    );
+    assert!(files.len() > 30, "found only {} WGSL files", files.len());
     for (name, text) in &files {
         if text.contains("@compute") {
             assert!(

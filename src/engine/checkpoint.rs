@@ -1,0 +1,218 @@
+//! The checkpoint file: a run's whole state at one step, written atomically, read back only if
+//! intact. Layout: the magic `SHOALCK3`, a TOML header (length-prefixed), the state's fields and
+//! the ground in the order of `state_table::FIELDS` (each a word count and little-endian 32-bit
+//! words), and a CRC-32 of all before it.
+
+use crate::engine::solver::SolverState;
+use crate::engine::state_table::{self, Field};
+use crate::error::{Error, Result};
+use crate::io::atomic;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// Version 2 added the bodies and the columns' cover after the ground; version 3 the pipes
+/// model's columns and particles after those, then the Navier-Stokes layer's grid and its spray
+/// slots.
+const MAGIC: &[u8; 8] = b"SHOALCK3";
+
+/// A run's state at `step`: what `shoal run --checkpoint-every` writes and `shoal resume` reads.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Checkpoint {
+    pub(crate) header: Header,
+    /// The ground (relative to the reference level) the state stood on: a resume checks that its
+    /// scene still builds the same terrain.
+    pub(crate) ground: Vec<f32>,
+    pub(crate) state: SolverState,
+}
+
+/// The scalars of a checkpoint.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Header {
+    pub nx: u32,
+    pub ny: u32,
+    pub step: u64,
+    pub substeps: u32,
+    /// The volume target above the still water (metres·cells).
+    pub target: f64,
+    pub counted_shortfall: f32,
+    pub region_count: u32,
+    /// The Navier-Stokes layer's pressure budget for the next chunk (absent for the others).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ns_budget: Option<u32>,
+    /// The pipes model's counters (absent for the height field).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pipes: Option<PipeHeader>,
+    /// The scene as it was run (its resolved TOML): a resume refuses a scene.toml edited since
+    /// in what the state depends on (absent in checkpoints of earlier versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scene: Option<String>,
+    /// The last step's coupling solve (iterations, residual's bits), which stats.csv reports: a
+    /// resume that writes again the snapshot it stopped before writes the same row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coupling: Option<[u32; 2]>,
+}
+
+/// The pipes model's counters a resume continues.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct PipeHeader {
+    /// The water the columns and particles should hold, units.
+    pub target_units: i64,
+    /// Particles made, ended and refused since the start.
+    pub made: u64,
+    pub ended: u64,
+    pub refused: u64,
+}
+
+fn words_u32(out: &mut Vec<u8>, data: &[u32]) {
+    out.extend((data.len() as u64).to_le_bytes());
+    data.iter().for_each(|v| out.extend(v.to_le_bytes()));
+}
+
+impl Checkpoint {
+    /// The step the state was saved after.
+    pub fn step(&self) -> u64 {
+        self.header.step
+    }
+
+    /// Writes the checkpoint atomically (a temporary file renamed into place).
+    pub fn write(&self, path: &Path) -> Result<()> {
+        let header = toml::to_string(&self.header).map_err(|e| Error::io(path, std::io::Error::other(e)))?;
+        let s = &self.state;
+        let mut out = Vec::with_capacity(s.eta.len() * 16 + 1024);
+        out.extend(MAGIC);
+        out.extend((header.len() as u32).to_le_bytes());
+        out.extend(header.as_bytes());
+        // Each field as little-endian words (an f32's are its bits), in the table's order.
+        for spec in state_table::checkpointed() {
+            match spec.field {
+                Field::Ground => words_u32(&mut out, bytemuck::cast_slice(&self.ground)),
+                field => words_u32(&mut out, s.words(field)),
+            }
+        }
+        out.extend(crc32fast::hash(&out).to_le_bytes());
+        atomic::write_bytes(path, &out)
+    }
+
+    /// Reads a checkpoint, refusing a truncated or corrupted one.
+    pub fn read(path: &Path) -> Result<Checkpoint> {
+        let bad = |message: &str| Error::Checkpoint {
+            path: path.to_path_buf(),
+            message: message.into(),
+        };
+        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        if bytes.len() < MAGIC.len() + 8 || &bytes[..MAGIC.len()] != MAGIC {
+            return Err(bad(
+                "not a checkpoint of this Shoal (no SHOALCK3 at its start; SHOALCK1 and SHOALCK2 files \
+                 come from earlier versions, before bodies and pipes)",
+            ));
+        }
+        let (body, crc) = bytes.split_at(bytes.len() - 4);
+        if crc32fast::hash(body).to_le_bytes() != crc {
+            return Err(bad("corrupted (its checksum does not match): it cannot be resumed"));
+        }
+        let mut reader = Reader {
+            rest: &body[MAGIC.len()..],
+        };
+        let truncated = || bad("truncated");
+        let header_len = u32::from_le_bytes(reader.take(4).ok_or_else(truncated)?.try_into().unwrap()) as usize;
+        let header = std::str::from_utf8(reader.take(header_len).ok_or_else(truncated)?)
+            .ok()
+            .and_then(|text| toml::from_str::<Header>(text).ok())
+            .ok_or_else(|| bad("its header is unreadable"))?;
+        let mut state = SolverState {
+            counted_shortfall: header.counted_shortfall,
+            region_count: header.region_count,
+            ns_budget: header.ns_budget.unwrap_or(0),
+            ..SolverState::default()
+        };
+        let mut ground = Vec::new();
+        for spec in state_table::checkpointed() {
+            // A file that ends at a field's boundary comes from before the fields after it were
+            // added (the Navier-Stokes layer's spray and markers): they are empty. The checksum
+            // has already told a file cut short from an older one.
+            let words = if reader.rest.is_empty() {
+                Vec::new()
+            } else {
+                reader.words().ok_or_else(truncated)?
+            };
+            match spec.field {
+                Field::Ground => ground = bytemuck::cast_slice(&words).to_vec(),
+                field if !state.set_words(field, &words) => {
+                    return Err(bad(&format!("its {} are unreadable", spec.what)));
+                }
+                _ => {}
+            }
+        }
+        Ok(Checkpoint { header, ground, state })
+    }
+}
+
+struct Reader<'a> {
+    rest: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let (head, rest) = (self.rest.get(..n)?, self.rest.get(n..)?);
+        self.rest = rest;
+        Some(head)
+    }
+
+    /// A length-prefixed array of 32-bit words.
+    fn words(&mut self) -> Option<Vec<u32>> {
+        let n = u64::from_le_bytes(self.take(8)?.try_into().ok()?) as usize;
+        let bytes = self.take(n.checked_mul(4)?)?;
+        Some(
+            bytes
+                .chunks_exact(4)
+                .map(|w| u32::from_le_bytes(w.try_into().unwrap()))
+                .collect(),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_checkpoint_from_before_the_layers_spray_and_markers_still_reads() {
+        // The fields NsDrops, NsMarkers and NsMarkerBook came last; a file written before them
+        // ends after NsW. Cut them off a new file (three empty fields: 8 bytes each) and seal it.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.bin");
+        let checkpoint = Checkpoint {
+            header: Header {
+                nx: 2,
+                ny: 2,
+                step: 7,
+                substeps: 1,
+                target: 0.5,
+                counted_shortfall: 0.0,
+                region_count: 0,
+                ns_budget: None,
+                pipes: None,
+                scene: None,
+                coupling: None,
+            },
+            ground: vec![-1.0; 4],
+            state: SolverState {
+                eta: vec![0.25; 4],
+                ..SolverState::default()
+            },
+        };
+        checkpoint.write(&path).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let body = &bytes[..bytes.len() - 4 - 3 * 8];
+        let mut old = body.to_vec();
+        old.extend(crc32fast::hash(body).to_le_bytes());
+        std::fs::write(&path, &old).unwrap();
+        assert_eq!(Checkpoint::read(&path).unwrap(), checkpoint);
+        // Cut inside a field, it is still refused.
+        let cut = &bytes[..bytes.len() - 4 - 3 * 8 - 2];
+        let mut bad = cut.to_vec();
+        bad.extend(crc32fast::hash(cut).to_le_bytes());
+        std::fs::write(&path, &bad).unwrap();
+        assert!(Checkpoint::read(&path).is_err());
+    }
+}

@@ -1,0 +1,182 @@
+//! Twin of `wgsl/volume.wgsl`: the target, the global correction, sources and drains.
+
+use crate::engine::params::{Params, Totals, CORRECT_CLAMPS, CORRECT_TARGET};
+use crate::models::height_field::cpu::explicit::{depth, two_sum};
+use crate::wgsl::common::RAINFALL_MAP;
+
+use crate::engine::params::VolumeState;
+
+/// [`VolumeState`] is the twin of WGSL `Volume`: the chunk's start target, its shortfall so far,
+/// this step's correction.
+impl VolumeState {
+    /// What the host writes at a chunk's start.
+    pub fn start(target: f64) -> VolumeState {
+        let (start_hi, start_lo) = crate::engine::solver::split_target(target);
+        VolumeState {
+            start_hi,
+            start_lo,
+            ..VolumeState::default()
+        }
+    }
+
+    /// Twin of `settle` at step `index` of the chunk; `rain_before` is the chunk's rain so far.
+    pub fn settle(&mut self, p: &Params, totals: &Totals, index: u32, rain_before: f32) {
+        self.shortfall += totals.shortfall;
+        let wet = totals.wet as f32;
+        (self.correction, self.vel_correction) = match p.correct {
+            _ if totals.wet == 0 => (0.0, 0.0),
+            CORRECT_TARGET => {
+                let since = (index as f32 * p.source_step + rain_before) + self.shortfall;
+                let target = ((self.start_hi - totals.sum_depth) + since) + self.start_lo;
+                (target / wet, -totals.sum_vel / wet)
+            }
+            CORRECT_CLAMPS => (-totals.made / wet, totals.dropped / wet),
+            _ => (0.0, 0.0),
+        };
+        self.held = totals.sum_depth - totals.made;
+    }
+}
+
+/// The current level, written in place, and what `apply` reads.
+pub struct Cells<'a> {
+    pub ground: &'a [f32],
+    pub source: &'a [f32],
+    /// This step's rainfall height at a map share of 1 (`RainStep::rainfall`), and each cell's
+    /// share (empty: uniform).
+    pub rainfall: f32,
+    pub rainfall_map: &'a [f32],
+    pub shortfall: &'a mut [f32],
+    pub eta: &'a mut [f32],
+    pub vel: &'a mut [f32],
+    pub carry: &'a mut [f32],
+    /// Under `CORRECT_CLAMPS`: what the dry-cell rule did, reset here to what `apply`'s own does.
+    pub clamped: &'a mut [[f32; 2]],
+    /// volume_correction = "regions": the labels of this level, each region's (height, vel)
+    /// correction and the water each cell gains after it (empty otherwise).
+    pub labels: &'a [u32],
+    pub corrections: &'a [[f32; 2]],
+    pub pending: &'a mut [f32],
+    /// The level's faces' memory (`explicit::Memory`), whole-grid; empty where it keeps none.
+    pub faces: &'a [f32],
+    /// The grid index of this field's first cell (the fast backend's bands).
+    pub first: usize,
+}
+
+/// Twin of `held_in_faces` (volume.wgsl, reduce.wgsl, regions.wgsl; common.wgsl's `face_words`
+/// and `into_cell`): cell `c`'s faces' memory signed into it, which the dry-cell rule leaves in the
+/// faces (the next step forgets or takes it back: `explicit::Memory`) and the vel correction does
+/// not count as error (`reduce`); 0 without.
+pub(crate) fn held_in_faces(p: &Params, faces: &[f32], c: usize) -> f32 {
+    if faces.is_empty() {
+        return 0.0;
+    }
+    let (nx, ny) = (p.nx as usize, p.ny as usize);
+    let (i, j) = (c % nx, c / nx);
+    let w = j * nx + if i == 0 { nx - 1 } else { i - 1 };
+    let s = (if j == 0 { ny - 1 } else { j - 1 }) * nx + i;
+    ((faces[2 * c] + faces[2 * c + 1]) - faces[2 * w]) - faces[2 * s + 1]
+}
+
+/// Twin of `apply`.
+pub fn apply(p: &Params, volume: &VolumeState, cells: &mut Cells) {
+    for c in 0..cells.eta.len() {
+        let b = cells.ground[c];
+        let (mut e, mut v, mut r) = (cells.eta[c], cells.vel[c], cells.carry[c]);
+        let delta = if p.regions != 0 {
+            cells.corrections[cells.labels[c].max(1) as usize - 1]
+        } else {
+            [volume.correction, volume.vel_correction]
+        };
+        (e, v, r) = correct_cell(p, delta, b, e, v, r);
+        if p.sources != 0 {
+            let mut want = cells.source[c];
+            if p.rainfall != 0 {
+                let share = if p.rainfall == RAINFALL_MAP {
+                    cells.rainfall_map[c]
+                } else {
+                    1.0
+                };
+                want += cells.rainfall * share;
+            }
+            let mut short = 0.0;
+            let mut added = 0.0;
+            if want > 0.0 {
+                (e, r) = two_sum(e.max(b), want + r);
+                added = want;
+            } else if want < 0.0 {
+                let take = depth(e, b).min(-want);
+                short = -want - take;
+                e -= take;
+                added = -take;
+            }
+            cells.shortfall[c] = short;
+            if p.regions != 0 {
+                cells.pending[c] = added;
+            }
+        }
+        if p.correct == CORRECT_CLAMPS {
+            // A cell it dries books the change it drops less what stays in the faces (a cell
+            // that was dry already holds no change).
+            let was_wet = cells.eta[c] > b;
+            let held = if was_wet {
+                held_in_faces(p, cells.faces, cells.first + c)
+            } else {
+                0.0
+            };
+            cells.clamped[c] = if e <= b { [(b - e) - r, v - held] } else { [0.0; 2] };
+        }
+        (e, v, r) = dry_rule(b, e, v, r);
+        cells.eta[c] = e;
+        cells.vel[c] = v;
+        cells.carry[c] = r;
+    }
+}
+
+/// `apply`'s correction of one cell: a wet cell takes its share (`delta`: height, per-step change).
+/// The height moves by TwoSum, its rounding error joining the cell's carry: the new height
+/// depends on the cell's height and the correction alone, so the fused explicit step
+/// (explicit.wgsl's `read_cell`) can correct a neighbour as it reads it without reading the
+/// neighbour's carry, which the neighbour's own thread is rewriting.
+fn correct_cell(p: &Params, delta: [f32; 2], b: f32, e: f32, v: f32, r: f32) -> (f32, f32, f32) {
+    if e > b && p.correct != 0 {
+        let (e, err) = two_sum(e, delta[0]);
+        (e, v + delta[1], r + err)
+    } else {
+        (e, v, r)
+    }
+}
+
+/// `apply`'s dry-cell rule: a cell at or below its ground holds no water and no motion.
+fn dry_rule(b: f32, e: f32, v: f32, r: f32) -> (f32, f32, f32) {
+    if e <= b {
+        (b, 0.0, 0.0)
+    } else {
+        (e, v, r)
+    }
+}
+
+/// Whether `apply` touches nothing but the level: no sources or drains, no regions, no clamp
+/// bookkeeping. Then it is [`apply_plain`] on every cell, which the fast backend runs on the next
+/// step's read instead of writing the level back (`cpu::fast::fused`).
+pub(crate) fn is_plain(p: &Params) -> bool {
+    p.sources == 0 && p.regions == 0 && p.correct != CORRECT_CLAMPS
+}
+
+/// `apply` on one cell (e, v, r) over ground `b`, where [`is_plain`] holds.
+pub(crate) fn apply_plain(p: &Params, volume: &VolumeState, b: f32, e: f32, v: f32, r: f32) -> (f32, f32, f32) {
+    let (e, v, r) = correct_cell(p, [volume.correction, volume.vel_correction], b, e, v, r);
+    dry_rule(b, e, v, r)
+}
+
+/// Twin of `rain`: one step's entries.
+pub fn rain(p: &Params, cells: &mut Cells, entries: &[u32], heights: &[f32]) {
+    for (&c, &h) in entries.iter().zip(heights) {
+        let c = c as usize;
+        let (e, r) = two_sum(cells.eta[c].max(cells.ground[c]), h + cells.carry[c]);
+        cells.eta[c] = e;
+        cells.carry[c] = r;
+        if p.regions != 0 {
+            cells.pending[c] += h;
+        }
+    }
+}

@@ -1,0 +1,421 @@
+//! What the host adds to the water step by step beyond the steady sources: `[rain]`'s drops,
+//! `[[source]] hydrograph`s and `[rainfall]` (SCENE.md). Everything is a function of the step
+//! index alone, so a run adds the same water however its steps are split into chunks or resumed.
+//!
+//! - Drops and hydrographs are sparse: a chunk lists, per step, (cell, height) entries, one per
+//!   cell (`rain::RainChunk`), which the volume pass (`pipe_rain` under the pipes) adds exactly
+//!   and the volume target adds as their f32 sum. A hydrograph's step share is the exact integral
+//!   of its piecewise-linear rate over the step (`Table::integral`), spread evenly over the cells
+//!   of its disc, as the steady rate is.
+//! - Wave makers are sparse too: a `"maker"` side absorbs (Mur), and the line of cells
+//!   `MAKER_INSET` cells inside it is a line source of water (Wei & Kirby's internal generation,
+//!   1999): a source of q(t) m²/s per metre of line raises waves η = q/(2c) running both ways, so
+//!   q = 2c·f(t) sends the maker's signal f into the domain, while its twin running out is
+//!   absorbed by the side behind, as are the waves reflected back from the domain (a line
+//!   source is transparent to them: the equations are linear). Each step the line's cells take
+//!   2c/dx·∫f dt over the step, c = √(g·d) of the line's mean still depth.
+//! - Rainfall is dense: each step carries one height (`RainStep::rainfall`, m at full intensity:
+//!   the intensity's integral over the step) and the volume pass adds it × the cell's share of
+//!   the map (`rainfall_map`, 1 everywhere when uniform), inside `apply` with the sources.
+
+use crate::engine::rain::{RainChunk, RainStep};
+use crate::engine::table::Table;
+use crate::error::{Error, Result};
+use crate::scene::Scene;
+use std::collections::BTreeMap;
+
+/// mm/h in m/s.
+const MM_PER_HOUR: f64 = 1e-3 / 3600.0;
+
+/// `Params::rainfall`: no rainfall, a uniform intensity, or a map.
+pub const RAINFALL_NONE: u32 = 0;
+pub use crate::wgsl::common::{RAINFALL_MAP, RAINFALL_UNIFORM};
+
+/// A source's hydrograph: its disc's cells and its rate over time (m³/s).
+#[derive(Clone, Debug)]
+struct Hydrograph {
+    cells: Vec<u32>,
+    rate: Table,
+    /// m² the disc's cells cover.
+    area: f64,
+}
+
+/// Cells between a maker side and its line source: enough that the side's Mur condition sees
+/// the outgoing wave already formed.
+pub const MAKER_INSET: u32 = 3;
+
+/// A wave maker: the cells of its line source, and the height per unit of ∫f dt they take.
+#[derive(Clone, Debug)]
+struct MakerLine {
+    cells: Vec<u32>,
+    gain: f64,
+    signal: Signal,
+}
+
+/// A maker's signal f(t), the surface it raises, m.
+#[derive(Clone, Debug)]
+enum Signal {
+    Sine {
+        amplitude: f64,
+        omega: f64,
+        phase: f64,
+        period: f64,
+    },
+    Solitary {
+        height: f64,
+        rate: f64,
+        peak_at: f64,
+    },
+    Table(Table),
+}
+
+impl Signal {
+    fn at(&self, t: f64) -> f64 {
+        match self {
+            Signal::Sine {
+                amplitude,
+                omega,
+                phase,
+                period,
+            } => {
+                // A half-cosine ramp over the first period: a sine switched on at once would
+                // start with a jump in its slope and shed a train of short waves.
+                let ramp = if t < *period {
+                    0.5 * (1.0 - (std::f64::consts::PI * t / period).cos())
+                } else {
+                    1.0
+                };
+                amplitude * ramp * (omega * t + phase).sin()
+            }
+            Signal::Solitary { height, rate, peak_at } => {
+                let s = 1.0 / (rate * (t - peak_at)).cosh();
+                height * s * s
+            }
+            Signal::Table(table) => table.at(t),
+        }
+    }
+
+    /// ∫ f dt over [t0, t1]: exact for a table, Simpson's rule on 8 panels otherwise (error
+    /// ~(ω·dt)⁴/10⁵ of the step's share: nothing at any usable step).
+    fn integral(&self, t0: f64, t1: f64) -> f64 {
+        if let Signal::Table(table) = self {
+            return table.integral(t1) - table.integral(t0);
+        }
+        let n = 8;
+        let h = (t1 - t0) / n as f64;
+        let inner: f64 = (1..n)
+            .map(|k| self.at(t0 + k as f64 * h) * if k % 2 == 1 { 4.0 } else { 2.0 })
+            .sum();
+        (self.at(t0) + inner + self.at(t1)) * h / 3.0
+    }
+}
+
+/// The scene's rainfall: the intensity at a map share of 1 (m/s), each cell's share, and the
+/// factor over time.
+#[derive(Clone, Debug)]
+struct RainfallFeed {
+    peak: f64,
+    /// Per cell in [0, 1] (empty: uniform, every cell 1).
+    share: Vec<f32>,
+    /// Σ share in f64 (cells, for uniform).
+    share_sum: f64,
+    series: Option<Table>,
+}
+
+/// What a scene feeds its water over time, built once from the scene (tables and maps read).
+#[derive(Clone, Debug, Default)]
+pub struct Feeds {
+    rain: Option<crate::scene::Rain>,
+    hydrographs: Vec<Hydrograph>,
+    rainfall: Option<RainfallFeed>,
+    makers: Vec<MakerLine>,
+    grid: crate::scene::Grid,
+    dt: f64,
+}
+
+/// The cells whose centres lie in a disc (the cell its centre stands in, if none do): where a
+/// source spreads its water.
+pub fn disc_cells(grid: &crate::scene::Grid, x: f64, y: f64, radius: f64) -> Vec<u32> {
+    let mut cells = Vec::new();
+    let reach = (radius / grid.dx).ceil() as i64 + 1;
+    let (ci, cj) = ((x / grid.dx).floor() as i64, (y / grid.dx).floor() as i64);
+    for j in (cj - reach).max(0)..=(cj + reach).min(grid.ny as i64 - 1) {
+        for i in (ci - reach).max(0)..=(ci + reach).min(grid.nx as i64 - 1) {
+            let (cx, cy) = ((i as f64 + 0.5) * grid.dx, (j as f64 + 0.5) * grid.dx);
+            if (cx - x).powi(2) + (cy - y).powi(2) <= radius * radius {
+                cells.push((j * grid.nx as i64 + i) as u32);
+            }
+        }
+    }
+    if cells.is_empty() {
+        let i = ((x / grid.dx).floor() as u32).min(grid.nx - 1);
+        let j = ((y / grid.dx).floor() as u32).min(grid.ny - 1);
+        cells.push(j * grid.nx + i);
+    }
+    cells
+}
+
+/// Whether a scene feeds its water step by step (drops, hydrographs or rainfall): each chunk then
+/// brings a per-step table (`Feeds::any` of the built feeds).
+pub fn staged(scene: &Scene) -> bool {
+    scene.rain.is_some()
+        || scene.sources.iter().any(|s| s.hydrograph.is_some())
+        || scene.rainfall.is_some()
+        || scene.boundary.sides().any(crate::scene::BoundaryMode::Maker)
+}
+
+impl Feeds {
+    /// Reads the scene's hydrograph tables, rainfall map and series and wave maker; errors name
+    /// the key. `fields`: the initial water (the makers' still depth).
+    pub fn new(scene: &Scene, fields: &crate::scene::InitialFields) -> Result<Feeds> {
+        let grid = scene.grid;
+        let mut hydrographs = Vec::new();
+        for (k, s) in scene.sources.iter().enumerate() {
+            let Some(file) = &s.hydrograph else { continue };
+            let key = format!("source[{k}].hydrograph");
+            let rate = crate::models::navier_stokes::forcing::read_table(scene, file, &key)?;
+            if rate.min() < 0.0 {
+                return Err(scene_error(
+                    scene,
+                    &key,
+                    format!(
+                        "\"{}\": a hydrograph's rates must be ≥ 0 m³/s (a drain is a negative steady `rate`)",
+                        file.display()
+                    ),
+                ));
+            }
+            let cells = disc_cells(&grid, s.x, s.y, s.radius);
+            let area = cells.len() as f64 * grid.dx * grid.dx;
+            hydrographs.push(Hydrograph { cells, rate, area });
+        }
+        let rainfall = match &scene.rainfall {
+            Some(r) => Some(rainfall(scene, r)?),
+            None => None,
+        };
+        let makers = makers(scene, fields)?;
+        Ok(Feeds {
+            rain: scene.rain,
+            hydrographs,
+            rainfall,
+            makers,
+            grid,
+            dt: scene.time.dt,
+        })
+    }
+
+    /// Whether each chunk brings a per-step table (`ChunkInput::rain`): drops, hydrographs or
+    /// rainfall.
+    pub fn any(&self) -> bool {
+        self.rain.is_some() || !self.hydrographs.is_empty() || self.rainfall.is_some() || !self.makers.is_empty()
+    }
+
+    /// `Params::rainfall`.
+    pub fn rainfall_mode(&self) -> u32 {
+        match &self.rainfall {
+            None => RAINFALL_NONE,
+            Some(r) if r.share.is_empty() => RAINFALL_UNIFORM,
+            Some(_) => RAINFALL_MAP,
+        }
+    }
+
+    /// Each cell's share of the rainfall's full intensity (empty unless a map).
+    pub fn rainfall_map(&self) -> &[f32] {
+        self.rainfall.as_ref().map_or(&[], |r| &r.share)
+    }
+
+    /// The entries of steps `first + 1 ..= first + steps` (step n ends at n·dt).
+    pub fn chunk(&self, first: u64, steps: u32) -> RainChunk {
+        let mut out = RainChunk::default();
+        for k in 0..steps {
+            let n = first + k as u64 + 1;
+            let (t0, t1) = ((n - 1) as f64 * self.dt, n as f64 * self.dt);
+            let mut cells: BTreeMap<u32, f64> = BTreeMap::new();
+            if let Some(rain) = &self.rain {
+                crate::engine::rain::step_drops(rain, &self.grid, self.dt, n, &mut cells);
+            }
+            for h in &self.hydrographs {
+                let volume = h.rate.integral(t1) - h.rate.integral(t0);
+                if volume > 0.0 {
+                    let height = volume / h.area;
+                    for &c in &h.cells {
+                        *cells.entry(c).or_default() += height;
+                    }
+                }
+            }
+            for m in &self.makers {
+                let height = m.gain * m.signal.integral(t0, t1);
+                for &c in &m.cells {
+                    *cells.entry(c).or_default() += height;
+                }
+            }
+            let (rainfall, rainfall_total) = match &self.rainfall {
+                Some(r) => {
+                    let factor = match &r.series {
+                        Some(s) => s.integral(t1) - s.integral(t0),
+                        None => self.dt,
+                    };
+                    let height = (r.peak * factor) as f32;
+                    (height, height as f64 * r.share_sum)
+                }
+                None => (0.0, 0.0),
+            };
+            let step = RainStep {
+                start: out.cells.len() as u32,
+                count: cells.len() as u32,
+                before: out.total as f32,
+                rainfall,
+            };
+            for (c, h) in cells {
+                let h = h as f32;
+                out.cells.push(c);
+                out.heights.push(h);
+                out.total += h as f64;
+            }
+            out.total += rainfall_total;
+            out.steps.push(step);
+        }
+        out
+    }
+}
+
+fn scene_error(scene: &Scene, key: &str, message: String) -> Error {
+    let text = std::fs::read_to_string(&scene.origin).ok();
+    scene.error_at(text.as_deref(), key, message)
+}
+
+/// The line sources of the scene's `"maker"` sides.
+fn makers(scene: &Scene, fields: &crate::scene::InitialFields) -> Result<Vec<MakerLine>> {
+    use crate::scene::{BoundaryMode, MakerKind};
+    let sides = scene.boundary.sides();
+    let Some(maker) = &scene.boundary.maker else {
+        return Ok(Vec::new());
+    };
+    let (nx, ny) = (scene.grid.nx, scene.grid.ny);
+    let g = scene.physics.gravity;
+    let mut lines = Vec::new();
+    for (side, mode) in [
+        ("west", sides.west),
+        ("east", sides.east),
+        ("south", sides.south),
+        ("north", sides.north),
+    ] {
+        if mode != BoundaryMode::Maker {
+            continue;
+        }
+        let cells: Vec<u32> = match side {
+            "west" => (0..ny).map(|j| j * nx + MAKER_INSET).collect(),
+            "east" => (0..ny).map(|j| j * nx + nx - 1 - MAKER_INSET).collect(),
+            "south" => (0..nx).map(|i| MAKER_INSET * nx + i).collect(),
+            _ => (0..nx).map(|i| (ny - 1 - MAKER_INSET) * nx + i).collect(),
+        };
+        let depths: Vec<f64> = cells
+            .iter()
+            .map(|&c| fields.surface[c as usize] - fields.ground[c as usize])
+            .filter(|&d| d > 0.0)
+            .collect();
+        if depths.is_empty() {
+            return Err(scene_error(
+                scene,
+                &format!("boundary.{side}"),
+                format!("the wave maker's line, {MAKER_INSET} cells inside the {side} side, is dry: it needs water to make waves in"),
+            ));
+        }
+        let still = depths.iter().sum::<f64>() / depths.len() as f64;
+        let c = (g * still).sqrt();
+        let signal = match maker.kind {
+            MakerKind::Sine => {
+                let period = maker.period.unwrap_or(1.0);
+                Signal::Sine {
+                    amplitude: maker.amplitude.unwrap_or(0.0),
+                    omega: std::f64::consts::TAU / period,
+                    phase: maker.phase.to_radians(),
+                    period,
+                }
+            }
+            MakerKind::Solitary => {
+                // Boussinesq's solitary wave H·sech²(K(x − c_s t)), K = √(3H/4d³), passing the
+                // maker at c_s = √(g(d + H)); its crest comes 4/(K·c_s) s in, when the wave's
+                // front is 7e-4 of its height.
+                let height = maker.height.unwrap_or(0.0);
+                let d = maker.depth.unwrap_or(still);
+                let k = (3.0 * height / (4.0 * d * d * d)).sqrt();
+                let rate = k * (g * (d + height)).sqrt();
+                Signal::Solitary {
+                    height,
+                    rate,
+                    peak_at: 4.0 / rate,
+                }
+            }
+            MakerKind::Table => {
+                let file = maker.file.clone().unwrap_or_default();
+                Signal::Table(crate::models::navier_stokes::forcing::read_table(
+                    scene,
+                    &file,
+                    "boundary.maker.file",
+                )?)
+            }
+        };
+        lines.push(MakerLine {
+            cells,
+            gain: 2.0 * c / scene.grid.dx,
+            signal,
+        });
+    }
+    Ok(lines)
+}
+
+/// `[rainfall]` as the feed adds it.
+fn rainfall(scene: &Scene, r: &crate::scene::Rainfall) -> Result<RainfallFeed> {
+    let series = match &r.series {
+        Some(file) => {
+            let table = crate::models::navier_stokes::forcing::read_table(scene, file, "rainfall.series")?;
+            if table.min() < 0.0 {
+                return Err(scene_error(
+                    scene,
+                    "rainfall.series",
+                    format!("\"{}\": the factors must be ≥ 0", file.display()),
+                ));
+            }
+            Some(table)
+        }
+        None => None,
+    };
+    let Some(map) = &r.map else {
+        let peak = r.intensity.unwrap_or(0.0) * MM_PER_HOUR;
+        return Ok(RainfallFeed {
+            peak,
+            share: Vec::new(),
+            share_sum: scene.grid.cells() as f64,
+            series,
+        });
+    };
+    let (values, shares) = crate::scene::read_map(scene, "rainfall.map", map)?;
+    let fail = |why: String| scene_error(scene, "rainfall.map", format!("\"{}\": {why}", map.display()));
+    if let Some(bad) = values.iter().position(|v| !(v.is_finite() && *v >= 0.0)) {
+        return Err(fail(format!(
+            "cell {bad} holds {}: intensities must be ≥ 0 mm/h",
+            values[bad]
+        )));
+    }
+    // A PNG's shades are shares of `intensity`; an NPY's or a GeoTIFF's values are mm/h, stored
+    // as shares of their largest.
+    let (peak_mm, scale) = if shares {
+        let Some(full) = r.intensity else {
+            return Err(fail(
+                "a PNG map holds shades, not mm/h: give rainfall.intensity, the mm/h of white".into(),
+            ));
+        };
+        (full, 1.0)
+    } else {
+        let top = values.iter().copied().fold(0.0, f64::max);
+        (top, if top > 0.0 { 1.0 / top } else { 0.0 })
+    };
+    let share: Vec<f32> = values.iter().map(|v| (v * scale) as f32).collect();
+    let share_sum = share.iter().map(|&s| s as f64).sum();
+    Ok(RainfallFeed {
+        peak: peak_mm * MM_PER_HOUR,
+        share,
+        share_sum,
+        series,
+    })
+}

@@ -1,0 +1,110 @@
+//! The host-edit pass (`wgsl/edit.wgsl`): brushes and splashes between steps, and the volume
+//! target moved by what they changed. Pipelines built once; the edit list grows when needed.
+
+use crate::engine::edit::HostEdit;
+use crate::engine::gpu::reduce::Reduce;
+use crate::engine::gpu::state::{bind_group, layout, pipeline, storage_entry, uniform_entry, GpuState};
+
+pub struct Edit {
+    apply: wgpu::ComputePipeline,
+    mark: wgpu::ComputePipeline,
+    rebase: wgpu::ComputePipeline,
+    shared_layout: wgpu::BindGroupLayout,
+    shared: wgpu::BindGroup,
+    /// `levels[p]`: eta level p, edited in place.
+    levels: [wgpu::BindGroup; 2],
+    /// `Edits` (a 16-byte count, then the list), sized for `capacity` edits.
+    list: wgpu::Buffer,
+    capacity: usize,
+}
+
+fn list_buffer(device: &wgpu::Device, capacity: usize) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("edits"),
+        size: 16 + (capacity * std::mem::size_of::<HostEdit>()) as u64,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
+}
+
+impl Edit {
+    pub fn new(device: &wgpu::Device, state: &GpuState) -> Edit {
+        let module = crate::engine::gpu::shaders::module(device, "edit.wgsl", crate::engine::gpu::shaders::EDIT);
+        let shared_layout = layout(
+            device,
+            "edit shared",
+            &[
+                uniform_entry(0, false),
+                storage_entry(1, false),
+                storage_entry(2, false),
+                storage_entry(3, true),
+                storage_entry(4, false),
+            ],
+        );
+        let level_layout = layout(device, "edit level", &[storage_entry(0, false)]);
+        let layouts = [&shared_layout, &level_layout];
+        let capacity = 16;
+        let list = list_buffer(device, capacity);
+        let level = |p: usize| bind_group(device, "edit level", &level_layout, &[&state.eta[p]]);
+        Edit {
+            apply: pipeline(device, &module, &layouts, "apply_edits"),
+            mark: pipeline(device, &module, &layouts, "mark"),
+            rebase: pipeline(device, &module, &layouts, "rebase"),
+            shared: Self::shared(device, &shared_layout, state, &list),
+            shared_layout,
+            levels: [level(0), level(1)],
+            list,
+            capacity,
+        }
+    }
+
+    fn shared(
+        device: &wgpu::Device,
+        layout: &wgpu::BindGroupLayout,
+        state: &GpuState,
+        list: &wgpu::Buffer,
+    ) -> wgpu::BindGroup {
+        bind_group(
+            device,
+            "edit shared",
+            layout,
+            &[&state.params, &state.ground, &state.books, list, &state.regions.pending],
+        )
+    }
+
+    /// Copies the edits into the list as a command of `encoder` (before the pass that applies
+    /// them), growing the list first if it is too short.
+    pub fn stage(
+        &mut self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        state: &GpuState,
+        edits: &[HostEdit],
+    ) {
+        if edits.len() > self.capacity {
+            self.capacity = edits.len().next_power_of_two();
+            self.list = list_buffer(device, self.capacity);
+            self.shared = Self::shared(device, &self.shared_layout, state, &self.list);
+        }
+        let mut bytes = bytemuck::bytes_of(&[edits.len() as u32, 0, 0, 0]).to_vec();
+        bytes.extend_from_slice(bytemuck::cast_slice(edits));
+        crate::engine::gpu::state::stage(device, encoder, &self.list, 0, &bytes);
+    }
+
+    /// Records the staged edits on the current level, with the target moved by what they changed:
+    /// reduce, mark, edit, reduce, rebase.
+    pub fn record(&self, pass: &mut wgpu::ComputePass, state: &GpuState, reduce: &Reduce) {
+        reduce.reduce(pass, state);
+        pass.set_bind_group(0, &self.shared, &[]);
+        pass.set_bind_group(1, &self.levels[state.current], &[]);
+        pass.set_pipeline(&self.mark);
+        pass.dispatch_workgroups(1, 1, 1);
+        pass.set_pipeline(&self.apply);
+        pass.dispatch_workgroups(state.nx.div_ceil(16), state.ny.div_ceil(16), 1);
+        reduce.reduce(pass, state);
+        pass.set_bind_group(0, &self.shared, &[]);
+        pass.set_bind_group(1, &self.levels[state.current], &[]);
+        pass.set_pipeline(&self.rebase);
+        pass.dispatch_workgroups(1, 1, 1);
+    }
+}

@@ -1,0 +1,56 @@
+//! The probe pass (`wgsl/probe.wgsl`): eta at the probe cells into a per-step history buffer.
+
+use crate::engine::gpu::state::{
+    bind_group, layout, pipeline, slot_bind_group, storage_entry, uniform_entry, GpuState,
+};
+
+pub struct Probe {
+    record: wgpu::ComputePipeline,
+    shared: wgpu::BindGroup,
+    levels: [wgpu::BindGroup; 2],
+    slot: wgpu::BindGroup,
+}
+
+impl Probe {
+    pub fn new(device: &wgpu::Device, state: &GpuState) -> Probe {
+        let module = crate::engine::gpu::shaders::module(device, "probe.wgsl", crate::engine::gpu::shaders::PROBE);
+        let shared_layout = layout(
+            device,
+            "probe shared",
+            &[uniform_entry(0, false), storage_entry(1, true), storage_entry(2, false)],
+        );
+        let level_layout = layout(device, "probe level", &[storage_entry(0, true)]);
+        let slot_layout = layout(device, "probe slot", &[uniform_entry(0, true)]);
+        Probe {
+            record: pipeline(
+                device,
+                &module,
+                &[&shared_layout, &level_layout, &slot_layout],
+                "record",
+            ),
+            shared: bind_group(
+                device,
+                "probe shared",
+                &shared_layout,
+                &[&state.params, &state.probe_cells, &state.probe_history],
+            ),
+            levels: [
+                bind_group(device, "probe level 0", &level_layout, &[&state.eta[0]]),
+                bind_group(device, "probe level 1", &level_layout, &[&state.eta[1]]),
+            ],
+            slot: slot_bind_group(device, &slot_layout, &state.slots),
+        }
+    }
+
+    /// Records the probe values of the current level into history row `slot_offset / stride`.
+    pub fn record(&self, pass: &mut wgpu::ComputePass, state: &GpuState, slot_offset: u32) {
+        if state.n_probes == 0 {
+            return;
+        }
+        pass.set_pipeline(&self.record);
+        pass.set_bind_group(0, &self.shared, &[]);
+        pass.set_bind_group(1, &self.levels[state.current], &[]);
+        pass.set_bind_group(2, &self.slot, &[slot_offset]);
+        pass.dispatch_workgroups(state.n_probes.div_ceil(64), 1, 1);
+    }
+}

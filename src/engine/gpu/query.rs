@@ -1,0 +1,142 @@
+//! The query pass (`wgsl/query.wgsl`): the water at a list of points, recorded into an encoder
+//! with its points staged ahead of it and its answer copied into a buffer of its own to map.
+//! Pipeline and layouts built once; the point and sample buffers grow, with their bind group,
+//! when a query brings more points than they hold.
+
+use crate::engine::gpu::state::{bind_group, layout, pipeline, storage_entry, uniform_entry, GpuState};
+use crate::query::{QueryParams, RawSample};
+use wgpu::util::DeviceExt;
+
+const SAMPLE_BYTES: u64 = std::mem::size_of::<RawSample>() as u64;
+
+pub struct Query {
+    query: wgpu::ComputePipeline,
+    shared_layout: wgpu::BindGroupLayout,
+    /// `levels[p]` reads level p.
+    levels: [wgpu::BindGroup; 2],
+    uniforms: wgpu::Buffer,
+    points: wgpu::Buffer,
+    samples: wgpu::Buffer,
+    shared: wgpu::BindGroup,
+    /// Points the buffers hold.
+    capacity: u64,
+}
+
+fn storage(device: &wgpu::Device, label: &str, bytes: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: bytes,
+        usage: wgpu::BufferUsages::STORAGE | usage,
+        mapped_at_creation: false,
+    })
+}
+
+impl Query {
+    pub fn new(device: &wgpu::Device, state: &GpuState) -> Query {
+        let module = crate::engine::gpu::shaders::module(device, "query.wgsl", crate::engine::gpu::shaders::QUERY);
+        let shared_layout = layout(
+            device,
+            "query",
+            &[
+                uniform_entry(0, false),
+                uniform_entry(1, false),
+                storage_entry(2, true),
+                storage_entry(3, true),
+                storage_entry(4, false),
+            ],
+        );
+        let level_layout = layout(device, "query level", &[storage_entry(0, true)]);
+        let at = |p: usize| bind_group(device, "query level", &level_layout, &[&state.eta[p]]);
+        let uniforms = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("query params"),
+            contents: bytemuck::bytes_of(&QueryParams::default()),
+            usage: crate::engine::gpu::state::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        });
+        let capacity = 64;
+        let points = storage(device, "query points", capacity * 8, wgpu::BufferUsages::COPY_DST);
+        let samples = storage(
+            device,
+            "query samples",
+            capacity * SAMPLE_BYTES,
+            wgpu::BufferUsages::COPY_SRC,
+        );
+        let shared = bind_group(
+            device,
+            "query",
+            &shared_layout,
+            &[&state.params, &uniforms, &state.ground, &points, &samples],
+        );
+        Query {
+            query: pipeline(device, &module, &[&shared_layout, &level_layout], "query"),
+            levels: [at(0), at(1)],
+            shared_layout,
+            uniforms,
+            points,
+            samples,
+            shared,
+            capacity,
+        }
+    }
+
+    /// Records the query of `points` (metres) on the current level into `encoder`, and returns
+    /// a mappable buffer that holds the answer once the encoder's work is done.
+    pub fn record(
+        &mut self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        state: &GpuState,
+        dx: f32,
+        points: &[[f32; 2]],
+    ) -> wgpu::Buffer {
+        let n = points.len() as u64;
+        if n > self.capacity {
+            self.capacity = n.next_power_of_two();
+            self.points = storage(device, "query points", self.capacity * 8, wgpu::BufferUsages::COPY_DST);
+            self.samples = storage(
+                device,
+                "query samples",
+                self.capacity * SAMPLE_BYTES,
+                wgpu::BufferUsages::COPY_SRC,
+            );
+            self.shared = bind_group(
+                device,
+                "query",
+                &self.shared_layout,
+                &[
+                    &state.params,
+                    &self.uniforms,
+                    &state.ground,
+                    &self.points,
+                    &self.samples,
+                ],
+            );
+        }
+        let qp = QueryParams {
+            count: n as u32,
+            dx,
+            _pad: [0; 2],
+        };
+        crate::engine::gpu::state::stage(device, encoder, &self.uniforms, 0, bytemuck::bytes_of(&qp));
+        crate::engine::gpu::state::stage(device, encoder, &self.points, 0, bytemuck::cast_slice(points));
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("shoal query"),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(&self.query);
+            pass.set_bind_group(0, &self.shared, &[]);
+            pass.set_bind_group(1, &self.levels[state.current], &[]);
+            pass.dispatch_workgroups((n as u32).div_ceil(64).max(1), 1, 1);
+        }
+        let answer = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("query answer"),
+            size: (n * SAMPLE_BYTES).max(SAMPLE_BYTES),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        if n > 0 {
+            encoder.copy_buffer_to_buffer(&self.samples, 0, &answer, 0, n * SAMPLE_BYTES);
+        }
+        answer
+    }
+}

@@ -1,0 +1,205 @@
+//! The volume pass (`wgsl/volume.wgsl`): the global correction and sources and drains, with the
+//! target kept on the GPU. Pipelines and bind groups built once.
+
+use crate::engine::gpu::level::LevelBindings;
+use crate::engine::gpu::state::{bind_group_at, layout, pipeline, storage_entry, uniform_entry, GpuState};
+
+/// One entry point's pipeline and the bind groups it takes at groups 0, 1 (`levels[p][q]`: level
+/// p, written in place, and region labels q) and 3 (the rain: `None` for the whole chunk's,
+/// which `drops` keeps, as it regrows it).
+struct Entry {
+    pipeline: wgpu::ComputePipeline,
+    shared: wgpu::BindGroup,
+    levels: [[wgpu::BindGroup; 2]; 2],
+    rain: Option<wgpu::BindGroup>,
+}
+
+pub struct Volume {
+    settle: Entry,
+    roll: Entry,
+    /// `apply`, or `apply_regions` under "regions".
+    apply: Entry,
+    rain: Entry,
+    /// The chunk's rain: a `RainStep` per step (zeros without rain) and (cell, height) entries.
+    drops: crate::engine::gpu::rain::RainBuffers,
+}
+
+impl Volume {
+    /// Each entry point gets a pipeline layout of only the buffers it uses: WebGPU allows a
+    /// pipeline 8 to 10 storage buffers, and the file as a whole binds 13 (`apply` binds 9,
+    /// `apply_regions` 12).
+    pub fn new(device: &wgpu::Device, state: &GpuState, level: &LevelBindings) -> Volume {
+        let module = crate::engine::gpu::shaders::module(device, "volume.wgsl", crate::engine::gpu::shaders::VOLUME);
+        let regions = &state.regions;
+        // Group 0's bindings (volume.wgsl), each with its access.
+        let shared: [(u32, &wgpu::Buffer, bool); 9] = [
+            (0, &state.params, true),
+            (1, &state.ground, true),
+            (2, &state.books, false),
+            (3, &state.carry, false),
+            (4, &state.shortfall, false),
+            (5, &state.source, true),
+            (6, &regions.corrections, true),
+            (7, &regions.pending, false),
+            (8, &state.rainfall_map, true),
+        ];
+        let group = |label: &str, bindings: &[u32]| {
+            let entries: Vec<_> = shared
+                .iter()
+                .filter(|(b, _, _)| bindings.contains(b))
+                .map(|&(b, _, read)| {
+                    if b == 0 {
+                        uniform_entry(0, false)
+                    } else {
+                        storage_entry(b, read)
+                    }
+                })
+                .collect();
+            let buffers: Vec<_> = shared
+                .iter()
+                .filter(|(b, _, _)| bindings.contains(b))
+                .map(|&(b, buffer, _)| (b, buffer))
+                .collect();
+            let l = layout(device, label, &entries);
+            let g = bind_group_at(device, label, &l, &buffers);
+            (l, g)
+        };
+        // Group 1: the level's eta and vel (read-write) and labels, as far as `used` goes.
+        let levels = |label: &str, used: usize| {
+            let entries = [storage_entry(0, false), storage_entry(1, false), storage_entry(2, true)];
+            let l = layout(device, label, &entries[..used]);
+            let g = |p: usize, q: usize| {
+                let buffers = [(0, &state.eta[p]), (1, &state.vel[p]), (2, &regions.labels[q])];
+                bind_group_at(device, label, &l, &buffers[..used])
+            };
+            let groups = [[g(0, 0), g(0, 1)], [g(1, 0), g(1, 1)]];
+            (l, groups)
+        };
+        let rain_layout = layout(device, "volume rain", &crate::engine::gpu::rain::layout_entries(0));
+        let drops =
+            crate::engine::gpu::rain::RainBuffers::new(device, &rain_layout, &[], crate::engine::params::MAX_CHUNK);
+        let steps_layout = layout(device, "volume rain steps", &[storage_entry(0, true)]);
+        let steps = || bind_group_at(device, "volume rain steps", &steps_layout, &[(0, drops.steps())]);
+        let entry = |name: &str, (l0, g0): (wgpu::BindGroupLayout, wgpu::BindGroup), (l1, g1), whole_rain: bool| {
+            let l3 = if whole_rain { &rain_layout } else { &steps_layout };
+            Entry {
+                pipeline: pipeline(device, &module, &[&l0, &l1, &level.slot_layout, l3], name),
+                shared: g0,
+                levels: g1,
+                rain: (!whole_rain).then(steps),
+            }
+        };
+        let apply = if state.region_capacity > 0 {
+            entry(
+                "apply_regions",
+                group("volume apply", &[0, 1, 2, 3, 4, 5, 6, 7, 8]),
+                levels("volume apply level", 3),
+                false,
+            )
+        } else {
+            entry(
+                "apply",
+                group("volume apply", &[0, 1, 2, 3, 4, 5, 8]),
+                levels("volume apply level", 2),
+                false,
+            )
+        };
+        Volume {
+            settle: entry(
+                "settle",
+                group("volume settle", &[0, 2]),
+                levels("volume settle level", 0),
+                false,
+            ),
+            roll: entry(
+                "roll",
+                group("volume roll", &[0, 2]),
+                levels("volume roll level", 0),
+                false,
+            ),
+            apply,
+            rain: entry(
+                "rain",
+                group("volume rain", &[0, 1, 3, 7]),
+                levels("volume rain level", 1),
+                true,
+            ),
+            drops,
+        }
+    }
+
+    /// Uploads a chunk's rain before it is recorded (growing the entry buffers if needed).
+    pub fn upload_rain(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, rain: &crate::engine::rain::RainChunk) {
+        let heights: &[u32] = bytemuck::cast_slice(&rain.heights);
+        self.drops.upload(device, queue, &rain.steps, &rain.cells, heights);
+    }
+
+    /// Stages a chunk's rain as copies in `encoder`, before the pass that steps it (embedded
+    /// runs), with one more `RainStep` past the chunk whose `before` is the chunk's whole rain,
+    /// for `roll`.
+    pub fn stage_rain(
+        &mut self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        rain: &crate::engine::rain::RainChunk,
+    ) {
+        let mut steps = rain.steps.clone();
+        if !steps.is_empty() {
+            steps.push(crate::engine::rain::RainStep {
+                before: rain.total as f32,
+                ..Default::default()
+            });
+        }
+        let heights: &[u32] = bytemuck::cast_slice(&rain.heights);
+        self.drops.stage(device, encoder, &steps, &rain.cells, heights);
+    }
+
+    /// Records step `index`'s correction, sources, drains and rain on the current level
+    /// (reduce first).
+    pub fn correct(&self, pass: &mut wgpu::ComputePass, level: &LevelBindings, state: &GpuState, index: u32) {
+        self.record(pass, &self.settle, level, state, index, (1, 1));
+        self.apply(pass, level, state, index);
+        let drops = self.drops.count(index);
+        if drops > 0 {
+            self.record(pass, &self.rain, level, state, index, (drops.div_ceil(64), 1));
+        }
+    }
+
+    /// Records `apply` alone, with step `index`'s slot: writes a settled correction that no fused
+    /// step has applied yet into the level (at a chunk's end).
+    pub fn apply(&self, pass: &mut wgpu::ComputePass, level: &LevelBindings, state: &GpuState, index: u32) {
+        self.record(
+            pass,
+            &self.apply,
+            level,
+            state,
+            index,
+            (state.nx.div_ceil(16), state.ny.div_ceil(16)),
+        );
+    }
+
+    /// Records the embedded runs' target carry after a chunk of `steps` steps (reduce first;
+    /// with rain, `stage_rain` wrote the chunk's total past its last step).
+    pub fn roll(&self, pass: &mut wgpu::ComputePass, level: &LevelBindings, state: &GpuState, steps: u32) {
+        self.record(pass, &self.roll, level, state, steps, (1, 1));
+    }
+
+    /// Records `entry` over `(x, y)` workgroups on the current level with the slot of step
+    /// `index`.
+    fn record(
+        &self,
+        pass: &mut wgpu::ComputePass,
+        entry: &Entry,
+        level: &LevelBindings,
+        state: &GpuState,
+        index: u32,
+        (x, y): (u32, u32),
+    ) {
+        pass.set_pipeline(&entry.pipeline);
+        pass.set_bind_group(0, &entry.shared, &[]);
+        pass.set_bind_group(1, &entry.levels[state.current][state.regions.current], &[]);
+        pass.set_bind_group(2, &level.slot, &[index * state.slot_stride]);
+        pass.set_bind_group(3, entry.rain.as_ref().unwrap_or(self.drops.group()), &[]);
+        pass.dispatch_workgroups(x, y, 1);
+    }
+}

@@ -1,0 +1,4 @@
+//! The height field's CPU twins.
+
+pub mod adi;
+pub mod explicit;

@@ -1,0 +1,4 @@
+//! The height field's GPU passes.
+
+pub mod adi;
+pub mod explicit;

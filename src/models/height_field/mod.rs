@@ -1,0 +1,13 @@
+//! Kass & Miller's height field (seed 001): the explicit step (eq. 17 with the face depths of §4)
+//! and the implicit one by alternating directions (§4–5). Its level (eta and the per-step change,
+//! ping-ponged) is the engine's own (`engine::gpu::level`, `engine/wgsl/level.wgsl`), which the
+//! volume correction, the bodies and the other models' surfaces share.
+//!
+//! - `cpu/`: the twins (`explicit.rs`, `adi.rs`) that define the numerics;
+//! - `fast/`: the fast CPU backend's explicit and ADI steps, and the explicit step fused with the
+//!   volume correction (`fused.rs`), bit for bit the twins';
+//! - `gpu/`, `wgsl/`: the passes (`explicit.wgsl`, `adi.wgsl`).
+
+pub mod cpu;
+pub mod fast;
+pub mod gpu;

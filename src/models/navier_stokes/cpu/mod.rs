@@ -1,0 +1,8 @@
+//! The Navier-Stokes layer's CPU twins and their solver.
+
+pub mod navier_stokes;
+pub mod ns_bodies;
+pub mod ns_markers;
+pub mod ns_solver;
+pub mod ns_spray;
+pub mod ns_surface;

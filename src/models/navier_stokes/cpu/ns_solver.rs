@@ -1,0 +1,367 @@
+//! The Navier-Stokes layer on the CPU (seed 003): `navier_stokes::step_with` per
+//! substep, the global volume correction on the height field after each step, and the probes.
+
+use crate::engine::params::{Params, Totals};
+use crate::engine::schedule::{Pass, Schedule};
+use crate::engine::solver::{ChunkInput, ChunkReport, SolveReport, Solver, SolverState};
+use crate::error::{Error, Result};
+use crate::models::navier_stokes::cpu::navier_stokes::{self, NsParams, NsState, PressureReport, Surface};
+use crate::models::navier_stokes::cpu::ns_markers::{MarkerParams, Markers};
+use crate::models::navier_stokes::cpu::ns_spray::NsSprayState;
+use crate::models::navier_stokes::cpu::ns_surface;
+use crate::models::navier_stokes::setup::NsLayer;
+use crate::models::navier_stokes::spray::NsSprayParams;
+
+/// The backend.
+pub struct CpuNs {
+    params: NsParams,
+    state: NsState,
+    surface: Surface,
+    probe_cells: Vec<u32>,
+    schedule: Schedule,
+    dt: f32,
+    /// The height field's volume at the start (metres·cells, a compensated pair), which
+    /// `volume_correction = "global"` holds it to (None: no correction). No sources or drains
+    /// reach the layer yet.
+    target: Option<(f32, f32)>,
+    /// The most sweeps a substep's pressure iteration runs in this chunk (`next_budget`).
+    budget: u32,
+    forcing: crate::models::navier_stokes::forcing::Forcing,
+    /// The fast backend: the costly passes on threads (`cpu::fast::navier_stokes`), same bits.
+    fast: bool,
+    /// The spray and foam (None: the scene has none).
+    spray: Option<(NsSprayParams, NsSprayState)>,
+    /// Marker particles set the flags (None: the height field does).
+    markers: Option<(MarkerParams, Markers)>,
+    /// The bodies (None: the scene has none), moved by the layer's loads on them (`ns_bodies`).
+    bodies: Option<LayerBodies>,
+}
+
+/// The bodies in the layer on the CPU.
+struct LayerBodies {
+    set: crate::engine::cpu::bodies::BodySet,
+    /// The height field's uniforms, which its footprint and coupling read.
+    surface_params: Params,
+    /// The per-step change the coupling adds to (scratch: the layer carries velocities).
+    change: Vec<f32>,
+    /// The last `ns_bodies::loads`, three per body.
+    loads: Vec<[f32; 4]>,
+}
+
+impl LayerBodies {
+    /// One of the schedule's body passes over the layer's grid `s` and surface `f`; `integrate`
+    /// appends each body's history entry to `history`.
+    fn run(&mut self, pass: Pass, ns: &NsParams, s: &NsState, f: &mut Surface, history: &mut Vec<f32>) {
+        let p = &self.surface_params;
+        match pass {
+            Pass::Footprint => {
+                self.set.footprint(p, &f.ground, &mut f.h);
+                held_from(&mut f.held, &self.set.cover);
+            }
+            Pass::Coupling => self.set.couple(p, &f.ground, &mut f.h, &mut self.change),
+            Pass::NsBodies => {
+                self.loads = crate::models::navier_stokes::cpu::ns_bodies::loads(
+                    ns,
+                    &self.set.params,
+                    s,
+                    f,
+                    &self.set.cover,
+                    &self.set.states,
+                );
+            }
+            Pass::Integrate => self.set.integrate(p, &f.ground, &f.h, &self.loads, history),
+            other => unreachable!("{other:?} is not a body pass"),
+        }
+    }
+}
+
+impl CpuNs {
+    /// The backend for the layer of `setup`, stepping `dt` s per step; `fast` runs the costly
+    /// passes on threads.
+    pub fn new(layer: &NsLayer, setup: &crate::engine::solver::Setup, dt: f64, fast: bool) -> CpuNs {
+        let (params, probe_cells) = (&setup.params, setup.probe_cells);
+        let bodies = crate::engine::cpu::bodies::BodySet::new(setup).map(|set| LayerBodies {
+            set,
+            surface_params: setup.params,
+            change: vec![0.0; setup.eta.len()],
+            loads: Vec::new(),
+        });
+        let mut solver = CpuNs {
+            params: layer.params,
+            state: layer.state.clone(),
+            surface: layer.surface.clone(),
+            probe_cells: probe_cells.to_vec(),
+            schedule: layer.schedule(params),
+            dt: dt as f32,
+            target: None,
+            budget: crate::models::navier_stokes::setup::first_budget(layer.params.max_sweeps),
+            forcing: layer.forcing.clone(),
+            fast,
+            spray: layer.spray.map(|p| (p, NsSprayState::new(&p))),
+            markers: layer.markers.clone(),
+            bodies,
+        };
+        // Water crossing a side changes the volume: the correction would undo it (the fluxes
+        // conserve by construction; the sides exchange exactly what their faces carry).
+        // With markers the height field is drawn from them: nothing to correct.
+        if params.correct != 0 && !layer.forcing.open_sides() && layer.markers.is_none() {
+            solver.target = Some(start_target(&solver.surface, setup.cover));
+        }
+        held_from(&mut solver.surface.held, setup.cover);
+        solver
+    }
+
+    /// What covers each height-field cell (empty without bodies).
+    fn cover(&self) -> &[crate::engine::bodies::Cover] {
+        self.bodies.as_ref().map_or(&[], |b| &b.set.cover)
+    }
+}
+
+/// The surface's `held` from the bodies' covers (empty without bodies).
+fn held_from(held: &mut Vec<f32>, cover: &[crate::engine::bodies::Cover]) {
+    held.clear();
+    held.extend(cover.iter().map(|c| c.held));
+}
+
+/// The slots that hold spray or foam, in slot order (what `read_particles` gives).
+pub fn in_use(drops: &[crate::models::pipes::spray::Particle]) -> Vec<crate::models::pipes::spray::Particle> {
+    drops
+        .iter()
+        .filter(|d| crate::models::navier_stokes::spray::is_spray(d) || crate::models::navier_stokes::spray::is_foam(d))
+        .copied()
+        .collect()
+}
+
+/// The volume a corrected layer holds its height field to: the start's, as `ns_surface::volume`
+/// sums it under the bodies' start `cover` (the GPU backend gets the same pair).
+pub fn start_target(surface: &Surface, cover: &[crate::engine::bodies::Cover]) -> (f32, f32) {
+    let sum = ns_surface::volume(surface, cover);
+    (sum.hi, sum.lo)
+}
+
+impl Solver for CpuNs {
+    fn set_params(&mut self, _params: &Params) -> Result<()> {
+        Ok(())
+    }
+
+    /// The layer carries velocities, not per-substep changes: nothing to rescale.
+    fn rescale_velocity(&mut self, _factor: f32) -> Result<()> {
+        Ok(())
+    }
+
+    fn advance(&mut self, steps: u32, substeps: u32, input: &ChunkInput) -> Result<ChunkReport> {
+        let dt = self.dt / substeps as f32;
+        let mut probes = Vec::with_capacity(steps as usize * self.probe_cells.len());
+        let mut history = Vec::new();
+        let mut worst = PressureReport::default();
+        let mut first_bad_step = None;
+        let mut fastest = 0.0f32;
+        let records = self.forcing.chunk(input.first_step, steps, substeps);
+        let mut substep = 0;
+        for k in 0..steps {
+            for pass in self.schedule.step(substeps) {
+                match pass {
+                    Pass::NavierStokes => {
+                        let p = &self.params;
+                        let threaded = self.fast
+                            && p.nx * p.ny * p.nz >= crate::models::navier_stokes::fast::navier_stokes::FAST_FROM;
+                        let costly = if threaded {
+                            &crate::models::navier_stokes::fast::navier_stokes::FAST
+                        } else {
+                            &navier_stokes::REFERENCE
+                        };
+                        let (r, courant) = match &mut self.markers {
+                            Some((mp, markers)) => navier_stokes::step_markers(
+                                costly,
+                                &self.params,
+                                &mut self.state,
+                                &mut self.surface,
+                                markers,
+                                mp,
+                                dt,
+                                self.budget,
+                                &records[substep],
+                            ),
+                            None => navier_stokes::step_with(
+                                costly,
+                                &self.params,
+                                &mut self.state,
+                                &mut self.surface,
+                                dt,
+                                self.budget,
+                                &records[substep],
+                            ),
+                        };
+                        substep += 1;
+                        worst.sweeps = worst.sweeps.max(r.sweeps);
+                        worst.divergence = worst.divergence.max(r.divergence);
+                        // Past condition 3 (|u|·δt/δx < 1) the explicit momentum no longer
+                        // holds: the state is lost, as with a non-finite value. (Measured on
+                        // the velocities each substep starts from, as the GPU's momentum does.)
+                        if courant.is_nan() || courant >= 1.0 {
+                            first_bad_step.get_or_insert(k);
+                        }
+                        if !fastest.is_nan() {
+                            fastest = if courant.is_nan() {
+                                courant
+                            } else {
+                                fastest.max(courant)
+                            };
+                        }
+                    }
+                    Pass::NsSpray => {
+                        let (sp, spray) = self.spray.as_mut().expect("the schedule has spray only with it");
+                        let layer = crate::models::navier_stokes::cpu::ns_spray::Layer {
+                            ns: &self.params,
+                            grid: &self.state,
+                            coarsen: self.surface.coarsen,
+                        };
+                        crate::models::navier_stokes::cpu::ns_spray::step(
+                            sp,
+                            &layer,
+                            spray,
+                            &mut self.surface,
+                            input.first_step as u32 + k + 1,
+                        );
+                    }
+                    Pass::Footprint | Pass::Coupling | Pass::NsBodies | Pass::Integrate => {
+                        let b = self
+                            .bodies
+                            .as_mut()
+                            .expect("the schedule has body passes only with bodies");
+                        b.run(pass, &self.params, &self.state, &mut self.surface, &mut history);
+                    }
+                    Pass::Probe => probes.extend(self.probe_cells.iter().map(|&c| self.surface.h[c as usize])),
+                    other => unreachable!("{other:?} is not a pass of the Navier-Stokes layer"),
+                }
+            }
+            if let Some(target) = self.target {
+                let in_air = self.spray.as_ref().map_or(0.0, |(p, s)| s.in_flight as f32 * p.unit_h);
+                let delta = ns_surface::correction(&ns_surface::volume(&self.surface, self.cover()), target, in_air);
+                ns_surface::correct(&mut self.surface, delta);
+            }
+        }
+        let sum = ns_surface::volume(&self.surface, self.cover());
+        let pressure = SolveReport {
+            iterations: worst.sweeps,
+            residual: worst.divergence,
+        };
+        let p = &self.params;
+        self.budget = crate::models::navier_stokes::setup::next_budget(self.budget, pressure, p.epsilon, p.max_sweeps);
+        Ok(ChunkReport {
+            first_bad_step,
+            totals: Totals {
+                max_depth: sum.deepest,
+                held: sum.held,
+                nonfinite: sum.bad,
+                sum_depth: sum.total() as f32,
+                ..Totals::default()
+            },
+            probes,
+            target: input.target,
+            pressure: Some(pressure),
+            flow_courant: Some(fastest),
+            spray: self
+                .spray
+                .as_mut()
+                .map(|(_, s)| crate::models::navier_stokes::cpu::ns_spray::totals(s)),
+            markers_refused: self.markers.as_ref().map(|(_, m)| m.refused),
+            bodies: history,
+            coupling: self.bodies.as_ref().map_or(Default::default(), |b| b.set.last),
+            ..ChunkReport::default()
+        })
+    }
+
+    fn read_cover(&mut self) -> Result<Vec<crate::engine::bodies::Cover>> {
+        Ok(self.bodies.as_ref().map_or(Vec::new(), |b| b.set.cover.clone()))
+    }
+
+    fn read_eta(&mut self) -> Result<Vec<f32>> {
+        Ok(self.surface.h.clone())
+    }
+
+    fn read_regions(&mut self) -> Result<Vec<u32>> {
+        Ok(Vec::new())
+    }
+
+    fn read_markers(&mut self) -> Result<Vec<[f32; 2]>> {
+        Ok(self.markers.as_ref().map_or_else(Vec::new, |(_, m)| m.at.clone()))
+    }
+
+    /// The spray and foam slots in use, in slot order.
+    fn read_particles(&mut self) -> Result<Vec<crate::models::pipes::spray::Particle>> {
+        Ok(self.spray.as_ref().map_or_else(Vec::new, |(_, s)| in_use(&s.drops)))
+    }
+
+    fn read_layer(&mut self) -> Result<Option<crate::engine::solver::LayerFields>> {
+        Ok(Some(navier_stokes::layer_fields(&self.params, &self.state)))
+    }
+
+    /// The height field and the 3D grid's pressures and velocities; the flags are rebuilt from
+    /// the height field at the start of each substep.
+    fn save(&mut self) -> Result<SolverState> {
+        Ok(SolverState {
+            eta: self.surface.h.clone(),
+            ns_p: self.state.p.clone(),
+            ns_u: self.state.u.clone(),
+            ns_v: self.state.v.clone(),
+            ns_w: self.state.w.clone(),
+            ns_budget: self.budget,
+            ns_drops: self.spray.as_ref().map_or_else(Vec::new, |(_, s)| s.drops.clone()),
+            ns_markers: self.markers.as_ref().map_or_else(Vec::new, |(_, m)| m.at.clone()),
+            ns_marker_book: self
+                .markers
+                .as_ref()
+                .map_or_else(Vec::new, |(_, m)| m.book(self.params.nz)),
+            bodies: self.bodies.as_ref().map_or_else(Vec::new, |b| b.set.states.clone()),
+            cover: self.cover().to_vec(),
+            ..SolverState::default()
+        })
+    }
+
+    fn load(&mut self, saved: &SolverState) -> Result<()> {
+        let s = &mut self.state;
+        let fits = saved.eta.len() == self.surface.h.len()
+            && saved.ns_p.len() == s.p.len()
+            && saved.ns_u.len() == s.u.len()
+            && saved.ns_v.len() == s.v.len()
+            && saved.ns_w.len() == s.w.len();
+        if !fits {
+            return Err(Error::Unsupported(
+                "a saved state of another grid (another scene's Navier-Stokes layer)".into(),
+            ));
+        }
+        self.surface.h.clone_from(&saved.eta);
+        s.p.clone_from(&saved.ns_p);
+        s.u.clone_from(&saved.ns_u);
+        s.v.clone_from(&saved.ns_v);
+        s.w.clone_from(&saved.ns_w);
+        if saved.ns_budget != 0 {
+            self.budget = saved.ns_budget;
+        }
+        if let Some((_, spray)) = &mut self.spray {
+            spray.load(&saved.ns_drops);
+        }
+        if let Some((_, markers)) = &mut self.markers {
+            *markers = Markers::from_book(&saved.ns_marker_book, &saved.ns_markers, self.params.nz);
+        }
+        if let Some(b) = &mut self.bodies {
+            b.set.states.clone_from(&saved.bodies);
+            b.set.cover.clone_from(&saved.cover);
+            held_from(&mut self.surface.held, &b.set.cover);
+        }
+        Ok(())
+    }
+
+    fn describe(&self) -> String {
+        if self.fast {
+            format!("cpu ({} threads)", rayon::current_num_threads())
+        } else {
+            "cpu (reference, single thread)".into()
+        }
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}

@@ -1,0 +1,555 @@
+//! The Navier-Stokes layer on the GPU: many steps per submit, one readback per chunk (the
+//! iteration's bookkeeping, the volume's fold and the probes' history), none per step or per
+//! pressure sweep.
+
+use crate::engine::gpu::bodies::BodyBuffers;
+use crate::engine::gpu::state::{filled_buffer, zeroed_buffer, FieldAlloc};
+use crate::engine::params::{Params, Totals, MAX_CHUNK};
+use crate::engine::schedule::{Pass, Schedule};
+use crate::engine::solver::{ChunkInput, ChunkReport, LayerFields, Setup, SolveReport, Solver, SolverState};
+use crate::error::{Error, Result};
+use crate::models::navier_stokes::cpu::navier_stokes::{self as twin, NsParams, NsState};
+use crate::models::navier_stokes::gpu::navier_stokes::{
+    NavierStokes, NsBuffers, NsUniforms, STATS, STAT_COURANT, STAT_MOST_SWEEPS, STAT_RESIDUAL,
+};
+use crate::models::navier_stokes::gpu::ns_bodies::LayerBodies;
+use crate::models::navier_stokes::gpu::ns_markers::NsMarkers;
+use crate::models::navier_stokes::gpu::ns_spray::{NsSpray, TALLY_BYTES};
+use crate::models::navier_stokes::gpu::ns_surface::NsSurface;
+use crate::models::navier_stokes::setup::NsLayer;
+use wgpu::BufferUsages as U;
+
+/// The layer's GPU backend, on a Device/Queue it shares with its caller.
+pub struct GpuNs {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    params: NsParams,
+    uniforms: NsUniforms,
+    buffers: NsBuffers,
+    grid: NavierStokes,
+    surface: NsSurface,
+    schedule: Schedule,
+    /// One step, s (a substep is dt / substeps).
+    dt: f32,
+    /// The substeps the uniforms hold.
+    substeps: u32,
+    /// The velocity level the next substep reads.
+    level: usize,
+    slot_stride: u32,
+    n_probes: u32,
+    /// Staging for a chunk's report: the bookkeeping, the volume's fold, the probes' history.
+    report_readback: wgpu::Buffer,
+    history: wgpu::Buffer,
+    forcing: crate::models::navier_stokes::forcing::Forcing,
+    /// The start's state: its columns' ground fills a regrown forcing buffer.
+    start: NsState,
+    adapter: String,
+    /// The spray and foam (None: the scene has none).
+    spray: Option<NsSpray>,
+    /// Marker particles set the flags (None: the height field does).
+    markers: Option<NsMarkers>,
+    /// The bodies (None: the scene has none).
+    bodies: Option<LayerBodies>,
+}
+
+/// Bytes of the bookkeeping and of the volume's fold in a chunk's report.
+const STATS_BYTES: u64 = (STATS * 4) as u64;
+const FOLD_BYTES: u64 = 32;
+/// The markers' book's first words (slots used, refused) in a chunk's report.
+const BOOK_BYTES: u64 = 8;
+/// The coupling solve's scalars (`bodies::Solve`) in a chunk's report.
+const SOLVE_BYTES: u64 = std::mem::size_of::<crate::engine::bodies::Solve>() as u64;
+/// The report's fixed head: the bookkeeping, the fold, the spray's tally, the markers' book, the
+/// coupling; then the probes' history and the bodies'.
+const HEAD_BYTES: u64 = STATS_BYTES + FOLD_BYTES + TALLY_BYTES + BOOK_BYTES + SOLVE_BYTES;
+
+impl GpuNs {
+    /// The backend for `layer`, with the rest of `setup` (probes, bodies), stepping `dt` s per
+    /// step at `setup.params.substeps` substeps.
+    pub fn new(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        adapter: String,
+        layer: &NsLayer,
+        setup: &Setup,
+        dt: f64,
+    ) -> Result<GpuNs> {
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let (params, probe_cells) = (&setup.params, setup.probe_cells);
+        // As the CPU twin: no correction where water crosses a side.
+        let corrected = params.correct != 0 && !layer.forcing.open_sides() && layer.markers.is_none();
+        let target =
+            corrected.then(|| crate::models::navier_stokes::cpu::ns_solver::start_target(&layer.surface, setup.cover));
+        let max = device.limits().max_compute_workgroups_per_dimension.min(65535);
+        let substeps = params.substeps.max(1);
+        let n_probes = probe_cells.len() as u32;
+        let mut uniforms = NsUniforms::new(
+            &layer.params,
+            &layer.surface,
+            dt as f32 / substeps as f32,
+            target,
+            n_probes,
+            max,
+        );
+        uniforms.spray_unit = layer.spray.map_or(0.0, |p| p.unit_h);
+        uniforms.bodies = !setup.bodies.is_empty() as u32;
+        // Room for a submit's substeps now and after they double once; more regrows the buffer.
+        let records = (crate::models::navier_stokes::setup::NS_CHUNK * substeps * 2) as usize;
+        let buffers = NsBuffers::new(device, &uniforms, &layer.state, &layer.surface, records);
+        let storage = U::STORAGE | U::COPY_SRC | U::COPY_DST;
+        // Never empty: a binding cannot be zero bytes.
+        let cells: &[u32] = if probe_cells.is_empty() { &[0] } else { probe_cells };
+        let probe_buffer = filled_buffer(device, "ns probes", bytemuck::cast_slice(cells), storage);
+        let history = zeroed_buffer(
+            device,
+            "ns probe history",
+            (MAX_CHUNK as usize * probe_cells.len().max(1) * 4) as u64,
+            storage,
+        );
+        let slot_stride = crate::engine::gpu::state::dynamic_offset_alignment(&device.limits());
+        let mut slots = vec![0u8; (MAX_CHUNK * slot_stride) as usize];
+        for k in 0..MAX_CHUNK {
+            let at = (k * slot_stride) as usize;
+            slots[at..at + 4].copy_from_slice(&k.to_le_bytes());
+        }
+        let slots = filled_buffer(device, "ns step slots", &slots, crate::engine::gpu::state::UNIFORM);
+        let grid = NavierStokes::new(device, &buffers, &uniforms, None);
+        let markers = layer.markers.as_ref().map(|(mp, start)| {
+            let p = &layer.params;
+            NsMarkers::new(
+                device,
+                &buffers,
+                &grid.grid_layout,
+                *mp,
+                start,
+                p.nz,
+                (uniforms.fnx, uniforms.fny),
+                (p.nx * p.ny * p.nz) as u32,
+            )
+        });
+        // Stand-ins without bodies: the surface's volume binds `cover` either way.
+        let body_buffers = BodyBuffers::new(device, &FieldAlloc::new(device, setup), setup);
+        let surface = NsSurface::new(
+            device,
+            &buffers,
+            &uniforms,
+            &probe_buffer,
+            &history,
+            &slots,
+            &body_buffers.cover,
+        );
+        let bodies = (body_buffers.count != 0)
+            .then(|| LayerBodies::new(device, setup, &buffers, &grid.grid_layout, &slots, body_buffers));
+        let spray = layer.spray.map(|p| NsSpray::new(device, &buffers, p, &slots));
+        let report_readback = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("ns report readback"),
+            size: HEAD_BYTES + history.size() + bodies.as_ref().map_or(0, |b| b.buffers.history.size()),
+            usage: U::MAP_READ | U::COPY_DST,
+            mapped_at_creation: false,
+        });
+        if let Some(e) = crate::engine::gpu::context::caught(scope.pop()) {
+            return Err(Error::Gpu(e.to_string()));
+        }
+        Ok(GpuNs {
+            device: device.clone(),
+            queue: queue.clone(),
+            params: layer.params,
+            uniforms,
+            buffers,
+            grid,
+            surface,
+            schedule: layer.schedule(params),
+            dt: dt as f32,
+            substeps,
+            level: 0,
+            slot_stride,
+            n_probes,
+            report_readback,
+            history,
+            forcing: layer.forcing.clone(),
+            start: layer.state.clone(),
+            adapter,
+            spray,
+            markers,
+            bodies,
+        })
+    }
+
+    /// Room for `records` substeps' forcing: a new columns buffer (the columns' surface is
+    /// rebuilt each substep, their ground is the start's) and the bind groups over it.
+    fn grow_forcing(&mut self, records: usize) {
+        self.buffers.col =
+            crate::models::navier_stokes::gpu::navier_stokes::columns_buffer(&self.device, &self.start, records);
+        self.buffers.records = records;
+        let layout = self.grid.grid_layout.clone();
+        self.grid = NavierStokes::new(&self.device, &self.buffers, &self.uniforms, Some(layout));
+    }
+
+    /// The pressure iteration's budget from the next chunk on (written before its submit).
+    fn set_budget(&mut self, budget: u32) {
+        if budget != self.uniforms.budget {
+            self.uniforms.budget = budget;
+            self.queue
+                .write_buffer(&self.buffers.uniforms, 0, bytemuck::bytes_of(&self.uniforms));
+        }
+    }
+
+    /// Reads a whole buffer (not in the step loop: outputs, checkpoints).
+    fn read<T: bytemuck::Pod>(&self, buffer: &wgpu::Buffer) -> Result<Vec<T>> {
+        Ok(bytemuck::pod_collect_to_vec(&crate::engine::gpu::readback::read(
+            &self.device,
+            &self.queue,
+            buffer,
+        )?))
+    }
+
+    /// The markers now (a readback), None without them.
+    fn marker_state(&self) -> Result<Option<crate::models::navier_stokes::cpu::ns_markers::Markers>> {
+        let Some(m) = &self.markers else {
+            return Ok(None);
+        };
+        let book: Vec<u32> = self.read(&m.book)?;
+        let at: Vec<[f32; 2]> = self.read(&m.markers)?;
+        Ok(Some(crate::models::navier_stokes::cpu::ns_markers::Markers::from_book(
+            &book,
+            &at,
+            self.params.nz,
+        )))
+    }
+
+    /// The 3D grid's state now (the flags as the last substep set them; the columns' surface
+    /// and ground are not read).
+    fn grid_state(&self) -> Result<NsState> {
+        let p = &self.params;
+        let flags: Vec<u32> = self.read(&self.buffers.flag)?;
+        let vel: Vec<f32> = self.read(&self.buffers.vel[self.level])?;
+        let (nu, nv) = ((p.nx + 1) * p.ny * p.nz, p.nx * (p.ny + 1) * p.nz);
+        Ok(NsState {
+            flag: flags.iter().map(|&f| f as u8).collect(),
+            p: self.read(&self.buffers.p)?,
+            u: vel[..nu].to_vec(),
+            v: vel[nu..nu + nv].to_vec(),
+            w: vel[nu + nv..].to_vec(),
+            h: Vec::new(),
+            ground: Vec::new(),
+        })
+    }
+}
+
+impl Solver for GpuNs {
+    fn set_params(&mut self, _params: &Params) -> Result<()> {
+        Ok(())
+    }
+
+    /// The layer carries velocities, not per-substep changes: nothing to rescale.
+    fn rescale_velocity(&mut self, _factor: f32) -> Result<()> {
+        Ok(())
+    }
+
+    fn advance(&mut self, steps: u32, substeps: u32, input: &ChunkInput) -> Result<ChunkReport> {
+        if substeps != self.substeps {
+            self.substeps = substeps;
+            self.uniforms.dt = self.dt / substeps as f32;
+            self.queue
+                .write_buffer(&self.buffers.uniforms, 0, bytemuck::bytes_of(&self.uniforms));
+        }
+        let budget = self.uniforms.budget;
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        encoder.clear_buffer(&self.buffers.stats, 0, None);
+        if let Some(spray) = &mut self.spray {
+            spray.start_chunk(&self.queue, &mut encoder, input.first_step as u32);
+        }
+        let records = self.forcing.chunk(input.first_step, steps, substeps);
+        if records.len() > self.buffers.records {
+            self.grow_forcing(records.len().next_power_of_two());
+        }
+        let p = &self.params;
+        let forcing_at = (2 * p.nx * p.ny * 4) as u64;
+        crate::engine::gpu::state::stage(
+            &self.device,
+            &mut encoder,
+            &self.buffers.col,
+            forcing_at,
+            bytemuck::cast_slice(&records),
+        );
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("shoal navier-stokes"),
+                timestamp_writes: None,
+            });
+            for step in 0..steps {
+                for p in self.schedule.step(substeps) {
+                    match p {
+                        Pass::NavierStokes => {
+                            let markers = self.markers.as_ref();
+                            self.grid
+                                .record(&mut pass, &self.buffers.args, self.level, budget, markers);
+                            self.level = 1 - self.level;
+                            if markers.is_none() {
+                                self.surface.height(&mut pass, self.level);
+                            }
+                        }
+                        Pass::NsSpray => {
+                            let spray = self.spray.as_ref().expect("the schedule has spray only with it");
+                            spray.step(&mut pass, self.level, step * self.slot_stride);
+                        }
+                        Pass::Footprint | Pass::Coupling | Pass::NsBodies | Pass::Integrate => {
+                            let bodies = self
+                                .bodies
+                                .as_ref()
+                                .expect("the schedule has body passes only with bodies");
+                            bodies.record(&mut pass, p, &self.grid, self.level, step * self.slot_stride);
+                        }
+                        Pass::Probe => self.surface.probe(&mut pass, step * self.slot_stride),
+                        other => unreachable!("{other:?} is not a pass of the Navier-Stokes layer"),
+                    }
+                }
+                if self.uniforms.correct != 0 {
+                    self.surface.volume(&mut pass, true);
+                }
+            }
+            // The totals: the volume's fold, not applied; the spray and foam now.
+            self.surface.volume(&mut pass, false);
+            if let Some(spray) = &self.spray {
+                spray.totals(&mut pass);
+            }
+        }
+        let probe_bytes = (steps * self.n_probes * 4) as u64;
+        let body_bytes = self.bodies.as_ref().map_or(0, |b| {
+            (steps * b.buffers.count) as u64 * crate::engine::bodies::HISTORY_FLOATS as u64 * 4
+        });
+        let rb = &self.report_readback;
+        let head = HEAD_BYTES;
+        encoder.copy_buffer_to_buffer(&self.buffers.stats, 0, rb, 0, STATS_BYTES);
+        encoder.copy_buffer_to_buffer(&self.buffers.volume, 0, rb, STATS_BYTES, FOLD_BYTES);
+        if let Some(spray) = &self.spray {
+            encoder.copy_buffer_to_buffer(&spray.tally, 0, rb, STATS_BYTES + FOLD_BYTES, TALLY_BYTES);
+        }
+        if let Some(m) = &self.markers {
+            encoder.copy_buffer_to_buffer(&m.book, 0, rb, STATS_BYTES + FOLD_BYTES + TALLY_BYTES, BOOK_BYTES);
+        }
+        if let Some(b) = &self.bodies {
+            let at = head - SOLVE_BYTES;
+            encoder.copy_buffer_to_buffer(&b.buffers.solve, 0, rb, at, SOLVE_BYTES);
+            encoder.copy_buffer_to_buffer(&b.buffers.history, 0, rb, head + probe_bytes, body_bytes);
+        }
+        if probe_bytes > 0 {
+            encoder.copy_buffer_to_buffer(&self.history, 0, rb, head, probe_bytes);
+        }
+        self.queue.submit([encoder.finish()]);
+        let bytes = crate::engine::gpu::readback::map(&self.device, rb, head + probe_bytes + body_bytes)?;
+        if let Some(e) = crate::engine::gpu::context::caught(scope.pop()) {
+            return Err(Error::Gpu(e.to_string()));
+        }
+        let (stats, rest) = bytes.split_at(STATS_BYTES as usize);
+        let (fold, rest) = rest.split_at(FOLD_BYTES as usize);
+        let (tally, rest) = rest.split_at(TALLY_BYTES as usize);
+        let (book, rest) = rest.split_at(BOOK_BYTES as usize);
+        let (solve, rest) = rest.split_at(SOLVE_BYTES as usize);
+        let (probes, body_history) = rest.split_at(probe_bytes as usize);
+        let solve: crate::engine::bodies::Solve = bytemuck::pod_read_unaligned(solve);
+        let tally: Vec<u32> = bytemuck::pod_collect_to_vec(tally);
+        let book: Vec<u32> = bytemuck::pod_collect_to_vec(book);
+        let stats: Vec<u32> = bytemuck::pod_collect_to_vec(stats);
+        let fold: Vec<f32> = bytemuck::pod_collect_to_vec(fold);
+        let courant = f32::from_bits(stats[STAT_COURANT as usize]);
+        let pressure = SolveReport {
+            iterations: stats[STAT_MOST_SWEEPS as usize],
+            residual: f32::from_bits(stats[STAT_RESIDUAL as usize]),
+        };
+        self.set_budget(crate::models::navier_stokes::setup::next_budget(
+            budget,
+            pressure,
+            self.params.epsilon,
+            self.params.max_sweeps,
+        ));
+        Ok(ChunkReport {
+            // Condition 3 is checked over the chunk: a chunk that broke it is reported at its end.
+            first_bad_step: (courant.is_nan() || courant >= 1.0).then_some(steps.saturating_sub(1)),
+            totals: Totals {
+                max_depth: fold[3],
+                held: fold[7],
+                nonfinite: fold[4].to_bits(),
+                sum_depth: (fold[0] as f64 + fold[1] as f64) as f32,
+                ..Totals::default()
+            },
+            probes: bytemuck::pod_collect_to_vec(probes),
+            target: input.target,
+            pressure: Some(pressure),
+            flow_courant: Some(courant),
+            markers_refused: self
+                .markers
+                .as_ref()
+                .map(|_| book[crate::wgsl::ns_markers::BOOK_REFUSED as usize] as u64),
+            spray: self.spray.as_ref().map(|_| {
+                crate::models::navier_stokes::spray::report(
+                    &tally,
+                    fold[crate::models::navier_stokes::spray::IN_FLIGHT as usize].to_bits(),
+                )
+            }),
+            bodies: bytemuck::pod_collect_to_vec(body_history),
+            coupling: match &self.bodies {
+                Some(b) => SolveReport {
+                    iterations: solve.iterations,
+                    residual: if b.is_pcg() { solve.residual() } else { f32::NAN },
+                },
+                None => SolveReport::default(),
+            },
+            ..ChunkReport::default()
+        })
+    }
+
+    fn read_cover(&mut self) -> Result<Vec<crate::engine::bodies::Cover>> {
+        match &self.bodies {
+            Some(b) => Ok(bytemuck::pod_collect_to_vec(&crate::engine::gpu::readback::read(
+                &self.device,
+                &self.queue,
+                &b.buffers.cover,
+            )?)),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    fn read_eta(&mut self) -> Result<Vec<f32>> {
+        self.read(&self.buffers.h)
+    }
+
+    fn read_regions(&mut self) -> Result<Vec<u32>> {
+        Ok(Vec::new())
+    }
+
+    fn read_markers(&mut self) -> Result<Vec<[f32; 2]>> {
+        Ok(self.marker_state()?.map_or_else(Vec::new, |m| m.at))
+    }
+
+    /// The spray and foam slots in use, in slot order.
+    fn read_particles(&mut self) -> Result<Vec<crate::models::pipes::spray::Particle>> {
+        match &self.spray {
+            Some(spray) => Ok(crate::models::navier_stokes::cpu::ns_solver::in_use(
+                &self.read(&spray.drops)?,
+            )),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    fn read_layer(&mut self) -> Result<Option<LayerFields>> {
+        Ok(Some(twin::layer_fields(&self.params, &self.grid_state()?)))
+    }
+
+    fn save(&mut self) -> Result<SolverState> {
+        // Every field with one staging buffer, one submit and one wait (a checkpoint, an edit).
+        let b = &self.buffers;
+        let markers = self.markers.as_ref();
+        let bodies = self.bodies.as_ref();
+        let [h, p, vel, drops, book, at, states, cover] = crate::engine::gpu::readback::read_whole(
+            &self.device,
+            &self.queue,
+            &[
+                Some(&b.h),
+                Some(&b.p),
+                Some(&b.vel[self.level]),
+                self.spray.as_ref().map(|s| &s.drops),
+                markers.map(|m| &m.book),
+                markers.map(|m| &m.markers),
+                bodies.map(|b| &b.buffers.states),
+                bodies.map(|b| &b.buffers.cover),
+            ],
+        )?
+        .try_into()
+        .expect("one read per buffer");
+        let params = &self.params;
+        let vel: Vec<f32> = bytemuck::pod_collect_to_vec(&vel);
+        let (nu, nv) = (
+            (params.nx + 1) * params.ny * params.nz,
+            params.nx * (params.ny + 1) * params.nz,
+        );
+        let markers = markers.map(|_| {
+            let at: Vec<[f32; 2]> = bytemuck::pod_collect_to_vec(&at);
+            crate::models::navier_stokes::cpu::ns_markers::Markers::from_book(
+                &bytemuck::pod_collect_to_vec(&book),
+                &at,
+                params.nz,
+            )
+        });
+        Ok(SolverState {
+            eta: bytemuck::pod_collect_to_vec(&h),
+            ns_p: bytemuck::pod_collect_to_vec(&p),
+            ns_u: vel[..nu].to_vec(),
+            ns_v: vel[nu..nu + nv].to_vec(),
+            ns_w: vel[nu + nv..].to_vec(),
+            ns_budget: self.uniforms.budget,
+            ns_drops: bytemuck::pod_collect_to_vec(&drops),
+            ns_markers: markers.as_ref().map_or_else(Vec::new, |m| m.at.clone()),
+            ns_marker_book: markers.as_ref().map_or_else(Vec::new, |m| m.book(params.nz)),
+            bodies: bytemuck::pod_collect_to_vec(&states),
+            cover: bytemuck::pod_collect_to_vec(&cover),
+            ..SolverState::default()
+        })
+    }
+
+    fn load(&mut self, saved: &SolverState) -> Result<()> {
+        let p = &self.params;
+        let cells = p.nx * p.ny * p.nz;
+        let fits = saved.eta.len() as u64 * 4 == self.buffers.h.size()
+            && saved.ns_p.len() == cells
+            && saved.ns_u.len() == (p.nx + 1) * p.ny * p.nz
+            && saved.ns_v.len() == p.nx * (p.ny + 1) * p.nz
+            && saved.ns_w.len() == cells + p.nx * p.ny;
+        if !fits {
+            return Err(Error::Unsupported(
+                "a saved state of another grid (another scene's Navier-Stokes layer)".into(),
+            ));
+        }
+        let vel: Vec<f32> = saved
+            .ns_u
+            .iter()
+            .chain(&saved.ns_v)
+            .chain(&saved.ns_w)
+            .copied()
+            .collect();
+        self.queue
+            .write_buffer(&self.buffers.h, 0, bytemuck::cast_slice(&saved.eta));
+        self.queue
+            .write_buffer(&self.buffers.p, 0, bytemuck::cast_slice(&saved.ns_p));
+        self.queue
+            .write_buffer(&self.buffers.vel[self.level], 0, bytemuck::cast_slice(&vel));
+        if saved.ns_budget != 0 {
+            self.set_budget(saved.ns_budget);
+        }
+        if let Some(spray) = &self.spray {
+            spray.load(&self.queue, &self.buffers, &saved.ns_drops);
+        }
+        if let Some(m) = &self.markers {
+            let nz = self.params.nz;
+            m.load(
+                &self.queue,
+                &crate::models::navier_stokes::cpu::ns_markers::Markers::from_book(
+                    &saved.ns_marker_book,
+                    &saved.ns_markers,
+                    nz,
+                ),
+                nz,
+            );
+        }
+        if let Some(b) = &self.bodies {
+            self.queue
+                .write_buffer(&b.buffers.states, 0, bytemuck::cast_slice(&saved.bodies));
+            self.queue
+                .write_buffer(&b.buffers.cover, 0, bytemuck::cast_slice(&saved.cover));
+        }
+        Ok(())
+    }
+
+    fn describe(&self) -> String {
+        self.adapter.clone()
+    }
+
+    fn start_profile(&mut self) -> std::result::Result<(), String> {
+        Err("the Navier-Stokes layer's GPU passes take no timestamps yet; the figures are the wall clock's".into())
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}

@@ -1,0 +1,211 @@
+//! The Navier-Stokes layer as a scene builds it (seed 003, issue 18): the 3D grid over the
+//! terrain, spanning the lowest ground to the highest water plus headroom, and the height field
+//! at the scene's resolution. What the backends are built from.
+
+use crate::models::navier_stokes::cpu::navier_stokes::{NsParams, NsState, Surface, FULL, SURFACE, WHOLE_SIDE};
+use crate::models::navier_stokes::cpu::ns_markers::{MarkerParams, Markers};
+use crate::scene::NsSurfaceMode;
+use crate::scene::Scene;
+
+/// sqrt(g·d)·dt/dx a substep may reach (the explicit surface's rule; measured stable at 0.25 in
+/// the dispersion test and at 0.5 in the still pool).
+pub const NS_COURANT: f64 = 0.5;
+
+/// The most |u|·δt/δx (seed 003's condition 3, which asks < 1) a chunk may reach before the next
+/// runs more substeps, and what they bring it back to.
+pub const NS_FLOW_COURANT: f32 = 0.5;
+const NS_FLOW_TARGET: f32 = 0.35;
+
+/// Steps per submit at most: the flow's speed is checked between submits, so a flow that
+/// accelerates (a dam break: |u| up to 2·sqrt(g·d)) gets its substeps before it outruns them.
+pub const NS_CHUNK: u32 = 16;
+
+/// Substeps for the next chunk when the last one, at `substeps`, reached `courant`.
+pub fn flow_substeps(substeps: u32, courant: f32) -> u32 {
+    if courant.is_finite() && courant > NS_FLOW_COURANT {
+        (substeps as f32 * courant / NS_FLOW_TARGET).ceil() as u32
+    } else {
+        substeps
+    }
+}
+
+/// The sweeps a substep's pressure iteration may run in the first chunk (or `max_sweeps`): a
+/// start from rest needs the most (measured: 120–260 in the tests' tanks and dam break).
+const FIRST_BUDGET: u32 = 256;
+/// The fewest a budget shrinks to.
+const LEAST_BUDGET: u32 = 32;
+
+/// The pressure iteration's budget for the first chunk.
+pub fn first_budget(max_sweeps: u32) -> u32 {
+    FIRST_BUDGET.min(max_sweeps)
+}
+
+/// The budget for the next chunk after one at `budget` reported `report` (the most sweeps a
+/// substep ran, the largest |D| one ended with): twice the most it needed (rounded up to 16),
+/// or, where a substep ran out, twice the budget; never past `max_sweeps`. The GPU records a
+/// substep's sweeps as dispatches (4 per sweep, the converged ones empty), so the budget keeps
+/// that count near what the flow needs rather than at `max_sweeps` (2000 by default); both
+/// backends follow it, so they stay twins.
+pub fn next_budget(budget: u32, report: crate::engine::solver::SolveReport, epsilon: f32, max_sweeps: u32) -> u32 {
+    let ran_out = report.residual >= epsilon || report.residual.is_nan();
+    let want = if ran_out {
+        budget.saturating_mul(2)
+    } else {
+        (2 * report.iterations).next_multiple_of(16).max(LEAST_BUDGET)
+    };
+    want.min(max_sweeps)
+}
+
+/// The layer at the start.
+#[derive(Clone, Debug)]
+pub struct NsLayer {
+    /// The 3D grid's uniforms (the pressure iteration's `epsilon`, `max_sweeps`…).
+    pub params: NsParams,
+    /// The 3D state at rest under the initial surface.
+    pub state: NsState,
+    /// The height field at the scene's resolution.
+    pub surface: Surface,
+    /// What drives it over time: inflow, outflow, the applied pressure.
+    pub forcing: crate::models::navier_stokes::forcing::Forcing,
+    /// The spray and foam's uniforms (None: the scene has no `[spray]`).
+    pub spray: Option<crate::models::navier_stokes::spray::NsSprayParams>,
+    /// `navier_stokes.surface = "markers"`: the markers' settings and their start (§4.1).
+    pub markers: Option<(MarkerParams, Markers)>,
+}
+
+impl NsLayer {
+    /// The step both backends run for this layer.
+    pub fn schedule(&self, params: &crate::engine::params::Params) -> crate::engine::schedule::Schedule {
+        let model = crate::engine::schedule::Model::NavierStokes {
+            spray: self.spray.is_some(),
+            markers: self.markers.is_some(),
+        };
+        crate::engine::schedule::Schedule::new(model, params, false)
+    }
+
+    /// The 3D grid's cells along x, y and z.
+    pub fn shape(&self) -> [usize; 3] {
+        [self.params.nx, self.params.ny, self.params.nz]
+    }
+
+    /// The layer for `scene` over `ground` with the surface `eta` (both h − ref per cell, f32,
+    /// `reference` the reference level).
+    pub fn build(scene: &Scene, eta: &[f32], ground: &[f32], reference: f64) -> crate::error::Result<NsLayer> {
+        let ns = scene.navier_stokes.clone().unwrap_or_default();
+        let g = &scene.grid;
+        let cz = ns.coarsen as usize;
+        let surface = Surface {
+            nx: g.nx as usize,
+            ny: g.ny as usize,
+            coarsen: cz,
+            h: eta.iter().zip(ground).map(|(&h, &b)| h.max(b)).collect(),
+            ground: ground.to_vec(),
+            held: Vec::new(),
+        };
+        let (coarse_ground, coarse_h) = (surface.coarse_mean(ground), surface.coarse_mean(&surface.h));
+        let floor = coarse_ground.iter().copied().fold(f32::MAX, f32::min);
+        let deepest = coarse_h
+            .iter()
+            .zip(&coarse_ground)
+            .map(|(h, b)| h - b)
+            .fold(0.0f32, f32::max);
+        // The highest water, not the highest land: ground above the grid's top is solid anyway.
+        let highest = coarse_h
+            .iter()
+            .zip(&coarse_ground)
+            .filter(|(h, b)| h > b)
+            .map(|(h, _)| *h)
+            .fold(f32::MIN, f32::max);
+        let highest = if highest == f32::MIN { floor } else { highest };
+        // An inflow's window (a jet's opening) lies inside the grid too.
+        let window = ns
+            .inflow
+            .as_ref()
+            .and_then(|f| f.window)
+            .map_or(WHOLE_SIDE, |[lo, hi]| {
+                [(lo - reference) as f32, (hi - reference) as f32]
+            });
+        let highest = if window == WHOLE_SIDE {
+            highest
+        } else {
+            highest.max(window[1])
+        };
+        let markers = ns.surface == NsSurfaceMode::Markers;
+        let headroom = ns.headroom.map_or((0.25 * deepest).max(g.dx as f32), |h| h as f32);
+        let dz = (highest + headroom - floor) / ns.layers as f32;
+        let params = NsParams {
+            nx: surface.nx / cz,
+            ny: surface.ny / cz,
+            nz: ns.layers as usize,
+            dx: (g.dx * cz as f64) as f32,
+            dz,
+            z0: floor,
+            g: scene.physics.gravity as f32,
+            nu: ns.viscosity as f32,
+            beta0: ns.beta0 as f32,
+            epsilon: ns.epsilon as f32,
+            max_sweeps: ns.max_sweeps,
+            upwind: ns.upwind as f32,
+            wave: [0.0; 3],
+            markers,
+            window,
+        };
+        let state = NsState::at_rest(&params, &coarse_ground, &coarse_h);
+        // The wave forcing's depth defaults to the mean over the wet columns.
+        let wet: Vec<f64> = surface
+            .h
+            .iter()
+            .zip(&surface.ground)
+            .filter(|(h, b)| h > b)
+            .map(|(h, b)| (h - b) as f64)
+            .collect();
+        let mean_depth = wet.iter().sum::<f64>() / wet.len().max(1) as f64;
+        let forcing = crate::models::navier_stokes::forcing::Forcing::new(scene, mean_depth)?;
+        let mut params = params;
+        if let Some(w) = forcing.wave() {
+            params.wave = [w.k as f32, w.direction[0] as f32, w.direction[1] as f32];
+        }
+        // At rest under the pressure applied at the start.
+        let mut state = state;
+        let start = forcing.at(0.0);
+        let columns = params.nx * params.ny;
+        for (at, p) in state.p.iter_mut().enumerate() {
+            if matches!(state.flag[at], FULL | SURFACE) {
+                let c = at % columns;
+                *p += crate::models::navier_stokes::cpu::navier_stokes::applied(
+                    &params,
+                    &start,
+                    c % params.nx,
+                    c / params.nx,
+                );
+            }
+        }
+        let markers = markers.then(|| {
+            let m = ns.markers.unwrap_or_default();
+            let rows = (m.per_cell as f64).sqrt().round() as u32;
+            let open = params.nx * params.ny * params.nz;
+            let mp = MarkerParams {
+                rows,
+                capacity: m.capacity.unwrap_or((2 * m.per_cell as usize * open) as u32),
+            };
+            let start = Markers::fill(&params, &mp, &state.ground, &coarse_h);
+            (mp, start)
+        });
+        Ok(NsLayer {
+            params,
+            state,
+            surface,
+            forcing,
+            spray: crate::models::navier_stokes::spray::ns_spray_params(scene),
+            markers,
+        })
+    }
+}
+
+/// Substeps per step for water `max_depth` m deep: sqrt(g·d)·dt/dx ≤ `NS_COURANT` on the 3D grid.
+pub fn substeps_needed(scene: &Scene, max_depth: f64) -> u32 {
+    let ns = scene.navier_stokes.clone().unwrap_or_default();
+    let dx = scene.grid.dx * ns.coarsen as f64;
+    let courant = (scene.physics.gravity * max_depth.max(0.0)).sqrt() * scene.time.dt / dx;
+    ((courant / NS_COURANT).ceil() as u32).max(1)
+}

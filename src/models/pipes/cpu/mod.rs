@@ -1,0 +1,6 @@
+//! The pipes' CPU twins and their solver.
+
+pub mod pipe_rain;
+pub mod pipe_solver;
+pub mod pipes;
+pub mod spray;

@@ -1,0 +1,36 @@
+//! Twin of `wgsl/pipe_rain.wgsl`: a step's drops, whole units per column, into each column's top
+//! cell (the one open to the sky), counted in the column's exchange.
+
+use crate::engine::feeds::RAINFALL_MAP;
+use crate::models::pipes::columns::SKY;
+use crate::models::pipes::cpu::pipes::PipeState;
+
+/// Twin of `fall`: `units` into column c's top cell and its exchange.
+fn fall(s: &mut PipeState, c: usize, units: u32) {
+    let l = s.layers;
+    let top = (1..l).rfind(|&a| s.geometry[c * l + a][0] != SKY).unwrap_or(0);
+    s.water[c * l + top] += units;
+    s.exchange[c] += units as i64;
+}
+
+/// Twin of `rain`: adds `units[k]` to the top cell of column `cells[k]`, for each entry of one
+/// step.
+pub fn rain(s: &mut PipeState, cells: &[u32], units: &[u32]) {
+    for (&c, &u) in cells.iter().zip(units) {
+        fall(s, c as usize, u);
+    }
+}
+
+/// Twin of `rainfall`: the step's `height` (m at a share of 1) on every column, in whole units
+/// of `per_unit` per metre, each column's fraction carried in `carry`.
+pub fn rainfall(s: &mut PipeState, mode: u32, share: &[f32], per_unit: f32, height: f32, carry: &mut [f32]) {
+    for (c, carried) in carry.iter_mut().enumerate() {
+        let sh = if mode == RAINFALL_MAP { share[c] } else { 1.0 };
+        let add = height * sh * per_unit + *carried;
+        let units = add.floor();
+        *carried = add - units;
+        if units > 0.0 {
+            fall(s, c, units as u32);
+        }
+    }
+}

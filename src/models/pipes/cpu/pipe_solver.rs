@@ -1,0 +1,223 @@
+//! The pipes model on the CPU: the schedule's pipe passes run by `cpu::pipes`, single-threaded
+//! (the reference) or over rayon's pool (the fast backend, the same bits).
+
+use crate::engine::params::{Params, Totals};
+use crate::engine::schedule::{Pass, Schedule};
+use crate::engine::solver::{ChunkInput, ChunkReport, PipeSetup, Solver, SolverState};
+use crate::error::Result;
+use crate::models::pipes::columns::{pipe_params, Columns, PipeParams};
+use crate::models::pipes::cpu::pipes::{self, PipeState};
+use crate::models::pipes::cpu::spray::{self, SprayState};
+use crate::scene::Scene;
+
+/// The pipes model's CPU backend.
+pub struct CpuPipes {
+    scene: Scene,
+    columns: Columns,
+    params: PipeParams,
+    state: PipeState,
+    probe_cells: Vec<u32>,
+    schedule: Schedule,
+    /// The spray's uniforms and particles, where the scene makes spray.
+    spray: Option<(crate::models::pipes::spray::SprayParams, SprayState)>,
+    /// Spread the columns over rayon's pool (the fast backend; the spray runs on one thread).
+    parallel: bool,
+    /// `[rainfall]`: its mode, each column's share, units per metre, and each column's carry.
+    rainfall: (u32, Vec<f32>, f32),
+    rain_carry: Vec<f32>,
+    /// `[output] summary`: each column's top floor − ref, the wet depth, and the maps so far.
+    ground: Vec<f32>,
+    wet_depth: f32,
+    summary: Vec<crate::summary::SummaryCell>,
+}
+
+impl CpuPipes {
+    /// The backend for `setup`; `parallel`: the fast backend.
+    pub fn new(setup: &PipeSetup, parallel: bool) -> CpuPipes {
+        let params = pipe_params(
+            setup.scene,
+            setup.columns,
+            setup.params.substeps,
+            setup.probe_cells.len() as u32,
+        );
+        let feed = setup.columns.feed(setup.scene, setup.params.substeps);
+        let state = PipeState::new(setup.columns, feed);
+        let summary = setup.summary.map_or(Vec::new(), |wet| {
+            crate::summary::initial(&pipes::surface(&params, &state), setup.ground, wet)
+        });
+        CpuPipes {
+            scene: setup.scene.clone(),
+            columns: setup.columns.clone(),
+            params,
+            state,
+            probe_cells: setup.probe_cells.to_vec(),
+            schedule: setup.schedule(),
+            spray: setup.spray().map(|p| (p, SprayState::new(&p))),
+            parallel,
+            rainfall: (
+                setup.params.rainfall,
+                setup.rainfall_map.to_vec(),
+                (1.0 / setup.columns.quantum) as f32,
+            ),
+            rain_carry: vec![
+                0.0;
+                if setup.params.rainfall != 0 {
+                    setup.columns.rate.len()
+                } else {
+                    0
+                }
+            ],
+            ground: setup.ground.to_vec(),
+            wet_depth: setup.summary.unwrap_or(0.0),
+            summary,
+        }
+    }
+}
+
+impl Solver for CpuPipes {
+    fn set_params(&mut self, params: &Params) -> Result<()> {
+        self.params = pipe_params(
+            &self.scene,
+            &self.columns,
+            params.substeps,
+            self.probe_cells.len() as u32,
+        );
+        self.state.feed = self.columns.feed(&self.scene, params.substeps);
+        Ok(())
+    }
+
+    /// The pipes carry velocities, not per-substep changes: nothing to rescale.
+    fn rescale_velocity(&mut self, _factor: f32) -> Result<()> {
+        Ok(())
+    }
+
+    fn advance(&mut self, steps: u32, substeps: u32, input: &ChunkInput) -> Result<ChunkReport> {
+        self.state.exchange.iter_mut().for_each(|e| *e = 0);
+        let rain = &input.rain;
+        let rain_units = self.columns.rain_units(&rain.heights);
+        let mut probes = Vec::with_capacity(steps as usize * self.probe_cells.len());
+        for k in 0..steps {
+            for pass in self.schedule.step(substeps) {
+                match pass {
+                    Pass::PipeFlow => pipes::flow_step(&self.params, &mut self.state, self.parallel),
+                    Pass::PipeApply => pipes::apply(&self.params, &mut self.state, self.parallel),
+                    Pass::Spray => {
+                        let (p, s) = self.spray.as_mut().expect("the schedule sprays only with spray");
+                        // The GPU keys its random numbers by the step in u32: the same wrap.
+                        let step = (input.first_step as u32).wrapping_add(k + 1);
+                        spray::step(p, s, &mut self.state, step);
+                    }
+                    Pass::PipeRain => {
+                        if let Some(step) = rain.steps.get(k as usize) {
+                            let run = step.start as usize..(step.start + step.count) as usize;
+                            crate::models::pipes::cpu::pipe_rain::rain(
+                                &mut self.state,
+                                &rain.cells[run.clone()],
+                                &rain_units[run],
+                            );
+                            let (mode, share, per_unit) = (self.rainfall.0, &self.rainfall.1, self.rainfall.2);
+                            if mode != 0 {
+                                let carry = &mut self.rain_carry;
+                                crate::models::pipes::cpu::pipe_rain::rainfall(
+                                    &mut self.state,
+                                    mode,
+                                    share,
+                                    per_unit,
+                                    step.rainfall,
+                                    carry,
+                                );
+                            }
+                        }
+                    }
+                    Pass::Summary => {
+                        let sp = crate::summary::SummaryParams {
+                            first_step: input.first_step as u32,
+                            wet_depth: self.wet_depth,
+                            cells: self.ground.len() as u32,
+                            _pad: 0,
+                        };
+                        let surface = pipes::surface(&self.params, &self.state);
+                        crate::engine::cpu::summary::fold(&sp, k, &self.ground, &surface, &mut self.summary);
+                    }
+                    Pass::Probe => probes.extend(self.probe_cells.iter().map(|&c| {
+                        pipes::surface_units(&self.params, &self.state, c as usize) as f32 * self.params.quantum
+                    })),
+                    other => unreachable!("{other:?} is not a pass of the pipes model"),
+                }
+            }
+        }
+        let mut report = report(&self.columns, &self.state, steps, probes);
+        report.spray = self.spray.as_mut().map(|(_, s)| s.report());
+        Ok(report)
+    }
+
+    fn read_eta(&mut self) -> Result<Vec<f32>> {
+        Ok(pipes::surface(&self.params, &self.state))
+    }
+
+    fn read_regions(&mut self) -> Result<Vec<u32>> {
+        Ok(Vec::new())
+    }
+
+    fn read_summary(&mut self) -> Result<Vec<crate::summary::SummaryCell>> {
+        Ok(self.summary.clone())
+    }
+
+    fn read_particles(&mut self) -> Result<Vec<crate::models::pipes::spray::Particle>> {
+        Ok(self.spray.as_ref().map_or(Vec::new(), |(_, s)| s.particles.clone()))
+    }
+
+    fn save(&mut self) -> Result<SolverState> {
+        Ok(SolverState {
+            pipe_rain_carry: self.rain_carry.clone(),
+            summary: self.summary.clone(),
+            ..self
+                .state
+                .save(self.spray.as_ref().map_or(&[], |(_, s)| &s.particles[..]))
+        })
+    }
+
+    fn load(&mut self, saved: &SolverState) -> Result<()> {
+        self.state.load(saved)?;
+        if saved.pipe_rain_carry.len() == self.rain_carry.len() {
+            self.rain_carry.clone_from(&saved.pipe_rain_carry);
+        }
+        if saved.summary.len() == self.summary.len() {
+            self.summary.clone_from(&saved.summary);
+        }
+        if let Some((_, s)) = &mut self.spray {
+            s.particles = saved.particles.clone();
+        }
+        Ok(())
+    }
+
+    fn describe(&self) -> String {
+        if self.parallel {
+            format!("cpu ({} threads)", rayon::current_num_threads())
+        } else {
+            "cpu (reference, single thread)".into()
+        }
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}
+
+/// A chunk's report from the state after it, as the GPU's `totals` gives it: the exact water and
+/// what sources, drains and open sides made, the deepest cell, and whether a pipe went non-finite
+/// (checked once per chunk, so reported at the chunk's last step, as on the GPU).
+fn report(columns: &Columns, s: &PipeState, steps: u32, probes: Vec<f32>) -> ChunkReport {
+    let (water, exchange, deepest, bad) = pipes::totals(s);
+    ChunkReport {
+        first_bad_step: (bad != 0).then_some(steps - 1),
+        totals: Totals {
+            max_depth: (deepest as f64 * columns.quantum) as f32,
+            nonfinite: bad,
+            ..Totals::default()
+        },
+        probes,
+        water_units: Some((water, exchange)),
+        ..ChunkReport::default()
+    }
+}

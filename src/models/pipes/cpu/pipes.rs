@@ -1,0 +1,566 @@
+//! Twin of `wgsl/pipes.wgsl`: the pipes model's `flow_step`, `apply` and `surface`, the same f32
+//! and integer operations in the same order per column (the WGSL explains the scheme). Each
+//! column's work reads its neighbours and writes only its own cells and pipes, so the fast backend
+//! runs the same functions over the columns in parallel and gets the same bits.
+//!
+//! Layout: the GPU keeps each field layer-major (`a·columns + c`, coalesced across a warp); here
+//! a column's cells and pipes are contiguous (`c·layers + a`, `c·pipes + slot`) so that threads
+//! take whole columns. `PipeState::to_gpu_layout` converts.
+
+use crate::engine::solver::SolverState;
+use crate::error::{Error, Result};
+use crate::models::pipes::columns::{PipeParams, NO_HOLD, SKY};
+use crate::wgsl::pipes::{LIMIT_MARGIN, MOST_UNITS};
+use crate::wgsl::sides::{OPEN, PERIODIC, REFLECT};
+use rayon::prelude::*;
+
+/// The pipes model's state: the twin of its GPU buffers, column-major.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PipeState {
+    /// Cells per column.
+    pub layers: usize,
+    /// (floor, ceiling) per cell, units.
+    pub geometry: Vec<[i32; 2]>,
+    /// Water per cell, units.
+    pub water: Vec<u32>,
+    /// Velocity per pipe, m/s, from the cell toward its neighbour.
+    pub flow: Vec<f32>,
+    /// Units each cell gives through each pipe this substep.
+    pub given: Vec<u32>,
+    /// Each cell's limiter share this substep (1: not limited).
+    pub scale: Vec<f32>,
+    /// Each cell's mean velocity, from its pipes.
+    pub vel: Vec<[f32; 2]>,
+    /// Per column: (units per substep its sources give, held head or NO_HOLD, the spray's impact
+    /// pressure on the top cell in units of head, 0).
+    pub feed: Vec<[i32; 4]>,
+    /// Per column: water its sources, drains and open sides made since the chunk began.
+    pub exchange: Vec<i64>,
+}
+
+/// What a pipe's far end is.
+#[derive(Clone, Copy, PartialEq)]
+enum Far {
+    Cell(usize),
+    Ghost(u32),
+    Nothing,
+}
+
+/// Direction k's (di, dj): E, N, W, S, NE, NW, SW, SE (columns.wgsl `offset`).
+pub const OFFSETS: [(i32, i32); 8] = [(1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (-1, -1), (1, -1)];
+
+fn opposite(k: usize) -> usize {
+    (k & 4) | ((k + 2) & 3)
+}
+
+fn unit(k: usize) -> [f32; 2] {
+    let (x, y) = OFFSETS[k];
+    let (x, y) = (x as f32, y as f32);
+    if k >= 4 {
+        [x * 0.70710677, y * 0.70710677]
+    } else {
+        [x, y]
+    }
+}
+
+/// Slot of pipe (direction k, own layer a, far layer b) within its column's run of pipes.
+fn slot(p: &PipeParams, k: usize, a: usize, b: usize) -> usize {
+    (k * p.layers as usize + a) * p.layers as usize + b
+}
+
+fn neighbour(p: &PipeParams, i: u32, j: u32, k: usize) -> Far {
+    let (ox, oy) = OFFSETS[k];
+    let mut x = i as i32 + ox;
+    let mut y = j as i32 + oy;
+    let mut ghost = None;
+    if x < 0 || x >= p.nx as i32 {
+        let side = if x < 0 { p.bc_west } else { p.bc_east };
+        if side == REFLECT {
+            return Far::Nothing;
+        }
+        if side == PERIODIC {
+            x = (x + p.nx as i32) % p.nx as i32;
+        } else {
+            ghost = Some(side);
+        }
+    }
+    if y < 0 || y >= p.ny as i32 {
+        let side = if y < 0 { p.bc_south } else { p.bc_north };
+        if side == REFLECT {
+            return Far::Nothing;
+        }
+        if side == PERIODIC {
+            y = (y + p.ny as i32) % p.ny as i32;
+        } else if ghost.is_none() {
+            ghost = Some(side);
+        }
+    }
+    match ghost {
+        Some(side) => Far::Ghost(side),
+        None => Far::Cell(y as usize * p.nx as usize + x as usize),
+    }
+}
+
+/// A cell's head in units (pipes.wgsl `head`).
+pub fn head(p: &PipeParams, g: [i32; 2], w: u32) -> i32 {
+    let cap = g[1].wrapping_sub(g[0]);
+    if (w as i32) <= cap {
+        g[0].wrapping_add(w as i32)
+    } else {
+        g[1].wrapping_add((w as i32).wrapping_sub(cap) << p.slot_shift)
+    }
+}
+
+fn ghost_geometry(lowest: [i32; 2]) -> [i32; 2] {
+    [lowest[0], SKY]
+}
+
+fn ghost_head(p: &PipeParams, lowest: [i32; 2], side: u32) -> i32 {
+    if side == OPEN {
+        p.still.max(lowest[0])
+    } else {
+        lowest[0]
+    }
+}
+
+fn dt_l(p: &PipeParams, k: usize) -> f32 {
+    if k >= 4 {
+        p.dt_l_diagonal
+    } else {
+        p.dt_l_axial
+    }
+}
+
+fn tentative(p: &PipeParams, v: f32, wet: i32, k: usize) -> u32 {
+    let m = if k >= 4 { p.move_diagonal } else { p.move_axial };
+    (m * v * wet as f32 + 0.5).min(MOST_UNITS) as u32
+}
+
+fn dot(v: [f32; 2]) -> f32 {
+    v[0] * v[0] + v[1] * v[1]
+}
+
+/// One end of a pipe: its geometry, head, the pressure on it (units of head) and velocity.
+#[derive(Clone, Copy)]
+struct End {
+    g: [i32; 2],
+    h: i32,
+    p: i32,
+    v: [f32; 2],
+}
+
+/// The external pressure on a cell (pipes.wgsl `pressure`): the spray's impacts on a top cell.
+fn pressure(g: [i32; 2], feed: [i32; 4]) -> i32 {
+    if g[1] == SKY {
+        feed[2]
+    } else {
+        0
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn pipe_velocity(p: &PipeParams, old: f32, k: usize, a: End, b: End) -> f32 {
+    let sill = a.g[0].max(b.g[0]);
+    let top = a.g[1].min(b.g[1]);
+    let push = p.g_quantum * a.h.wrapping_add(a.p).wrapping_sub(b.h.wrapping_add(b.p)) as f32
+        + p.dynamic * (dot(a.v) - dot(b.v));
+    let v = p.friction * old + dt_l(p, k) * push;
+    let wet = (if v > 0.0 { a.h } else { b.h }).min(top) - sill;
+    if wet > 0 && top > sill {
+        v
+    } else {
+        0.0
+    }
+}
+
+fn wet_height(v: f32, a: End, b: End) -> i32 {
+    (if v > 0.0 { a.h } else { b.h }).min(a.g[1].min(b.g[1])) - a.g[0].max(b.g[0])
+}
+
+/// A pipe's far end: a cell's geometry, head and velocity, or the ghost's; None past the last
+/// used layer.
+fn far_end(p: &PipeParams, s: &Shared, far: Far, b: usize, lowest: [i32; 2], own: [f32; 2]) -> Option<End> {
+    let l = p.layers as usize;
+    match far {
+        Far::Ghost(side) => (b == 0).then(|| End {
+            g: ghost_geometry(lowest),
+            h: ghost_head(p, lowest, side),
+            p: 0,
+            v: own,
+        }),
+        Far::Cell(q) => {
+            let g = s.geometry[q * l + b];
+            (g[0] != SKY).then(|| End {
+                g,
+                h: head(p, g, s.water[q * l + b]),
+                p: pressure(g, s.feed[q]),
+                v: s.vel[q * l + b],
+            })
+        }
+        Far::Nothing => None,
+    }
+}
+
+/// What `flow_step` reads of every column.
+struct Shared<'a> {
+    geometry: &'a [[i32; 2]],
+    water: &'a [u32],
+    vel: &'a [[f32; 2]],
+    feed: &'a [[i32; 4]],
+}
+
+/// `flow_step` for column `c`: its pipes' velocities (`flow`, its run of pipes), what it gives
+/// through each (`given`), and each of its cells' limiter share (`scale`, per layer).
+fn flow_column(p: &PipeParams, s: &Shared, c: usize, flow: &mut [f32], given: &mut [u32], scale: &mut [f32]) {
+    let l = p.layers as usize;
+    let (i, j) = ((c % p.nx as usize) as u32, (c / p.nx as usize) as u32);
+    let lowest = s.geometry[c * l];
+    for (a, share_out) in scale.iter_mut().enumerate() {
+        let ga = s.geometry[c * l + a];
+        if ga[0] == SKY {
+            break;
+        }
+        let wa = s.water[c * l + a];
+        let end_a = End {
+            g: ga,
+            h: head(p, ga, wa),
+            p: pressure(ga, s.feed[c]),
+            v: s.vel[c * l + a],
+        };
+        let mut sum = 0.0f32;
+        let mut exact = 0u32;
+        for k in 0..8 {
+            let far = neighbour(p, i, j, k);
+            if far == Far::Nothing {
+                continue;
+            }
+            for b in 0..l {
+                let Some(end_b) = far_end(p, s, far, b, lowest, end_a.v) else {
+                    break;
+                };
+                if ga[1].min(end_b.g[1]) <= ga[0].max(end_b.g[0]) {
+                    continue;
+                }
+                let at = slot(p, k, a, b);
+                let v = pipe_velocity(p, flow[at], k, end_a, end_b);
+                flow[at] = v;
+                let mut t = 0u32;
+                if v > 0.0 {
+                    t = tentative(p, v, wet_height(v, end_a, end_b), k).min(wa);
+                    sum += t as f32;
+                    exact = exact.saturating_add(t);
+                }
+                given[at] = t;
+            }
+        }
+        let mut share = 1.0f32;
+        if exact > wa {
+            share = wa as f32 / sum * LIMIT_MARGIN;
+            for k in 0..8 {
+                for b in 0..l {
+                    let at = slot(p, k, a, b);
+                    given[at] = (given[at] as f32 * share) as u32;
+                }
+            }
+        }
+        *share_out = share;
+    }
+}
+
+/// What `apply` reads of every column.
+struct Gathered<'a> {
+    geometry: &'a [[i32; 2]],
+    given: &'a [u32],
+    scale: &'a [f32],
+    feed: &'a [[i32; 4]],
+}
+
+/// `apply` for column `c`: its cells' new water (`water`, per layer) and velocities (`vel`), its
+/// pipes slowed by a limited giver's share (`flow`), its sources; returns the water it made
+/// (sources, drains, open sides).
+fn apply_column(
+    p: &PipeParams,
+    s: &Gathered,
+    c: usize,
+    water: &mut [u32],
+    vel: &mut [[f32; 2]],
+    flow: &mut [f32],
+) -> i64 {
+    let l = p.layers as usize;
+    let pipes = 8 * l * l;
+    let (i, j) = ((c % p.nx as usize) as u32, (c / p.nx as usize) as u32);
+    let lowest = s.geometry[c * l];
+    let own_given = &s.given[c * pipes..(c + 1) * pipes];
+    let mut made = 0i32;
+    for a in 0..l {
+        let ga = s.geometry[c * l + a];
+        if ga[0] == SKY {
+            break;
+        }
+        let w0 = water[a];
+        let ha = head(p, ga, w0);
+        let s_own = s.scale[c * l + a];
+        let mut out = 0u32;
+        let mut inn = 0u32;
+        let mut v = [0.0f32; 2];
+        for k in 0..8 {
+            let far = neighbour(p, i, j, k);
+            if far == Far::Nothing {
+                continue;
+            }
+            for b in 0..l {
+                let at = slot(p, k, a, b);
+                let mut u = flow[at];
+                out = out.wrapping_add(own_given[at]);
+                match far {
+                    Far::Ghost(side) => {
+                        if b > 0 {
+                            break;
+                        }
+                        if u < 0.0 {
+                            let ghost = End {
+                                g: ghost_geometry(lowest),
+                                h: ghost_head(p, lowest, side),
+                                p: 0,
+                                v: [0.0; 2],
+                            };
+                            let own = End {
+                                g: ga,
+                                h: ha,
+                                p: 0,
+                                v: [0.0; 2],
+                            };
+                            let t = tentative(p, -u, wet_height(u, own, ghost), k);
+                            inn = inn.wrapping_add(t);
+                            made = made.wrapping_add(t as i32);
+                        }
+                        made = made.wrapping_sub(own_given[at] as i32);
+                        if u > 0.0 && s_own < 1.0 {
+                            u *= s_own;
+                            flow[at] = u;
+                        }
+                    }
+                    Far::Cell(q) => {
+                        if s.geometry[q * l + b][0] == SKY {
+                            break;
+                        }
+                        inn = inn.wrapping_add(s.given[q * pipes + slot(p, opposite(k), b, a)]);
+                        let share = if u > 0.0 { s_own } else { s.scale[q * l + b] };
+                        if u != 0.0 && share < 1.0 {
+                            u *= share;
+                            flow[at] = u;
+                        }
+                    }
+                    Far::Nothing => unreachable!("skipped above"),
+                }
+                let e = unit(k);
+                v = [v[0] + e[0] * u, v[1] + e[1] * u];
+            }
+        }
+        let mut w = w0.wrapping_sub(out).wrapping_add(inn);
+        // Sources feed the top cell (the one open to the sky).
+        if ga[1] == SKY {
+            let [rate, hold, _, _] = s.feed[c];
+            if hold != NO_HOLD {
+                let want = (hold - ga[0]).max(0) as u32;
+                made = made.wrapping_add((want as i32).wrapping_sub(w as i32));
+                w = want;
+            } else if rate > 0 {
+                w = w.wrapping_add(rate as u32);
+                made = made.wrapping_add(rate);
+            } else if rate < 0 {
+                let take = rate.unsigned_abs().min(w);
+                w -= take;
+                made = made.wrapping_sub(take as i32);
+            }
+        }
+        water[a] = w;
+        vel[a] = [0.25 * v[0], 0.25 * v[1]];
+    }
+    made as i64
+}
+
+/// One column's slices of the arrays `flow_step` writes: pipes' velocities, units given, shares.
+type FlowRun<'a> = ((&'a mut [f32], &'a mut [u32]), &'a mut [f32]);
+/// One column's slices of the arrays `apply` writes: water, velocities, pipes, exchange.
+type ApplyRun<'a> = (((&'a mut [u32], &'a mut [[f32; 2]]), &'a mut [f32]), &'a mut i64);
+
+/// `flow_step` over every column; `parallel` spreads the columns over rayon's pool (the same
+/// bits: a column's work reads the others and writes only itself).
+pub fn flow_step(p: &PipeParams, s: &mut PipeState, parallel: bool) {
+    let l = p.layers as usize;
+    let pipes = 8 * l * l;
+    let shared = Shared {
+        geometry: &s.geometry,
+        water: &s.water,
+        vel: &s.vel,
+        feed: &s.feed,
+    };
+    let flow_work = |(c, ((flow, given), scale)): (usize, FlowRun)| flow_column(p, &shared, c, flow, given, scale);
+    let columns = s
+        .flow
+        .chunks_mut(pipes)
+        .zip(s.given.chunks_mut(pipes))
+        .zip(s.scale.chunks_mut(l));
+    if parallel {
+        s.flow
+            .par_chunks_mut(pipes)
+            .zip(s.given.par_chunks_mut(pipes))
+            .zip(s.scale.par_chunks_mut(l))
+            .enumerate()
+            .for_each(flow_work);
+    } else {
+        columns.enumerate().for_each(flow_work);
+    }
+}
+
+/// `apply` over every column (in parallel as `flow_step`).
+pub fn apply(p: &PipeParams, s: &mut PipeState, parallel: bool) {
+    let l = p.layers as usize;
+    let pipes = 8 * l * l;
+    let gathered = Gathered {
+        geometry: &s.geometry,
+        given: &s.given,
+        scale: &s.scale,
+        feed: &s.feed,
+    };
+    let apply_work = |(c, (((water, vel), flow), exchange)): (usize, ApplyRun)| {
+        *exchange += apply_column(p, &gathered, c, water, vel, flow);
+    };
+    if parallel {
+        s.water
+            .par_chunks_mut(l)
+            .zip(s.vel.par_chunks_mut(l))
+            .zip(s.flow.par_chunks_mut(pipes))
+            .zip(s.exchange.par_iter_mut())
+            .enumerate()
+            .for_each(apply_work);
+    } else {
+        s.water
+            .chunks_mut(l)
+            .zip(s.vel.chunks_mut(l))
+            .zip(s.flow.chunks_mut(pipes))
+            .zip(s.exchange.iter_mut())
+            .enumerate()
+            .for_each(apply_work);
+    }
+}
+
+/// `surface` of column `c`: the top of its highest water, or its top floor where it holds none
+/// there (units).
+pub fn surface_units(p: &PipeParams, s: &PipeState, c: usize) -> i32 {
+    let l = p.layers as usize;
+    let mut top = s.geometry[c * l][0];
+    for a in 0..l {
+        let g = s.geometry[c * l + a];
+        if g[0] == SKY {
+            break;
+        }
+        let w = s.water[c * l + a];
+        if w > 0 {
+            top = g[0] + (w as i32).min(g[1] - g[0]);
+        }
+        if g[1] == SKY {
+            top = top.max(g[0]);
+        }
+    }
+    top
+}
+
+/// h − ref in metres of every column (`surface`).
+pub fn surface(p: &PipeParams, s: &PipeState) -> Vec<f32> {
+    (0..p.columns as usize)
+        .map(|c| surface_units(p, s, c) as f32 * p.quantum)
+        .collect()
+}
+
+/// The twin of `totals`: (water in units, exchange in units, deepest cell's water in units,
+/// pipes and velocities that are not finite).
+pub fn totals(s: &PipeState) -> (u64, i64, u32, u32) {
+    let water = s.water.iter().map(|&w| w as u64).sum();
+    let exchange = s.exchange.iter().sum();
+    let mut deepest = 0u32;
+    for (g, &w) in s.geometry.iter().zip(&s.water) {
+        if g[0] != SKY {
+            deepest = deepest.max(w.min(g[1].wrapping_sub(g[0]) as u32));
+        }
+    }
+    let bad = s.flow.iter().filter(|f| !f.is_finite()).count() as u32;
+    (water, exchange, deepest, bad)
+}
+
+impl PipeState {
+    /// The state at the start: the columns' geometry and water, at rest.
+    pub fn new(columns: &crate::models::pipes::columns::Columns, feed: Vec<[i32; 4]>) -> PipeState {
+        let l = columns.layers as usize;
+        let n = feed.len();
+        let mut s = PipeState {
+            layers: l,
+            geometry: vec![[SKY, SKY]; l * n],
+            water: vec![0; l * n],
+            flow: vec![0.0; 8 * l * l * n],
+            given: vec![0; 8 * l * l * n],
+            scale: vec![1.0; l * n],
+            vel: vec![[0.0; 2]; l * n],
+            feed,
+            exchange: vec![0; n],
+        };
+        for a in 0..l {
+            for c in 0..n {
+                s.geometry[c * l + a] = columns.geometry[a * n + c];
+                s.water[c * l + a] = columns.water[a * n + c];
+            }
+        }
+        s
+    }
+
+    /// Columns.
+    pub fn columns(&self) -> usize {
+        self.feed.len()
+    }
+
+    /// A per-cell field (`per` values per cell or pipe run) in the GPU's layer-major order.
+    pub fn to_gpu_layout<T: Copy>(&self, field: &[T], per: usize) -> Vec<T> {
+        let n = self.columns();
+        (0..per * n).map(|i| field[(i % n) * per + i / n]).collect()
+    }
+
+    /// `to_gpu_layout` undone: a field read back from the GPU in this twin's column-major order.
+    pub fn in_twin_layout<T: Copy>(&self, gpu: &[T], per: usize) -> Vec<T> {
+        let n = self.columns();
+        (0..per * n).map(|i| gpu[(i % per) * n + i / per]).collect()
+    }
+
+    /// What a checkpoint keeps of this state: the water, velocities and pipes, the impact
+    /// pressures, and `particles`. The rest is rebuilt from the scene or within a step.
+    pub fn save(&self, particles: &[crate::models::pipes::spray::Particle]) -> SolverState {
+        SolverState {
+            pipe_water: self.water.clone(),
+            pipe_vel: self.vel.iter().flatten().copied().collect(),
+            pipe_flow: self.flow.clone(),
+            pipe_pressure: self.feed.iter().map(|f| f[2]).collect(),
+            particles: particles.to_vec(),
+            ..SolverState::default()
+        }
+    }
+
+    /// Takes the saved fields of `saved` (the particles are the spray's to take).
+    pub fn load(&mut self, saved: &SolverState) -> Result<()> {
+        let fits = saved.pipe_water.len() == self.water.len()
+            && saved.pipe_vel.len() == 2 * self.vel.len()
+            && saved.pipe_flow.len() == self.flow.len()
+            && saved.pipe_pressure.len() == self.feed.len();
+        if !fits {
+            return Err(Error::Unsupported(
+                "a saved state of other columns (another scene's pipes)".into(),
+            ));
+        }
+        self.water.copy_from_slice(&saved.pipe_water);
+        self.vel = saved.pipe_vel.chunks_exact(2).map(|v| [v[0], v[1]]).collect();
+        self.flow.copy_from_slice(&saved.pipe_flow);
+        for (f, &p) in self.feed.iter_mut().zip(&saved.pipe_pressure) {
+            f[2] = p;
+        }
+        Ok(())
+    }
+}

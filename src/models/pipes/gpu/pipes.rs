@@ -1,0 +1,249 @@
+//! The pipes model's passes (`wgsl/pipes.wgsl`): `flow_step` and `apply` per substep, `probe`
+//! per step, `surface` and `totals` on request; pipelines and bind groups built once.
+
+use crate::engine::gpu::state::{
+    filled_buffer, layout, linear_groups, pipeline, slot_bind_group, storage_entry, uniform_entry, zeroed_buffer,
+};
+use crate::models::pipes::columns::PipeParams;
+use crate::models::pipes::cpu::pipes::PipeState;
+use wgpu::BufferUsages as U;
+
+/// Columns per workgroup of every pipes entry point.
+pub const WG: u32 = 64;
+
+/// The pipes model's GPU buffers, layer-major (`a·columns + c`; pipes `slot·columns + c`).
+pub struct PipeBuffers {
+    pub params: wgpu::Buffer,
+    pub geometry: wgpu::Buffer,
+    pub water: wgpu::Buffer,
+    pub flow: wgpu::Buffer,
+    pub given: wgpu::Buffer,
+    pub scale: wgpu::Buffer,
+    pub vel: wgpu::Buffer,
+    pub feed: wgpu::Buffer,
+    pub exchange: wgpu::Buffer,
+    pub eta: wgpu::Buffer,
+    pub probe_cells: wgpu::Buffer,
+    pub history: wgpu::Buffer,
+    pub partials: wgpu::Buffer,
+    /// One step index per step of a chunk, `slot_stride` bytes apart (dynamic offsets).
+    pub slots: wgpu::Buffer,
+    pub slot_stride: u32,
+}
+
+impl PipeBuffers {
+    /// The buffers for `state` (its geometry, water and feed), `probes` probe columns and
+    /// `max_chunk` steps of probe history.
+    pub fn new(
+        device: &wgpu::Device,
+        p: &PipeParams,
+        state: &PipeState,
+        probe_cells: &[u32],
+        max_chunk: u32,
+    ) -> PipeBuffers {
+        let l = state.layers;
+        let n = state.columns();
+        let storage = U::STORAGE | U::COPY_SRC | U::COPY_DST;
+        let slot_stride = crate::engine::gpu::state::dynamic_offset_alignment(&device.limits());
+        let mut slots = vec![0u8; (max_chunk * slot_stride) as usize];
+        for k in 0..max_chunk {
+            let at = (k * slot_stride) as usize;
+            slots[at..at + 4].copy_from_slice(&k.to_le_bytes());
+        }
+        let groups = (n as u32).div_ceil(WG) as u64;
+        PipeBuffers {
+            params: filled_buffer(
+                device,
+                "pipe params",
+                bytemuck::bytes_of(p),
+                crate::engine::gpu::state::UNIFORM | U::COPY_DST,
+            ),
+            geometry: filled_buffer(
+                device,
+                "pipe geometry",
+                bytemuck::cast_slice(&state.to_gpu_layout(&state.geometry, l)),
+                storage,
+            ),
+            water: filled_buffer(
+                device,
+                "pipe water",
+                bytemuck::cast_slice(&state.to_gpu_layout(&state.water, l)),
+                storage,
+            ),
+            flow: zeroed_buffer(device, "pipe flow", (state.flow.len() * 4) as u64, storage),
+            given: zeroed_buffer(device, "pipe given", (state.given.len() * 4) as u64, storage),
+            scale: filled_buffer(
+                device,
+                "pipe scale",
+                bytemuck::cast_slice(&state.to_gpu_layout(&state.scale, l)),
+                storage,
+            ),
+            vel: zeroed_buffer(device, "pipe velocity", (state.vel.len() * 8) as u64, storage),
+            feed: filled_buffer(device, "pipe feed", bytemuck::cast_slice(&state.feed), storage),
+            exchange: zeroed_buffer(device, "pipe exchange", (n * 8) as u64, storage),
+            eta: zeroed_buffer(device, "pipe surface", (n * 4) as u64, storage),
+            // Never empty: a binding cannot be zero bytes.
+            probe_cells: filled_buffer(
+                device,
+                "pipe probes",
+                bytemuck::cast_slice(if probe_cells.is_empty() { &[0u32] } else { probe_cells }),
+                storage,
+            ),
+            history: zeroed_buffer(
+                device,
+                "pipe probe history",
+                (max_chunk as usize * probe_cells.len().max(1) * 4) as u64,
+                storage,
+            ),
+            partials: zeroed_buffer(device, "pipe totals", groups * 32, storage),
+            slots: filled_buffer(device, "pipe step slots", &slots, crate::engine::gpu::state::UNIFORM),
+            slot_stride,
+        }
+    }
+}
+
+/// The pipelines of `pipes.wgsl` and their bind groups.
+pub struct Pipes {
+    flow_step: wgpu::ComputePipeline,
+    apply: wgpu::ComputePipeline,
+    surface: wgpu::ComputePipeline,
+    probe: wgpu::ComputePipeline,
+    totals: wgpu::ComputePipeline,
+    step_group: wgpu::BindGroup,
+    view_group: wgpu::BindGroup,
+    slot_group: wgpu::BindGroup,
+    groups: (u32, u32),
+}
+
+impl Pipes {
+    pub fn new(device: &wgpu::Device, b: &PipeBuffers, columns: u32) -> Pipes {
+        let module = crate::engine::gpu::shaders::module(device, "pipes.wgsl", crate::engine::gpu::shaders::PIPES);
+        // flow_step and apply: the state; surface, probe and totals: the view (read-only state
+        // and the outputs). Each layout stays within 8 storage buffers (WebGPU's default).
+        let step_layout = layout(
+            device,
+            "pipes step",
+            &[
+                uniform_entry(0, false),
+                storage_entry(1, true),
+                storage_entry(2, false),
+                storage_entry(3, false),
+                storage_entry(4, false),
+                storage_entry(5, false),
+                storage_entry(6, false),
+                storage_entry(7, true),
+                storage_entry(8, false),
+            ],
+        );
+        let view_layout = layout(
+            device,
+            "pipes view",
+            &[
+                uniform_entry(0, false),
+                storage_entry(11, true),
+                storage_entry(12, true),
+                storage_entry(13, true),
+                storage_entry(14, true),
+                storage_entry(15, false),
+                storage_entry(16, true),
+                storage_entry(17, false),
+                storage_entry(18, false),
+            ],
+        );
+        let slot_layout = layout(device, "pipes slot", &[uniform_entry(0, true)]);
+        let group = |label: &str, layout: &wgpu::BindGroupLayout, entries: &[(u32, &wgpu::Buffer)]| {
+            let entries: Vec<wgpu::BindGroupEntry> = entries
+                .iter()
+                .map(|&(binding, buffer)| wgpu::BindGroupEntry {
+                    binding,
+                    resource: buffer.as_entire_binding(),
+                })
+                .collect();
+            device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some(label),
+                layout,
+                entries: &entries,
+            })
+        };
+        let step_group = group(
+            "pipes step",
+            &step_layout,
+            &[
+                (0, &b.params),
+                (1, &b.geometry),
+                (2, &b.water),
+                (3, &b.flow),
+                (4, &b.given),
+                (5, &b.scale),
+                (6, &b.vel),
+                (7, &b.feed),
+                (8, &b.exchange),
+            ],
+        );
+        let view_group = group(
+            "pipes view",
+            &view_layout,
+            &[
+                (0, &b.params),
+                (11, &b.geometry),
+                (12, &b.water),
+                (13, &b.flow),
+                (14, &b.exchange),
+                (15, &b.eta),
+                (16, &b.probe_cells),
+                (17, &b.history),
+                (18, &b.partials),
+            ],
+        );
+        let slot_group = slot_bind_group(device, &slot_layout, &b.slots);
+        let max = device.limits().max_compute_workgroups_per_dimension.min(65535);
+        Pipes {
+            flow_step: pipeline(device, &module, &[&step_layout], "flow_step"),
+            apply: pipeline(device, &module, &[&step_layout], "apply"),
+            surface: pipeline(device, &module, &[&view_layout], "surface"),
+            probe: pipeline(device, &module, &[&view_layout, &slot_layout], "probe"),
+            totals: pipeline(device, &module, &[&view_layout], "totals"),
+            step_group,
+            view_group,
+            slot_group,
+            groups: linear_groups(columns.div_ceil(WG), max),
+        }
+    }
+
+    /// Records the flow pass alone.
+    pub fn flow(&self, pass: &mut wgpu::ComputePass) {
+        self.dispatch(pass, &self.flow_step, &self.step_group);
+    }
+
+    /// Records the apply pass alone.
+    pub fn apply(&self, pass: &mut wgpu::ComputePass) {
+        self.dispatch(pass, &self.apply, &self.step_group);
+    }
+
+    /// Records the surface of every column into `eta`.
+    pub fn surface(&self, pass: &mut wgpu::ComputePass) {
+        self.dispatch(pass, &self.surface, &self.view_group);
+    }
+
+    /// Records the per-workgroup totals into `partials`.
+    pub fn totals(&self, pass: &mut wgpu::ComputePass) {
+        self.dispatch(pass, &self.totals, &self.view_group);
+    }
+
+    /// Records the probes' surfaces into history row `step`.
+    pub fn probe(&self, pass: &mut wgpu::ComputePass, probes: u32, slot_offset: u32) {
+        if probes == 0 {
+            return;
+        }
+        pass.set_pipeline(&self.probe);
+        pass.set_bind_group(0, &self.view_group, &[]);
+        pass.set_bind_group(1, &self.slot_group, &[slot_offset]);
+        pass.dispatch_workgroups(probes.div_ceil(WG), 1, 1);
+    }
+
+    fn dispatch(&self, pass: &mut wgpu::ComputePass, p: &wgpu::ComputePipeline, group: &wgpu::BindGroup) {
+        pass.set_pipeline(p);
+        pass.set_bind_group(0, group, &[]);
+        pass.dispatch_workgroups(self.groups.0, self.groups.1, 1);
+    }
+}
