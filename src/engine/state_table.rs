@@ -206,7 +206,7 @@ impl Spec {
             Per::NsFaceZ => x * y * (z + 1),
             Per::NsSlot => cells * crate::models::navier_stokes::spray::SLOTS as usize,
             Per::NsMarker => shape.ns_markers.unwrap_or(0) as usize,
-            Per::NsBook => crate::models::navier_stokes::cpu::ns_markers::book_len(z),
+            Per::NsBook => crate::models::navier_stokes::state::book_len(z),
         };
         n * self.elements as usize
     }

@@ -361,7 +361,7 @@ impl Check<'_> {
                 format!("must be a square number, 1 to 64 (got {})", m.per_cell),
             );
         }
-        let most = crate::models::navier_stokes::cpu::ns_markers::MOST_MARKERS;
+        let most = crate::models::navier_stokes::state::MOST_MARKERS;
         if let Some(c) = m.capacity.filter(|&c| c == 0 || c > most) {
             return self.fail(
                 "navier_stokes.markers.capacity",

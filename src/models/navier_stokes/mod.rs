@@ -13,3 +13,4 @@ pub mod forcing;
 pub mod gpu;
 pub mod setup;
 pub mod spray;
+pub mod state;

@@ -2,8 +2,9 @@
 //! terrain, spanning the lowest ground to the highest water plus headroom, and the height field
 //! at the scene's resolution. What the backends are built from.
 
-use crate::models::navier_stokes::cpu::navier_stokes::{NsParams, NsState, Surface, FULL, SURFACE, WHOLE_SIDE};
-use crate::models::navier_stokes::cpu::ns_markers::{MarkerParams, Markers};
+use crate::models::navier_stokes::state::{
+    MarkerParams, Markers, NsParams, NsState, Surface, FULL, SURFACE, WHOLE_SIDE,
+};
 use crate::scene::NsSurfaceMode;
 use crate::scene::Scene;
 

@@ -11,3 +11,4 @@ pub mod columns;
 pub mod cpu;
 pub mod gpu;
 pub mod spray;
+pub mod state;

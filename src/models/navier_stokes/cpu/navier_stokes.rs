@@ -20,147 +20,10 @@
 //! is the west face of cell i), v faces `(k·(ny + 1) + j)·nx + i`, w faces `(k·ny + j)·nx + i`
 //! (face k is the floor of cell k).
 
-pub use crate::models::navier_stokes::cpu::ns_surface::Surface;
 use crate::models::navier_stokes::forcing::{Substep, INFLOW, OUTFLOW, WALL};
-
-/// A cell's contents (§3.1).
-pub const SOLID: u8 = 0;
-pub const FULL: u8 = 1;
-pub const SURFACE: u8 = 2;
-pub const EMPTY: u8 = 3;
-
-/// The layer's uniforms.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct NsParams {
-    pub nx: usize,
-    pub ny: usize,
-    pub nz: usize,
-    /// Horizontal cell size, m.
-    pub dx: f32,
-    /// Vertical cell size, m.
-    pub dz: f32,
-    /// The grid's floor relative to the reference level, m.
-    pub z0: f32,
-    /// Gravity, m/s².
-    pub g: f32,
-    /// Kinematic viscosity ν, m²/s.
-    pub nu: f32,
-    /// The relaxation coefficient β₀ of eq. (7), in [1, 2).
-    pub beta0: f32,
-    /// The largest |D| (1/s) a fluid cell may keep after the pressure iteration.
-    pub epsilon: f32,
-    /// The most red-black sweeps per step (a step that needs more reports it).
-    pub max_sweeps: u32,
-    /// The share γ ∈ [0, 1] of donor-cell (upwind) differencing in the momentum's advection: 0
-    /// is eq. 2's centred products, which forward Euler amplifies; 1 is the donor cell.
-    pub upwind: f32,
-    /// The travelling wave forcing's wavenumber (rad/m) and direction (`ns_forcing::Wave`).
-    pub wave: [f32; 3],
-    /// Marker particles set the flags (§4.1; `ns_markers`), not the height field: a Surface
-    /// cell then takes the applied pressure (the seed's rule), with no ghost-fluid line.
-    pub markers: bool,
-    /// The inflow side's faces pump between these heights (relative to the reference level);
-    /// the rest of the side is a wall.
-    pub window: [f32; 2],
-}
-
-/// An inflow over the whole side.
-pub const WHOLE_SIDE: [f32; 2] = [f32::MIN, f32::MAX];
-
-/// The layer's state.
-#[derive(Clone, Debug, PartialEq)]
-pub struct NsState {
-    pub flag: Vec<u8>,
-    pub p: Vec<f32>,
-    pub u: Vec<f32>,
-    pub v: Vec<f32>,
-    pub w: Vec<f32>,
-    /// The surface per column, m.
-    pub h: Vec<f32>,
-    /// The ground per column, m: a cell whose centre lies below it is solid.
-    pub ground: Vec<f32>,
-}
-
-/// How a step's pressure iteration went.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct PressureReport {
-    /// Red-black sweeps run.
-    pub sweeps: u32,
-    /// The largest |D| over the Full cells after them, 1/s.
-    pub divergence: f32,
-}
-
-impl NsParams {
-    /// A layer of water's constants (g = 9.81, ν = 0, β₀ = 1.7, ε = 1e-4, the donor cell, no
-    /// forcing, the height field, the whole side) over `n` = [nx, ny, nz] cells of `dx` × `dz`
-    /// from `z0`: for tests.
-    #[cfg(test)]
-    pub(crate) fn water(n: [usize; 3], dx: f32, dz: f32, z0: f32) -> NsParams {
-        NsParams {
-            nx: n[0],
-            ny: n[1],
-            nz: n[2],
-            dx,
-            dz,
-            z0,
-            g: 9.81,
-            nu: 0.0,
-            beta0: 1.7,
-            epsilon: 1e-4,
-            max_sweeps: 10,
-            upwind: 1.0,
-            wave: [0.0; 3],
-            markers: false,
-            window: WHOLE_SIDE,
-        }
-    }
-
-    pub(crate) fn cell(&self, i: usize, j: usize, k: usize) -> usize {
-        (k * self.ny + j) * self.nx + i
-    }
-    pub(crate) fn uf(&self, i: usize, j: usize, k: usize) -> usize {
-        (k * self.ny + j) * (self.nx + 1) + i
-    }
-    pub(crate) fn vf(&self, i: usize, j: usize, k: usize) -> usize {
-        (k * (self.ny + 1) + j) * self.nx + i
-    }
-    pub(crate) fn wf(&self, i: usize, j: usize, k: usize) -> usize {
-        (k * self.ny + j) * self.nx + i
-    }
-    /// The height of cell k's centre, m.
-    pub fn centre(&self, k: usize) -> f32 {
-        self.z0 + (k as f32 + 0.5) * self.dz
-    }
-    fn columns(&self) -> usize {
-        self.nx * self.ny
-    }
-}
-
-impl NsState {
-    /// Water at rest at `h` over `ground` (per column), the pressure hydrostatic.
-    pub fn at_rest(p: &NsParams, ground: &[f32], h: &[f32]) -> NsState {
-        let cells = p.columns() * p.nz;
-        let mut s = NsState {
-            flag: vec![EMPTY; cells],
-            p: vec![0.0; cells],
-            u: vec![0.0; (p.nx + 1) * p.ny * p.nz],
-            v: vec![0.0; p.nx * (p.ny + 1) * p.nz],
-            w: vec![0.0; p.columns() * (p.nz + 1)],
-            h: h.iter().zip(ground).map(|(&h, &b)| h.max(b)).collect(),
-            ground: ground.to_vec(),
-        };
-        set_flags(p, &mut s);
-        for c in 0..p.columns() {
-            for k in 0..p.nz {
-                let at = c + k * p.columns();
-                if matches!(s.flag[at], FULL | SURFACE) {
-                    s.p[at] = p.g * (s.h[c] - p.centre(k));
-                }
-            }
-        }
-        s
-    }
-}
+use crate::models::navier_stokes::state::{
+    fluid, NsParams, NsState, PressureReport, Surface, EMPTY, FULL, SOLID, SURFACE,
+};
 
 /// The cell of column c that the surface passes through (None: the column is dry), and the
 /// first cell above the ground.
@@ -189,10 +52,6 @@ pub fn set_flags(p: &NsParams, s: &mut NsState) {
             };
         }
     }
-}
-
-fn fluid(f: u8) -> bool {
-    f == FULL || f == SURFACE
 }
 
 /// The flag of cell (i, j, k), Solid outside the domain (the sides are free-slip walls).
@@ -709,35 +568,6 @@ pub fn courant(p: &NsParams, u: &[f32], v: &[f32], w: &[f32], dt: f32) -> f32 {
     fastest(u, p.dx).max(fastest(v, p.dx)).max(fastest(w, p.dz))
 }
 
-/// The grid's cell-centred fields, for `velocity_`/`pressure_NNNNNN.npy`.
-pub fn layer_fields(p: &NsParams, s: &NsState) -> crate::engine::solver::LayerFields {
-    let cells = p.columns() * p.nz;
-    let mut out = crate::engine::solver::LayerFields {
-        nx: p.nx,
-        ny: p.ny,
-        nz: p.nz,
-        velocity: vec![[0.0; 3]; cells],
-        pressure: vec![0.0; cells],
-    };
-    for k in 0..p.nz {
-        for j in 0..p.ny {
-            for i in 0..p.nx {
-                let c = p.cell(i, j, k);
-                if !fluid(s.flag[c]) {
-                    continue;
-                }
-                out.velocity[c] = [
-                    0.5 * (s.u[p.uf(i, j, k)] + s.u[p.uf(i + 1, j, k)]),
-                    0.5 * (s.v[p.vf(i, j, k)] + s.v[p.vf(i, j + 1, k)]),
-                    0.5 * (s.w[p.wf(i, j, k)] + s.w[p.wf(i, j, k + 1)]),
-                ];
-                out.pressure[c] = s.p[c];
-            }
-        }
-    }
-    out
-}
-
 /// Twin of `columns`: each 3D column's surface (the mean of its height-field cells), the flags,
 /// and the Surface and Empty cells' pressures.
 pub fn columns(p: &NsParams, s: &mut NsState, f: &Surface, forcing: &Substep) {
@@ -796,8 +626,8 @@ pub(crate) fn step_markers(
     p: &NsParams,
     s: &mut NsState,
     f: &mut Surface,
-    markers: &mut crate::models::navier_stokes::cpu::ns_markers::Markers,
-    mp: &crate::models::navier_stokes::cpu::ns_markers::MarkerParams,
+    markers: &mut crate::models::navier_stokes::state::Markers,
+    mp: &crate::models::navier_stokes::state::MarkerParams,
     dt: f32,
     budget: u32,
     forcing: &Substep,

@@ -5,8 +5,7 @@
 
 use crate::engine::bodies::{BodyParams, BodyState, Cover, SHAPE_ELLIPSOID};
 use crate::engine::cpu::bodies::rotate;
-use crate::models::navier_stokes::cpu::navier_stokes::{NsParams, NsState, EMPTY, FULL, SOLID, SURFACE};
-use crate::models::navier_stokes::cpu::ns_surface::Surface;
+use crate::models::navier_stokes::state::{NsParams, NsState, Surface, EMPTY, FULL, SOLID, SURFACE};
 use crate::wgsl::ns_bodies::NODES_PER_AXIS;
 use glam::{Vec3, Vec4};
 

@@ -5,103 +5,11 @@
 //! them in the same order with the same f32 operations (integer counts on the GPU are atomics,
 //! which sum to the same).
 
-use crate::models::navier_stokes::cpu::navier_stokes::{
-    applied, in_window, NsParams, NsState, Surface, EMPTY, FULL, SOLID, SURFACE,
-};
+use crate::models::navier_stokes::cpu::navier_stokes::{applied, in_window};
 use crate::models::navier_stokes::forcing::{Substep, INFLOW, OUTFLOW};
-use crate::wgsl::ns_markers::{BOOK_COUNT, BOOK_FACES, BOOK_REFUSED};
-
-/// The most markers a run may hold: one dispatch of 64-thread workgroups in each of two
-/// dimensions would pass it.
-pub const MOST_MARKERS: u32 = 1 << 26;
-
-/// A marker's (x, z), m: x from the domain's west side, z relative to the reference level. A
-/// marker that left through an outflow side is `GONE`.
-pub type Marker = [f32; 2];
-
-/// Where a marker that left the water lies (its slot stays used: the order never changes).
-pub const GONE: Marker = [-1.0, 0.0];
-
-/// The markers' settings.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct MarkerParams {
-    /// Markers per cell side (per_cell = rows²).
-    pub rows: u32,
-    /// The most markers the buffer holds.
-    pub capacity: u32,
-}
-
-/// The markers and the inflow's bookkeeping: the twin of their GPU buffers.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Markers {
-    /// Every marker made, in the order it was made (left ones `GONE`).
-    pub at: Vec<Marker>,
-    /// Per layer of the inflow side: the share of a marker owed (carried to the next substep),
-    /// and the markers brought so far (which row of the face the next one takes).
-    pub owed: Vec<f32>,
-    pub brought: Vec<u32>,
-    /// Markers an inflow could not bring for want of room, since the start.
-    pub refused: u64,
-}
-
-impl Markers {
-    /// `rows`² markers on a regular lattice in every cell of the grid whose point lies under the
-    /// surface `h` and over the ground (per column), in cell order then lattice order.
-    pub fn fill(p: &NsParams, m: &MarkerParams, ground: &[f32], h: &[f32]) -> Markers {
-        let rows = m.rows as usize;
-        let mut at = Vec::new();
-        for k in 0..p.nz {
-            for i in 0..p.nx {
-                for b in 0..rows {
-                    for a in 0..rows {
-                        let x = (i as f32 + (a as f32 + 0.5) / rows as f32) * p.dx;
-                        let z = p.z0 + (k as f32 + (b as f32 + 0.5) / rows as f32) * p.dz;
-                        // The 2D grid's one row: column i.
-                        if z < h[i] && z > ground[i] && at.len() < m.capacity as usize {
-                            at.push([x, z]);
-                        }
-                    }
-                }
-            }
-        }
-        Markers {
-            at,
-            owed: vec![0.0; p.nz],
-            brought: vec![0; p.nz],
-            refused: 0,
-        }
-    }
-}
-
-impl Markers {
-    /// The book's words (ns_markers.wgsl `book`): slots used, refused, then per layer the share
-    /// owed (bits) and the markers brought.
-    pub fn book(&self, nz: usize) -> Vec<u32> {
-        let mut words = vec![self.at.len() as u32, self.refused.min(u32::MAX as u64) as u32];
-        for k in 0..nz {
-            words.push(self.owed[k].to_bits());
-            words.push(self.brought[k]);
-        }
-        words
-    }
-
-    /// The markers from the book's words and the slots' (x, z) (a readback or a checkpoint).
-    pub fn from_book(words: &[u32], at: &[Marker], nz: usize) -> Markers {
-        let used = (words[BOOK_COUNT as usize] as usize).min(at.len());
-        let faces = BOOK_FACES as usize;
-        Markers {
-            at: at[..used].to_vec(),
-            owed: (0..nz).map(|k| f32::from_bits(words[faces + 2 * k])).collect(),
-            brought: (0..nz).map(|k| words[faces + 2 * k + 1]).collect(),
-            refused: words[BOOK_REFUSED as usize] as u64,
-        }
-    }
-}
-
-/// The words of the book for `nz` layers.
-pub fn book_len(nz: usize) -> usize {
-    BOOK_FACES as usize + 2 * nz
-}
+use crate::models::navier_stokes::state::{
+    MarkerParams, Markers, NsParams, NsState, Surface, EMPTY, FULL, GONE, SOLID, SURFACE,
+};
 
 /// The cell (i, k) a point lies in, clamped to the grid.
 fn cell_of(p: &NsParams, x: f32, z: f32) -> (usize, usize) {

@@ -5,12 +5,14 @@ use crate::engine::params::{Params, Totals};
 use crate::engine::schedule::{Pass, Schedule};
 use crate::engine::solver::{ChunkInput, ChunkReport, SolveReport, Solver, SolverState};
 use crate::error::{Error, Result};
-use crate::models::navier_stokes::cpu::navier_stokes::{self, NsParams, NsState, PressureReport, Surface};
-use crate::models::navier_stokes::cpu::ns_markers::{MarkerParams, Markers};
+use crate::models::navier_stokes::cpu::navier_stokes;
 use crate::models::navier_stokes::cpu::ns_spray::NsSprayState;
 use crate::models::navier_stokes::cpu::ns_surface;
 use crate::models::navier_stokes::setup::NsLayer;
 use crate::models::navier_stokes::spray::NsSprayParams;
+use crate::models::navier_stokes::state::{
+    in_use, start_target, MarkerParams, Markers, NsParams, NsState, PressureReport, Surface,
+};
 
 /// The backend.
 pub struct CpuNs {
@@ -121,22 +123,6 @@ impl CpuNs {
 fn held_from(held: &mut Vec<f32>, cover: &[crate::engine::bodies::Cover]) {
     held.clear();
     held.extend(cover.iter().map(|c| c.held));
-}
-
-/// The slots that hold spray or foam, in slot order (what `read_particles` gives).
-pub fn in_use(drops: &[crate::models::pipes::spray::Particle]) -> Vec<crate::models::pipes::spray::Particle> {
-    drops
-        .iter()
-        .filter(|d| crate::models::navier_stokes::spray::is_spray(d) || crate::models::navier_stokes::spray::is_foam(d))
-        .copied()
-        .collect()
-}
-
-/// The volume a corrected layer holds its height field to: the start's, as `ns_surface::volume`
-/// sums it under the bodies' start `cover` (the GPU backend gets the same pair).
-pub fn start_target(surface: &Surface, cover: &[crate::engine::bodies::Cover]) -> (f32, f32) {
-    let sum = ns_surface::volume(surface, cover);
-    (sum.hi, sum.lo)
 }
 
 impl Solver for CpuNs {
@@ -294,7 +280,10 @@ impl Solver for CpuNs {
     }
 
     fn read_layer(&mut self) -> Result<Option<crate::engine::solver::LayerFields>> {
-        Ok(Some(navier_stokes::layer_fields(&self.params, &self.state)))
+        Ok(Some(crate::models::navier_stokes::state::layer_fields(
+            &self.params,
+            &self.state,
+        )))
     }
 
     /// The height field and the 3D grid's pressures and velocities; the flags are rebuilt from

@@ -2,11 +2,10 @@
 //! same f32 and integer operations per slot and per cell (the WGSL explains the model). The GPU's
 //! atomics are integer sums, so loops in index order give the same results.
 
-use crate::models::navier_stokes::cpu::navier_stokes::{NsParams, NsState};
-use crate::models::navier_stokes::cpu::ns_surface::Surface;
 use crate::models::navier_stokes::spray::{
     NsSprayParams, FULL_UNITS, SLOTS, T_ENDED, T_FOAM, T_LEFT, T_MADE, T_REFUSED, T_SPLIT, T_SPRAY,
 };
+use crate::models::navier_stokes::state::{NsParams, NsState, Surface};
 use crate::models::pipes::cpu::spray::{hash, uniform01};
 use crate::models::pipes::spray::Particle;
 use crate::wgsl::ns_spray::SPLIT_KICK;
@@ -273,7 +272,7 @@ fn birth(p: &NsSprayParams, layer: &Layer, s: &mut NsSprayState, f: &mut Surface
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::models::navier_stokes::cpu::navier_stokes::NsParams;
+    use crate::models::navier_stokes::state::NsParams;
 
     /// Still water 0.2 m deep over a 16 × 16 grid of 5 cm cells (the 3D grid at rest: no flow),
     /// spray thrown at 0.5 m/s; `p` to adjust.

@@ -13,62 +13,7 @@
 //! construction; the correction is a safety net.
 
 use crate::models::height_field::cpu::explicit::two_sum;
-use crate::models::navier_stokes::cpu::navier_stokes::{NsParams, NsState};
-
-/// Height-field cells per strip of the volume's first level (one GPU thread each).
-pub const STRIP: usize = crate::wgsl::ns_surface::STRIP as usize;
-/// Lanes of the volume's second level (one GPU workgroup).
-pub const LANES: usize = crate::wgsl::ns_surface::LANES as usize;
-
-/// The height field at its own resolution, `coarsen` × `coarsen` cells per 3D column.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Surface {
-    /// Cells along x and y.
-    pub nx: usize,
-    pub ny: usize,
-    /// 3D columns' cells across per height-field cell.
-    pub coarsen: usize,
-    /// The surface and the ground per cell, m.
-    pub h: Vec<f32>,
-    pub ground: Vec<f32>,
-    /// Per cell the body volume its surface carries (bodies' `Cover::held`, m), which the
-    /// fluxes do not move; empty without bodies.
-    pub held: Vec<f32>,
-}
-
-impl Surface {
-    /// The top of cell c's water: its surface less the body volume it carries (ns_surface.wgsl's
-    /// `water_top`).
-    pub fn water_top(&self, c: usize) -> f32 {
-        match self.held.get(c) {
-            Some(held) => self.h[c] - held,
-            None => self.h[c],
-        }
-    }
-
-    /// Each 3D column's mean of `field` over its cells.
-    pub fn coarse_mean(&self, field: &[f32]) -> Vec<f32> {
-        let cz = self.coarsen;
-        let (cx, cy) = (self.nx / cz, self.ny / cz);
-        let mut out = vec![0.0f32; cx * cy];
-        for (c, o) in out.iter_mut().enumerate() {
-            let (ci, cj) = (c % cx, c / cx);
-            let mut sum = 0.0f32;
-            for fj in cj * cz..(cj + 1) * cz {
-                for fi in ci * cz..(ci + 1) * cz {
-                    sum += field[fj * self.nx + fi];
-                }
-            }
-            *o = sum / (cz * cz) as f32;
-        }
-        out
-    }
-
-    /// dt·coarsen/dx: a flux (m²/s) times this is metres of depth in one cell.
-    fn run(&self, p: &NsParams, dt: f32) -> f32 {
-        dt * self.coarsen as f32 / p.dx
-    }
-}
+use crate::models::navier_stokes::state::{NsParams, NsState, Surface, LANES, STRIP};
 
 /// Step 8 (§4.3): the height field moved by the 3D grid's velocities over `dt`.
 pub fn height(p: &NsParams, s: &NsState, f: &mut Surface, dt: f32) {

@@ -7,11 +7,10 @@
 //! additions the twin's cell-by-cell loop gives it, so the order of the threads cannot change a
 //! bit.
 
-use crate::models::navier_stokes::cpu::navier_stokes::{
-    self as twin, divergence, ghost_share, open_at, Costly, NsParams, NsState, PressureReport, Surface, FULL, SURFACE,
-};
+use crate::models::navier_stokes::cpu::navier_stokes::{self as twin, divergence, ghost_share, open_at, Costly};
 use crate::models::navier_stokes::cpu::ns_surface;
 use crate::models::navier_stokes::forcing::Substep;
+use crate::models::navier_stokes::state::{NsParams, NsState, PressureReport, Surface, FULL, SURFACE};
 use rayon::prelude::*;
 
 /// The costly passes on threads, for `cpu::navier_stokes::step_with`.

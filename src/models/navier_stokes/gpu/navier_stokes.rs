@@ -6,8 +6,7 @@
 use crate::engine::gpu::state::{
     dispatch, filled_buffer, layout, linear_groups, pipeline, storage_entry, uniform_entry, zeroed_buffer,
 };
-use crate::models::navier_stokes::cpu::navier_stokes::{NsParams, NsState};
-use crate::models::navier_stokes::cpu::ns_surface::{Surface, STRIP};
+use crate::models::navier_stokes::state::{NsParams, NsState, Surface, STRIP};
 use bytemuck::{Pod, Zeroable};
 use wgpu::BufferUsages as U;
 

@@ -5,8 +5,8 @@
 use crate::engine::gpu::state::{
     dispatch, filled_buffer, layout, linear_groups, pipeline, storage_entry, uniform_entry, zeroed_buffer,
 };
-use crate::models::navier_stokes::cpu::ns_markers::{MarkerParams, Markers};
 use crate::models::navier_stokes::gpu::navier_stokes::{NsBuffers, WG};
+use crate::models::navier_stokes::state::{MarkerParams, Markers};
 use bytemuck::{Pod, Zeroable};
 use wgpu::BufferUsages as U;
 

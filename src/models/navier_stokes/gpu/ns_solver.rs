@@ -8,7 +8,6 @@ use crate::engine::params::{Params, Totals, MAX_CHUNK};
 use crate::engine::schedule::{Pass, Schedule};
 use crate::engine::solver::{ChunkInput, ChunkReport, LayerFields, Setup, SolveReport, Solver, SolverState};
 use crate::error::{Error, Result};
-use crate::models::navier_stokes::cpu::navier_stokes::{self as twin, NsParams, NsState};
 use crate::models::navier_stokes::gpu::navier_stokes::{
     NavierStokes, NsBuffers, NsUniforms, STATS, STAT_COURANT, STAT_MOST_SWEEPS, STAT_RESIDUAL,
 };
@@ -17,6 +16,7 @@ use crate::models::navier_stokes::gpu::ns_markers::NsMarkers;
 use crate::models::navier_stokes::gpu::ns_spray::{NsSpray, TALLY_BYTES};
 use crate::models::navier_stokes::gpu::ns_surface::NsSurface;
 use crate::models::navier_stokes::setup::NsLayer;
+use crate::models::navier_stokes::state::{NsParams, NsState};
 use wgpu::BufferUsages as U;
 
 /// The layer's GPU backend, on a Device/Queue it shares with its caller.
@@ -78,8 +78,7 @@ impl GpuNs {
         let (params, probe_cells) = (&setup.params, setup.probe_cells);
         // As the CPU twin: no correction where water crosses a side.
         let corrected = params.correct != 0 && !layer.forcing.open_sides() && layer.markers.is_none();
-        let target =
-            corrected.then(|| crate::models::navier_stokes::cpu::ns_solver::start_target(&layer.surface, setup.cover));
+        let target = corrected.then(|| crate::models::navier_stokes::state::start_target(&layer.surface, setup.cover));
         let max = device.limits().max_compute_workgroups_per_dimension.min(65535);
         let substeps = params.substeps.max(1);
         let n_probes = probe_cells.len() as u32;
@@ -204,13 +203,13 @@ impl GpuNs {
     }
 
     /// The markers now (a readback), None without them.
-    fn marker_state(&self) -> Result<Option<crate::models::navier_stokes::cpu::ns_markers::Markers>> {
+    fn marker_state(&self) -> Result<Option<crate::models::navier_stokes::state::Markers>> {
         let Some(m) = &self.markers else {
             return Ok(None);
         };
         let book: Vec<u32> = self.read(&m.book)?;
         let at: Vec<[f32; 2]> = self.read(&m.markers)?;
-        Ok(Some(crate::models::navier_stokes::cpu::ns_markers::Markers::from_book(
+        Ok(Some(crate::models::navier_stokes::state::Markers::from_book(
             &book,
             &at,
             self.params.nz,
@@ -426,15 +425,16 @@ impl Solver for GpuNs {
     /// The spray and foam slots in use, in slot order.
     fn read_particles(&mut self) -> Result<Vec<crate::models::pipes::spray::Particle>> {
         match &self.spray {
-            Some(spray) => Ok(crate::models::navier_stokes::cpu::ns_solver::in_use(
-                &self.read(&spray.drops)?,
-            )),
+            Some(spray) => Ok(crate::models::navier_stokes::state::in_use(&self.read(&spray.drops)?)),
             None => Ok(Vec::new()),
         }
     }
 
     fn read_layer(&mut self) -> Result<Option<LayerFields>> {
-        Ok(Some(twin::layer_fields(&self.params, &self.grid_state()?)))
+        Ok(Some(crate::models::navier_stokes::state::layer_fields(
+            &self.params,
+            &self.grid_state()?,
+        )))
     }
 
     fn save(&mut self) -> Result<SolverState> {
@@ -466,7 +466,7 @@ impl Solver for GpuNs {
         );
         let markers = markers.map(|_| {
             let at: Vec<[f32; 2]> = bytemuck::pod_collect_to_vec(&at);
-            crate::models::navier_stokes::cpu::ns_markers::Markers::from_book(
+            crate::models::navier_stokes::state::Markers::from_book(
                 &bytemuck::pod_collect_to_vec(&book),
                 &at,
                 params.nz,
@@ -524,11 +524,7 @@ impl Solver for GpuNs {
             let nz = self.params.nz;
             m.load(
                 &self.queue,
-                &crate::models::navier_stokes::cpu::ns_markers::Markers::from_book(
-                    &saved.ns_marker_book,
-                    &saved.ns_markers,
-                    nz,
-                ),
+                &crate::models::navier_stokes::state::Markers::from_book(&saved.ns_marker_book, &saved.ns_markers, nz),
                 nz,
             );
         }

@@ -3,7 +3,7 @@
 
 use crate::engine::feeds::RAINFALL_MAP;
 use crate::models::pipes::columns::SKY;
-use crate::models::pipes::cpu::pipes::PipeState;
+use crate::models::pipes::state::PipeState;
 
 /// Twin of `fall`: `units` into column c's top cell and its exchange.
 fn fall(s: &mut PipeState, c: usize, units: u32) {

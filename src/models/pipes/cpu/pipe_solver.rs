@@ -6,8 +6,10 @@ use crate::engine::schedule::{Pass, Schedule};
 use crate::engine::solver::{ChunkInput, ChunkReport, PipeSetup, Solver, SolverState};
 use crate::error::Result;
 use crate::models::pipes::columns::{pipe_params, Columns, PipeParams};
-use crate::models::pipes::cpu::pipes::{self, PipeState};
+use crate::models::pipes::cpu::pipes;
 use crate::models::pipes::cpu::spray::{self, SprayState};
+use crate::models::pipes::state;
+use crate::models::pipes::state::PipeState;
 use crate::scene::Scene;
 
 /// The pipes model's CPU backend.
@@ -43,7 +45,7 @@ impl CpuPipes {
         let feed = setup.columns.feed(setup.scene, setup.params.substeps);
         let state = PipeState::new(setup.columns, feed);
         let summary = setup.summary.map_or(Vec::new(), |wet| {
-            crate::summary::initial(&pipes::surface(&params, &state), setup.ground, wet)
+            crate::summary::initial(&state::surface(&params, &state), setup.ground, wet)
         });
         CpuPipes {
             scene: setup.scene.clone(),
@@ -136,11 +138,11 @@ impl Solver for CpuPipes {
                             cells: self.ground.len() as u32,
                             _pad: 0,
                         };
-                        let surface = pipes::surface(&self.params, &self.state);
+                        let surface = state::surface(&self.params, &self.state);
                         crate::engine::cpu::summary::fold(&sp, k, &self.ground, &surface, &mut self.summary);
                     }
                     Pass::Probe => probes.extend(self.probe_cells.iter().map(|&c| {
-                        pipes::surface_units(&self.params, &self.state, c as usize) as f32 * self.params.quantum
+                        state::surface_units(&self.params, &self.state, c as usize) as f32 * self.params.quantum
                     })),
                     other => unreachable!("{other:?} is not a pass of the pipes model"),
                 }
@@ -152,7 +154,7 @@ impl Solver for CpuPipes {
     }
 
     fn read_eta(&mut self) -> Result<Vec<f32>> {
-        Ok(pipes::surface(&self.params, &self.state))
+        Ok(state::surface(&self.params, &self.state))
     }
 
     fn read_regions(&mut self) -> Result<Vec<u32>> {

@@ -3,8 +3,8 @@
 //! integer sums, so a loop in index order gives the same result; its three scan passes are one
 //! exclusive prefix sum here. The cells are read in `PipeState`'s column-major layout.
 
-use crate::models::pipes::cpu::pipes::PipeState;
 use crate::models::pipes::spray::{Particle, SprayParams, SprayReport, MOST_PER_FACE};
+use crate::models::pipes::state::PipeState;
 use crate::wgsl::columns::SKY;
 use crate::wgsl::sides::{PERIODIC, REFLECT};
 use crate::wgsl::spray::NUDGE;

@@ -6,10 +6,10 @@ use crate::engine::schedule::{Pass, Schedule};
 use crate::engine::solver::{ChunkInput, ChunkReport, PipeSetup, Solver, SolverState};
 use crate::error::{Error, Result};
 use crate::models::pipes::columns::{pipe_params, Columns, PipeParams};
-use crate::models::pipes::cpu::pipes::PipeState;
 use crate::models::pipes::gpu::pipes::{PipeBuffers, Pipes};
 use crate::models::pipes::gpu::spray::{Spray, SprayBuffers};
 use crate::models::pipes::spray::{Particle, SprayParams, SprayReport};
+use crate::models::pipes::state::PipeState;
 use crate::scene::Scene;
 
 /// The pipes model's GPU backend, on a Device/Queue it shares with its caller.
@@ -76,11 +76,8 @@ impl GpuPipes {
         });
         let summary = setup.summary.map(|wet| {
             let twin = PipeState::new(setup.columns, setup.columns.feed(setup.scene, setup.params.substeps));
-            let first = crate::summary::initial(
-                &crate::models::pipes::cpu::pipes::surface(&params, &twin),
-                setup.ground,
-                wet,
-            );
+            let first =
+                crate::summary::initial(&crate::models::pipes::state::surface(&params, &twin), setup.ground, wet);
             let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
             let maps =
                 crate::engine::gpu::state::filled_buffer(device, "pipes summary", bytemuck::cast_slice(&first), usage);

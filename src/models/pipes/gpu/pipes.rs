@@ -5,7 +5,7 @@ use crate::engine::gpu::state::{
     filled_buffer, layout, linear_groups, pipeline, slot_bind_group, storage_entry, uniform_entry, zeroed_buffer,
 };
 use crate::models::pipes::columns::PipeParams;
-use crate::models::pipes::cpu::pipes::PipeState;
+use crate::models::pipes::state::PipeState;
 use wgpu::BufferUsages as U;
 
 /// Columns per workgroup of every pipes entry point.

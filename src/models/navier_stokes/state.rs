@@ -1,0 +1,340 @@
+//! The Navier-Stokes layer's state, shared by both backends: its uniforms (`NsParams`), the 3D
+//! grid's fields (`NsState`), the height field at its own resolution (`Surface`) and the marker
+//! particles of 2D runs (`Markers`). The GPU's buffers mirror these; the CPU twins step them.
+
+use crate::models::navier_stokes::cpu::ns_surface;
+use crate::models::navier_stokes::spray::{is_foam, is_spray};
+use crate::models::pipes::spray::Particle;
+use crate::wgsl::ns_markers::{BOOK_COUNT, BOOK_FACES, BOOK_REFUSED};
+
+/// A cell's contents (§3.1).
+pub const SOLID: u8 = 0;
+pub const FULL: u8 = 1;
+pub const SURFACE: u8 = 2;
+pub const EMPTY: u8 = 3;
+
+/// The layer's uniforms.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NsParams {
+    pub nx: usize,
+    pub ny: usize,
+    pub nz: usize,
+    /// Horizontal cell size, m.
+    pub dx: f32,
+    /// Vertical cell size, m.
+    pub dz: f32,
+    /// The grid's floor relative to the reference level, m.
+    pub z0: f32,
+    /// Gravity, m/s².
+    pub g: f32,
+    /// Kinematic viscosity ν, m²/s.
+    pub nu: f32,
+    /// The relaxation coefficient β₀ of eq. (7), in [1, 2).
+    pub beta0: f32,
+    /// The largest |D| (1/s) a fluid cell may keep after the pressure iteration.
+    pub epsilon: f32,
+    /// The most red-black sweeps per step (a step that needs more reports it).
+    pub max_sweeps: u32,
+    /// The share γ ∈ [0, 1] of donor-cell (upwind) differencing in the momentum's advection: 0
+    /// is eq. 2's centred products, which forward Euler amplifies; 1 is the donor cell.
+    pub upwind: f32,
+    /// The travelling wave forcing's wavenumber (rad/m) and direction (`ns_forcing::Wave`).
+    pub wave: [f32; 3],
+    /// Marker particles set the flags (§4.1; `ns_markers`), not the height field: a Surface
+    /// cell then takes the applied pressure (the seed's rule), with no ghost-fluid line.
+    pub markers: bool,
+    /// The inflow side's faces pump between these heights (relative to the reference level);
+    /// the rest of the side is a wall.
+    pub window: [f32; 2],
+}
+
+/// An inflow over the whole side.
+pub const WHOLE_SIDE: [f32; 2] = [f32::MIN, f32::MAX];
+
+/// The layer's state.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NsState {
+    pub flag: Vec<u8>,
+    pub p: Vec<f32>,
+    pub u: Vec<f32>,
+    pub v: Vec<f32>,
+    pub w: Vec<f32>,
+    /// The surface per column, m.
+    pub h: Vec<f32>,
+    /// The ground per column, m: a cell whose centre lies below it is solid.
+    pub ground: Vec<f32>,
+}
+
+/// How a step's pressure iteration went.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PressureReport {
+    /// Red-black sweeps run.
+    pub sweeps: u32,
+    /// The largest |D| over the Full cells after them, 1/s.
+    pub divergence: f32,
+}
+
+impl NsParams {
+    /// A layer of water's constants (g = 9.81, ν = 0, β₀ = 1.7, ε = 1e-4, the donor cell, no
+    /// forcing, the height field, the whole side) over `n` = [nx, ny, nz] cells of `dx` × `dz`
+    /// from `z0`: for tests.
+    #[cfg(test)]
+    pub(crate) fn water(n: [usize; 3], dx: f32, dz: f32, z0: f32) -> NsParams {
+        NsParams {
+            nx: n[0],
+            ny: n[1],
+            nz: n[2],
+            dx,
+            dz,
+            z0,
+            g: 9.81,
+            nu: 0.0,
+            beta0: 1.7,
+            epsilon: 1e-4,
+            max_sweeps: 10,
+            upwind: 1.0,
+            wave: [0.0; 3],
+            markers: false,
+            window: WHOLE_SIDE,
+        }
+    }
+
+    pub(crate) fn cell(&self, i: usize, j: usize, k: usize) -> usize {
+        (k * self.ny + j) * self.nx + i
+    }
+    pub(crate) fn uf(&self, i: usize, j: usize, k: usize) -> usize {
+        (k * self.ny + j) * (self.nx + 1) + i
+    }
+    pub(crate) fn vf(&self, i: usize, j: usize, k: usize) -> usize {
+        (k * (self.ny + 1) + j) * self.nx + i
+    }
+    pub(crate) fn wf(&self, i: usize, j: usize, k: usize) -> usize {
+        (k * self.ny + j) * self.nx + i
+    }
+    /// The height of cell k's centre, m.
+    pub fn centre(&self, k: usize) -> f32 {
+        self.z0 + (k as f32 + 0.5) * self.dz
+    }
+    pub(crate) fn columns(&self) -> usize {
+        self.nx * self.ny
+    }
+}
+
+impl NsState {
+    /// Water at rest at `h` over `ground` (per column), the pressure hydrostatic.
+    pub fn at_rest(p: &NsParams, ground: &[f32], h: &[f32]) -> NsState {
+        let cells = p.columns() * p.nz;
+        let mut s = NsState {
+            flag: vec![EMPTY; cells],
+            p: vec![0.0; cells],
+            u: vec![0.0; (p.nx + 1) * p.ny * p.nz],
+            v: vec![0.0; p.nx * (p.ny + 1) * p.nz],
+            w: vec![0.0; p.columns() * (p.nz + 1)],
+            h: h.iter().zip(ground).map(|(&h, &b)| h.max(b)).collect(),
+            ground: ground.to_vec(),
+        };
+        crate::models::navier_stokes::cpu::navier_stokes::set_flags(p, &mut s);
+        for c in 0..p.columns() {
+            for k in 0..p.nz {
+                let at = c + k * p.columns();
+                if matches!(s.flag[at], FULL | SURFACE) {
+                    s.p[at] = p.g * (s.h[c] - p.centre(k));
+                }
+            }
+        }
+        s
+    }
+}
+
+/// Height-field cells per strip of the volume's first level (one GPU thread each).
+pub const STRIP: usize = crate::wgsl::ns_surface::STRIP as usize;
+/// Lanes of the volume's second level (one GPU workgroup).
+pub const LANES: usize = crate::wgsl::ns_surface::LANES as usize;
+
+/// The height field at its own resolution, `coarsen` × `coarsen` cells per 3D column.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Surface {
+    /// Cells along x and y.
+    pub nx: usize,
+    pub ny: usize,
+    /// 3D columns' cells across per height-field cell.
+    pub coarsen: usize,
+    /// The surface and the ground per cell, m.
+    pub h: Vec<f32>,
+    pub ground: Vec<f32>,
+    /// Per cell the body volume its surface carries (bodies' `Cover::held`, m), which the
+    /// fluxes do not move; empty without bodies.
+    pub held: Vec<f32>,
+}
+
+impl Surface {
+    /// The top of cell c's water: its surface less the body volume it carries (ns_surface.wgsl's
+    /// `water_top`).
+    pub fn water_top(&self, c: usize) -> f32 {
+        match self.held.get(c) {
+            Some(held) => self.h[c] - held,
+            None => self.h[c],
+        }
+    }
+
+    /// Each 3D column's mean of `field` over its cells.
+    pub fn coarse_mean(&self, field: &[f32]) -> Vec<f32> {
+        let cz = self.coarsen;
+        let (cx, cy) = (self.nx / cz, self.ny / cz);
+        let mut out = vec![0.0f32; cx * cy];
+        for (c, o) in out.iter_mut().enumerate() {
+            let (ci, cj) = (c % cx, c / cx);
+            let mut sum = 0.0f32;
+            for fj in cj * cz..(cj + 1) * cz {
+                for fi in ci * cz..(ci + 1) * cz {
+                    sum += field[fj * self.nx + fi];
+                }
+            }
+            *o = sum / (cz * cz) as f32;
+        }
+        out
+    }
+
+    /// dt·coarsen/dx: a flux (m²/s) times this is metres of depth in one cell.
+    pub(crate) fn run(&self, p: &NsParams, dt: f32) -> f32 {
+        dt * self.coarsen as f32 / p.dx
+    }
+}
+
+/// The most markers a run may hold: one dispatch of 64-thread workgroups in each of two
+/// dimensions would pass it.
+pub const MOST_MARKERS: u32 = 1 << 26;
+
+/// A marker's (x, z), m: x from the domain's west side, z relative to the reference level. A
+/// marker that left through an outflow side is `GONE`.
+pub type Marker = [f32; 2];
+
+/// Where a marker that left the water lies (its slot stays used: the order never changes).
+pub const GONE: Marker = [-1.0, 0.0];
+
+/// The markers' settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MarkerParams {
+    /// Markers per cell side (per_cell = rows²).
+    pub rows: u32,
+    /// The most markers the buffer holds.
+    pub capacity: u32,
+}
+
+/// The markers and the inflow's bookkeeping: the twin of their GPU buffers.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Markers {
+    /// Every marker made, in the order it was made (left ones `GONE`).
+    pub at: Vec<Marker>,
+    /// Per layer of the inflow side: the share of a marker owed (carried to the next substep),
+    /// and the markers brought so far (which row of the face the next one takes).
+    pub owed: Vec<f32>,
+    pub brought: Vec<u32>,
+    /// Markers an inflow could not bring for want of room, since the start.
+    pub refused: u64,
+}
+
+impl Markers {
+    /// `rows`² markers on a regular lattice in every cell of the grid whose point lies under the
+    /// surface `h` and over the ground (per column), in cell order then lattice order.
+    pub fn fill(p: &NsParams, m: &MarkerParams, ground: &[f32], h: &[f32]) -> Markers {
+        let rows = m.rows as usize;
+        let mut at = Vec::new();
+        for k in 0..p.nz {
+            for i in 0..p.nx {
+                for b in 0..rows {
+                    for a in 0..rows {
+                        let x = (i as f32 + (a as f32 + 0.5) / rows as f32) * p.dx;
+                        let z = p.z0 + (k as f32 + (b as f32 + 0.5) / rows as f32) * p.dz;
+                        // The 2D grid's one row: column i.
+                        if z < h[i] && z > ground[i] && at.len() < m.capacity as usize {
+                            at.push([x, z]);
+                        }
+                    }
+                }
+            }
+        }
+        Markers {
+            at,
+            owed: vec![0.0; p.nz],
+            brought: vec![0; p.nz],
+            refused: 0,
+        }
+    }
+}
+
+impl Markers {
+    /// The book's words (ns_markers.wgsl `book`): slots used, refused, then per layer the share
+    /// owed (bits) and the markers brought.
+    pub fn book(&self, nz: usize) -> Vec<u32> {
+        let mut words = vec![self.at.len() as u32, self.refused.min(u32::MAX as u64) as u32];
+        for k in 0..nz {
+            words.push(self.owed[k].to_bits());
+            words.push(self.brought[k]);
+        }
+        words
+    }
+
+    /// The markers from the book's words and the slots' (x, z) (a readback or a checkpoint).
+    pub fn from_book(words: &[u32], at: &[Marker], nz: usize) -> Markers {
+        let used = (words[BOOK_COUNT as usize] as usize).min(at.len());
+        let faces = BOOK_FACES as usize;
+        Markers {
+            at: at[..used].to_vec(),
+            owed: (0..nz).map(|k| f32::from_bits(words[faces + 2 * k])).collect(),
+            brought: (0..nz).map(|k| words[faces + 2 * k + 1]).collect(),
+            refused: words[BOOK_REFUSED as usize] as u64,
+        }
+    }
+}
+
+/// The words of the book for `nz` layers.
+pub fn book_len(nz: usize) -> usize {
+    BOOK_FACES as usize + 2 * nz
+}
+
+/// Whether a cell of that flag holds water.
+pub fn fluid(f: u8) -> bool {
+    f == FULL || f == SURFACE
+}
+
+/// The grid's cell-centred fields, for `velocity_`/`pressure_NNNNNN.npy`.
+pub fn layer_fields(p: &NsParams, s: &NsState) -> crate::engine::solver::LayerFields {
+    let cells = p.columns() * p.nz;
+    let mut out = crate::engine::solver::LayerFields {
+        nx: p.nx,
+        ny: p.ny,
+        nz: p.nz,
+        velocity: vec![[0.0; 3]; cells],
+        pressure: vec![0.0; cells],
+    };
+    for k in 0..p.nz {
+        for j in 0..p.ny {
+            for i in 0..p.nx {
+                let c = p.cell(i, j, k);
+                if !fluid(s.flag[c]) {
+                    continue;
+                }
+                out.velocity[c] = [
+                    0.5 * (s.u[p.uf(i, j, k)] + s.u[p.uf(i + 1, j, k)]),
+                    0.5 * (s.v[p.vf(i, j, k)] + s.v[p.vf(i, j + 1, k)]),
+                    0.5 * (s.w[p.wf(i, j, k)] + s.w[p.wf(i, j, k + 1)]),
+                ];
+                out.pressure[c] = s.p[c];
+            }
+        }
+    }
+    out
+}
+
+/// The slots that hold spray or foam, in slot order (what `read_particles` gives).
+pub fn in_use(drops: &[Particle]) -> Vec<Particle> {
+    drops.iter().filter(|d| is_spray(d) || is_foam(d)).copied().collect()
+}
+
+/// The volume a corrected layer holds its height field to: the start's, as `ns_surface::volume`
+/// sums it under the bodies' start `cover` (the GPU backend gets the same pair).
+pub fn start_target(surface: &Surface, cover: &[crate::engine::bodies::Cover]) -> (f32, f32) {
+    let sum = ns_surface::volume(surface, cover);
+    (sum.hi, sum.lo)
+}

@@ -1,0 +1,135 @@
+//! The pipes model's state, shared by both backends: the columns' cells and pipes (`PipeState`,
+//! column-major here; the GPU keeps each field layer-major and `to_gpu_layout` converts), and the
+//! surface the height-field outputs read from it.
+
+use crate::engine::solver::SolverState;
+use crate::error::{Error, Result};
+use crate::models::pipes::columns::{PipeParams, SKY};
+
+/// The pipes model's state: the twin of its GPU buffers, column-major.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PipeState {
+    /// Cells per column.
+    pub layers: usize,
+    /// (floor, ceiling) per cell, units.
+    pub geometry: Vec<[i32; 2]>,
+    /// Water per cell, units.
+    pub water: Vec<u32>,
+    /// Velocity per pipe, m/s, from the cell toward its neighbour.
+    pub flow: Vec<f32>,
+    /// Units each cell gives through each pipe this substep.
+    pub given: Vec<u32>,
+    /// Each cell's limiter share this substep (1: not limited).
+    pub scale: Vec<f32>,
+    /// Each cell's mean velocity, from its pipes.
+    pub vel: Vec<[f32; 2]>,
+    /// Per column: (units per substep its sources give, held head or NO_HOLD, the spray's impact
+    /// pressure on the top cell in units of head, 0).
+    pub feed: Vec<[i32; 4]>,
+    /// Per column: water its sources, drains and open sides made since the chunk began.
+    pub exchange: Vec<i64>,
+}
+
+impl PipeState {
+    /// The state at the start: the columns' geometry and water, at rest.
+    pub fn new(columns: &crate::models::pipes::columns::Columns, feed: Vec<[i32; 4]>) -> PipeState {
+        let l = columns.layers as usize;
+        let n = feed.len();
+        let mut s = PipeState {
+            layers: l,
+            geometry: vec![[SKY, SKY]; l * n],
+            water: vec![0; l * n],
+            flow: vec![0.0; 8 * l * l * n],
+            given: vec![0; 8 * l * l * n],
+            scale: vec![1.0; l * n],
+            vel: vec![[0.0; 2]; l * n],
+            feed,
+            exchange: vec![0; n],
+        };
+        for a in 0..l {
+            for c in 0..n {
+                s.geometry[c * l + a] = columns.geometry[a * n + c];
+                s.water[c * l + a] = columns.water[a * n + c];
+            }
+        }
+        s
+    }
+
+    /// Columns.
+    pub fn columns(&self) -> usize {
+        self.feed.len()
+    }
+
+    /// A per-cell field (`per` values per cell or pipe run) in the GPU's layer-major order.
+    pub fn to_gpu_layout<T: Copy>(&self, field: &[T], per: usize) -> Vec<T> {
+        let n = self.columns();
+        (0..per * n).map(|i| field[(i % n) * per + i / n]).collect()
+    }
+
+    /// `to_gpu_layout` undone: a field read back from the GPU in this twin's column-major order.
+    pub fn in_twin_layout<T: Copy>(&self, gpu: &[T], per: usize) -> Vec<T> {
+        let n = self.columns();
+        (0..per * n).map(|i| gpu[(i % per) * n + i / per]).collect()
+    }
+
+    /// What a checkpoint keeps of this state: the water, velocities and pipes, the impact
+    /// pressures, and `particles`. The rest is rebuilt from the scene or within a step.
+    pub fn save(&self, particles: &[crate::models::pipes::spray::Particle]) -> SolverState {
+        SolverState {
+            pipe_water: self.water.clone(),
+            pipe_vel: self.vel.iter().flatten().copied().collect(),
+            pipe_flow: self.flow.clone(),
+            pipe_pressure: self.feed.iter().map(|f| f[2]).collect(),
+            particles: particles.to_vec(),
+            ..SolverState::default()
+        }
+    }
+
+    /// Takes the saved fields of `saved` (the particles are the spray's to take).
+    pub fn load(&mut self, saved: &SolverState) -> Result<()> {
+        let fits = saved.pipe_water.len() == self.water.len()
+            && saved.pipe_vel.len() == 2 * self.vel.len()
+            && saved.pipe_flow.len() == self.flow.len()
+            && saved.pipe_pressure.len() == self.feed.len();
+        if !fits {
+            return Err(Error::Unsupported(
+                "a saved state of other columns (another scene's pipes)".into(),
+            ));
+        }
+        self.water.copy_from_slice(&saved.pipe_water);
+        self.vel = saved.pipe_vel.chunks_exact(2).map(|v| [v[0], v[1]]).collect();
+        self.flow.copy_from_slice(&saved.pipe_flow);
+        for (f, &p) in self.feed.iter_mut().zip(&saved.pipe_pressure) {
+            f[2] = p;
+        }
+        Ok(())
+    }
+}
+
+/// `surface` of column `c`: the top of its highest water, or its top floor where it holds none
+/// there (units).
+pub fn surface_units(p: &PipeParams, s: &PipeState, c: usize) -> i32 {
+    let l = p.layers as usize;
+    let mut top = s.geometry[c * l][0];
+    for a in 0..l {
+        let g = s.geometry[c * l + a];
+        if g[0] == SKY {
+            break;
+        }
+        let w = s.water[c * l + a];
+        if w > 0 {
+            top = g[0] + (w as i32).min(g[1] - g[0]);
+        }
+        if g[1] == SKY {
+            top = top.max(g[0]);
+        }
+    }
+    top
+}
+
+/// h − ref in metres of every column (`surface`).
+pub fn surface(p: &PipeParams, s: &PipeState) -> Vec<f32> {
+    (0..p.columns as usize)
+        .map(|c| surface_units(p, s, c) as f32 * p.quantum)
+        .collect()
+}
