@@ -37,14 +37,15 @@ mod wgsl;
 #[doc(hidden)]
 pub mod low_level;
 
+pub use engine::bodies::SolveReport;
 pub use engine::bodies::{BodySample, BodyState};
 pub use engine::checkpoint::Checkpoint;
 #[cfg(target_arch = "wasm32")]
 pub use engine::gpu::context::take_web_errors;
 pub use engine::gpu::readback;
 pub use engine::gpu::surface::SurfaceBuffers;
-pub use engine::solver::{LayerFields, SolveReport};
 pub use error::{Error, Result};
+pub use models::navier_stokes::state::LayerFields;
 pub use models::pipes::spray::{Particle, SprayReport};
 pub use query::{QueryId, WaterSample};
 pub use scene::Scene;

@@ -544,7 +544,7 @@ fn kept_rows(path: &Path, until: u64) -> Result<Vec<String>> {
 
 /// A coupling figure of the last step for stats.csv: empty without bodies (and for a residual
 /// the GPU's Jacobi does not measure).
-fn coupling(sim: &Simulation, cell: impl Fn(crate::engine::solver::SolveReport) -> Cell) -> Cell {
+fn coupling(sim: &Simulation, cell: impl Fn(crate::engine::bodies::SolveReport) -> Cell) -> Cell {
     if sim.bodies().is_empty() {
         return Cell::Empty;
     }

@@ -68,9 +68,9 @@ pub struct Simulation {
     /// The bodies as built: their shapes, for `body_tops`.
     body_shapes: Vec<crate::engine::bodies::BodyState>,
     /// How the coupling solve went on the last step.
-    coupling: crate::engine::solver::SolveReport,
+    coupling: crate::engine::bodies::SolveReport,
     /// The Navier-Stokes layer's pressure iteration over the last chunk (None: other models).
-    pressure: Option<crate::engine::solver::SolveReport>,
+    pressure: Option<crate::engine::bodies::SolveReport>,
     /// Keeps an owned GPU context alive (None on the CPU or on a borrowed device).
     context: Option<GpuContext>,
     /// The pipes model counts its water exactly: (units now, units it should hold, m³ per unit).
@@ -708,7 +708,7 @@ impl Simulation {
         self.step = h.step;
         self.target = h.target;
         if let Some([iterations, residual]) = h.coupling {
-            self.coupling = crate::engine::solver::SolveReport {
+            self.coupling = crate::engine::bodies::SolveReport {
                 iterations,
                 residual: f32::from_bits(residual),
             };
@@ -798,7 +798,7 @@ impl Simulation {
 
     /// The Navier-Stokes layer's grid now, cell-centred: velocities (m/s) and pressure in Pa
     /// (ρ·p/ρ, relative to the air); None for the other models. A readback on the GPU.
-    pub fn layer_fields(&mut self) -> Result<Option<crate::engine::solver::LayerFields>> {
+    pub fn layer_fields(&mut self) -> Result<Option<crate::models::navier_stokes::state::LayerFields>> {
         let density = self.scene.physics.water_density as f32;
         Ok(self.solver.read_layer()?.map(|mut f| {
             f.pressure.iter_mut().for_each(|p| *p *= density);
@@ -1004,14 +1004,14 @@ impl Simulation {
 
     /// How the coupling solve went on the last step: PCG's iterations and relative residual
     /// (Jacobi: its sweeps; its residual is measured on the CPU only, NaN on the GPU).
-    pub fn coupling(&self) -> crate::engine::solver::SolveReport {
+    pub fn coupling(&self) -> crate::engine::bodies::SolveReport {
         self.coupling
     }
 
     /// The Navier-Stokes layer's pressure iteration over the last `step` call's last submit: the
     /// most red-black sweeps a substep ran and the largest |D| (1/s) one ended with. None for the
     /// other models.
-    pub fn pressure(&self) -> Option<crate::engine::solver::SolveReport> {
+    pub fn pressure(&self) -> Option<crate::engine::bodies::SolveReport> {
         self.pressure
     }
 

@@ -242,7 +242,7 @@ impl Water {
             Some(pipes) => pipes.device().clone(),
             None => solver(&mut self.sim).device().clone(),
         };
-        crate::engine::gpu::state::stage(&device, encoder, &self.surface.look, 0, bytemuck::bytes_of(&look));
+        crate::engine::gpu::binding::stage(&device, encoder, &self.surface.look, 0, bytemuck::bytes_of(&look));
         let current = match &mut self.model {
             Model::HeightField { edit } => {
                 let edits = std::mem::take(&mut self.edits);
@@ -602,7 +602,7 @@ fn record_height_field(
     let device = gpu.device().clone();
     let state = gpu.state();
     for (offset, bytes) in body_writes {
-        crate::engine::gpu::state::stage(&device, encoder, &state.bodies.states, *offset, bytes);
+        crate::engine::gpu::binding::stage(&device, encoder, &state.bodies.states, *offset, bytes);
     }
     if !edits.is_empty() {
         edit.stage(&device, encoder, state, edits);

@@ -132,7 +132,7 @@ mod tests {
 
     #[test]
     fn the_navier_stokes_uniforms_mirror_their_wgsl_field_by_field() {
-        use crate::models::navier_stokes::gpu::navier_stokes::NsUniforms;
+        use crate::models::navier_stokes::gpu::buffers::NsUniforms;
         check_mirror(
             "NsUniforms",
             size_of::<NsUniforms>(),

@@ -360,3 +360,17 @@ mod tests {
         }
     }
 }
+
+/// How the last coupling solve went.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SolveReport {
+    /// PCG iterations, or Jacobi sweeps.
+    pub iterations: u32,
+    /// |r|/|b| as the solver tracks it (PCG's recurrence; Jacobi computes it at the end).
+    pub residual: f32,
+}
+
+/// The tagged cells' bounding box (min i, min j, max i, max j), as `footprint`'s atomics leave it.
+pub type TagBox = [u32; 4];
+
+pub const EMPTY_BOX: TagBox = [u32::MAX, u32::MAX, 0, 0];

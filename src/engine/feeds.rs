@@ -40,9 +40,7 @@ struct Hydrograph {
     area: f64,
 }
 
-/// Cells between a maker side and its line source: enough that the side's Mur condition sees
-/// the outgoing wave already formed.
-pub const MAKER_INSET: u32 = 3;
+pub use crate::scene::limits::MAKER_INSET;
 
 /// A wave maker: the cells of its line source, and the height per unit of ∫f dt they take.
 #[derive(Clone, Debug)]

@@ -8,9 +8,7 @@ use bytemuck::{Pod, Zeroable};
 /// leapfrog gives g·d·dt²/dx² ≤ 1/2; 0.4 leaves 20 % for depths that grow between checks.
 pub const STABLE_K_DEPTH: f64 = 0.4;
 
-/// The most substeps Shoal will run per step; a scene that needs more is refused with a clear error
-/// (its dt is far too long for its depth), rather than crawling for hours.
-pub const MAX_SUBSTEPS: u32 = 4096;
+pub use crate::scene::limits::MAX_SUBSTEPS;
 
 /// Steps recorded per submit at most (and the size of the per-step slot and probe buffers).
 pub const MAX_CHUNK: u32 = 256;
@@ -249,4 +247,17 @@ pub fn substeps_needed(scene: &Scene, max_depth: f64) -> u32 {
     } else {
         (courant / STABLE_K_DEPTH).sqrt().ceil().min(u32::MAX as f64) as u32
     }
+}
+
+/// Whether `apply` touches nothing but the level: no sources or drains, no regions, no clamp
+/// bookkeeping. Then it is [`apply_plain`] on every cell, which the fast backend runs on the next
+/// step's read instead of writing the level back (`cpu::fast::fused`).
+pub(crate) fn is_plain(p: &Params) -> bool {
+    p.sources == 0 && p.regions == 0 && p.correct != CORRECT_CLAMPS
+}
+
+/// An f64 target as the GPU takes it: hi = the nearest f32, lo = the rest (hi + lo keeps 48 bits).
+pub fn split_target(target: f64) -> (f32, f32) {
+    let hi = target as f32;
+    (hi, (target - hi as f64) as f32)
 }

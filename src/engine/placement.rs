@@ -97,7 +97,7 @@ pub fn settle_initial_water(
     }
     let mut cover = vec![Cover::default(); eta.len()];
     let mut probe = eta.to_vec();
-    let mut tags = vec![crate::engine::cpu::bodies::EMPTY_BOX; bodies.len()];
+    let mut tags = vec![crate::engine::bodies::EMPTY_BOX; bodies.len()];
     crate::engine::cpu::bodies::footprint(params, body_params, bodies, ground, &mut probe, &mut cover, &mut tags);
     // A tagged column keeps its water up to the underside and shows the body's volume above it;
     // a flooded one keeps its water and the body's volume raises the rest.

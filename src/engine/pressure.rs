@@ -11,9 +11,6 @@
 use crate::scene::{PressureShape, Scene};
 use bytemuck::{Pod, Zeroable};
 
-/// The most `[[pressure]]` patches a scene may have (each cell sums them all, every step).
-pub const MAX_PATCHES: usize = 64;
-
 /// One patch at one step, in cell units; mirrors WGSL `Patch` (pressure.wgsl).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]

@@ -220,7 +220,7 @@ impl Schedule {
             && self.before.is_empty()
             && p.forcing == 0
             && p.correct == crate::engine::params::CORRECT_TARGET
-            && crate::engine::cpu::volume::is_plain(p)
+            && crate::engine::params::is_plain(p)
             && !self.rain
             && self.after
                 == [Pass::Reduce, Pass::Volume]

@@ -1,8 +1,10 @@
 //! The one interface the GPU and CPU backends share, so tests and the CLI drive both the same way.
 
+use crate::engine::bodies::SolveReport;
 use crate::engine::params::{Params, Totals};
 use crate::engine::state_table::Field;
 use crate::error::Result;
+use crate::models::navier_stokes::state::LayerFields;
 use crate::scene::Method;
 
 /// What a run of steps reports back: read at the end of a submit, never per step.
@@ -37,31 +39,6 @@ pub struct ChunkReport {
     /// The Navier-Stokes layer: the largest |u|·δt/δx (condition 3) any substep of the chunk
     /// reached, for the next chunk's substeps (None for the other models).
     pub flow_courant: Option<f32>,
-}
-
-/// The Navier-Stokes layer's 3D grid at one step, cell-centred, C order `[nz, ny, nx]` (z up).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct LayerFields {
-    /// Cells along x.
-    pub nx: usize,
-    /// Cells along y.
-    pub ny: usize,
-    /// Cells along z (the layers).
-    pub nz: usize,
-    /// (u, v, w) per cell, m/s: the mean of its two faces along each axis; 0 in Solid and Empty
-    /// cells.
-    pub velocity: Vec<[f32; 3]>,
-    /// Kinematic pressure p/ρ per cell (m²/s², relative to the air); 0 in Solid and Empty cells.
-    pub pressure: Vec<f32>,
-}
-
-/// How the last coupling solve went.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct SolveReport {
-    /// PCG iterations, or Jacobi sweeps.
-    pub iterations: u32,
-    /// |r|/|b| as the solver tracks it (PCG's recurrence; Jacobi computes it at the end).
-    pub residual: f32,
 }
 
 /// A backend: holds the state and runs the passes of a step. `Send` (but on the web, where wgpu's
@@ -123,7 +100,7 @@ pub trait Solver: wgpu::WasmNotSend + std::any::Any {
         Err("the CPU backends run no GPU passes; the figures are the wall clock's".into())
     }
     /// What `start_profile` has timed so far.
-    fn profile(&self) -> Option<crate::engine::gpu::profile::PassTimes> {
+    fn profile(&self) -> Option<crate::engine::solver::PassTimes> {
         None
     }
     /// While profiling, whether the next chunks take timestamps (`Simulation` alternates, so
@@ -436,12 +413,6 @@ pub struct ChunkInput {
     pub pressure: Vec<crate::engine::pressure::Patch>,
 }
 
-/// An f64 target as the GPU takes it: hi = the nearest f32, lo = the rest (hi + lo keeps 48 bits).
-pub fn split_target(target: f64) -> (f32, f32) {
-    let hi = target as f32;
-    (hi, (target - hi as f64) as f32)
-}
-
 /// The target after a chunk of `steps`. Under `CORRECT_TARGET`: the start's, the sources and
 /// drains asked for and the rain, less what the drains could not take: `shortfall` as `settle`
 /// summed it, and `last` (the chunk's last step, which the next chunk's first `settle` will read
@@ -453,4 +424,32 @@ pub fn chunk_target(input: &ChunkInput, steps: u32, params: &Params, shortfall: 
         return held as f64 + params.source_step as f64 + rain_last + last as f64;
     }
     input.target + steps as f64 * params.source_step as f64 + input.rain.total + shortfall as f64 + last as f64
+}
+
+/// What the GPU spent on one pass, summed over every time it ran while timed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PassTime {
+    /// The pass, as `--dry-run` names it.
+    pub name: &'static str,
+    /// How many times it ran.
+    pub runs: u64,
+    /// How many of those were timed.
+    pub timed: u64,
+    /// GPU seconds between its start and end timestamps, summed over the timed runs.
+    pub seconds: f64,
+    /// What one run moves per cell, by the cost model (`gpu::cost`).
+    pub bytes_per_cell: u32,
+    /// Its dispatches per run, by the cost model.
+    pub dispatches: u32,
+}
+
+/// The timestamps taken so far, per pass in the order passes first ran.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PassTimes {
+    pub passes: Vec<PassTime>,
+    /// GPU seconds from each chunk's first timestamp to its last, summed: the passes' own time
+    /// plus the gaps between them (launches, barriers).
+    pub span: f64,
+    /// Passes that ran untimed because a chunk had more than the query set holds.
+    pub untimed: u64,
 }

@@ -4,6 +4,7 @@
 //! serialising a parsed [`Scene`] writes "the scene as it was run, with every default filled in".
 
 mod fields;
+pub mod limits;
 pub(crate) mod locate;
 pub(crate) mod validate;
 

@@ -361,7 +361,7 @@ impl Check<'_> {
                 format!("must be a square number, 1 to 64 (got {})", m.per_cell),
             );
         }
-        let most = crate::models::navier_stokes::state::MOST_MARKERS;
+        let most = crate::scene::limits::MOST_MARKERS;
         if let Some(c) = m.capacity.filter(|&c| c == 0 || c > most) {
             return self.fail(
                 "navier_stokes.markers.capacity",
@@ -617,12 +617,12 @@ impl Check<'_> {
                 format!("must be a finite number ≥ 0 m (got {least})"),
             );
         }
-        if s.capacity == 0 || s.capacity > crate::models::pipes::spray::MOST_PARTICLES {
+        if s.capacity == 0 || s.capacity > crate::scene::limits::MOST_PARTICLES {
             return self.fail(
                 "spray.capacity",
                 format!(
                     "must be 1 to {} particles (got {})",
-                    crate::models::pipes::spray::MOST_PARTICLES,
+                    crate::scene::limits::MOST_PARTICLES,
                     s.capacity
                 ),
             );
@@ -692,16 +692,12 @@ impl Check<'_> {
             return self.fail("spray.wind", format!("must be finite m/s (got {:?})", s.wind()));
         }
         let cells = self.scene.grid.cells() as u64;
-        if cells
-            * crate::models::navier_stokes::spray::SLOTS as u64
-            * crate::models::navier_stokes::spray::FULL_UNITS as u64
-            > u32::MAX as u64
-        {
+        if cells * crate::scene::limits::SLOTS as u64 * crate::scene::limits::FULL_UNITS as u64 > u32::MAX as u64 {
             return self.fail(
                 "spray.enabled",
                 format!(
                     "the layer's spray holds at most {} height-field cells",
-                    crate::models::navier_stokes::spray::MOST_CELLS
+                    crate::scene::limits::MOST_CELLS
                 ),
             );
         }

@@ -73,12 +73,12 @@ impl Check<'_> {
         if scene.physics.damping_map.is_some() && model != WaterModel::HeightField {
             return self.fail("physics.damping_map", height_field_only("physics.damping_map"));
         }
-        if scene.pressure.len() > crate::engine::pressure::MAX_PATCHES {
+        if scene.pressure.len() > crate::scene::limits::MAX_PATCHES {
             return self.fail(
-                &format!("pressure[{}].strength", crate::engine::pressure::MAX_PATCHES),
+                &format!("pressure[{}].strength", crate::scene::limits::MAX_PATCHES),
                 format!(
                     "at most {} pressure patches (every cell sums them all, every step)",
-                    crate::engine::pressure::MAX_PATCHES
+                    crate::scene::limits::MAX_PATCHES
                 ),
             );
         }
@@ -130,7 +130,7 @@ impl Check<'_> {
             );
         }
         let g = &scene.grid;
-        let least = 2 * crate::engine::feeds::MAKER_INSET + 2;
+        let least = 2 * crate::scene::limits::MAKER_INSET + 2;
         let along_x = sides.west == BoundaryMode::Maker || sides.east == BoundaryMode::Maker;
         let along_y = sides.south == BoundaryMode::Maker || sides.north == BoundaryMode::Maker;
         if (along_x && g.nx < least) || (along_y && g.ny < least) {
@@ -138,7 +138,7 @@ impl Check<'_> {
                 "boundary.maker",
                 format!(
                     "a wave maker needs at least {least} cells from its side to the opposite one (its line stands {} cells in)",
-                    crate::engine::feeds::MAKER_INSET
+                    crate::scene::limits::MAKER_INSET
                 ),
             );
         }

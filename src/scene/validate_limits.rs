@@ -48,12 +48,12 @@ impl Check<'_> {
             );
         }
         self.bounded("grid.dx", g.dx, CELL, "m")?;
-        if s.time.substeps > crate::engine::params::MAX_SUBSTEPS {
+        if s.time.substeps > crate::scene::limits::MAX_SUBSTEPS {
             return self.fail(
                 "time.substeps",
                 format!(
                     "at most {} substeps a step (got {}): a step that needs more is far too long for its depth",
-                    crate::engine::params::MAX_SUBSTEPS,
+                    crate::scene::limits::MAX_SUBSTEPS,
                     s.time.substeps
                 ),
             );

@@ -2,6 +2,7 @@
 //! the same order, except the workgroup trees, which here sum in cell order.
 
 use crate::engine::bodies::{BodyParams, BodyState, Cover, MOTION_FIXED, MOTION_FREE, NO_BODY, SHAPE_BOX, TAGGED};
+use crate::engine::bodies::{TagBox, EMPTY_BOX};
 use crate::engine::params::Params;
 use glam::{Vec3, Vec4};
 
@@ -65,11 +66,6 @@ pub fn cast(b: &BodyState, x: f32, y: f32) -> (f32, f32) {
     }
     (b.position[2] + t0, b.position[2] + t1)
 }
-
-/// The tagged cells' bounding box (min i, min j, max i, max j), as `footprint`'s atomics leave it.
-pub type TagBox = [u32; 4];
-
-pub const EMPTY_BOX: TagBox = [u32::MAX, u32::MAX, 0, 0];
 
 /// The bodies' state on the CPU, the twin of the GPU's body buffers: the height-field backend's
 /// and the Navier-Stokes layer's.

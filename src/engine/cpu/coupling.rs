@@ -3,10 +3,10 @@
 //! GPU, so the two agree to the solve's tolerance, not bit for bit.
 
 use crate::engine::bodies::{BodyParams, Cover, COUPLING_PCG};
-use crate::engine::cpu::bodies::{TagBox, EMPTY_BOX};
+use crate::engine::bodies::{TagBox, EMPTY_BOX};
 use crate::engine::params::Params;
 
-pub use crate::engine::solver::SolveReport;
+pub use crate::engine::bodies::SolveReport;
 
 /// The box the solve runs over: the tagged cells and their neighbours (`plan`).
 #[derive(Clone, Copy, Debug)]

@@ -61,7 +61,7 @@ pub struct CpuSolver {
     /// Whether the passes `cpu::fast` has run there, on every core of rayon's current pool;
     /// false: every pass runs the single-threaded reference twin.
     fast: bool,
-    /// Fast backend: a correction `Volume` settled and did not write (`volume::is_plain`); the next
+    /// Fast backend: a correction `Volume` settled and did not write (`crate::engine::params::is_plain`); the next
     /// plain explicit step applies it as it reads (`fast::fused`), any other pass after `flush`.
     /// Never set between chunks.
     deferred: Option<crate::engine::params::VolumeState>,
@@ -369,7 +369,7 @@ impl CpuSolver {
     fn correct(&mut self, index: u32, rain: &crate::engine::rain::RainChunk) {
         let drops = rain.steps.get(index as usize).copied().unwrap_or_default();
         self.volume.settle(&self.params, &self.totals, index, drops.before);
-        if self.fast && drops.count == 0 && volume::is_plain(&self.params) {
+        if self.fast && drops.count == 0 && crate::engine::params::is_plain(&self.params) {
             self.deferred = Some(self.volume);
             return;
         }

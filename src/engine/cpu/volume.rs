@@ -11,7 +11,7 @@ use crate::engine::params::VolumeState;
 impl VolumeState {
     /// What the host writes at a chunk's start.
     pub fn start(target: f64) -> VolumeState {
-        let (start_hi, start_lo) = crate::engine::solver::split_target(target);
+        let (start_hi, start_lo) = crate::engine::params::split_target(target);
         VolumeState {
             start_hi,
             start_lo,
@@ -153,13 +153,6 @@ fn dry_rule(b: f32, e: f32, v: f32, r: f32) -> (f32, f32, f32) {
     } else {
         (e, v, r)
     }
-}
-
-/// Whether `apply` touches nothing but the level: no sources or drains, no regions, no clamp
-/// bookkeeping. Then it is [`apply_plain`] on every cell, which the fast backend runs on the next
-/// step's read instead of writing the level back (`cpu::fast::fused`).
-pub(crate) fn is_plain(p: &Params) -> bool {
-    p.sources == 0 && p.regions == 0 && p.correct != CORRECT_CLAMPS
 }
 
 /// `apply` on one cell (e, v, r) over ground `b`, where [`is_plain`] holds.

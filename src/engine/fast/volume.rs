@@ -2,7 +2,9 @@
 //! correction reads only that cell (and the shared per-region table), so the bands are
 //! independent and the bits are the twin's.
 
-use crate::engine::cpu::volume::{self, apply_plain, is_plain, Cells};
+use crate::engine::cpu::volume::{self, apply_plain, Cells};
+
+use crate::engine::params::is_plain;
 use crate::engine::params::{Params, VolumeState};
 use multiversion::multiversion;
 use rayon::prelude::*;

@@ -1,7 +1,7 @@
 //! The caustics pass (`wgsl/caustics.wgsl`): light refracted through the surface normals,
 //! counted on the ground. Runs after the surface pass, whose outputs it reads.
 
-use crate::engine::gpu::state::{bind_group, layout, pipeline, storage_entry, uniform_entry};
+use crate::engine::gpu::binding::{bind_group, layout, pipeline, storage_entry, uniform_entry};
 use crate::engine::gpu::surface::{Surface, SurfaceBuffers, SurfaceSource};
 
 pub struct Caustics {

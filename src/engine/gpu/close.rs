@@ -2,9 +2,9 @@
 //! partial sums, settles the volume correction and records the probes. Built only when the
 //! schedule fuses the correction (`Schedule::fuses_correction`).
 
-use crate::engine::gpu::state::{
-    bind_group, layout, pipeline, slot_bind_group, storage_entry, uniform_entry, GpuState,
-};
+use crate::engine::gpu::state::GpuState;
+
+use crate::engine::gpu::binding::{bind_group, layout, pipeline, slot_bind_group, storage_entry, uniform_entry};
 
 pub struct Close {
     close: wgpu::ComputePipeline,

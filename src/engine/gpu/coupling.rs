@@ -5,8 +5,9 @@
 //! box solve, where PCG's convergence test zeroes the indirect arguments of the iterations left.
 
 use crate::engine::bodies::{BodyParams, COUPLING_PCG};
-use crate::engine::gpu::bodies::{BodyBuffers, BodySurface};
-use crate::engine::gpu::state::{bind_group, layout, pipeline, storage_entry, uniform_entry};
+use crate::engine::gpu::binding::{bind_group, layout, pipeline, storage_entry, uniform_entry};
+use crate::engine::gpu::state::BodyBuffers;
+use crate::engine::gpu::state::BodySurface;
 
 pub struct Coupling {
     plan: wgpu::ComputePipeline,

@@ -2,8 +2,9 @@
 //! target moved by what they changed. Pipelines built once; the edit list grows when needed.
 
 use crate::engine::edit::HostEdit;
+use crate::engine::gpu::binding::{bind_group, layout, pipeline, storage_entry, uniform_entry};
 use crate::engine::gpu::reduce::Reduce;
-use crate::engine::gpu::state::{bind_group, layout, pipeline, storage_entry, uniform_entry, GpuState};
+use crate::engine::gpu::state::GpuState;
 
 pub struct Edit {
     apply: wgpu::ComputePipeline,
@@ -88,7 +89,7 @@ impl Edit {
         }
         let mut bytes = bytemuck::bytes_of(&[edits.len() as u32, 0, 0, 0]).to_vec();
         bytes.extend_from_slice(bytemuck::cast_slice(edits));
-        crate::engine::gpu::state::stage(device, encoder, &self.list, 0, &bytes);
+        crate::engine::gpu::binding::stage(device, encoder, &self.list, 0, &bytes);
     }
 
     /// Records the staged edits on the current level, with the target moved by what they changed:

@@ -3,7 +3,9 @@
 //! one bind group per direction, picked by `state.current`) and group 2 (the per-step slot).
 //! Built once; the passes' pipeline layouts use these same layouts.
 
-use crate::engine::gpu::state::{bind_group, layout, slot_bind_group, storage_entry, uniform_entry, GpuState};
+use crate::engine::gpu::state::GpuState;
+
+use crate::engine::gpu::binding::{bind_group, layout, slot_bind_group, storage_entry, uniform_entry};
 
 /// The bind groups every pass that reads a level shares (`wgsl/level.wgsl`).
 pub struct LevelBindings {

@@ -1,4 +1,5 @@
 //! The GPU backend: state in storage buffers, one struct per WGSL pass, readback only on request.
+pub mod binding;
 pub mod bodies;
 pub mod caustics;
 pub mod close;
@@ -403,7 +404,7 @@ impl GpuSolver {
 
     /// Writes the volume target the GPU starts from (metres·cells above the still water).
     pub fn set_target(&self, target: f64) {
-        let (hi, lo) = crate::engine::solver::split_target(target);
+        let (hi, lo) = crate::engine::params::split_target(target);
         self.queue.write_buffer(
             &self.state.books,
             books_at(Books::Volume),
@@ -483,7 +484,7 @@ impl Solver for GpuSolver {
             books_at(Books::FirstBadStep),
             bytemuck::bytes_of(&u32::MAX),
         );
-        let (hi, lo) = crate::engine::solver::split_target(input.target);
+        let (hi, lo) = crate::engine::params::split_target(input.target);
         self.volume.upload_rain(&self.device, &self.queue, &input.rain);
         if let Some(p) = &self.pressure {
             p.upload(&self.queue, &input.pressure);
@@ -540,7 +541,7 @@ impl Solver for GpuSolver {
         }
         let totals = head.totals;
         let coupling = match &self.bodies {
-            Some((_, coupling)) if body_bytes > 0 => crate::engine::solver::SolveReport {
+            Some((_, coupling)) if body_bytes > 0 => crate::engine::bodies::SolveReport {
                 iterations: head.solve.iterations,
                 residual: if coupling.is_pcg() {
                     head.solve.residual()
@@ -678,7 +679,7 @@ impl Solver for GpuSolver {
         Ok(())
     }
 
-    fn profile(&self) -> Option<profile::PassTimes> {
+    fn profile(&self) -> Option<crate::engine::solver::PassTimes> {
         self.profiler.as_ref().map(|p| p.times().clone())
     }
 

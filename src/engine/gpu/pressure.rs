@@ -2,8 +2,9 @@
 //! patches. Pipeline and bind groups built once; the patches are uploaded (batch runs) or staged
 //! in the encoder (embedded runs) per chunk, like the rain.
 
+use crate::engine::gpu::binding::{bind_group, filled_buffer, layout, pipeline, storage_entry, uniform_entry};
 use crate::engine::gpu::level::LevelBindings;
-use crate::engine::gpu::state::{bind_group, filled_buffer, layout, pipeline, storage_entry, uniform_entry, GpuState};
+use crate::engine::gpu::state::GpuState;
 use crate::engine::pressure::Patch;
 
 /// Mirror of WGSL `PressureParams`.
@@ -46,7 +47,7 @@ impl Pressure {
             device,
             "pressure params",
             bytemuck::bytes_of(&pp),
-            crate::engine::gpu::state::UNIFORM,
+            crate::engine::gpu::binding::UNIFORM,
         );
         let patches = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("pressure patches"),
@@ -77,7 +78,7 @@ impl Pressure {
 
     /// Stages them as a copy in `encoder`, before the pass that steps them (embedded runs).
     pub fn stage(&self, device: &wgpu::Device, encoder: &mut wgpu::CommandEncoder, patches: &[Patch]) {
-        crate::engine::gpu::state::stage(device, encoder, &self.patches, 0, bytemuck::cast_slice(patches));
+        crate::engine::gpu::binding::stage(device, encoder, &self.patches, 0, bytemuck::cast_slice(patches));
     }
 
     /// Records step `slot_offset`'s head.

@@ -1,8 +1,8 @@
 //! The probe pass (`wgsl/probe.wgsl`): eta at the probe cells into a per-step history buffer.
 
-use crate::engine::gpu::state::{
-    bind_group, layout, pipeline, slot_bind_group, storage_entry, uniform_entry, GpuState,
-};
+use crate::engine::gpu::state::GpuState;
+
+use crate::engine::gpu::binding::{bind_group, layout, pipeline, slot_bind_group, storage_entry, uniform_entry};
 
 pub struct Probe {
     record: wgpu::ComputePipeline,

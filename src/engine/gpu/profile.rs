@@ -4,39 +4,12 @@
 //! chunk's report readback: profiling adds no readback inside the step loop, only the split into
 //! compute passes (which changes nothing a pass computes).
 
+use crate::engine::solver::{PassTime, PassTimes};
 use crate::error::Result;
 
 /// Queries one chunk can hold: wgpu's limit for a query set, two per timed pass. Passes past it
 /// run untimed (and are counted as such).
 const QUERIES: u32 = wgpu::QUERY_SET_MAX_QUERIES;
-
-/// What the GPU spent on one pass, summed over every time it ran while timed.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PassTime {
-    /// The pass, as `--dry-run` names it.
-    pub name: &'static str,
-    /// How many times it ran.
-    pub runs: u64,
-    /// How many of those were timed.
-    pub timed: u64,
-    /// GPU seconds between its start and end timestamps, summed over the timed runs.
-    pub seconds: f64,
-    /// What one run moves per cell, by the cost model (`gpu::cost`).
-    pub bytes_per_cell: u32,
-    /// Its dispatches per run, by the cost model.
-    pub dispatches: u32,
-}
-
-/// The timestamps taken so far, per pass in the order passes first ran.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct PassTimes {
-    pub passes: Vec<PassTime>,
-    /// GPU seconds from each chunk's first timestamp to its last, summed: the passes' own time
-    /// plus the gaps between them (launches, barriers).
-    pub span: f64,
-    /// Passes that ran untimed because a chunk had more than the query set holds.
-    pub untimed: u64,
-}
 
 /// The query set, its resolve and readback buffers, and what was timed.
 pub struct Profiler {

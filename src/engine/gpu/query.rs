@@ -3,7 +3,9 @@
 //! Pipeline and layouts built once; the point and sample buffers grow, with their bind group,
 //! when a query brings more points than they hold.
 
-use crate::engine::gpu::state::{bind_group, layout, pipeline, storage_entry, uniform_entry, GpuState};
+use crate::engine::gpu::state::GpuState;
+
+use crate::engine::gpu::binding::{bind_group, layout, pipeline, storage_entry, uniform_entry};
 use crate::query::{QueryParams, RawSample};
 use wgpu::util::DeviceExt;
 
@@ -50,7 +52,7 @@ impl Query {
         let uniforms = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("query params"),
             contents: bytemuck::bytes_of(&QueryParams::default()),
-            usage: crate::engine::gpu::state::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            usage: crate::engine::gpu::binding::UNIFORM | wgpu::BufferUsages::COPY_DST,
         });
         let capacity = 64;
         let points = storage(device, "query points", capacity * 8, wgpu::BufferUsages::COPY_DST);
@@ -116,8 +118,8 @@ impl Query {
             dx,
             _pad: [0; 2],
         };
-        crate::engine::gpu::state::stage(device, encoder, &self.uniforms, 0, bytemuck::bytes_of(&qp));
-        crate::engine::gpu::state::stage(device, encoder, &self.points, 0, bytemuck::cast_slice(points));
+        crate::engine::gpu::binding::stage(device, encoder, &self.uniforms, 0, bytemuck::bytes_of(&qp));
+        crate::engine::gpu::binding::stage(device, encoder, &self.points, 0, bytemuck::cast_slice(points));
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("shoal query"),

@@ -4,7 +4,7 @@
 //! or whole units (u32, the pipes); either is 4 bytes. Grown, with the bind group, when a chunk
 //! brings more entries than they hold.
 
-use crate::engine::gpu::state::{bind_group, storage_entry};
+use crate::engine::gpu::binding::{bind_group, storage_entry};
 use crate::engine::rain::RainStep;
 
 const STEP_BYTES: u64 = std::mem::size_of::<RainStep>() as u64;
@@ -138,9 +138,9 @@ impl RainBuffers {
         values: &[u32],
     ) {
         if self.fit(device, steps, cells.len()) {
-            crate::engine::gpu::state::stage(device, encoder, &self.steps, 0, bytemuck::cast_slice(steps));
-            crate::engine::gpu::state::stage(device, encoder, &self.cells, 0, bytemuck::cast_slice(cells));
-            crate::engine::gpu::state::stage(device, encoder, &self.values, 0, bytemuck::cast_slice(values));
+            crate::engine::gpu::binding::stage(device, encoder, &self.steps, 0, bytemuck::cast_slice(steps));
+            crate::engine::gpu::binding::stage(device, encoder, &self.cells, 0, bytemuck::cast_slice(cells));
+            crate::engine::gpu::binding::stage(device, encoder, &self.values, 0, bytemuck::cast_slice(values));
         }
     }
 

@@ -1,6 +1,8 @@
 //! The reduction pass (`wgsl/reduce.wgsl`): wet-surface sum and count, largest depth, NaN flag.
 
-use crate::engine::gpu::state::{bind_group, layout, linear_groups, pipeline, storage_entry, uniform_entry, GpuState};
+use crate::engine::gpu::state::GpuState;
+
+use crate::engine::gpu::binding::{bind_group, layout, linear_groups, pipeline, storage_entry, uniform_entry};
 
 pub struct Reduce {
     partial_sums: wgpu::ComputePipeline,

@@ -8,7 +8,7 @@ include!(concat!(env!("OUT_DIR"), "/shaders.rs"));
 /// Compiles one of these sources into a shader module; where the device takes uniform buffers
 /// as storage (`state::uniforms_as_storage`), its uniforms are declared read-only storage.
 pub fn module(device: &wgpu::Device, label: &str, source: &'static str) -> wgpu::ShaderModule {
-    let source: std::borrow::Cow<'static, str> = if crate::engine::gpu::state::uniforms_as_storage(device) {
+    let source: std::borrow::Cow<'static, str> = if crate::engine::gpu::binding::uniforms_as_storage(device) {
         source.replace("var<uniform>", "var<storage, read>").into()
     } else {
         source.into()

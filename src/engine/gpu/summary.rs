@@ -2,7 +2,7 @@
 //! Pipeline and bind groups built once; the chunk's first step goes in as a uniform, written
 //! before a batch chunk or staged in an embedded one's encoder.
 
-use crate::engine::gpu::state::{bind_group, filled_buffer, layout, pipeline, storage_entry, uniform_entry};
+use crate::engine::gpu::binding::{bind_group, filled_buffer, layout, pipeline, storage_entry, uniform_entry};
 use crate::summary::SummaryParams;
 
 /// What the pass folds: the ground (b − ref), the surface of each ping-pong level (h − ref;
@@ -44,7 +44,7 @@ impl Summary {
             cells: source.cells,
             _pad: 0,
         };
-        let usage = crate::engine::gpu::state::UNIFORM | wgpu::BufferUsages::COPY_DST;
+        let usage = crate::engine::gpu::binding::UNIFORM | wgpu::BufferUsages::COPY_DST;
         let uniforms = filled_buffer(device, "summary params", bytemuck::bytes_of(&params), usage);
         let shared = bind_group(
             device,
@@ -77,7 +77,7 @@ impl Summary {
     /// Stages it in `encoder` before an embedded chunk's pass.
     pub fn stage(&self, device: &wgpu::Device, encoder: &mut wgpu::CommandEncoder, first_step: u64) {
         let sp = self.params(first_step);
-        crate::engine::gpu::state::stage(device, encoder, &self.uniforms, 0, bytemuck::bytes_of(&sp));
+        crate::engine::gpu::binding::stage(device, encoder, &self.uniforms, 0, bytemuck::bytes_of(&sp));
     }
 
     /// Records the fold of level `current` for the step whose slot is at `slot_offset`.
@@ -86,7 +86,7 @@ impl Summary {
         pass.set_bind_group(0, &self.shared, &[]);
         pass.set_bind_group(1, &self.levels[current], &[]);
         pass.set_bind_group(2, slot, &[slot_offset]);
-        let (x, y) = crate::engine::gpu::state::linear_groups(self.params.cells.div_ceil(256), 65535);
+        let (x, y) = crate::engine::gpu::binding::linear_groups(self.params.cells.div_ceil(256), 65535);
         pass.dispatch_workgroups(x, y, 1);
     }
 }

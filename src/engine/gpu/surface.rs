@@ -1,7 +1,9 @@
 //! The surface pass (`wgsl/surface.wgsl`): the current level copied into the stable buffers a
 //! renderer binds, with normals and the wetness map. Pipelines and bind groups built once.
 
-use crate::engine::gpu::state::{bind_group, layout, pipeline, storage_entry, GpuState};
+use crate::engine::gpu::state::GpuState;
+
+use crate::engine::gpu::binding::{bind_group, layout, pipeline, storage_entry};
 
 /// What the render-side passes read of a model's state: the grid, the ground and the level
 /// (h − ref per cell, by ping-pong index), and what covers each column.
@@ -107,14 +109,14 @@ impl Surface {
         let look = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("look"),
             size: std::mem::size_of::<Look>() as u64,
-            usage: crate::engine::gpu::state::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            usage: crate::engine::gpu::binding::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
         let shared_layout = layout(
             device,
             "surface shared",
             &[
-                crate::engine::gpu::state::uniform_entry(0, false),
+                crate::engine::gpu::binding::uniform_entry(0, false),
                 storage_entry(1, true),
                 storage_entry(2, false),
                 storage_entry(3, false),

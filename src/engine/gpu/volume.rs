@@ -1,8 +1,9 @@
 //! The volume pass (`wgsl/volume.wgsl`): the global correction and sources and drains, with the
 //! target kept on the GPU. Pipelines and bind groups built once.
 
+use crate::engine::gpu::binding::{bind_group_at, layout, pipeline, storage_entry, uniform_entry};
 use crate::engine::gpu::level::LevelBindings;
-use crate::engine::gpu::state::{bind_group_at, layout, pipeline, storage_entry, uniform_entry, GpuState};
+use crate::engine::gpu::state::GpuState;
 
 /// One entry point's pipeline and the bind groups it takes at groups 0, 1 (`levels[p][q]`: level
 /// p, written in place, and region labels q) and 3 (the rain: `None` for the whole chunk's,

@@ -3,7 +3,7 @@
 //! at the scene's resolution. What the backends are built from.
 
 use crate::models::navier_stokes::state::{
-    MarkerParams, Markers, NsParams, NsState, Surface, FULL, SURFACE, WHOLE_SIDE,
+    MarkerParams, Markers, NsParams, NsState, Surface, EMPTY, FULL, SURFACE, WHOLE_SIDE,
 };
 use crate::scene::NsSurfaceMode;
 use crate::scene::Scene;
@@ -47,7 +47,7 @@ pub fn first_budget(max_sweeps: u32) -> u32 {
 /// substep's sweeps as dispatches (4 per sweep, the converged ones empty), so the budget keeps
 /// that count near what the flow needs rather than at `max_sweeps` (2000 by default); both
 /// backends follow it, so they stay twins.
-pub fn next_budget(budget: u32, report: crate::engine::solver::SolveReport, epsilon: f32, max_sweeps: u32) -> u32 {
+pub fn next_budget(budget: u32, report: crate::engine::bodies::SolveReport, epsilon: f32, max_sweeps: u32) -> u32 {
     let ran_out = report.residual >= epsilon || report.residual.is_nan();
     let want = if ran_out {
         budget.saturating_mul(2)
@@ -173,12 +173,7 @@ impl NsLayer {
         for (at, p) in state.p.iter_mut().enumerate() {
             if matches!(state.flag[at], FULL | SURFACE) {
                 let c = at % columns;
-                *p += crate::models::navier_stokes::cpu::navier_stokes::applied(
-                    &params,
-                    &start,
-                    c % params.nx,
-                    c / params.nx,
-                );
+                *p += crate::models::navier_stokes::state::applied(&params, &start, c % params.nx, c / params.nx);
             }
         }
         let markers = markers.then(|| {
@@ -209,4 +204,37 @@ pub fn substeps_needed(scene: &Scene, max_depth: f64) -> u32 {
     let dx = scene.grid.dx * ns.coarsen as f64;
     let courant = (scene.physics.gravity * max_depth.max(0.0)).sqrt() * scene.time.dt / dx;
     ((courant / NS_COURANT).ceil() as u32).max(1)
+}
+
+impl NsState {
+    /// Water at rest at `h` over `ground` (per column), the pressure hydrostatic.
+    pub fn at_rest(p: &NsParams, ground: &[f32], h: &[f32]) -> NsState {
+        let cells = p.columns() * p.nz;
+        let mut s = NsState {
+            flag: vec![EMPTY; cells],
+            p: vec![0.0; cells],
+            u: vec![0.0; (p.nx + 1) * p.ny * p.nz],
+            v: vec![0.0; p.nx * (p.ny + 1) * p.nz],
+            w: vec![0.0; p.columns() * (p.nz + 1)],
+            h: h.iter().zip(ground).map(|(&h, &b)| h.max(b)).collect(),
+            ground: ground.to_vec(),
+        };
+        crate::models::navier_stokes::cpu::navier_stokes::set_flags(p, &mut s);
+        for c in 0..p.columns() {
+            for k in 0..p.nz {
+                let at = c + k * p.columns();
+                if matches!(s.flag[at], FULL | SURFACE) {
+                    s.p[at] = p.g * (s.h[c] - p.centre(k));
+                }
+            }
+        }
+        s
+    }
+}
+
+/// The volume a corrected layer holds its height field to: the start's, as `ns_surface::volume`
+/// sums it under the bodies' start `cover` (the GPU backend gets the same pair).
+pub fn start_target(surface: &Surface, cover: &[crate::engine::bodies::Cover]) -> (f32, f32) {
+    let sum = crate::models::navier_stokes::cpu::ns_surface::volume(surface, cover);
+    (sum.hi, sum.lo)
 }

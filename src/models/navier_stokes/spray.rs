@@ -10,10 +10,6 @@ pub use crate::wgsl::ns_spray::{
     FULL_UNITS, IN_FLIGHT, SLOTS, T_ENDED, T_FOAM, T_LEFT, T_MADE, T_REFUSED, T_SPLIT, T_SPRAY,
 };
 
-/// The most height-field cells a layer with spray may have: every slot full of full-size
-/// particles must count in a u32 of units.
-pub const MOST_CELLS: u64 = u32::MAX as u64 / (SLOTS as u64 * FULL_UNITS as u64);
-
 /// Mirror of WGSL `NsSprayParams` (ns_spray.wgsl).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]

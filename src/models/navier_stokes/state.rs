@@ -2,7 +2,7 @@
 //! grid's fields (`NsState`), the height field at its own resolution (`Surface`) and the marker
 //! particles of 2D runs (`Markers`). The GPU's buffers mirror these; the CPU twins step them.
 
-use crate::models::navier_stokes::cpu::ns_surface;
+use crate::models::navier_stokes::forcing::Substep;
 use crate::models::navier_stokes::spray::{is_foam, is_spray};
 use crate::models::pipes::spray::Particle;
 use crate::wgsl::ns_markers::{BOOK_COUNT, BOOK_FACES, BOOK_REFUSED};
@@ -120,32 +120,6 @@ impl NsParams {
     }
 }
 
-impl NsState {
-    /// Water at rest at `h` over `ground` (per column), the pressure hydrostatic.
-    pub fn at_rest(p: &NsParams, ground: &[f32], h: &[f32]) -> NsState {
-        let cells = p.columns() * p.nz;
-        let mut s = NsState {
-            flag: vec![EMPTY; cells],
-            p: vec![0.0; cells],
-            u: vec![0.0; (p.nx + 1) * p.ny * p.nz],
-            v: vec![0.0; p.nx * (p.ny + 1) * p.nz],
-            w: vec![0.0; p.columns() * (p.nz + 1)],
-            h: h.iter().zip(ground).map(|(&h, &b)| h.max(b)).collect(),
-            ground: ground.to_vec(),
-        };
-        crate::models::navier_stokes::cpu::navier_stokes::set_flags(p, &mut s);
-        for c in 0..p.columns() {
-            for k in 0..p.nz {
-                let at = c + k * p.columns();
-                if matches!(s.flag[at], FULL | SURFACE) {
-                    s.p[at] = p.g * (s.h[c] - p.centre(k));
-                }
-            }
-        }
-        s
-    }
-}
-
 /// Height-field cells per strip of the volume's first level (one GPU thread each).
 pub const STRIP: usize = crate::wgsl::ns_surface::STRIP as usize;
 /// Lanes of the volume's second level (one GPU workgroup).
@@ -200,10 +174,6 @@ impl Surface {
         dt * self.coarsen as f32 / p.dx
     }
 }
-
-/// The most markers a run may hold: one dispatch of 64-thread workgroups in each of two
-/// dimensions would pass it.
-pub const MOST_MARKERS: u32 = 1 << 26;
 
 /// A marker's (x, z), m: x from the domain's west side, z relative to the reference level. A
 /// marker that left through an outflow side is `GONE`.
@@ -299,9 +269,9 @@ pub fn fluid(f: u8) -> bool {
 }
 
 /// The grid's cell-centred fields, for `velocity_`/`pressure_NNNNNN.npy`.
-pub fn layer_fields(p: &NsParams, s: &NsState) -> crate::engine::solver::LayerFields {
+pub fn layer_fields(p: &NsParams, s: &NsState) -> crate::models::navier_stokes::state::LayerFields {
     let cells = p.columns() * p.nz;
-    let mut out = crate::engine::solver::LayerFields {
+    let mut out = crate::models::navier_stokes::state::LayerFields {
         nx: p.nx,
         ny: p.ny,
         nz: p.nz,
@@ -332,9 +302,32 @@ pub fn in_use(drops: &[Particle]) -> Vec<Particle> {
     drops.iter().filter(|d| is_spray(d) || is_foam(d)).copied().collect()
 }
 
-/// The volume a corrected layer holds its height field to: the start's, as `ns_surface::volume`
-/// sums it under the bodies' start `cover` (the GPU backend gets the same pair).
-pub fn start_target(surface: &Surface, cover: &[crate::engine::bodies::Cover]) -> (f32, f32) {
-    let sum = ns_surface::volume(surface, cover);
-    (sum.hi, sum.lo)
+/// The Navier-Stokes layer's 3D grid at one step, cell-centred, C order `[nz, ny, nx]` (z up).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LayerFields {
+    /// Cells along x.
+    pub nx: usize,
+    /// Cells along y.
+    pub ny: usize,
+    /// Cells along z (the layers).
+    pub nz: usize,
+    /// (u, v, w) per cell, m/s: the mean of its two faces along each axis; 0 in Solid and Empty
+    /// cells.
+    pub velocity: Vec<[f32; 3]>,
+    /// Kinematic pressure p/ρ per cell (m²/s², relative to the air); 0 in Solid and Empty cells.
+    pub pressure: Vec<f32>,
+}
+
+/// The pressure applied over column (i, j) (§7.2, kinematic): the forcing's mean plus its
+/// travelling wave at the column's centre.
+pub fn applied(p: &NsParams, forcing: &Substep, i: usize, j: usize) -> f32 {
+    let (x, y) = ((i as f32 + 0.5) * p.dx, (j as f32 + 0.5) * p.dx);
+    let [k, dx, dy] = p.wave;
+    forcing.pressure + forcing.wave * (k * (x * dx + y * dy) - forcing.phase).cos()
+}
+
+/// Whether layer k's centre lies in the inflow's window.
+pub fn in_window(p: &NsParams, k: usize) -> bool {
+    let z = p.centre(k);
+    z >= p.window[0] && z <= p.window[1]
 }

@@ -7,9 +7,6 @@ use bytemuck::{Pod, Zeroable};
 
 pub use crate::wgsl::spray::{MOST_PER_FACE, SCAN_BLOCK};
 
-/// The largest `[spray] capacity`: one dispatch of 64-particle workgroups in one dimension.
-pub const MOST_PARTICLES: u32 = 65535 * 64;
-
 /// Mirror of WGSL `Particle` (spray.wgsl): 32 bytes, for an embedding renderer's vertex pulling.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]

@@ -1,8 +1,9 @@
 //! The implicit ADI step pass (`wgsl/adi.wgsl`): its pipelines, its work buffers and the
 //! per-dispatch sweep configurations, built once. See the WGSL header for the numerics.
 
+use crate::engine::gpu::binding::{filled_buffer, layout, pipeline, storage_entry, zeroed_buffer};
 use crate::engine::gpu::level::LevelBindings;
-use crate::engine::gpu::state::{filled_buffer, layout, pipeline, storage_entry, zeroed_buffer, GpuState};
+use crate::engine::gpu::state::GpuState;
 use crate::engine::params::Params;
 use crate::error::{Error, Result};
 use crate::scene::BoundaryMode;
@@ -168,7 +169,7 @@ impl Adi {
         };
         check_limits(&limits, nx, ny, work.len * 4, scratch_bytes)?;
         let config_stride = (std::mem::size_of::<Sweep>() as u32)
-            .next_multiple_of(crate::engine::gpu::state::dynamic_offset_alignment(&limits));
+            .next_multiple_of(crate::engine::gpu::binding::dynamic_offset_alignment(&limits));
         let plan = SweepPlan::new(params, tiling, fused, periodic, &work, config_stride);
         let buffers = SweepBuffers::new(device, &plan.configs, config_stride, work.len * 4, scratch_bytes);
         let module = crate::engine::gpu::shaders::module(device, "adi.wgsl", crate::engine::gpu::shaders::ADI);
@@ -427,7 +428,12 @@ impl SweepBuffers {
             let at = k * config_stride as usize;
             config_bytes[at..at + std::mem::size_of::<Sweep>()].copy_from_slice(bytemuck::bytes_of(c));
         }
-        let config_buffer = filled_buffer(device, "adi sweeps", &config_bytes, crate::engine::gpu::state::UNIFORM);
+        let config_buffer = filled_buffer(
+            device,
+            "adi sweeps",
+            &config_bytes,
+            crate::engine::gpu::binding::UNIFORM,
+        );
         let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
         let storage = |label: &str, size: u64| zeroed_buffer(device, label, size.max(16), usage);
         let work_buffer = storage("adi work", work_bytes);

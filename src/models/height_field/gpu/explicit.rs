@@ -1,8 +1,9 @@
 //! The explicit step pass (`wgsl/explicit.wgsl`): pipelines, built once; it binds the shared
 //! [`LevelBindings`].
 
+use crate::engine::gpu::binding::{linear_groups, pipeline};
 use crate::engine::gpu::level::LevelBindings;
-use crate::engine::gpu::state::{linear_groups, pipeline, GpuState};
+use crate::engine::gpu::state::GpuState;
 
 /// What one explicit substep does beside stepping (`explicit.wgsl`'s four step entries).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

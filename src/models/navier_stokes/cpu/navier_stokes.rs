@@ -21,6 +21,7 @@
 //! (face k is the floor of cell k).
 
 use crate::models::navier_stokes::forcing::{Substep, INFLOW, OUTFLOW, WALL};
+use crate::models::navier_stokes::state::{applied, in_window};
 use crate::models::navier_stokes::state::{
     fluid, NsParams, NsState, PressureReport, Surface, EMPTY, FULL, SOLID, SURFACE,
 };
@@ -406,14 +407,6 @@ pub(crate) fn ghost_share(p: &NsParams, s: &NsState, column: usize, k: usize) ->
     })
 }
 
-/// The pressure applied over column (i, j) (§7.2, kinematic): the forcing's mean plus its
-/// travelling wave at the column's centre.
-pub fn applied(p: &NsParams, forcing: &Substep, i: usize, j: usize) -> f32 {
-    let (x, y) = ((i as f32 + 0.5) * p.dx, (j as f32 + 0.5) * p.dx);
-    let [k, dx, dy] = p.wave;
-    forcing.pressure + forcing.wave * (k * (x * dx + y * dy) - forcing.phase).cos()
-}
-
 /// The Surface cells' pressure: the ghost-fluid line from the Full cell under them to the applied
 /// pressure at the surface (`ghost_share`), or hydrostatic from the surface where no Full cell
 /// is under; Empty cells the applied pressure. At rest with none applied both give g·(h − z_c).
@@ -457,12 +450,6 @@ fn side_velocity(
         WALL => 0.0,
         _ => 0.0,
     }
-}
-
-/// Whether layer k's centre lies in the inflow's window.
-pub fn in_window(p: &NsParams, k: usize) -> bool {
-    let z = p.centre(k);
-    z >= p.window[0] && z <= p.window[1]
 }
 
 /// Whether the neighbour (i, j, k) of a Full cell takes part in its pressure update: a cell

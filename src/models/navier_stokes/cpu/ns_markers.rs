@@ -5,8 +5,8 @@
 //! them in the same order with the same f32 operations (integer counts on the GPU are atomics,
 //! which sum to the same).
 
-use crate::models::navier_stokes::cpu::navier_stokes::{applied, in_window};
 use crate::models::navier_stokes::forcing::{Substep, INFLOW, OUTFLOW};
+use crate::models::navier_stokes::state::{applied, in_window};
 use crate::models::navier_stokes::state::{
     MarkerParams, Markers, NsParams, NsState, Surface, EMPTY, FULL, GONE, SOLID, SURFACE,
 };

@@ -1,18 +1,18 @@
 //! The Navier-Stokes layer on the CPU (seed 003): `navier_stokes::step_with` per
 //! substep, the global volume correction on the height field after each step, and the probes.
 
+use crate::engine::bodies::SolveReport;
 use crate::engine::params::{Params, Totals};
 use crate::engine::schedule::{Pass, Schedule};
-use crate::engine::solver::{ChunkInput, ChunkReport, SolveReport, Solver, SolverState};
+use crate::engine::solver::{ChunkInput, ChunkReport, Solver, SolverState};
 use crate::error::{Error, Result};
 use crate::models::navier_stokes::cpu::navier_stokes;
 use crate::models::navier_stokes::cpu::ns_spray::NsSprayState;
 use crate::models::navier_stokes::cpu::ns_surface;
+use crate::models::navier_stokes::setup::start_target;
 use crate::models::navier_stokes::setup::NsLayer;
 use crate::models::navier_stokes::spray::NsSprayParams;
-use crate::models::navier_stokes::state::{
-    in_use, start_target, MarkerParams, Markers, NsParams, NsState, PressureReport, Surface,
-};
+use crate::models::navier_stokes::state::{in_use, MarkerParams, Markers, NsParams, NsState, PressureReport, Surface};
 
 /// The backend.
 pub struct CpuNs {
@@ -279,7 +279,7 @@ impl Solver for CpuNs {
         Ok(self.spray.as_ref().map_or_else(Vec::new, |(_, s)| in_use(&s.drops)))
     }
 
-    fn read_layer(&mut self) -> Result<Option<crate::engine::solver::LayerFields>> {
+    fn read_layer(&mut self) -> Result<Option<crate::models::navier_stokes::state::LayerFields>> {
         Ok(Some(crate::models::navier_stokes::state::layer_fields(
             &self.params,
             &self.state,

@@ -2,14 +2,19 @@
 //! `cpu::ns_bodies`) and the height field's body passes (`bodies.wgsl`, `coupling.wgsl`) bound to
 //! the layer's surface, built once.
 
-use crate::engine::gpu::bodies::{Bodies, BodyBuffers, BodySurface};
-use crate::engine::gpu::coupling::Coupling;
-use crate::engine::gpu::state::{
+use crate::engine::gpu::bodies::Bodies;
+
+use crate::engine::gpu::state::BodySurface;
+
+use crate::engine::gpu::binding::{
     bind_group, filled_buffer, layout, pipeline, storage_entry, uniform_entry, zeroed_buffer,
 };
+use crate::engine::gpu::coupling::Coupling;
+use crate::engine::gpu::state::BodyBuffers;
 use crate::engine::schedule::Pass;
 use crate::engine::solver::Setup;
-use crate::models::navier_stokes::gpu::navier_stokes::{NavierStokes, NsBuffers};
+use crate::models::navier_stokes::gpu::buffers::NsBuffers;
+use crate::models::navier_stokes::gpu::navier_stokes::NavierStokes;
 
 /// The loads pass: one workgroup per body.
 struct Loads {
@@ -45,7 +50,7 @@ impl LayerBodies {
             device,
             "ns body surface params",
             bytemuck::bytes_of(&setup.params),
-            crate::engine::gpu::state::UNIFORM,
+            crate::engine::gpu::binding::UNIFORM,
         );
         // The coupling adds its correction to a per-step change as well; the layer has none.
         let change = zeroed_buffer(device, "ns body change (scratch)", nx as u64 * ny as u64 * 4, storage);

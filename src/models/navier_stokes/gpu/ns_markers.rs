@@ -2,10 +2,10 @@
 //! `cpu::ns_markers`: the markers, their per-cell counts, the inflow's book and the columns'
 //! highest marker; pipelines and bind groups built once.
 
-use crate::engine::gpu::state::{
+use crate::engine::gpu::binding::{
     dispatch, filled_buffer, layout, linear_groups, pipeline, storage_entry, uniform_entry, zeroed_buffer,
 };
-use crate::models::navier_stokes::gpu::navier_stokes::{NsBuffers, WG};
+use crate::models::navier_stokes::gpu::buffers::{NsBuffers, WG};
 use crate::models::navier_stokes::state::{MarkerParams, Markers};
 use bytemuck::{Pod, Zeroable};
 use wgpu::BufferUsages as U;
@@ -72,7 +72,7 @@ impl NsMarkers {
             device,
             "ns marker uniforms",
             bytemuck::bytes_of(&uniforms),
-            crate::engine::gpu::state::UNIFORM,
+            crate::engine::gpu::binding::UNIFORM,
         );
         let mut at = start.at.clone();
         at.resize(params.capacity as usize, [0.0; 2]);
@@ -100,7 +100,7 @@ impl NsMarkers {
             &[storage_entry(0, false), storage_entry(1, true)],
         );
         let group = |label: &str, layout: &wgpu::BindGroupLayout, buffers: &[&wgpu::Buffer]| {
-            crate::engine::gpu::state::bind_group(device, label, layout, buffers)
+            crate::engine::gpu::binding::bind_group(device, label, layout, buffers)
         };
         let state = group(
             "ns markers",

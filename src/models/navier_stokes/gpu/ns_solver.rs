@@ -2,20 +2,24 @@
 //! iteration's bookkeeping, the volume's fold and the probes' history), none per step or per
 //! pressure sweep.
 
-use crate::engine::gpu::bodies::BodyBuffers;
-use crate::engine::gpu::state::{filled_buffer, zeroed_buffer, FieldAlloc};
+use crate::engine::bodies::SolveReport;
+use crate::engine::gpu::binding::{filled_buffer, zeroed_buffer};
+use crate::engine::gpu::state::BodyBuffers;
+use crate::engine::gpu::state::FieldAlloc;
 use crate::engine::params::{Params, Totals, MAX_CHUNK};
 use crate::engine::schedule::{Pass, Schedule};
-use crate::engine::solver::{ChunkInput, ChunkReport, LayerFields, Setup, SolveReport, Solver, SolverState};
+use crate::engine::solver::{ChunkInput, ChunkReport, Setup, Solver, SolverState};
 use crate::error::{Error, Result};
-use crate::models::navier_stokes::gpu::navier_stokes::{
-    NavierStokes, NsBuffers, NsUniforms, STATS, STAT_COURANT, STAT_MOST_SWEEPS, STAT_RESIDUAL,
-};
+use crate::models::navier_stokes::gpu::buffers::NsBuffers;
+use crate::models::navier_stokes::gpu::buffers::NsUniforms;
+use crate::models::navier_stokes::gpu::buffers::STATS;
+use crate::models::navier_stokes::gpu::navier_stokes::{NavierStokes, STAT_COURANT, STAT_MOST_SWEEPS, STAT_RESIDUAL};
 use crate::models::navier_stokes::gpu::ns_bodies::LayerBodies;
 use crate::models::navier_stokes::gpu::ns_markers::NsMarkers;
 use crate::models::navier_stokes::gpu::ns_spray::{NsSpray, TALLY_BYTES};
 use crate::models::navier_stokes::gpu::ns_surface::NsSurface;
 use crate::models::navier_stokes::setup::NsLayer;
+use crate::models::navier_stokes::state::LayerFields;
 use crate::models::navier_stokes::state::{NsParams, NsState};
 use wgpu::BufferUsages as U;
 
@@ -78,7 +82,7 @@ impl GpuNs {
         let (params, probe_cells) = (&setup.params, setup.probe_cells);
         // As the CPU twin: no correction where water crosses a side.
         let corrected = params.correct != 0 && !layer.forcing.open_sides() && layer.markers.is_none();
-        let target = corrected.then(|| crate::models::navier_stokes::state::start_target(&layer.surface, setup.cover));
+        let target = corrected.then(|| crate::models::navier_stokes::setup::start_target(&layer.surface, setup.cover));
         let max = device.limits().max_compute_workgroups_per_dimension.min(65535);
         let substeps = params.substeps.max(1);
         let n_probes = probe_cells.len() as u32;
@@ -105,13 +109,13 @@ impl GpuNs {
             (MAX_CHUNK as usize * probe_cells.len().max(1) * 4) as u64,
             storage,
         );
-        let slot_stride = crate::engine::gpu::state::dynamic_offset_alignment(&device.limits());
+        let slot_stride = crate::engine::gpu::binding::dynamic_offset_alignment(&device.limits());
         let mut slots = vec![0u8; (MAX_CHUNK * slot_stride) as usize];
         for k in 0..MAX_CHUNK {
             let at = (k * slot_stride) as usize;
             slots[at..at + 4].copy_from_slice(&k.to_le_bytes());
         }
-        let slots = filled_buffer(device, "ns step slots", &slots, crate::engine::gpu::state::UNIFORM);
+        let slots = filled_buffer(device, "ns step slots", &slots, crate::engine::gpu::binding::UNIFORM);
         let grid = NavierStokes::new(device, &buffers, &uniforms, None);
         let markers = layer.markers.as_ref().map(|(mp, start)| {
             let p = &layer.params;
@@ -178,7 +182,7 @@ impl GpuNs {
     /// rebuilt each substep, their ground is the start's) and the bind groups over it.
     fn grow_forcing(&mut self, records: usize) {
         self.buffers.col =
-            crate::models::navier_stokes::gpu::navier_stokes::columns_buffer(&self.device, &self.start, records);
+            crate::models::navier_stokes::gpu::buffers::columns_buffer(&self.device, &self.start, records);
         self.buffers.records = records;
         let layout = self.grid.grid_layout.clone();
         self.grid = NavierStokes::new(&self.device, &self.buffers, &self.uniforms, Some(layout));
@@ -265,7 +269,7 @@ impl Solver for GpuNs {
         }
         let p = &self.params;
         let forcing_at = (2 * p.nx * p.ny * 4) as u64;
-        crate::engine::gpu::state::stage(
+        crate::engine::gpu::binding::stage(
             &self.device,
             &mut encoder,
             &self.buffers.col,

@@ -1,11 +1,11 @@
 //! The Navier-Stokes layer's spray and foam (`wgsl/ns_spray.wgsl`), twin of `cpu::ns_spray`: its
 //! uniforms, slots, landing words and tally; pipelines and bind groups built once.
 
-use crate::engine::gpu::state::{
+use crate::engine::gpu::binding::{
     dispatch, filled_buffer, layout, linear_groups, pipeline, slot_bind_group, storage_entry, uniform_entry,
     zeroed_buffer,
 };
-use crate::models::navier_stokes::gpu::navier_stokes::{NsBuffers, WG};
+use crate::models::navier_stokes::gpu::buffers::{NsBuffers, WG};
 use crate::models::navier_stokes::spray::NsSprayParams;
 use crate::models::pipes::spray::Particle;
 use wgpu::BufferUsages as U;
@@ -40,7 +40,7 @@ impl NsSpray {
             device,
             "ns spray uniforms",
             bytemuck::bytes_of(&params),
-            crate::engine::gpu::state::UNIFORM | U::COPY_DST,
+            crate::engine::gpu::binding::UNIFORM | U::COPY_DST,
         );
         let drops = zeroed_buffer(device, "ns spray slots", (params.slots() * 32) as u64, storage);
         let landed = zeroed_buffer(device, "ns spray landed", params.cells as u64 * 4, storage);
@@ -63,7 +63,7 @@ impl NsSpray {
         );
         let level_layout = layout(device, "ns spray velocity", &[storage_entry(0, true)]);
         let slot_layout = layout(device, "ns spray slot", &[uniform_entry(0, true)]);
-        let fields = crate::engine::gpu::state::bind_group(
+        let fields = crate::engine::gpu::binding::bind_group(
             device,
             "ns spray",
             &fields_layout,
@@ -79,7 +79,7 @@ impl NsSpray {
             ],
         );
         let levels = [0, 1]
-            .map(|a| crate::engine::gpu::state::bind_group(device, "ns spray velocity", &level_layout, &[&b.vel[a]]));
+            .map(|a| crate::engine::gpu::binding::bind_group(device, "ns spray velocity", &level_layout, &[&b.vel[a]]));
         let layouts = [&fields_layout, &level_layout, &slot_layout];
         let max = device.limits().max_compute_workgroups_per_dimension.min(65535);
         NsSpray {

@@ -2,10 +2,11 @@
 //! `cpu::ns_surface`: the surface moved by the 3D grid's fluxes, the global volume correction and
 //! the probes; pipelines and bind groups built once.
 
-use crate::engine::gpu::state::{
+use crate::engine::gpu::binding::{
     dispatch, layout, linear_groups, pipeline, slot_bind_group, storage_entry, uniform_entry,
 };
-use crate::models::navier_stokes::gpu::navier_stokes::{NsBuffers, NsUniforms, WG};
+use crate::models::navier_stokes::gpu::buffers::NsUniforms;
+use crate::models::navier_stokes::gpu::buffers::{NsBuffers, WG};
 
 /// The pipelines of `ns_surface.wgsl` and their bind groups.
 pub struct NsSurface {
@@ -59,7 +60,7 @@ impl NsSurface {
         let probe_layout = layout(device, "ns probes", &[storage_entry(0, true), storage_entry(1, false)]);
         let slot_layout = layout(device, "ns slot", &[uniform_entry(0, true)]);
         let group = |label: &str, layout: &wgpu::BindGroupLayout, buffers: &[&wgpu::Buffer]| {
-            crate::engine::gpu::state::bind_group(device, label, layout, buffers)
+            crate::engine::gpu::binding::bind_group(device, label, layout, buffers)
         };
         let fields = group(
             "ns surface",

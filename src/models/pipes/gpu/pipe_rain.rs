@@ -3,8 +3,8 @@
 //! pipeline and bind groups built once (the entry buffers grow, with their group, when a chunk
 //! brings more drops than they hold).
 
+use crate::engine::gpu::binding::{filled_buffer, layout, pipeline, slot_bind_group, storage_entry, uniform_entry};
 use crate::engine::gpu::rain::{layout_entries, RainBuffers};
-use crate::engine::gpu::state::{filled_buffer, layout, pipeline, slot_bind_group, storage_entry, uniform_entry};
 use crate::models::pipes::gpu::pipes::PipeBuffers;
 use bytemuck::{Pod, Zeroable};
 
@@ -95,13 +95,13 @@ impl PipeRain {
             storage,
         );
         let rainfall_group =
-            crate::engine::gpu::state::bind_group(device, "pipe rainfall", &rainfall_layout, &[&share, &carry]);
+            crate::engine::gpu::binding::bind_group(device, "pipe rainfall", &rainfall_layout, &[&share, &carry]);
         let layouts = [&group_layout, &slot_layout, &rainfall_layout];
         let params = filled_buffer(
             device,
             "pipe rain params",
             bytemuck::bytes_of(&params),
-            crate::engine::gpu::state::UNIFORM,
+            crate::engine::gpu::binding::UNIFORM,
         );
         PipeRain {
             rain: pipeline(device, &module, &layouts, "rain"),
@@ -153,7 +153,7 @@ impl PipeRain {
         }
         if self.raining {
             pass.set_pipeline(&self.rainfall);
-            let (x, y) = crate::engine::gpu::state::linear_groups(self.columns.div_ceil(64), 65535);
+            let (x, y) = crate::engine::gpu::binding::linear_groups(self.columns.div_ceil(64), 65535);
             pass.dispatch_workgroups(x, y, 1);
         }
     }

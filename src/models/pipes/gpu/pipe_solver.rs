@@ -79,18 +79,22 @@ impl GpuPipes {
             let first =
                 crate::summary::initial(&crate::models::pipes::state::surface(&params, &twin), setup.ground, wet);
             let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
-            let maps =
-                crate::engine::gpu::state::filled_buffer(device, "pipes summary", bytemuck::cast_slice(&first), usage);
-            let ground = crate::engine::gpu::state::filled_buffer(
+            let maps = crate::engine::gpu::binding::filled_buffer(
+                device,
+                "pipes summary",
+                bytemuck::cast_slice(&first),
+                usage,
+            );
+            let ground = crate::engine::gpu::binding::filled_buffer(
                 device,
                 "pipes top floor",
                 bytemuck::cast_slice(setup.ground),
                 wgpu::BufferUsages::STORAGE,
             );
-            let slot_layout = crate::engine::gpu::state::layout(
+            let slot_layout = crate::engine::gpu::binding::layout(
                 device,
                 "summary slot",
-                &[crate::engine::gpu::state::uniform_entry(0, true)],
+                &[crate::engine::gpu::binding::uniform_entry(0, true)],
             );
             let source = crate::engine::gpu::summary::SummarySource {
                 ground: &ground,
@@ -99,7 +103,7 @@ impl GpuPipes {
                 cells: params.columns,
             };
             let pass = crate::engine::gpu::summary::Summary::new(device, source, &slot_layout, wet);
-            let slots = crate::engine::gpu::state::slot_bind_group(device, &slot_layout, &buffers.slots);
+            let slots = crate::engine::gpu::binding::slot_bind_group(device, &slot_layout, &buffers.slots);
             (pass, maps, slots)
         });
         let staging = |label: &str, size: u64| {
@@ -167,7 +171,7 @@ impl GpuPipes {
                 first_step: first_step as u32,
                 ..*p
             };
-            crate::engine::gpu::state::stage(&self.device, encoder, &b.params, 0, bytemuck::bytes_of(&p));
+            crate::engine::gpu::binding::stage(&self.device, encoder, &b.params, 0, bytemuck::bytes_of(&p));
             encoder.clear_buffer(&b.tally, 0, None);
         }
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {

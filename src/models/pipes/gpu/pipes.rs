@@ -1,7 +1,7 @@
 //! The pipes model's passes (`wgsl/pipes.wgsl`): `flow_step` and `apply` per substep, `probe`
 //! per step, `surface` and `totals` on request; pipelines and bind groups built once.
 
-use crate::engine::gpu::state::{
+use crate::engine::gpu::binding::{
     filled_buffer, layout, linear_groups, pipeline, slot_bind_group, storage_entry, uniform_entry, zeroed_buffer,
 };
 use crate::models::pipes::columns::PipeParams;
@@ -44,7 +44,7 @@ impl PipeBuffers {
         let l = state.layers;
         let n = state.columns();
         let storage = U::STORAGE | U::COPY_SRC | U::COPY_DST;
-        let slot_stride = crate::engine::gpu::state::dynamic_offset_alignment(&device.limits());
+        let slot_stride = crate::engine::gpu::binding::dynamic_offset_alignment(&device.limits());
         let mut slots = vec![0u8; (max_chunk * slot_stride) as usize];
         for k in 0..max_chunk {
             let at = (k * slot_stride) as usize;
@@ -56,7 +56,7 @@ impl PipeBuffers {
                 device,
                 "pipe params",
                 bytemuck::bytes_of(p),
-                crate::engine::gpu::state::UNIFORM | U::COPY_DST,
+                crate::engine::gpu::binding::UNIFORM | U::COPY_DST,
             ),
             geometry: filled_buffer(
                 device,
@@ -96,7 +96,7 @@ impl PipeBuffers {
                 storage,
             ),
             partials: zeroed_buffer(device, "pipe totals", groups * 32, storage),
-            slots: filled_buffer(device, "pipe step slots", &slots, crate::engine::gpu::state::UNIFORM),
+            slots: filled_buffer(device, "pipe step slots", &slots, crate::engine::gpu::binding::UNIFORM),
             slot_stride,
         }
     }

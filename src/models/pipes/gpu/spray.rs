@@ -2,7 +2,7 @@
 //! the per-particle ones sized on the GPU (indirect from the live count), none read back; `totals`
 //! once per chunk. Pipelines and bind groups built once, each entry bound to what it uses.
 
-use crate::engine::gpu::state::{
+use crate::engine::gpu::binding::{
     filled_buffer, layout, linear_groups, pipeline, slot_bind_group, storage_entry, uniform_entry, zeroed_buffer,
 };
 use crate::models::pipes::gpu::pipes::PipeBuffers;
@@ -43,7 +43,7 @@ impl SprayBuffers {
                 device,
                 "spray params",
                 bytemuck::bytes_of(p),
-                crate::engine::gpu::state::UNIFORM | U::COPY_DST,
+                crate::engine::gpu::binding::UNIFORM | U::COPY_DST,
             ),
             // VERTEX too: an embedding renderer instances its quads straight from it.
             particles: zeroed_buffer(device, "spray particles", particle_bytes, storage | U::VERTEX),

@@ -3,11 +3,19 @@
 //! `eta[p]`, `vel[p]` (p = 0, 1) ping-pong: a step reads `current` and writes the other, and the
 //! passes hold one bind group per direction, created once, picked by index.
 
+mod bodies;
+mod fields;
+mod regions;
+
+pub use bodies::{BodyBuffers, BodySurface};
+pub use fields::FieldAlloc;
+pub use regions::RegionBuffers;
+
+use crate::engine::gpu::binding::{dynamic_offset_alignment, filled_buffer, zeroed_buffer, UNIFORM};
 use crate::engine::params::{StepSlot, Totals, MAX_CHUNK};
 use crate::engine::solver::Setup;
-use crate::engine::state_table::{gpu_field_bytes, spec_of, Field, Kept, Shape};
+use crate::engine::state_table::Field;
 use crate::error::{Error, Result};
-use wgpu::util::DeviceExt;
 
 /// The state's GPU buffers (`state_table::FIELDS` lists what each holds).
 pub struct GpuState {
@@ -55,9 +63,9 @@ pub struct GpuState {
     /// What each drain cell could not take on the last step (16 B without sources).
     pub shortfall: wgpu::Buffer,
     /// The per-region correction's buffers (regions.wgsl), stand-ins unless it runs.
-    pub regions: crate::engine::gpu::regions::RegionBuffers,
+    pub regions: crate::engine::gpu::state::RegionBuffers,
     /// The bodies and their coupling solve (bodies.wgsl, coupling.wgsl), stand-ins without bodies.
-    pub bodies: crate::engine::gpu::bodies::BodyBuffers,
+    pub bodies: crate::engine::gpu::state::BodyBuffers,
     /// Regions its table holds (`Params::regions`, 0 when off).
     pub region_capacity: u32,
     /// Which of the two levels holds the current state.
@@ -92,78 +100,6 @@ pub fn check_grid_fits(limits: &wgpu::Limits, nx: u32, ny: u32) -> Result<()> {
         return too_large(format!("more than {max_groups} workgroups along one axis"));
     }
     Ok(())
-}
-
-/// Allocates the fields of `state_table::FIELDS` for one run: each at the table's size for the
-/// run's shape, copyable both ways when a checkpoint keeps it.
-pub struct FieldAlloc<'a> {
-    device: &'a wgpu::Device,
-    shape: Shape<'a>,
-    bodies: usize,
-}
-
-impl<'a> FieldAlloc<'a> {
-    /// For the run `setup` describes.
-    pub fn new(device: &'a wgpu::Device, setup: &'a Setup) -> FieldAlloc<'a> {
-        let shape = Shape {
-            params: &setup.params,
-            method: setup.method,
-            pipes: None,
-            navier_stokes: None,
-            ns_spray: false,
-            ns_markers: None,
-        };
-        FieldAlloc {
-            device,
-            shape,
-            bodies: setup.bodies.len(),
-        }
-    }
-
-    /// Bytes of one copy of `field` (a stand-in's where the run has none).
-    pub fn bytes(&self, field: Field) -> u64 {
-        gpu_field_bytes(field, &self.shape, self.bodies)
-    }
-
-    /// One copy of `field`, usable as `usage` (plus COPY_SRC and COPY_DST where a checkpoint
-    /// keeps the field), holding `contents` where given and zeros else (wgpu zeroes new buffers).
-    /// `contents` must fill the buffer: a stand-in for an absent field takes an empty slice or
-    /// exactly its stand-in's bytes.
-    pub fn buffer(&self, field: Field, label: &str, contents: &[u8], usage: wgpu::BufferUsages) -> wgpu::Buffer {
-        let size = self.bytes(field);
-        let usage = match spec_of(field).kept {
-            Kept::Scratch => usage,
-            _ => usage | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
-        };
-        if contents.is_empty() {
-            return zeroed_buffer(self.device, label, size, usage);
-        }
-        assert_eq!(
-            contents.len() as u64,
-            size,
-            "{label}: contents do not match the state table"
-        );
-        filled_buffer(self.device, label, contents, usage)
-    }
-}
-
-/// A zeroed buffer of `size` bytes (wgpu zeroes new buffers).
-pub fn zeroed_buffer(device: &wgpu::Device, label: &str, size: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
-    device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some(label),
-        size,
-        usage,
-        mapped_at_creation: false,
-    })
-}
-
-/// A buffer holding `contents`.
-pub fn filled_buffer(device: &wgpu::Device, label: &str, contents: &[u8], usage: wgpu::BufferUsages) -> wgpu::Buffer {
-    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some(label),
-        contents,
-        usage,
-    })
 }
 
 /// One `StepSlot` per step of a submit, `stride` bytes apart.
@@ -240,21 +176,21 @@ impl GpuState {
                 storage | copy,
             ),
             shortfall: fields.buffer(Field::Shortfall, "shortfall", &[], storage),
-            regions: crate::engine::gpu::regions::RegionBuffers::new(
+            regions: crate::engine::gpu::state::RegionBuffers::new(
                 device,
                 &fields,
                 params.nx * params.ny,
                 params.regions,
             ),
-            bodies: crate::engine::gpu::bodies::BodyBuffers::new(device, &fields, setup),
+            bodies: crate::engine::gpu::state::BodyBuffers::new(device, &fields, setup),
             region_capacity: params.regions,
             current: 0,
         })
     }
 
     /// What the body passes and the coupling bind of this state.
-    pub fn body_surface(&self) -> crate::engine::gpu::bodies::BodySurface<'_> {
-        crate::engine::gpu::bodies::BodySurface {
+    pub fn body_surface(&self) -> crate::engine::gpu::state::BodySurface<'_> {
+        crate::engine::gpu::state::BodySurface {
             params: &self.params,
             ground: &self.ground,
             eta: [&self.eta[0], &self.eta[1]],
@@ -361,171 +297,6 @@ fn books_bytes(n_partials: u64) -> Vec<u8> {
     bytes
 }
 
-/// Layout entry of a storage buffer visible to compute.
-pub fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    }
-}
-
-/// Layout entry of a uniform buffer visible to compute.
-pub fn uniform_entry(binding: u32, dynamic: bool) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Uniform,
-            has_dynamic_offset: dynamic,
-            // A dynamic binding is a 16-byte window into the slot buffer; the rest bind whole.
-            min_binding_size: if dynamic { std::num::NonZeroU64::new(16) } else { None },
-        },
-        count: None,
-    }
-}
-
-/// A bind group over whole buffers, bindings numbered in order.
-pub fn bind_group(
-    device: &wgpu::Device,
-    label: &str,
-    layout: &wgpu::BindGroupLayout,
-    buffers: &[&wgpu::Buffer],
-) -> wgpu::BindGroup {
-    let numbered: Vec<(u32, &wgpu::Buffer)> = buffers.iter().enumerate().map(|(i, &b)| (i as u32, b)).collect();
-    bind_group_at(device, label, layout, &numbered)
-}
-
-/// A bind group over whole buffers at the given bindings (for layouts that leave some out).
-pub fn bind_group_at(
-    device: &wgpu::Device,
-    label: &str,
-    layout: &wgpu::BindGroupLayout,
-    buffers: &[(u32, &wgpu::Buffer)],
-) -> wgpu::BindGroup {
-    let entries: Vec<wgpu::BindGroupEntry> = buffers
-        .iter()
-        .map(|&(binding, b)| wgpu::BindGroupEntry {
-            binding,
-            resource: b.as_entire_binding(),
-        })
-        .collect();
-    device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some(label),
-        layout,
-        entries: &entries,
-    })
-}
-
-/// The bind group of the per-step slot uniform (one 16-byte window, moved by dynamic offset).
-pub fn slot_bind_group(device: &wgpu::Device, layout: &wgpu::BindGroupLayout, slots: &wgpu::Buffer) -> wgpu::BindGroup {
-    device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("step slot"),
-        layout,
-        entries: &[wgpu::BindGroupEntry {
-            binding: 0,
-            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                buffer: slots,
-                offset: 0,
-                size: std::num::NonZeroU64::new(16),
-            }),
-        }],
-    })
-}
-
-/// A compute pipeline from a layout and an entry point.
-pub fn pipeline(
-    device: &wgpu::Device,
-    module: &wgpu::ShaderModule,
-    layouts: &[&wgpu::BindGroupLayout],
-    entry: &str,
-) -> wgpu::ComputePipeline {
-    let layouts: Vec<Option<&wgpu::BindGroupLayout>> = layouts.iter().copied().map(Some).collect();
-    let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: Some(entry),
-        bind_group_layouts: &layouts,
-        immediate_size: 0,
-    });
-    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some(entry),
-        layout: Some(&layout),
-        module,
-        entry_point: Some(entry),
-        compilation_options: Default::default(),
-        cache: None,
-    })
-}
-
-/// A bind group layout from its entries; where the device takes uniform buffers as storage
-/// (`uniforms_as_storage`), its uniform entries bind read-only storage.
-pub fn layout(device: &wgpu::Device, label: &str, entries: &[wgpu::BindGroupLayoutEntry]) -> wgpu::BindGroupLayout {
-    let mut entries = entries.to_vec();
-    if uniforms_as_storage(device) {
-        for entry in &mut entries {
-            if let wgpu::BindingType::Buffer { ty, .. } = &mut entry.ty {
-                if *ty == wgpu::BufferBindingType::Uniform {
-                    *ty = wgpu::BufferBindingType::Storage { read_only: true };
-                }
-            }
-        }
-    }
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some(label),
-        entries: &entries,
-    })
-}
-
-/// Whether this device binds Shoal's uniform buffers as read-only storage buffers: on lavapipe
-/// (Mesa's Vulkan on the CPU). Lavapipe inlines the values of uniforms that a compute shader's
-/// branches read, and Mesa 22.x (Debian 12's, CI's) compiles the shader again at every pipeline
-/// bind and never frees the last build (`update_inline_shader_state`, lvp_execute.c). Measured on
-/// a 36×24 beach, explicit step under the global correction, 4000 steps: 24.7 s and 4.0 GB with
-/// uniforms, 3.8 s and 0.1 GB with storage, whose loads it never inlines. The price there: ADI's
-/// sweeps reload storage values after each store (256², 15 → 10.6 steps/s). Real GPUs keep uniform
-/// buffers (their constant caches), and so does llvmpipe through GL, so CI still runs both kinds.
-///
-/// A device opened with a browser's binding limits (≤ 16 storage buffers a stage; lavapipe offers
-/// 32) keeps uniforms, as a browser binds them: tests/web_limits.rs checks the web's counts there.
-pub fn uniforms_as_storage(device: &wgpu::Device) -> bool {
-    let info = device.adapter_info();
-    info.backend == wgpu::Backend::Vulkan
-        && info.driver == "llvmpipe"
-        && device.limits().max_storage_buffers_per_shader_stage > 16
-}
-
-/// The usage of every buffer Shoal binds as uniforms: storage as well, for the devices that bind
-/// them that way (`uniforms_as_storage`).
-pub const UNIFORM: wgpu::BufferUsages = wgpu::BufferUsages::UNIFORM.union(wgpu::BufferUsages::STORAGE);
-
-/// The alignment of a dynamic offset into a uniform buffer, whichever way the device binds it.
-pub fn dynamic_offset_alignment(limits: &wgpu::Limits) -> u32 {
-    limits
-        .min_uniform_buffer_offset_alignment
-        .max(limits.min_storage_buffer_offset_alignment)
-        .max(16)
-}
-
-/// Records `pipeline` over `(x, y)` workgroups (a `linear_groups` pair).
-pub fn dispatch(pass: &mut wgpu::ComputePass, pipeline: &wgpu::ComputePipeline, (x, y): (u32, u32)) {
-    pass.set_pipeline(pipeline);
-    pass.dispatch_workgroups(x, y, 1);
-}
-
-/// Workgroup counts for `groups` 1-D workgroups, folded into 2-D past the per-dimension limit.
-pub fn linear_groups(groups: u32, max_per_dim: u32) -> (u32, u32) {
-    if groups <= max_per_dim {
-        (groups, 1)
-    } else {
-        let y = groups.div_ceil(max_per_dim);
-        (groups.div_ceil(y), y)
-    }
-}
-
 /// Copies `bytes` into `target` at `offset` as a command of `encoder`, through a staging buffer
 /// made for it: unlike `Queue::write_buffer`, which lands before the whole next submit, the
 /// copy lands in order with the commands around it (embedded hosts may record several frames
@@ -552,22 +323,4 @@ pub fn head_at(params: &crate::engine::params::Params) -> u32 {
     } else {
         0
     }
-}
-
-pub fn stage(
-    device: &wgpu::Device,
-    encoder: &mut wgpu::CommandEncoder,
-    target: &wgpu::Buffer,
-    offset: u64,
-    bytes: &[u8],
-) {
-    if bytes.is_empty() {
-        return;
-    }
-    let staging = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("staged edit"),
-        contents: bytes,
-        usage: wgpu::BufferUsages::COPY_SRC,
-    });
-    encoder.copy_buffer_to_buffer(&staging, 0, target, offset, bytes.len() as u64);
 }
