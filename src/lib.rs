@@ -52,6 +52,12 @@ pub use scene::Scene;
 pub use simulation::{Backend, Checked, FieldStats, Simulation};
 pub use water::{Water, WaterOptions};
 
+/// What each water model takes, as `shoal info --models` prints it: a row per feature (bodies,
+/// each forcing, sides, flood maps, edits, the browser…), a column per `physics.model`.
+pub fn models_table() -> String {
+    models::table()
+}
+
 /// The adapter `Backend::Gpu` picks on this machine, in words (what `shoal info` prints).
 pub fn describe_adapter() -> Result<String> {
     Ok(engine::gpu::GpuContext::new()?.describe())

@@ -13,6 +13,11 @@ pub mod cpu {
     pub use crate::models::height_field::cpu::explicit::Level;
 }
 
+/// The water models' declared features (`shoal info --models`).
+pub mod models {
+    pub use crate::models::{of, refusal, Feature, Model, ALL};
+}
+
 /// GPU passes and their host structs.
 pub mod gpu {
     pub use crate::engine::gpu::context::adapter_line;

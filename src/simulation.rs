@@ -4,7 +4,7 @@
 use crate::engine::cpu::CpuSolver;
 use crate::engine::gpu::{GpuContext, GpuSolver};
 use crate::engine::params::{self, Params, Totals, MAX_CHUNK};
-use crate::engine::schedule::{Model, Schedule};
+use crate::engine::schedule::{ModelRun, Schedule};
 use crate::engine::solver::{ChunkInput, Setup, Solver};
 use crate::engine::state_table;
 use crate::error::{Error, Result};
@@ -921,6 +921,15 @@ impl Simulation {
     /// state after the last step: on the GPU backend a small pass and a readback of 32 bytes a
     /// point from an idle device. The height field's models (not the pipes or the layer).
     pub fn query(&mut self, points: &[[f64; 2]]) -> Result<Vec<crate::query::WaterSample>> {
+        let model = self.scene.physics.model;
+        let queries = crate::models::Feature::Queries;
+        if !crate::models::of(model).takes(queries) {
+            return Err(Error::Unsupported(crate::models::refusal(
+                model,
+                queries,
+                "Simulation::query",
+            )));
+        }
         let raw = self
             .solver
             .query(self.scene.grid.dx as f32, &crate::query::points_f32(points))?;
@@ -1270,17 +1279,17 @@ struct Profiling {
 /// The step a scene asks for, for its parameters.
 fn schedule(scene: &Scene, p: &Params) -> Schedule {
     let model = match scene.physics.model {
-        crate::scene::WaterModel::Pipes => Model::Pipes {
+        crate::scene::WaterModel::Pipes => ModelRun::Pipes {
             spray: scene.spray.unwrap_or_default().enabled,
         },
-        crate::scene::WaterModel::NavierStokes => Model::NavierStokes {
+        crate::scene::WaterModel::NavierStokes => ModelRun::NavierStokes {
             spray: crate::models::navier_stokes::spray::ns_spray_params(scene).is_some(),
             markers: scene
                 .navier_stokes
                 .as_ref()
                 .is_some_and(|ns| ns.surface == crate::scene::NsSurfaceMode::Markers),
         },
-        crate::scene::WaterModel::HeightField => Model::HeightField(scene.physics.solver),
+        crate::scene::WaterModel::HeightField => ModelRun::HeightField(scene.physics.solver),
     };
     Schedule::new(model, p, crate::engine::feeds::staged(scene))
 }

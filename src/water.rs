@@ -119,12 +119,11 @@ impl Water {
                 "WaterOptions::max_depth {depth} must be positive"
             )));
         }
-        if scene.physics.model == crate::scene::WaterModel::NavierStokes {
-            return Err(Error::Unsupported(
-                "the Navier-Stokes layer in a host's encoder (Water): run it with Simulation, which \
-                 owns its submits (the layer's substeps follow its flow from one submit to the next)"
-                    .into(),
-            ));
+        if !crate::models::of(scene.physics.model).takes(crate::models::Feature::Embedding) {
+            return Err(Error::Unsupported(format!(
+                "{}: run it with Simulation, which owns its submits",
+                crate::models::refusal(scene.physics.model, crate::models::Feature::Embedding, "Water")
+            )));
         }
         let pipes = scene.physics.model == crate::scene::WaterModel::Pipes;
         if pipes && options.max_depth.is_some() {
@@ -295,11 +294,7 @@ impl Water {
     /// once the GPU has done the work, typically one frame later (two when the GPU runs a frame
     /// behind). The height field's models only.
     pub fn query(&mut self, points: &[[f64; 2]]) -> Result<QueryId> {
-        if matches!(self.model, Model::Pipes { .. }) {
-            return Err(Error::Unsupported(
-                "height queries read the height field: the pipes model's columns have their own surface".into(),
-            ));
-        }
+        self.takes(crate::models::Feature::Queries, "Water::query")?;
         let id = QueryId(self.next_query);
         self.next_query += 1;
         self.queries.push((id, crate::query::points_f32(points)));
@@ -377,13 +372,21 @@ impl Water {
         self.push_edit("brush", EDIT_BRUSH, x, y, radius, height)
     }
 
+    /// Refuses `what` where the scene's model does not take `feature` (`crate::models`).
+    fn takes(&self, feature: crate::models::Feature, what: &str) -> Result<()> {
+        let model = self.sim.scene().physics.model;
+        if crate::models::of(model).takes(feature) {
+            return Ok(());
+        }
+        Err(Error::Unsupported(format!(
+            "{} (not built yet)",
+            crate::models::refusal(model, feature, what)
+        )))
+    }
+
     /// Queues an edit after checking its numbers: a NaN here would reach every cell it touches.
     fn push_edit(&mut self, what: &str, kind: u32, x: f64, y: f64, radius: f64, height: f64) -> Result<()> {
-        if let Model::Pipes { .. } = self.model {
-            return Err(Error::Unsupported(format!(
-                "{what} on the pipes model (its water is whole units per column cell; edits of it are not built yet)"
-            )));
-        }
+        self.takes(crate::models::Feature::Edits, what)?;
         if ![x, y, radius, height].iter().all(|v| v.is_finite()) || radius <= 0.0 {
             return Err(Error::Embed(format!(
                 "{what}({x}, {y}, radius {radius}, height {height}): need finite numbers and a positive radius"

@@ -2,7 +2,7 @@
 //! backend records it (`gpu::GpuSolver`), the CPU backend runs it (`cpu::CpuSolver`): the order of
 //! a step is written here and nowhere else.
 //!
-//! A water model contributes the passes of its substep ([`Model::substep`]); the passes around it
+//! A water model contributes the passes of its substep ([`ModelRun::substep`]); the passes around it
 //! (the bodies' coupling, the volume correction, the probes) follow from the scene. Adding a pass
 //! or a model means a variant of [`Pass`], a line in [`Schedule::new`], and one arm in each
 //! executor (the compiler lists the executors that lack it). What each pass costs a GPU is
@@ -93,7 +93,7 @@ impl Pass {
 
 /// A water model: what advances the level by one substep.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Model {
+pub enum ModelRun {
     /// Kass & Miller's height field, by the explicit or the ADI solver.
     HeightField(Method),
     /// Seed 004's columns joined by virtual pipes, with or without its spray.
@@ -103,11 +103,11 @@ pub enum Model {
     NavierStokes { spray: bool, markers: bool },
 }
 
-impl Model {
+impl ModelRun {
     /// The passes of one substep, in order.
     pub fn substep(self, params: &Params) -> Vec<Pass> {
         match self {
-            Model::HeightField(method) => {
+            ModelRun::HeightField(method) => {
                 let mut passes = Vec::new();
                 // Ghost-mean sides read the mean wet surface of the level they step from.
                 if params.uses(BoundaryMode::GhostMean) {
@@ -121,8 +121,8 @@ impl Model {
                 });
                 passes
             }
-            Model::Pipes { .. } => vec![Pass::PipeFlow, Pass::PipeApply],
-            Model::NavierStokes { .. } => vec![Pass::NavierStokes],
+            ModelRun::Pipes { .. } => vec![Pass::PipeFlow, Pass::PipeApply],
+            ModelRun::NavierStokes { .. } => vec![Pass::NavierStokes],
         }
     }
 }
@@ -145,7 +145,7 @@ pub fn slope_corners(p: &Params) -> bool {
 /// The passes of one step: `before` once, `substep` `substeps` times, then `after` once.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Schedule {
-    pub model: Model,
+    pub model: ModelRun,
     pub before: Vec<Pass>,
     pub substep: Vec<Pass>,
     pub after: Vec<Pass>,
@@ -155,12 +155,12 @@ pub struct Schedule {
 
 impl Schedule {
     /// The step the scene asks for. `rain`: the scene has `[rain]`.
-    pub fn new(model: Model, params: &Params, rain: bool) -> Schedule {
+    pub fn new(model: ModelRun, params: &Params, rain: bool) -> Schedule {
         let mut after = Vec::new();
         match model {
             // The global correction (a safety net: the surface's fluxes conserve by
             // construction) runs inside the layer's step, on the height field, after the spray.
-            Model::NavierStokes { spray, .. } => {
+            ModelRun::NavierStokes { spray, .. } => {
                 if spray {
                     after.push(Pass::NsSpray);
                 }
@@ -171,7 +171,7 @@ impl Schedule {
                 }
             }
             // Conserved by construction: no correction; sources act inside `apply`.
-            Model::Pipes { spray } => {
+            ModelRun::Pipes { spray } => {
                 if spray {
                     after.push(Pass::Spray);
                 }
@@ -179,7 +179,7 @@ impl Schedule {
                     after.push(Pass::PipeRain);
                 }
             }
-            Model::HeightField(_) => {
+            ModelRun::HeightField(_) => {
                 if params.bodies != 0 {
                     after.extend([Pass::Footprint, Pass::Coupling, Pass::Integrate]);
                 }
@@ -195,7 +195,7 @@ impl Schedule {
         if params.n_probes != 0 {
             after.push(Pass::Probe);
         }
-        if params.summary != 0 && !matches!(model, Model::NavierStokes { .. }) {
+        if params.summary != 0 && !matches!(model, ModelRun::NavierStokes { .. }) {
             after.push(Pass::Summary);
         }
         let pressure = params.forcing & crate::wgsl::common::FORCE_PRESSURE != 0;
@@ -258,7 +258,7 @@ mod tests {
 
     #[test]
     fn a_plain_explicit_step_is_one_pass() {
-        let s = Schedule::new(Model::HeightField(Method::Explicit), &params(), false);
+        let s = Schedule::new(ModelRun::HeightField(Method::Explicit), &params(), false);
         assert_eq!(s.step(3).collect::<Vec<_>>(), vec![Pass::Explicit { edges: false }; 3]);
     }
 
@@ -272,7 +272,7 @@ mod tests {
             bc_west: BoundaryMode::GhostMean as u32,
             ..params()
         };
-        let s = Schedule::new(Model::HeightField(Method::Adi), &p, false);
+        let s = Schedule::new(ModelRun::HeightField(Method::Adi), &p, false);
         use Pass::*;
         assert_eq!(
             s.step(1).collect::<Vec<_>>(),
@@ -287,13 +287,13 @@ mod tests {
             sources: 1,
             ..params()
         };
-        let s = Schedule::new(Model::Pipes { spray: false }, &p, false);
+        let s = Schedule::new(ModelRun::Pipes { spray: false }, &p, false);
         use Pass::*;
         assert_eq!(
             s.step(2).collect::<Vec<_>>(),
             vec![PipeFlow, PipeApply, PipeFlow, PipeApply, Probe]
         );
-        let s = Schedule::new(Model::Pipes { spray: true }, &p, false);
+        let s = Schedule::new(ModelRun::Pipes { spray: true }, &p, false);
         assert_eq!(
             s.step(1).collect::<Vec<_>>(),
             vec![PipeFlow, PipeApply, Spray, Probe],
@@ -303,7 +303,7 @@ mod tests {
 
     #[test]
     fn rain_alone_brings_the_volume_pass() {
-        let s = Schedule::new(Model::HeightField(Method::Explicit), &params(), true);
+        let s = Schedule::new(ModelRun::HeightField(Method::Explicit), &params(), true);
         assert_eq!(s.after, vec![Pass::Reduce, Pass::Volume]);
     }
 
@@ -317,12 +317,12 @@ mod tests {
             ..params()
         };
         let fuses = |model, p: &Params, rain| Schedule::new(model, p, rain).fuses_correction(p);
-        let explicit = Model::HeightField(Method::Explicit);
+        let explicit = ModelRun::HeightField(Method::Explicit);
         assert!(fuses(explicit, &closed, false));
         assert!(fuses(explicit, &Params { n_probes: 0, ..closed }, false));
         // Anything else that reads or writes the level between steps keeps the passes apart.
         assert!(!fuses(explicit, &closed, true));
-        assert!(!fuses(Model::HeightField(Method::Adi), &closed, false));
+        assert!(!fuses(ModelRun::HeightField(Method::Adi), &closed, false));
         for other in [
             Params { sources: 1, ..closed },
             Params { regions: 4, ..closed },

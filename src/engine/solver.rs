@@ -360,8 +360,8 @@ impl<'a> Setup<'a> {
 
     /// The passes of a step for this setup: the one list both backends run.
     pub fn schedule(&self) -> crate::engine::schedule::Schedule {
-        use crate::engine::schedule::{Model, Schedule};
-        Schedule::new(Model::HeightField(self.method), &self.params, self.rain)
+        use crate::engine::schedule::{ModelRun, Schedule};
+        Schedule::new(ModelRun::HeightField(self.method), &self.params, self.rain)
     }
 }
 
@@ -390,7 +390,11 @@ impl PipeSetup<'_> {
     /// The passes of a step.
     pub fn schedule(&self) -> crate::engine::schedule::Schedule {
         let spray = self.spray().is_some();
-        crate::engine::schedule::Schedule::new(crate::engine::schedule::Model::Pipes { spray }, &self.params, self.rain)
+        crate::engine::schedule::Schedule::new(
+            crate::engine::schedule::ModelRun::Pipes { spray },
+            &self.params,
+            self.rain,
+        )
     }
 
     /// The spray's uniforms, or None without spray.

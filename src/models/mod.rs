@@ -1,7 +1,189 @@
 //! The water models, a room each: what only that model has (its scene-derived setup, its state,
 //! its CPU twin, its fast CPU path, its GPU passes and their WGSL). What every model uses lives in
-//! `crate::engine`. A new model is a new folder here and one line below.
+//! `crate::engine`. A new model is a new folder here, a [`Model`] for it, and one line in
+//! [`ALL`].
+//!
+//! Each model declares the features it takes ([`Feature`]): validation refuses a scene that asks
+//! a model for one it does not declare, with one message naming both; the runtime calls (edits,
+//! queries, `Water`) read the same answer; `shoal info --models` prints the table; and
+//! `tests/suite/models.rs` runs every declared feature on every model and checks every
+//! undeclared one is refused.
 
 pub mod height_field;
 pub mod navier_stokes;
 pub mod pipes;
+
+use crate::scene::WaterModel;
+
+/// What a scene or a caller may ask of a water model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Feature {
+    /// `physics.solver = "adi"`: Kass & Miller's implicit step.
+    ImplicitSolver,
+    /// `[[body]]`: rigid bodies floating on the water and moved by it.
+    Bodies,
+    /// `[[source]]` with a `rate`: sources and drains.
+    Sources,
+    /// `[[source]]` with a `hydrograph`: a rate over time.
+    Hydrographs,
+    /// `[[source]]` with a `height`: a source that holds its cells' level.
+    HeldSources,
+    /// `[rain]`: drops keyed by seed and step.
+    Rain,
+    /// `[rainfall]`: an intensity or a map of mm/h, steady or over time.
+    Rainfall,
+    /// `[[pressure]]`: air-pressure patches on the surface.
+    AirPressure,
+    /// `physics.damping_map`: damping cell by cell.
+    DampingMap,
+    /// A `"maker"` side and `[boundary.maker]`: waves made at a side.
+    WaveMakers,
+    /// `"open"`, `"periodic"` and `"absorb"` sides.
+    OpenSides,
+    /// `"ghost-mean"` and `"ghost-slope"` sides.
+    GhostSides,
+    /// `physics.volume_correction = "regions"`: each body of water keeps its own volume.
+    Regions,
+    /// `[output] summary`: the flood maps.
+    FloodMaps,
+    /// `[spray]`: particles thrown off breaking water.
+    Spray,
+    /// `[[terrain.overhang]]` and `[[terrain.rock]]`: solids with water under them.
+    Overhangs,
+    /// `Simulation::edit`, `set_ground` and `Water`'s brush and disturbances.
+    Edits,
+    /// Height queries (`Simulation::query`, `Water::query`).
+    Queries,
+    /// `Water`: the model recorded into a host renderer's encoder.
+    Embedding,
+    /// The browser build: every pass within WebGPU's 10 storage buffers a stage.
+    Browser,
+    /// `[[output.probe]]` gauges.
+    Probes,
+    /// `--checkpoint-every`, `shoal resume`.
+    Checkpoints,
+    /// `--backend cpu`: the fast CPU backend, bit for bit the twin's.
+    FastCpu,
+}
+
+impl Feature {
+    /// Every feature, in the order `shoal info --models` prints them.
+    pub const ALL: [Feature; 23] = [
+        Feature::ImplicitSolver,
+        Feature::Bodies,
+        Feature::Sources,
+        Feature::Hydrographs,
+        Feature::HeldSources,
+        Feature::Rain,
+        Feature::Rainfall,
+        Feature::AirPressure,
+        Feature::DampingMap,
+        Feature::WaveMakers,
+        Feature::OpenSides,
+        Feature::GhostSides,
+        Feature::Regions,
+        Feature::FloodMaps,
+        Feature::Spray,
+        Feature::Overhangs,
+        Feature::Edits,
+        Feature::Queries,
+        Feature::Embedding,
+        Feature::Browser,
+        Feature::Probes,
+        Feature::Checkpoints,
+        Feature::FastCpu,
+    ];
+
+    /// The feature as the table and the messages name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Feature::ImplicitSolver => "solver = \"adi\"",
+            Feature::Bodies => "rigid bodies ([[body]])",
+            Feature::Sources => "sources and drains ([[source]] rate)",
+            Feature::Hydrographs => "hydrographs ([[source]] hydrograph)",
+            Feature::HeldSources => "held heights ([[source]] height)",
+            Feature::Rain => "[rain]",
+            Feature::Rainfall => "[rainfall]",
+            Feature::AirPressure => "air pressure ([[pressure]])",
+            Feature::DampingMap => "physics.damping_map",
+            Feature::WaveMakers => "wave makers (\"maker\" sides)",
+            Feature::OpenSides => "open, periodic and absorbing sides",
+            Feature::GhostSides => "ghost-mean and ghost-slope sides",
+            Feature::Regions => "volume_correction = \"regions\"",
+            Feature::FloodMaps => "flood maps ([output] summary)",
+            Feature::Spray => "[spray]",
+            Feature::Overhangs => "overhangs and rocks",
+            Feature::Edits => "edits (brush, disturb, set_ground)",
+            Feature::Queries => "height queries",
+            Feature::Embedding => "Water (a host's encoder)",
+            Feature::Browser => "the browser (10 storage buffers a stage)",
+            Feature::Probes => "probes ([[output.probe]])",
+            Feature::Checkpoints => "checkpoints and resume",
+            Feature::FastCpu => "the fast CPU backend",
+        }
+    }
+}
+
+/// A water model as the engine and its users see it: its name, and what it takes.
+pub trait Model: Sync {
+    /// Its `physics.model` value.
+    fn key(&self) -> &'static str;
+    /// Its name in words.
+    fn name(&self) -> &'static str;
+    /// The features it takes.
+    fn features(&self) -> &'static [Feature];
+    /// Whether it takes `feature`.
+    fn takes(&self, feature: Feature) -> bool {
+        self.features().contains(&feature)
+    }
+}
+
+/// Every model, in the order the table prints them.
+pub const ALL: [&dyn Model; 3] = [&height_field::HeightField, &pipes::Pipes, &navier_stokes::NavierStokes];
+
+/// The model a scene's `physics.model` names.
+pub fn of(model: WaterModel) -> &'static dyn Model {
+    match model {
+        WaterModel::HeightField => &height_field::HeightField,
+        WaterModel::Pipes => &pipes::Pipes,
+        WaterModel::NavierStokes => &navier_stokes::NavierStokes,
+    }
+}
+
+/// Why `model` refuses `what` (the feature as the scene or the caller asked for it): one message
+/// for validation and the runtime calls, naming the model, the feature and the models that take
+/// it.
+pub fn refusal(model: WaterModel, feature: Feature, what: &str) -> String {
+    let takers: Vec<String> = ALL
+        .iter()
+        .filter(|m| m.takes(feature))
+        .map(|m| format!("\"{}\"", m.key()))
+        .collect();
+    let needs = match takers.len() {
+        0 => "no model takes it yet".to_string(),
+        _ => format!("needs physics.model = {}", takers.join(" or ")),
+    };
+    format!(
+        "{what} {needs}: the {} does not take {} (`shoal info --models` lists what each model takes)",
+        of(model).name(),
+        feature.name()
+    )
+}
+
+/// The table `shoal info --models` prints: a row per feature, a column per model.
+pub fn table() -> String {
+    let width = Feature::ALL.iter().map(|f| f.name().chars().count()).max().unwrap_or(0);
+    let mut out = format!("{:width$}", "feature");
+    for m in ALL {
+        out.push_str(&format!("  {:>13}", m.key()));
+    }
+    out.push('\n');
+    for f in Feature::ALL {
+        out.push_str(&format!("{:width$}", f.name()));
+        for m in ALL {
+            out.push_str(&format!("  {:>13}", if m.takes(f) { "yes" } else { "-" }));
+        }
+        out.push('\n');
+    }
+    out
+}

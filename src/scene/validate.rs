@@ -1,13 +1,15 @@
 //! Checks a parsed scene against the contract; every error names its key and line. One function
 //! per part of the scene.
 
-use super::{BoundaryMode, Scene, VolumeCorrection, WaterModel};
+use super::{BoundaryMode, Scene, WaterModel};
 use crate::error::Result;
 
 #[path = "validate_forcing.rs"]
 mod forcing;
 #[path = "validate_limits.rs"]
 pub(crate) mod limits;
+#[path = "validate_models.rs"]
+pub(crate) mod models;
 
 /// Checks `scene`, parsed from `text` (for the lines errors name).
 pub fn validate(scene: &Scene, text: &str) -> Result<()> {
@@ -23,6 +25,7 @@ pub fn validate(scene: &Scene, text: &str) -> Result<()> {
     c.grid_and_time()?;
     c.limits()?;
     c.physics()?;
+    c.features()?;
     c.boundary()?;
     c.terrain()?;
     c.water()?;
@@ -295,18 +298,6 @@ impl Check<'_> {
         Ok(())
     }
 
-    /// Each `[boundary]` key and the side mode it sets, if any.
-    fn sides(&self) -> [(&'static str, Option<BoundaryMode>); 5] {
-        let b = &self.scene.boundary;
-        [
-            ("all", b.all),
-            ("west", b.west),
-            ("east", b.east),
-            ("south", b.south),
-            ("north", b.north),
-        ]
-    }
-
     /// `navier_stokes.surface = "markers"` and `[navier_stokes.markers]`: 2D runs only, a square
     /// density, room for the start; an inflow's window.
     fn ns_markers(&self, ns: &crate::scene::NavierStokes) -> Result<()> {
@@ -495,33 +486,12 @@ impl Check<'_> {
                 format!("must be a finite number > 0 m (got {h})"),
             );
         }
-        let not_yet = "is not built into the Navier-Stokes layer yet (issue 18)";
-        if !scene.sources.is_empty() {
-            return self.fail("source[0].x", format!("a [[source]] {not_yet}"));
-        }
-        if scene.rain.is_some() {
-            return self.fail("rain.rate", format!("[rain] {not_yet}"));
-        }
         if !scene.bodies.is_empty() && ns.surface == crate::scene::NsSurfaceMode::Markers {
             return self.fail(
                 "body[0].shape",
                 "a rigid body floats on the layer's height field: navier_stokes.surface = \"markers\" takes none"
                     .into(),
             );
-        }
-        if scene.physics.volume_correction == VolumeCorrection::Regions {
-            return self.fail(
-                "physics.volume_correction",
-                format!("\"regions\" {not_yet}: \"global\" or \"none\""),
-            );
-        }
-        for (name, side) in self.sides() {
-            if side.is_some_and(|s| s != BoundaryMode::Reflect) {
-                return self.fail(
-                    &format!("boundary.{name}"),
-                    format!("the Navier-Stokes layer's sides are free-slip walls (\"reflect\"); other sides {not_yet}"),
-                );
-            }
         }
         Ok(())
     }
@@ -716,25 +686,12 @@ impl Check<'_> {
                 "[navier_stokes] needs physics.model = \"navier-stokes\"".into(),
             );
         }
-        let needs_pipes = "needs physics.model = \"pipes\" (a height field holds one surface per column)";
         if !pipes {
             if scene.pipes.is_some() {
-                return self.fail("pipes.dt", format!("[pipes] {needs_pipes}"));
-            }
-            if scene.spray.is_some() && !navier_stokes {
                 return self.fail(
-                    "spray.enabled",
-                    "[spray] needs physics.model = \"pipes\" or \"navier-stokes\"".into(),
+                    "pipes.dt",
+                    "[pipes] needs physics.model = \"pipes\" (a height field holds one surface per column)".into(),
                 );
-            }
-            if !scene.terrain.overhangs.is_empty() {
-                return self.fail("terrain.overhang[0].x0", format!("an overhang {needs_pipes}"));
-            }
-            if !scene.terrain.rocks.is_empty() {
-                return self.fail("terrain.rock[0].x", format!("a rock {needs_pipes}"));
-            }
-            if let Some(k) = scene.sources.iter().position(|s| s.height.is_some()) {
-                return self.fail(&format!("source[{k}].height"), format!("a held height {needs_pipes}"));
             }
             if navier_stokes {
                 self.navier_stokes()?;
@@ -793,21 +750,6 @@ impl Check<'_> {
             }
             if !(r.radius > 0.0 && r.radius.is_finite()) {
                 return self.fail(&key("radius"), format!("must be > 0 (got {})", r.radius));
-            }
-        }
-        let not_yet = "is not coupled to the pipes model yet";
-        if !scene.bodies.is_empty() {
-            return self.fail(
-                "body[0].shape",
-                format!("a rigid body {not_yet} (use physics.model = \"height-field\")"),
-            );
-        }
-        for (name, side) in self.sides() {
-            if matches!(side, Some(BoundaryMode::GhostMean | BoundaryMode::GhostSlope)) {
-                return self.fail(
-                    &format!("boundary.{name}"),
-                    "the ghost sides are the height field's: the pipes take reflect, open, periodic or absorb".into(),
-                );
             }
         }
         Ok(())

@@ -1,17 +1,15 @@
 //! Checks of what drives the water over time (SCENE.md's keys for issue 19): hydrographs,
-//! `[rainfall]`, `[[pressure]]`, the damping map, wave makers, the flood maps, and which models
-//! take them. The files they name
-//! are read, and checked, when a simulation is built (`crate::engine::feeds`, `Simulation::new`).
+//! `[rainfall]`, `[[pressure]]`, the damping map, wave makers and the flood maps (which models
+//! take them: `validate_models.rs`). The files they name are read, and checked, when a simulation is built (`crate::engine::feeds`, `Simulation::new`).
 
 use super::Check;
 use crate::error::Result;
-use crate::scene::{BoundaryMode, MakerKind, PressureShape, WaterModel};
+use crate::scene::{BoundaryMode, MakerKind, PressureShape};
 
 impl Check<'_> {
     /// Hydrographs, rainfall, pressure patches and the damping map.
     pub(super) fn forcing(&self) -> Result<()> {
         let scene = self.scene;
-        let model = scene.physics.model;
         for (k, s) in scene.sources.iter().enumerate() {
             if s.hydrograph.is_some() && s.height.is_some() {
                 return self.fail(
@@ -20,23 +18,7 @@ impl Check<'_> {
                 );
             }
         }
-        let height_field_only = |what: &str| {
-            format!(
-                "{what} acts on the height field (physics.model = \"height-field\"); the {} model does not take it yet",
-                match model {
-                    WaterModel::Pipes => "pipes",
-                    _ => "Navier-Stokes",
-                }
-            )
-        };
         if let Some(r) = &scene.rainfall {
-            if model == WaterModel::NavierStokes {
-                return self.fail(
-                    "rainfall.intensity",
-                    "[rainfall] falls on the height field and the pipes; the Navier-Stokes layer does not take it yet"
-                        .into(),
-                );
-            }
             if let Some(i) = r.intensity {
                 if !(i >= 0.0 && i.is_finite()) {
                     return self.fail(
@@ -67,12 +49,6 @@ impl Check<'_> {
                 _ => {}
             }
         }
-        if !scene.pressure.is_empty() && model != WaterModel::HeightField {
-            return self.fail("pressure[0].strength", height_field_only("[[pressure]]"));
-        }
-        if scene.physics.damping_map.is_some() && model != WaterModel::HeightField {
-            return self.fail("physics.damping_map", height_field_only("physics.damping_map"));
-        }
         if scene.pressure.len() > crate::scene::limits::MAX_PATCHES {
             return self.fail(
                 &format!("pressure[{}].strength", crate::scene::limits::MAX_PATCHES),
@@ -90,13 +66,6 @@ impl Check<'_> {
             return self.fail(
                 "output.wet_depth",
                 format!("must be a finite number ≥ 0 m (got {})", o.wet_depth),
-            );
-        }
-        if o.summary && model == WaterModel::NavierStokes {
-            return self.fail(
-                "output.summary",
-                "the flood maps fold the height field's or the pipes' surface; the Navier-Stokes layer does not keep them yet"
-                    .into(),
             );
         }
         self.maker()
@@ -121,12 +90,6 @@ impl Check<'_> {
             return self.fail(
                 "boundary.maker",
                 "no side is a \"maker\": give e.g. west = \"maker\"".into(),
-            );
-        }
-        if scene.physics.model != WaterModel::HeightField {
-            return self.fail(
-                "boundary.maker",
-                "a wave maker feeds the height field (physics.model = \"height-field\")".into(),
             );
         }
         let g = &scene.grid;

@@ -86,13 +86,14 @@ impl Simulation {
         if let Some(step) = self.diverged_at {
             return Err(Error::Diverged { step });
         }
-        match self.scene.physics.model {
-            crate::scene::WaterModel::HeightField => Ok(()),
-            model => Err(Error::Unsupported(format!(
-                "{what} on the {model:?} model (its water is not a height field over the ground; edits of it are \
-                 not built yet)"
-            ))),
+        let model = self.scene.physics.model;
+        if crate::models::of(model).takes(crate::models::Feature::Edits) {
+            return Ok(());
         }
+        Err(Error::Unsupported(format!(
+            "{} (edits of it are not built yet)",
+            crate::models::refusal(model, crate::models::Feature::Edits, what)
+        )))
     }
 
     /// A `Simulation` of the same scene on `ground`, on the same backend (the same device), holding

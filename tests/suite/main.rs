@@ -18,6 +18,7 @@ mod geotiff;
 mod gpu_vs_cpu;
 mod limits;
 mod makers;
+mod models;
 mod navier_stokes;
 mod ns_bodies;
 mod ns_markers;

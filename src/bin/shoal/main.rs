@@ -38,7 +38,11 @@ enum Command {
     },
     /// Print the GPU adapter, backend, driver and the limits that matter, and the backend a run
     /// would take.
-    Info,
+    Info {
+        /// Print what each water model takes instead (a row per feature, a column per model).
+        #[arg(long)]
+        models: bool,
+    },
 }
 
 #[derive(Args)]
@@ -206,7 +210,11 @@ fn private_runtime_dir() {
 
 fn execute(command: Command, threads: Option<u32>) -> shoal::Result<()> {
     match command {
-        Command::Info => {
+        Command::Info { models: true } => {
+            print!("{}", shoal::models_table());
+            Ok(())
+        }
+        Command::Info { models: false } => {
             match shoal::describe_adapter() {
                 Ok(adapter) => println!("{adapter}"),
                 Err(e) => println!("no GPU adapter: {e}"),

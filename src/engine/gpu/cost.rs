@@ -284,7 +284,7 @@ pub fn step_cost(
         let fused = schedule.fuses_correction(p);
         let markers = matches!(
             schedule.model,
-            crate::engine::schedule::Model::NavierStokes { markers: true, .. }
+            crate::engine::schedule::ModelRun::NavierStokes { markers: true, .. }
         );
         for &pass in passes {
             let c = match pass {
@@ -338,7 +338,7 @@ pub fn describe(schedule: &Schedule, substeps: u32, p: &Params, bodies: &BodyPar
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::schedule::Model;
+    use crate::engine::schedule::ModelRun;
 
     #[test]
     fn an_adi_substep_on_short_closed_lines_is_two_fused_solves() {
@@ -360,7 +360,7 @@ mod tests {
             n_probes: 1,
             ..Params::default()
         };
-        let s = Schedule::new(Model::HeightField(crate::scene::Method::Explicit), &p, false);
+        let s = Schedule::new(ModelRun::HeightField(crate::scene::Method::Explicit), &p, false);
         let (rows, total) = step_cost(&s, 3, &p, &BodyParams::default());
         assert_eq!(rows.len(), 2);
         assert_eq!(total.dispatches, 3 + 1);
@@ -398,7 +398,7 @@ mod tests {
             correct: crate::engine::params::CORRECT_TARGET,
             ..Params::default()
         };
-        let s = Schedule::new(Model::HeightField(crate::scene::Method::Explicit), &p, false);
+        let s = Schedule::new(ModelRun::HeightField(crate::scene::Method::Explicit), &p, false);
         let (rows, total) = step_cost(&s, 1, &p, &BodyParams::default());
         let names: Vec<_> = rows
             .iter()
@@ -411,7 +411,7 @@ mod tests {
         assert_eq!((total.read + total.written, total.dispatches), (28, 2));
         // With a source the passes stay apart: the reduction and the correction stream the level.
         let q = Params { sources: 1, ..p };
-        let s = Schedule::new(Model::HeightField(crate::scene::Method::Explicit), &q, false);
+        let s = Schedule::new(ModelRun::HeightField(crate::scene::Method::Explicit), &q, false);
         let (_, total) = step_cost(&s, 1, &q, &BodyParams::default());
         assert!(total.read + total.written > 60);
     }

@@ -11,3 +11,43 @@
 pub mod cpu;
 pub mod fast;
 pub mod gpu;
+
+use crate::models::{Feature, Model};
+
+/// The height field as the engine sees it: it takes every feature but the pipes' own (held
+/// heights, overhangs) and spray.
+pub struct HeightField;
+
+impl Model for HeightField {
+    fn key(&self) -> &'static str {
+        "height-field"
+    }
+    fn name(&self) -> &'static str {
+        "height field"
+    }
+    fn features(&self) -> &'static [Feature] {
+        use Feature::*;
+        &[
+            ImplicitSolver,
+            Bodies,
+            Sources,
+            Hydrographs,
+            Rain,
+            Rainfall,
+            AirPressure,
+            DampingMap,
+            WaveMakers,
+            OpenSides,
+            GhostSides,
+            Regions,
+            FloodMaps,
+            Edits,
+            Queries,
+            Embedding,
+            Browser,
+            Probes,
+            Checkpoints,
+            FastCpu,
+        ]
+    }
+}

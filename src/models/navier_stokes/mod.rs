@@ -14,3 +14,23 @@ pub mod gpu;
 pub mod setup;
 pub mod spray;
 pub mod state;
+
+use crate::models::{Feature, Model};
+
+/// The layer as the engine sees it. Not built yet: sources, rain and rainfall, sides other than
+/// walls (its inflow and outflow are its own), the height field's forcing, "regions", flood
+/// maps, edits, queries and `Water` (its substeps follow its flow from one submit to the next).
+pub struct NavierStokes;
+
+impl Model for NavierStokes {
+    fn key(&self) -> &'static str {
+        "navier-stokes"
+    }
+    fn name(&self) -> &'static str {
+        "Navier-Stokes layer"
+    }
+    fn features(&self) -> &'static [Feature] {
+        use Feature::*;
+        &[Bodies, Spray, Probes, Checkpoints, FastCpu]
+    }
+}

@@ -77,7 +77,7 @@ pub struct NsLayer {
 impl NsLayer {
     /// The step both backends run for this layer.
     pub fn schedule(&self, params: &crate::engine::params::Params) -> crate::engine::schedule::Schedule {
-        let model = crate::engine::schedule::Model::NavierStokes {
+        let model = crate::engine::schedule::ModelRun::NavierStokes {
             spray: self.spray.is_some(),
             markers: self.markers.is_some(),
         };

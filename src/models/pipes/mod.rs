@@ -12,3 +12,39 @@ pub mod cpu;
 pub mod gpu;
 pub mod spray;
 pub mod state;
+
+use crate::models::{Feature, Model};
+
+/// The pipes as the engine sees them. Not built yet: bodies, the height field's forcing (air
+/// pressure, damping maps, wave makers), ghost sides, "regions" (the columns conserve by
+/// construction), edits and queries. Every pipeline of theirs, the spray's included, binds at
+/// most 10 storage buffers (`tests/suite/models.rs` builds them on a device limited to 10).
+pub struct Pipes;
+
+impl Model for Pipes {
+    fn key(&self) -> &'static str {
+        "pipes"
+    }
+    fn name(&self) -> &'static str {
+        "pipes model"
+    }
+    fn features(&self) -> &'static [Feature] {
+        use Feature::*;
+        &[
+            Sources,
+            Hydrographs,
+            HeldSources,
+            Rain,
+            Rainfall,
+            OpenSides,
+            FloodMaps,
+            Spray,
+            Overhangs,
+            Embedding,
+            Browser,
+            Probes,
+            Checkpoints,
+            FastCpu,
+        ]
+    }
+}
