@@ -1,0 +1,141 @@
+//! The whole state at a step, and a run continued from it (`shoal resume`).
+
+use super::*;
+
+impl Simulation {
+    /// The whole state at this step, for `shoal resume` (a readback on the GPU).
+    pub fn checkpoint(&mut self) -> Result<crate::engine::checkpoint::Checkpoint> {
+        let state = self.solver.save()?;
+        let spray = self.spray.unwrap_or_default();
+        Ok(crate::engine::checkpoint::Checkpoint {
+            header: crate::engine::checkpoint::Header {
+                nx: self.scene.grid.nx,
+                ny: self.scene.grid.ny,
+                step: self.step,
+                substeps: self.substeps,
+                target: self.target,
+                counted_shortfall: state.counted_shortfall,
+                region_count: state.region_count,
+                ns_budget: (state.ns_budget != 0).then_some(state.ns_budget),
+                pipes: self.units.map(|(_, target, _)| crate::engine::checkpoint::PipeHeader {
+                    target_units: target,
+                    made: spray.made,
+                    ended: spray.ended,
+                    refused: spray.refused,
+                }),
+                scene: Some(self.resolved_scene_toml()),
+                coupling: (!self.bodies_now.is_empty())
+                    .then_some([self.coupling.iterations, self.coupling.residual.to_bits()]),
+            },
+            ground: self.ground_rel.clone(),
+            state,
+        })
+    }
+
+    /// Continues from `checkpoint`, which must come from this scene (`path` names it in errors):
+    /// the same grid, and state for the same sources, corrections and regions.
+    pub fn restore(
+        &mut self,
+        checkpoint: &crate::engine::checkpoint::Checkpoint,
+        path: &std::path::Path,
+    ) -> Result<()> {
+        let (h, s) = (&checkpoint.header, &checkpoint.state);
+        let bad = |message: String| {
+            Err(Error::Checkpoint {
+                path: path.to_path_buf(),
+                message,
+            })
+        };
+        let grid = &self.scene.grid;
+        if (h.nx, h.ny) != (grid.nx, grid.ny) {
+            return bad(format!(
+                "it holds a {}×{} grid, the scene {}×{}: it comes from another scene",
+                h.nx, h.ny, grid.nx, grid.ny
+            ));
+        }
+        let cells = self.ground_rel.len();
+        let shape = state_table::Shape {
+            params: &self.params,
+            method: self.scene.physics.solver,
+            pipes: self.pipe_shape,
+            navier_stokes: self.layer_shape,
+            ns_spray: self.layer_spray,
+            ns_markers: self.marker_capacity,
+        };
+        if h.pipes.is_some() != self.units.is_some() {
+            return bad("it comes from the other water model (physics.model)".into());
+        }
+        for spec in state_table::FIELDS
+            .iter()
+            .filter(|f| f.kept == state_table::Kept::State)
+        {
+            let (got, want) = (s.len(spec.field), spec.len(&shape, cells, self.bodies_now.len()));
+            // The particles in flight, the markers made: any number up to the capacity.
+            let fits = match spec.per {
+                state_table::Per::Particle | state_table::Per::NsMarker => got <= want,
+                // A checkpoint from before the faces' memory: it starts afresh.
+                _ if spec.field == state_table::Field::Faces => got == want || got == 0,
+                _ => got == want,
+            };
+            if !fits {
+                return bad(format!(
+                    "its {} holds {got} values where this scene needs {want}: it comes from another scene",
+                    spec.what
+                ));
+            }
+        }
+        if checkpoint.ground != self.ground_rel {
+            return bad("its terrain is not what the scene builds now (did a terrain file change?)".into());
+        }
+        if h.substeps == 0 || h.step == 0 && h.substeps != self.substeps {
+            return bad(format!("its substep count {} is not this scene's", h.substeps));
+        }
+        if h.substeps != self.substeps {
+            self.set_substeps(h.substeps)?;
+        }
+        self.solver.load(s)?;
+        self.step = h.step;
+        self.target = h.target;
+        if let Some([iterations, residual]) = h.coupling {
+            self.coupling = crate::engine::bodies::SolveReport {
+                iterations,
+                residual: f32::from_bits(residual),
+            };
+        }
+        let reference = self.fields.reference.0;
+        self.bodies_now = s
+            .bodies
+            .iter()
+            .map(|b| crate::engine::bodies::BodySample::of(b, reference))
+            .collect();
+        if self.regions.is_some() {
+            self.regions = Some(h.region_count);
+        }
+        if let (Some(units), Some(pipes)) = (&mut self.units, &h.pipes) {
+            units.0 = s.pipe_water.iter().map(|&w| w as u64).sum();
+            units.1 = pipes.target_units;
+        }
+        if let (Some(spray), true) = (&mut self.spray, self.layer_spray) {
+            // The slots are the state; the counts of what was thrown and ended start again.
+            let flying = s
+                .ns_drops
+                .iter()
+                .filter(|p| crate::models::navier_stokes::spray::is_spray(p));
+            *spray = crate::models::pipes::spray::SprayReport {
+                count: flying.clone().count() as u32,
+                units: flying.map(|p| p.units as u64).sum(),
+                ..Default::default()
+            };
+        } else if let Some(spray) = &mut self.spray {
+            let pipes = h.pipes.as_ref().expect("checked: a pipes checkpoint");
+            *spray = crate::models::pipes::spray::SprayReport {
+                count: s.particles.len() as u32,
+                units: s.particles.iter().map(|p| p.units as u64).sum(),
+                made: pipes.made,
+                ended: pipes.ended,
+                refused: pipes.refused,
+            };
+        }
+        Ok(())
+    }
+}

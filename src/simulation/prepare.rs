@@ -1,0 +1,454 @@
+//! From a scene to what a backend is built from: the substeps its depth needs (and the checks on
+//! them), the per-cell fields (damping, sources, probes), the schedule, the memory checks, and
+//! the bodies placed with the water settled round them.
+
+use super::*;
+
+/// The substeps the scene's model needs for water `max_depth` deep.
+pub(super) fn substeps_needed(scene: &Scene, max_depth: f64) -> u32 {
+    match scene.physics.model {
+        crate::scene::WaterModel::Pipes => crate::models::pipes::columns::substeps_needed(scene, max_depth),
+        crate::scene::WaterModel::NavierStokes => {
+            crate::models::navier_stokes::setup::substeps_needed(scene, max_depth)
+        }
+        crate::scene::WaterModel::HeightField => params::substeps_needed(scene, max_depth),
+    }
+}
+
+/// The deepest water over `ground` under the surface `eta` (both h − ref per cell), m.
+pub(super) fn deepest(eta: &[f32], ground: &[f32]) -> f64 {
+    eta.iter()
+        .zip(ground)
+        .map(|(e, b)| (e - b).max(0.0) as f64)
+        .fold(0.0, f64::max)
+}
+
+/// The substeps the scene's model needs for water `max_depth` m deep (refused past the most a
+/// step runs), and those a run takes: at least the scene's `time.substeps`.
+pub(super) fn plan_substeps(scene: &Scene, max_depth: f64) -> Result<(u32, u32)> {
+    let needed = substeps_needed(scene, max_depth);
+    check_substeps(scene, needed, max_depth)?;
+    let substeps = needed.max(scene.time.substeps);
+    check_adi_precision(scene, substeps, max_depth)?;
+    Ok((needed, substeps))
+}
+
+/// The largest k·d_max (g·d·dt²/dx² of a substep) at which ADI's float32 rows keep the 1 of
+/// their diagonal 1 + k·(w_l + w_r): past 2^22 it rounds away, the systems turn singular and the
+/// step diverges at once (standing_wave.toml's 5 cm cells held at dt = 55 s, k·d = 5.9e6, and
+/// failed at 60 s). ADI is unconditionally stable in exact arithmetic, not in float32.
+pub(super) const ADI_MAX_KD: f64 = (1u64 << 22) as f64;
+
+pub(super) fn check_adi_precision(scene: &Scene, substeps: u32, max_depth: f64) -> Result<()> {
+    let adi = scene.physics.model == crate::scene::WaterModel::HeightField
+        && scene.physics.solver == crate::scene::Method::Adi;
+    let kd = params::step_coefficient(scene, substeps) * max_depth;
+    if adi && kd > ADI_MAX_KD {
+        let text = std::fs::read_to_string(&scene.origin).ok();
+        return Err(scene.error_at(
+            text.as_deref(),
+            "time.dt",
+            format!(
+                "the ADI solver at dt = {} s has g·d_max·dt²/dx² = {kd:.3e} for water {max_depth:.3} m deep: past \
+                 {ADI_MAX_KD:.3e} float32 loses the 1 of its rows' diagonal and the step diverges; use a dt \
+                 under {:.3} s, or time.substeps",
+                scene.time.dt,
+                scene.time.dt * (ADI_MAX_KD / kd).sqrt()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+pub(super) fn check_substeps(scene: &Scene, needed: u32, max_depth: f64) -> Result<()> {
+    if needed > params::MAX_SUBSTEPS {
+        return Err(Error::Scene {
+            file: scene.origin.clone(),
+            line: None,
+            message: format!(
+                "time.dt = {} s would need {needed} substeps per step for water {max_depth:.3e} m deep \
+                 (at most {} are run): use a shorter dt or a coarser grid",
+                scene.time.dt,
+                params::MAX_SUBSTEPS
+            ),
+        });
+    }
+    Ok(())
+}
+
+pub(super) fn substep_note(scene: &Scene, substeps: u32, max_depth: f64) -> String {
+    if scene.physics.model == crate::scene::WaterModel::NavierStokes {
+        return format!(
+            "water {max_depth:.4} m deep needs sqrt(g·d)·dt/dx ≤ {} on the Navier-Stokes grid; running \
+             {substeps} equal substeps per step",
+            crate::models::navier_stokes::setup::NS_COURANT
+        );
+    }
+    if scene.physics.model == crate::scene::WaterModel::Pipes {
+        return format!(
+            "water {max_depth:.4} m deep needs sqrt(g·d)·dt/dx ≤ {} in the pipes; running {substeps} equal \
+             substeps per step",
+            crate::models::pipes::columns::PIPE_COURANT
+        );
+    }
+    format!(
+        "dt = {} s breaks the explicit stability limit g·d_max·dt²/dx² ≤ 1/2 (d_max = {:.4} m, \
+         g·d_max·dt²/dx² = {:.3}); running {substeps} equal substeps per step",
+        scene.time.dt,
+        max_depth,
+        params::step_coefficient(scene, 1) * max_depth
+    )
+}
+
+/// The damping map's keep per substep at `substeps` (`params::keep_per_substep` per cell).
+pub(super) fn damping_per_substep(keep: &[f32], substeps: u32) -> Vec<f32> {
+    keep.iter()
+        .map(|&k| params::keep_per_substep(k as f64, substeps))
+        .collect()
+}
+
+/// Each cell's 1 − tau (per step of `time.dt`) under `physics.damping_map`: the scene's tau plus the map's, in [0, 1]
+/// (NPY values as they are, a PNG's shades as shares of 1). Empty without a map.
+pub(super) fn damping_keep(scene: &Scene) -> Result<Vec<f32>> {
+    let Some(map) = &scene.physics.damping_map else {
+        return Ok(Vec::new());
+    };
+    let (values, _) = crate::scene::read_map(scene, "physics.damping_map", map)?;
+    let tau = scene.physics.damping;
+    if let Some(bad) = values.iter().position(|&v| !(v >= 0.0 && tau + v <= 1.0)) {
+        let text = std::fs::read_to_string(&scene.origin).ok();
+        return Err(scene.error_at(
+            text.as_deref(),
+            "physics.damping_map",
+            format!(
+                "\"{}\": cell {bad} holds {}: a cell's damping, physics.damping ({tau}) plus the map's, must \
+                 lie in [0, 1]",
+                map.display(),
+                values[bad]
+            ),
+        ));
+    }
+    Ok(values.iter().map(|&v| (1.0 - (tau + v)) as f32).collect())
+}
+
+/// Height per step each cell's sources ask for (drains negative): a source spreads rate·dt evenly
+/// over the cells whose centres lie in its disc (the cell it stands in, if none do). Empty when the
+/// scene has no sources.
+pub(super) fn source_field(scene: &Scene) -> Vec<f32> {
+    if scene.sources.is_empty() {
+        return Vec::new();
+    }
+    let g = scene.grid;
+    let mut field = vec![0.0f64; g.cells()];
+    for s in &scene.sources {
+        let cells = crate::engine::feeds::disc_cells(&g, s.x, s.y, s.radius);
+        let height = s.rate * scene.time.dt / (cells.len() as f64 * g.dx * g.dx);
+        for c in cells {
+            field[c as usize] += height;
+        }
+    }
+    field.into_iter().map(|h| h as f32).collect()
+}
+
+/// The cell containing each probe.
+pub(super) fn probe_cells(scene: &Scene) -> Vec<u32> {
+    let g = scene.grid;
+    scene
+        .output
+        .probes
+        .iter()
+        .map(|p| {
+            let i = ((p.x / g.dx).floor() as u32).min(g.nx - 1);
+            let j = ((p.y / g.dx).floor() as u32).min(g.ny - 1);
+            j * g.nx + i
+        })
+        .collect()
+}
+
+/// The step a scene asks for, for its parameters.
+pub(super) fn schedule(scene: &Scene, p: &Params) -> Schedule {
+    let model = match scene.physics.model {
+        crate::scene::WaterModel::Pipes => ModelRun::Pipes {
+            spray: scene.spray.unwrap_or_default().enabled,
+        },
+        crate::scene::WaterModel::NavierStokes => ModelRun::NavierStokes {
+            spray: crate::models::navier_stokes::spray::ns_spray_params(scene).is_some(),
+            markers: scene
+                .navier_stokes
+                .as_ref()
+                .is_some_and(|ns| ns.surface == crate::scene::NsSurfaceMode::Markers),
+        },
+        crate::scene::WaterModel::HeightField => ModelRun::HeightField(scene.physics.solver),
+    };
+    Schedule::new(model, p, crate::engine::feeds::staged(scene))
+}
+
+/// A scene's fields and uniforms, checked, before any backend exists.
+pub(super) struct Prepared {
+    pub(super) fields: InitialFields,
+    pub(super) eta: Vec<f32>,
+    pub(super) ground_rel: Vec<f32>,
+    pub(super) probe_cells: Vec<u32>,
+    pub(super) params: Params,
+    pub(super) substeps: u32,
+    pub(super) notes: Vec<String>,
+    pub(super) source: Vec<f32>,
+    pub(super) feeds: crate::engine::feeds::Feeds,
+    pub(super) patches: crate::engine::pressure::Patches,
+    /// Each cell's 1 − tau under `physics.damping_map` (empty without it).
+    pub(super) damping_keep: Vec<f32>,
+    pub(super) bodies: Vec<crate::engine::bodies::BodyState>,
+    pub(super) body_params: crate::engine::bodies::BodyParams,
+    pub(super) cover: Vec<crate::engine::bodies::Cover>,
+    /// The pipes model's columns (None: the height field).
+    pub(super) columns: Option<crate::models::pipes::columns::Columns>,
+    /// The Navier-Stokes layer (None: the other models).
+    pub(super) layer: Option<crate::models::navier_stokes::setup::NsLayer>,
+}
+
+/// Bytes of host memory a cell takes while a scene is built (its ground and surface in f64, their
+/// f32 copies, the sources, the feeds) and a CPU backend holds it (two levels, carry, and the
+/// options' fields): what `Prepared::new` checks against the machine's memory before it
+/// allocates anything, so a grid too large is an error, not an abort.
+pub(super) const HOST_BYTES_PER_CELL: u64 = 128;
+
+/// The memory this process can take without swapping, in bytes: Linux's MemAvailable, or less
+/// where the process's control group (a Slurm job, a container) has a limit closer; None where the
+/// system does not say.
+pub(super) fn available_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(match cgroup_headroom() {
+        Some(room) => room.min(kb * 1024),
+        None => kb * 1024,
+    })
+}
+
+/// What the process's control group may still take (limit − usage; v2's memory.max, v1's
+/// memory.limit_in_bytes); None without one. Its folder is looked for under its own path, then at
+/// the mount's root (a container sees its own group there).
+pub(super) fn cgroup_headroom() -> Option<u64> {
+    let membership = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let root = std::path::Path::new("/sys/fs/cgroup");
+    let (base, path, files) = match membership.lines().find_map(|l| l.split_once(":memory:")) {
+        Some((_, path)) => (
+            root.join("memory"),
+            path,
+            ["memory.limit_in_bytes", "memory.usage_in_bytes"],
+        ),
+        None => {
+            let path = membership.lines().find_map(|l| l.strip_prefix("0::"))?;
+            (root.to_path_buf(), path, ["memory.max", "memory.current"])
+        }
+    };
+    [base.join(path.trim_start_matches('/')), base].iter().find_map(|dir| {
+        let read = |name: &str| -> Option<u64> { std::fs::read_to_string(dir.join(name)).ok()?.trim().parse().ok() };
+        Some(read(files[0])?.saturating_sub(read(files[1])?))
+    })
+}
+
+/// Refuses a grid the host cannot hold while it builds the scene (and a CPU backend runs it).
+pub(super) fn check_host_memory(scene: &Scene) -> Result<()> {
+    let g = scene.grid;
+    let need = g.nx as u64 * g.ny as u64 * HOST_BYTES_PER_CELL;
+    match available_memory() {
+        Some(have) if need > have => Err(Error::GridTooLarge {
+            nx: g.nx,
+            ny: g.ny,
+            what: format!(
+                "building it needs about {:.1} GiB of memory ({HOST_BYTES_PER_CELL} B a cell), and this machine \
+                 has {:.1} GiB available",
+                need as f64 / (1u64 << 30) as f64,
+                have as f64 / (1u64 << 30) as f64
+            ),
+        }),
+        _ => Ok(()),
+    }
+}
+
+impl Prepared {
+    pub(super) fn new(scene: &Scene) -> Result<Prepared> {
+        check_host_memory(scene)?;
+        match scene.physics.model {
+            crate::scene::WaterModel::Pipes => return Self::pipes(scene),
+            crate::scene::WaterModel::NavierStokes => return Self::navier_stokes(scene),
+            crate::scene::WaterModel::HeightField => {}
+        }
+        let fields = InitialFields::build(scene)?;
+        let (eta, ground_rel) = fields.relative_f32();
+        let probe_cells = probe_cells(scene);
+
+        let max_depth = deepest(&eta, &ground_rel);
+        let (needed, substeps) = plan_substeps(scene, max_depth)?;
+        let mut notes = Vec::new();
+        if needed > scene.time.substeps {
+            notes.push(substep_note(scene, substeps, max_depth));
+        }
+        let mut params = Params::new(scene, substeps, probe_cells.len() as u32);
+        let correction = scene.physics.volume_correction;
+        if correction == VolumeCorrection::Regions && params.correct == params::CORRECT_CLAMPS {
+            notes.push(
+                "volume_correction = \"regions\" runs with reflect and periodic sides only: through open, \
+                 absorbing and ghost sides water crosses the boundary, so this run corrects globally, undoing \
+                 what the dry-cell rule does"
+                    .into(),
+            );
+        }
+        if correction == VolumeCorrection::Regions && params.regions == 0 && !scene.bodies.is_empty() {
+            notes.push(
+                "volume_correction = \"regions\" runs without bodies only: a submerged body's volume stands in its \
+                 columns, which the per-region sums would count as water, so this run corrects globally"
+                    .into(),
+            );
+        }
+        let mut eta = eta;
+        let (bodies, body_params, cover) = place_bodies(scene, fields.reference.0, &params, &ground_rel, &mut eta);
+        let mut source = source_field(scene);
+        if !source.is_empty() {
+            params.sources = 1;
+            params.source_step = source.iter().map(|&s| s as f64).sum::<f64>() as f32;
+        }
+        let feeds = crate::engine::feeds::Feeds::new(scene, &fields)?;
+        params.rainfall = feeds.rainfall_mode();
+        if params.rainfall != 0 && source.is_empty() {
+            // Rainfall falls in the volume pass with the sources, from a field of none.
+            source = vec![0.0; eta.len()];
+            params.sources = 1;
+        }
+        let damping_keep = damping_keep(scene)?;
+        if !damping_keep.is_empty() {
+            params.forcing |= crate::wgsl::common::FORCE_DAMPING_MAP;
+        }
+        let patches = crate::engine::pressure::Patches::new(scene);
+        if !patches.is_empty() {
+            params.forcing |= crate::wgsl::common::FORCE_PRESSURE;
+        }
+        // A shoreline: both solvers keep each face's flux memory, so a face that dries forgets
+        // its flow on both sides (cpu::explicit::Memory). Without a dry cell at the start it costs
+        // 16 B per cell per step for nothing: left off.
+        if eta.iter().zip(&ground_rel).any(|(h, b)| h <= b) {
+            params.faces = 1;
+        }
+        Ok(Prepared {
+            feeds,
+            patches,
+            damping_keep,
+            fields,
+            eta,
+            ground_rel,
+            probe_cells,
+            params,
+            substeps,
+            notes,
+            source,
+            bodies,
+            body_params,
+            cover,
+            columns: None,
+            layer: None,
+        })
+    }
+
+    /// The pipes model: the columns, and the ground the outputs report, each column's top floor
+    /// (what a view from above sees: a bridge deck, a rock's top).
+    pub(super) fn pipes(scene: &Scene) -> Result<Prepared> {
+        let mut fields = InitialFields::build(scene)?;
+        let probe_cells = probe_cells(scene);
+        let max_depth = fields
+            .surface
+            .iter()
+            .zip(&fields.ground)
+            .map(|(h, b)| h - b)
+            .fold(0.0, f64::max);
+        let (_, substeps) = plan_substeps(scene, max_depth)?;
+        let columns = crate::models::pipes::columns::Columns::build(scene, &fields, substeps)?;
+        fields.ground.clone_from(&columns.top_floor);
+        for (h, b) in fields.surface.iter_mut().zip(&fields.ground) {
+            *h = h.max(*b);
+        }
+        // Drops, hydrographs and rainfall fall into the columns in whole units (`pipe_rain`).
+        let feeds = crate::engine::feeds::Feeds::new(scene, &fields)?;
+        let mut prepared = Self::of_model(scene, fields, probe_cells, substeps, Some(columns), None);
+        prepared.params.rainfall = feeds.rainfall_mode();
+        Ok(Prepared { feeds, ..prepared })
+    }
+
+    /// What the pipes and the Navier-Stokes layer are built from: no sources, bodies or covers
+    /// (the layer adds its bodies) beside the model's own structure.
+    pub(super) fn of_model(
+        scene: &Scene,
+        fields: InitialFields,
+        probe_cells: Vec<u32>,
+        substeps: u32,
+        columns: Option<crate::models::pipes::columns::Columns>,
+        layer: Option<crate::models::navier_stokes::setup::NsLayer>,
+    ) -> Prepared {
+        let (eta, ground_rel) = fields.relative_f32();
+        let params = Params::new(scene, substeps, probe_cells.len() as u32);
+        Prepared {
+            fields,
+            eta,
+            ground_rel,
+            probe_cells,
+            params,
+            substeps,
+            notes: Vec::new(),
+            source: Vec::new(),
+            feeds: Default::default(),
+            patches: Default::default(),
+            damping_keep: Vec::new(),
+            bodies: Vec::new(),
+            body_params: crate::engine::bodies::BodyParams::new(scene),
+            cover: Vec::new(),
+            columns,
+            layer,
+        }
+    }
+
+    /// The Navier-Stokes layer: the 3D grid under the height field, whose surface carries the
+    /// bodies' submerged volume as the height field's does.
+    pub(super) fn navier_stokes(scene: &Scene) -> Result<Prepared> {
+        let fields = InitialFields::build(scene)?;
+        let probe_cells = probe_cells(scene);
+        let (mut eta, ground_rel) = fields.relative_f32();
+        let (_, substeps) = plan_substeps(scene, deepest(&eta, &ground_rel))?;
+        let params = Params::new(scene, substeps, probe_cells.len() as u32);
+        let (bodies, body_params, cover) = place_bodies(scene, fields.reference.0, &params, &ground_rel, &mut eta);
+        let layer = crate::models::navier_stokes::setup::NsLayer::build(scene, &eta, &ground_rel, fields.reference.0)?;
+        Ok(Prepared {
+            eta,
+            bodies,
+            body_params,
+            cover,
+            ..Self::of_model(scene, fields, probe_cells, substeps, None, Some(layer))
+        })
+    }
+}
+
+/// The scene's bodies at rest and the water settled around them: `eta` then carries their
+/// submerged volume (`held`) where the returned covers say. Empty without bodies.
+pub(super) fn place_bodies(
+    scene: &Scene,
+    reference: f64,
+    params: &Params,
+    ground: &[f32],
+    eta: &mut [f32],
+) -> (
+    Vec<crate::engine::bodies::BodyState>,
+    crate::engine::bodies::BodyParams,
+    Vec<crate::engine::bodies::Cover>,
+) {
+    let mut bodies = crate::engine::placement::initial(scene, reference, eta, ground);
+    let body_params = crate::engine::bodies::BodyParams::new(scene);
+    let cover = crate::engine::placement::settle_initial_water(params, &body_params, &bodies, ground, eta);
+    if !cover.is_empty() {
+        // The waterlines the bodies start from, over the settled water.
+        let flooded: Vec<u32> = bodies.iter().map(|b| b.kind[2]).collect();
+        bodies = crate::engine::placement::initial(scene, reference, eta, ground);
+        for (b, f) in bodies.iter_mut().zip(flooded) {
+            b.kind[2] = f;
+        }
+    }
+    (bodies, body_params, cover)
+}

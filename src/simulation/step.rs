@@ -1,0 +1,219 @@
+//! Stepping: submits of many steps, the stability and divergence checks at each submit's end,
+//! and the substeps a depth needs.
+
+use super::*;
+
+impl Simulation {
+    /// Advances `n` steps, submitting up to `MAX_CHUNK` steps at a time. Returns each step's probe
+    /// heights (absolute, a row of `probes` values per step).
+    pub fn step(&mut self, n: u64) -> Result<Vec<Vec<f64>>> {
+        if let Some(step) = self.diverged_at {
+            return Err(Error::Diverged { step });
+        }
+        let mut rows = Vec::new();
+        let mut left = n;
+        while left > 0 {
+            let chunk = left.min(self.chunk_limit() as u64) as u32;
+            let input = ChunkInput {
+                target: self.target,
+                rain: if self.feeds.any() {
+                    self.feeds.chunk(self.step, chunk)
+                } else {
+                    Default::default()
+                },
+                first_step: self.step,
+                pressure: self.patches.chunk(self.step, chunk),
+            };
+            // Profiling: the first chunk warms up (first touches of fresh buffers, clocks), then
+            // even chunks take timestamps (where the backend can) and the others are the wall
+            // clock's.
+            let chunk_index = self.profiling.as_mut().map(|p| {
+                p.chunks += 1;
+                (p.chunks, p.why_not.is_none())
+            });
+            let timed = chunk_index.is_some_and(|(k, can)| can && k % 2 == 0);
+            let chunk_index = chunk_index.map(|(k, _)| k);
+            if chunk_index.is_some() {
+                self.solver.set_timing(timed);
+            }
+            let started = std::time::Instant::now();
+            let report = self.solver.advance(chunk, self.substeps, &input)?;
+            if let Some(p) = &mut self.profiling {
+                let clock = match chunk_index {
+                    Some(1) => &mut p.warm_up,
+                    _ if timed => &mut p.timed_clock,
+                    _ => &mut p.clock,
+                };
+                clock.0 += chunk as u64;
+                clock.1 += started.elapsed().as_secs_f64();
+            }
+            if let Some(bad) = report
+                .first_bad_step
+                .or((report.totals.nonfinite != 0).then_some(chunk - 1))
+            {
+                let step = self.step + bad as u64 + 1;
+                self.diverged_at = Some(step);
+                return Err(Error::Diverged { step });
+            }
+            if !self.probe_cells.is_empty() {
+                for row in report.probes.chunks_exact(self.probe_cells.len()) {
+                    rows.push(
+                        row.iter()
+                            .zip(&self.probe_cells)
+                            .map(|(&e, &c)| self.absolute(e, c as usize))
+                            .collect(),
+                    );
+                }
+            }
+            let n_bodies = self.bodies_now.len();
+            if n_bodies > 0 {
+                let reference = self.fields.reference.0;
+                for row in report
+                    .bodies
+                    .chunks_exact(n_bodies * crate::engine::bodies::HISTORY_FLOATS)
+                {
+                    let samples: Vec<_> = row
+                        .chunks_exact(crate::engine::bodies::HISTORY_FLOATS)
+                        .map(|h| crate::engine::bodies::BodySample::from_history(h, reference))
+                        .collect();
+                    self.bodies_now.clone_from(&samples);
+                    self.body_samples.push(samples);
+                }
+                self.coupling = report.coupling;
+            }
+            self.step += chunk as u64;
+            if let (Some(units), Some((water, made))) = (&mut self.units, report.water_units) {
+                units.0 = water;
+                units.1 += made;
+            }
+            if let Some(refused) = report.markers_refused.filter(|&r| r > 0 && !self.markers_full) {
+                self.markers_full = true;
+                let capacity = self.marker_capacity.unwrap_or(0);
+                self.notes.push(format!(
+                    "by step {}: the markers' buffer (navier_stokes.markers.capacity = {capacity}) was full: {refused} \
+                     markers an inflow would have brought were not (more may follow); raise it",
+                    self.step
+                ));
+            }
+            if let Some(spray) = report.spray {
+                // Noted the first time only; `spray().refused` keeps the count.
+                if spray.refused > 0 && self.spray.is_none_or(|s| s.refused == 0) {
+                    let (first, last) = (self.step - chunk as u64 + 1, self.step);
+                    self.notes.push(if self.layer_spray {
+                        format!(
+                            "steps {first}–{last}: {} particles not thrown where a cell's {} slots all held \
+                             spray in the air, their water left in the surface",
+                            spray.refused,
+                            crate::models::navier_stokes::spray::SLOTS
+                        )
+                    } else {
+                        let capacity = self.scene.spray.unwrap_or_default().capacity;
+                        format!(
+                            "steps {first}–{last}: the particle buffer (spray.capacity = {capacity}) was full: {} \
+                             particles not made, their water left in its columns; raise [spray] capacity",
+                            spray.refused
+                        )
+                    });
+                }
+                let total = self.spray.get_or_insert_with(Default::default);
+                total.count = spray.count;
+                total.units = spray.units;
+                total.made += spray.made;
+                total.ended += spray.ended;
+                total.refused += spray.refused;
+            }
+            self.pressure = report.pressure;
+            if let Some(pressure) = report.pressure {
+                let epsilon = self.scene.navier_stokes.clone().unwrap_or_default().epsilon as f32;
+                // Noted the first time only.
+                let max_sweeps = self.scene.navier_stokes.clone().unwrap_or_default().max_sweeps;
+                let spent =
+                    pressure.iterations >= max_sweeps && (pressure.residual >= epsilon || pressure.residual.is_nan());
+                if spent && !self.notes.iter().any(|n| n.contains("max_sweeps")) {
+                    self.notes.push(format!(
+                        "steps {}–{}: the pressure iteration stopped at navier_stokes.max_sweeps = {} with |D| = \
+                         {:.2e}/s over navier_stokes.epsilon: raise max_sweeps",
+                        self.step - chunk as u64 + 1,
+                        self.step,
+                        pressure.iterations,
+                        pressure.residual
+                    ));
+                }
+            }
+            self.flow_courant = report.flow_courant.unwrap_or(0.0);
+            self.totals = report.totals;
+            self.target = report.target;
+            if self.regions.is_some() {
+                self.regions = Some(report.regions);
+            }
+            left -= chunk as u64;
+            self.check_stability()?;
+        }
+        Ok(rows)
+    }
+
+    /// The most steps one submit runs: `MAX_CHUNK`, or `NS_CHUNK` for the Navier-Stokes layer,
+    /// whose flow can outrun its substeps within a chunk (a dam break).
+    pub(super) fn chunk_limit(&self) -> u32 {
+        match self.scene.physics.model {
+            crate::scene::WaterModel::NavierStokes => crate::models::navier_stokes::setup::NS_CHUNK,
+            _ => MAX_CHUNK,
+        }
+    }
+
+    /// Raises the substep count when the deepest water now needs it, or (the Navier-Stokes
+    /// layer) when the flow ran faster than `NS_FLOW_COURANT` allows; never lowers it.
+    pub(super) fn check_stability(&mut self) -> Result<()> {
+        let max_depth = self.totals.max_depth as f64;
+        let mut needed = substeps_needed(&self.scene, max_depth);
+        let flow = crate::models::navier_stokes::setup::flow_substeps(self.substeps, self.flow_courant);
+        if flow > needed.max(self.substeps) {
+            self.notes.push(format!(
+                "at step {}: the flow reached |u|·δt/δx = {:.2} on the Navier-Stokes grid (condition 3 asks < 1); \
+                 running {flow} substeps per step",
+                self.step, self.flow_courant
+            ));
+            needed = flow;
+            check_substeps(&self.scene, needed, max_depth)?;
+            self.set_substeps(needed)?;
+        }
+        check_substeps(&self.scene, needed, max_depth)?;
+        if needed > self.substeps {
+            self.notes.push(format!(
+                "at step {}: {}",
+                self.step,
+                substep_note(&self.scene, needed, max_depth)
+            ));
+            let factor = self.substeps as f32 / needed as f32;
+            self.set_substeps(needed)?;
+            self.solver.rescale_velocity(factor)?;
+        }
+        Ok(())
+    }
+
+    /// Plans the substeps for water up to `depth` metres deep, before any step (the water is at
+    /// rest: no per-step change to rescale). For hosts that will deepen the water themselves.
+    pub(crate) fn plan_for_depth(&mut self, depth: f64) -> Result<()> {
+        let needed = substeps_needed(&self.scene, depth);
+        check_substeps(&self.scene, needed, depth)?;
+        if needed > self.substeps {
+            self.set_substeps(needed)?;
+        }
+        Ok(())
+    }
+
+    /// Runs `substeps` per step from now on (the per-step change is the caller's to rescale).
+    pub(super) fn set_substeps(&mut self, substeps: u32) -> Result<()> {
+        self.substeps = substeps;
+        // Only what depends on the substeps changes: the sources, rainfall and forcing flags
+        // stay (rebuilding the parameters from the scene lost them, and a run whose water
+        // deepened past its substeps stopped raining, dropped its damping map and its pressure).
+        self.params = self.params.with_substeps(&self.scene, substeps);
+        self.solver.set_params(&self.params)?;
+        if !self.damping_map.is_empty() {
+            self.solver
+                .set_damping_map(&damping_per_substep(&self.damping_map, substeps))?;
+        }
+        Ok(())
+    }
+}
