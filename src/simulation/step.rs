@@ -24,29 +24,7 @@ impl Simulation {
                 first_step: self.step,
                 pressure: self.patches.chunk(self.step, chunk),
             };
-            // Profiling: the first chunk warms up (first touches of fresh buffers, clocks), then
-            // even chunks take timestamps (where the backend can) and the others are the wall
-            // clock's.
-            let chunk_index = self.profiling.as_mut().map(|p| {
-                p.chunks += 1;
-                (p.chunks, p.why_not.is_none())
-            });
-            let timed = chunk_index.is_some_and(|(k, can)| can && k % 2 == 0);
-            let chunk_index = chunk_index.map(|(k, _)| k);
-            if chunk_index.is_some() {
-                self.solver.set_timing(timed);
-            }
-            let started = std::time::Instant::now();
-            let report = self.solver.advance(chunk, self.substeps, &input)?;
-            if let Some(p) = &mut self.profiling {
-                let clock = match chunk_index {
-                    Some(1) => &mut p.warm_up,
-                    _ if timed => &mut p.timed_clock,
-                    _ => &mut p.clock,
-                };
-                clock.0 += chunk as u64;
-                clock.1 += started.elapsed().as_secs_f64();
-            }
+            let report = self.advance_chunk(chunk, &input)?;
             if let Some(bad) = report
                 .first_bad_step
                 .or((report.totals.nonfinite != 0).then_some(chunk - 1))
@@ -55,91 +33,10 @@ impl Simulation {
                 self.diverged_at = Some(step);
                 return Err(Error::Diverged { step });
             }
-            if !self.probe_cells.is_empty() {
-                for row in report.probes.chunks_exact(self.probe_cells.len()) {
-                    rows.push(
-                        row.iter()
-                            .zip(&self.probe_cells)
-                            .map(|(&e, &c)| self.absolute(e, c as usize))
-                            .collect(),
-                    );
-                }
-            }
-            let n_bodies = self.bodies_now.len();
-            if n_bodies > 0 {
-                let reference = self.fields.reference.0;
-                for row in report
-                    .bodies
-                    .chunks_exact(n_bodies * crate::engine::bodies::HISTORY_FLOATS)
-                {
-                    let samples: Vec<_> = row
-                        .chunks_exact(crate::engine::bodies::HISTORY_FLOATS)
-                        .map(|h| crate::engine::bodies::BodySample::from_history(h, reference))
-                        .collect();
-                    self.bodies_now.clone_from(&samples);
-                    self.body_samples.push(samples);
-                }
-                self.coupling = report.coupling;
-            }
+            self.take_probes(&report, &mut rows);
+            self.take_bodies(&report);
             self.step += chunk as u64;
-            if let (Some(units), Some((water, made))) = (&mut self.units, report.water_units) {
-                units.0 = water;
-                units.1 += made;
-            }
-            if let Some(refused) = report.markers_refused.filter(|&r| r > 0 && !self.markers_full) {
-                self.markers_full = true;
-                let capacity = self.marker_capacity.unwrap_or(0);
-                self.notes.push(format!(
-                    "by step {}: the markers' buffer (navier_stokes.markers.capacity = {capacity}) was full: {refused} \
-                     markers an inflow would have brought were not (more may follow); raise it",
-                    self.step
-                ));
-            }
-            if let Some(spray) = report.spray {
-                // Noted the first time only; `spray().refused` keeps the count.
-                if spray.refused > 0 && self.spray.is_none_or(|s| s.refused == 0) {
-                    let (first, last) = (self.step - chunk as u64 + 1, self.step);
-                    self.notes.push(if self.layer_spray {
-                        format!(
-                            "steps {first}–{last}: {} particles not thrown where a cell's {} slots all held \
-                             spray in the air, their water left in the surface",
-                            spray.refused,
-                            crate::models::navier_stokes::spray::SLOTS
-                        )
-                    } else {
-                        let capacity = self.scene.spray.unwrap_or_default().capacity;
-                        format!(
-                            "steps {first}–{last}: the particle buffer (spray.capacity = {capacity}) was full: {} \
-                             particles not made, their water left in its columns; raise [spray] capacity",
-                            spray.refused
-                        )
-                    });
-                }
-                let total = self.spray.get_or_insert_with(Default::default);
-                total.count = spray.count;
-                total.units = spray.units;
-                total.made += spray.made;
-                total.ended += spray.ended;
-                total.refused += spray.refused;
-            }
-            self.pressure = report.pressure;
-            if let Some(pressure) = report.pressure {
-                let epsilon = self.scene.navier_stokes.clone().unwrap_or_default().epsilon as f32;
-                // Noted the first time only.
-                let max_sweeps = self.scene.navier_stokes.clone().unwrap_or_default().max_sweeps;
-                let spent =
-                    pressure.iterations >= max_sweeps && (pressure.residual >= epsilon || pressure.residual.is_nan());
-                if spent && !self.notes.iter().any(|n| n.contains("max_sweeps")) {
-                    self.notes.push(format!(
-                        "steps {}–{}: the pressure iteration stopped at navier_stokes.max_sweeps = {} with |D| = \
-                         {:.2e}/s over navier_stokes.epsilon: raise max_sweeps",
-                        self.step - chunk as u64 + 1,
-                        self.step,
-                        pressure.iterations,
-                        pressure.residual
-                    ));
-                }
-            }
+            self.take_model_report(&report, chunk);
             self.flow_courant = report.flow_courant.unwrap_or(0.0);
             self.totals = report.totals;
             self.target = report.target;
@@ -150,6 +47,132 @@ impl Simulation {
             self.check_stability()?;
         }
         Ok(rows)
+    }
+
+    /// One submit of `chunk` steps, timed when a profile is being taken.
+    fn advance_chunk(&mut self, chunk: u32, input: &ChunkInput) -> Result<crate::engine::solver::ChunkReport> {
+        // Profiling: the first chunk warms up (first touches of fresh buffers, clocks), then
+        // even chunks take timestamps (where the backend can) and the others are the wall
+        // clock's.
+        let chunk_index = self.profiling.as_mut().map(|p| {
+            p.chunks += 1;
+            (p.chunks, p.why_not.is_none())
+        });
+        let timed = chunk_index.is_some_and(|(k, can)| can && k % 2 == 0);
+        let chunk_index = chunk_index.map(|(k, _)| k);
+        if chunk_index.is_some() {
+            self.solver.set_timing(timed);
+        }
+        let started = std::time::Instant::now();
+        let report = self.solver.advance(chunk, self.substeps, input)?;
+        if let Some(p) = &mut self.profiling {
+            let clock = match chunk_index {
+                Some(1) => &mut p.warm_up,
+                _ if timed => &mut p.timed_clock,
+                _ => &mut p.clock,
+            };
+            clock.0 += chunk as u64;
+            clock.1 += started.elapsed().as_secs_f64();
+        }
+        Ok(report)
+    }
+
+    /// The probes' heights of each step of the chunk, absolute, onto `rows`.
+    fn take_probes(&self, report: &crate::engine::solver::ChunkReport, rows: &mut Vec<Vec<f64>>) {
+        if !self.probe_cells.is_empty() {
+            for row in report.probes.chunks_exact(self.probe_cells.len()) {
+                rows.push(
+                    row.iter()
+                        .zip(&self.probe_cells)
+                        .map(|(&e, &c)| self.absolute(e, c as usize))
+                        .collect(),
+                );
+            }
+        }
+    }
+
+    /// The bodies' samples of each step of the chunk, and the coupling's last solve.
+    fn take_bodies(&mut self, report: &crate::engine::solver::ChunkReport) {
+        let n_bodies = self.bodies_now.len();
+        if n_bodies > 0 {
+            let reference = self.fields.reference.0;
+            for row in report
+                .bodies
+                .chunks_exact(n_bodies * crate::engine::bodies::HISTORY_FLOATS)
+            {
+                let samples: Vec<_> = row
+                    .chunks_exact(crate::engine::bodies::HISTORY_FLOATS)
+                    .map(|h| crate::engine::bodies::BodySample::from_history(h, reference))
+                    .collect();
+                self.bodies_now.clone_from(&samples);
+                self.body_samples.push(samples);
+            }
+            self.coupling = report.coupling;
+        }
+    }
+
+    /// What the pipes and the Navier-Stokes layer report of a chunk (their books, the spray, the
+    /// markers, the pressure iteration), with a note the first time a buffer fills or the
+    /// iteration runs out of sweeps.
+    fn take_model_report(&mut self, report: &crate::engine::solver::ChunkReport, chunk: u32) {
+        if let (Some(units), Some((water, made))) = (&mut self.units, report.water_units) {
+            units.0 = water;
+            units.1 += made;
+        }
+        if let Some(refused) = report.markers_refused.filter(|&r| r > 0 && !self.markers_full) {
+            self.markers_full = true;
+            let capacity = self.marker_capacity.unwrap_or(0);
+            self.notes.push(format!(
+                "by step {}: the markers' buffer (navier_stokes.markers.capacity = {capacity}) was full: {refused} \
+                 markers an inflow would have brought were not (more may follow); raise it",
+                self.step
+            ));
+        }
+        if let Some(spray) = report.spray {
+            // Noted the first time only; `spray().refused` keeps the count.
+            if spray.refused > 0 && self.spray.is_none_or(|s| s.refused == 0) {
+                let (first, last) = (self.step - chunk as u64 + 1, self.step);
+                self.notes.push(if self.layer_spray {
+                    format!(
+                        "steps {first}–{last}: {} particles not thrown where a cell's {} slots all held \
+                         spray in the air, their water left in the surface",
+                        spray.refused,
+                        crate::models::navier_stokes::spray::SLOTS
+                    )
+                } else {
+                    let capacity = self.scene.spray.unwrap_or_default().capacity;
+                    format!(
+                        "steps {first}–{last}: the particle buffer (spray.capacity = {capacity}) was full: {} \
+                         particles not made, their water left in its columns; raise [spray] capacity",
+                        spray.refused
+                    )
+                });
+            }
+            let total = self.spray.get_or_insert_with(Default::default);
+            total.count = spray.count;
+            total.units = spray.units;
+            total.made += spray.made;
+            total.ended += spray.ended;
+            total.refused += spray.refused;
+        }
+        self.pressure = report.pressure;
+        if let Some(pressure) = report.pressure {
+            let epsilon = self.scene.navier_stokes.clone().unwrap_or_default().epsilon as f32;
+            // Noted the first time only.
+            let max_sweeps = self.scene.navier_stokes.clone().unwrap_or_default().max_sweeps;
+            let spent =
+                pressure.iterations >= max_sweeps && (pressure.residual >= epsilon || pressure.residual.is_nan());
+            if spent && !self.notes.iter().any(|n| n.contains("max_sweeps")) {
+                self.notes.push(format!(
+                    "steps {}–{}: the pressure iteration stopped at navier_stokes.max_sweeps = {} with |D| = \
+                     {:.2e}/s over navier_stokes.epsilon: raise max_sweeps",
+                    self.step - chunk as u64 + 1,
+                    self.step,
+                    pressure.iterations,
+                    pressure.residual
+                ));
+            }
+        }
     }
 
     /// The most steps one submit runs: `MAX_CHUNK`, or `NS_CHUNK` for the Navier-Stokes layer,
