@@ -237,3 +237,15 @@ fn the_table_names_every_model_and_feature() {
     }
     assert_eq!(models::of(shoal::scene::WaterModel::Pipes).key(), "pipes");
 }
+
+#[test]
+fn the_readme_and_the_scene_docs_show_the_table_the_code_declares() {
+    let table = shoal::models_table();
+    for doc in ["README.md", "docs/scenes.md"] {
+        let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(doc)).unwrap();
+        assert!(
+            text.contains(&format!("```\n{table}```\n")),
+            "{doc}'s table is not what `shoal info --models` prints:\n{table}"
+        );
+    }
+}
