@@ -10,6 +10,7 @@ use crate::engine::state_table;
 use crate::error::{Error, Result};
 use crate::scene::{InitialFields, Scene, VolumeCorrection};
 
+mod books;
 mod checkpoints;
 mod edits;
 mod prepare;
@@ -58,8 +59,6 @@ pub struct Simulation {
     totals: Totals,
     /// Set once a step went non-finite: the state is lost and stepping refuses to go on.
     diverged_at: Option<u64>,
-    /// The Navier-Stokes layer: the largest |u|·δt/δx of the last chunk's substeps.
-    flow_courant: f32,
     /// The volume target above the still water (metres·cells), as the last chunk left it.
     target: f64,
     /// The still water's volume, Σ max(−ground, 0) (metres·cells), in f64.
@@ -75,31 +74,10 @@ pub struct Simulation {
     body_shapes: Vec<crate::engine::bodies::BodyState>,
     /// How the coupling solve went on the last step.
     coupling: crate::engine::bodies::SolveReport,
-    /// The Navier-Stokes layer's pressure iteration over the last chunk (None: other models).
-    pressure: Option<crate::engine::bodies::SolveReport>,
+    /// What the pipes and the Navier-Stokes layer report beyond the level (`books.rs`).
+    books: books::ModelBooks,
     /// Keeps an owned GPU context alive (None on the CPU or on a borrowed device).
     context: Option<GpuContext>,
-    /// The pipes model counts its water exactly: (units now, units it should hold, m³ per unit).
-    units: Option<(u64, i64, f64)>,
-    /// The spray now, with its made, ended and refused summed since the start (None without
-    /// spray).
-    spray: Option<crate::models::pipes::spray::SprayReport>,
-    /// m³ of water per unit a particle carries (the pipes' unit, or the Navier-Stokes layer's
-    /// spray unit; None without spray).
-    particle_unit: Option<f64>,
-    /// The spray is the Navier-Stokes layer's: its slots hold foam too.
-    layer_spray: bool,
-    /// The Navier-Stokes layer's marker capacity (None: no markers).
-    marker_capacity: Option<u32>,
-    /// The markers' buffer has been noted full.
-    markers_full: bool,
-    /// The Navier-Stokes layer's 3D grid from its floor to its top, m, absolute (None: other
-    /// models).
-    layer_extent: Option<(f64, f64)>,
-    /// The pipes model's dimensions (None: the other models).
-    pipe_shape: Option<state_table::PipeShape>,
-    /// The Navier-Stokes layer's 3D grid, [nx, ny, nz] (None: the other models).
-    layer_shape: Option<[usize; 3]>,
     /// The coupling's settings (the cost model's figures for the coupling solve).
     body_params: crate::engine::bodies::BodyParams,
     /// Since `start_profile`: what it measured (`Profiling`).
@@ -231,38 +209,17 @@ impl Simulation {
             columns,
             layer,
         } = Prepared::new(scene)?;
-        // The initial water, as the backends' own reduction measures it (no shortfall yet).
-        // Submerged bodies' volume in their columns is not water (`cover`).
-        let before_sources = Params {
-            sources: 0,
-            correct: 0,
-            ..params
-        };
-        let rest = vec![0.0f32; eta.len()];
-        let totals = crate::engine::cpu::reduce::reduce(
-            &before_sources,
-            &ground_rel,
-            &eta,
-            &rest,
-            crate::engine::cpu::reduce::Extras {
-                shortfall: &[],
-                clamped: &[],
-                cover: &cover,
-                faces: &[],
-            },
-        );
+        let totals = start_totals(&params, &ground_rel, &eta, &cover);
         let target = totals.sum_depth as f64;
         let still = ground_rel.iter().map(|&b| (-(b as f64)).max(0.0)).sum();
         let regions = (params.regions != 0).then(|| crate::engine::cpu::regions::label(&params, &ground_rel, &eta).1);
-        // The second-order start (start.rs), unless the scene asks for the first-order one: the
-        // explicit height field released at rest, without bodies (ADI's is at rest).
-        let explicit = scene.physics.solver == crate::scene::Method::Explicit;
-        let taylor = scene.water.start == crate::scene::Start::Taylor;
-        let (vel, faces) = if taylor && explicit && columns.is_none() && layer.is_none() && bodies.is_empty() {
-            crate::engine::start::taylor_vel(&params, &ground_rel, &eta)
-        } else {
-            (Vec::new(), Vec::new())
-        };
+        let (vel, faces) = start_change(
+            scene,
+            &params,
+            &ground_rel,
+            &eta,
+            columns.is_some() || layer.is_some() || !bodies.is_empty(),
+        );
         let solver = make(&Setup {
             params,
             method: scene.physics.solver,
@@ -284,7 +241,6 @@ impl Simulation {
             navier_stokes: layer.as_ref(),
         })?;
         let reference = fields.reference.0;
-        let layer_spray = layer.as_ref().and_then(|l| l.spray);
         Ok(Simulation {
             scene: scene.clone(),
             feeds,
@@ -299,7 +255,6 @@ impl Simulation {
             probe_cells,
             totals,
             diverged_at: None,
-            flow_courant: 0.0,
             target,
             still,
             regions,
@@ -311,33 +266,8 @@ impl Simulation {
             body_shapes: bodies.clone(),
             body_samples: Vec::new(),
             coupling: Default::default(),
-            pressure: None,
             context: None,
-            units: columns.as_ref().map(|c| {
-                let water = crate::models::pipes::columns::Columns::total(&c.water);
-                (water, water as i64, c.quantum * scene.grid.dx * scene.grid.dx)
-            }),
-            spray: columns
-                .as_ref()
-                .and_then(|c| crate::models::pipes::spray::spray_params(scene, c))
-                .map(|_| Default::default())
-                .or(layer_spray.map(|_| Default::default())),
-            particle_unit: match (&columns, layer_spray) {
-                (Some(c), _) => crate::models::pipes::spray::spray_params(scene, c)
-                    .map(|_| c.quantum * scene.grid.dx * scene.grid.dx),
-                (None, Some(p)) => Some(p.unit_volume()),
-                (None, None) => None,
-            },
-            layer_spray: layer_spray.is_some(),
-            marker_capacity: layer.as_ref().and_then(|l| l.markers.as_ref().map(|m| m.0.capacity)),
-            markers_full: false,
-            layer_extent: layer.as_ref().map(|l| {
-                let p = &l.params;
-                let floor = p.z0 as f64 + reference;
-                (floor, floor + p.nz as f64 * p.dz as f64)
-            }),
-            pipe_shape: columns.as_ref().map(|c| state_table::PipeShape::of(scene, c)),
-            layer_shape: layer.as_ref().map(|l| l.shape()),
+            books: books::ModelBooks::new(scene, columns.as_ref(), layer.as_ref(), reference),
             body_params,
             profiling: None,
             backend: Backend::Gpu,

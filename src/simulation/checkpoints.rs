@@ -6,7 +6,7 @@ impl Simulation {
     /// The whole state at this step, for `shoal resume` (a readback on the GPU).
     pub fn checkpoint(&mut self) -> Result<crate::engine::checkpoint::Checkpoint> {
         let state = self.solver.save()?;
-        let spray = self.spray.unwrap_or_default();
+        let spray = self.books.spray.unwrap_or_default();
         Ok(crate::engine::checkpoint::Checkpoint {
             header: crate::engine::checkpoint::Header {
                 nx: self.scene.grid.nx,
@@ -17,12 +17,15 @@ impl Simulation {
                 counted_shortfall: state.counted_shortfall,
                 region_count: state.region_count,
                 ns_budget: (state.ns_budget != 0).then_some(state.ns_budget),
-                pipes: self.units.map(|(_, target, _)| crate::engine::checkpoint::PipeHeader {
-                    target_units: target,
-                    made: spray.made,
-                    ended: spray.ended,
-                    refused: spray.refused,
-                }),
+                pipes: self
+                    .books
+                    .units
+                    .map(|(_, target, _)| crate::engine::checkpoint::PipeHeader {
+                        target_units: target,
+                        made: spray.made,
+                        ended: spray.ended,
+                        refused: spray.refused,
+                    }),
                 scene: Some(self.resolved_scene_toml()),
                 coupling: (!self.bodies_now.is_empty())
                     .then_some([self.coupling.iterations, self.coupling.residual.to_bits()]),
@@ -57,12 +60,12 @@ impl Simulation {
         let shape = state_table::Shape {
             params: &self.params,
             method: self.scene.physics.solver,
-            pipes: self.pipe_shape,
-            navier_stokes: self.layer_shape,
-            ns_spray: self.layer_spray,
-            ns_markers: self.marker_capacity,
+            pipes: self.books.pipe_shape,
+            navier_stokes: self.books.layer_shape,
+            ns_spray: self.books.layer_spray,
+            ns_markers: self.books.marker_capacity,
         };
-        if h.pipes.is_some() != self.units.is_some() {
+        if h.pipes.is_some() != self.books.units.is_some() {
             return bad("it comes from the other water model (physics.model)".into());
         }
         for spec in state_table::FIELDS
@@ -111,11 +114,11 @@ impl Simulation {
         if self.regions.is_some() {
             self.regions = Some(h.region_count);
         }
-        if let (Some(units), Some(pipes)) = (&mut self.units, &h.pipes) {
+        if let (Some(units), Some(pipes)) = (&mut self.books.units, &h.pipes) {
             units.0 = s.pipe_water.iter().map(|&w| w as u64).sum();
             units.1 = pipes.target_units;
         }
-        if let (Some(spray), true) = (&mut self.spray, self.layer_spray) {
+        if let (Some(spray), true) = (&mut self.books.spray, self.books.layer_spray) {
             // The slots are the state; the counts of what was thrown and ended start again.
             let flying = s
                 .ns_drops
@@ -126,7 +129,7 @@ impl Simulation {
                 units: flying.map(|p| p.units as u64).sum(),
                 ..Default::default()
             };
-        } else if let Some(spray) = &mut self.spray {
+        } else if let Some(spray) = &mut self.books.spray {
             let pipes = h.pipes.as_ref().expect("checked: a pipes checkpoint");
             *spray = crate::models::pipes::spray::SprayReport {
                 count: s.particles.len() as u32,

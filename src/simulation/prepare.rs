@@ -452,3 +452,50 @@ pub(super) fn place_bodies(
     }
     (bodies, body_params, cover)
 }
+
+/// The initial water, as the backends' own reduction measures it (no shortfall yet): submerged
+/// bodies' volume in their columns (`cover`) is not water.
+pub(super) fn start_totals(
+    params: &Params,
+    ground_rel: &[f32],
+    eta: &[f32],
+    cover: &[crate::engine::bodies::Cover],
+) -> Totals {
+    let before_sources = Params {
+        sources: 0,
+        correct: 0,
+        ..*params
+    };
+    let rest = vec![0.0f32; eta.len()];
+    crate::engine::cpu::reduce::reduce(
+        &before_sources,
+        ground_rel,
+        eta,
+        &rest,
+        crate::engine::cpu::reduce::Extras {
+            shortfall: &[],
+            clamped: &[],
+            cover,
+            faces: &[],
+        },
+    )
+}
+
+/// The start's per-step change and face memory: the second-order start (`engine::start`),
+/// unless the scene asks for the first-order one. Only the explicit height field released at rest
+/// without bodies takes it (`other`: another model, or bodies; ADI's start is at rest).
+pub(super) fn start_change(
+    scene: &Scene,
+    params: &Params,
+    ground_rel: &[f32],
+    eta: &[f32],
+    other: bool,
+) -> (Vec<f32>, Vec<f32>) {
+    let explicit = scene.physics.solver == crate::scene::Method::Explicit;
+    let taylor = scene.water.start == crate::scene::Start::Taylor;
+    if taylor && explicit && !other {
+        crate::engine::start::taylor_vel(params, ground_rel, eta)
+    } else {
+        (Vec::new(), Vec::new())
+    }
+}

@@ -57,7 +57,7 @@ impl Simulation {
             }
         }
         // The pipes count their water exactly, under overhangs too.
-        if let Some((water, _, per_unit)) = self.units {
+        if let Some((water, _, per_unit)) = self.books.units {
             s.volume = water as f64 * per_unit;
         }
         if s.wet_cells == 0 {
@@ -97,7 +97,7 @@ impl Simulation {
 
     /// The pipes model's units at the start and m³ per unit (None: the height field).
     pub(crate) fn unit_books(&self) -> Option<(i64, f64)> {
-        self.units.map(|(_, target, per_unit)| (target, per_unit))
+        self.books.units.map(|(_, target, per_unit)| (target, per_unit))
     }
 
     /// The volume target above the still water (metres·cells), as the GPU keeps it.
@@ -107,7 +107,7 @@ impl Simulation {
 
     /// The volume the water should hold now, m³ (moved only by sources, drains and rain).
     pub fn target_volume(&self) -> f64 {
-        if let Some((_, target, per_unit)) = self.units {
+        if let Some((_, target, per_unit)) = self.books.units {
             return target as f64 * per_unit;
         }
         (self.still + self.target) * self.scene.grid.dx * self.scene.grid.dx
@@ -126,24 +126,24 @@ impl Simulation {
     /// The pipes model's water in exact units, and what it should hold (None: the height field).
     /// The columns' water: with spray, the particles carry the rest (`spray`).
     pub fn water_units(&self) -> Option<(u64, i64)> {
-        self.units.map(|(w, t, _)| (w, t))
+        self.books.units.map(|(w, t, _)| (w, t))
     }
 
     /// The pipes model's unit of water, m³ (`water_units` × this is the volume; None: the
     /// height field).
     pub fn unit_volume(&self) -> Option<f64> {
-        self.units.map(|u| u.2)
+        self.books.units.map(|u| u.2)
     }
 
     /// The spray after the last step: particles in flight and the units they carry, and the
     /// particles made, ended and refused since the start (None without spray).
     pub fn spray(&self) -> Option<crate::models::pipes::spray::SprayReport> {
-        self.spray
+        self.books.spray
     }
 
     /// (particles in flight, the water they carry in m³): (0, 0) for a model without them.
     pub fn particle_stats(&self) -> (u32, f64) {
-        match (self.spray, self.particle_unit) {
+        match (self.books.spray, self.books.particle_unit) {
             (Some(s), Some(per_unit)) => (s.count, s.units as f64 * per_unit),
             _ => (0, 0.0),
         }
@@ -163,7 +163,7 @@ impl Simulation {
 
     /// `particles` and `foam` from one readback (the layer's slots hold both).
     pub fn particles_and_foam(&mut self) -> Result<(Vec<Particle7>, Vec<Foam4>)> {
-        let per_unit = self.particle_unit.unwrap_or(0.0);
+        let per_unit = self.books.particle_unit.unwrap_or(0.0);
         let reference = self.fields.reference.0;
         let all = self.solver.read_particles()?;
         let up = |z: f32| (z as f64 + reference) as f32;
@@ -184,7 +184,7 @@ impl Simulation {
             .collect();
         let foam = all
             .iter()
-            .filter(|p| self.layer_spray && crate::models::navier_stokes::spray::is_foam(p))
+            .filter(|p| self.books.layer_spray && crate::models::navier_stokes::spray::is_foam(p))
             .map(|p| [p.pos[0], p.pos[1], up(p.pos[2]), p.age])
             .collect();
         Ok((particles, foam))
@@ -208,17 +208,17 @@ impl Simulation {
     /// The Navier-Stokes layer's 3D grid from its floor to its top, m, absolute (None: other
     /// models).
     pub fn layer_extent(&self) -> Option<(f64, f64)> {
-        self.layer_extent
+        self.books.layer_extent
     }
 
     /// Whether the run tracks its water with marker particles.
     pub fn has_markers(&self) -> bool {
-        self.marker_capacity.is_some()
+        self.books.marker_capacity.is_some()
     }
 
     /// Whether the spray is the Navier-Stokes layer's, which leaves foam.
     pub fn has_foam(&self) -> bool {
-        self.layer_spray && self.scene.spray.is_some_and(|s| s.foam() > 0.0)
+        self.books.layer_spray && self.scene.spray.is_some_and(|s| s.foam() > 0.0)
     }
 
     /// The scene as run (substeps resolved).
@@ -338,7 +338,7 @@ impl Simulation {
     /// most red-black sweeps a substep ran and the largest |D| (1/s) one ended with. None for the
     /// other models.
     pub fn pressure(&self) -> Option<crate::engine::bodies::SolveReport> {
-        self.pressure
+        self.books.pressure
     }
 
     /// The level heights are stored relative to.

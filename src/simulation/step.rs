@@ -36,8 +36,7 @@ impl Simulation {
             self.take_probes(&report, &mut rows);
             self.take_bodies(&report);
             self.step += chunk as u64;
-            self.take_model_report(&report, chunk);
-            self.flow_courant = report.flow_courant.unwrap_or(0.0);
+            self.books.take(&report, chunk, self.step, &self.scene, &mut self.notes);
             self.totals = report.totals;
             self.target = report.target;
             if self.regions.is_some() {
@@ -111,70 +110,6 @@ impl Simulation {
         }
     }
 
-    /// What the pipes and the Navier-Stokes layer report of a chunk (their books, the spray, the
-    /// markers, the pressure iteration), with a note the first time a buffer fills or the
-    /// iteration runs out of sweeps.
-    fn take_model_report(&mut self, report: &crate::engine::solver::ChunkReport, chunk: u32) {
-        if let (Some(units), Some((water, made))) = (&mut self.units, report.water_units) {
-            units.0 = water;
-            units.1 += made;
-        }
-        if let Some(refused) = report.markers_refused.filter(|&r| r > 0 && !self.markers_full) {
-            self.markers_full = true;
-            let capacity = self.marker_capacity.unwrap_or(0);
-            self.notes.push(format!(
-                "by step {}: the markers' buffer (navier_stokes.markers.capacity = {capacity}) was full: {refused} \
-                 markers an inflow would have brought were not (more may follow); raise it",
-                self.step
-            ));
-        }
-        if let Some(spray) = report.spray {
-            // Noted the first time only; `spray().refused` keeps the count.
-            if spray.refused > 0 && self.spray.is_none_or(|s| s.refused == 0) {
-                let (first, last) = (self.step - chunk as u64 + 1, self.step);
-                self.notes.push(if self.layer_spray {
-                    format!(
-                        "steps {first}–{last}: {} particles not thrown where a cell's {} slots all held \
-                         spray in the air, their water left in the surface",
-                        spray.refused,
-                        crate::models::navier_stokes::spray::SLOTS
-                    )
-                } else {
-                    let capacity = self.scene.spray.unwrap_or_default().capacity;
-                    format!(
-                        "steps {first}–{last}: the particle buffer (spray.capacity = {capacity}) was full: {} \
-                         particles not made, their water left in its columns; raise [spray] capacity",
-                        spray.refused
-                    )
-                });
-            }
-            let total = self.spray.get_or_insert_with(Default::default);
-            total.count = spray.count;
-            total.units = spray.units;
-            total.made += spray.made;
-            total.ended += spray.ended;
-            total.refused += spray.refused;
-        }
-        self.pressure = report.pressure;
-        if let Some(pressure) = report.pressure {
-            let epsilon = self.scene.navier_stokes.clone().unwrap_or_default().epsilon as f32;
-            // Noted the first time only.
-            let max_sweeps = self.scene.navier_stokes.clone().unwrap_or_default().max_sweeps;
-            let spent =
-                pressure.iterations >= max_sweeps && (pressure.residual >= epsilon || pressure.residual.is_nan());
-            if spent && !self.notes.iter().any(|n| n.contains("max_sweeps")) {
-                self.notes.push(format!(
-                    "steps {}–{}: the pressure iteration stopped at navier_stokes.max_sweeps = {} with |D| = \
-                     {:.2e}/s over navier_stokes.epsilon: raise max_sweeps",
-                    self.step - chunk as u64 + 1,
-                    self.step,
-                    pressure.iterations,
-                    pressure.residual
-                ));
-            }
-        }
-    }
-
     /// The most steps one submit runs: `MAX_CHUNK`, or `NS_CHUNK` for the Navier-Stokes layer,
     /// whose flow can outrun its substeps within a chunk (a dam break).
     pub(super) fn chunk_limit(&self) -> u32 {
@@ -189,12 +124,12 @@ impl Simulation {
     pub(super) fn check_stability(&mut self) -> Result<()> {
         let max_depth = self.totals.max_depth as f64;
         let mut needed = substeps_needed(&self.scene, max_depth);
-        let flow = crate::models::navier_stokes::setup::flow_substeps(self.substeps, self.flow_courant);
+        let flow = crate::models::navier_stokes::setup::flow_substeps(self.substeps, self.books.flow_courant);
         if flow > needed.max(self.substeps) {
             self.notes.push(format!(
                 "at step {}: the flow reached |u|·δt/δx = {:.2} on the Navier-Stokes grid (condition 3 asks < 1); \
                  running {flow} substeps per step",
-                self.step, self.flow_courant
+                self.step, self.books.flow_courant
             ));
             needed = flow;
             check_substeps(&self.scene, needed, max_depth)?;
