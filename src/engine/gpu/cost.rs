@@ -145,9 +145,6 @@ pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams, fused: bool) -> Co
             )
         }
         Pass::Integrate => fixed(1, "one workgroup per body"),
-        // One workgroup per body: up to 16³ nodes, each reading the surface and ground under it,
-        // ~7 flags and pressures and 6 face velocities.
-        Pass::NsBodies => fixed(1, "one workgroup per body; ≤ 4096 nodes of ~80 B each"),
         // check (eta, ground, old labels; it stops reading once a workgroup finds a change),
         // union (eta, ground, parents), compression (eta, ground, parents; parents out where a
         // path shortens), numbering with the per-region sums (eta, ground, parents, vel, pending,
@@ -167,6 +164,14 @@ pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams, fused: bool) -> Co
             2,
         ),
         Pass::Probe => fixed(1, "one thread per probe"),
+        Pass::PipeFlow | Pass::PipeApply | Pass::Spray | Pass::PipeRain => pipes_cost(pass),
+        Pass::NsSpray | Pass::NavierStokes | Pass::NsBodies => layer_cost(pass),
+    }
+}
+
+/// The pipes' passes: per cell of a column, or per column.
+fn pipes_cost(pass: Pass) -> Cost {
+    match pass {
         // One cell per column (overhangs multiply the pipes by layers²): geometry, water,
         // velocity and the 8 pipes' velocities in; the pipes' velocities, the units each gives
         // and the limiter share out.
@@ -195,6 +200,16 @@ pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams, fused: bool) -> Co
         // One thread per drop entry: the column's geometry up to its top cell, its water and
         // its exchange; on steps with drops only.
         Pass::PipeRain => fixed(1, "one thread per column a drop wets, on steps with drops"),
+        other => unreachable!("{other:?} is not a pass of the pipes"),
+    }
+}
+
+/// The Navier-Stokes layer's passes: per surface cell, with the 3D grid's cost in the notes.
+fn layer_cost(pass: Pass) -> Cost {
+    match pass {
+        // One workgroup per body: up to 16³ nodes, each reading the surface and ground under it,
+        // ~7 flags and pressures and 6 face velocities.
+        Pass::NsBodies => fixed(1, "one workgroup per body; ≤ 4096 nodes of ~80 B each"),
         // Per surface cell, the height field's flux, limit and apply: 8·layers B of face
         // velocities and ~164 B of fluxes, shares and surface. The 3D grid's cost is per 3D cell
         // (layers / coarsen² per surface cell): begin, columns, momentum (flags, p, the old faces
@@ -216,6 +231,7 @@ pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams, fused: bool) -> Co
             note: "per substep; + ~60 B per 3D cell, + ~56 B and 4 dispatches per 3D cell per pressure sweep",
             ..cost(8 * 8 + 100, 64, 8)
         },
+        other => unreachable!("{other:?} is not a pass of the Navier-Stokes layer"),
     }
 }
 
