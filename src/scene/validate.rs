@@ -637,6 +637,12 @@ impl Check<'_> {
             }
             return Ok(());
         }
+        self.layer_spray(&s)
+    }
+
+    /// The Navier-Stokes layer's own spray keys: its rise, share, split, foam and wind, and the
+    /// height-field cells its slots can count.
+    fn layer_spray(&self, s: &crate::scene::Spray) -> Result<()> {
         if !(s.rise() >= 0.0 && s.rise().is_finite()) {
             return self.fail(
                 "spray.rise",

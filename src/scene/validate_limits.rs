@@ -61,6 +61,14 @@ impl Check<'_> {
         let p = &s.physics;
         self.bounded("physics.gravity", p.gravity, 1e4, "m/s²")?;
         self.bounded("physics.water_density", p.water_density, 1e5, "kg/m³")?;
+        self.terrain_limits()?;
+        self.forcing_limits()
+    }
+
+    /// The ground's and the water's heights, boxes and bumps within the domain and float32.
+    fn terrain_limits(&self) -> Result<()> {
+        let s = self.scene;
+        let g = &s.grid;
         let t = &s.terrain;
         for (key, v) in [
             ("terrain.flat", t.flat),
@@ -106,6 +114,12 @@ impl Check<'_> {
                 );
             }
         }
+        Ok(())
+    }
+
+    /// Sources, rain, rainfall, pressure patches and bodies within what float32 holds.
+    fn forcing_limits(&self) -> Result<()> {
+        let s = self.scene;
         for (i, src) in s.sources.iter().enumerate() {
             self.bounded(&format!("source[{i}].rate"), src.rate, RATE, "m³/s")?;
             self.bounded(&format!("source[{i}].radius"), src.radius, POSITION, "m")?;
