@@ -103,91 +103,17 @@ impl Water {
     pub fn new(device: &wgpu::Device, queue: &wgpu::Queue, scene: &Scene, options: WaterOptions) -> Result<Water> {
         let [lx, ly, lz] = options.light;
         let norm = (lx * lx + ly * ly + lz * lz).sqrt();
-        if !(lz < 0.0 && norm.is_finite()) {
-            return Err(Error::Embed(format!(
-                "WaterOptions::light {:?} must point down (z < 0)",
-                options.light
-            )));
-        }
-        if !(options.refractive_index >= 1.0 && options.drying_time >= 0.0) {
-            return Err(Error::Embed(
-                "WaterOptions: refractive_index must be ≥ 1 and drying_time ≥ 0".into(),
-            ));
-        }
-        if let Some(depth) = options.max_depth.filter(|d| !(d.is_finite() && *d > 0.0)) {
-            return Err(Error::Embed(format!(
-                "WaterOptions::max_depth {depth} must be positive"
-            )));
-        }
-        if !crate::models::of(scene.physics.model).takes(crate::models::Feature::Embedding) {
-            return Err(Error::Unsupported(format!(
-                "{}: run it with Simulation, which owns its submits",
-                crate::models::refusal(scene.physics.model, crate::models::Feature::Embedding, "Water")
-            )));
-        }
+        check_options(scene, &options)?;
         let pipes = scene.physics.model == crate::scene::WaterModel::Pipes;
-        if pipes && options.max_depth.is_some() {
-            return Err(Error::Embed(
-                "WaterOptions::max_depth plans the height field's substeps: the pipes model has no brush to dig with"
-                    .into(),
-            ));
-        }
         // Validation errors of the build come back as an Err (the guard pops on every return).
         let scopes = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let mut sim = Simulation::from_device(scene, device, queue)?;
         let (nx, ny) = (scene.grid.nx, scene.grid.ny);
         let out = SurfaceBuffers::new(device, nx as u64 * ny as u64, options.caustics);
         let (model, surface, caustics, bodies) = if pipes {
-            use wgpu::util::DeviceExt;
-            let usage = wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::VERTEX
-                | wgpu::BufferUsages::COPY_SRC
-                | wgpu::BufferUsages::COPY_DST;
-            let ground = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("pipes top floor"),
-                contents: bytemuck::cast_slice(sim.ground_relative()),
-                usage,
-            });
-            let cover = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("no covers"),
-                size: std::mem::size_of::<crate::engine::bodies::Cover>() as u64,
-                usage,
-                mapped_at_creation: false,
-            });
-            let gpu = sim
-                .gpu_pipes()
-                .ok_or_else(|| Error::Embed("Water needs the GPU backend".into()))?;
-            let level = gpu.surface_buffer();
-            let source = SurfaceSource {
-                nx,
-                ny,
-                ground: &ground,
-                levels: [level, level],
-                cover: &cover,
-            };
-            let surface = Surface::new(device, source, &out);
-            let caustics = out
-                .caustics
-                .as_ref()
-                .map(|c| Caustics::new(device, source, &surface, &out, c));
-            (Model::Pipes { ground, cover }, surface, caustics, false)
+            pipes_surface(device, &mut sim, &out)?
         } else {
-            if let Some(depth) = options.max_depth {
-                sim.plan_for_depth(depth)?;
-            }
-            let target = sim.target_above_still();
-            let gpu = sim
-                .gpu_solver()
-                .ok_or_else(|| Error::Embed("Water needs the GPU backend".into()))?;
-            gpu.set_target(target);
-            let state = gpu.state();
-            let surface = Surface::new(device, state.surface_source(), &out);
-            let caustics = out
-                .caustics
-                .as_ref()
-                .map(|c| Caustics::new(device, state.surface_source(), &surface, &out, c));
-            let edit = Edit::new(device, state);
-            (Model::HeightField { edit }, surface, caustics, state.bodies.count > 0)
+            height_field_surface(device, &mut sim, &out, &options)?
         };
         let look = Look {
             nx,
@@ -649,4 +575,106 @@ fn finite(what: &str, values: &[f64]) -> Result<()> {
     } else {
         Err(Error::Embed(format!("{what}: {values:?} are not all finite")))
     }
+}
+
+/// The options and the scene's model, checked before anything is built.
+fn check_options(scene: &Scene, options: &WaterOptions) -> Result<()> {
+    let [lx, ly, lz] = options.light;
+    let norm = (lx * lx + ly * ly + lz * lz).sqrt();
+    if !(lz < 0.0 && norm.is_finite()) {
+        return Err(Error::Embed(format!(
+            "WaterOptions::light {:?} must point down (z < 0)",
+            options.light
+        )));
+    }
+    if !(options.refractive_index >= 1.0 && options.drying_time >= 0.0) {
+        return Err(Error::Embed(
+            "WaterOptions: refractive_index must be ≥ 1 and drying_time ≥ 0".into(),
+        ));
+    }
+    if let Some(depth) = options.max_depth.filter(|d| !(d.is_finite() && *d > 0.0)) {
+        return Err(Error::Embed(format!(
+            "WaterOptions::max_depth {depth} must be positive"
+        )));
+    }
+    if !crate::models::of(scene.physics.model).takes(crate::models::Feature::Embedding) {
+        return Err(Error::Unsupported(format!(
+            "{}: run it with Simulation, which owns its submits",
+            crate::models::refusal(scene.physics.model, crate::models::Feature::Embedding, "Water")
+        )));
+    }
+    let pipes = scene.physics.model == crate::scene::WaterModel::Pipes;
+    if pipes && options.max_depth.is_some() {
+        return Err(Error::Embed(
+            "WaterOptions::max_depth plans the height field's substeps: the pipes model has no brush to dig with"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
+/// What the surface pass reads and the model's own part of `Water`, for one model.
+type Built = (Model, Surface, Option<Caustics>, bool);
+
+/// The pipes' surface: their columns' top floor and the surface their pass writes, no covers.
+fn pipes_surface(device: &wgpu::Device, sim: &mut Simulation, out: &SurfaceBuffers) -> Result<Built> {
+    let (nx, ny) = (sim.scene().grid.nx, sim.scene().grid.ny);
+    use wgpu::util::DeviceExt;
+    let usage = wgpu::BufferUsages::STORAGE
+        | wgpu::BufferUsages::VERTEX
+        | wgpu::BufferUsages::COPY_SRC
+        | wgpu::BufferUsages::COPY_DST;
+    let ground = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("pipes top floor"),
+        contents: bytemuck::cast_slice(sim.ground_relative()),
+        usage,
+    });
+    let cover = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("no covers"),
+        size: std::mem::size_of::<crate::engine::bodies::Cover>() as u64,
+        usage,
+        mapped_at_creation: false,
+    });
+    let gpu = sim
+        .gpu_pipes()
+        .ok_or_else(|| Error::Embed("Water needs the GPU backend".into()))?;
+    let level = gpu.surface_buffer();
+    let source = SurfaceSource {
+        nx,
+        ny,
+        ground: &ground,
+        levels: [level, level],
+        cover: &cover,
+    };
+    let surface = Surface::new(device, source, out);
+    let caustics = out
+        .caustics
+        .as_ref()
+        .map(|c| Caustics::new(device, source, &surface, out, c));
+    Ok((Model::Pipes { ground, cover }, surface, caustics, false))
+}
+
+/// The height field's surface, its edits, and its substeps planned for `max_depth`.
+fn height_field_surface(
+    device: &wgpu::Device,
+    sim: &mut Simulation,
+    out: &SurfaceBuffers,
+    options: &WaterOptions,
+) -> Result<Built> {
+    if let Some(depth) = options.max_depth {
+        sim.plan_for_depth(depth)?;
+    }
+    let target = sim.target_above_still();
+    let gpu = sim
+        .gpu_solver()
+        .ok_or_else(|| Error::Embed("Water needs the GPU backend".into()))?;
+    gpu.set_target(target);
+    let state = gpu.state();
+    let surface = Surface::new(device, state.surface_source(), out);
+    let caustics = out
+        .caustics
+        .as_ref()
+        .map(|c| Caustics::new(device, state.surface_source(), &surface, out, c));
+    let edit = Edit::new(device, state);
+    Ok((Model::HeightField { edit }, surface, caustics, state.bodies.count > 0))
 }
