@@ -5,6 +5,7 @@
 //! CI runs the whole crate on lavapipe and the `GL_SET` below on llvmpipe GL (see `.ci/run`).
 
 mod adi;
+mod architecture;
 mod bodies;
 mod cli;
 mod common;
