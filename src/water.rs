@@ -478,8 +478,14 @@ impl Water {
             // The pipes count whole units: columns and particles now, and the start plus what
             // sources, drains and sides made since (the exchange an embedded run keeps).
             let books = self.sim.gpu_pipes().expect("built on the GPU pipes").read_books()?;
-            let (water, exchange) = books.water_units.unwrap_or_default();
-            let flying = books.spray.map_or(0, |s| s.units);
+            let crate::engine::solver::ModelReport::Pipes {
+                water_units: (water, exchange),
+                spray,
+            } = books.model
+            else {
+                return Err(Error::Embed("the pipes' books hold no units".into()));
+            };
+            let flying = spray.map_or(0, |s| s.units);
             return Ok(((water + flying) as f64 * per_unit, (start + exchange) as f64 * per_unit));
         }
         let (eta, ground) = self.read_level()?;

@@ -25,20 +25,38 @@ pub struct ChunkReport {
     pub bodies: Vec<f32>,
     /// How the coupling solve went on the chunk's last step.
     pub coupling: SolveReport,
-    /// The pipes model: the water after the chunk, and what sources, drains and open sides made
-    /// during it, in exact units (`Columns::quantum`·dx² m³ each).
-    pub water_units: Option<(u64, i64)>,
-    /// The spray after the chunk, the pipes' or the Navier-Stokes layer's (None without spray).
-    pub spray: Option<crate::models::pipes::spray::SprayReport>,
-    /// The Navier-Stokes layer's markers an inflow could not bring for want of room, since the
-    /// start (None without markers).
-    pub markers_refused: Option<u64>,
-    /// The Navier-Stokes layer's pressure iteration over the chunk: the most sweeps a substep
-    /// took and the largest |D| one ended with (None for the other models).
-    pub pressure: Option<SolveReport>,
-    /// The Navier-Stokes layer: the largest |u|·δt/δx (condition 3) any substep of the chunk
-    /// reached, for the next chunk's substeps (None for the other models).
-    pub flow_courant: Option<f32>,
+    /// What the model reports beyond the level (the height field: nothing).
+    pub model: ModelReport,
+}
+
+/// What a model reports of a chunk beyond the level, read at the end of a submit.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum ModelReport {
+    /// The height field: its level is all there is (`ChunkReport::totals`).
+    #[default]
+    Level,
+    /// The pipes.
+    Pipes {
+        /// The water after the chunk, and what sources, drains and open sides made during it, in
+        /// exact units (`Columns::quantum`·dx² m³ each).
+        water_units: (u64, i64),
+        /// The spray after the chunk (None without spray).
+        spray: Option<crate::models::pipes::spray::SprayReport>,
+    },
+    /// The Navier-Stokes layer.
+    Layer {
+        /// Its pressure iteration over the chunk: the most sweeps a substep took and the largest
+        /// |D| one ended with.
+        pressure: SolveReport,
+        /// The largest |u|·δt/δx (condition 3) any substep of the chunk reached, for the next
+        /// chunk's substeps.
+        flow_courant: f32,
+        /// Its spray and foam after the chunk (None without spray).
+        spray: Option<crate::models::pipes::spray::SprayReport>,
+        /// The markers an inflow could not bring for want of room, since the start (None without
+        /// markers).
+        markers_refused: Option<u64>,
+    },
 }
 
 /// A backend: holds the state and runs the passes of a step. `Send` (but on the web, where wgpu's

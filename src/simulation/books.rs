@@ -81,11 +81,22 @@ impl ModelBooks {
         scene: &Scene,
         notes: &mut Vec<String>,
     ) {
-        if let (Some(units), Some((water, made))) = (&mut self.units, report.water_units) {
+        use crate::engine::solver::ModelReport;
+        let (water_units, spray, markers_refused, pressure, flow_courant) = match report.model {
+            ModelReport::Level => (None, None, None, None, None),
+            ModelReport::Pipes { water_units, spray } => (Some(water_units), spray, None, None, None),
+            ModelReport::Layer {
+                pressure,
+                flow_courant,
+                spray,
+                markers_refused,
+            } => (None, spray, markers_refused, Some(pressure), Some(flow_courant)),
+        };
+        if let (Some(units), Some((water, made))) = (&mut self.units, water_units) {
             units.0 = water;
             units.1 += made;
         }
-        if let Some(refused) = report.markers_refused.filter(|&r| r > 0 && !self.markers_full) {
+        if let Some(refused) = markers_refused.filter(|&r| r > 0 && !self.markers_full) {
             self.markers_full = true;
             let capacity = self.marker_capacity.unwrap_or(0);
             notes.push(format!(
@@ -94,7 +105,7 @@ impl ModelBooks {
                 step
             ));
         }
-        if let Some(spray) = report.spray {
+        if let Some(spray) = spray {
             // Noted the first time only; `spray().refused` keeps the count.
             if spray.refused > 0 && self.spray.is_none_or(|s| s.refused == 0) {
                 let (first, last) = (step - chunk as u64 + 1, step);
@@ -121,8 +132,8 @@ impl ModelBooks {
             total.ended += spray.ended;
             total.refused += spray.refused;
         }
-        self.pressure = report.pressure;
-        if let Some(pressure) = report.pressure {
+        self.pressure = pressure;
+        if let Some(pressure) = pressure {
             let epsilon = scene.navier_stokes.clone().unwrap_or_default().epsilon as f32;
             // Noted the first time only.
             let max_sweeps = scene.navier_stokes.clone().unwrap_or_default().max_sweeps;
@@ -139,6 +150,6 @@ impl ModelBooks {
                 ));
             }
         }
-        self.flow_courant = report.flow_courant.unwrap_or(0.0);
+        self.flow_courant = flow_courant.unwrap_or(0.0);
     }
 }

@@ -454,11 +454,7 @@ impl Solver for CpuSolver {
             regions: self.regions.as_ref().map_or(0, |r| r.count()),
             bodies: chunk.history,
             coupling: self.bodies.as_ref().map_or(Default::default(), |b| b.last),
-            water_units: None,
-            spray: None,
-            markers_refused: None,
-            pressure: None,
-            flow_courant: None,
+            model: Default::default(),
         })
     }
 

@@ -561,11 +561,7 @@ impl Solver for GpuSolver {
             regions: head.regions,
             bodies: body_history,
             coupling,
-            water_units: None,
-            spray: None,
-            markers_refused: None,
-            pressure: None,
-            flow_courant: None,
+            model: Default::default(),
         })
     }
 

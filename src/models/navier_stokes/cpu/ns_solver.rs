@@ -4,7 +4,7 @@
 use crate::engine::bodies::SolveReport;
 use crate::engine::params::{Params, Totals};
 use crate::engine::schedule::{Pass, Schedule};
-use crate::engine::solver::{ChunkInput, ChunkReport, Solver, SolverState};
+use crate::engine::solver::{ChunkInput, ChunkReport, ModelReport, Solver, SolverState};
 use crate::error::{Error, Result};
 use crate::models::navier_stokes::cpu::navier_stokes;
 use crate::models::navier_stokes::cpu::ns_spray::NsSprayState;
@@ -245,13 +245,15 @@ impl Solver for CpuNs {
             },
             probes,
             target: input.target,
-            pressure: Some(pressure),
-            flow_courant: Some(fastest),
-            spray: self
-                .spray
-                .as_mut()
-                .map(|(_, s)| crate::models::navier_stokes::cpu::ns_spray::totals(s)),
-            markers_refused: self.markers.as_ref().map(|(_, m)| m.refused),
+            model: ModelReport::Layer {
+                pressure,
+                flow_courant: fastest,
+                spray: self
+                    .spray
+                    .as_mut()
+                    .map(|(_, s)| crate::models::navier_stokes::cpu::ns_spray::totals(s)),
+                markers_refused: self.markers.as_ref().map(|(_, m)| m.refused),
+            },
             bodies: history,
             coupling: self.bodies.as_ref().map_or(Default::default(), |b| b.set.last),
             ..ChunkReport::default()

@@ -8,7 +8,7 @@ use crate::engine::gpu::state::BodyBuffers;
 use crate::engine::gpu::state::FieldAlloc;
 use crate::engine::params::{Params, Totals, MAX_CHUNK};
 use crate::engine::schedule::{Pass, Schedule};
-use crate::engine::solver::{ChunkInput, ChunkReport, Setup, Solver, SolverState};
+use crate::engine::solver::{ChunkInput, ChunkReport, ModelReport, Setup, Solver, SolverState};
 use crate::error::{Error, Result};
 use crate::models::navier_stokes::gpu::buffers::NsBuffers;
 use crate::models::navier_stokes::gpu::buffers::NsUniforms;
@@ -379,18 +379,20 @@ impl Solver for GpuNs {
             },
             probes: bytemuck::pod_collect_to_vec(probes),
             target: input.target,
-            pressure: Some(pressure),
-            flow_courant: Some(courant),
-            markers_refused: self
-                .markers
-                .as_ref()
-                .map(|_| book[crate::wgsl::ns_markers::BOOK_REFUSED as usize] as u64),
-            spray: self.spray.as_ref().map(|_| {
-                crate::models::navier_stokes::spray::report(
-                    &tally,
-                    fold[crate::models::navier_stokes::spray::IN_FLIGHT as usize].to_bits(),
-                )
-            }),
+            model: ModelReport::Layer {
+                pressure,
+                flow_courant: courant,
+                markers_refused: self
+                    .markers
+                    .as_ref()
+                    .map(|_| book[crate::wgsl::ns_markers::BOOK_REFUSED as usize] as u64),
+                spray: self.spray.as_ref().map(|_| {
+                    crate::models::navier_stokes::spray::report(
+                        &tally,
+                        fold[crate::models::navier_stokes::spray::IN_FLIGHT as usize].to_bits(),
+                    )
+                }),
+            },
             bodies: bytemuck::pod_collect_to_vec(body_history),
             coupling: match &self.bodies {
                 Some(b) => SolveReport {

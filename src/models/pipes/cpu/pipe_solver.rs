@@ -3,7 +3,7 @@
 
 use crate::engine::params::{Params, Totals};
 use crate::engine::schedule::{Pass, Schedule};
-use crate::engine::solver::{ChunkInput, ChunkReport, PipeSetup, Solver, SolverState};
+use crate::engine::solver::{ChunkInput, ChunkReport, ModelReport, PipeSetup, Solver, SolverState};
 use crate::error::Result;
 use crate::models::pipes::columns::{pipe_params, Columns, PipeParams};
 use crate::models::pipes::cpu::pipes;
@@ -149,7 +149,9 @@ impl Solver for CpuPipes {
             }
         }
         let mut report = report(&self.columns, &self.state, steps, probes);
-        report.spray = self.spray.as_mut().map(|(_, s)| s.report());
+        if let ModelReport::Pipes { spray, .. } = &mut report.model {
+            *spray = self.spray.as_mut().map(|(_, s)| s.report());
+        }
         Ok(report)
     }
 
@@ -219,7 +221,10 @@ fn report(columns: &Columns, s: &PipeState, steps: u32, probes: Vec<f32>) -> Chu
             ..Totals::default()
         },
         probes,
-        water_units: Some((water, exchange)),
+        model: ModelReport::Pipes {
+            water_units: (water, exchange),
+            spray: None,
+        },
         ..ChunkReport::default()
     }
 }

@@ -3,7 +3,7 @@
 
 use crate::engine::params::{Params, Totals, MAX_CHUNK};
 use crate::engine::schedule::{Pass, Schedule};
-use crate::engine::solver::{ChunkInput, ChunkReport, PipeSetup, Solver, SolverState};
+use crate::engine::solver::{ChunkInput, ChunkReport, ModelReport, PipeSetup, Solver, SolverState};
 use crate::error::{Error, Result};
 use crate::models::pipes::columns::{pipe_params, Columns, PipeParams};
 use crate::models::pipes::gpu::pipes::{PipeBuffers, Pipes};
@@ -290,8 +290,10 @@ impl GpuPipes {
                 ..Totals::default()
             },
             probes,
-            water_units: Some((water, exchange)),
-            spray,
+            model: ModelReport::Pipes {
+                water_units: (water, exchange),
+                spray,
+            },
             ..ChunkReport::default()
         })
     }
