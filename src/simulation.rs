@@ -17,7 +17,9 @@ mod prepare;
 mod readout;
 mod step;
 
-use prepare::*;
+use prepare::{
+    check_substeps, damping_per_substep, schedule, start_change, start_totals, substep_note, substeps_needed, Prepared,
+};
 
 /// The CPU reference's largest grid: it keeps ~40 bytes per cell (56 with a shoreline's face memory)
 /// and is meant for comparisons.
