@@ -220,7 +220,11 @@ impl Water {
     /// once the GPU has done the work, typically one frame later (two when the GPU runs a frame
     /// behind). The height field's models only.
     pub fn query(&mut self, points: &[[f64; 2]]) -> Result<QueryId> {
-        self.takes(crate::models::Feature::Queries, "Water::query")?;
+        crate::models::require(
+            self.sim.scene().physics.model,
+            crate::models::Feature::Queries,
+            "Water::query",
+        )?;
         let id = QueryId(self.next_query);
         self.next_query += 1;
         self.queries.push((id, crate::query::points_f32(points)));
@@ -298,21 +302,9 @@ impl Water {
         self.push_edit("brush", EDIT_BRUSH, x, y, radius, height)
     }
 
-    /// Refuses `what` where the scene's model does not take `feature` (`crate::models`).
-    fn takes(&self, feature: crate::models::Feature, what: &str) -> Result<()> {
-        let model = self.sim.scene().physics.model;
-        if crate::models::of(model).takes(feature) {
-            return Ok(());
-        }
-        Err(Error::Unsupported(format!(
-            "{} (not built yet)",
-            crate::models::refusal(model, feature, what)
-        )))
-    }
-
     /// Queues an edit after checking its numbers: a NaN here would reach every cell it touches.
     fn push_edit(&mut self, what: &str, kind: u32, x: f64, y: f64, radius: f64, height: f64) -> Result<()> {
-        self.takes(crate::models::Feature::Edits, what)?;
+        crate::models::require(self.sim.scene().physics.model, crate::models::Feature::Edits, what)?;
         if ![x, y, radius, height].iter().all(|v| v.is_finite()) || radius <= 0.0 {
             return Err(Error::Embed(format!(
                 "{what}({x}, {y}, radius {radius}, height {height}): need finite numbers and a positive radius"
@@ -603,12 +595,8 @@ fn check_options(scene: &Scene, options: &WaterOptions) -> Result<()> {
             "WaterOptions::max_depth {depth} must be positive"
         )));
     }
-    if !crate::models::of(scene.physics.model).takes(crate::models::Feature::Embedding) {
-        return Err(Error::Unsupported(format!(
-            "{}: run it with Simulation, which owns its submits",
-            crate::models::refusal(scene.physics.model, crate::models::Feature::Embedding, "Water")
-        )));
-    }
+    // The layer's substeps follow its flow from one submit to the next: `Simulation` owns those.
+    crate::models::require(scene.physics.model, crate::models::Feature::Embedding, "Water")?;
     let pipes = scene.physics.model == crate::scene::WaterModel::Pipes;
     if pipes && options.max_depth.is_some() {
         return Err(Error::Embed(

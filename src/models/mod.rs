@@ -164,10 +164,19 @@ pub fn refusal(model: WaterModel, feature: Feature, what: &str) -> String {
         _ => format!("needs physics.model = {}", takers.join(" or ")),
     };
     format!(
-        "{what} {needs}: the {} does not take {} (`shoal info --models` lists what each model takes)",
-        of(model).name(),
-        feature.name()
+        "{what} {needs}: {} is not built yet for the {} (`shoal info --models` lists what each model takes)",
+        feature.name(),
+        of(model).name()
     )
+}
+
+/// Refuses `what` (a call: `Simulation::edit`, `Water::query`…) where `model` does not take
+/// `feature`, with [`refusal`]'s words.
+pub fn require(model: WaterModel, feature: Feature, what: &str) -> crate::error::Result<()> {
+    if of(model).takes(feature) {
+        return Ok(());
+    }
+    Err(crate::error::Error::Unsupported(refusal(model, feature, what)))
 }
 
 /// The table `shoal info --models` prints: a row per feature, a column per model.

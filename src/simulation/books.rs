@@ -2,6 +2,7 @@
 //! books, the spray's counts, the layer's markers, pressure iteration and flow Courant number, and
 //! the shapes their outputs are laid out in.
 
+use crate::engine::solver::ModelReport;
 use crate::engine::state_table;
 use crate::models::navier_stokes::setup::NsLayer;
 use crate::models::pipes::columns::Columns;
@@ -72,7 +73,7 @@ impl ModelBooks {
 
     /// What the pipes and the Navier-Stokes layer report of a chunk (their books, the spray, the
     /// markers, the pressure iteration), with a note the first time a buffer fills or the
-    /// iteration runs out of sweeps.
+    /// iteration runs out of sweeps. `step`: the step the chunk ended at.
     pub(super) fn take(
         &mut self,
         report: &crate::engine::solver::ChunkReport,
@@ -81,22 +82,33 @@ impl ModelBooks {
         scene: &Scene,
         notes: &mut Vec<String>,
     ) {
-        use crate::engine::solver::ModelReport;
-        let (water_units, spray, markers_refused, pressure, flow_courant) = match report.model {
-            ModelReport::Level => (None, None, None, None, None),
-            ModelReport::Pipes { water_units, spray } => (Some(water_units), spray, None, None, None),
+        let (first, last) = (step - chunk as u64 + 1, step);
+        match report.model {
+            ModelReport::Level => {}
+            ModelReport::Pipes { water_units, spray } => {
+                if let Some(units) = &mut self.units {
+                    units.0 = water_units.0;
+                    units.1 += water_units.1;
+                }
+                self.take_spray(spray, (first, last), scene, notes);
+            }
             ModelReport::Layer {
                 pressure,
                 flow_courant,
                 spray,
                 markers_refused,
-            } => (None, spray, markers_refused, Some(pressure), Some(flow_courant)),
-        };
-        if let (Some(units), Some((water, made))) = (&mut self.units, water_units) {
-            units.0 = water;
-            units.1 += made;
+            } => {
+                self.take_markers(markers_refused, step, notes);
+                self.take_spray(spray, (first, last), scene, notes);
+                self.take_pressure(pressure, (first, last), scene, notes);
+                self.flow_courant = flow_courant;
+            }
         }
-        if let Some(refused) = markers_refused.filter(|&r| r > 0 && !self.markers_full) {
+    }
+
+    /// The layer's markers an inflow could not bring, noted once.
+    fn take_markers(&mut self, refused: Option<u64>, step: u64, notes: &mut Vec<String>) {
+        if let Some(refused) = refused.filter(|&r| r > 0 && !self.markers_full) {
             self.markers_full = true;
             let capacity = self.marker_capacity.unwrap_or(0);
             notes.push(format!(
@@ -105,10 +117,20 @@ impl ModelBooks {
                 step
             ));
         }
+    }
+
+    /// The spray's counts of the chunk (steps `first` to `last`), summed since the start; its
+    /// refusals noted once.
+    fn take_spray(
+        &mut self,
+        spray: Option<crate::models::pipes::spray::SprayReport>,
+        (first, last): (u64, u64),
+        scene: &Scene,
+        notes: &mut Vec<String>,
+    ) {
         if let Some(spray) = spray {
             // Noted the first time only; `spray().refused` keeps the count.
             if spray.refused > 0 && self.spray.is_none_or(|s| s.refused == 0) {
-                let (first, last) = (step - chunk as u64 + 1, step);
                 notes.push(if self.layer_spray {
                     format!(
                         "steps {first}–{last}: {} particles not thrown where a cell's {} slots all held \
@@ -132,24 +154,27 @@ impl ModelBooks {
             total.ended += spray.ended;
             total.refused += spray.refused;
         }
-        self.pressure = pressure;
-        if let Some(pressure) = pressure {
-            let epsilon = scene.navier_stokes.clone().unwrap_or_default().epsilon as f32;
-            // Noted the first time only.
-            let max_sweeps = scene.navier_stokes.clone().unwrap_or_default().max_sweeps;
-            let spent =
-                pressure.iterations >= max_sweeps && (pressure.residual >= epsilon || pressure.residual.is_nan());
-            if spent && !notes.iter().any(|n| n.contains("max_sweeps")) {
-                notes.push(format!(
-                    "steps {}–{}: the pressure iteration stopped at navier_stokes.max_sweeps = {} with |D| = \
-                     {:.2e}/s over navier_stokes.epsilon: raise max_sweeps",
-                    step - chunk as u64 + 1,
-                    step,
-                    pressure.iterations,
-                    pressure.residual
-                ));
-            }
+    }
+
+    /// The layer's pressure iteration over the chunk, noted once where it ran out of sweeps.
+    fn take_pressure(
+        &mut self,
+        pressure: crate::engine::bodies::SolveReport,
+        (first, last): (u64, u64),
+        scene: &Scene,
+        notes: &mut Vec<String>,
+    ) {
+        self.pressure = Some(pressure);
+        let epsilon = scene.navier_stokes.clone().unwrap_or_default().epsilon as f32;
+        // Noted the first time only.
+        let max_sweeps = scene.navier_stokes.clone().unwrap_or_default().max_sweeps;
+        let spent = pressure.iterations >= max_sweeps && (pressure.residual >= epsilon || pressure.residual.is_nan());
+        if spent && !notes.iter().any(|n| n.contains("max_sweeps")) {
+            notes.push(format!(
+                "steps {first}–{last}: the pressure iteration stopped at navier_stokes.max_sweeps = {} with \
+                 |D| = {:.2e}/s over navier_stokes.epsilon: raise max_sweeps",
+                pressure.iterations, pressure.residual
+            ));
         }
-        self.flow_courant = flow_courant.unwrap_or(0.0);
     }
 }

@@ -86,14 +86,7 @@ impl Simulation {
         if let Some(step) = self.diverged_at {
             return Err(Error::Diverged { step });
         }
-        let model = self.scene.physics.model;
-        if crate::models::of(model).takes(crate::models::Feature::Edits) {
-            return Ok(());
-        }
-        Err(Error::Unsupported(format!(
-            "{} (edits of it are not built yet)",
-            crate::models::refusal(model, crate::models::Feature::Edits, what)
-        )))
+        crate::models::require(self.scene.physics.model, crate::models::Feature::Edits, what)
     }
 
     /// A `Simulation` of the same scene on `ground`, on the same backend (the same device), holding

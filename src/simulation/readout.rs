@@ -238,15 +238,11 @@ impl Simulation {
     /// state after the last step: on the GPU backend a small pass and a readback of 32 bytes a
     /// point from an idle device. The height field's models (not the pipes or the layer).
     pub fn query(&mut self, points: &[[f64; 2]]) -> Result<Vec<crate::query::WaterSample>> {
-        let model = self.scene.physics.model;
-        let queries = crate::models::Feature::Queries;
-        if !crate::models::of(model).takes(queries) {
-            return Err(Error::Unsupported(crate::models::refusal(
-                model,
-                queries,
-                "Simulation::query",
-            )));
-        }
+        crate::models::require(
+            self.scene.physics.model,
+            crate::models::Feature::Queries,
+            "Simulation::query",
+        )?;
         let raw = self
             .solver
             .query(self.scene.grid.dx as f32, &crate::query::points_f32(points))?;
