@@ -101,6 +101,11 @@ impl Simulation {
                     });
                 }
                 let fast = backend == Backend::Cpu;
+                if let Some(sw) = setup.shallow_water {
+                    return Ok(Box::new(crate::models::shallow_water::cpu::sw_solver::CpuSw::new(
+                        setup, sw, fast,
+                    )));
+                }
                 if let Some(layer) = setup.navier_stokes {
                     return Ok(Box::new(crate::models::navier_stokes::cpu::ns_solver::CpuNs::new(
                         layer,
@@ -138,6 +143,15 @@ impl Simulation {
         crate::engine::gpu::state::check_grid_fits(&device.limits(), scene.grid.nx, scene.grid.ny)?;
         let adapter = crate::engine::gpu::context::adapter_line(&device.adapter_info());
         Self::build(scene, |setup| {
+            if let Some(sw) = setup.shallow_water {
+                return Ok(Box::new(crate::models::shallow_water::gpu::sw_solver::GpuSw::new(
+                    device,
+                    queue,
+                    adapter.clone(),
+                    setup,
+                    sw,
+                )?));
+            }
             if let Some(layer) = setup.navier_stokes {
                 return Ok(Box::new(crate::models::navier_stokes::gpu::ns_solver::GpuNs::new(
                     device,
@@ -179,6 +193,7 @@ impl Simulation {
                         .layer
                         .as_ref()
                         .and_then(|l| l.markers.as_ref().map(|m| m.0.capacity)),
+                    shallow_water: prepared.shallow.is_some(),
                 },
                 prepared.bodies.len(),
             ),
@@ -210,6 +225,7 @@ impl Simulation {
             cover,
             columns,
             layer,
+            shallow,
         } = Prepared::new(scene)?;
         let totals = start_totals(&params, &ground_rel, &eta, &cover);
         let target = totals.sum_depth as f64;
@@ -220,7 +236,7 @@ impl Simulation {
             &params,
             &ground_rel,
             &eta,
-            columns.is_some() || layer.is_some() || !bodies.is_empty(),
+            columns.is_some() || layer.is_some() || shallow.is_some() || !bodies.is_empty(),
         );
         let solver = make(&Setup {
             params,
@@ -241,6 +257,7 @@ impl Simulation {
             cover: &cover,
             pipes: columns.as_ref().map(|c| (scene, c)),
             navier_stokes: layer.as_ref(),
+            shallow_water: shallow.as_ref(),
         })?;
         let reference = fields.reference.0;
         Ok(Simulation {

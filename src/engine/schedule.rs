@@ -57,6 +57,9 @@ pub enum Pass {
     Pressure,
     /// `summary.wgsl` `fold`: the step's level into the flood maps, last.
     Summary,
+    /// `shallow_water.wgsl` `stage_one`, `stage_two`: one SSP-RK2 substep of the shallow-water
+    /// equations (each stage a fused reconstruct–flux–update–friction pass over every cell).
+    ShallowWater,
 }
 
 impl Pass {
@@ -87,6 +90,7 @@ impl Pass {
             Pass::NsBodies => "ns_bodies",
             Pass::Pressure => "pressure",
             Pass::Summary => "summary",
+            Pass::ShallowWater => "shallow_water",
         }
     }
 }
@@ -101,6 +105,8 @@ pub enum ModelRun {
     /// Seed 003's Navier-Stokes layer under the height field, with or without its spray; or
     /// with marker particles in place of the height field (2D runs).
     NavierStokes { spray: bool, markers: bool },
+    /// The nonlinear shallow-water equations (`crate::models::shallow_water`).
+    ShallowWater,
 }
 
 impl ModelRun {
@@ -123,6 +129,7 @@ impl ModelRun {
             }
             ModelRun::Pipes { .. } => vec![Pass::PipeFlow, Pass::PipeApply],
             ModelRun::NavierStokes { .. } => vec![Pass::NavierStokes],
+            ModelRun::ShallowWater => vec![Pass::ShallowWater],
         }
     }
 }
@@ -179,6 +186,8 @@ impl Schedule {
                     after.push(Pass::PipeRain);
                 }
             }
+            // Conserved by construction (fluxes both cells of a face compute alike): no correction.
+            ModelRun::ShallowWater => {}
             ModelRun::HeightField(_) => {
                 if params.bodies != 0 {
                     after.extend([Pass::Footprint, Pass::Coupling, Pass::Integrate]);

@@ -57,6 +57,12 @@ pub enum ModelReport {
         /// markers).
         markers_refused: Option<u64>,
     },
+    /// The shallow-water model.
+    Shallow {
+        /// The largest (|u| + |v| + 2·sqrt(g·d))·dt/dx any substep of the chunk reached, for the
+        /// next chunk's substeps.
+        courant: f32,
+    },
 }
 
 /// A backend: holds the state and runs the passes of a step. `Send` (but on the web, where wgpu's
@@ -102,6 +108,11 @@ pub trait Solver: wgpu::WasmNotSend + std::any::Any {
     /// The particles in flight (a readback on the GPU); none for a model without them.
     fn read_particles(&mut self) -> Result<Vec<crate::models::pipes::spray::Particle>> {
         Ok(Vec::new())
+    }
+    /// Each cell's depth-averaged velocity (u, v), m/s, 0 where dry: models with a velocity
+    /// (a readback on the GPU); None for the others.
+    fn read_velocity(&mut self) -> Result<Option<Vec<[f32; 2]>>> {
+        Ok(None)
     }
     /// The Navier-Stokes layer's 3D fields (None for the other models).
     fn read_layer(&mut self) -> Result<Option<LayerFields>> {
@@ -181,6 +192,9 @@ pub struct SolverState {
     pub summary: Vec<crate::summary::SummaryCell>,
     /// The pipes model's `[rainfall]`: each column's fraction of a unit carried.
     pub pipe_rain_carry: Vec<f32>,
+    /// The shallow-water model's discharges per cell, m²/s (its surface is `eta`).
+    pub sw_qx: Vec<f32>,
+    pub sw_qy: Vec<f32>,
 }
 
 impl SolverState {
@@ -214,6 +228,8 @@ impl SolverState {
             Field::NsMarkerBook => &self.ns_marker_book,
             Field::Summary => cast_slice(&self.summary),
             Field::PipeRainCarry => cast_slice(&self.pipe_rain_carry),
+            Field::SwQx => cast_slice(&self.sw_qx),
+            Field::SwQy => cast_slice(&self.sw_qy),
             _ => &[],
         }
     }
@@ -273,6 +289,8 @@ impl SolverState {
                 None => return false,
             },
             Field::PipeRainCarry => set(&mut self.pipe_rain_carry),
+            Field::SwQx => set(&mut self.sw_qx),
+            Field::SwQy => set(&mut self.sw_qy),
             _ => return words.is_empty(),
         }
         true
@@ -334,6 +352,8 @@ pub struct Setup<'a> {
     pub pipes: Option<(&'a crate::scene::Scene, &'a crate::models::pipes::columns::Columns)>,
     /// The Navier-Stokes layer (None: the other models).
     pub navier_stokes: Option<&'a crate::models::navier_stokes::setup::NsLayer>,
+    /// The shallow-water model (None: the other models).
+    pub shallow_water: Option<&'a crate::models::shallow_water::setup::SwSetup>,
 }
 
 impl<'a> Setup<'a> {
@@ -359,6 +379,7 @@ impl<'a> Setup<'a> {
             cover: &[],
             pipes: None,
             navier_stokes: None,
+            shallow_water: None,
         }
     }
 

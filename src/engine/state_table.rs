@@ -77,6 +77,9 @@ pub enum Field {
     NsSprayWork,
     /// The layer's marker particles (x, z) (§4.1).
     NsMarkers,
+    /// The shallow-water model: the discharge d·u along x and d·v along y per cell, m²/s.
+    SwQx,
+    SwQy,
     /// The markers' book: slots used, refused, and the inflow's per-layer share owed and count.
     NsMarkerBook,
     /// GPU work of the markers: a count per 3D cell, the highest marker per column.
@@ -148,6 +151,8 @@ pub struct Shape<'a> {
     pub ns_spray: bool,
     /// The Navier-Stokes layer's marker capacity (None: no markers).
     pub ns_markers: Option<u32>,
+    /// The shallow-water model runs.
+    pub shallow_water: bool,
 }
 
 /// The pipes model's dimensions.
@@ -217,7 +222,10 @@ fn always(_: &Shape) -> bool {
 }
 /// Kass & Miller's height field alone (not the pipes, not the Navier-Stokes layer).
 fn height_field(s: &Shape) -> bool {
-    s.pipes.is_none() && s.navier_stokes.is_none()
+    s.pipes.is_none() && s.navier_stokes.is_none() && !s.shallow_water
+}
+fn shallow_water(s: &Shape) -> bool {
+    s.shallow_water
 }
 /// A surface per cell: the height field's, and the Navier-Stokes layer's.
 fn surface(s: &Shape) -> bool {
@@ -259,9 +267,10 @@ fn clamps(s: &Shape) -> bool {
 fn regions(s: &Shape) -> bool {
     height_field(s) && s.params.regions != 0
 }
-/// Bodies float on the height field and on the Navier-Stokes layer's (not yet on the pipes).
+/// Bodies float on the height field and on the Navier-Stokes layer's (not yet on the pipes or
+/// the shallow-water model).
 fn bodies(s: &Shape) -> bool {
-    s.pipes.is_none() && s.params.bodies != 0
+    s.pipes.is_none() && !s.shallow_water && s.params.bodies != 0
 }
 /// The layer's loads on its bodies (`ns_bodies.wgsl`).
 fn ns_bodies(s: &Shape) -> bool {
@@ -563,6 +572,26 @@ pub const FIELDS: &[Spec] = &[
     ),
     // Last: a checkpoint from before it ends here, and its faces start afresh.
     two_levels(spec(Field::Faces, "face memory", Per::Cell, 2, 4, Kept::State, faces)),
+    // After the faces: a checkpoint from before the shallow-water model ends at them. Two
+    // levels: U0 and the stage between (U1).
+    two_levels(spec(
+        Field::SwQx,
+        "discharge x",
+        Per::Cell,
+        1,
+        4,
+        Kept::State,
+        shallow_water,
+    )),
+    two_levels(spec(
+        Field::SwQy,
+        "discharge y",
+        Per::Cell,
+        1,
+        4,
+        Kept::State,
+        shallow_water,
+    )),
 ];
 
 /// The row of `field`.
@@ -628,6 +657,7 @@ mod tests {
             navier_stokes: None,
             ns_spray: false,
             ns_markers: None,
+            shallow_water: false,
         }
     }
 
@@ -692,7 +722,9 @@ mod tests {
                 NsMarkerBook,
                 Summary,
                 PipeRainCarry,
-                Faces
+                Faces,
+                SwQx,
+                SwQy
             ]
         );
     }
@@ -715,6 +747,7 @@ mod tests {
             navier_stokes: None,
             ns_spray: false,
             ns_markers: None,
+            shallow_water: false,
         };
         use Field::*;
         assert_eq!(

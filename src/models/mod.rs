@@ -12,6 +12,7 @@
 pub mod height_field;
 pub mod navier_stokes;
 pub mod pipes;
+pub mod shallow_water;
 
 use crate::scene::WaterModel;
 
@@ -42,6 +43,10 @@ pub enum Feature {
     OpenSides,
     /// `"ghost-mean"` and `"ghost-slope"` sides.
     GhostSides,
+    /// `"free"` sides: transmissive, zero gradient.
+    FreeSides,
+    /// `physics.manning`: Manning friction.
+    Friction,
     /// `physics.volume_correction = "regions"`: each body of water keeps its own volume.
     Regions,
     /// `[output] summary`: the flood maps.
@@ -68,7 +73,7 @@ pub enum Feature {
 
 impl Feature {
     /// Every feature, in the order `shoal info --models` prints them.
-    pub const ALL: [Feature; 23] = [
+    pub const ALL: [Feature; 25] = [
         Feature::ImplicitSolver,
         Feature::Bodies,
         Feature::Sources,
@@ -81,6 +86,8 @@ impl Feature {
         Feature::WaveMakers,
         Feature::OpenSides,
         Feature::GhostSides,
+        Feature::FreeSides,
+        Feature::Friction,
         Feature::Regions,
         Feature::FloodMaps,
         Feature::Spray,
@@ -109,6 +116,8 @@ impl Feature {
             Feature::WaveMakers => "wave makers (\"maker\" sides)",
             Feature::OpenSides => "open, periodic and absorbing sides",
             Feature::GhostSides => "ghost-mean and ghost-slope sides",
+            Feature::FreeSides => "free (transmissive) sides",
+            Feature::Friction => "Manning friction (physics.manning)",
             Feature::Regions => "volume_correction = \"regions\"",
             Feature::FloodMaps => "flood maps ([output] summary)",
             Feature::Spray => "[spray]",
@@ -139,7 +148,12 @@ pub trait Model: Sync {
 }
 
 /// Every model, in the order the table prints them.
-pub const ALL: [&dyn Model; 3] = [&height_field::HeightField, &pipes::Pipes, &navier_stokes::NavierStokes];
+pub const ALL: [&dyn Model; 4] = [
+    &height_field::HeightField,
+    &pipes::Pipes,
+    &navier_stokes::NavierStokes,
+    &shallow_water::ShallowWater,
+];
 
 /// The model a scene's `physics.model` names.
 pub fn of(model: WaterModel) -> &'static dyn Model {
@@ -147,6 +161,7 @@ pub fn of(model: WaterModel) -> &'static dyn Model {
         WaterModel::HeightField => &height_field::HeightField,
         WaterModel::Pipes => &pipes::Pipes,
         WaterModel::NavierStokes => &navier_stokes::NavierStokes,
+        WaterModel::ShallowWater => &shallow_water::ShallowWater,
     }
 }
 

@@ -152,6 +152,9 @@ pub enum WaterModel {
     Pipes,
     /// Seed 003's Navier-Stokes layer under the height field (`[navier_stokes]`).
     NavierStokes,
+    /// The nonlinear shallow-water equations by a well-balanced finite-volume scheme
+    /// (`crate::models::shallow_water`), with Manning friction (`physics.manning`).
+    ShallowWater,
 }
 
 /// `[navier_stokes]`: seed 003's 3D layer, a staggered grid whose velocities drive the height
@@ -593,7 +596,7 @@ pub enum CouplingMethod {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Physics {
-    /// `"height-field"` (default), `"pipes"` or `"navier-stokes"`.
+    /// `"height-field"` (default), `"pipes"`, `"navier-stokes"` or `"shallow-water"`.
     #[serde(default)]
     pub model: WaterModel,
     /// `"explicit"` (default) or `"adi"`.
@@ -638,6 +641,9 @@ pub struct Physics {
     /// in each cell: shallows, reeds, harbours.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub damping_map: Option<PathBuf>,
+    /// Manning's n, s/m^(1/3), on the shallow-water model; default 0 (no friction).
+    #[serde(default)]
+    pub manning: f64,
 }
 
 impl Physics {
@@ -691,6 +697,7 @@ impl Default for Physics {
             body_drag: Self::default_drag(),
             body_angular_drag: Self::default_drag(),
             damping_map: None,
+            manning: 0.0,
         }
     }
 }
@@ -715,6 +722,9 @@ pub enum BoundaryMode {
     /// A wave maker (`[boundary.maker]`): the side absorbs, and a line of cells just inside it
     /// makes the waves (`crate::engine::feeds`).
     Maker = crate::wgsl::sides::MAKER,
+    /// Transmissive (the shallow-water model): the ghost copies the edge cell, so waves and
+    /// flows leave by zero gradient.
+    Free = crate::wgsl::sides::FREE,
 }
 
 impl BoundaryMode {

@@ -107,6 +107,12 @@ impl Check<'_> {
                 format!("must be > 0 (got {})", p.water_density),
             );
         }
+        if !(p.manning >= 0.0 && p.manning.is_finite()) {
+            return self.fail(
+                "physics.manning",
+                format!("Manning's n must be a finite number >= 0 s/m^(1/3) (got {})", p.manning),
+            );
+        }
         Ok(())
     }
 

@@ -58,8 +58,12 @@ pub fn requests(scene: &Scene) -> Vec<(Feature, String, String)> {
             }
             Some(BoundaryMode::GhostMean | BoundaryMode::GhostSlope) => ask(Feature::GhostSides, &key, "a ghost side"),
             Some(BoundaryMode::Maker) => ask(Feature::WaveMakers, &key, "a \"maker\" side"),
+            Some(BoundaryMode::Free) => ask(Feature::FreeSides, &key, "a \"free\" side"),
             Some(BoundaryMode::Reflect) | None => {}
         }
+    }
+    if scene.physics.manning != 0.0 {
+        ask(Feature::Friction, "physics.manning", "physics.manning");
     }
     if scene.physics.volume_correction == VolumeCorrection::Regions {
         ask(Feature::Regions, "physics.volume_correction", "\"regions\"");

@@ -11,7 +11,8 @@ use crate::scene::Scene;
 /// A run's books beyond the level, kept by `Simulation`.
 #[derive(Debug, Default)]
 pub(super) struct ModelBooks {
-    /// The Navier-Stokes layer: the largest |u|·δt/δx of the last chunk's substeps.
+    /// The Navier-Stokes layer: the largest |u|·δt/δx of the last chunk's substeps; the
+    /// shallow-water model: the largest (|u| + |v| + 2·sqrt(g·d))·dt/dx.
     pub(super) flow_courant: f32,
     /// The Navier-Stokes layer's pressure iteration over the last chunk (None: other models).
     pub(super) pressure: Option<crate::engine::bodies::SolveReport>,
@@ -29,6 +30,8 @@ pub(super) struct ModelBooks {
     pub(super) marker_capacity: Option<u32>,
     /// The markers' buffer has been noted full.
     pub(super) markers_full: bool,
+    /// The shallow-water flow has been noted past its Courant bound.
+    pub(super) outran: bool,
     /// The Navier-Stokes layer's 3D grid from its floor to its top, m, absolute (None: other
     /// models).
     pub(super) layer_extent: Option<(f64, f64)>,
@@ -102,6 +105,18 @@ impl ModelBooks {
                 self.take_spray(spray, (first, last), scene, notes);
                 self.take_pressure(pressure, (first, last), scene, notes);
                 self.flow_courant = flow_courant;
+            }
+            ModelReport::Shallow { courant } => {
+                let bound = crate::models::shallow_water::setup::SW_COURANT;
+                if courant > bound && !self.outran {
+                    self.outran = true;
+                    notes.push(format!(
+                        "steps {first}–{last}: the flow reached (|u| + |v| + 2·sqrt(g·d))·dt/dx = {courant:.2}, \
+                         past the {bound} under which every depth stays non-negative (the dry-cell rule caught \
+                         what it could); the next steps run more substeps, and a shorter time.dt avoids it"
+                    ));
+                }
+                self.flow_courant = courant;
             }
         }
     }

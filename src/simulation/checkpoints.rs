@@ -64,6 +64,7 @@ impl Simulation {
             navier_stokes: self.books.layer_shape,
             ns_spray: self.books.layer_spray,
             ns_markers: self.books.marker_capacity,
+            shallow_water: self.scene.physics.model == crate::scene::WaterModel::ShallowWater,
         };
         if h.pipes.is_some() != self.books.units.is_some() {
             return bad("it comes from the other water model (physics.model)".into());

@@ -11,6 +11,9 @@ pub(super) fn substeps_needed(scene: &Scene, max_depth: f64) -> u32 {
         crate::scene::WaterModel::NavierStokes => {
             crate::models::navier_stokes::setup::substeps_needed(scene, max_depth)
         }
+        crate::scene::WaterModel::ShallowWater => {
+            crate::models::shallow_water::setup::substeps_needed(scene, max_depth)
+        }
         crate::scene::WaterModel::HeightField => params::substeps_needed(scene, max_depth),
     }
 }
@@ -82,6 +85,13 @@ pub(super) fn substep_note(scene: &Scene, substeps: u32, max_depth: f64) -> Stri
             "water {max_depth:.4} m deep needs sqrt(g·d)·dt/dx ≤ {} on the Navier-Stokes grid; running \
              {substeps} equal substeps per step",
             crate::models::navier_stokes::setup::NS_COURANT
+        );
+    }
+    if scene.physics.model == crate::scene::WaterModel::ShallowWater {
+        return format!(
+            "water {max_depth:.4} m deep needs 2·sqrt(g·d)·dt/dx ≤ {} in the shallow-water model; running \
+             {substeps} equal substeps per step",
+            crate::models::shallow_water::setup::SW_TARGET
         );
     }
     if scene.physics.model == crate::scene::WaterModel::Pipes {
@@ -178,6 +188,7 @@ pub(super) fn schedule(scene: &Scene, p: &Params) -> Schedule {
                 .as_ref()
                 .is_some_and(|ns| ns.surface == crate::scene::NsSurfaceMode::Markers),
         },
+        crate::scene::WaterModel::ShallowWater => ModelRun::ShallowWater,
         crate::scene::WaterModel::HeightField => ModelRun::HeightField(scene.physics.solver),
     };
     Schedule::new(model, p, crate::engine::feeds::staged(scene))
@@ -204,6 +215,8 @@ pub(super) struct Prepared {
     pub(super) columns: Option<crate::models::pipes::columns::Columns>,
     /// The Navier-Stokes layer (None: the other models).
     pub(super) layer: Option<crate::models::navier_stokes::setup::NsLayer>,
+    /// The shallow-water model (None: the other models).
+    pub(super) shallow: Option<crate::models::shallow_water::setup::SwSetup>,
 }
 
 /// Bytes of host memory a cell takes while a scene is built (its ground and surface in f64, their
@@ -273,6 +286,7 @@ impl Prepared {
         match scene.physics.model {
             crate::scene::WaterModel::Pipes => return Self::pipes(scene),
             crate::scene::WaterModel::NavierStokes => return Self::navier_stokes(scene),
+            crate::scene::WaterModel::ShallowWater => return Self::shallow_water(scene),
             crate::scene::WaterModel::HeightField => {}
         }
         let fields = InitialFields::build(scene)?;
@@ -347,6 +361,7 @@ impl Prepared {
             cover,
             columns: None,
             layer: None,
+            shallow: None,
         })
     }
 
@@ -403,6 +418,7 @@ impl Prepared {
             cover: Vec::new(),
             columns,
             layer,
+            shallow: None,
         }
     }
 
@@ -422,6 +438,27 @@ impl Prepared {
             body_params,
             cover,
             ..Self::of_model(scene, fields, probe_cells, substeps, None, Some(layer))
+        })
+    }
+}
+
+impl Prepared {
+    /// The shallow-water model: the surface and ground as the height field takes them, and the
+    /// start's velocities.
+    pub(super) fn shallow_water(scene: &Scene) -> Result<Prepared> {
+        let fields = InitialFields::build(scene)?;
+        let probe_cells = probe_cells(scene);
+        let (eta, ground_rel) = fields.relative_f32();
+        let max_depth = deepest(&eta, &ground_rel);
+        let (needed, substeps) = plan_substeps(scene, max_depth)?;
+        let sw = crate::models::shallow_water::setup::SwSetup::new(scene, probe_cells.len() as u32, Vec::new());
+        let mut prepared = Self::of_model(scene, fields, probe_cells, substeps, None, None);
+        if needed > scene.time.substeps {
+            prepared.notes.push(substep_note(scene, substeps, max_depth));
+        }
+        Ok(Prepared {
+            shallow: Some(sw),
+            ..prepared
         })
     }
 }

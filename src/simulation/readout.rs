@@ -17,6 +17,13 @@ impl Simulation {
         self.solver.read_eta()
     }
 
+    /// Each cell's depth-averaged velocity (u, v), m/s, 0 where dry, row-major `[ny, nx]`, on
+    /// models with a velocity (the shallow-water model); None on the others (a readback on the
+    /// GPU).
+    pub fn velocity(&mut self) -> Result<Option<Vec<[f32; 2]>>> {
+        self.solver.read_velocity()
+    }
+
     /// The absolute surface h in f64, dry cells exactly at the ground (a readback on the GPU).
     pub fn surface(&mut self) -> Result<Vec<f64>> {
         let mut eta = self.solver.read_eta()?;

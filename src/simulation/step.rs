@@ -115,6 +115,7 @@ impl Simulation {
     pub(super) fn chunk_limit(&self) -> u32 {
         match self.scene.physics.model {
             crate::scene::WaterModel::NavierStokes => crate::models::navier_stokes::setup::NS_CHUNK,
+            crate::scene::WaterModel::ShallowWater => crate::models::shallow_water::setup::SW_CHUNK,
             _ => MAX_CHUNK,
         }
     }
@@ -124,13 +125,26 @@ impl Simulation {
     pub(super) fn check_stability(&mut self) -> Result<()> {
         let max_depth = self.totals.max_depth as f64;
         let mut needed = substeps_needed(&self.scene, max_depth);
-        let flow = crate::models::navier_stokes::setup::flow_substeps(self.substeps, self.books.flow_courant);
+        let shallow = self.scene.physics.model == crate::scene::WaterModel::ShallowWater;
+        let flow = if shallow {
+            crate::models::shallow_water::setup::flow_substeps(self.substeps, self.books.flow_courant)
+        } else {
+            crate::models::navier_stokes::setup::flow_substeps(self.substeps, self.books.flow_courant)
+        };
         if flow > needed.max(self.substeps) {
-            self.notes.push(format!(
-                "at step {}: the flow reached |u|·δt/δx = {:.2} on the Navier-Stokes grid (condition 3 asks < 1); \
-                 running {flow} substeps per step",
-                self.step, self.books.flow_courant
-            ));
+            self.notes.push(if shallow {
+                format!(
+                    "at step {}: the flow reached (|u| + |v| + 2·sqrt(g·d))·dt/dx = {:.2}; running {flow} substeps \
+                     per step",
+                    self.step, self.books.flow_courant
+                )
+            } else {
+                format!(
+                    "at step {}: the flow reached |u|·δt/δx = {:.2} on the Navier-Stokes grid (condition 3 asks < \
+                     1); running {flow} substeps per step",
+                    self.step, self.books.flow_courant
+                )
+            });
             needed = flow;
             check_substeps(&self.scene, needed, max_depth)?;
             self.set_substeps(needed)?;

@@ -31,6 +31,7 @@ mod regions;
 mod render_example;
 mod scene_files;
 mod shaders;
+mod shallow_water;
 mod shorelines;
 mod stops;
 mod summary;

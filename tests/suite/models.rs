@@ -54,6 +54,8 @@ fn asks(feature: Feature) -> Option<(&'static str, &'static str, bool)> {
         ),
         Feature::OpenSides => ("", "[boundary]\nwest = \"open\"\neast = \"absorb\"\n", false),
         Feature::GhostSides => ("", "[boundary]\nall = \"ghost-mean\"\n", false),
+        Feature::FreeSides => ("", "[boundary]\nwest = \"free\"\n", false),
+        Feature::Friction => ("manning = 0.03\n", "", false),
         Feature::Regions => ("volume_correction = \"regions\"\n", "", false),
         Feature::FloodMaps => ("", "[output]\nsummary = true\n", false),
         Feature::Spray => ("", "[spray]\nseed = 1\n", false),

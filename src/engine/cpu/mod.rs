@@ -241,8 +241,9 @@ impl CpuSolver {
             | Pass::PipeRain
             | Pass::NavierStokes
             | Pass::NsSpray
-            | Pass::NsBodies => {
-                unreachable!("the pipes and Navier-Stokes models have their own backends")
+            | Pass::NsBodies
+            | Pass::ShallowWater => {
+                unreachable!("the pipes, Navier-Stokes and shallow-water models have their own backends")
             }
             Pass::Probe => match &self.deferred {
                 Some(volume) => {

@@ -151,6 +151,7 @@ impl GpuSolver {
                 navier_stokes: None,
                 ns_spray: false,
                 ns_markers: None,
+                shallow_water: false,
             }),
             counted_shortfall: 0.0,
             report_readback: readback(
@@ -352,8 +353,9 @@ impl GpuSolver {
             | Pass::PipeRain
             | Pass::NavierStokes
             | Pass::NsSpray
-            | Pass::NsBodies => {
-                unreachable!("the pipes and Navier-Stokes models have their own backends")
+            | Pass::NsBodies
+            | Pass::ShallowWater => {
+                unreachable!("the pipes, Navier-Stokes and shallow-water models have their own backends")
             }
         }
         if p.advances_level() {

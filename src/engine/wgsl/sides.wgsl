@@ -12,3 +12,5 @@ const GHOST_SLOPE: u32 = 5u;
 // A wave maker (height field only): never reaches a shader. The side runs as ABSORB, and the
 // host feeds a line of cells just inside it with the maker's waves (src/feeds.rs).
 const MAKER: u32 = 7u;
+// Transmissive (the shallow-water model): the ghost copies the edge cell (zero gradient).
+const FREE: u32 = 8u;

@@ -23,6 +23,7 @@ impl<'a> FieldAlloc<'a> {
             navier_stokes: None,
             ns_spray: false,
             ns_markers: None,
+            shallow_water: false,
         };
         FieldAlloc {
             device,

@@ -1,0 +1,329 @@
+//! Twin of `wgsl/shallow_water.wgsl`: one substep of the nonlinear shallow-water equations, the
+//! numerics the GPU and the fast CPU path follow.
+//!
+//! A Godunov-type finite-volume scheme on the cell-centred grid:
+//! - **hydrostatic reconstruction** (Audusse, Bouchut, Bristeau, Klein & Perthame 2004): at each
+//!   face the two sides' depths are re-read over the higher of their grounds, so a lake at rest
+//!   over any ground, bumps that stand above it included, has zero fluxes and zero source: it
+//!   stays at rest to the bit;
+//! - the **HLL** flux on the reconstructed depths (Toro's dry-bed speeds), the tangential momentum
+//!   upwinded by the mass flux; each face's flux is computed alike by both its cells, so water
+//!   moves by fluxes and the volume changes only by rounding;
+//! - **MUSCL** slopes of the surface, depth and velocities (a generalised minmod, θ = `THETA`),
+//!   first order around films (a cell of the stencil under `FILM`), and the pressure and bed
+//!   terms joined into −g·(d_e + d_w)/2·(η_e − η_w), which vanishes exactly on a flat surface;
+//! - **SSP-RK2** (Heun) in time, with **Manning friction** implicit in each Euler stage, so a film
+//!   at any n slows instead of reversing, and a steady flow is the discrete balance of slope and
+//!   friction whatever the step: U1 = F(U0 + dt·L(U0)), U2 = ½·(U0 + F(U1 + dt·L(U1))), where
+//!   F(q) = q / (1 + dt·g·n²·|u| / d^(4/3)).
+//!
+//! The time step keeps (|u| + |v| + 2·sqrt(g·d))·dt/dx under `SW_COURANT`, at which the
+//! reconstruction keeps every depth non-negative; a cell that rounding leaves a hair under its
+//! ground is set to it (dry, at rest).
+
+use crate::models::shallow_water::setup::SwParams;
+use crate::models::shallow_water::state::SwState;
+use crate::wgsl::sides::{OPEN, PERIODIC, REFLECT};
+
+/// A cell as the stencil reads it: its surface and ground (h − ref), its discharges along the
+/// axis of the sweep (normal) and across it (tangential).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cell {
+    pub eta: f32,
+    pub b: f32,
+    pub qn: f32,
+    pub qt: f32,
+}
+
+/// One side of a face: the reconstructed surface, depth, normal and tangential velocities.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Side {
+    pub eta: f32,
+    pub h: f32,
+    pub u: f32,
+    pub v: f32,
+}
+
+/// What crosses a face (per metre of face): mass, normal and tangential momentum, and the
+/// hydrostatic pressure ½·g·d*² of each side's re-read depth.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Flux {
+    pub mass: f32,
+    pub normal: f32,
+    pub tangential: f32,
+    pub p_left: f32,
+    pub p_right: f32,
+}
+
+/// The desingularised velocity of discharge `q` over depth `h`: q/h on water at least `film`
+/// deep, 2·q·h/(h² + film²) under it (Kurganov & Petrova's), which goes to 0 with the depth.
+pub fn velocity(q: f32, h: f32, film: f32) -> f32 {
+    if h >= film {
+        q / h
+    } else {
+        2.0 * q * h / (h * h + film * film)
+    }
+}
+
+/// The generalised minmod of the two one-sided differences.
+pub fn limited(a: f32, b: f32, theta: f32) -> f32 {
+    if a * b <= 0.0 {
+        return 0.0;
+    }
+    let m = (theta * a.abs()).min(theta * b.abs()).min(0.5 * (a + b).abs());
+    if a > 0.0 {
+        m
+    } else {
+        -m
+    }
+}
+
+/// Cell `(i, j)` of `s` as the x sweep reads it, `i` possibly off the grid by two: the ghosts
+/// follow the west and east sides.
+pub fn at_x(p: &SwParams, ground: &[f32], s: &SwState, i: i32, j: i32) -> Cell {
+    let nx = p.nx as i32;
+    let row = (j * nx) as usize;
+    let read = |k: i32| {
+        let c = row + k as usize;
+        Cell {
+            eta: s.eta[c],
+            b: ground[c],
+            qn: s.qx[c],
+            qt: s.qy[c],
+        }
+    };
+    if (0..nx).contains(&i) {
+        return read(i);
+    }
+    let mode = if i < 0 { p.bc_west } else { p.bc_east };
+    ghost(mode, i, nx, read)
+}
+
+/// Cell `(i, j)` as the y sweep reads it (normal: qy), `j` possibly off the grid by two.
+pub fn at_y(p: &SwParams, ground: &[f32], s: &SwState, i: i32, j: i32) -> Cell {
+    let (nx, ny) = (p.nx as i32, p.ny as i32);
+    let read = |k: i32| {
+        let c = (k * nx + i) as usize;
+        Cell {
+            eta: s.eta[c],
+            b: ground[c],
+            qn: s.qy[c],
+            qt: s.qx[c],
+        }
+    };
+    if (0..ny).contains(&j) {
+        return read(j);
+    }
+    let mode = if j < 0 { p.bc_south } else { p.bc_north };
+    ghost(mode, j, ny, read)
+}
+
+/// The ghost at `k` (−2, −1, n or n + 1) of a line of `n` cells, by the side's `mode`: periodic
+/// wraps; reflect mirrors the line with the normal discharge reversed (no mass crosses the wall);
+/// open holds the still level (eta 0, never under the edge's ground) over the edge's ground with
+/// its discharge; free (and absorb) copy the edge cell, so flows leave by zero gradient.
+pub fn ghost(mode: u32, k: i32, n: i32, read: impl Fn(i32) -> Cell) -> Cell {
+    let edge = if k < 0 { 0 } else { n - 1 };
+    match mode {
+        PERIODIC => read((k + n) % n),
+        REFLECT => {
+            let c = read(if k < 0 { -1 - k } else { 2 * n - 1 - k });
+            Cell { qn: -c.qn, ..c }
+        }
+        OPEN => {
+            let c = read(edge);
+            Cell { eta: c.b.max(0.0), ..c }
+        }
+        _ => read(edge),
+    }
+}
+
+/// A cell's primitive values: surface, depth, normal and tangential velocities.
+fn primitive(c: Cell, film: f32) -> Side {
+    let h = (c.eta - c.b).max(0.0);
+    Side {
+        eta: c.eta,
+        h,
+        u: velocity(c.qn, h, film),
+        v: velocity(c.qt, h, film),
+    }
+}
+
+/// The west and east faces of `cur` between `prev` and `next` along the sweep: limited slopes,
+/// or the cell's own values (first order) where any of the three is a film.
+pub fn reconstruct(prev: Cell, cur: Cell, next: Cell, p: &SwParams) -> (Side, Side) {
+    let (a, c, n) = (primitive(prev, p.film), primitive(cur, p.film), primitive(next, p.film));
+    if a.h < p.film || c.h < p.film || n.h < p.film {
+        return (c, c);
+    }
+    let s = Side {
+        eta: limited(c.eta - a.eta, n.eta - c.eta, p.theta),
+        h: limited(c.h - a.h, n.h - c.h, p.theta),
+        u: limited(c.u - a.u, n.u - c.u, p.theta),
+        v: limited(c.v - a.v, n.v - c.v, p.theta),
+    };
+    let west = Side {
+        eta: c.eta - 0.5 * s.eta,
+        h: (c.h - 0.5 * s.h).max(0.0),
+        u: c.u - 0.5 * s.u,
+        v: c.v - 0.5 * s.v,
+    };
+    let east = Side {
+        eta: c.eta + 0.5 * s.eta,
+        h: (c.h + 0.5 * s.h).max(0.0),
+        u: c.u + 0.5 * s.u,
+        v: c.v + 0.5 * s.v,
+    };
+    (west, east)
+}
+
+/// The flux through the face between `l` (its west or south side) and `r`: the depths re-read
+/// over the higher ground, then HLL. Where both sides hold the same state it is that state's
+/// physical flux exactly (the central form below), so a lake at rest moves nothing.
+pub fn flux(l: Side, r: Side, g: f32) -> Flux {
+    let ground = (l.eta - l.h).max(r.eta - r.h);
+    let hl = (l.eta - ground).max(0.0);
+    let hr = (r.eta - ground).max(0.0);
+    let p_left = 0.5 * g * hl * hl;
+    let p_right = 0.5 * g * hr * hr;
+    if hl <= 0.0 && hr <= 0.0 {
+        return Flux {
+            mass: 0.0,
+            normal: 0.0,
+            tangential: 0.0,
+            p_left,
+            p_right,
+        };
+    }
+    let (cl, cr) = ((g * hl).sqrt(), (g * hr).sqrt());
+    let (sl, sr) = if hl <= 0.0 {
+        (r.u - 2.0 * cr, r.u + cr)
+    } else if hr <= 0.0 {
+        (l.u - cl, l.u + 2.0 * cl)
+    } else {
+        ((l.u - cl).min(r.u - cr), (l.u + cl).max(r.u + cr))
+    };
+    let (ql, qr) = (hl * l.u, hr * r.u);
+    let (fl, fr) = ([ql, ql * l.u + p_left], [qr, qr * r.u + p_right]);
+    let (ul, ur) = ([hl, ql], [hr, qr]);
+    let f = if sl >= 0.0 {
+        fl
+    } else if sr <= 0.0 {
+        fr
+    } else {
+        let spread = sr - sl;
+        let lean = (sr + sl) / spread;
+        let diffusion = sr * sl / spread;
+        let f = |k: usize| 0.5 * (fl[k] + fr[k]) - 0.5 * lean * (fr[k] - fl[k]) + diffusion * (ur[k] - ul[k]);
+        [f(0), f(1)]
+    };
+    Flux {
+        mass: f[0],
+        normal: f[1],
+        tangential: f[0] * if f[0] > 0.0 { l.v } else { r.v },
+        p_left,
+        p_right,
+    }
+}
+
+/// What a line of five cells (the cell in the middle) gains per second along one axis: surface,
+/// normal and tangential discharge.
+pub fn line_rates(c: [Cell; 5], p: &SwParams) -> [f32; 3] {
+    let (_, west_of_w) = reconstruct(c[0], c[1], c[2], p);
+    let (w, e) = reconstruct(c[1], c[2], c[3], p);
+    let (east_of_e, _) = reconstruct(c[2], c[3], c[4], p);
+    let fw = flux(west_of_w, w, p.g);
+    let fe = flux(e, east_of_e, p.g);
+    let surface = 0.5 * p.g * (w.h + e.h) * (e.eta - w.eta);
+    [
+        -(fe.mass - fw.mass) * p.inv_dx,
+        -((fe.normal - fe.p_left) - (fw.normal - fw.p_right) + surface) * p.inv_dx,
+        -(fe.tangential - fw.tangential) * p.inv_dx,
+    ]
+}
+
+/// What cell `(i, j)` of `s` gains per second: surface, qx, qy.
+pub fn rates(p: &SwParams, ground: &[f32], s: &SwState, i: u32, j: u32) -> [f32; 3] {
+    let (i, j) = (i as i32, j as i32);
+    let x = line_rates(std::array::from_fn(|k| at_x(p, ground, s, i + k as i32 - 2, j)), p);
+    let y = line_rates(std::array::from_fn(|k| at_y(p, ground, s, i, j + k as i32 - 2)), p);
+    [x[0] + y[0], x[1] + y[2], x[2] + y[1]]
+}
+
+/// (|u| + |v| + 2·sqrt(g·d))·dt/dx of a cell.
+pub fn courant(p: &SwParams, eta: f32, b: f32, qx: f32, qy: f32) -> f32 {
+    let h = (eta - b).max(0.0);
+    let (u, v) = (velocity(qx, h, p.film), velocity(qy, h, p.film));
+    (u.abs() + v.abs() + 2.0 * (p.g * h).sqrt()) * p.dt * p.inv_dx
+}
+
+/// One Euler stage of a cell at `dt` from (eta, qx, qy) with `rate`, then the dry-cell rule and
+/// the implicit friction: the cell's new (eta, qx, qy).
+pub fn euler(p: &SwParams, b: f32, cell: [f32; 3], rate: [f32; 3]) -> [f32; 3] {
+    let eta = (cell[0] + p.dt * rate[0]).max(b);
+    let h = eta - b;
+    if h <= 0.0 {
+        return [eta, 0.0, 0.0];
+    }
+    let (mut qx, mut qy) = (cell[1] + p.dt * rate[1], cell[2] + p.dt * rate[2]);
+    if p.n2 > 0.0 {
+        let (u, v) = (velocity(qx, h, p.film), velocity(qy, h, p.film));
+        let speed = (u * u + v * v).sqrt();
+        let keep = 1.0 + p.dt * p.g * p.n2 * speed / h.max(p.film).powf(4.0 / 3.0);
+        qx /= keep;
+        qy /= keep;
+    }
+    [eta, qx, qy]
+}
+
+/// Twin of `stage_one` at cell `c`: U1 = F(U0 + dt·L(U0)), and the cell's Courant number.
+pub fn stage_one_cell(p: &SwParams, ground: &[f32], u0: &SwState, c: usize) -> ([f32; 3], f32) {
+    let (i, j) = ((c % p.nx as usize) as u32, (c / p.nx as usize) as u32);
+    let here = [u0.eta[c], u0.qx[c], u0.qy[c]];
+    let out = euler(p, ground[c], here, rates(p, ground, u0, i, j));
+    (out, courant(p, here[0], ground[c], here[1], here[2]))
+}
+
+/// Twin of `stage_two` at cell `c`: U2 = ½·(U0 + F(U1 + dt·L(U1))), and U1's Courant number.
+pub fn stage_two_cell(p: &SwParams, ground: &[f32], u0: &SwState, u1: &SwState, c: usize) -> ([f32; 3], f32) {
+    let (i, j) = ((c % p.nx as usize) as u32, (c / p.nx as usize) as u32);
+    let one = [u1.eta[c], u1.qx[c], u1.qy[c]];
+    let v = euler(p, ground[c], one, rates(p, ground, u1, i, j));
+    let eta = 0.5 * (u0.eta[c] + v[0]);
+    let dry = eta <= ground[c];
+    let mean = |k: usize, a: &[f32]| if dry { 0.0 } else { 0.5 * (a[c] + v[k]) };
+    (
+        [eta, mean(1, &u0.qx), mean(2, &u0.qy)],
+        courant(p, one[0], ground[c], one[1], one[2]),
+    )
+}
+
+/// Twin of `stage_one`: U0 → U1 over every cell; returns the largest Courant number of U0.
+pub fn stage_one(p: &SwParams, ground: &[f32], u0: &SwState, u1: &mut SwState) -> f32 {
+    let mut most = 0.0f32;
+    for c in 0..u0.cells() {
+        let (out, courant) = stage_one_cell(p, ground, u0, c);
+        (u1.eta[c], u1.qx[c], u1.qy[c]) = (out[0], out[1], out[2]);
+        most = most.max(courant);
+    }
+    most
+}
+
+/// Twin of `stage_two`: U0 and U1 → U2, written over U0 (a cell reads only its own U0, so in
+/// place); returns the largest Courant number of U1.
+pub fn stage_two(p: &SwParams, ground: &[f32], u0: &mut SwState, u1: &SwState) -> f32 {
+    let mut most = 0.0f32;
+    for c in 0..u0.cells() {
+        let (out, courant) = stage_two_cell(p, ground, u0, u1, c);
+        (u0.eta[c], u0.qx[c], u0.qy[c]) = (out[0], out[1], out[2]);
+        most = most.max(courant);
+    }
+    most
+}
+
+/// One substep of the twin: both stages, `scratch` holding U1. Returns the substep's largest
+/// Courant number.
+pub fn substep(p: &SwParams, ground: &[f32], state: &mut SwState, scratch: &mut SwState) -> f32 {
+    let one = stage_one(p, ground, state, scratch);
+    one.max(stage_two(p, ground, state, scratch))
+}

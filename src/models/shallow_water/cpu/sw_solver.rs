@@ -1,0 +1,169 @@
+//! The shallow-water model on the CPU: the schedule's passes by the twin (single-threaded, the
+//! reference) or by the fast path (rayon's pool, the same bits).
+
+use crate::engine::params::Totals;
+use crate::engine::schedule::{ModelRun, Pass, Schedule};
+use crate::engine::solver::{ChunkInput, ChunkReport, ModelReport, Setup, Solver, SolverState};
+use crate::error::Result;
+use crate::models::shallow_water::cpu::shallow_water;
+use crate::models::shallow_water::fast::shallow_water as fast;
+use crate::models::shallow_water::setup::{SwParams, SwSetup};
+use crate::models::shallow_water::state::SwState;
+use crate::summary::{SummaryCell, SummaryParams};
+
+/// The shallow-water model's CPU backend.
+pub struct CpuSw {
+    params: SwParams,
+    setup: SwSetup,
+    ground: Vec<f32>,
+    state: SwState,
+    /// U1 between the stages; the fast path's U2 before it is swapped in.
+    scratch: [SwState; 2],
+    probe_cells: Vec<u32>,
+    schedule: Schedule,
+    /// `[output] summary`: the wet depth and the maps so far.
+    wet_depth: f32,
+    summary: Vec<SummaryCell>,
+    /// Over rayon's pool (the fast backend).
+    parallel: bool,
+}
+
+impl CpuSw {
+    /// The backend for `setup`; `parallel`: the fast backend.
+    pub fn new(setup: &Setup, sw: &SwSetup, parallel: bool) -> CpuSw {
+        let state = SwState::new(setup.eta, setup.ground, &sw.velocity);
+        let summary = setup
+            .summary
+            .map_or(Vec::new(), |wet| crate::summary::initial(&state.eta, setup.ground, wet));
+        CpuSw {
+            params: sw.params(setup.params.substeps),
+            setup: sw.clone(),
+            ground: setup.ground.to_vec(),
+            scratch: [state.clone(), state.clone()],
+            state,
+            probe_cells: setup.probe_cells.to_vec(),
+            schedule: Schedule::new(ModelRun::ShallowWater, &setup.params, setup.rain),
+            wet_depth: setup.summary.unwrap_or(0.0),
+            summary,
+            parallel,
+        }
+    }
+
+    /// One substep by the twin or the fast path; its largest Courant number.
+    fn substep(&mut self) -> f32 {
+        let (p, ground) = (&self.params, &self.ground[..]);
+        if !self.parallel {
+            return shallow_water::substep(p, ground, &mut self.state, &mut self.scratch[0]);
+        }
+        let [one, two] = &mut self.scratch;
+        let a = fast::stage_one(p, ground, &self.state, one);
+        let b = fast::stage_two(p, ground, &self.state, one, two);
+        std::mem::swap(&mut self.state, two);
+        a.max(b)
+    }
+}
+
+impl Solver for CpuSw {
+    fn set_params(&mut self, params: &crate::engine::params::Params) -> Result<()> {
+        self.params = self.setup.params(params.substeps);
+        Ok(())
+    }
+
+    /// The model carries discharges, not per-substep changes: nothing to rescale.
+    fn rescale_velocity(&mut self, _factor: f32) -> Result<()> {
+        Ok(())
+    }
+
+    fn advance(&mut self, steps: u32, substeps: u32, input: &ChunkInput) -> Result<ChunkReport> {
+        let mut probes = Vec::with_capacity(steps as usize * self.probe_cells.len());
+        let mut courant = 0.0f32;
+        let passes: Vec<Pass> = self.schedule.step(substeps).collect();
+        for k in 0..steps {
+            for &pass in &passes {
+                match pass {
+                    Pass::ShallowWater => courant = courant.max(self.substep()),
+                    Pass::Probe => probes.extend(self.probe_cells.iter().map(|&c| self.state.eta[c as usize])),
+                    Pass::Summary => {
+                        let sp = SummaryParams {
+                            first_step: input.first_step as u32,
+                            wet_depth: self.wet_depth,
+                            cells: self.ground.len() as u32,
+                            _pad: 0,
+                        };
+                        crate::engine::cpu::summary::fold(&sp, k, &self.ground, &self.state.eta, &mut self.summary);
+                    }
+                    other => unreachable!("{other:?} is not a pass of the shallow-water model"),
+                }
+            }
+        }
+        Ok(ChunkReport {
+            totals: totals(&self.params, &self.ground, &self.state),
+            probes,
+            target: input.target,
+            model: ModelReport::Shallow { courant },
+            ..ChunkReport::default()
+        })
+    }
+
+    fn read_eta(&mut self) -> Result<Vec<f32>> {
+        Ok(self.state.eta.clone())
+    }
+
+    fn read_velocity(&mut self) -> Result<Option<Vec<[f32; 2]>>> {
+        Ok(Some(self.state.velocities(self.params.film, &self.ground)))
+    }
+
+    fn read_regions(&mut self) -> Result<Vec<u32>> {
+        Ok(Vec::new())
+    }
+
+    fn read_summary(&mut self) -> Result<Vec<SummaryCell>> {
+        Ok(self.summary.clone())
+    }
+
+    fn save(&mut self) -> Result<SolverState> {
+        Ok(SolverState {
+            summary: self.summary.clone(),
+            ..self.state.save()
+        })
+    }
+
+    fn load(&mut self, saved: &SolverState) -> Result<()> {
+        self.state.load(saved)?;
+        if saved.summary.len() == self.summary.len() {
+            self.summary.clone_from(&saved.summary);
+        }
+        Ok(())
+    }
+
+    fn describe(&self) -> String {
+        if self.parallel {
+            format!("cpu ({} threads)", rayon::current_num_threads())
+        } else {
+            "cpu (reference, single thread)".into()
+        }
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}
+
+/// Twin of `totals` (shallow_water.wgsl): the deepest water, the cells holding NaN or infinity,
+/// and the depth above the still water (Σ d − max(−b, 0), metres·cells).
+pub fn totals(p: &SwParams, ground: &[f32], s: &SwState) -> Totals {
+    let mut t = Totals::default();
+    let mut above = 0.0f64;
+    for (c, &b) in ground.iter().enumerate().take(p.cells as usize) {
+        let (e, qx, qy) = (s.eta[c], s.qx[c], s.qy[c]);
+        if !(e.is_finite() && qx.is_finite() && qy.is_finite()) {
+            t.nonfinite += 1;
+            continue;
+        }
+        let d = (e - b).max(0.0);
+        t.max_depth = t.max_depth.max(d);
+        above += d as f64 - (-b).max(0.0) as f64;
+    }
+    t.sum_depth = above as f32;
+    t
+}

@@ -1,0 +1,167 @@
+//! The shallow-water pass (`wgsl/shallow_water.wgsl`): its buffers, pipelines and bind groups,
+//! built once. A substep is two dispatches (`stage_one`, `stage_two`); `totals` runs once per
+//! submit, `probe` once per step.
+
+use crate::engine::gpu::binding::{
+    bind_group, dynamic_offset_alignment, filled_buffer, layout, linear_groups, pipeline, slot_bind_group,
+    storage_entry, uniform_entry, zeroed_buffer, UNIFORM,
+};
+use crate::engine::params::{StepSlot, MAX_CHUNK};
+use crate::models::shallow_water::setup::SwParams;
+use crate::models::shallow_water::state::SwState;
+
+/// Words of the books (`BOOK_WORDS` in the WGSL): the Courant number, the non-finite cells, the
+/// deepest water.
+pub const BOOK_WORDS: u64 = crate::wgsl::shallow_water::BOOK_WORDS as u64;
+
+/// The model's GPU buffers: the uniforms, the ground, the two levels (U0, U1) of the surface and
+/// discharges, the books, the probes and their per-step history, and the step slots.
+pub struct SwBuffers {
+    pub params: wgpu::Buffer,
+    pub ground: wgpu::Buffer,
+    /// [eta, qx, qy] of level 0 (the state) and level 1 (the stage between).
+    pub levels: [[wgpu::Buffer; 3]; 2],
+    pub books: wgpu::Buffer,
+    pub probe_cells: wgpu::Buffer,
+    pub history: wgpu::Buffer,
+    pub slots: wgpu::Buffer,
+    /// Bytes between two step slots (the dynamic offset's alignment).
+    pub slot_stride: u32,
+}
+
+impl SwBuffers {
+    /// The buffers for `state` over `ground`.
+    pub fn new(device: &wgpu::Device, p: &SwParams, ground: &[f32], state: &SwState, probe_cells: &[u32]) -> SwBuffers {
+        let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+        let field = |label: &str, values: &[f32]| filled_buffer(device, label, bytemuck::cast_slice(values), storage);
+        let stride = dynamic_offset_alignment(&device.limits());
+        let mut slots = vec![0u8; (MAX_CHUNK * stride) as usize];
+        for k in 0..MAX_CHUNK {
+            let slot = StepSlot { index: k, _pad: [0; 3] };
+            let at = (k * stride) as usize;
+            slots[at..at + 16].copy_from_slice(bytemuck::bytes_of(&slot));
+        }
+        // A binding is never empty: at least one probe's room.
+        let probes = probe_cells.len().max(1) as u64;
+        SwBuffers {
+            params: filled_buffer(
+                device,
+                "sw params",
+                bytemuck::bytes_of(p),
+                UNIFORM | wgpu::BufferUsages::COPY_DST,
+            ),
+            ground: field("sw ground", ground),
+            levels: [
+                [
+                    field("sw eta 0", &state.eta),
+                    field("sw qx 0", &state.qx),
+                    field("sw qy 0", &state.qy),
+                ],
+                [
+                    field("sw eta 1", &state.eta),
+                    field("sw qx 1", &state.qx),
+                    field("sw qy 1", &state.qy),
+                ],
+            ],
+            books: zeroed_buffer(device, "sw books", BOOK_WORDS * 4, storage),
+            probe_cells: filled_buffer(
+                device,
+                "sw probe cells",
+                bytemuck::cast_slice(&if probe_cells.is_empty() {
+                    vec![0]
+                } else {
+                    probe_cells.to_vec()
+                }),
+                storage,
+            ),
+            history: zeroed_buffer(device, "sw probe history", probes * MAX_CHUNK as u64 * 4, storage),
+            slots: filled_buffer(device, "sw step slots", &slots, UNIFORM),
+            slot_stride: stride,
+        }
+    }
+}
+
+/// The pass: `stage_one`, `stage_two`, `totals` and `probe`, each with its bind groups.
+pub struct ShallowWater {
+    stage_one: wgpu::ComputePipeline,
+    stage_two: wgpu::ComputePipeline,
+    totals: wgpu::ComputePipeline,
+    probe: wgpu::ComputePipeline,
+    state: wgpu::BindGroup,
+    probes: wgpu::BindGroup,
+    slot: wgpu::BindGroup,
+    /// The layout of the step slots' bind group (the flood maps' fold binds it too).
+    pub slot_layout: wgpu::BindGroupLayout,
+    groups: (u32, u32),
+    n_probes: u32,
+}
+
+impl ShallowWater {
+    /// The pass over `b`. Every pipeline binds at most 10 storage buffers (the web's limit).
+    pub fn new(device: &wgpu::Device, b: &SwBuffers, p: &SwParams) -> ShallowWater {
+        let module = crate::engine::gpu::shaders::module(
+            device,
+            "shallow_water.wgsl",
+            crate::engine::gpu::shaders::SHALLOW_WATER,
+        );
+        let mut entries = vec![uniform_entry(0, false), storage_entry(1, true)];
+        entries.extend((2..9).map(|k| storage_entry(k, false)));
+        let state_layout = layout(device, "sw state", &entries);
+        let probe_layout = layout(device, "sw probes", &[storage_entry(0, true), storage_entry(1, false)]);
+        let slot_layout = layout(device, "sw slot", &[uniform_entry(0, true)]);
+        let [l0, l1] = &b.levels;
+        let state = bind_group(
+            device,
+            "sw state",
+            &state_layout,
+            &[
+                &b.params, &b.ground, &l0[0], &l0[1], &l0[2], &l1[0], &l1[1], &l1[2], &b.books,
+            ],
+        );
+        let probes = bind_group(device, "sw probes", &probe_layout, &[&b.probe_cells, &b.history]);
+        let max = device.limits().max_compute_workgroups_per_dimension;
+        ShallowWater {
+            stage_one: pipeline(device, &module, &[&state_layout], "stage_one"),
+            stage_two: pipeline(device, &module, &[&state_layout], "stage_two"),
+            totals: pipeline(device, &module, &[&state_layout], "totals"),
+            probe: pipeline(device, &module, &[&state_layout, &probe_layout, &slot_layout], "probe"),
+            slot: slot_bind_group(device, &slot_layout, &b.slots),
+            state,
+            probes,
+            slot_layout,
+            groups: linear_groups(p.cells.div_ceil(256), max),
+            n_probes: p.n_probes,
+        }
+    }
+
+    /// One substep: both stages.
+    pub fn substep(&self, pass: &mut wgpu::ComputePass) {
+        pass.set_bind_group(0, &self.state, &[]);
+        for stage in [&self.stage_one, &self.stage_two] {
+            crate::engine::gpu::binding::dispatch(pass, stage, self.groups);
+        }
+    }
+
+    /// The deepest water and the non-finite cells into the books.
+    pub fn totals(&self, pass: &mut wgpu::ComputePass) {
+        pass.set_bind_group(0, &self.state, &[]);
+        crate::engine::gpu::binding::dispatch(pass, &self.totals, self.groups);
+    }
+
+    /// The surface at the probes into history row `step` (slot offset `offset`).
+    pub fn probe(&self, pass: &mut wgpu::ComputePass, offset: u32) {
+        if self.n_probes == 0 {
+            return;
+        }
+        pass.set_pipeline(&self.probe);
+        pass.set_bind_group(0, &self.state, &[]);
+        pass.set_bind_group(1, &self.probes, &[]);
+        pass.set_bind_group(2, &self.slot, &[offset]);
+        pass.dispatch_workgroups(self.n_probes.div_ceil(64), 1, 1);
+    }
+
+    /// The step slots' bind group.
+    pub fn slot(&self) -> &wgpu::BindGroup {
+        &self.slot
+    }
+}

@@ -1,0 +1,234 @@
+//! The shallow-water model on the GPU: a chunk of steps recorded into one submit (two dispatches
+//! a substep, a probe pass and the flood maps' fold a step), and one readback at its end (the
+//! books and the probes' rows), none per step.
+
+use crate::engine::params::Totals;
+use crate::engine::schedule::{ModelRun, Pass, Schedule};
+use crate::engine::solver::{ChunkInput, ChunkReport, ModelReport, Setup, Solver, SolverState};
+use crate::error::{Error, Result};
+use crate::models::shallow_water::gpu::shallow_water::{ShallowWater, SwBuffers, BOOK_WORDS};
+use crate::models::shallow_water::setup::{SwParams, SwSetup};
+use crate::models::shallow_water::state::SwState;
+use crate::summary::SummaryCell;
+
+/// The shallow-water model's GPU backend, on a device it borrows.
+pub struct GpuSw {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    adapter: String,
+    setup: SwSetup,
+    params: SwParams,
+    ground: Vec<f32>,
+    buffers: SwBuffers,
+    pass: ShallowWater,
+    schedule: Schedule,
+    n_probes: u32,
+    /// `[output] summary`: the fold and its maps.
+    summary: Option<(crate::engine::gpu::summary::Summary, wgpu::Buffer)>,
+    /// Staging for a chunk's report: the books, then the probes' rows.
+    report_readback: wgpu::Buffer,
+}
+
+impl GpuSw {
+    /// The backend for `setup` on `device`.
+    pub fn new(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        adapter: String,
+        setup: &Setup,
+        sw: &SwSetup,
+    ) -> Result<GpuSw> {
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let params = sw.params(setup.params.substeps);
+        let state = SwState::new(setup.eta, setup.ground, &sw.velocity);
+        let buffers = SwBuffers::new(device, &params, setup.ground, &state, setup.probe_cells);
+        let pass = ShallowWater::new(device, &buffers, &params);
+        let summary = setup.summary.map(|wet| {
+            let maps = crate::summary::initial(&state.eta, setup.ground, wet);
+            let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+            let maps =
+                crate::engine::gpu::binding::filled_buffer(device, "sw flood maps", bytemuck::cast_slice(&maps), usage);
+            let source = crate::engine::gpu::summary::SummarySource {
+                ground: &buffers.ground,
+                levels: [&buffers.levels[0][0], &buffers.levels[0][0]],
+                summary: &maps,
+                cells: params.cells,
+            };
+            let fold = crate::engine::gpu::summary::Summary::new(device, source, &pass.slot_layout, wet);
+            (fold, maps)
+        });
+        let n_probes = setup.probe_cells.len() as u32;
+        let report_readback = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("sw report readback"),
+            size: BOOK_WORDS * 4 + n_probes.max(1) as u64 * crate::engine::params::MAX_CHUNK as u64 * 4,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        if let Some(e) = crate::engine::gpu::context::caught(scope.pop()) {
+            return Err(Error::Gpu(e.to_string()));
+        }
+        Ok(GpuSw {
+            device: device.clone(),
+            queue: queue.clone(),
+            adapter,
+            setup: sw.clone(),
+            params,
+            ground: setup.ground.to_vec(),
+            buffers,
+            pass,
+            schedule: Schedule::new(ModelRun::ShallowWater, &setup.params, setup.rain),
+            n_probes,
+            summary,
+            report_readback,
+        })
+    }
+
+    /// Records a chunk of `steps` steps into `encoder`.
+    fn record_chunk(&self, encoder: &mut wgpu::CommandEncoder, steps: u32, substeps: u32, first_step: u64) {
+        if let Some((fold, _)) = &self.summary {
+            fold.stage(&self.device, encoder, first_step);
+        }
+        encoder.clear_buffer(&self.buffers.books, 0, None);
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("shoal shallow water"),
+            timestamp_writes: None,
+        });
+        for step in 0..steps {
+            let offset = step * self.buffers.slot_stride;
+            for p in self.schedule.step(substeps) {
+                match p {
+                    Pass::ShallowWater => self.pass.substep(&mut pass),
+                    Pass::Probe => self.pass.probe(&mut pass, offset),
+                    Pass::Summary => {
+                        let (fold, _) = self.summary.as_ref().expect("the schedule folds only with summary");
+                        fold.record(&mut pass, self.pass.slot(), 0, offset);
+                    }
+                    other => unreachable!("{other:?} is not a pass of the shallow-water model"),
+                }
+            }
+        }
+        self.pass.totals(&mut pass);
+    }
+
+    /// Submits `encoder` with the copies of the books and the chunk's probe rows, and reads them.
+    fn report(&self, mut encoder: wgpu::CommandEncoder, steps: u32, target: f64) -> Result<ChunkReport> {
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let book_bytes = BOOK_WORDS * 4;
+        let probe_bytes = (steps * self.n_probes * 4) as u64;
+        encoder.copy_buffer_to_buffer(&self.buffers.books, 0, &self.report_readback, 0, book_bytes);
+        if probe_bytes > 0 {
+            encoder.copy_buffer_to_buffer(&self.buffers.history, 0, &self.report_readback, book_bytes, probe_bytes);
+        }
+        self.queue.submit([encoder.finish()]);
+        let bytes = crate::engine::gpu::readback::map(&self.device, &self.report_readback, book_bytes + probe_bytes)?;
+        if let Some(e) = crate::engine::gpu::context::caught(scope.pop()) {
+            return Err(Error::Gpu(e.to_string()));
+        }
+        let (books, probes) = bytes.split_at(book_bytes as usize);
+        let books: Vec<u32> = bytemuck::pod_collect_to_vec(books);
+        use crate::wgsl::shallow_water::{BOOK_COURANT, BOOK_DEEPEST, BOOK_NONFINITE};
+        let nonfinite = books[BOOK_NONFINITE as usize];
+        Ok(ChunkReport {
+            // Checked once per chunk: a chunk that went bad is reported at its end.
+            first_bad_step: (nonfinite != 0).then_some(steps.saturating_sub(1)),
+            totals: Totals {
+                max_depth: f32::from_bits(books[BOOK_DEEPEST as usize]),
+                nonfinite,
+                ..Totals::default()
+            },
+            probes: bytemuck::pod_collect_to_vec(probes),
+            target,
+            model: ModelReport::Shallow {
+                courant: f32::from_bits(books[BOOK_COURANT as usize]),
+            },
+            ..ChunkReport::default()
+        })
+    }
+
+    /// Level 0's surface and discharges.
+    fn read_state(&self) -> Result<SwState> {
+        let [eta, qx, qy] = &self.buffers.levels[0];
+        let read =
+            crate::engine::gpu::readback::read_whole(&self.device, &self.queue, &[Some(eta), Some(qx), Some(qy)])?;
+        Ok(SwState {
+            eta: bytemuck::pod_collect_to_vec(&read[0]),
+            qx: bytemuck::pod_collect_to_vec(&read[1]),
+            qy: bytemuck::pod_collect_to_vec(&read[2]),
+        })
+    }
+}
+
+impl Solver for GpuSw {
+    fn set_params(&mut self, params: &crate::engine::params::Params) -> Result<()> {
+        self.params = self.setup.params(params.substeps);
+        self.queue
+            .write_buffer(&self.buffers.params, 0, bytemuck::bytes_of(&self.params));
+        Ok(())
+    }
+
+    /// The model carries discharges, not per-substep changes: nothing to rescale.
+    fn rescale_velocity(&mut self, _factor: f32) -> Result<()> {
+        Ok(())
+    }
+
+    fn advance(&mut self, steps: u32, substeps: u32, input: &ChunkInput) -> Result<ChunkReport> {
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        self.record_chunk(&mut encoder, steps, substeps, input.first_step);
+        self.report(encoder, steps, input.target)
+    }
+
+    fn read_eta(&mut self) -> Result<Vec<f32>> {
+        let bytes = crate::engine::gpu::readback::read(&self.device, &self.queue, &self.buffers.levels[0][0])?;
+        Ok(bytemuck::pod_collect_to_vec(&bytes))
+    }
+
+    fn read_velocity(&mut self) -> Result<Option<Vec<[f32; 2]>>> {
+        let state = self.read_state()?;
+        Ok(Some(state.velocities(self.params.film, &self.ground)))
+    }
+
+    fn read_regions(&mut self) -> Result<Vec<u32>> {
+        Ok(Vec::new())
+    }
+
+    fn read_summary(&mut self) -> Result<Vec<SummaryCell>> {
+        match &self.summary {
+            Some((_, maps)) => Ok(bytemuck::pod_collect_to_vec(&crate::engine::gpu::readback::read(
+                &self.device,
+                &self.queue,
+                maps,
+            )?)),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    fn save(&mut self) -> Result<SolverState> {
+        Ok(SolverState {
+            summary: self.read_summary()?,
+            ..self.read_state()?.save()
+        })
+    }
+
+    fn load(&mut self, saved: &SolverState) -> Result<()> {
+        let mut state = self.read_state()?;
+        state.load(saved)?;
+        let [eta, qx, qy] = &self.buffers.levels[0];
+        self.queue.write_buffer(eta, 0, bytemuck::cast_slice(&state.eta));
+        self.queue.write_buffer(qx, 0, bytemuck::cast_slice(&state.qx));
+        self.queue.write_buffer(qy, 0, bytemuck::cast_slice(&state.qy));
+        if let Some((_, maps)) = &self.summary {
+            if saved.summary.len() == self.ground.len() {
+                self.queue.write_buffer(maps, 0, bytemuck::cast_slice(&saved.summary));
+            }
+        }
+        Ok(())
+    }
+
+    fn describe(&self) -> String {
+        self.adapter.clone()
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}

@@ -1,0 +1,44 @@
+//! The nonlinear shallow-water equations: mass and both momentum components with advection, by a
+//! well-balanced, positivity-preserving Godunov-type finite-volume scheme (hydrostatic
+//! reconstruction, HLL, MUSCL, SSP-RK2) with Manning friction. The numerics are written down once,
+//! in the twin `cpu/shallow_water.rs` (its header cites the papers); `wgsl/shallow_water.wgsl` is
+//! their GPU pass and `fast/` their fast CPU path.
+//!
+//! - `setup.rs`: the uniforms, the film depth, the Courant rule;
+//! - `state.rs`: the surface and discharges, both backends';
+//! - `cpu/`, `fast/`, `gpu/`, `wgsl/`: the passes, and each backend's solver (`sw_solver.rs`).
+
+pub mod cpu;
+pub mod fast;
+pub mod gpu;
+pub mod setup;
+pub mod state;
+
+use crate::models::{Feature, Model};
+
+/// The shallow-water model as the engine sees it. Not built yet: bodies, sources, rain and
+/// rainfall, air pressure, wave makers, ghost sides, regions (it conserves by construction),
+/// spray, overhangs, edits, queries and `Water`.
+pub struct ShallowWater;
+
+impl Model for ShallowWater {
+    fn key(&self) -> &'static str {
+        "shallow-water"
+    }
+    fn name(&self) -> &'static str {
+        "shallow-water model"
+    }
+    fn features(&self) -> &'static [Feature] {
+        use Feature::*;
+        &[
+            Friction,
+            FreeSides,
+            OpenSides,
+            FloodMaps,
+            Browser,
+            Probes,
+            Checkpoints,
+            FastCpu,
+        ]
+    }
+}

@@ -1,0 +1,121 @@
+//! The shallow-water model as a scene sets it: its uniforms (`SwParams`, mirrored in
+//! `wgsl/shallow_water.wgsl`), the depth below which a cell is a film, and the time-step rule.
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::scene::Scene;
+
+/// Depth (m) below which a cell is a film: its velocity is desingularised (`velocity`) and the
+/// reconstruction falls back to first order around it, so wet/dry fronts never divide by a
+/// vanishing depth. A tenth of a millimetre: far below any depth the tests measure, far above
+/// float32's rounding of a surface a few metres from the reference level.
+pub const FILM: f32 = 1e-5;
+
+/// The generalised minmod's θ (Kurganov & Petrova 2007 use 1.3): 1 is minmod, 2 the monotonised
+/// central limiter; any θ ≤ 2 keeps a reconstructed depth non-negative.
+pub const THETA: f32 = 2.0;
+
+/// (|u| + |v| + 2·sqrt(g·d))·dt/dx a substep may reach: the bound under which the MUSCL-Hancock
+/// halves of the hydrostatic reconstruction keep every depth non-negative (½ in 2-D).
+pub const SW_COURANT: f32 = 0.5;
+/// What the substeps aim for: a flow may speed up by 60 % within a chunk before it meets the bound.
+pub const SW_TARGET: f32 = 0.3;
+
+/// Steps per submit at most: the Courant number is checked between submits.
+pub const SW_CHUNK: u32 = 16;
+
+/// Mirror of WGSL `SwParams` (shallow_water.wgsl), 64 bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct SwParams {
+    /// Cells along x and y.
+    pub nx: u32,
+    pub ny: u32,
+    /// The substep, s.
+    pub dt: f32,
+    /// 1/dx, 1/m.
+    pub inv_dx: f32,
+    /// m/s².
+    pub g: f32,
+    /// Manning's n², s²/m^(2/3).
+    pub n2: f32,
+    /// `FILM`.
+    pub film: f32,
+    /// The limiter's θ.
+    pub theta: f32,
+    /// Side codes (`BoundaryMode`): west, east, south, north.
+    pub bc_west: u32,
+    pub bc_east: u32,
+    pub bc_south: u32,
+    pub bc_north: u32,
+    /// Probes.
+    pub n_probes: u32,
+    /// Cells (nx·ny).
+    pub cells: u32,
+    pub _pad: [u32; 2],
+}
+
+/// What the backends are built from: the scene's step and uniforms, and the start's velocities.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SwSetup {
+    /// The uniforms at one substep per step (`params` divides the step).
+    pub base: SwParams,
+    /// `time.dt`, s.
+    pub dt: f64,
+    /// (u, v) per cell at the start, m/s (empty: at rest).
+    pub velocity: Vec<[f32; 2]>,
+}
+
+impl SwSetup {
+    /// The model as `scene` sets it, with `n_probes` probes.
+    pub fn new(scene: &Scene, n_probes: u32, velocity: Vec<[f32; 2]>) -> SwSetup {
+        let sides = scene.boundary.sides();
+        let base = SwParams {
+            nx: scene.grid.nx,
+            ny: scene.grid.ny,
+            dt: scene.time.dt as f32,
+            inv_dx: (1.0 / scene.grid.dx) as f32,
+            g: scene.physics.gravity as f32,
+            n2: (scene.physics.manning * scene.physics.manning) as f32,
+            film: FILM,
+            theta: THETA,
+            bc_west: sides.west.as_run() as u32,
+            bc_east: sides.east.as_run() as u32,
+            bc_south: sides.south.as_run() as u32,
+            bc_north: sides.north.as_run() as u32,
+            n_probes,
+            cells: scene.grid.nx * scene.grid.ny,
+            _pad: [0; 2],
+        };
+        SwSetup {
+            base,
+            dt: scene.time.dt,
+            velocity,
+        }
+    }
+
+    /// The uniforms at `substeps` equal substeps per step.
+    pub fn params(&self, substeps: u32) -> SwParams {
+        SwParams {
+            dt: (self.dt / substeps.max(1) as f64) as f32,
+            ..self.base
+        }
+    }
+}
+
+/// Substeps for water `max_depth` deep at rest: 2·sqrt(g·d)·dt/dx within `SW_TARGET`.
+pub fn substeps_needed(scene: &Scene, max_depth: f64) -> u32 {
+    let speed = 2.0 * (scene.physics.gravity * max_depth.max(0.0)).sqrt();
+    let courant = speed * scene.time.dt / scene.grid.dx;
+    ((courant / SW_TARGET as f64).ceil() as u32).max(1)
+}
+
+/// Substeps for the next chunk when the last one, at `substeps`, reached `courant`: more once it
+/// passed `SW_TARGET` by a fifth, back to the target; never fewer.
+pub fn flow_substeps(substeps: u32, courant: f32) -> u32 {
+    if courant.is_finite() && courant > 1.2 * SW_TARGET {
+        (substeps as f32 * courant / SW_TARGET).ceil() as u32
+    } else {
+        substeps
+    }
+}

