@@ -171,7 +171,7 @@ impl Feeds {
         for (k, s) in scene.sources.iter().enumerate() {
             let Some(file) = &s.hydrograph else { continue };
             let key = format!("source[{k}].hydrograph");
-            let rate = crate::models::navier_stokes::forcing::read_table(scene, file, &key)?;
+            let rate = crate::engine::table::read(scene, file, &key)?;
             if rate.min() < 0.0 {
                 return Err(scene_error(
                     scene,
@@ -346,11 +346,7 @@ fn makers(scene: &Scene, fields: &crate::scene::InitialFields) -> Result<Vec<Mak
             }
             MakerKind::Table => {
                 let file = maker.file.clone().unwrap_or_default();
-                Signal::Table(crate::models::navier_stokes::forcing::read_table(
-                    scene,
-                    &file,
-                    "boundary.maker.file",
-                )?)
+                Signal::Table(crate::engine::table::read(scene, &file, "boundary.maker.file")?)
             }
         };
         lines.push(MakerLine {
@@ -366,7 +362,7 @@ fn makers(scene: &Scene, fields: &crate::scene::InitialFields) -> Result<Vec<Mak
 fn rainfall(scene: &Scene, r: &crate::scene::Rainfall) -> Result<RainfallFeed> {
     let series = match &r.series {
         Some(file) => {
-            let table = crate::models::navier_stokes::forcing::read_table(scene, file, "rainfall.series")?;
+            let table = crate::engine::table::read(scene, file, "rainfall.series")?;
             if table.min() < 0.0 {
                 return Err(scene_error(
                     scene,

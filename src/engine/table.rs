@@ -54,6 +54,18 @@ impl Table {
     }
 }
 
+/// A scene's CSV file of `time,value` rows (`io::csv::read_series`: two rows at least, times
+/// increasing, finite numbers), its errors naming `key`.
+pub fn read(scene: &crate::scene::Scene, file: &std::path::Path, key: &str) -> crate::error::Result<Table> {
+    crate::io::csv::read_series(&scene.resolve_path(file))
+        .map(Table::new)
+        .map_err(|message| crate::error::Error::Scene {
+            file: scene.origin.clone(),
+            line: None,
+            message: format!("{key} = \"{}\": {message}", file.display()),
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::Table;

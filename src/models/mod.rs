@@ -43,8 +43,8 @@ pub enum Feature {
     OpenSides,
     /// `"ghost-mean"` and `"ghost-slope"` sides.
     GhostSides,
-    /// `"free"` sides: transmissive, zero gradient.
-    FreeSides,
+    /// `"free"`, `"discharge"` and `"stage"` sides: a river's outflow, inflow and level.
+    RiverSides,
     /// `physics.manning`: Manning friction.
     Friction,
     /// `physics.volume_correction = "regions"`: each body of water keeps its own volume.
@@ -86,7 +86,7 @@ impl Feature {
         Feature::WaveMakers,
         Feature::OpenSides,
         Feature::GhostSides,
-        Feature::FreeSides,
+        Feature::RiverSides,
         Feature::Friction,
         Feature::Regions,
         Feature::FloodMaps,
@@ -116,7 +116,7 @@ impl Feature {
             Feature::WaveMakers => "wave makers (\"maker\" sides)",
             Feature::OpenSides => "open, periodic and absorbing sides",
             Feature::GhostSides => "ghost-mean and ghost-slope sides",
-            Feature::FreeSides => "free (transmissive) sides",
+            Feature::RiverSides => "free, discharge and stage sides",
             Feature::Friction => "Manning friction (physics.manning)",
             Feature::Regions => "volume_correction = \"regions\"",
             Feature::FloodMaps => "flood maps ([output] summary)",

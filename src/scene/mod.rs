@@ -725,6 +725,11 @@ pub enum BoundaryMode {
     /// Transmissive (the shallow-water model): the ghost copies the edge cell, so waves and
     /// flows leave by zero gradient.
     Free = crate::wgsl::sides::FREE,
+    /// A river's inflow (the shallow-water model): a given discharge per metre of side into the
+    /// domain, `[boundary.discharge]`.
+    Discharge = crate::wgsl::sides::DISCHARGE,
+    /// A river's outflow or a sea (the shallow-water model): a given level, `[boundary.stage]`.
+    Stage = crate::wgsl::sides::STAGE,
 }
 
 impl BoundaryMode {
@@ -759,6 +764,83 @@ pub struct Boundary {
     /// `[boundary.maker]`: the waves every `"maker"` side makes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub maker: Option<Maker>,
+    /// `[boundary.discharge]`: what every `"discharge"` side lets in (`q`, m²/s per metre of
+    /// side), steady or from a table, with per-side overrides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discharge: Option<RiverValues>,
+    /// `[boundary.stage]`: the level every `"stage"` side holds (`level`, m), steady or from a
+    /// table, with per-side overrides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stage: Option<RiverValues>,
+}
+
+/// `[boundary.discharge]` or `[boundary.stage]`: a value for the sides of that kind (`q` for a
+/// discharge, `level` for a stage, or a `file` of `time,q` / `time,level` rows, linear between
+/// them), and `[boundary.discharge.west]` etc. where one side needs its own.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RiverValues {
+    /// A discharge: m²/s per metre of side, into the domain.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub q: Option<f64>,
+    /// A stage: the level held, m.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<f64>,
+    /// A CSV of `time,q` or `time,level` rows, linear between them, held past the ends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<PathBuf>,
+    /// `[boundary.discharge.west]` etc.: a side's own value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub west: Option<RiverValue>,
+    /// See `west`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub east: Option<RiverValue>,
+    /// See `west`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub south: Option<RiverValue>,
+    /// See `west`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub north: Option<RiverValue>,
+}
+
+/// One side's own `[boundary.discharge.<side>]` or `[boundary.stage.<side>]`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RiverValue {
+    /// A discharge: m²/s per metre of side, into the domain.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub q: Option<f64>,
+    /// A stage: the level held, m.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<f64>,
+    /// A CSV of `time,q` or `time,level` rows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<PathBuf>,
+}
+
+impl RiverValues {
+    fn own(&self, side: &str) -> &Option<RiverValue> {
+        match side {
+            "west" => &self.west,
+            "east" => &self.east,
+            "south" => &self.south,
+            _ => &self.north,
+        }
+    }
+
+    /// Whether `side` (`"west"`…) has a table of its own.
+    pub fn has_own(&self, side: &str) -> bool {
+        self.own(side).is_some()
+    }
+
+    /// What `side` reads: its own table, else the shared one.
+    pub fn for_side(&self, side: &str) -> RiverValue {
+        self.own(side).clone().unwrap_or(RiverValue {
+            q: self.q,
+            level: self.level,
+            file: self.file.clone(),
+        })
+    }
 }
 
 /// `[boundary.maker]`: a wave maker's signal, the surface it raises just inside its side.
@@ -851,6 +933,8 @@ impl Boundary {
             south: Some(s.south),
             north: Some(s.north),
             maker: self.maker.clone(),
+            discharge: self.discharge.clone(),
+            stage: self.stage.clone(),
         }
     }
 }

@@ -141,6 +141,76 @@ impl Check<'_> {
             };
             return self.fail(key, "periodic must be set on both south and north".into());
         }
+        self.rivers()
+    }
+
+    /// Every `"discharge"` and `"stage"` side has its value: a finite `q` ≥ 0 (m²/s into the
+    /// domain) or `level`, or a `file`, in `[boundary.discharge]` / `[boundary.stage]` or the
+    /// side's own table; a table has no key of the other kind.
+    fn rivers(&self) -> Result<()> {
+        let b = &self.scene.boundary;
+        let s = b.sides();
+        for (kind, mode, values, key) in [
+            ("discharge", BoundaryMode::Discharge, &b.discharge, "q"),
+            ("stage", BoundaryMode::Stage, &b.stage, "level"),
+        ] {
+            let other = if key == "q" { "level" } else { "q" };
+            if let Some(v) = values {
+                let wrong = if key == "q" { v.level.is_some() } else { v.q.is_some() };
+                if wrong {
+                    return self.fail(
+                        &format!("boundary.{kind}.{other}"),
+                        format!("[boundary.{kind}] takes `{key}` or `file`, not `{other}`"),
+                    );
+                }
+            }
+            for (side, m) in [
+                ("west", s.west),
+                ("east", s.east),
+                ("south", s.south),
+                ("north", s.north),
+            ] {
+                if m != mode {
+                    continue;
+                }
+                let Some(values) = values else {
+                    return self.fail(
+                        &format!("boundary.{side}"),
+                        format!("a \"{kind}\" side needs a [boundary.{kind}] table with `{key}` or `file`"),
+                    );
+                };
+                let v = values.for_side(side);
+                let at = if values.has_own(side) {
+                    format!("boundary.{kind}.{side}")
+                } else {
+                    format!("boundary.{kind}")
+                };
+                let (value, wrong) = if key == "q" { (v.q, v.level) } else { (v.level, v.q) };
+                if wrong.is_some() {
+                    return self.fail(
+                        &format!("{at}.{other}"),
+                        format!("a {kind} takes `{key}` or `file`, not `{other}`"),
+                    );
+                }
+                match (value, &v.file) {
+                    (Some(_), Some(_)) => {
+                        return self.fail(&format!("{at}.file"), format!("give `{key}` or `file`, not both"))
+                    }
+                    (None, None) => {
+                        return self.fail(&at, format!("the {side} side is a {kind}: give `{key}` (or `file`)"))
+                    }
+                    (Some(x), None) if !x.is_finite() || (key == "q" && x < 0.0) => {
+                        let want = if key == "q" {
+                            "a finite number >= 0 (m²/s into the domain)"
+                        } else {
+                            "a finite level (m)"
+                        };
+                        return self.fail(&format!("{at}.{key}"), format!("must be {want} (got {x})"));
+                    }
+                    _ => {}
+                }
+            }
+        }
         Ok(())
     }
 

@@ -58,7 +58,9 @@ pub fn requests(scene: &Scene) -> Vec<(Feature, String, String)> {
             }
             Some(BoundaryMode::GhostMean | BoundaryMode::GhostSlope) => ask(Feature::GhostSides, &key, "a ghost side"),
             Some(BoundaryMode::Maker) => ask(Feature::WaveMakers, &key, "a \"maker\" side"),
-            Some(BoundaryMode::Free) => ask(Feature::FreeSides, &key, "a \"free\" side"),
+            Some(BoundaryMode::Free) => ask(Feature::RiverSides, &key, "a \"free\" side"),
+            Some(BoundaryMode::Discharge) => ask(Feature::RiverSides, &key, "a \"discharge\" side"),
+            Some(BoundaryMode::Stage) => ask(Feature::RiverSides, &key, "a \"stage\" side"),
             Some(BoundaryMode::Reflect) | None => {}
         }
     }

@@ -451,7 +451,12 @@ impl Prepared {
         let (eta, ground_rel) = fields.relative_f32();
         let max_depth = deepest(&eta, &ground_rel);
         let (needed, substeps) = plan_substeps(scene, max_depth)?;
-        let sw = crate::models::shallow_water::setup::SwSetup::new(scene, probe_cells.len() as u32, Vec::new());
+        let sw = crate::models::shallow_water::setup::SwSetup::new(
+            scene,
+            probe_cells.len() as u32,
+            Vec::new(),
+            fields.reference.0,
+        )?;
         let mut prepared = Self::of_model(scene, fields, probe_cells, substeps, None, None);
         if needed > scene.time.substeps {
             prepared.notes.push(substep_note(scene, substeps, max_depth));

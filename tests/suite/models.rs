@@ -54,7 +54,7 @@ fn asks(feature: Feature) -> Option<(&'static str, &'static str, bool)> {
         ),
         Feature::OpenSides => ("", "[boundary]\nwest = \"open\"\neast = \"absorb\"\n", false),
         Feature::GhostSides => ("", "[boundary]\nall = \"ghost-mean\"\n", false),
-        Feature::FreeSides => ("", "[boundary]\nwest = \"free\"\n", false),
+        Feature::RiverSides => ("", "[boundary]\nwest = \"free\"\n", false),
         Feature::Friction => ("manning = 0.03\n", "", false),
         Feature::Regions => ("volume_correction = \"regions\"\n", "", false),
         Feature::FloodMaps => ("", "[output]\nsummary = true\n", false),

@@ -4,7 +4,7 @@
 //! within float32 rounding of its twin.
 
 use crate::common::{hold_gpu, scene_in, simulation, write_npy};
-use shoal::{Backend, Simulation};
+use shoal::{Backend, Scene, Simulation};
 use std::path::Path;
 
 const G: f64 = 9.81;
@@ -294,4 +294,183 @@ fn a_checkpoint_resumes_bit_for_bit() {
     resumed.step(40).unwrap();
     assert_eq!(resumed.eta().unwrap(), straight.eta().unwrap());
     assert_eq!(resumed.velocity().unwrap(), straight.velocity().unwrap());
+}
+
+/// MacDonald's steady flows with Manning friction (SWASHES §3.2.3 and §3.2.4, after MacDonald et
+/// al. 1997): a depth profile h(x) over a 1000 m channel carrying q = 2 m²/s at n = 0.033 s/m^(1/3)
+/// fixes the bed, b' = (q²/(g·h³) − 1)·h' − n²·q²/h^(10/3), integrated here in f64. The run starts
+/// from that surface at rest (dx = 2.5 m), lets 2 m²/s in through a `"discharge"` west side and
+/// leaves by a `"stage"` east side at the profile's level (subcritical) or a `"free"` one (the
+/// transcritical flow, supercritical at the outlet). After 6000 s each cell's discharge is within
+/// 1 % of 2 m²/s (steady; measured 0.28 % and 0.82 %) and the depth within 1 % of MacDonald's
+/// (measured 0.88 %, the inlet cell's, halving with dx; 0.18 % inside). The subcritical inflow is
+/// near critical (Froude 0.987: the wave that would carry the inlet's adjustment upstream moves
+/// at c − u = 0.04 m/s) and keeps a standing 2·dx ripple of up to 4.9 % over its first 40 m that
+/// the grid does not shrink: its depth is checked past 50 m (measured 0.74 %; 0.11 % inside), the
+/// ripple stated in the README.
+#[test]
+fn macdonalds_steady_flows_with_manning_friction() {
+    let (q, n, length, dx) = (2.0f64, 0.033f64, 1000.0f64, 2.5f64);
+    let hc = (q * q / G).cbrt();
+    let subcritical = |x: f64| hc * (1.0 + 0.5 * (-16.0 * (x / length - 0.5).powi(2)).exp());
+    let transcritical = |x: f64| {
+        if x <= length / 2.0 {
+            hc * (1.0 - (3.0 * (x / length - 0.5)).tanh() / 3.0)
+        } else {
+            hc * (1.0 - (6.0 * (x / length - 0.5)).tanh() / 6.0)
+        }
+    };
+    for (name, profile, east, from) in [
+        ("transcritical", &transcritical as &dyn Fn(f64) -> f64, "free", 0.0),
+        ("subcritical", &subcritical as &dyn Fn(f64) -> f64, "stage", 50.0),
+    ] {
+        // b(x) = −∫_x^L b'(s) ds, by the trapezoid rule on 1 cm steps.
+        let slope = |x: f64| {
+            let dh = (profile(x + 1e-4) - profile(x - 1e-4)) / 2e-4;
+            let h = profile(x);
+            (q * q / (G * h.powi(3)) - 1.0) * dh - n * n * q * q / h.powf(10.0 / 3.0)
+        };
+        let bed = |x: f64| {
+            let steps = ((length - x) / 0.01).ceil().max(1.0) as usize;
+            let ds = (length - x) / steps as f64;
+            -(0..steps)
+                .map(|k| 0.5 * (slope(x + k as f64 * ds) + slope(x + (k + 1) as f64 * ds)) * ds)
+                .sum::<f64>()
+        };
+        let nx = (length / dx) as usize;
+        let centre = |i: usize| (i as f64 + 0.5) * dx;
+        let b: Vec<f64> = (0..nx).map(|i| bed(centre(i))).collect();
+        let dir = tempfile::tempdir().unwrap();
+        write_npy(dir.path(), "b.npy", 2, nx, |i, _| b[i]);
+        write_npy(dir.path(), "h.npy", 2, nx, |i, _| b[i] + profile(centre(i)));
+        let outlet = profile(length);
+        let extra = format!(
+            "[boundary]\nwest = \"discharge\"\neast = \"{east}\"\n[boundary.discharge]\nq = {q}\n\
+             [boundary.stage]\nlevel = {outlet}\n"
+        );
+        let text = channel(nx, dx, 1.0, &extra).replace(
+            "model = \"shallow-water\"",
+            &format!("model = \"shallow-water\"\nmanning = {n}"),
+        );
+        let scene = scene_in(dir.path(), &text);
+        let mut sim = simulation(&scene, Backend::Cpu);
+        sim.step(6000).unwrap();
+        let d = depths(&mut sim);
+        let v = sim.velocity().unwrap().unwrap();
+        let off = |i: usize| (d[i] / profile(centre(i)) - 1.0).abs();
+        let worst = (0..nx).filter(|&i| centre(i) > from).map(off).fold(0.0, f64::max);
+        let inside = (nx / 20..nx - nx / 20).map(off).fold(0.0, f64::max);
+        let unsteady = (0..nx)
+            .map(|i| (d[i] * v[i][0] as f64 / q - 1.0).abs())
+            .fold(0.0, f64::max);
+        eprintln!(
+            "MacDonald {name}: depth within {:.3} % of the profile past {from} m ({:.3} % inside), discharge \
+             within {:.3} % of q",
+            100.0 * worst,
+            100.0 * inside,
+            100.0 * unsteady
+        );
+        assert!(
+            worst < 0.01,
+            "{name}: the depth is {:.2} % off MacDonald's",
+            100.0 * worst
+        );
+        assert!(
+            unsteady < 0.01,
+            "{name}: not steady: q off by {:.2} %",
+            100.0 * unsteady
+        );
+    }
+}
+
+/// The river sides on the GPU against the twin: a sloping reach fed by a discharge from a table
+/// on the west, held at a stage on the east, and free on the north, wetting a dry floodplain.
+#[test]
+fn the_river_sides_run_alike_on_the_gpu_and_the_twin() {
+    let dir = tempfile::tempdir().unwrap();
+    let (nx, ny, dx) = (40, 12, 0.5);
+    write_npy(dir.path(), "b.npy", ny, nx, |i, j| {
+        0.4 - 0.01 * i as f64 + if j > 7 { 0.3 } else { 0.0 }
+    });
+    write_npy(dir.path(), "h.npy", ny, nx, |i, j| {
+        if j > 7 {
+            0.7 - 0.01 * i as f64
+        } else {
+            0.5
+        }
+    });
+    std::fs::write(dir.path().join("q.csv"), "time,q\n0,0.1\n2,0.6\n").unwrap();
+    let extra = "[boundary]\nwest = \"discharge\"\neast = \"stage\"\nnorth = \"free\"\n\
+                 [boundary.discharge]\nfile = \"q.csv\"\n[boundary.stage]\nlevel = 0.45\n";
+    let text = channel(nx, dx, 0.02, extra)
+        .replace("ny = 2", &format!("ny = {ny}"))
+        .replace(
+            "model = \"shallow-water\"",
+            "model = \"shallow-water\"\nmanning = 0.025",
+        );
+    let scene = scene_in(dir.path(), &text);
+    let run = |backend| {
+        let mut sim = simulation(&scene, backend);
+        let start = crate::common::water_volume(&mut sim);
+        sim.step(150).unwrap();
+        (sim.eta().unwrap(), crate::common::water_volume(&mut sim) - start)
+    };
+    let (twin, twin_volume) = run(Backend::Reference);
+    assert!(
+        twin_volume.abs() > 0.1,
+        "the sides moved {twin_volume} m³: nothing came or went"
+    );
+    hold_gpu();
+    let (gpu, gpu_volume) = run(Backend::Gpu);
+    let worst = gpu.iter().zip(&twin).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
+    eprintln!("river sides: GPU vs twin {worst:.3e} m; volume change {twin_volume:.6} vs {gpu_volume:.6} m³");
+    assert!(worst < 1e-4, "GPU and twin differ by {worst} m");
+    assert!(
+        (gpu_volume / twin_volume - 1.0).abs() < 1e-4,
+        "{gpu_volume} vs {twin_volume}"
+    );
+}
+
+/// Bad river input is refused naming its key: a negative discharge, a stage without its level,
+/// a one-row table, a discharge side on another model, and a negative Manning's n.
+#[test]
+fn bad_river_input_is_refused_naming_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    write_npy(dir.path(), "b.npy", 2, 8, |_, _| 0.0);
+    write_npy(dir.path(), "h.npy", 2, 8, |_, _| 0.5);
+    std::fs::write(dir.path().join("one.csv"), "time,q\n0,1\n").unwrap();
+    let base = channel(8, 0.5, 0.01, "");
+    let cases = [
+        ("[boundary]\nwest = \"discharge\"\n[boundary.discharge]\nq = -1.0\n", "boundary.discharge.q"),
+        ("[boundary]\neast = \"stage\"\n[boundary.stage]\nq = 1.0\n", "boundary.stage.q"),
+        ("[boundary]\neast = \"stage\"\n", "boundary.east"),
+        ("[boundary]\nwest = \"discharge\"\n[boundary.discharge]\nfile = \"one.csv\"\n", "boundary.discharge.file"),
+        (
+            "[boundary]\nwest = \"discharge\"\n[boundary.discharge]\nq = 1.0\n[boundary.discharge.west]\nq = 2.0\nlevel = 1.0\n",
+            "boundary.discharge.west.level",
+        ),
+    ];
+    for (extra, key) in cases {
+        let text = format!("{base}{extra}");
+        let err = match Scene::parse(&text, Path::new("s.toml"), dir.path())
+            .and_then(|s| Simulation::new(&s, Backend::Cpu))
+        {
+            Ok(_) => panic!("accepted: {extra}"),
+            Err(e) => e.to_string(),
+        };
+        assert!(err.contains(key), "{extra}: {err}");
+    }
+    let negative = base.replace(
+        "model = \"shallow-water\"",
+        "model = \"shallow-water\"\nmanning = -0.01",
+    );
+    let err = Scene::parse(&negative, Path::new("s.toml"), dir.path())
+        .expect_err("refused")
+        .to_string();
+    assert!(err.contains("physics.manning"), "{err}");
+    let other = base.replace("model = \"shallow-water\"", "model = \"pipes\"") + "[boundary]\nwest = \"free\"\n";
+    let err = Scene::parse(&other, Path::new("s.toml"), dir.path())
+        .expect_err("refused")
+        .to_string();
+    assert!(err.contains("boundary.west") && err.contains("shallow-water"), "{err}");
 }

@@ -14,3 +14,7 @@ const GHOST_SLOPE: u32 = 5u;
 const MAKER: u32 = 7u;
 // Transmissive (the shallow-water model): the ghost copies the edge cell (zero gradient).
 const FREE: u32 = 8u;
+// A river's inflow, a given discharge per metre of side (the shallow-water model).
+const DISCHARGE: u32 = 9u;
+// A given level (the shallow-water model): a river's outflow, a sea.
+const STAGE: u32 = 10u;

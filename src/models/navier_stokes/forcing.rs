@@ -3,7 +3,7 @@
 //! evaluates them per substep in f64 and hands both backends the same record (`Substep`), so the
 //! GPU never evaluates a table or loses a sine's phase to float32 time.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::scene::{NsForcing, NsSeries, Scene, Side};
 use std::path::Path;
 
@@ -88,16 +88,7 @@ fn side_index(side: Side) -> usize {
     }
 }
 
-/// A CSV file of `time,value` rows (`io::csv::read_series`), its errors naming `key`.
-pub(crate) fn read_table(scene: &Scene, file: &Path, key: &str) -> Result<crate::engine::table::Table> {
-    crate::io::csv::read_series(&scene.resolve_path(file))
-        .map(crate::engine::table::Table::new)
-        .map_err(|message| Error::Scene {
-            file: scene.origin.clone(),
-            line: None,
-            message: format!("{key} = \"{}\": {message}", file.display()),
-        })
-}
+use crate::engine::table::read as read_table;
 
 fn series(
     scene: &Scene,

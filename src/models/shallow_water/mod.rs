@@ -6,11 +6,13 @@
 //!
 //! - `setup.rs`: the uniforms, the film depth, the Courant rule;
 //! - `state.rs`: the surface and discharges, both backends';
+//! - `rivers.rs`: the discharge and stage sides' values over time;
 //! - `cpu/`, `fast/`, `gpu/`, `wgsl/`: the passes, and each backend's solver (`sw_solver.rs`).
 
 pub mod cpu;
 pub mod fast;
 pub mod gpu;
+pub mod rivers;
 pub mod setup;
 pub mod state;
 
@@ -32,7 +34,7 @@ impl Model for ShallowWater {
         use Feature::*;
         &[
             Friction,
-            FreeSides,
+            RiverSides,
             OpenSides,
             FloodMaps,
             Browser,

@@ -3,6 +3,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
+use crate::error::Result;
 use crate::scene::Scene;
 
 /// Depth (m) below which a cell is a film: its velocity is desingularised (`velocity`) and the
@@ -55,7 +56,19 @@ pub struct SwParams {
     pub _pad: [u32; 2],
 }
 
-/// What the backends are built from: the scene's step and uniforms, and the start's velocities.
+/// Mirror of WGSL `SwSlot` (shallow_water.wgsl): one step's index within its submit and the
+/// river sides' values then (`rivers::Rivers::at`), bound with a dynamic offset.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct SwSlot {
+    pub index: u32,
+    pub _pad: [u32; 3],
+    /// West, east, south, north: a discharge's q (m²/s into the domain), a stage's level − ref.
+    pub sides: [f32; 4],
+}
+
+/// What the backends are built from: the scene's step and uniforms, the river sides, and the
+/// start's velocities.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SwSetup {
     /// The uniforms at one substep per step (`params` divides the step).
@@ -64,11 +77,13 @@ pub struct SwSetup {
     pub dt: f64,
     /// (u, v) per cell at the start, m/s (empty: at rest).
     pub velocity: Vec<[f32; 2]>,
+    /// The discharge and stage sides' values over time.
+    pub rivers: crate::models::shallow_water::rivers::Rivers,
 }
 
 impl SwSetup {
-    /// The model as `scene` sets it, with `n_probes` probes.
-    pub fn new(scene: &Scene, n_probes: u32, velocity: Vec<[f32; 2]>) -> SwSetup {
+    /// The model as `scene` sets it, with `n_probes` probes; `reference`: the reference level.
+    pub fn new(scene: &Scene, n_probes: u32, velocity: Vec<[f32; 2]>, reference: f64) -> Result<SwSetup> {
         let sides = scene.boundary.sides();
         let base = SwParams {
             nx: scene.grid.nx,
@@ -87,10 +102,21 @@ impl SwSetup {
             cells: scene.grid.nx * scene.grid.ny,
             _pad: [0; 2],
         };
-        SwSetup {
+        Ok(SwSetup {
             base,
             dt: scene.time.dt,
             velocity,
+            rivers: crate::models::shallow_water::rivers::Rivers::new(scene, reference)?,
+        })
+    }
+
+    /// The slot of step `step` (counted from the start), the `index`-th of its submit: the
+    /// river sides' values at the step's middle.
+    pub fn slot(&self, step: u64, index: u32) -> SwSlot {
+        SwSlot {
+            index,
+            _pad: [0; 3],
+            sides: self.rivers.at((step as f64 + 0.5) * self.dt),
         }
     }
 

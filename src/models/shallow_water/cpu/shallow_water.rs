@@ -23,25 +23,29 @@
 
 use crate::models::shallow_water::setup::SwParams;
 use crate::models::shallow_water::state::SwState;
-use crate::wgsl::sides::{OPEN, PERIODIC, REFLECT};
+use crate::wgsl::sides::{DISCHARGE, OPEN, PERIODIC, REFLECT, STAGE};
 
 /// A cell as the stencil reads it: its surface and ground (h − ref), its discharges along the
-/// axis of the sweep (normal) and across it (tangential).
+/// axis of the sweep (normal) and across it (tangential), and whether it is a river side's
+/// ghost, whose state the face takes as given (`flux`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Cell {
     pub eta: f32,
     pub b: f32,
     pub qn: f32,
     pub qt: f32,
+    pub fixed: bool,
 }
 
-/// One side of a face: the reconstructed surface, depth, normal and tangential velocities.
+/// One side of a face: the reconstructed surface, depth, normal and tangential velocities, and
+/// whether it is a river side's given state.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Side {
     pub eta: f32,
     pub h: f32,
     pub u: f32,
     pub v: f32,
+    pub fixed: bool,
 }
 
 /// What crosses a face (per metre of face): mass, normal and tangential momentum, and the
@@ -78,9 +82,13 @@ pub fn limited(a: f32, b: f32, theta: f32) -> f32 {
     }
 }
 
+/// The river sides' values this step (west, east, south, north): a discharge's q into the
+/// domain, a stage's level − ref (`rivers::Rivers::at`); the WGSL reads them from the step slot.
+pub type Sides = [f32; 4];
+
 /// Cell `(i, j)` of `s` as the x sweep reads it, `i` possibly off the grid by two: the ghosts
 /// follow the west and east sides.
-pub fn at_x(p: &SwParams, ground: &[f32], s: &SwState, i: i32, j: i32) -> Cell {
+pub fn at_x(p: &SwParams, sides: &Sides, ground: &[f32], s: &SwState, i: i32, j: i32) -> Cell {
     let nx = p.nx as i32;
     let row = (j * nx) as usize;
     let read = |k: i32| {
@@ -90,17 +98,22 @@ pub fn at_x(p: &SwParams, ground: &[f32], s: &SwState, i: i32, j: i32) -> Cell {
             b: ground[c],
             qn: s.qx[c],
             qt: s.qy[c],
+            fixed: false,
         }
     };
     if (0..nx).contains(&i) {
         return read(i);
     }
-    let mode = if i < 0 { p.bc_west } else { p.bc_east };
-    ghost(mode, i, nx, read)
+    let (mode, value) = if i < 0 {
+        (p.bc_west, sides[0])
+    } else {
+        (p.bc_east, sides[1])
+    };
+    ghost(mode, value, p.g, i, nx, read)
 }
 
 /// Cell `(i, j)` as the y sweep reads it (normal: qy), `j` possibly off the grid by two.
-pub fn at_y(p: &SwParams, ground: &[f32], s: &SwState, i: i32, j: i32) -> Cell {
+pub fn at_y(p: &SwParams, sides: &Sides, ground: &[f32], s: &SwState, i: i32, j: i32) -> Cell {
     let (nx, ny) = (p.nx as i32, p.ny as i32);
     let read = |k: i32| {
         let c = (k * nx + i) as usize;
@@ -109,21 +122,31 @@ pub fn at_y(p: &SwParams, ground: &[f32], s: &SwState, i: i32, j: i32) -> Cell {
             b: ground[c],
             qn: s.qy[c],
             qt: s.qx[c],
+            fixed: false,
         }
     };
     if (0..ny).contains(&j) {
         return read(j);
     }
-    let mode = if j < 0 { p.bc_south } else { p.bc_north };
-    ghost(mode, j, ny, read)
+    let (mode, value) = if j < 0 {
+        (p.bc_south, sides[2])
+    } else {
+        (p.bc_north, sides[3])
+    };
+    ghost(mode, value, p.g, j, ny, read)
 }
 
 /// The ghost at `k` (−2, −1, n or n + 1) of a line of `n` cells, by the side's `mode`: periodic
 /// wraps; reflect mirrors the line with the normal discharge reversed (no mass crosses the wall);
 /// open holds the still level (eta 0, never under the edge's ground) over the edge's ground with
-/// its discharge; free (and absorb) copy the edge cell, so flows leave by zero gradient.
-pub fn ghost(mode: u32, k: i32, n: i32, read: impl Fn(i32) -> Cell) -> Cell {
+/// its discharge; free (and absorb) copy the edge cell, so flows leave by zero gradient. The
+/// river sides give the face a state of their own (`fixed`), the one the outgoing characteristic
+/// allows: a discharge `value` (m²/s into the domain) at the depth where the edge's Riemann
+/// invariant u ∓ 2·sqrt(g·d) meets it (`inflow_depth`); a stage `value` (level − ref) at the
+/// velocity that invariant gives its depth.
+pub fn ghost(mode: u32, value: f32, g: f32, k: i32, n: i32, read: impl Fn(i32) -> Cell) -> Cell {
     let edge = if k < 0 { 0 } else { n - 1 };
+    let inner = if k < 0 { 1 } else { n - 2 };
     match mode {
         PERIODIC => read((k + n) % n),
         REFLECT => {
@@ -134,8 +157,76 @@ pub fn ghost(mode: u32, k: i32, n: i32, read: impl Fn(i32) -> Cell) -> Cell {
             let c = read(edge);
             Cell { eta: c.b.max(0.0), ..c }
         }
-        _ => read(edge),
+        DISCHARGE | STAGE => river(mode, value, g, if k < 0 { 1.0 } else { -1.0 }, read(edge), read(inner)),
+        _ => {
+            let (e, i) = (read(edge), read(inner));
+            let b = beyond(e, i);
+            Cell {
+                eta: b + (e.eta - e.b).max(0.0),
+                b,
+                ..e
+            }
+        }
     }
+}
+
+/// The ground a ghost stands on beyond edge cell `e`, whose neighbour inside is `i`: the edge's
+/// slope carried on (2·b_e − b_i), so the edge cell feels the whole of its bed's slope, as an
+/// inner cell does from its two faces (a flat ghost leaves it half, and a river's end cells pile
+/// up to make up the rest: 12 % too deep at both ends of MacDonald's channel).
+pub fn beyond(e: Cell, i: Cell) -> f32 {
+    2.0 * e.b - i.b
+}
+
+/// A river side's ghost beside edge cell `e` (`i` the cell inside it); `inward`: +1 on a west or
+/// south side (the domain lies towards +x), −1 on the others. The invariant
+/// R = u_e − inward·2·c_e leaves the domain through the side, so the ghost keeps it.
+pub fn river(mode: u32, value: f32, g: f32, inward: f32, e: Cell, i: Cell) -> Cell {
+    let he = (e.eta - e.b).max(0.0);
+    let ue = if he > 0.0 { e.qn / he } else { 0.0 };
+    let invariant = ue - inward * 2.0 * (g * he).sqrt();
+    let b = beyond(e, i);
+    let (h, qn, qt) = if mode == DISCHARGE {
+        let qn = inward * value;
+        (inflow_depth(qn, invariant, inward, g, he), qn, 0.0)
+    } else {
+        let h = (value - b).max(0.0);
+        let u = invariant + inward * 2.0 * (g * h).sqrt();
+        let v = if he > 0.0 { e.qt / he } else { 0.0 };
+        (h, h * u, h * v)
+    };
+    Cell {
+        eta: b + h,
+        b,
+        qn,
+        qt,
+        fixed: true,
+    }
+}
+
+/// The depth d at which discharge `qn` (signed along the axis) keeps the outgoing invariant:
+/// qn/d − inward·2·sqrt(g·d) = `invariant`, monotone in d, so one root; by bisection (60 halvings
+/// of a bracket doubled from the edge's depth), the same steps on every backend.
+pub fn inflow_depth(qn: f32, invariant: f32, inward: f32, g: f32, he: f32) -> f32 {
+    let f = |d: f32| qn / d - inward * 2.0 * (g * d).sqrt() - invariant;
+    // f → +∞·inward·sign(qn) at d → 0; the root lies where f changes sign.
+    let (mut lo, mut hi) = (0.0f32, 2.0 * he.max(1e-3));
+    let at_zero = if qn * inward > 0.0 { 1.0 } else { -1.0 };
+    for _ in 0..30 {
+        if f(hi) * at_zero < 0.0 {
+            break;
+        }
+        hi *= 2.0;
+    }
+    for _ in 0..60 {
+        let mid = 0.5 * (lo + hi);
+        if f(mid) * at_zero > 0.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
 }
 
 /// A cell's primitive values: surface, depth, normal and tangential velocities.
@@ -146,40 +237,38 @@ fn primitive(c: Cell, film: f32) -> Side {
         h,
         u: velocity(c.qn, h, film),
         v: velocity(c.qt, h, film),
+        fixed: c.fixed,
     }
 }
 
 /// The west and east faces of `cur` between `prev` and `next` along the sweep: limited slopes,
-/// or the cell's own values (first order) where any of the three is a film.
+/// or the cell's own values (first order) where any of the three is a film or `cur` a river's
+/// given state.
 pub fn reconstruct(prev: Cell, cur: Cell, next: Cell, p: &SwParams) -> (Side, Side) {
     let (a, c, n) = (primitive(prev, p.film), primitive(cur, p.film), primitive(next, p.film));
-    if a.h < p.film || c.h < p.film || n.h < p.film {
+    if a.h < p.film || c.h < p.film || n.h < p.film || c.fixed {
         return (c, c);
     }
-    let s = Side {
-        eta: limited(c.eta - a.eta, n.eta - c.eta, p.theta),
-        h: limited(c.h - a.h, n.h - c.h, p.theta),
-        u: limited(c.u - a.u, n.u - c.u, p.theta),
-        v: limited(c.v - a.v, n.v - c.v, p.theta),
+    // Velocities, not discharges, are limited: at a front the depth's slope is steep, and a
+    // discharge limited apart from it would put a large q over a face's vanishing depth.
+    let slope = |x: f32, y: f32, z: f32| limited(y - x, z - y, p.theta);
+    let (s_eta, s_h) = (slope(a.eta, c.eta, n.eta), slope(a.h, c.h, n.h));
+    let (s_u, s_v) = (slope(a.u, c.u, n.u), slope(a.v, c.v, n.v));
+    let face = |half: f32| Side {
+        eta: c.eta + half * s_eta,
+        h: (c.h + half * s_h).max(0.0),
+        u: c.u + half * s_u,
+        v: c.v + half * s_v,
+        fixed: false,
     };
-    let west = Side {
-        eta: c.eta - 0.5 * s.eta,
-        h: (c.h - 0.5 * s.h).max(0.0),
-        u: c.u - 0.5 * s.u,
-        v: c.v - 0.5 * s.v,
-    };
-    let east = Side {
-        eta: c.eta + 0.5 * s.eta,
-        h: (c.h + 0.5 * s.h).max(0.0),
-        u: c.u + 0.5 * s.u,
-        v: c.v + 0.5 * s.v,
-    };
+    let (west, east) = (face(-0.5), face(0.5));
     (west, east)
 }
 
 /// The flux through the face between `l` (its west or south side) and `r`: the depths re-read
 /// over the higher ground, then HLL. Where both sides hold the same state it is that state's
-/// physical flux exactly (the central form below), so a lake at rest moves nothing.
+/// physical flux exactly (the central form below), so a lake at rest moves nothing. A river
+/// side's given state (`fixed`) crosses the face as it is: its physical flux.
 pub fn flux(l: Side, r: Side, g: f32) -> Flux {
     let ground = (l.eta - l.h).max(r.eta - r.h);
     let hl = (l.eta - ground).max(0.0);
@@ -206,7 +295,13 @@ pub fn flux(l: Side, r: Side, g: f32) -> Flux {
     let (ql, qr) = (hl * l.u, hr * r.u);
     let (fl, fr) = ([ql, ql * l.u + p_left], [qr, qr * r.u + p_right]);
     let (ul, ur) = ([hl, ql], [hr, qr]);
-    let f = if sl >= 0.0 {
+    // A river side's state crosses at its own depth, so a discharge comes in as given.
+    let own = |c: Side| [c.h * c.u, c.h * c.u * c.u + 0.5 * g * c.h * c.h];
+    let f = if l.fixed {
+        own(l)
+    } else if r.fixed {
+        own(r)
+    } else if sl >= 0.0 {
         fl
     } else if sr <= 0.0 {
         fr
@@ -243,10 +338,16 @@ pub fn line_rates(c: [Cell; 5], p: &SwParams) -> [f32; 3] {
 }
 
 /// What cell `(i, j)` of `s` gains per second: surface, qx, qy.
-pub fn rates(p: &SwParams, ground: &[f32], s: &SwState, i: u32, j: u32) -> [f32; 3] {
+pub fn rates(p: &SwParams, sides: &Sides, ground: &[f32], s: &SwState, i: u32, j: u32) -> [f32; 3] {
     let (i, j) = (i as i32, j as i32);
-    let x = line_rates(std::array::from_fn(|k| at_x(p, ground, s, i + k as i32 - 2, j)), p);
-    let y = line_rates(std::array::from_fn(|k| at_y(p, ground, s, i, j + k as i32 - 2)), p);
+    let x = line_rates(
+        std::array::from_fn(|k| at_x(p, sides, ground, s, i + k as i32 - 2, j)),
+        p,
+    );
+    let y = line_rates(
+        std::array::from_fn(|k| at_y(p, sides, ground, s, i, j + k as i32 - 2)),
+        p,
+    );
     [x[0] + y[0], x[1] + y[2], x[2] + y[1]]
 }
 
@@ -277,18 +378,25 @@ pub fn euler(p: &SwParams, b: f32, cell: [f32; 3], rate: [f32; 3]) -> [f32; 3] {
 }
 
 /// Twin of `stage_one` at cell `c`: U1 = F(U0 + dt·L(U0)), and the cell's Courant number.
-pub fn stage_one_cell(p: &SwParams, ground: &[f32], u0: &SwState, c: usize) -> ([f32; 3], f32) {
+pub fn stage_one_cell(p: &SwParams, sides: &Sides, ground: &[f32], u0: &SwState, c: usize) -> ([f32; 3], f32) {
     let (i, j) = ((c % p.nx as usize) as u32, (c / p.nx as usize) as u32);
     let here = [u0.eta[c], u0.qx[c], u0.qy[c]];
-    let out = euler(p, ground[c], here, rates(p, ground, u0, i, j));
+    let out = euler(p, ground[c], here, rates(p, sides, ground, u0, i, j));
     (out, courant(p, here[0], ground[c], here[1], here[2]))
 }
 
 /// Twin of `stage_two` at cell `c`: U2 = ½·(U0 + F(U1 + dt·L(U1))), and U1's Courant number.
-pub fn stage_two_cell(p: &SwParams, ground: &[f32], u0: &SwState, u1: &SwState, c: usize) -> ([f32; 3], f32) {
+pub fn stage_two_cell(
+    p: &SwParams,
+    sides: &Sides,
+    ground: &[f32],
+    u0: &SwState,
+    u1: &SwState,
+    c: usize,
+) -> ([f32; 3], f32) {
     let (i, j) = ((c % p.nx as usize) as u32, (c / p.nx as usize) as u32);
     let one = [u1.eta[c], u1.qx[c], u1.qy[c]];
-    let v = euler(p, ground[c], one, rates(p, ground, u1, i, j));
+    let v = euler(p, ground[c], one, rates(p, sides, ground, u1, i, j));
     let eta = 0.5 * (u0.eta[c] + v[0]);
     let dry = eta <= ground[c];
     let mean = |k: usize, a: &[f32]| if dry { 0.0 } else { 0.5 * (a[c] + v[k]) };
@@ -299,10 +407,10 @@ pub fn stage_two_cell(p: &SwParams, ground: &[f32], u0: &SwState, u1: &SwState, 
 }
 
 /// Twin of `stage_one`: U0 → U1 over every cell; returns the largest Courant number of U0.
-pub fn stage_one(p: &SwParams, ground: &[f32], u0: &SwState, u1: &mut SwState) -> f32 {
+pub fn stage_one(p: &SwParams, sides: &Sides, ground: &[f32], u0: &SwState, u1: &mut SwState) -> f32 {
     let mut most = 0.0f32;
     for c in 0..u0.cells() {
-        let (out, courant) = stage_one_cell(p, ground, u0, c);
+        let (out, courant) = stage_one_cell(p, sides, ground, u0, c);
         (u1.eta[c], u1.qx[c], u1.qy[c]) = (out[0], out[1], out[2]);
         most = most.max(courant);
     }
@@ -311,10 +419,10 @@ pub fn stage_one(p: &SwParams, ground: &[f32], u0: &SwState, u1: &mut SwState) -
 
 /// Twin of `stage_two`: U0 and U1 → U2, written over U0 (a cell reads only its own U0, so in
 /// place); returns the largest Courant number of U1.
-pub fn stage_two(p: &SwParams, ground: &[f32], u0: &mut SwState, u1: &SwState) -> f32 {
+pub fn stage_two(p: &SwParams, sides: &Sides, ground: &[f32], u0: &mut SwState, u1: &SwState) -> f32 {
     let mut most = 0.0f32;
     for c in 0..u0.cells() {
-        let (out, courant) = stage_two_cell(p, ground, u0, u1, c);
+        let (out, courant) = stage_two_cell(p, sides, ground, u0, u1, c);
         (u0.eta[c], u0.qx[c], u0.qy[c]) = (out[0], out[1], out[2]);
         most = most.max(courant);
     }
@@ -323,7 +431,7 @@ pub fn stage_two(p: &SwParams, ground: &[f32], u0: &mut SwState, u1: &SwState) -
 
 /// One substep of the twin: both stages, `scratch` holding U1. Returns the substep's largest
 /// Courant number.
-pub fn substep(p: &SwParams, ground: &[f32], state: &mut SwState, scratch: &mut SwState) -> f32 {
-    let one = stage_one(p, ground, state, scratch);
-    one.max(stage_two(p, ground, state, scratch))
+pub fn substep(p: &SwParams, sides: &Sides, ground: &[f32], state: &mut SwState, scratch: &mut SwState) -> f32 {
+    let one = stage_one(p, sides, ground, state, scratch);
+    one.max(stage_two(p, sides, ground, state, scratch))
 }

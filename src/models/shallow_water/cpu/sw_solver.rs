@@ -49,15 +49,16 @@ impl CpuSw {
         }
     }
 
-    /// One substep by the twin or the fast path; its largest Courant number.
-    fn substep(&mut self) -> f32 {
+    /// One substep by the twin or the fast path, with the river sides' values `sides`; its
+    /// largest Courant number.
+    fn substep(&mut self, sides: &shallow_water::Sides) -> f32 {
         let (p, ground) = (&self.params, &self.ground[..]);
         if !self.parallel {
-            return shallow_water::substep(p, ground, &mut self.state, &mut self.scratch[0]);
+            return shallow_water::substep(p, sides, ground, &mut self.state, &mut self.scratch[0]);
         }
         let [one, two] = &mut self.scratch;
-        let a = fast::stage_one(p, ground, &self.state, one);
-        let b = fast::stage_two(p, ground, &self.state, one, two);
+        let a = fast::stage_one(p, sides, ground, &self.state, one);
+        let b = fast::stage_two(p, sides, ground, &self.state, one, two);
         std::mem::swap(&mut self.state, two);
         a.max(b)
     }
@@ -79,9 +80,10 @@ impl Solver for CpuSw {
         let mut courant = 0.0f32;
         let passes: Vec<Pass> = self.schedule.step(substeps).collect();
         for k in 0..steps {
+            let sides = self.setup.slot(input.first_step + k as u64, k).sides;
             for &pass in &passes {
                 match pass {
-                    Pass::ShallowWater => courant = courant.max(self.substep()),
+                    Pass::ShallowWater => courant = courant.max(self.substep(&sides)),
                     Pass::Probe => probes.extend(self.probe_cells.iter().map(|&c| self.state.eta[c as usize])),
                     Pass::Summary => {
                         let sp = SummaryParams {

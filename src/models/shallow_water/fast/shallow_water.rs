@@ -3,7 +3,7 @@
 
 use rayon::prelude::*;
 
-use crate::models::shallow_water::cpu::shallow_water::{stage_one_cell, stage_two_cell};
+use crate::models::shallow_water::cpu::shallow_water::{stage_one_cell, stage_two_cell, Sides};
 use crate::models::shallow_water::setup::SwParams;
 use crate::models::shallow_water::state::SwState;
 
@@ -22,12 +22,12 @@ fn rows<'a>(p: &SwParams, out: &'a mut SwState) -> impl IndexedParallelIterator<
 }
 
 /// `stage_one` of the twin, bit for bit.
-pub fn stage_one(p: &SwParams, ground: &[f32], u0: &SwState, u1: &mut SwState) -> f32 {
+pub fn stage_one(p: &SwParams, sides: &Sides, ground: &[f32], u0: &SwState, u1: &mut SwState) -> f32 {
     rows(p, u1)
         .map(|(first, ((eta, qx), qy))| {
             let mut most = 0.0f32;
             for k in 0..eta.len() {
-                let (out, courant) = stage_one_cell(p, ground, u0, first + k);
+                let (out, courant) = stage_one_cell(p, sides, ground, u0, first + k);
                 (eta[k], qx[k], qy[k]) = (out[0], out[1], out[2]);
                 most = most.max(courant);
             }
@@ -37,12 +37,12 @@ pub fn stage_one(p: &SwParams, ground: &[f32], u0: &SwState, u1: &mut SwState) -
 }
 
 /// `stage_two` of the twin, bit for bit: U2 into `u2` (the backend then swaps it with U0).
-pub fn stage_two(p: &SwParams, ground: &[f32], u0: &SwState, u1: &SwState, u2: &mut SwState) -> f32 {
+pub fn stage_two(p: &SwParams, sides: &Sides, ground: &[f32], u0: &SwState, u1: &SwState, u2: &mut SwState) -> f32 {
     rows(p, u2)
         .map(|(first, ((eta, qx), qy))| {
             let mut most = 0.0f32;
             for k in 0..eta.len() {
-                let (out, courant) = stage_two_cell(p, ground, u0, u1, first + k);
+                let (out, courant) = stage_two_cell(p, sides, ground, u0, u1, first + k);
                 (eta[k], qx[k], qy[k]) = (out[0], out[1], out[2]);
                 most = most.max(courant);
             }

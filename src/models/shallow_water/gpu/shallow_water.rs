@@ -3,11 +3,11 @@
 //! submit, `probe` once per step.
 
 use crate::engine::gpu::binding::{
-    bind_group, dynamic_offset_alignment, filled_buffer, layout, linear_groups, pipeline, slot_bind_group,
-    storage_entry, uniform_entry, zeroed_buffer, UNIFORM,
+    bind_group, dynamic_offset_alignment, filled_buffer, layout, linear_groups, pipeline, storage_entry, uniform_entry,
+    zeroed_buffer, UNIFORM,
 };
-use crate::engine::params::{StepSlot, MAX_CHUNK};
-use crate::models::shallow_water::setup::SwParams;
+use crate::engine::params::MAX_CHUNK;
+use crate::models::shallow_water::setup::{SwParams, SwSlot};
 use crate::models::shallow_water::state::SwState;
 
 /// Words of the books (`BOOK_WORDS` in the WGSL): the Courant number, the non-finite cells, the
@@ -34,13 +34,7 @@ impl SwBuffers {
     pub fn new(device: &wgpu::Device, p: &SwParams, ground: &[f32], state: &SwState, probe_cells: &[u32]) -> SwBuffers {
         let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
         let field = |label: &str, values: &[f32]| filled_buffer(device, label, bytemuck::cast_slice(values), storage);
-        let stride = dynamic_offset_alignment(&device.limits());
-        let mut slots = vec![0u8; (MAX_CHUNK * stride) as usize];
-        for k in 0..MAX_CHUNK {
-            let slot = StepSlot { index: k, _pad: [0; 3] };
-            let at = (k * stride) as usize;
-            slots[at..at + 16].copy_from_slice(bytemuck::bytes_of(&slot));
-        }
+        let stride = dynamic_offset_alignment(&device.limits()).max(SLOT_BYTES as u32);
         // A binding is never empty: at least one probe's room.
         let probes = probe_cells.len().max(1) as u64;
         SwBuffers {
@@ -75,11 +69,29 @@ impl SwBuffers {
                 storage,
             ),
             history: zeroed_buffer(device, "sw probe history", probes * MAX_CHUNK as u64 * 4, storage),
-            slots: filled_buffer(device, "sw step slots", &slots, UNIFORM),
+            slots: zeroed_buffer(
+                device,
+                "sw step slots",
+                (MAX_CHUNK * stride) as u64,
+                UNIFORM | wgpu::BufferUsages::COPY_DST,
+            ),
             slot_stride: stride,
         }
     }
+
+    /// Writes a submit's slots, one per step at the slot stride.
+    pub fn write_slots(&self, queue: &wgpu::Queue, slots: &[SwSlot]) {
+        let stride = self.slot_stride as usize;
+        let mut bytes = vec![0u8; slots.len() * stride];
+        for (k, slot) in slots.iter().enumerate() {
+            bytes[k * stride..k * stride + SLOT_BYTES as usize].copy_from_slice(bytemuck::bytes_of(slot));
+        }
+        queue.write_buffer(&self.slots, 0, &bytes);
+    }
 }
+
+/// Bytes of a `SwSlot`.
+const SLOT_BYTES: u64 = std::mem::size_of::<SwSlot>() as u64;
 
 /// The pass: `stage_one`, `stage_two`, `totals` and `probe`, each with its bind groups.
 pub struct ShallowWater {
@@ -108,7 +120,28 @@ impl ShallowWater {
         entries.extend((2..9).map(|k| storage_entry(k, false)));
         let state_layout = layout(device, "sw state", &entries);
         let probe_layout = layout(device, "sw probes", &[storage_entry(0, true), storage_entry(1, false)]);
-        let slot_layout = layout(device, "sw slot", &[uniform_entry(0, true)]);
+        // The slot's window is a whole `SwSlot` (the flood maps' fold reads its first 16 bytes).
+        let slot_entry = wgpu::BindGroupLayoutEntry {
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Uniform,
+                has_dynamic_offset: true,
+                min_binding_size: std::num::NonZeroU64::new(SLOT_BYTES),
+            },
+            ..uniform_entry(0, true)
+        };
+        let slot_layout = layout(device, "sw slot", &[slot_entry]);
+        let slot = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("sw slot"),
+            layout: &slot_layout,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer: &b.slots,
+                    offset: 0,
+                    size: std::num::NonZeroU64::new(SLOT_BYTES),
+                }),
+            }],
+        });
         let [l0, l1] = &b.levels;
         let state = bind_group(
             device,
@@ -121,11 +154,11 @@ impl ShallowWater {
         let probes = bind_group(device, "sw probes", &probe_layout, &[&b.probe_cells, &b.history]);
         let max = device.limits().max_compute_workgroups_per_dimension;
         ShallowWater {
-            stage_one: pipeline(device, &module, &[&state_layout], "stage_one"),
-            stage_two: pipeline(device, &module, &[&state_layout], "stage_two"),
+            stage_one: pipeline(device, &module, &[&state_layout, &slot_layout], "stage_one"),
+            stage_two: pipeline(device, &module, &[&state_layout, &slot_layout], "stage_two"),
             totals: pipeline(device, &module, &[&state_layout], "totals"),
-            probe: pipeline(device, &module, &[&state_layout, &probe_layout, &slot_layout], "probe"),
-            slot: slot_bind_group(device, &slot_layout, &b.slots),
+            probe: pipeline(device, &module, &[&state_layout, &slot_layout, &probe_layout], "probe"),
+            slot,
             state,
             probes,
             slot_layout,
@@ -134,9 +167,10 @@ impl ShallowWater {
         }
     }
 
-    /// One substep: both stages.
-    pub fn substep(&self, pass: &mut wgpu::ComputePass) {
+    /// One substep of the step whose slot is at `offset`: both stages.
+    pub fn substep(&self, pass: &mut wgpu::ComputePass, offset: u32) {
         pass.set_bind_group(0, &self.state, &[]);
+        pass.set_bind_group(1, &self.slot, &[offset]);
         for stage in [&self.stage_one, &self.stage_two] {
             crate::engine::gpu::binding::dispatch(pass, stage, self.groups);
         }
@@ -155,8 +189,8 @@ impl ShallowWater {
         }
         pass.set_pipeline(&self.probe);
         pass.set_bind_group(0, &self.state, &[]);
-        pass.set_bind_group(1, &self.probes, &[]);
-        pass.set_bind_group(2, &self.slot, &[offset]);
+        pass.set_bind_group(1, &self.slot, &[offset]);
+        pass.set_bind_group(2, &self.probes, &[]);
         pass.dispatch_workgroups(self.n_probes.div_ceil(64), 1, 1);
     }
 

@@ -89,6 +89,8 @@ impl GpuSw {
             fold.stage(&self.device, encoder, first_step);
         }
         encoder.clear_buffer(&self.buffers.books, 0, None);
+        let slots: Vec<_> = (0..steps).map(|k| self.setup.slot(first_step + k as u64, k)).collect();
+        self.buffers.write_slots(&self.queue, &slots);
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("shoal shallow water"),
             timestamp_writes: None,
@@ -97,7 +99,7 @@ impl GpuSw {
             let offset = step * self.buffers.slot_stride;
             for p in self.schedule.step(substeps) {
                 match p {
-                    Pass::ShallowWater => self.pass.substep(&mut pass),
+                    Pass::ShallowWater => self.pass.substep(&mut pass, offset),
                     Pass::Probe => self.pass.probe(&mut pass, offset),
                     Pass::Summary => {
                         let (fold, _) = self.summary.as_ref().expect("the schedule folds only with summary");

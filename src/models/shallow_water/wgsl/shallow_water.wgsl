@@ -1,5 +1,4 @@
 #import sides
-#import slot
 // The nonlinear shallow-water equations: hydrostatic reconstruction (Audusse et al. 2004), HLL,
 // MUSCL with a generalised minmod, SSP-RK2, Manning friction implicit in each stage. The scheme is
 // written down in the twin, src/models/shallow_water/cpu/shallow_water.rs, function by function:
@@ -47,18 +46,32 @@ const BOOK_WORDS: u32 = 4u;
 @group(0) @binding(6) var<storage, read_write> qx1: array<f32>;
 @group(0) @binding(7) var<storage, read_write> qy1: array<f32>;
 @group(0) @binding(8) var<storage, read_write> books: array<atomic<u32>>;
-@group(1) @binding(0) var<storage, read> probe_cells: array<u32>;
-@group(1) @binding(1) var<storage, read_write> probe_history: array<f32>;
-@group(2) @binding(0) var<uniform> slot: StepSlot;
+// Mirrors `SwSlot` (setup.rs): the step's index within its submit and the river sides' values
+// then (west, east, south, north: a discharge's q into the domain, a stage's level − ref), one
+// per step of a submit, bound with a dynamic offset. Its first 16 bytes are summary.wgsl's
+// `StepSlot`, so the flood maps' fold binds the same slots.
+struct SwSlot {
+    index: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+    sides: vec4<f32>,
+}
+
+@group(1) @binding(0) var<uniform> slot: SwSlot;
+@group(2) @binding(0) var<storage, read> probe_cells: array<u32>;
+@group(2) @binding(1) var<storage, read_write> probe_history: array<f32>;
 
 var<workgroup> most: atomic<u32>;
 var<workgroup> bad: atomic<u32>;
 
+// `fixed`: a river side's ghost, whose state the face takes as given (twin: `Cell`).
 struct Cell {
     eta: f32,
     b: f32,
     qn: f32,
     qt: f32,
+    fixed: bool,
 }
 
 struct Side {
@@ -66,6 +79,7 @@ struct Side {
     h: f32,
     u: f32,
     v: f32,
+    fixed: bool,
 }
 
 struct Flux {
@@ -94,42 +108,105 @@ fn limited(a: f32, b: f32, theta: f32) -> f32 {
     return -m;
 }
 
-// Cell k of the line through `c` along x (level 0 when `one` is false, else level 1).
+// Cell k of row `row` along x (level 0 when `one` is false, else level 1).
 fn read_x(row: u32, k: i32, one: bool) -> Cell {
     let c = row + u32(k);
     if one {
-        return Cell(eta1[c], ground[c], qx1[c], qy1[c]);
+        return Cell(eta1[c], ground[c], qx1[c], qy1[c], false);
     }
-    return Cell(eta0[c], ground[c], qx0[c], qy0[c]);
+    return Cell(eta0[c], ground[c], qx0[c], qy0[c], false);
 }
 
 fn read_y(i: u32, k: i32, one: bool) -> Cell {
     let c = u32(k) * p.nx + i;
     if one {
-        return Cell(eta1[c], ground[c], qy1[c], qx1[c]);
+        return Cell(eta1[c], ground[c], qy1[c], qx1[c], false);
     }
-    return Cell(eta0[c], ground[c], qy0[c], qx0[c]);
+    return Cell(eta0[c], ground[c], qy0[c], qx0[c], false);
 }
 
-// The index a ghost reads, by the side's mode (twin: `ghost`).
-fn ghost_index(mode: u32, k: i32, n: i32) -> i32 {
+fn beyond(e: Cell, i: Cell) -> f32 {
+    return 2.0 * e.b - i.b;
+}
+
+fn inflow_depth(qn: f32, invariant: f32, inward: f32, g: f32, he: f32) -> f32 {
+    var lo = 0.0;
+    var hi = 2.0 * max(he, 1e-3);
+    let at_zero = select(-1.0, 1.0, qn * inward > 0.0);
+    for (var k = 0; k < 30; k++) {
+        if (qn / hi - inward * 2.0 * sqrt(g * hi) - invariant) * at_zero < 0.0 {
+            break;
+        }
+        hi = hi * 2.0;
+    }
+    for (var k = 0; k < 60; k++) {
+        let mid = 0.5 * (lo + hi);
+        if (qn / mid - inward * 2.0 * sqrt(g * mid) - invariant) * at_zero > 0.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    return 0.5 * (lo + hi);
+}
+
+fn river(mode: u32, value: f32, g: f32, inward: f32, e: Cell, i: Cell) -> Cell {
+    let he = max(e.eta - e.b, 0.0);
+    let ue = select(0.0, e.qn / he, he > 0.0);
+    let invariant = ue - inward * 2.0 * sqrt(g * he);
+    let b = beyond(e, i);
+    if mode == DISCHARGE {
+        let qn = inward * value;
+        return Cell(b + inflow_depth(qn, invariant, inward, g, he), b, qn, 0.0, true);
+    }
+    let h = max(value - b, 0.0);
+    let u = invariant + inward * 2.0 * sqrt(g * h);
+    let v = select(0.0, e.qt / he, he > 0.0);
+    return Cell(b + h, b, h * u, h * v, true);
+}
+
+// The ghost at `k` (−2, −1, n, n + 1) of row `row`'s `n` cells (twin: `ghost`); `ghost_y` the
+// same down column `col`.
+fn ghost_x(mode: u32, value: f32, k: i32, n: i32, row: u32, one: bool) -> Cell {
+    let edge = select(n - 1, 0, k < 0);
+    let inner = select(n - 2, 1, k < 0);
     if mode == PERIODIC {
-        return (k + n) % n;
+        return read_x(row, (k + n) % n, one);
     }
     if mode == REFLECT {
-        return select(2 * n - 1 - k, -1 - k, k < 0);
+        let c = read_x(row, select(2 * n - 1 - k, -1 - k, k < 0), one);
+        return Cell(c.eta, c.b, -c.qn, c.qt, false);
     }
-    return select(n - 1, 0, k < 0);
+    let e = read_x(row, edge, one);
+    let i = read_x(row, inner, one);
+    return ghost_of(mode, value, k, e, i);
 }
 
-fn ghost_cell(mode: u32, c: Cell) -> Cell {
+fn ghost_y(mode: u32, value: f32, k: i32, n: i32, col: u32, one: bool) -> Cell {
+    let edge = select(n - 1, 0, k < 0);
+    let inner = select(n - 2, 1, k < 0);
+    if mode == PERIODIC {
+        return read_y(col, (k + n) % n, one);
+    }
     if mode == REFLECT {
-        return Cell(c.eta, c.b, -c.qn, c.qt);
+        let c = read_y(col, select(2 * n - 1 - k, -1 - k, k < 0), one);
+        return Cell(c.eta, c.b, -c.qn, c.qt, false);
     }
+    let e = read_y(col, edge, one);
+    let i = read_y(col, inner, one);
+    return ghost_of(mode, value, k, e, i);
+}
+
+// The ghost beside edge cell `e` (inner neighbour `i`) on a side that neither wraps nor mirrors.
+fn ghost_of(mode: u32, value: f32, k: i32, e: Cell, i: Cell) -> Cell {
     if mode == OPEN {
-        return Cell(max(c.b, 0.0), c.b, c.qn, c.qt);
+        return Cell(max(e.b, 0.0), e.b, e.qn, e.qt, false);
     }
-    return c;
+    if mode == DISCHARGE || mode == STAGE {
+        return river(mode, value, p.g, select(-1.0, 1.0, k < 0), e, i);
+    }
+    let b = beyond(e, i);
+    return Cell(b + max(e.eta - e.b, 0.0), b, e.qn, e.qt, false);
 }
 
 fn at_x(i: i32, j: u32, one: bool) -> Cell {
@@ -139,7 +216,8 @@ fn at_x(i: i32, j: u32, one: bool) -> Cell {
         return read_x(row, i, one);
     }
     let mode = select(p.bc_east, p.bc_west, i < 0);
-    return ghost_cell(mode, read_x(row, ghost_index(mode, i, nx), one));
+    let value = select(slot.sides.y, slot.sides.x, i < 0);
+    return ghost_x(mode, value, i, nx, row, one);
 }
 
 fn at_y(i: u32, j: i32, one: bool) -> Cell {
@@ -148,12 +226,18 @@ fn at_y(i: u32, j: i32, one: bool) -> Cell {
         return read_y(i, j, one);
     }
     let mode = select(p.bc_north, p.bc_south, j < 0);
-    return ghost_cell(mode, read_y(i, ghost_index(mode, j, ny), one));
+    let value = select(slot.sides.w, slot.sides.z, j < 0);
+    return ghost_y(mode, value, j, ny, i, one);
 }
 
 fn primitive(c: Cell) -> Side {
     let h = max(c.eta - c.b, 0.0);
-    return Side(c.eta, h, velocity(c.qn, h, p.film), velocity(c.qt, h, p.film));
+    return Side(c.eta, h, velocity(c.qn, h, p.film), velocity(c.qt, h, p.film), c.fixed);
+}
+
+// One face of `c` (`half`: −½ west, +½ east) from its slopes of surface, depth and velocities.
+fn face(c: Side, half: f32, s_eta: f32, s_h: f32, s_u: f32, s_v: f32) -> Side {
+    return Side(c.eta + half * s_eta, max(c.h + half * s_h, 0.0), c.u + half * s_u, c.v + half * s_v, false);
 }
 
 // The west (index 0) and east (1) faces of `cur`.
@@ -161,18 +245,18 @@ fn reconstruct(prev: Cell, cur: Cell, next: Cell) -> array<Side, 2> {
     let a = primitive(prev);
     let c = primitive(cur);
     let n = primitive(next);
-    if a.h < p.film || c.h < p.film || n.h < p.film {
+    if a.h < p.film || c.h < p.film || n.h < p.film || cur.fixed {
         return array<Side, 2>(c, c);
     }
-    let s = Side(
-        limited(c.eta - a.eta, n.eta - c.eta, p.theta),
-        limited(c.h - a.h, n.h - c.h, p.theta),
-        limited(c.u - a.u, n.u - c.u, p.theta),
-        limited(c.v - a.v, n.v - c.v, p.theta),
-    );
-    let west = Side(c.eta - 0.5 * s.eta, max(c.h - 0.5 * s.h, 0.0), c.u - 0.5 * s.u, c.v - 0.5 * s.v);
-    let east = Side(c.eta + 0.5 * s.eta, max(c.h + 0.5 * s.h, 0.0), c.u + 0.5 * s.u, c.v + 0.5 * s.v);
-    return array<Side, 2>(west, east);
+    let s_eta = limited(c.eta - a.eta, n.eta - c.eta, p.theta);
+    let s_h = limited(c.h - a.h, n.h - c.h, p.theta);
+    let s_u = limited(c.u - a.u, n.u - c.u, p.theta);
+    let s_v = limited(c.v - a.v, n.v - c.v, p.theta);
+    return array<Side, 2>(face(c, -0.5, s_eta, s_h, s_u, s_v), face(c, 0.5, s_eta, s_h, s_u, s_v));
+}
+
+fn own(c: Side) -> vec2<f32> {
+    return vec2<f32>(c.h * c.u, c.h * c.u * c.u + 0.5 * p.g * c.h * c.h);
 }
 
 fn flux(l: Side, r: Side) -> Flux {
@@ -206,7 +290,11 @@ fn flux(l: Side, r: Side) -> Flux {
     let ul = vec2<f32>(hl, ql);
     let ur = vec2<f32>(hr, qr);
     var f: vec2<f32>;
-    if sl >= 0.0 {
+    if l.fixed {
+        f = own(l);
+    } else if r.fixed {
+        f = own(r);
+    } else if sl >= 0.0 {
         f = fl;
     } else if sr <= 0.0 {
         f = fr;
