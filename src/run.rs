@@ -90,6 +90,9 @@ pub struct RunOptions {
     pub checkpoint_every: Option<u64>,
     /// Time each GPU pass with timestamps, and the wall clock of stepping (`--profile`).
     pub profile: bool,
+    /// Write u_NNNNNN.npy and v_NNNNNN.npy beside each h snapshot: the depth-averaged velocity
+    /// (m/s, 0 where dry), on models with a velocity (`--velocity`).
+    pub velocity: bool,
 }
 
 /// The checkpoint a run keeps in its output folder (the latest only).
@@ -235,6 +238,9 @@ pub fn run(
     options: &RunOptions,
     report: &mut dyn Reporter,
 ) -> Result<RunSummary> {
+    if options.velocity {
+        crate::models::require(scene.physics.model, crate::models::Feature::Velocities, "--velocity")?;
+    }
     prepare_output(out, options.force)?;
     // The written scene.toml says how many steps ran, so it reproduces this run.
     let mut scene = scene.clone();
@@ -261,6 +267,8 @@ struct Frames {
     palette: Option<crate::io::picture::Palette>,
     geotiff: Option<Georeference>,
     exr: bool,
+    /// `--velocity`: u_NNNNNN.npy and v_NNNNNN.npy.
+    velocity: bool,
 }
 
 /// Where `--geotiff`'s rasters lie on the map: the pixel's size along x and y and the map point of
@@ -325,6 +333,7 @@ impl Frames {
             palette: None,
             geotiff: options.geotiff.then(|| Georeference::of(scene)),
             exr: options.exr,
+            velocity: options.velocity,
         })
     }
 
@@ -521,8 +530,12 @@ pub fn resume(
         png: outputs.png,
         geotiff: outputs.geotiff,
         exr: outputs.exr,
+        velocity: outputs.velocity,
         ..RunOptions::default()
     };
+    if options.velocity {
+        crate::models::require(scene.physics.model, crate::models::Feature::Velocities, "--velocity")?;
+    }
     let result = run_into(&mut sim, out, scene.time.steps, &options, report);
     atomic::write_bytes(&out.join("scene.toml"), sim.resolved_scene_toml().as_bytes())?;
     result
@@ -650,6 +663,27 @@ fn advance_to(
     Ok(())
 }
 
+/// u_NNNNNN.npy and v_NNNNNN.npy at `step`: the depth-averaged velocity, float32 `[ny, nx]`.
+fn write_velocity(sim: &mut Simulation, out: &Path, step: u64) -> Result<()> {
+    let Some(velocity) = sim.velocity()? else {
+        return Err(Error::Unsupported("--velocity: this model has no velocity".into()));
+    };
+    if velocity.iter().flatten().any(|v| !v.is_finite()) {
+        return Err(Error::Diverged { step });
+    }
+    let grid = sim.scene().grid;
+    for (k, name) in ["u", "v"].into_iter().enumerate() {
+        let field: Vec<f32> = velocity.iter().map(|uv| uv[k]).collect();
+        npy::write_f32_2d(
+            &out.join(format!("{name}_{step:06}.npy")),
+            grid.ny as usize,
+            grid.nx as usize,
+            &field,
+        )?;
+    }
+    Ok(())
+}
+
 /// Writes the snapshot at `target` (h, pictures, the stats row); returns the water's volume.
 fn snapshot(
     sim: &mut Simulation,
@@ -677,6 +711,9 @@ fn snapshot(
         &h32,
     )?;
     frames.write_heights(sim, &h32, out, target)?;
+    if frames.velocity {
+        write_velocity(sim, out, target)?;
+    }
     let (particles, foam) = match sim.spray() {
         Some(_) => sim.particles_and_foam()?,
         None => Default::default(),

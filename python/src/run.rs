@@ -71,7 +71,7 @@ impl shoal::run::Reporter for Reporter {
 /// while it runs; a Ctrl-C stops it at the next chunk and raises KeyboardInterrupt.
 #[pyfunction]
 #[pyo3(signature = (scene, out, *, steps = None, backend = "auto", force = false, png = false,
-    geotiff = false, exr = false, caustics = false, checkpoint_every = None, quiet = true))]
+    geotiff = false, exr = false, caustics = false, checkpoint_every = None, velocity = false, quiet = true))]
 #[allow(clippy::too_many_arguments)]
 pub fn run<'py>(
     py: Python<'py>,
@@ -85,6 +85,7 @@ pub fn run<'py>(
     exr: bool,
     caustics: bool,
     checkpoint_every: Option<u64>,
+    velocity: bool,
     quiet: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let scene = scene_of(scene)?;
@@ -97,6 +98,7 @@ pub fn run<'py>(
         exr,
         caustics,
         checkpoint_every,
+        velocity,
         ..Default::default()
     };
     let mut reporter = Reporter {

@@ -12,6 +12,9 @@ use shoal::low_level::{HostEdit, EDIT_BRUSH, EDIT_DISTURB};
 use std::path::PathBuf;
 use std::sync::Mutex;
 
+/// Two float32 `[ny, nx]` grids (a velocity's u and v).
+type Pair<'py> = (Bound<'py, PyArray2<f32>>, Bound<'py, PyArray2<f32>>);
+
 /// Steps run with the GIL released between two looks for a Ctrl-C.
 const STEPS_BETWEEN_SIGNALS: u64 = 256;
 
@@ -171,6 +174,19 @@ impl Simulation {
         let h = inner.sim.surface().py_err()?;
         let d = h.iter().zip(inner.sim.ground()).map(|(&h, &b)| (h - b).max(0.0) as f32);
         Ok(grid(py, &inner.sim, d.collect()))
+    }
+
+    /// The depth-averaged velocity (u, v), m/s, 0 where dry: two float32 `[ny, nx]` arrays, on
+    /// models with a velocity (the shallow-water model); None on the others.
+    fn velocity<'py>(&self, py: Python<'py>) -> PyResult<Option<Pair<'py>>> {
+        let mut inner = self.lock()?;
+        inner.flush(py)?;
+        let Some(v) = inner.sim.velocity().py_err()? else {
+            return Ok(None);
+        };
+        let u = grid(py, &inner.sim, v.iter().map(|uv| uv[0]).collect());
+        let w = grid(py, &inner.sim, v.iter().map(|uv| uv[1]).collect());
+        Ok(Some((u, w)))
     }
 
     /// The ground b, float32 `[ny, nx]`.

@@ -114,6 +114,42 @@ def test_fields_come_back_as_float32_grids():
     assert stats["volume"] == pytest.approx(float(d.astype(np.float64).sum()) * 0.05**2, rel=1e-6)
 
 
+def test_the_shallow_water_velocity_comes_back_and_matches_the_files(tmp_path):
+    # A dam break on the shallow-water model: sim.velocity() is (u, v), float32 [ny, nx], 0 where
+    # dry, and run(velocity=True) writes the same u/v files the command line's --velocity does.
+    h = np.where(np.arange(60)[None, :] < 20, 0.5, 0.0).repeat(4, axis=0)
+    np.save(tmp_path / "h.npy", h)
+    text = textwrap.dedent("""
+        [grid]
+        nx = 60
+        ny = 4
+        dx = 0.1
+        [time]
+        dt = 0.01
+        steps = 30
+        [physics]
+        model = "shallow-water"
+        manning = 0.01
+        [water]
+        npy = "h.npy"
+        [output]
+        every = 30
+    """)
+    (tmp_path / "dam.toml").write_text(text)
+    scene = shoal.Scene.from_file(str(tmp_path / "dam.toml"))
+    sim = shoal.Simulation(scene, backend="cpu")
+    sim.step(30)
+    u, v = sim.velocity()
+    assert u.dtype == np.float32 and u.shape == (4, 60)
+    d = sim.depth()
+    assert np.all(u[d == 0] == 0) and np.all(v == 0)
+    # The front runs east, at most 2·sqrt(g·h0) (Ritter's).
+    assert u.max() > 0.5 and u.max() < 2 * np.sqrt(9.81 * 0.5) * 1.05
+    shoal.run(scene, str(tmp_path / "out"), backend="cpu", velocity=True)
+    np.testing.assert_array_equal(np.load(tmp_path / "out" / "u_000030.npy"), u)
+    assert pool(backend="cpu").velocity() is None
+
+
 def test_a_new_ground_round_trips_and_carries_the_water():
     scene = shoal.Scene.from_dict(
         {"grid": {"nx": 24, "ny": 20, "dx": 0.1}, "time": {"dt": 0.01, "steps": 10},

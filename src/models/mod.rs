@@ -47,6 +47,8 @@ pub enum Feature {
     RiverSides,
     /// `physics.manning`: Manning friction.
     Friction,
+    /// `[water] u_npy`, `v_npy` and `--velocity`: a depth-averaged velocity in and out.
+    Velocities,
     /// `physics.volume_correction = "regions"`: each body of water keeps its own volume.
     Regions,
     /// `[output] summary`: the flood maps.
@@ -73,7 +75,7 @@ pub enum Feature {
 
 impl Feature {
     /// Every feature, in the order `shoal info --models` prints them.
-    pub const ALL: [Feature; 25] = [
+    pub const ALL: [Feature; 26] = [
         Feature::ImplicitSolver,
         Feature::Bodies,
         Feature::Sources,
@@ -88,6 +90,7 @@ impl Feature {
         Feature::GhostSides,
         Feature::RiverSides,
         Feature::Friction,
+        Feature::Velocities,
         Feature::Regions,
         Feature::FloodMaps,
         Feature::Spray,
@@ -118,6 +121,7 @@ impl Feature {
             Feature::GhostSides => "ghost-mean and ghost-slope sides",
             Feature::RiverSides => "free, discharge and stage sides",
             Feature::Friction => "Manning friction (physics.manning)",
+            Feature::Velocities => "velocities (u_npy, v_npy, --velocity)",
             Feature::Regions => "volume_correction = \"regions\"",
             Feature::FloodMaps => "flood maps ([output] summary)",
             Feature::Spray => "[spray]",

@@ -165,6 +165,22 @@ pub fn read_map(scene: &Scene, key: &str, p: &Path) -> Result<(Vec<f64>, bool)> 
     }
 }
 
+/// `[water] u_npy` and `v_npy`: the start's (u, v) per cell, m/s (either absent: 0); empty when
+/// neither is given. Each must be a float NPY of the grid's `[ny, nx]` with finite values.
+pub fn read_velocity(scene: &Scene) -> Result<Vec<[f32; 2]>> {
+    let w = &scene.water;
+    if w.u_npy.is_none() && w.v_npy.is_none() {
+        return Ok(Vec::new());
+    }
+    let (nx, ny) = (scene.grid.nx as usize, scene.grid.ny as usize);
+    let read = |key: &str, p: &Option<std::path::PathBuf>| match p {
+        Some(p) => read_field(scene, key, p, nx, ny),
+        None => Ok(vec![0.0; nx * ny]),
+    };
+    let (u, v) = (read("water.u_npy", &w.u_npy)?, read("water.v_npy", &w.v_npy)?);
+    Ok(u.iter().zip(&v).map(|(&u, &v)| [u as f32, v as f32]).collect())
+}
+
 fn read_field(scene: &Scene, key: &str, p: &Path, nx: usize, ny: usize) -> Result<Vec<f64>> {
     let path = scene.resolve_path(p);
     let text = std::fs::read_to_string(&scene.origin).ok();

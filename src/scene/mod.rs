@@ -8,7 +8,7 @@ pub mod limits;
 pub(crate) mod locate;
 pub(crate) mod validate;
 
-pub(crate) use fields::read_map;
+pub(crate) use fields::{read_map, read_velocity};
 pub use fields::{InitialFields, ReferenceLevel};
 
 use crate::error::{Error, Result};
@@ -1077,6 +1077,13 @@ pub struct InitialWater {
     /// `[[water.bump]]`: Gaussians added to the surface, at rest.
     #[serde(default, rename = "bump", skip_serializing_if = "Vec::is_empty")]
     pub bumps: Vec<Bump>,
+    /// The initial depth-averaged velocity along x, m/s, `[ny, nx]` (models with a velocity);
+    /// default at rest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub u_npy: Option<PathBuf>,
+    /// The same along y.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub v_npy: Option<PathBuf>,
     /// How the water released at rest takes its first step (a project key); default "taylor".
     #[serde(default, skip_serializing_if = "Start::is_default")]
     pub start: Start,

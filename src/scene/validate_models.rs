@@ -64,6 +64,12 @@ pub fn requests(scene: &Scene) -> Vec<(Feature, String, String)> {
             Some(BoundaryMode::Reflect) | None => {}
         }
     }
+    if scene.water.u_npy.is_some() {
+        ask(Feature::Velocities, "water.u_npy", "water.u_npy");
+    }
+    if scene.water.v_npy.is_some() {
+        ask(Feature::Velocities, "water.v_npy", "water.v_npy");
+    }
     if scene.physics.manning != 0.0 {
         ask(Feature::Friction, "physics.manning", "physics.manning");
     }

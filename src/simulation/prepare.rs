@@ -454,7 +454,7 @@ impl Prepared {
         let sw = crate::models::shallow_water::setup::SwSetup::new(
             scene,
             probe_cells.len() as u32,
-            Vec::new(),
+            crate::scene::read_velocity(scene)?,
             fields.reference.0,
         )?;
         let mut prepared = Self::of_model(scene, fields, probe_cells, substeps, None, None);

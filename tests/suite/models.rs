@@ -9,10 +9,16 @@ use shoal::low_level::{HostEdit, EDIT_DISTURB};
 use shoal::{Backend, Scene, Simulation};
 use std::path::Path;
 
-/// A 16 × 16 pool half a metre deep, on `model`, with `physics` lines and further `tables`.
+/// A 16 × 16 pool half a metre deep, on `model`, with `physics` lines and further `tables` (a
+/// `[water]` among them replaces the pool's).
 fn pool(model: &str, physics: &str, tables: &str) -> String {
+    let water = if tables.contains("[water]") {
+        ""
+    } else {
+        "[water]\nlevel = 0.5\n"
+    };
     format!(
-        "[grid]\nnx = 16\nny = 16\ndx = 0.1\n[time]\ndt = 0.005\n[water]\nlevel = 0.5\n\
+        "[grid]\nnx = 16\nny = 16\ndx = 0.1\n[time]\ndt = 0.005\n{water}\
          [physics]\nmodel = \"{model}\"\n{physics}{tables}"
     )
 }
@@ -56,6 +62,7 @@ fn asks(feature: Feature) -> Option<(&'static str, &'static str, bool)> {
         Feature::GhostSides => ("", "[boundary]\nall = \"ghost-mean\"\n", false),
         Feature::RiverSides => ("", "[boundary]\nwest = \"free\"\n", false),
         Feature::Friction => ("manning = 0.03\n", "", false),
+        Feature::Velocities => ("", "[water]\nlevel = 0.5\nu_npy = \"u.npy\"\n", true),
         Feature::Regions => ("volume_correction = \"regions\"\n", "", false),
         Feature::FloodMaps => ("", "[output]\nsummary = true\n", false),
         Feature::Spray => ("", "[spray]\nseed = 1\n", false),
@@ -79,6 +86,7 @@ fn files() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("q.csv"), "time,rate\n0,0.01\n10,0.02\n").unwrap();
     common::write_npy(dir.path(), "damping.npy", 16, 16, |i, _| 0.01 * i as f64);
+    common::write_npy(dir.path(), "u.npy", 16, 16, |i, _| if i < 8 { 0.2 } else { 0.0 });
     dir
 }
 

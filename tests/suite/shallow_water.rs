@@ -474,3 +474,107 @@ fn bad_river_input_is_refused_naming_the_key() {
         .to_string();
     assert!(err.contains("boundary.west") && err.contains("shallow-water"), "{err}");
 }
+
+/// NTHMP benchmark 1 (Synolakis 1987): a solitary wave, H/d = 0.0185, runs up a plane beach of
+/// 1:19.85 from water d = 1 m deep. Its maximum run-up, the highest surface the flood maps record
+/// where water stood at least 1 mm deep, is within 5 % of Synolakis' law
+/// R/d = 2.831·sqrt(cot β)·(H/d)^(5/4) (R = 8.59 cm). The wave starts at Synolakis' X1 (its
+/// half-length L = arccosh(sqrt(20))/γ seaward of the toe), moving shoreward at
+/// u = c·η/(d + η), c = sqrt(g·(d + H)) (`[water] u_npy`).
+#[test]
+fn a_solitary_wave_runs_up_a_beach_as_synolakis_law_says() {
+    let (d, ratio, cot): (f64, f64, f64) = (1.0, 0.0185, 19.85);
+    let height = ratio * d;
+    let gamma = (3.0 * height / (4.0 * d.powi(3))).sqrt();
+    let half = (20.0f64).sqrt().acosh() / gamma;
+    let (toe, dx) = (60.0, 0.05);
+    let centre_of_wave = toe - half;
+    let nx = (90.0 / dx) as usize;
+    let x = |i: usize| (i as f64 + 0.5) * dx;
+    let bed = |x: f64| -d + ((x - toe) / cot).max(0.0);
+    let eta = |x: f64| height / (gamma * (x - centre_of_wave)).cosh().powi(2);
+    let dir = tempfile::tempdir().unwrap();
+    write_npy(dir.path(), "b.npy", 2, nx, |i, _| bed(x(i)));
+    write_npy(dir.path(), "h.npy", 2, nx, |i, _| eta(x(i)).max(bed(x(i))));
+    let c = (G * (d + height)).sqrt();
+    write_npy(dir.path(), "u.npy", 2, nx, |i, _| {
+        let e = eta(x(i));
+        if bed(x(i)) < 0.0 {
+            c * e / (d + e)
+        } else {
+            0.0
+        }
+    });
+    let extra = "u_npy = \"u.npy\"\n[boundary]\nwest = \"free\"\n[output]\nsummary = true\nwet_depth = 0.001\n";
+    let scene = scene_in(dir.path(), &channel(nx, dx, 0.02, extra));
+    let mut sim = simulation(&scene, Backend::Cpu);
+    sim.step(1500).unwrap();
+    let maps = sim.summary().unwrap().expect("the flood maps");
+    let runup = (0..nx)
+        .filter(|&i| maps.max_depth[i] >= 0.001)
+        .map(|i| maps.max_surface[i] as f64)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let law = d * 2.831 * cot.sqrt() * ratio.powf(1.25);
+    eprintln!(
+        "BP1: run-up {runup:.5} m, Synolakis {law:.5} m ({:+.2} %)",
+        100.0 * (runup / law - 1.0)
+    );
+    assert!((runup / law - 1.0).abs() < 0.05, "run-up {runup} vs Synolakis' {law}");
+}
+
+/// Thacker's planar surface in a paraboloid (SWASHES §4.2.2, 2-D, nonlinear, a moving
+/// shoreline): over b = −h0·(1 − r²/a²) (a = 1 m, h0 = 0.1 m) a tilted plane of water rotates,
+/// the wet disc's centre circling at radius η = 0.5 m with the period T = 2π·a/sqrt(2·g·h0) =
+/// 4.49 s. The water's centre of mass (the disc's centre) after three periods: its period within
+/// 1 % (from its crossings of x = L/2) and its radius within 5 % (the wet/dry rim is first order
+/// and takes a little of the motion each turn).
+#[test]
+fn thackers_planar_surface_circles_its_paraboloid() {
+    let (a, h0, eta, l, dx): (f64, f64, f64, f64, f64) = (1.0, 0.1, 0.5, 4.0, 0.04);
+    let n = (l / dx) as usize;
+    let omega = (2.0 * G * h0).sqrt() / a;
+    let period = 2.0 * std::f64::consts::PI / omega;
+    let centre = |i: usize| (i as f64 + 0.5) * dx - l / 2.0;
+    let bed = |x: f64, y: f64| -h0 * (1.0 - (x * x + y * y) / (a * a));
+    // At t = 0: the surface η·h0/a²·(2x − η), moving at v = η·ω.
+    let surface = |x: f64, y: f64| (eta * h0 / (a * a) * (2.0 * x - eta)).max(bed(x, y));
+    let dir = tempfile::tempdir().unwrap();
+    write_npy(dir.path(), "b.npy", n, n, |i, j| bed(centre(i), centre(j)));
+    write_npy(dir.path(), "h.npy", n, n, |i, j| surface(centre(i), centre(j)));
+    write_npy(dir.path(), "v.npy", n, n, |i, j| {
+        let (x, y) = (centre(i), centre(j));
+        if surface(x, y) > bed(x, y) {
+            eta * omega
+        } else {
+            0.0
+        }
+    });
+    let text = channel(n, dx, 0.01, "v_npy = \"v.npy\"\n").replace("ny = 2", &format!("ny = {n}"));
+    let scene = scene_in(dir.path(), &text);
+    let mut sim = simulation(&scene, Backend::Cpu);
+    let steps = (3.0 * period / 0.01).round() as usize;
+    let mut xs = Vec::with_capacity(steps);
+    let mut radius: f64 = 0.0;
+    for k in 0..steps {
+        sim.step(1).unwrap();
+        let h = sim.surface().unwrap();
+        let (mut m, mut mx, mut my) = (0.0, 0.0, 0.0);
+        for j in 0..n {
+            for i in 0..n {
+                let depth = (h[j * n + i] - sim.ground()[j * n + i]).max(0.0);
+                (m, mx, my) = (m + depth, mx + depth * centre(i), my + depth * centre(j));
+            }
+        }
+        let (cx, cy) = (mx / m, my / m);
+        xs.push(cx);
+        if k + 1 > steps - (period / 0.01) as usize {
+            radius = radius.max((cx * cx + cy * cy).sqrt());
+        }
+    }
+    let measured = crate::common::mean_period(&xs, 0.0, 0.01);
+    eprintln!(
+        "Thacker: period {measured:.4} s (theory {period:.4}), radius in the third turn {radius:.4} m (theory {eta})"
+    );
+    assert!((measured / period - 1.0).abs() < 0.01, "period {measured} vs {period}");
+    assert!((radius / eta - 1.0).abs() < 0.05, "radius {radius} vs {eta}");
+}

@@ -79,6 +79,10 @@ struct RunArgs {
     /// Write h_NNNNNN.exr at each output step: channels h (surface), d (depth), b (ground).
     #[arg(long)]
     exr: bool,
+    /// Write u_NNNNNN.npy and v_NNNNNN.npy at each output step: the depth-averaged velocity
+    /// (m/s, 0 in dry cells), on models with a velocity (shallow-water).
+    #[arg(long)]
+    velocity: bool,
     /// No progress and no closing summary (errors and notes still go to stderr).
     #[arg(long, short)]
     quiet: bool,
@@ -112,6 +116,9 @@ struct ResumeArgs {
     /// Go on writing h_NNNNNN.exr at each output step.
     #[arg(long)]
     exr: bool,
+    /// Go on writing u_NNNNNN.npy and v_NNNNNN.npy at each output step.
+    #[arg(long)]
+    velocity: bool,
     /// Where the passes run. auto: the GPU, or the CPU where the only adapter is a software
     /// rasteriser (llvmpipe, lavapipe, SwiftShader, WARP); reference: the single-threaded twin.
     #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
@@ -272,6 +279,7 @@ fn run(args: RunArgs) -> shoal::Result<()> {
         exr: args.exr,
         checkpoint_every: args.checkpoint_every,
         profile: args.profile,
+        velocity: args.velocity,
     };
     let mut progress = Progress::new(args.quiet);
     let summary = shoal::run::run(&scene, &args.out, backend(args.backend), &options, &mut progress);
@@ -288,6 +296,7 @@ fn resume(args: ResumeArgs) -> shoal::Result<()> {
         png: args.png,
         geotiff: args.geotiff,
         exr: args.exr,
+        velocity: args.velocity,
         ..Default::default()
     };
     let summary = shoal::run::resume(&args.dir, backend(args.backend), args.steps, &outputs, &mut progress);

@@ -34,6 +34,7 @@ impl Model for ShallowWater {
         use Feature::*;
         &[
             Friction,
+            Velocities,
             RiverSides,
             OpenSides,
             FloodMaps,
