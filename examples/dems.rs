@@ -5,6 +5,8 @@
 //! - `valley.tif`: a valley 1280 × 960 m in 10 m pixels falling 2 % east, its floodplain 200 m
 //!   wide meandering between hills, a channel 1 m deep along it (`scenes/flash_flood.toml`);
 //! - `valley_rain.tif`: the storm's intensity over the valley, mm/h, heavier upstream;
+//! - `valley_reservoir.npy`: the valley's surface with a reservoir held to 36 m behind a dam at
+//!   x = 250 m, dry ground below it (`scenes/dam_break_valley.toml`);
 //! - `flume_swash.npy`: the flume's damping map, damping the swash zone of its beach (the
 //!   run-up's wet/dry flicker) and nothing else (`scenes/flume.toml`).
 //!
@@ -89,13 +91,23 @@ fn main() {
         [640_000.0, 5_100_960.0],
         valley_rain,
     );
+    // The reservoir: [ny, nx] rows from the south, as the grid stores them (row j at y = (j + ½)·10).
+    let reservoir: Vec<f64> = (0..96)
+        .flat_map(|j| (0..128).map(move |i| (i, j)))
+        .map(|(i, j)| {
+            let (x, y) = ((i as f64 + 0.5) * 10.0, (j as f64 + 0.5) * 10.0);
+            let b = valley(x, y) as f32 as f64;
+            if x < 250.0 { b.max(36.0) } else { b }
+        })
+        .collect();
+    shoal::io::npy::write_2d(&out.join("valley_reservoir.npy"), 96, 128, &reservoir).unwrap();
     // The flume: 600 × 8 cells of 2.5 cm; its shore is at x = 14 m.
     let swash: Vec<f64> = (0..8)
         .flat_map(|_| (0..600).map(|i| 0.02 * smoothstep(11.5, 13.5, (i as f64 + 0.5) * 0.025)))
         .collect();
     shoal::io::npy::write_2d(&out.join("flume_swash.npy"), 8, 600, &swash).unwrap();
     println!(
-        "wrote bay.tif, valley.tif, valley_rain.tif and flume_swash.npy to {}",
+        "wrote bay.tif, valley.tif, valley_rain.tif, valley_reservoir.npy and flume_swash.npy to {}",
         out.display()
     );
 }

@@ -285,7 +285,7 @@ fn grid_keys_the_scene_gives_override_the_dems_one_by_one() {
 
 #[test]
 fn the_preset_scenes_rasters_are_what_the_project_writes() {
-    // scenes/bay.tif, valley.tif, valley_rain.tif and flume_swash.npy come from formulas
+    // scenes/bay.tif, valley.tif, valley_rain.tif, valley_reservoir.npy and flume_swash.npy come from formulas
     // (examples/dems.rs), not from a download: writing them again gives the same bytes.
     let exe = std::env::current_exe().unwrap();
     let dems = exe
@@ -302,7 +302,7 @@ fn the_preset_scenes_rasters_are_what_the_project_writes() {
         .expect("the dems example runs (cargo test builds it)");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let scenes = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes");
-    for name in ["bay.tif", "valley.tif", "valley_rain.tif", "flume_swash.npy"] {
+    for name in ["bay.tif", "valley.tif", "valley_rain.tif", "valley_reservoir.npy", "flume_swash.npy"] {
         let made = std::fs::read(dir.path().join(name)).unwrap();
         let kept = std::fs::read(scenes.join(name)).unwrap_or_else(|e| panic!("scenes/{name}: {e}"));
         assert!(
