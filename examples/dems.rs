@@ -97,7 +97,11 @@ fn main() {
         .map(|(i, j)| {
             let (x, y) = ((i as f64 + 0.5) * 10.0, (j as f64 + 0.5) * 10.0);
             let b = valley(x, y) as f32 as f64;
-            if x < 250.0 { b.max(36.0) } else { b }
+            if x < 250.0 {
+                b.max(36.0)
+            } else {
+                b
+            }
         })
         .collect();
     shoal::io::npy::write_2d(&out.join("valley_reservoir.npy"), 96, 128, &reservoir).unwrap();

@@ -302,7 +302,13 @@ fn the_preset_scenes_rasters_are_what_the_project_writes() {
         .expect("the dems example runs (cargo test builds it)");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let scenes = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes");
-    for name in ["bay.tif", "valley.tif", "valley_rain.tif", "valley_reservoir.npy", "flume_swash.npy"] {
+    for name in [
+        "bay.tif",
+        "valley.tif",
+        "valley_rain.tif",
+        "valley_reservoir.npy",
+        "flume_swash.npy",
+    ] {
         let made = std::fs::read(dir.path().join(name)).unwrap();
         let kept = std::fs::read(scenes.join(name)).unwrap_or_else(|e| panic!("scenes/{name}: {e}"));
         assert!(

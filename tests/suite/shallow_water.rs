@@ -401,7 +401,8 @@ fn the_river_sides_run_alike_on_the_gpu_and_the_twin() {
     });
     std::fs::write(dir.path().join("q.csv"), "time,q\n0,0.1\n2,0.6\n").unwrap();
     let extra = "[boundary]\nwest = \"discharge\"\neast = \"stage\"\nnorth = \"free\"\n\
-                 [boundary.discharge]\nfile = \"q.csv\"\n[boundary.stage]\nlevel = 0.45\n";
+                 [boundary.discharge]\nfile = \"q.csv\"\n[boundary.stage]\nlevel = 0.45\n\
+                 [[output.probe]]\nname = \"g\"\nx = 10.0\ny = 2.0\n[output]\nsummary = true\n";
     let text = channel(nx, dx, 0.02, extra)
         .replace("ny = 2", &format!("ny = {ny}"))
         .replace(
@@ -412,16 +413,39 @@ fn the_river_sides_run_alike_on_the_gpu_and_the_twin() {
     let run = |backend| {
         let mut sim = simulation(&scene, backend);
         let start = crate::common::water_volume(&mut sim);
-        sim.step(150).unwrap();
-        (sim.eta().unwrap(), crate::common::water_volume(&mut sim) - start)
+        let probes = sim.step(150).unwrap();
+        let maps = sim.summary().unwrap().expect("flood maps");
+        let eta = sim.eta().unwrap();
+        (
+            eta,
+            crate::common::water_volume(&mut sim) - start,
+            probes,
+            maps.max_depth,
+        )
     };
-    let (twin, twin_volume) = run(Backend::Reference);
+    let (twin, twin_volume, twin_probes, twin_deepest) = run(Backend::Reference);
     assert!(
         twin_volume.abs() > 0.1,
         "the sides moved {twin_volume} m³: nothing came or went"
     );
     hold_gpu();
-    let (gpu, gpu_volume) = run(Backend::Gpu);
+    let (gpu, gpu_volume, gpu_probes, gpu_deepest) = run(Backend::Gpu);
+    let probe_gap = gpu_probes
+        .iter()
+        .flatten()
+        .zip(twin_probes.iter().flatten())
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    let map_gap = gpu_deepest
+        .iter()
+        .zip(&twin_deepest)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0f32, f32::max);
+    assert_eq!(gpu_probes.len(), 150);
+    assert!(
+        probe_gap < 1e-4 && map_gap < 1e-4,
+        "probes {probe_gap}, flood maps {map_gap}"
+    );
     let worst = gpu.iter().zip(&twin).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
     eprintln!("river sides: GPU vs twin {worst:.3e} m; volume change {twin_volume:.6} vs {gpu_volume:.6} m³");
     assert!(worst < 1e-4, "GPU and twin differ by {worst} m");
