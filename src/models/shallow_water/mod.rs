@@ -20,7 +20,8 @@ use crate::models::{Feature, Model};
 
 /// The shallow-water model as the engine sees it. Not built yet: bodies, sources, rain and
 /// rainfall, air pressure, wave makers, ghost sides, regions (it conserves by construction),
-/// spray, overhangs, edits, queries and `Water`.
+/// spray, overhangs, edits, queries and `Water` (and so the browser, which runs `Water`; its
+/// pipelines bind at most 9 storage buffers, within the web's 10).
 pub struct ShallowWater;
 
 impl Model for ShallowWater {
@@ -38,7 +39,6 @@ impl Model for ShallowWater {
             RiverSides,
             OpenSides,
             FloodMaps,
-            Browser,
             Probes,
             Checkpoints,
             FastCpu,
