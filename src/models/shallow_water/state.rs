@@ -33,9 +33,8 @@ impl SwState {
     }
 
     /// Each cell's depth-averaged velocity (u, v), m/s, over `ground`: the desingularised one the
-    /// fluxes use (`cpu::shallow_water::velocity`), 0 where dry.
+    /// fluxes use (`velocity`), 0 where dry.
     pub fn velocities(&self, film: f32, ground: &[f32]) -> Vec<[f32; 2]> {
-        use crate::models::shallow_water::cpu::shallow_water::velocity;
         (0..self.cells())
             .map(|c| {
                 let h = (self.eta[c] - ground[c]).max(0.0);
@@ -76,5 +75,17 @@ impl SwState {
         self.qx.clone_from(&saved.sw_qx);
         self.qy.clone_from(&saved.sw_qy);
         Ok(())
+    }
+}
+
+/// Twin of WGSL `velocity` (shallow_water.wgsl), kept beside the state so that the twin and the
+/// outputs read one definition: the desingularised velocity of discharge `q` over depth `h`, q/h
+/// on water at least `film` deep, 2·q·h/(h² + film²) under it (Kurganov & Petrova's), which goes
+/// to 0 with the depth.
+pub fn velocity(q: f32, h: f32, film: f32) -> f32 {
+    if h >= film {
+        q / h
+    } else {
+        2.0 * q * h / (h * h + film * film)
     }
 }

@@ -59,15 +59,7 @@ pub struct Flux {
     pub p_right: f32,
 }
 
-/// The desingularised velocity of discharge `q` over depth `h`: q/h on water at least `film`
-/// deep, 2·q·h/(h² + film²) under it (Kurganov & Petrova's), which goes to 0 with the depth.
-pub fn velocity(q: f32, h: f32, film: f32) -> f32 {
-    if h >= film {
-        q / h
-    } else {
-        2.0 * q * h / (h * h + film * film)
-    }
-}
+pub use crate::models::shallow_water::state::velocity;
 
 /// The generalised minmod of the two one-sided differences.
 pub fn limited(a: f32, b: f32, theta: f32) -> f32 {
