@@ -21,6 +21,15 @@ use crate::error::Result;
 use crate::models::height_field::cpu::{adi, explicit};
 use crate::models::height_field::fast as hf_fast;
 
+/// A CPU backend in words: the fast one (`fast`) on rayon's pool, or the single-threaded twin.
+pub fn describe(fast: bool) -> String {
+    if fast {
+        format!("cpu ({} threads)", rayon::current_num_threads())
+    } else {
+        "cpu (reference, single thread)".into()
+    }
+}
+
 /// The CPU backend's state: the same buffers as the GPU's, ping-ponged by index.
 pub struct CpuSolver {
     params: Params,
@@ -542,11 +551,7 @@ impl Solver for CpuSolver {
     }
 
     fn describe(&self) -> String {
-        if self.fast {
-            format!("cpu ({} threads)", rayon::current_num_threads())
-        } else {
-            "cpu (reference, single thread)".into()
-        }
+        crate::engine::cpu::describe(self.fast)
     }
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
         self

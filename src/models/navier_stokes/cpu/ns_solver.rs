@@ -345,11 +345,7 @@ impl Solver for CpuNs {
     }
 
     fn describe(&self) -> String {
-        if self.fast {
-            format!("cpu ({} threads)", rayon::current_num_threads())
-        } else {
-            "cpu (reference, single thread)".into()
-        }
+        crate::engine::cpu::describe(self.fast)
     }
 
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any {

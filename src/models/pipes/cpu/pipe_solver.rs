@@ -196,11 +196,7 @@ impl Solver for CpuPipes {
     }
 
     fn describe(&self) -> String {
-        if self.parallel {
-            format!("cpu ({} threads)", rayon::current_num_threads())
-        } else {
-            "cpu (reference, single thread)".into()
-        }
+        crate::engine::cpu::describe(self.parallel)
     }
 
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any {

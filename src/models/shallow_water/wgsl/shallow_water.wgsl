@@ -165,35 +165,25 @@ fn river(mode: u32, value: f32, g: f32, inward: f32, e: Cell, i: Cell) -> Cell {
     return Cell(b + h, b, h * u, h * v, true);
 }
 
-// The ghost at `k` (−2, −1, n, n + 1) of row `row`'s `n` cells (twin: `ghost`); `ghost_y` the
-// same down column `col`.
-fn ghost_x(mode: u32, value: f32, k: i32, n: i32, row: u32, one: bool) -> Cell {
-    let edge = select(n - 1, 0, k < 0);
-    let inner = select(n - 2, 1, k < 0);
-    if mode == PERIODIC {
-        return read_x(row, (k + n) % n, one);
+// Cell k of line `line` (a row along x, or a column along y).
+fn read_line(along_x: bool, line: u32, k: i32, one: bool) -> Cell {
+    if along_x {
+        return read_x(line * p.nx, k, one);
     }
-    if mode == REFLECT {
-        let c = read_x(row, select(2 * n - 1 - k, -1 - k, k < 0), one);
-        return Cell(c.eta, c.b, -c.qn, c.qt, false);
-    }
-    let e = read_x(row, edge, one);
-    let i = read_x(row, inner, one);
-    return ghost_of(mode, value, k, e, i);
+    return read_y(line, k, one);
 }
 
-fn ghost_y(mode: u32, value: f32, k: i32, n: i32, col: u32, one: bool) -> Cell {
-    let edge = select(n - 1, 0, k < 0);
-    let inner = select(n - 2, 1, k < 0);
+// The ghost at `k` (−2, −1, n, n + 1) of line `line`'s `n` cells (twin: `ghost`).
+fn ghost(mode: u32, value: f32, k: i32, n: i32, along_x: bool, line: u32, one: bool) -> Cell {
     if mode == PERIODIC {
-        return read_y(col, (k + n) % n, one);
+        return read_line(along_x, line, (k + n) % n, one);
     }
     if mode == REFLECT {
-        let c = read_y(col, select(2 * n - 1 - k, -1 - k, k < 0), one);
+        let c = read_line(along_x, line, select(2 * n - 1 - k, -1 - k, k < 0), one);
         return Cell(c.eta, c.b, -c.qn, c.qt, false);
     }
-    let e = read_y(col, edge, one);
-    let i = read_y(col, inner, one);
+    let e = read_line(along_x, line, select(n - 1, 0, k < 0), one);
+    let i = read_line(along_x, line, select(n - 2, 1, k < 0), one);
     return ghost_of(mode, value, k, e, i);
 }
 
@@ -217,7 +207,7 @@ fn at_x(i: i32, j: u32, one: bool) -> Cell {
     }
     let mode = select(p.bc_east, p.bc_west, i < 0);
     let value = select(slot.sides.y, slot.sides.x, i < 0);
-    return ghost_x(mode, value, i, nx, row, one);
+    return ghost(mode, value, i, nx, true, j, one);
 }
 
 fn at_y(i: u32, j: i32, one: bool) -> Cell {
@@ -227,7 +217,7 @@ fn at_y(i: u32, j: i32, one: bool) -> Cell {
     }
     let mode = select(p.bc_north, p.bc_south, j < 0);
     let value = select(slot.sides.w, slot.sides.z, j < 0);
-    return ghost_y(mode, value, j, ny, i, one);
+    return ghost(mode, value, j, ny, false, i, one);
 }
 
 fn primitive(c: Cell) -> Side {
