@@ -4,7 +4,9 @@
 //! - `shaders.rs`: each entry shader (a file with a `@compute` entry point) as one resolved
 //!   source, `include_str!`'d from OUT_DIR/NAME.wgsl;
 //! - `wgsl.rs`: one module per WGSL file with the `const`s it declares, as naga evaluated them;
-//! - the layout of every WGSL struct (size, member offsets), for the mirror tests.
+//! - the layout of every WGSL struct (size, member offsets), for the mirror tests;
+//! - each entry shader's bindings per entry point (group, binding, uniform or storage, read-only
+//!   or not), from which the host builds its bind-group layouts: a binding is declared once.
 //!
 //! A naga error fails the build and names the original file and line, not the resolved string's.
 
@@ -86,7 +88,7 @@ fn main() {
     let mut layouts: BTreeMap<String, Layout> = BTreeMap::new();
     for file in &files {
         let resolved = resolve(file, &texts);
-        let module = validate(file, &resolved);
+        let (module, info) = validate(file, &resolved);
         let stem = file.trim_end_matches(".wgsl");
         if texts[file].contains("@compute") {
             std::fs::write(out.join(file), &resolved.source).unwrap();
@@ -99,7 +101,8 @@ fn main() {
             .unwrap();
             entries.push((file.clone(), name));
         }
-        write_consts(&mut consts, stem, &texts[file], &module);
+        let bindings = texts[file].contains("@compute").then(|| bindings(&module, &info));
+        write_consts(&mut consts, stem, &texts[file], &module, bindings.as_deref());
         collect_layouts(&mut layouts, file, &texts[file], &module);
     }
     writeln!(shaders, "\n/// (file name, resolved source) of every entry shader.").unwrap();
@@ -167,7 +170,7 @@ fn append(
     chain.pop();
 }
 
-fn validate(file: &str, r: &Resolved) -> naga::Module {
+fn validate(file: &str, r: &Resolved) -> (naga::Module, naga::valid::ModuleInfo) {
     // Fails the build at the WGSL file and line the error points into.
     let report = |loc: Option<naga::SourceLocation>, message: String, emitted: String| -> ! {
         let at = match loc.and_then(|l| r.origins.get(l.line_number as usize - 1).map(|o| (o, l))) {
@@ -186,7 +189,7 @@ fn validate(file: &str, r: &Resolved) -> naga::Module {
             e.emit_to_string(&r.source),
         )
     });
-    naga::valid::Validator::new(
+    let info = naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
         naga::valid::Capabilities::default(),
     )
@@ -198,11 +201,55 @@ fn validate(file: &str, r: &Resolved) -> naga::Module {
             e.emit_to_string(&r.source),
         )
     });
-    module
+    (module, info)
+}
+
+/// One `Binding { .. }` row (Rust source, for `wgsl.rs`) per (entry point, resource it uses), in
+/// entry-point then (group, binding) order. The kind is the declaration's: a uniform (with its
+/// size), or storage, read-only unless declared `read_write`.
+fn bindings(module: &naga::Module, info: &naga::valid::ModuleInfo) -> Vec<String> {
+    let mut rows = Vec::new();
+    for (i, ep) in module.entry_points.iter().enumerate() {
+        let uses = info.get_entry_point(i);
+        let mut used: Vec<(u32, u32, String)> = Vec::new();
+        for (handle, var) in module.global_variables.iter() {
+            let Some(rb) = &var.binding else { continue };
+            if uses[handle].is_empty() {
+                continue;
+            }
+            let kind = match var.space {
+                naga::AddressSpace::Uniform => {
+                    format!(
+                        "Kind::Uniform {{ size: {} }}",
+                        module.types[var.ty].inner.size(module.to_ctx())
+                    )
+                }
+                naga::AddressSpace::Storage { access } => format!(
+                    "Kind::Storage {{ read_only: {} }}",
+                    !access.contains(naga::StorageAccess::STORE)
+                ),
+                other => fail(&format!(
+                    "{}: {} is in {other:?}; the host binds uniform and storage buffers only",
+                    ep.name,
+                    var.name.as_deref().unwrap_or("?")
+                )),
+            };
+            let name = var.name.clone().unwrap_or_default();
+            used.push((rb.group, rb.binding, format!("name: \"{name}\", kind: {kind}")));
+        }
+        used.sort();
+        for (group, binding, rest) in used {
+            rows.push(format!(
+                "Binding {{ entry: \"{}\", group: {group}, binding: {binding}, {rest} }}",
+                ep.name
+            ));
+        }
+    }
+    rows
 }
 
 /// The `const`s `text` itself declares (not its imports'), with the values naga gave them.
-fn write_consts(out: &mut String, stem: &str, text: &str, module: &naga::Module) {
+fn write_consts(out: &mut String, stem: &str, text: &str, module: &naga::Module, bindings: Option<&[String]>) {
     let own: Vec<&str> = text
         .lines()
         .filter_map(|l| l.strip_prefix("const "))
@@ -232,6 +279,19 @@ fn write_consts(out: &mut String, stem: &str, text: &str, module: &naga::Module)
             writeln!(out, "    ///{line}").unwrap();
         }
         writeln!(out, "    pub const {name}: {value};").unwrap();
+    }
+    if let Some(rows) = bindings {
+        writeln!(out, "    use crate::wgsl::{{Binding, BindingKind as Kind}};").unwrap();
+        writeln!(
+            out,
+            "    /// Each entry point's bindings, as the resolved shader declares them."
+        )
+        .unwrap();
+        writeln!(out, "    pub const BINDINGS: &[Binding] = &[").unwrap();
+        for row in rows {
+            writeln!(out, "        {row},").unwrap();
+        }
+        writeln!(out, "    ];").unwrap();
     }
     writeln!(out, "}}\n").unwrap();
 }

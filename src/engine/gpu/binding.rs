@@ -37,6 +37,45 @@ pub fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntr
     }
 }
 
+/// The layout entries of bind group `group` that the entry points `entries` use (every entry
+/// point of the shader when `entries` is empty), as the shader declares them: `bindings` is its
+/// `wgsl::NAME::BINDINGS`, which build.rs read off naga. Each binding once, in order; none is
+/// dynamic (the per-step slots keep their own layouts).
+pub fn reflected(bindings: &[crate::wgsl::Binding], entries: &[&str], group: u32) -> Vec<wgpu::BindGroupLayoutEntry> {
+    for e in entries {
+        assert!(
+            bindings.iter().any(|b| b.entry == *e),
+            "no entry point {e} binds anything in this shader"
+        );
+    }
+    let mut out: Vec<wgpu::BindGroupLayoutEntry> = Vec::new();
+    let chosen = bindings
+        .iter()
+        .filter(|b| b.group == group && (entries.is_empty() || entries.contains(&b.entry)));
+    for b in chosen {
+        if out.iter().any(|e| e.binding == b.binding) {
+            continue;
+        }
+        out.push(match b.kind {
+            crate::wgsl::BindingKind::Uniform { .. } => uniform_entry(b.binding, false),
+            crate::wgsl::BindingKind::Storage { read_only } => storage_entry(b.binding, read_only),
+        });
+    }
+    out.sort_by_key(|e| e.binding);
+    out
+}
+
+/// The bind-group layout [`reflected`] describes.
+pub fn reflected_layout(
+    device: &wgpu::Device,
+    label: &str,
+    bindings: &[crate::wgsl::Binding],
+    entries: &[&str],
+    group: u32,
+) -> wgpu::BindGroupLayout {
+    layout(device, label, &reflected(bindings, entries, group))
+}
+
 /// Layout entry of a uniform buffer visible to compute.
 pub fn uniform_entry(binding: u32, dynamic: bool) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
@@ -49,6 +88,18 @@ pub fn uniform_entry(binding: u32, dynamic: bool) -> wgpu::BindGroupLayoutEntry 
             min_binding_size: if dynamic { std::num::NonZeroU64::new(16) } else { None },
         },
         count: None,
+    }
+}
+
+/// Layout entry of a uniform buffer bound by dynamic offset, a window of `size` bytes.
+pub fn dynamic_uniform_entry(binding: u32, size: u64) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: true,
+            min_binding_size: std::num::NonZeroU64::new(size),
+        },
+        ..uniform_entry(binding, true)
     }
 }
 
@@ -82,6 +133,11 @@ pub fn bind_group_at(
         layout,
         entries: &entries,
     })
+}
+
+/// The layout of the per-step slot uniform: one 16-byte window, moved by dynamic offset.
+pub fn slot_layout(device: &wgpu::Device, label: &str) -> wgpu::BindGroupLayout {
+    layout(device, label, &[uniform_entry(0, true)])
 }
 
 /// The bind group of the per-step slot uniform (one 16-byte window, moved by dynamic offset).

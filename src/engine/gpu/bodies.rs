@@ -1,7 +1,7 @@
 //! The rigid-body pass (`wgsl/bodies.wgsl`): each column's cover after the water step, and each
 //! body's step after the coupling. Also holds the buffers the bodies and the coupling share.
 
-use crate::engine::gpu::binding::{bind_group, layout, pipeline, slot_bind_group, storage_entry, uniform_entry};
+use crate::engine::gpu::binding::{bind_group, pipeline, reflected_layout, slot_bind_group, slot_layout};
 use crate::engine::gpu::state::BodyBuffers;
 use crate::engine::gpu::state::BodySurface;
 
@@ -21,22 +21,9 @@ pub struct Bodies {
 impl Bodies {
     pub fn new(device: &wgpu::Device, surface: &BodySurface, b: &BodyBuffers) -> Bodies {
         let module = crate::engine::gpu::shaders::module(device, "bodies.wgsl", crate::engine::gpu::shaders::BODIES);
-        let shared_layout = layout(
-            device,
-            "bodies shared",
-            &[
-                uniform_entry(0, false),
-                uniform_entry(1, false),
-                storage_entry(2, true),
-                storage_entry(3, false),
-                storage_entry(4, false),
-                storage_entry(5, false),
-                storage_entry(6, false),
-                storage_entry(7, true),
-            ],
-        );
-        let level_layout = layout(device, "bodies level", &[storage_entry(0, false)]);
-        let slot_layout = layout(device, "bodies slot", &[uniform_entry(0, true)]);
+        let shared_layout = reflected_layout(device, "bodies shared", crate::wgsl::bodies::BINDINGS, &[], 0);
+        let level_layout = reflected_layout(device, "bodies level", crate::wgsl::bodies::BINDINGS, &[], 1);
+        let slot_layout = slot_layout(device, "bodies slot");
         let layouts = [&shared_layout, &level_layout, &slot_layout];
         Bodies {
             footprint: pipeline(device, &module, &layouts, "footprint"),

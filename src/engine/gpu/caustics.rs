@@ -1,7 +1,7 @@
 //! The caustics pass (`wgsl/caustics.wgsl`): light refracted through the surface normals,
 //! counted on the ground. Runs after the surface pass, whose outputs it reads.
 
-use crate::engine::gpu::binding::{bind_group, layout, pipeline, storage_entry, uniform_entry};
+use crate::engine::gpu::binding::{bind_group, pipeline, reflected_layout};
 use crate::engine::gpu::surface::{Surface, SurfaceBuffers, SurfaceSource};
 
 pub struct Caustics {
@@ -24,18 +24,7 @@ impl Caustics {
     ) -> Caustics {
         let module =
             crate::engine::gpu::shaders::module(device, "caustics.wgsl", crate::engine::gpu::shaders::CAUSTICS);
-        let group_layout = layout(
-            device,
-            "caustics",
-            &[
-                uniform_entry(0, false),
-                storage_entry(1, true),
-                storage_entry(2, true),
-                storage_entry(3, false),
-                storage_entry(4, false),
-                storage_entry(5, true),
-            ],
-        );
+        let group_layout = reflected_layout(device, "caustics", crate::wgsl::caustics::BINDINGS, &[], 0);
         // Light received per cell, in 1/2^16 units; `resolve` leaves it zeroed for the next frame.
         let received = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("caustics received"),

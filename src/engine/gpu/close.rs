@@ -4,7 +4,7 @@
 
 use crate::engine::gpu::state::GpuState;
 
-use crate::engine::gpu::binding::{bind_group, layout, pipeline, slot_bind_group, storage_entry, uniform_entry};
+use crate::engine::gpu::binding::{bind_group, pipeline, reflected_layout, slot_bind_group, slot_layout};
 
 pub struct Close {
     close: wgpu::ComputePipeline,
@@ -17,19 +17,9 @@ pub struct Close {
 impl Close {
     pub fn new(device: &wgpu::Device, state: &GpuState) -> Close {
         let module = crate::engine::gpu::shaders::module(device, "close.wgsl", crate::engine::gpu::shaders::CLOSE);
-        let shared_layout = layout(
-            device,
-            "close shared",
-            &[
-                uniform_entry(0, false),
-                storage_entry(1, true),
-                storage_entry(2, false),
-                storage_entry(3, true),
-                storage_entry(4, false),
-            ],
-        );
-        let level_layout = layout(device, "close level", &[storage_entry(0, true)]);
-        let slot_layout = layout(device, "close slot", &[uniform_entry(0, true)]);
+        let shared_layout = reflected_layout(device, "close shared", crate::wgsl::close::BINDINGS, &[], 0);
+        let level_layout = reflected_layout(device, "close level", crate::wgsl::close::BINDINGS, &[], 1);
+        let slot_layout = slot_layout(device, "close slot");
         Close {
             close: pipeline(device, &module, &[&shared_layout, &level_layout, &slot_layout], "close"),
             shared: bind_group(

@@ -5,7 +5,7 @@
 //! box solve, where PCG's convergence test zeroes the indirect arguments of the iterations left.
 
 use crate::engine::bodies::{BodyParams, COUPLING_PCG};
-use crate::engine::gpu::binding::{bind_group, layout, pipeline, storage_entry, uniform_entry};
+use crate::engine::gpu::binding::{bind_group, pipeline, reflected_layout};
 use crate::engine::gpu::state::BodyBuffers;
 use crate::engine::gpu::state::BodySurface;
 
@@ -46,27 +46,9 @@ impl Coupling {
     pub fn new(device: &wgpu::Device, surface: &BodySurface, b: &BodyBuffers, body_params: &BodyParams) -> Coupling {
         let module =
             crate::engine::gpu::shaders::module(device, "coupling.wgsl", crate::engine::gpu::shaders::COUPLING);
-        let shared_layout = layout(
-            device,
-            "coupling shared",
-            &[
-                uniform_entry(0, false),
-                uniform_entry(1, false),
-                storage_entry(2, true),
-                storage_entry(3, true),
-                storage_entry(4, false),
-                storage_entry(5, false),
-                storage_entry(6, false),
-                storage_entry(7, false),
-                storage_entry(8, false),
-            ],
-        );
-        let args_layout = layout(device, "coupling args", &[storage_entry(0, false)]);
-        let level_layout = layout(
-            device,
-            "coupling level",
-            &[storage_entry(0, false), storage_entry(1, false)],
-        );
+        let shared_layout = reflected_layout(device, "coupling shared", crate::wgsl::coupling::BINDINGS, &[], 0);
+        let args_layout = reflected_layout(device, "coupling args", crate::wgsl::coupling::BINDINGS, &[], 2);
+        let level_layout = reflected_layout(device, "coupling level", crate::wgsl::coupling::BINDINGS, &[], 1);
         let make = |entry: &str| pipeline(device, &module, &[&shared_layout, &level_layout], entry);
         let scalar = |entry: &str| pipeline(device, &module, &[&shared_layout, &level_layout, &args_layout], entry);
         Coupling {

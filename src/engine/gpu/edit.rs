@@ -2,7 +2,7 @@
 //! target moved by what they changed. Pipelines built once; the edit list grows when needed.
 
 use crate::engine::edit::HostEdit;
-use crate::engine::gpu::binding::{bind_group, layout, pipeline, storage_entry, uniform_entry};
+use crate::engine::gpu::binding::{bind_group, pipeline, reflected_layout};
 use crate::engine::gpu::reduce::Reduce;
 use crate::engine::gpu::state::GpuState;
 
@@ -31,18 +31,8 @@ fn list_buffer(device: &wgpu::Device, capacity: usize) -> wgpu::Buffer {
 impl Edit {
     pub fn new(device: &wgpu::Device, state: &GpuState) -> Edit {
         let module = crate::engine::gpu::shaders::module(device, "edit.wgsl", crate::engine::gpu::shaders::EDIT);
-        let shared_layout = layout(
-            device,
-            "edit shared",
-            &[
-                uniform_entry(0, false),
-                storage_entry(1, false),
-                storage_entry(2, false),
-                storage_entry(3, true),
-                storage_entry(4, false),
-            ],
-        );
-        let level_layout = layout(device, "edit level", &[storage_entry(0, false)]);
+        let shared_layout = reflected_layout(device, "edit shared", crate::wgsl::edit::BINDINGS, &[], 0);
+        let level_layout = reflected_layout(device, "edit level", crate::wgsl::edit::BINDINGS, &[], 1);
         let layouts = [&shared_layout, &level_layout];
         let capacity = 16;
         let list = list_buffer(device, capacity);

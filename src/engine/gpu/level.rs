@@ -5,7 +5,7 @@
 
 use crate::engine::gpu::state::GpuState;
 
-use crate::engine::gpu::binding::{bind_group, layout, slot_bind_group, storage_entry, uniform_entry};
+use crate::engine::gpu::binding::{bind_group, layout, slot_bind_group, slot_layout, storage_entry, uniform_entry};
 
 /// The bind groups every pass that reads a level shares (`wgsl/level.wgsl`).
 pub struct LevelBindings {
@@ -46,7 +46,7 @@ impl LevelBindings {
                 storage_entry(3, false),
             ],
         );
-        let slot_layout = layout(device, "step slot", &[uniform_entry(0, true)]);
+        let slot_layout = slot_layout(device, "step slot");
         let level = |p: usize| {
             bind_group(
                 device,

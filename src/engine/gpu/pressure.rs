@@ -2,7 +2,7 @@
 //! patches. Pipeline and bind groups built once; the patches are uploaded (batch runs) or staged
 //! in the encoder (embedded runs) per chunk, like the rain.
 
-use crate::engine::gpu::binding::{bind_group, filled_buffer, layout, pipeline, storage_entry, uniform_entry};
+use crate::engine::gpu::binding::{bind_group, filled_buffer, pipeline, reflected_layout};
 use crate::engine::gpu::level::LevelBindings;
 use crate::engine::gpu::state::GpuState;
 use crate::engine::pressure::Patch;
@@ -28,16 +28,7 @@ impl Pressure {
     pub fn new(device: &wgpu::Device, state: &GpuState, level: &LevelBindings, count: u32, at: u32) -> Pressure {
         let module =
             crate::engine::gpu::shaders::module(device, "pressure.wgsl", crate::engine::gpu::shaders::PRESSURE);
-        let group_layout = layout(
-            device,
-            "pressure",
-            &[
-                uniform_entry(0, false),
-                uniform_entry(1, false),
-                storage_entry(2, true),
-                storage_entry(3, false),
-            ],
-        );
+        let group_layout = reflected_layout(device, "pressure", crate::wgsl::pressure::BINDINGS, &[], 0);
         let pp = PressureParams {
             count,
             at,

@@ -2,7 +2,7 @@
 
 use crate::engine::gpu::state::GpuState;
 
-use crate::engine::gpu::binding::{bind_group, layout, pipeline, slot_bind_group, storage_entry, uniform_entry};
+use crate::engine::gpu::binding::{bind_group, pipeline, reflected_layout, slot_bind_group, slot_layout};
 
 pub struct Probe {
     record: wgpu::ComputePipeline,
@@ -14,13 +14,9 @@ pub struct Probe {
 impl Probe {
     pub fn new(device: &wgpu::Device, state: &GpuState) -> Probe {
         let module = crate::engine::gpu::shaders::module(device, "probe.wgsl", crate::engine::gpu::shaders::PROBE);
-        let shared_layout = layout(
-            device,
-            "probe shared",
-            &[uniform_entry(0, false), storage_entry(1, true), storage_entry(2, false)],
-        );
-        let level_layout = layout(device, "probe level", &[storage_entry(0, true)]);
-        let slot_layout = layout(device, "probe slot", &[uniform_entry(0, true)]);
+        let shared_layout = reflected_layout(device, "probe shared", crate::wgsl::probe::BINDINGS, &[], 0);
+        let level_layout = reflected_layout(device, "probe level", crate::wgsl::probe::BINDINGS, &[], 1);
+        let slot_layout = slot_layout(device, "probe slot");
         Probe {
             record: pipeline(
                 device,

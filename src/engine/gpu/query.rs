@@ -5,7 +5,7 @@
 
 use crate::engine::gpu::state::GpuState;
 
-use crate::engine::gpu::binding::{bind_group, layout, pipeline, storage_entry, uniform_entry};
+use crate::engine::gpu::binding::{bind_group, pipeline, reflected_layout};
 use crate::query::{QueryParams, RawSample};
 use wgpu::util::DeviceExt;
 
@@ -36,18 +36,8 @@ fn storage(device: &wgpu::Device, label: &str, bytes: u64, usage: wgpu::BufferUs
 impl Query {
     pub fn new(device: &wgpu::Device, state: &GpuState) -> Query {
         let module = crate::engine::gpu::shaders::module(device, "query.wgsl", crate::engine::gpu::shaders::QUERY);
-        let shared_layout = layout(
-            device,
-            "query",
-            &[
-                uniform_entry(0, false),
-                uniform_entry(1, false),
-                storage_entry(2, true),
-                storage_entry(3, true),
-                storage_entry(4, false),
-            ],
-        );
-        let level_layout = layout(device, "query level", &[storage_entry(0, true)]);
+        let shared_layout = reflected_layout(device, "query", crate::wgsl::query::BINDINGS, &[], 0);
+        let level_layout = reflected_layout(device, "query level", crate::wgsl::query::BINDINGS, &[], 1);
         let at = |p: usize| bind_group(device, "query level", &level_layout, &[&state.eta[p]]);
         let uniforms = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("query params"),

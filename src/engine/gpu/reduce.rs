@@ -2,7 +2,7 @@
 
 use crate::engine::gpu::state::GpuState;
 
-use crate::engine::gpu::binding::{bind_group, layout, linear_groups, pipeline, storage_entry, uniform_entry};
+use crate::engine::gpu::binding::{bind_group, linear_groups, pipeline, reflected_layout};
 
 pub struct Reduce {
     partial_sums: wgpu::ComputePipeline,
@@ -16,23 +16,8 @@ pub struct Reduce {
 impl Reduce {
     pub fn new(device: &wgpu::Device, state: &GpuState) -> Reduce {
         let module = crate::engine::gpu::shaders::module(device, "reduce.wgsl", crate::engine::gpu::shaders::REDUCE);
-        let shared_layout = layout(
-            device,
-            "reduce shared",
-            &[
-                uniform_entry(0, false),
-                storage_entry(1, true),
-                storage_entry(2, false),
-                storage_entry(3, false),
-                storage_entry(4, true),
-                storage_entry(5, true),
-            ],
-        );
-        let level_layout = layout(
-            device,
-            "reduce level",
-            &[storage_entry(0, true), storage_entry(1, true)],
-        );
+        let shared_layout = reflected_layout(device, "reduce shared", crate::wgsl::reduce::BINDINGS, &[], 0);
+        let level_layout = reflected_layout(device, "reduce level", crate::wgsl::reduce::BINDINGS, &[], 1);
         let layouts = [&shared_layout, &level_layout];
         Reduce {
             partial_sums: pipeline(device, &module, &layouts, "partial_sums"),

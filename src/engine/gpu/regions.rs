@@ -6,9 +6,7 @@
 
 use crate::engine::gpu::state::GpuState;
 
-use crate::engine::gpu::binding::{
-    bind_group, filled_buffer, layout, linear_groups, pipeline, storage_entry, uniform_entry,
-};
+use crate::engine::gpu::binding::{bind_group, filled_buffer, linear_groups, pipeline, reflected_layout};
 
 /// Cells per labelling tile, and the words of a tile's root mask.
 use crate::wgsl::regions::{self as wgsl, TILE};
@@ -45,36 +43,10 @@ const SPLIT_ARGS: u64 = 3 * 12;
 impl Regions {
     pub fn new(device: &wgpu::Device, state: &GpuState) -> Regions {
         let module = crate::engine::gpu::shaders::module(device, "regions.wgsl", crate::engine::gpu::shaders::REGIONS);
-        let shared_layout = layout(
-            device,
-            "regions shared",
-            &[
-                uniform_entry(0, false),
-                storage_entry(1, true),
-                storage_entry(2, false),
-                storage_entry(3, false),
-                storage_entry(4, false),
-                storage_entry(5, false),
-                storage_entry(6, false),
-                storage_entry(7, false),
-            ],
-        );
-        let level_layout = layout(
-            device,
-            "regions level",
-            &[storage_entry(0, true), storage_entry(1, true)],
-        );
-        let side_layout = layout(
-            device,
-            "regions sides",
-            &[
-                storage_entry(0, true),
-                storage_entry(1, false),
-                storage_entry(2, false),
-                storage_entry(3, false),
-            ],
-        );
-        let args_layout = layout(device, "regions label args", &[storage_entry(0, false)]);
+        let shared_layout = reflected_layout(device, "regions shared", crate::wgsl::regions::BINDINGS, &[], 0);
+        let level_layout = reflected_layout(device, "regions level", crate::wgsl::regions::BINDINGS, &[], 1);
+        let side_layout = reflected_layout(device, "regions sides", crate::wgsl::regions::BINDINGS, &[], 2);
+        let args_layout = reflected_layout(device, "regions label args", crate::wgsl::regions::BINDINGS, &[], 3);
         let layouts = [&shared_layout, &level_layout, &side_layout];
         // The passes that read or write `label_args` (those dispatched from it must not bind it).
         let with_args = [&shared_layout, &level_layout, &side_layout, &args_layout];

@@ -2,7 +2,7 @@
 //! Pipeline and bind groups built once; the chunk's first step goes in as a uniform, written
 //! before a batch chunk or staged in an embedded one's encoder.
 
-use crate::engine::gpu::binding::{bind_group, filled_buffer, layout, pipeline, storage_entry, uniform_entry};
+use crate::engine::gpu::binding::{bind_group, filled_buffer, pipeline, reflected_layout};
 use crate::summary::SummaryParams;
 
 /// What the pass folds: the ground (b − ref), the surface of each ping-pong level (h − ref;
@@ -32,12 +32,8 @@ impl Summary {
         wet_depth: f32,
     ) -> Summary {
         let module = crate::engine::gpu::shaders::module(device, "summary.wgsl", crate::engine::gpu::shaders::SUMMARY);
-        let shared_layout = layout(
-            device,
-            "summary",
-            &[uniform_entry(0, false), storage_entry(1, true), storage_entry(2, false)],
-        );
-        let level_layout = layout(device, "summary level", &[storage_entry(0, true)]);
+        let shared_layout = reflected_layout(device, "summary", crate::wgsl::summary::BINDINGS, &[], 0);
+        let level_layout = reflected_layout(device, "summary level", crate::wgsl::summary::BINDINGS, &[], 1);
         let params = SummaryParams {
             first_step: 0,
             wet_depth,

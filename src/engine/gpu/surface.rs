@@ -3,7 +3,7 @@
 
 use crate::engine::gpu::state::GpuState;
 
-use crate::engine::gpu::binding::{bind_group, layout, pipeline, storage_entry};
+use crate::engine::gpu::binding::{bind_group, pipeline, reflected_layout};
 
 /// What the render-side passes read of a model's state: the grid, the ground and the level
 /// (h − ref per cell, by ping-pong index), and what covers each column.
@@ -112,19 +112,8 @@ impl Surface {
             usage: crate::engine::gpu::binding::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let shared_layout = layout(
-            device,
-            "surface shared",
-            &[
-                crate::engine::gpu::binding::uniform_entry(0, false),
-                storage_entry(1, true),
-                storage_entry(2, false),
-                storage_entry(3, false),
-                storage_entry(4, false),
-                storage_entry(5, false),
-            ],
-        );
-        let level_layout = layout(device, "surface level", &[storage_entry(0, true)]);
+        let shared_layout = reflected_layout(device, "surface shared", crate::wgsl::surface::BINDINGS, &[], 0);
+        let level_layout = reflected_layout(device, "surface level", crate::wgsl::surface::BINDINGS, &[], 1);
         let level = |p: usize| bind_group(device, "surface level", &level_layout, &[source.levels[p]]);
         Surface {
             surface: pipeline(device, &module, &[&shared_layout, &level_layout], "surface"),

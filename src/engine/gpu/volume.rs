@@ -1,7 +1,7 @@
 //! The volume pass (`wgsl/volume.wgsl`): the global correction and sources and drains, with the
 //! target kept on the GPU. Pipelines and bind groups built once.
 
-use crate::engine::gpu::binding::{bind_group_at, layout, pipeline, storage_entry, uniform_entry};
+use crate::engine::gpu::binding::{bind_group_at, layout, pipeline, reflected, storage_entry};
 use crate::engine::gpu::level::LevelBindings;
 use crate::engine::gpu::state::GpuState;
 
@@ -32,46 +32,42 @@ impl Volume {
     pub fn new(device: &wgpu::Device, state: &GpuState, level: &LevelBindings) -> Volume {
         let module = crate::engine::gpu::shaders::module(device, "volume.wgsl", crate::engine::gpu::shaders::VOLUME);
         let regions = &state.regions;
-        // Group 0's bindings (volume.wgsl), each with its access.
-        let shared: [(u32, &wgpu::Buffer, bool); 9] = [
-            (0, &state.params, true),
-            (1, &state.ground, true),
-            (2, &state.books, false),
-            (3, &state.carry, false),
-            (4, &state.shortfall, false),
-            (5, &state.source, true),
-            (6, &regions.corrections, true),
-            (7, &regions.pending, false),
-            (8, &state.rainfall_map, true),
+        // Group 0's buffers (volume.wgsl); each entry point binds those it uses, as the WGSL
+        // declares them.
+        let shared: [(u32, &wgpu::Buffer); 9] = [
+            (0, &state.params),
+            (1, &state.ground),
+            (2, &state.books),
+            (3, &state.carry),
+            (4, &state.shortfall),
+            (5, &state.source),
+            (6, &regions.corrections),
+            (7, &regions.pending),
+            (8, &state.rainfall_map),
         ];
-        let group = |label: &str, bindings: &[u32]| {
-            let entries: Vec<_> = shared
-                .iter()
-                .filter(|(b, _, _)| bindings.contains(b))
-                .map(|&(b, _, read)| {
-                    if b == 0 {
-                        uniform_entry(0, false)
-                    } else {
-                        storage_entry(b, read)
-                    }
-                })
-                .collect();
+        let bindings = crate::wgsl::volume::BINDINGS;
+        let group = |label: &str, entry: &str| {
+            let entries = reflected(bindings, &[entry], 0);
             let buffers: Vec<_> = shared
                 .iter()
-                .filter(|(b, _, _)| bindings.contains(b))
-                .map(|&(b, buffer, _)| (b, buffer))
+                .filter(|(b, _)| entries.iter().any(|e| e.binding == *b))
+                .copied()
                 .collect();
             let l = layout(device, label, &entries);
             let g = bind_group_at(device, label, &l, &buffers);
             (l, g)
         };
-        // Group 1: the level's eta and vel (read-write) and labels, as far as `used` goes.
-        let levels = |label: &str, used: usize| {
-            let entries = [storage_entry(0, false), storage_entry(1, false), storage_entry(2, true)];
-            let l = layout(device, label, &entries[..used]);
+        // Group 1: the level's eta and vel and the labels, those the entry point uses.
+        let levels = |label: &str, entry: &str| {
+            let entries = reflected(bindings, &[entry], 1);
+            let l = layout(device, label, &entries);
             let g = |p: usize, q: usize| {
                 let buffers = [(0, &state.eta[p]), (1, &state.vel[p]), (2, &regions.labels[q])];
-                bind_group_at(device, label, &l, &buffers[..used])
+                let used: Vec<_> = buffers
+                    .into_iter()
+                    .filter(|(b, _)| entries.iter().any(|e| e.binding == *b))
+                    .collect();
+                bind_group_at(device, label, &l, &used)
             };
             let groups = [[g(0, 0), g(0, 1)], [g(1, 0), g(1, 1)]];
             (l, groups)
@@ -93,36 +89,36 @@ impl Volume {
         let apply = if state.region_capacity > 0 {
             entry(
                 "apply_regions",
-                group("volume apply", &[0, 1, 2, 3, 4, 5, 6, 7, 8]),
-                levels("volume apply level", 3),
+                group("volume apply", "apply_regions"),
+                levels("volume apply level", "apply_regions"),
                 false,
             )
         } else {
             entry(
                 "apply",
-                group("volume apply", &[0, 1, 2, 3, 4, 5, 8]),
-                levels("volume apply level", 2),
+                group("volume apply", "apply"),
+                levels("volume apply level", "apply"),
                 false,
             )
         };
         Volume {
             settle: entry(
                 "settle",
-                group("volume settle", &[0, 2]),
-                levels("volume settle level", 0),
+                group("volume settle", "settle"),
+                levels("volume settle level", "settle"),
                 false,
             ),
             roll: entry(
                 "roll",
-                group("volume roll", &[0, 2]),
-                levels("volume roll level", 0),
+                group("volume roll", "roll"),
+                levels("volume roll level", "roll"),
                 false,
             ),
             apply,
             rain: entry(
                 "rain",
-                group("volume rain", &[0, 1, 3, 7]),
-                levels("volume rain level", 1),
+                group("volume rain", "rain"),
+                levels("volume rain level", "rain"),
                 true,
             ),
             drops,

@@ -1,7 +1,7 @@
 //! The implicit ADI step pass (`wgsl/adi.wgsl`): its pipelines, its work buffers and the
 //! per-dispatch sweep configurations, built once. See the WGSL header for the numerics.
 
-use crate::engine::gpu::binding::{filled_buffer, layout, pipeline, storage_entry, zeroed_buffer};
+use crate::engine::gpu::binding::{dynamic_uniform_entry, filled_buffer, layout, pipeline, reflected, zeroed_buffer};
 use crate::engine::gpu::level::LevelBindings;
 use crate::engine::gpu::state::GpuState;
 use crate::engine::params::Params;
@@ -442,25 +442,10 @@ impl SweepBuffers {
             storage("adi scratch 1", scratch_bytes),
         ];
 
-        let sweep_layout = layout(
-            device,
-            "adi sweep",
-            &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::COMPUTE,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: true,
-                        min_binding_size: std::num::NonZeroU64::new(std::mem::size_of::<Sweep>() as u64),
-                    },
-                    count: None,
-                },
-                storage_entry(1, false),
-                storage_entry(2, false),
-                storage_entry(3, false),
-            ],
-        );
+        // The sweep's configuration is a dynamic window (one per dispatch); the rest as declared.
+        let mut entries = reflected(crate::wgsl::adi::BINDINGS, &[], 3);
+        entries[0] = dynamic_uniform_entry(0, std::mem::size_of::<Sweep>() as u64);
+        let sweep_layout = layout(device, "adi sweep", &entries);
         let sweeps = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("adi sweep"),
             layout: &sweep_layout,

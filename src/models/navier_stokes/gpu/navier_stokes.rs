@@ -3,7 +3,7 @@
 //! and bind groups of `columns`, `momentum`, `surface_velocities` and the pressure iteration,
 //! built once.
 
-use crate::engine::gpu::binding::{dispatch, layout, linear_groups, pipeline, storage_entry, uniform_entry};
+use crate::engine::gpu::binding::{dispatch, linear_groups, pipeline, reflected_layout};
 use crate::models::navier_stokes::gpu::buffers::NsUniforms;
 use crate::models::navier_stokes::gpu::buffers::{NsBuffers, WG};
 
@@ -46,9 +46,15 @@ impl NavierStokes {
             crate::engine::gpu::shaders::NAVIER_STOKES,
         );
         let grid_layout = grid_layout.unwrap_or_else(|| grid_group_layout(device));
-        let level_layout = layout(device, "ns level", &[storage_entry(0, true), storage_entry(1, false)]);
-        let surface_layout = layout(device, "ns surface (read)", &[storage_entry(0, true)]);
-        let args_layout = layout(device, "ns sweep args", &[storage_entry(0, false)]);
+        let level_layout = reflected_layout(device, "ns level", crate::wgsl::navier_stokes::BINDINGS, &[], 1);
+        let surface_layout = reflected_layout(
+            device,
+            "ns surface (read)",
+            crate::wgsl::navier_stokes::BINDINGS,
+            &[],
+            2,
+        );
+        let args_layout = reflected_layout(device, "ns sweep args", crate::wgsl::navier_stokes::BINDINGS, &[], 3);
         let group = |label: &str, layout: &wgpu::BindGroupLayout, buffers: &[&wgpu::Buffer]| {
             crate::engine::gpu::binding::bind_group(device, label, layout, buffers)
         };
@@ -140,15 +146,5 @@ impl NavierStokes {
 
 /// Group 0 of the layer's passes: the uniforms, flags, pressures, columns and bookkeeping.
 fn grid_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
-    layout(
-        device,
-        "ns grid",
-        &[
-            uniform_entry(0, false),
-            storage_entry(1, false),
-            storage_entry(2, false),
-            storage_entry(3, false),
-            storage_entry(4, false),
-        ],
-    )
+    reflected_layout(device, "ns grid", crate::wgsl::navier_stokes::BINDINGS, &[], 0)
 }

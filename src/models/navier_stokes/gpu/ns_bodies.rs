@@ -6,9 +6,7 @@ use crate::engine::gpu::bodies::Bodies;
 
 use crate::engine::gpu::state::BodySurface;
 
-use crate::engine::gpu::binding::{
-    bind_group, filled_buffer, layout, pipeline, storage_entry, uniform_entry, zeroed_buffer,
-};
+use crate::engine::gpu::binding::{bind_group, filled_buffer, pipeline, reflected_layout, zeroed_buffer};
 use crate::engine::gpu::coupling::Coupling;
 use crate::engine::gpu::state::BodyBuffers;
 use crate::engine::schedule::Pass;
@@ -67,19 +65,8 @@ impl LayerBodies {
         let coupling = Coupling::new(device, &surface, &buffers, &setup.body_params);
         let module =
             crate::engine::gpu::shaders::module(device, "ns_bodies.wgsl", crate::engine::gpu::shaders::NS_BODIES);
-        let level_layout = layout(device, "ns bodies velocity", &[storage_entry(0, true)]);
-        let fields_layout = layout(
-            device,
-            "ns bodies",
-            &[
-                uniform_entry(0, false),
-                storage_entry(1, true),
-                storage_entry(2, true),
-                storage_entry(3, true),
-                storage_entry(4, false),
-                storage_entry(5, true),
-            ],
-        );
+        let level_layout = reflected_layout(device, "ns bodies velocity", crate::wgsl::ns_bodies::BINDINGS, &[], 1);
+        let fields_layout = reflected_layout(device, "ns bodies", crate::wgsl::ns_bodies::BINDINGS, &[], 2);
         let loads = Loads {
             pipeline: pipeline(
                 device,

@@ -2,9 +2,7 @@
 //! `cpu::ns_markers`: the markers, their per-cell counts, the inflow's book and the columns'
 //! highest marker; pipelines and bind groups built once.
 
-use crate::engine::gpu::binding::{
-    dispatch, filled_buffer, layout, linear_groups, pipeline, storage_entry, uniform_entry, zeroed_buffer,
-};
+use crate::engine::gpu::binding::{dispatch, filled_buffer, linear_groups, pipeline, reflected_layout, zeroed_buffer};
 use crate::models::navier_stokes::gpu::buffers::{NsBuffers, WG};
 use crate::models::navier_stokes::state::{MarkerParams, Markers};
 use bytemuck::{Pod, Zeroable};
@@ -82,23 +80,9 @@ impl NsMarkers {
         let top = zeroed_buffer(device, "ns marker tops", fine.0 as u64 * 4, storage);
         let module =
             crate::engine::gpu::shaders::module(device, "ns_markers.wgsl", crate::engine::gpu::shaders::NS_MARKERS);
-        let state_layout = layout(
-            device,
-            "ns markers",
-            &[
-                uniform_entry(0, false),
-                storage_entry(1, false),
-                storage_entry(2, false),
-                storage_entry(3, false),
-                storage_entry(4, false),
-            ],
-        );
-        let level_layout = layout(device, "ns marker velocity", &[storage_entry(0, false)]);
-        let fields_layout = layout(
-            device,
-            "ns marker surface",
-            &[storage_entry(0, false), storage_entry(1, true)],
-        );
+        let state_layout = reflected_layout(device, "ns markers", crate::wgsl::ns_markers::BINDINGS, &[], 1);
+        let level_layout = reflected_layout(device, "ns marker velocity", crate::wgsl::ns_markers::BINDINGS, &[], 2);
+        let fields_layout = reflected_layout(device, "ns marker surface", crate::wgsl::ns_markers::BINDINGS, &[], 3);
         let group = |label: &str, layout: &wgpu::BindGroupLayout, buffers: &[&wgpu::Buffer]| {
             crate::engine::gpu::binding::bind_group(device, label, layout, buffers)
         };

@@ -2,8 +2,7 @@
 //! uniforms, slots, landing words and tally; pipelines and bind groups built once.
 
 use crate::engine::gpu::binding::{
-    dispatch, filled_buffer, layout, linear_groups, pipeline, slot_bind_group, storage_entry, uniform_entry,
-    zeroed_buffer,
+    dispatch, filled_buffer, linear_groups, pipeline, reflected_layout, slot_bind_group, slot_layout, zeroed_buffer,
 };
 use crate::models::navier_stokes::gpu::buffers::{NsBuffers, WG};
 use crate::models::navier_stokes::spray::NsSprayParams;
@@ -47,22 +46,9 @@ impl NsSpray {
         let tally = zeroed_buffer(device, "ns spray tally", TALLY_BYTES, storage);
         let module =
             crate::engine::gpu::shaders::module(device, "ns_spray.wgsl", crate::engine::gpu::shaders::NS_SPRAY);
-        let fields_layout = layout(
-            device,
-            "ns spray",
-            &[
-                uniform_entry(0, false),
-                uniform_entry(1, false),
-                storage_entry(2, false),
-                storage_entry(3, true),
-                storage_entry(4, false),
-                storage_entry(5, false),
-                storage_entry(6, false),
-                storage_entry(7, false),
-            ],
-        );
-        let level_layout = layout(device, "ns spray velocity", &[storage_entry(0, true)]);
-        let slot_layout = layout(device, "ns spray slot", &[uniform_entry(0, true)]);
+        let fields_layout = reflected_layout(device, "ns spray", crate::wgsl::ns_spray::BINDINGS, &[], 0);
+        let level_layout = reflected_layout(device, "ns spray velocity", crate::wgsl::ns_spray::BINDINGS, &[], 1);
+        let slot_layout = slot_layout(device, "ns spray slot");
         let fields = crate::engine::gpu::binding::bind_group(
             device,
             "ns spray",

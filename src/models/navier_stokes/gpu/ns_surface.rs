@@ -2,9 +2,7 @@
 //! `cpu::ns_surface`: the surface moved by the 3D grid's fluxes, the global volume correction and
 //! the probes; pipelines and bind groups built once.
 
-use crate::engine::gpu::binding::{
-    dispatch, layout, linear_groups, pipeline, slot_bind_group, storage_entry, uniform_entry,
-};
+use crate::engine::gpu::binding::{dispatch, linear_groups, pipeline, reflected_layout, slot_bind_group, slot_layout};
 use crate::models::navier_stokes::gpu::buffers::NsUniforms;
 use crate::models::navier_stokes::gpu::buffers::{NsBuffers, WG};
 
@@ -43,22 +41,10 @@ impl NsSurface {
     ) -> NsSurface {
         let module =
             crate::engine::gpu::shaders::module(device, "ns_surface.wgsl", crate::engine::gpu::shaders::NS_SURFACE);
-        let fields_layout = layout(
-            device,
-            "ns surface",
-            &[
-                uniform_entry(0, false),
-                storage_entry(1, false),
-                storage_entry(2, true),
-                storage_entry(3, false),
-                storage_entry(4, false),
-                storage_entry(5, false),
-                storage_entry(6, true),
-            ],
-        );
-        let level_layout = layout(device, "ns surface velocity", &[storage_entry(0, true)]);
-        let probe_layout = layout(device, "ns probes", &[storage_entry(0, true), storage_entry(1, false)]);
-        let slot_layout = layout(device, "ns slot", &[uniform_entry(0, true)]);
+        let fields_layout = reflected_layout(device, "ns surface", crate::wgsl::ns_surface::BINDINGS, &[], 0);
+        let level_layout = reflected_layout(device, "ns surface velocity", crate::wgsl::ns_surface::BINDINGS, &[], 1);
+        let probe_layout = reflected_layout(device, "ns probes", crate::wgsl::ns_surface::BINDINGS, &[], 2);
+        let slot_layout = slot_layout(device, "ns slot");
         let group = |label: &str, layout: &wgpu::BindGroupLayout, buffers: &[&wgpu::Buffer]| {
             crate::engine::gpu::binding::bind_group(device, label, layout, buffers)
         };

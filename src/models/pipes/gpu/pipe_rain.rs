@@ -3,8 +3,8 @@
 //! pipeline and bind groups built once (the entry buffers grow, with their group, when a chunk
 //! brings more drops than they hold).
 
-use crate::engine::gpu::binding::{filled_buffer, layout, pipeline, slot_bind_group, storage_entry, uniform_entry};
-use crate::engine::gpu::rain::{layout_entries, RainBuffers};
+use crate::engine::gpu::binding::{filled_buffer, pipeline, reflected_layout, slot_bind_group, slot_layout};
+use crate::engine::gpu::rain::RainBuffers;
 use crate::models::pipes::gpu::pipes::PipeBuffers;
 use bytemuck::{Pod, Zeroable};
 
@@ -58,26 +58,10 @@ impl PipeRain {
     ) -> PipeRain {
         let module =
             crate::engine::gpu::shaders::module(device, "pipe_rain.wgsl", crate::engine::gpu::shaders::PIPE_RAIN);
-        let [steps, cells, units] = layout_entries(4);
-        let group_layout = layout(
-            device,
-            "pipe rain",
-            &[
-                uniform_entry(0, false),
-                storage_entry(1, true),
-                storage_entry(2, false),
-                storage_entry(3, false),
-                steps,
-                cells,
-                units,
-            ],
-        );
-        let slot_layout = layout(device, "pipe rain slot", &[uniform_entry(0, true)]);
-        let rainfall_layout = layout(
-            device,
-            "pipe rainfall",
-            &[storage_entry(0, true), storage_entry(1, false)],
-        );
+        let bindings = crate::wgsl::pipe_rain::BINDINGS;
+        let group_layout = reflected_layout(device, "pipe rain", bindings, &[], 0);
+        let slot_layout = slot_layout(device, "pipe rain slot");
+        let rainfall_layout = reflected_layout(device, "pipe rainfall", crate::wgsl::pipe_rain::BINDINGS, &[], 2);
         let params = RainParams {
             columns,
             layers,

@@ -91,11 +91,7 @@ impl GpuPipes {
                 bytemuck::cast_slice(setup.ground),
                 wgpu::BufferUsages::STORAGE,
             );
-            let slot_layout = crate::engine::gpu::binding::layout(
-                device,
-                "summary slot",
-                &[crate::engine::gpu::binding::uniform_entry(0, true)],
-            );
+            let slot_layout = crate::engine::gpu::binding::slot_layout(device, "summary slot");
             let source = crate::engine::gpu::summary::SummarySource {
                 ground: &ground,
                 levels: [&buffers.eta, &buffers.eta],

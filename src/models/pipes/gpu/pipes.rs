@@ -2,7 +2,8 @@
 //! per step, `surface` and `totals` on request; pipelines and bind groups built once.
 
 use crate::engine::gpu::binding::{
-    filled_buffer, layout, linear_groups, pipeline, slot_bind_group, storage_entry, uniform_entry, zeroed_buffer,
+    bind_group_at, filled_buffer, linear_groups, pipeline, reflected_layout, slot_bind_group, slot_layout,
+    zeroed_buffer,
 };
 use crate::models::pipes::columns::PipeParams;
 use crate::models::pipes::state::PipeState;
@@ -120,52 +121,12 @@ impl Pipes {
         let module = crate::engine::gpu::shaders::module(device, "pipes.wgsl", crate::engine::gpu::shaders::PIPES);
         // flow_step and apply: the state; surface, probe and totals: the view (read-only state
         // and the outputs). Each layout stays within 8 storage buffers (WebGPU's default).
-        let step_layout = layout(
+        let bindings = crate::wgsl::pipes::BINDINGS;
+        let step_layout = reflected_layout(device, "pipes step", bindings, &["flow_step", "apply"], 0);
+        let view_layout = reflected_layout(device, "pipes view", bindings, &["surface", "probe", "totals"], 0);
+        let slot_layout = slot_layout(device, "pipes slot");
+        let step_group = bind_group_at(
             device,
-            "pipes step",
-            &[
-                uniform_entry(0, false),
-                storage_entry(1, true),
-                storage_entry(2, false),
-                storage_entry(3, false),
-                storage_entry(4, false),
-                storage_entry(5, false),
-                storage_entry(6, false),
-                storage_entry(7, true),
-                storage_entry(8, false),
-            ],
-        );
-        let view_layout = layout(
-            device,
-            "pipes view",
-            &[
-                uniform_entry(0, false),
-                storage_entry(11, true),
-                storage_entry(12, true),
-                storage_entry(13, true),
-                storage_entry(14, true),
-                storage_entry(15, false),
-                storage_entry(16, true),
-                storage_entry(17, false),
-                storage_entry(18, false),
-            ],
-        );
-        let slot_layout = layout(device, "pipes slot", &[uniform_entry(0, true)]);
-        let group = |label: &str, layout: &wgpu::BindGroupLayout, entries: &[(u32, &wgpu::Buffer)]| {
-            let entries: Vec<wgpu::BindGroupEntry> = entries
-                .iter()
-                .map(|&(binding, buffer)| wgpu::BindGroupEntry {
-                    binding,
-                    resource: buffer.as_entire_binding(),
-                })
-                .collect();
-            device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some(label),
-                layout,
-                entries: &entries,
-            })
-        };
-        let step_group = group(
             "pipes step",
             &step_layout,
             &[
@@ -180,7 +141,8 @@ impl Pipes {
                 (8, &b.exchange),
             ],
         );
-        let view_group = group(
+        let view_group = bind_group_at(
+            device,
             "pipes view",
             &view_layout,
             &[

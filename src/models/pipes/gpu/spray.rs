@@ -3,7 +3,7 @@
 //! once per chunk. Pipelines and bind groups built once, each entry bound to what it uses.
 
 use crate::engine::gpu::binding::{
-    filled_buffer, layout, linear_groups, pipeline, slot_bind_group, storage_entry, uniform_entry, zeroed_buffer,
+    filled_buffer, layout, linear_groups, pipeline, reflected, slot_bind_group, slot_layout, zeroed_buffer,
 };
 use crate::models::pipes::gpu::pipes::PipeBuffers;
 use crate::models::pipes::spray::{Particle, SprayParams, SCAN_BLOCK};
@@ -92,11 +92,6 @@ pub struct Spray {
     blocks: u32,
 }
 
-/// Whether each binding of spray.wgsl is read-only storage (its declaration), 0 the uniform.
-fn read_only(binding: u32) -> bool {
-    matches!(binding, 1 | 2 | 3 | 13 | 16)
-}
-
 impl Spray {
     pub fn new(device: &wgpu::Device, b: &SprayBuffers, pipes: &PipeBuffers, p: &SprayParams) -> Spray {
         let module = crate::engine::gpu::shaders::module(device, "spray.wgsl", crate::engine::gpu::shaders::SPRAY);
@@ -121,24 +116,19 @@ impl Spray {
                 _ => unreachable!("spray.wgsl has no binding {binding}"),
             }
         };
-        let slot_layout = layout(device, "spray slot", &[uniform_entry(0, true)]);
-        let entry = |name: &str, bindings: &[u32], slot: bool| -> Entry {
-            let entries: Vec<_> = bindings
-                .iter()
-                .map(|&n| {
-                    if n == 0 {
-                        uniform_entry(0, false)
-                    } else {
-                        storage_entry(n, read_only(n))
-                    }
-                })
-                .collect();
+        let slot_layout = slot_layout(device, "spray slot");
+        // Each entry point binds what it uses (group 0), as spray.wgsl declares it, and the
+        // step slot (group 1) if it reads it.
+        let bindings = crate::wgsl::spray::BINDINGS;
+        let entry = |name: &str| -> Entry {
+            let entries = reflected(bindings, &[name], 0);
+            let slot = bindings.iter().any(|b| b.entry == name && b.group == 1);
             let group_layout = layout(device, name, &entries);
-            let resources: Vec<_> = bindings
+            let resources: Vec<_> = entries
                 .iter()
-                .map(|&n| wgpu::BindGroupEntry {
-                    binding: n,
-                    resource: buffer(n).as_entire_binding(),
+                .map(|e| wgpu::BindGroupEntry {
+                    binding: e.binding,
+                    resource: buffer(e.binding).as_entire_binding(),
                 })
                 .collect();
             let layouts: Vec<&wgpu::BindGroupLayout> = if slot {
@@ -157,17 +147,17 @@ impl Spray {
             }
         };
         let entries = vec![
-            (entry("fly", &[0, 1, 2, 4, 6, 8, 13], false), Size::Now),
-            (entry("count", &[0, 1, 2, 6, 7], false), Size::Columns),
-            (entry("scan_reduce", &[0, 6, 12, 13], false), Size::Blocks),
-            (entry("scan_top", &[0, 12, 13, 15, 17], false), Size::One),
-            (entry("scan_down", &[0, 6, 12, 13], false), Size::Blocks),
-            (entry("compact", &[0, 4, 5, 6, 13], false), Size::Now),
-            (entry("emit", &[0, 1, 2, 3, 5, 6, 7], true), Size::Columns),
-            (entry("settle", &[0, 1, 7, 8, 9, 10, 11], false), Size::Columns),
-            (entry("copy", &[0, 4, 5, 14, 16, 18], false), Size::Next),
+            (entry("fly"), Size::Now),
+            (entry("count"), Size::Columns),
+            (entry("scan_reduce"), Size::Blocks),
+            (entry("scan_top"), Size::One),
+            (entry("scan_down"), Size::Blocks),
+            (entry("compact"), Size::Now),
+            (entry("emit"), Size::Columns),
+            (entry("settle"), Size::Columns),
+            (entry("copy"), Size::Next),
         ];
-        let totals = entry("totals", &[0, 4, 13, 17], false);
+        let totals = entry("totals");
         let slot_group = slot_bind_group(device, &slot_layout, &pipes.slots);
         let max = device.limits().max_compute_workgroups_per_dimension.min(65535);
         debug_assert_eq!(SCAN_BLOCK, 1024);

@@ -3,8 +3,8 @@
 //! submit, `probe` once per step.
 
 use crate::engine::gpu::binding::{
-    bind_group, dynamic_offset_alignment, filled_buffer, layout, linear_groups, pipeline, storage_entry, uniform_entry,
-    zeroed_buffer, UNIFORM,
+    bind_group, dynamic_offset_alignment, dynamic_uniform_entry, filled_buffer, layout, linear_groups, pipeline,
+    reflected_layout, zeroed_buffer, UNIFORM,
 };
 use crate::engine::params::MAX_CHUNK;
 use crate::models::shallow_water::setup::{SwParams, SwSlot};
@@ -116,20 +116,11 @@ impl ShallowWater {
             "shallow_water.wgsl",
             crate::engine::gpu::shaders::SHALLOW_WATER,
         );
-        let mut entries = vec![uniform_entry(0, false), storage_entry(1, true)];
-        entries.extend((2..9).map(|k| storage_entry(k, false)));
-        let state_layout = layout(device, "sw state", &entries);
-        let probe_layout = layout(device, "sw probes", &[storage_entry(0, true), storage_entry(1, false)]);
+        let bindings = crate::wgsl::shallow_water::BINDINGS;
+        let state_layout = reflected_layout(device, "sw state", bindings, &[], 0);
+        let probe_layout = reflected_layout(device, "sw probes", bindings, &[], 2);
         // The slot's window is a whole `SwSlot` (the flood maps' fold reads its first 16 bytes).
-        let slot_entry = wgpu::BindGroupLayoutEntry {
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Uniform,
-                has_dynamic_offset: true,
-                min_binding_size: std::num::NonZeroU64::new(SLOT_BYTES),
-            },
-            ..uniform_entry(0, true)
-        };
-        let slot_layout = layout(device, "sw slot", &[slot_entry]);
+        let slot_layout = layout(device, "sw slot", &[dynamic_uniform_entry(0, SLOT_BYTES)]);
         let slot = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("sw slot"),
             layout: &slot_layout,
