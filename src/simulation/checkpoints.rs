@@ -56,37 +56,11 @@ impl Simulation {
                 h.nx, h.ny, grid.nx, grid.ny
             ));
         }
-        let cells = self.ground_rel.len();
-        let shape = state_table::Shape {
-            params: &self.params,
-            method: self.scene.physics.solver,
-            pipes: self.books.pipe_shape,
-            navier_stokes: self.books.layer_shape,
-            ns_spray: self.books.layer_spray,
-            ns_markers: self.books.marker_capacity,
-            shallow_water: self.scene.physics.model == crate::scene::WaterModel::ShallowWater,
-        };
         if h.pipes.is_some() != self.books.units.is_some() {
             return bad("it comes from the other water model (physics.model)".into());
         }
-        for spec in state_table::FIELDS
-            .iter()
-            .filter(|f| f.kept == state_table::Kept::State)
-        {
-            let (got, want) = (s.len(spec.field), spec.len(&shape, cells, self.bodies_now.len()));
-            // The particles in flight, the markers made: any number up to the capacity.
-            let fits = match spec.per {
-                state_table::Per::Particle | state_table::Per::NsMarker => got <= want,
-                // A checkpoint from before the faces' memory: it starts afresh.
-                _ if spec.field == state_table::Field::Faces => got == want || got == 0,
-                _ => got == want,
-            };
-            if !fits {
-                return bad(format!(
-                    "its {} holds {got} values where this scene needs {want}: it comes from another scene",
-                    spec.what
-                ));
-            }
+        if let Some(message) = self.misfit(s) {
+            return bad(message);
         }
         if checkpoint.ground != self.ground_rel {
             return bad("its terrain is not what the scene builds now (did a terrain file change?)".into());
@@ -115,6 +89,45 @@ impl Simulation {
         if self.regions.is_some() {
             self.regions = Some(h.region_count);
         }
+        self.restore_books(h, s);
+        Ok(())
+    }
+    /// Why the checkpoint's state `s` does not fit this scene's state table, if it does not.
+    fn misfit(&self, s: &crate::engine::solver::SolverState) -> Option<String> {
+        let cells = self.ground_rel.len();
+        let shape = state_table::Shape {
+            params: &self.params,
+            method: self.scene.physics.solver,
+            pipes: self.books.pipe_shape,
+            navier_stokes: self.books.layer_shape,
+            ns_spray: self.books.layer_spray,
+            ns_markers: self.books.marker_capacity,
+            shallow_water: self.scene.physics.model == crate::scene::WaterModel::ShallowWater,
+        };
+        for spec in state_table::FIELDS
+            .iter()
+            .filter(|f| f.kept == state_table::Kept::State)
+        {
+            let (got, want) = (s.len(spec.field), spec.len(&shape, cells, self.bodies_now.len()));
+            // The particles in flight, the markers made: any number up to the capacity.
+            let fits = match spec.per {
+                state_table::Per::Particle | state_table::Per::NsMarker => got <= want,
+                // A checkpoint from before the faces' memory: it starts afresh.
+                _ if spec.field == state_table::Field::Faces => got == want || got == 0,
+                _ => got == want,
+            };
+            if !fits {
+                return Some(format!(
+                    "its {} holds {got} values where this scene needs {want}: it comes from another scene",
+                    spec.what
+                ));
+            }
+        }
+        None
+    }
+
+    /// The books (the pipes' units, the spray's counts) as the checkpoint left them.
+    fn restore_books(&mut self, h: &crate::engine::checkpoint::Header, s: &crate::engine::solver::SolverState) {
         if let (Some(units), Some(pipes)) = (&mut self.books.units, &h.pipes) {
             units.0 = s.pipe_water.iter().map(|&w| w as u64).sum();
             units.1 = pipes.target_units;
@@ -140,6 +153,5 @@ impl Simulation {
                 refused: pipes.refused,
             };
         }
-        Ok(())
     }
 }

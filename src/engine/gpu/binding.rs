@@ -135,6 +135,17 @@ pub fn bind_group_at(
     })
 }
 
+/// The bytes of `count` per-step slots, `stride` bytes apart: each the step's index within its
+/// submit (a `StepSlot`), then zeros. Every pass that runs per step reads its step from one.
+pub fn slot_bytes(stride: u32, count: u32) -> Vec<u8> {
+    let mut bytes = vec![0u8; (stride * count) as usize];
+    for k in 0..count {
+        let at = (k * stride) as usize;
+        bytes[at..at + 4].copy_from_slice(&k.to_le_bytes());
+    }
+    bytes
+}
+
 /// The layout of the per-step slot uniform: one 16-byte window, moved by dynamic offset.
 pub fn slot_layout(device: &wgpu::Device, label: &str) -> wgpu::BindGroupLayout {
     layout(device, label, &[uniform_entry(0, true)])

@@ -97,6 +97,15 @@ impl Coupling {
     }
 
     /// Whether this is PCG (which tracks its residual; Jacobi's is not measured on the GPU).
+    /// How the coupling solve went, from its scalars in a chunk's report (the residual is the
+    /// PCG's; Jacobi keeps none).
+    pub fn report(&self, solve: &crate::engine::bodies::Solve) -> crate::engine::bodies::SolveReport {
+        crate::engine::bodies::SolveReport {
+            iterations: solve.iterations,
+            residual: if self.is_pcg() { solve.residual() } else { f32::NAN },
+        }
+    }
+
     pub fn is_pcg(&self) -> bool {
         self.method == COUPLING_PCG
     }

@@ -87,14 +87,7 @@ impl GpuSolver {
         let params = setup.params;
         let scopes = Scopes::push(device);
         let state = GpuState::new(device, setup)?;
-        let readback = |label: &str, size: u64| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size: size.max(4),
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            })
-        };
+        let readback = |label: &str, size: u64| readback::buffer(device, label, size);
         let level = level::LevelBindings::new(device, &state);
         let adi = match setup.method {
             Method::Adi => Some(adi::Adi::new(device, &level, &params)?),
@@ -109,24 +102,7 @@ impl GpuSolver {
             )
         });
         let history_bytes = state.bodies.history.size();
-        let pressure = (setup.pressure_patches > 0).then(|| {
-            pressure::Pressure::new(
-                device,
-                &state,
-                &level,
-                setup.pressure_patches,
-                state.cells() + state::head_at(&params),
-            )
-        });
-        let summary = setup.summary.map(|wet| {
-            let source = summary::SummarySource {
-                ground: &state.ground,
-                levels: [&state.eta[0], &state.eta[1]],
-                summary: &state.summary,
-                cells: state.cells(),
-            };
-            summary::Summary::new(device, source, &level.slot_layout, wet)
-        });
+        let (pressure, summary) = forcing_passes(device, &state, &level, setup);
         let mut solver = GpuSolver {
             pressure,
             summary,
@@ -171,6 +147,30 @@ impl GpuSolver {
         solver.start_regions();
         scopes.pop()?;
         Ok(solver)
+    }
+
+    /// Uploads what a chunk brings before it is recorded: the books' reset (no bad step yet, the
+    /// volume target and the shortfall counted so far), the rain, the pressure patches and the
+    /// summary's first step.
+    fn upload_chunk(&mut self, input: &ChunkInput) {
+        self.queue.write_buffer(
+            &self.state.books,
+            books_at(Books::FirstBadStep),
+            bytemuck::bytes_of(&u32::MAX),
+        );
+        let (hi, lo) = crate::engine::params::split_target(input.target);
+        self.volume.upload_rain(&self.device, &self.queue, &input.rain);
+        if let Some(p) = &self.pressure {
+            p.upload(&self.queue, &input.pressure);
+        }
+        if let Some(s) = &self.summary {
+            s.upload(&self.queue, input.first_step);
+        }
+        self.queue.write_buffer(
+            &self.state.books,
+            books_at(Books::Volume),
+            bytemuck::cast_slice(&[hi, lo, -self.counted_shortfall, 0.0]),
+        );
     }
 
     /// Reads one per-cell field through the field-sized staging buffer kept for output steps.
@@ -481,24 +481,7 @@ impl Solver for GpuSolver {
             "advance: {steps} steps exceed MAX_CHUNK"
         );
         let scopes = Scopes::push(&self.device);
-        self.queue.write_buffer(
-            &self.state.books,
-            books_at(Books::FirstBadStep),
-            bytemuck::bytes_of(&u32::MAX),
-        );
-        let (hi, lo) = crate::engine::params::split_target(input.target);
-        self.volume.upload_rain(&self.device, &self.queue, &input.rain);
-        if let Some(p) = &self.pressure {
-            p.upload(&self.queue, &input.pressure);
-        }
-        if let Some(s) = &self.summary {
-            s.upload(&self.queue, input.first_step);
-        }
-        self.queue.write_buffer(
-            &self.state.books,
-            books_at(Books::Volume),
-            bytemuck::cast_slice(&[hi, lo, -self.counted_shortfall, 0.0]),
-        );
+        self.upload_chunk(input);
         // Steps go out in submits of bounded work, the report readback only after the last.
         let software = self.device.adapter_info().device_type == wgpu::DeviceType::Cpu;
         let per_submit = steps_per_submit(self.state.cells(), substeps, self.adi.is_some(), software);
@@ -543,14 +526,7 @@ impl Solver for GpuSolver {
         }
         let totals = head.totals;
         let coupling = match &self.bodies {
-            Some((_, coupling)) if body_bytes > 0 => crate::engine::bodies::SolveReport {
-                iterations: head.solve.iterations,
-                residual: if coupling.is_pcg() {
-                    head.solve.residual()
-                } else {
-                    f32::NAN
-                },
-            },
+            Some((_, coupling)) if body_bytes > 0 => coupling.report(&head.solve),
             _ => Default::default(),
         };
         self.counted_shortfall = totals.shortfall;
@@ -706,6 +682,29 @@ const GPU_SUBMIT_CELL_STEPS: u64 = 1 << 28;
 /// An ADI step's cost in explicit substeps on the software adapters (measured: 1.3 M cells/s per
 /// sweep against 15 M for the explicit step).
 const ADI_COST: u64 = 20;
+
+/// The passes that only some scenes have: the air-pressure patches and the summary maps' fold.
+fn forcing_passes(
+    device: &wgpu::Device,
+    state: &GpuState,
+    level: &level::LevelBindings,
+    setup: &Setup,
+) -> (Option<pressure::Pressure>, Option<summary::Summary>) {
+    let pressure = (setup.pressure_patches > 0).then(|| {
+        let head = state.cells() + state::head_at(&setup.params);
+        pressure::Pressure::new(device, state, level, setup.pressure_patches, head)
+    });
+    let summary = setup.summary.map(|wet| {
+        let source = summary::SummarySource {
+            ground: &state.ground,
+            levels: [&state.eta[0], &state.eta[1]],
+            summary: &state.summary,
+            cells: state.cells(),
+        };
+        summary::Summary::new(device, source, &level.slot_layout, wet)
+    });
+    (pressure, summary)
+}
 
 /// Steps per submit for this grid; `software`: the adapter is a CPU rasteriser.
 fn steps_per_submit(cells: u32, substeps: u32, adi: bool, software: bool) -> u32 {

@@ -120,12 +120,7 @@ impl Query {
             pass.set_bind_group(1, &self.levels[state.current], &[]);
             pass.dispatch_workgroups((n as u32).div_ceil(64).max(1), 1, 1);
         }
-        let answer = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("query answer"),
-            size: (n * SAMPLE_BYTES).max(SAMPLE_BYTES),
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let answer = crate::engine::gpu::readback::buffer(device, "query answer", (n * SAMPLE_BYTES).max(SAMPLE_BYTES));
         if n > 0 {
             encoder.copy_buffer_to_buffer(&self.samples, 0, &answer, 0, n * SAMPLE_BYTES);
         }

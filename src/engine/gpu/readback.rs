@@ -48,12 +48,7 @@ pub fn map(_device: &wgpu::Device, _buffer: &wgpu::Buffer, _bytes: u64) -> Resul
 
 /// A staging copy of a whole COPY_SRC buffer, submitted.
 fn stage(device: &wgpu::Device, queue: &wgpu::Queue, source: &wgpu::Buffer) -> wgpu::Buffer {
-    let staging = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("staging"),
-        size: source.size(),
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
+    let staging = buffer(device, "staging", source.size());
     let mut encoder = device.create_command_encoder(&Default::default());
     encoder.copy_buffer_to_buffer(source, 0, &staging, 0, source.size());
     queue.submit([encoder.finish()]);
@@ -79,12 +74,7 @@ pub fn read_ranges(
     if total == 0 {
         return Ok(vec![Vec::new(); ranges.len()]);
     }
-    let staging = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("staging ranges"),
-        size: total,
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
+    let staging = buffer(device, "staging ranges", total);
     let mut encoder = device.create_command_encoder(&Default::default());
     let mut at = 0;
     for &(source, offset, bytes) in ranges {
@@ -125,4 +115,14 @@ pub fn read_whole(
 pub async fn read_async(device: &wgpu::Device, queue: &wgpu::Queue, source: &wgpu::Buffer) -> Result<Vec<u8>> {
     let staging = stage(device, queue, source);
     mapped(&staging, source.size()).await
+}
+
+/// A mappable buffer of `size` bytes (at least 4) that copies land in for reading.
+pub fn buffer(device: &wgpu::Device, label: &str, size: u64) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: size.max(4),
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
 }

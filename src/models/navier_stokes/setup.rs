@@ -104,33 +104,7 @@ impl NsLayer {
             held: Vec::new(),
         };
         let (coarse_ground, coarse_h) = (surface.coarse_mean(ground), surface.coarse_mean(&surface.h));
-        let floor = coarse_ground.iter().copied().fold(f32::MAX, f32::min);
-        let deepest = coarse_h
-            .iter()
-            .zip(&coarse_ground)
-            .map(|(h, b)| h - b)
-            .fold(0.0f32, f32::max);
-        // The highest water, not the highest land: ground above the grid's top is solid anyway.
-        let highest = coarse_h
-            .iter()
-            .zip(&coarse_ground)
-            .filter(|(h, b)| h > b)
-            .map(|(h, _)| *h)
-            .fold(f32::MIN, f32::max);
-        let highest = if highest == f32::MIN { floor } else { highest };
-        // An inflow's window (a jet's opening) lies inside the grid too.
-        let window = ns
-            .inflow
-            .as_ref()
-            .and_then(|f| f.window)
-            .map_or(WHOLE_SIDE, |[lo, hi]| {
-                [(lo - reference) as f32, (hi - reference) as f32]
-            });
-        let highest = if window == WHOLE_SIDE {
-            highest
-        } else {
-            highest.max(window[1])
-        };
+        let (floor, highest, deepest, window) = water_extent(&coarse_ground, &coarse_h, &ns, reference);
         let markers = ns.surface == NsSurfaceMode::Markers;
         let headroom = ns.headroom.map_or((0.25 * deepest).max(g.dx as f32), |h| h as f32);
         let dz = (highest + headroom - floor) / ns.layers as f32;
@@ -153,14 +127,7 @@ impl NsLayer {
         };
         let state = NsState::at_rest(&params, &coarse_ground, &coarse_h);
         // The wave forcing's depth defaults to the mean over the wet columns.
-        let wet: Vec<f64> = surface
-            .h
-            .iter()
-            .zip(&surface.ground)
-            .filter(|(h, b)| h > b)
-            .map(|(h, b)| (h - b) as f64)
-            .collect();
-        let mean_depth = wet.iter().sum::<f64>() / wet.len().max(1) as f64;
+        let mean_depth = mean_wet_depth(&surface.h, &surface.ground);
         let forcing = crate::models::navier_stokes::forcing::Forcing::new(scene, mean_depth)?;
         let mut params = params;
         if let Some(w) = forcing.wave() {
@@ -176,17 +143,7 @@ impl NsLayer {
                 *p += crate::models::navier_stokes::state::applied(&params, &start, c % params.nx, c / params.nx);
             }
         }
-        let markers = markers.then(|| {
-            let m = ns.markers.unwrap_or_default();
-            let rows = (m.per_cell as f64).sqrt().round() as u32;
-            let open = params.nx * params.ny * params.nz;
-            let mp = MarkerParams {
-                rows,
-                capacity: m.capacity.unwrap_or((2 * m.per_cell as usize * open) as u32),
-            };
-            let start = Markers::fill(&params, &mp, &state.ground, &coarse_h);
-            (mp, start)
-        });
+        let markers = markers.then(|| start_markers(&ns, &params, &state, &coarse_h));
         Ok(NsLayer {
             params,
             state,
@@ -196,6 +153,73 @@ impl NsLayer {
             markers,
         })
     }
+}
+
+/// The layer's vertical extent over the coarse columns: (the lowest ground, the highest water
+/// (or an inflow window's top), the deepest water, the inflow's window relative to `reference`).
+fn water_extent(
+    coarse_ground: &[f32],
+    coarse_h: &[f32],
+    ns: &crate::scene::NavierStokes,
+    reference: f64,
+) -> (f32, f32, f32, [f32; 2]) {
+    let floor = coarse_ground.iter().copied().fold(f32::MAX, f32::min);
+    let deepest = coarse_h
+        .iter()
+        .zip(coarse_ground)
+        .map(|(h, b)| h - b)
+        .fold(0.0f32, f32::max);
+    // The highest water, not the highest land: ground above the grid's top is solid anyway.
+    let highest = coarse_h
+        .iter()
+        .zip(coarse_ground)
+        .filter(|(h, b)| h > b)
+        .map(|(h, _)| *h)
+        .fold(f32::MIN, f32::max);
+    let highest = if highest == f32::MIN { floor } else { highest };
+    // An inflow's window (a jet's opening) lies inside the grid too.
+    let window = ns
+        .inflow
+        .as_ref()
+        .and_then(|f| f.window)
+        .map_or(WHOLE_SIDE, |[lo, hi]| {
+            [(lo - reference) as f32, (hi - reference) as f32]
+        });
+    let highest = if window == WHOLE_SIDE {
+        highest
+    } else {
+        highest.max(window[1])
+    };
+    (floor, highest, deepest, window)
+}
+
+/// The mean depth over the wet cells of `h` on `ground`.
+fn mean_wet_depth(h: &[f32], ground: &[f32]) -> f64 {
+    let wet: Vec<f64> = h
+        .iter()
+        .zip(ground)
+        .filter(|(h, b)| h > b)
+        .map(|(h, b)| (h - b) as f64)
+        .collect();
+    wet.iter().sum::<f64>() / wet.len().max(1) as f64
+}
+
+/// The markers' settings and their first fill of the water in `state` (§4.1).
+fn start_markers(
+    ns: &crate::scene::NavierStokes,
+    params: &NsParams,
+    state: &NsState,
+    coarse_h: &[f32],
+) -> (MarkerParams, Markers) {
+    let m = ns.markers.unwrap_or_default();
+    let rows = (m.per_cell as f64).sqrt().round() as u32;
+    let open = params.nx * params.ny * params.nz;
+    let mp = MarkerParams {
+        rows,
+        capacity: m.capacity.unwrap_or((2 * m.per_cell as usize * open) as u32),
+    };
+    let start = Markers::fill(params, &mp, &state.ground, coarse_h);
+    (mp, start)
 }
 
 /// Substeps per step for water `max_depth` m deep: sqrt(g·d)·dt/dx ≤ `NS_COURANT` on the 3D grid.

@@ -12,7 +12,7 @@ pub use fields::FieldAlloc;
 pub use regions::RegionBuffers;
 
 use crate::engine::gpu::binding::{dynamic_offset_alignment, filled_buffer, zeroed_buffer, UNIFORM};
-use crate::engine::params::{StepSlot, Totals, MAX_CHUNK};
+use crate::engine::params::{Totals, MAX_CHUNK};
 use crate::engine::solver::Setup;
 use crate::engine::state_table::Field;
 use crate::error::{Error, Result};
@@ -102,17 +102,6 @@ pub fn check_grid_fits(limits: &wgpu::Limits, nx: u32, ny: u32) -> Result<()> {
     Ok(())
 }
 
-/// One `StepSlot` per step of a submit, `stride` bytes apart.
-fn slot_bytes(stride: u32) -> Vec<u8> {
-    let mut bytes = vec![0u8; (stride * MAX_CHUNK) as usize];
-    for k in 0..MAX_CHUNK {
-        let slot = StepSlot { index: k, _pad: [0; 3] };
-        let at = (k * stride) as usize;
-        bytes[at..at + 16].copy_from_slice(bytemuck::bytes_of(&slot));
-    }
-    bytes
-}
-
 impl GpuState {
     /// Allocates and fills the state for `setup`: the table's fields through [`FieldAlloc`], then
     /// the small buffers beside them (uniforms, reduction, probes, step slots).
@@ -153,7 +142,11 @@ impl GpuState {
             ),
             books: init("books", &books_bytes(n_partials), storage | copy),
             n_partials: params.n_partials,
-            slots: init("step slots", &slot_bytes(slot_stride), UNIFORM),
+            slots: init(
+                "step slots",
+                &crate::engine::gpu::binding::slot_bytes(slot_stride, MAX_CHUNK),
+                UNIFORM,
+            ),
             slot_stride,
             probe_cells: init("probe cells", bytemuck::cast_slice(probe_words), storage),
             probe_history: empty("probe history", history_len as u64 * 4, storage | copy),

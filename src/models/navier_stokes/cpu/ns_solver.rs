@@ -117,6 +117,87 @@ impl CpuNs {
     fn cover(&self) -> &[crate::engine::bodies::Cover] {
         self.bodies.as_ref().map_or(&[], |b| &b.set.cover)
     }
+
+    /// One substep of the layer (the height field's surface or the markers'), on the threaded
+    /// fast passes where the grid is large enough and the backend fast.
+    fn substep_layer(
+        &mut self,
+        dt: f32,
+        forcing: &crate::models::navier_stokes::forcing::Substep,
+    ) -> (PressureReport, f32) {
+        let p = &self.params;
+        let threaded = self.fast && p.nx * p.ny * p.nz >= crate::models::navier_stokes::fast::navier_stokes::FAST_FROM;
+        let costly = if threaded {
+            &crate::models::navier_stokes::fast::navier_stokes::FAST
+        } else {
+            &navier_stokes::REFERENCE
+        };
+        match &mut self.markers {
+            Some((mp, markers)) => navier_stokes::step_markers(
+                costly,
+                &self.params,
+                &mut self.state,
+                &mut self.surface,
+                markers,
+                mp,
+                dt,
+                self.budget,
+                forcing,
+            ),
+            None => navier_stokes::step_with(
+                costly,
+                &self.params,
+                &mut self.state,
+                &mut self.surface,
+                dt,
+                self.budget,
+                forcing,
+            ),
+        }
+    }
+
+    /// The chunk's report from what its steps gathered; sets the next chunk's sweep budget.
+    fn report(
+        &mut self,
+        input: &ChunkInput,
+        worst: PressureReport,
+        fastest: f32,
+        first_bad_step: Option<u32>,
+        probes: Vec<f32>,
+        history: Vec<f32>,
+    ) -> ChunkReport {
+        let sum = ns_surface::volume(&self.surface, self.cover());
+        let pressure = SolveReport {
+            iterations: worst.sweeps,
+            residual: worst.divergence,
+        };
+        let p = &self.params;
+        self.budget = crate::models::navier_stokes::setup::next_budget(self.budget, pressure, p.epsilon, p.max_sweeps);
+        ChunkReport {
+            first_bad_step,
+            totals: Totals {
+                max_depth: sum.deepest,
+                held: sum.held,
+                nonfinite: sum.bad,
+                sum_depth: sum.total() as f32,
+                ..Totals::default()
+            },
+            probes,
+            target: input.target,
+            model: ModelReport::Layer {
+                pressure,
+                flow_courant: fastest,
+                spray: self
+                    .spray
+                    .as_mut()
+                    .map(|(_, s)| crate::models::navier_stokes::cpu::ns_spray::totals(s)),
+                markers_refused: self.markers.as_ref().map(|(_, m)| m.refused),
+            },
+            bodies: history,
+            coupling: self.bodies.as_ref().map_or(Default::default(), |b| b.set.last),
+            ..ChunkReport::default()
+        }
+    }
 }
 
 /// The surface's `held` from the bodies' covers (empty without bodies).
@@ -144,40 +225,12 @@ impl Solver for CpuNs {
         let mut fastest = 0.0f32;
         let records = self.forcing.chunk(input.first_step, steps, substeps);
         let mut substep = 0;
+        let passes: Vec<Pass> = self.schedule.step(substeps).collect();
         for k in 0..steps {
-            for pass in self.schedule.step(substeps) {
+            for &pass in &passes {
                 match pass {
                     Pass::NavierStokes => {
-                        let p = &self.params;
-                        let threaded = self.fast
-                            && p.nx * p.ny * p.nz >= crate::models::navier_stokes::fast::navier_stokes::FAST_FROM;
-                        let costly = if threaded {
-                            &crate::models::navier_stokes::fast::navier_stokes::FAST
-                        } else {
-                            &navier_stokes::REFERENCE
-                        };
-                        let (r, courant) = match &mut self.markers {
-                            Some((mp, markers)) => navier_stokes::step_markers(
-                                costly,
-                                &self.params,
-                                &mut self.state,
-                                &mut self.surface,
-                                markers,
-                                mp,
-                                dt,
-                                self.budget,
-                                &records[substep],
-                            ),
-                            None => navier_stokes::step_with(
-                                costly,
-                                &self.params,
-                                &mut self.state,
-                                &mut self.surface,
-                                dt,
-                                self.budget,
-                                &records[substep],
-                            ),
-                        };
+                        let (r, courant) = self.substep_layer(dt, &records[substep]);
                         substep += 1;
                         worst.sweeps = worst.sweeps.max(r.sweeps);
                         worst.divergence = worst.divergence.max(r.divergence);
@@ -227,37 +280,7 @@ impl Solver for CpuNs {
                 ns_surface::correct(&mut self.surface, delta);
             }
         }
-        let sum = ns_surface::volume(&self.surface, self.cover());
-        let pressure = SolveReport {
-            iterations: worst.sweeps,
-            residual: worst.divergence,
-        };
-        let p = &self.params;
-        self.budget = crate::models::navier_stokes::setup::next_budget(self.budget, pressure, p.epsilon, p.max_sweeps);
-        Ok(ChunkReport {
-            first_bad_step,
-            totals: Totals {
-                max_depth: sum.deepest,
-                held: sum.held,
-                nonfinite: sum.bad,
-                sum_depth: sum.total() as f32,
-                ..Totals::default()
-            },
-            probes,
-            target: input.target,
-            model: ModelReport::Layer {
-                pressure,
-                flow_courant: fastest,
-                spray: self
-                    .spray
-                    .as_mut()
-                    .map(|(_, s)| crate::models::navier_stokes::cpu::ns_spray::totals(s)),
-                markers_refused: self.markers.as_ref().map(|(_, m)| m.refused),
-            },
-            bodies: history,
-            coupling: self.bodies.as_ref().map_or(Default::default(), |b| b.set.last),
-            ..ChunkReport::default()
-        })
+        Ok(self.report(input, worst, fastest, first_bad_step, probes, history))
     }
 
     fn read_cover(&mut self) -> Result<Vec<crate::engine::bodies::Cover>> {

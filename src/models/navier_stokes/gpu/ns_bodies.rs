@@ -116,8 +116,8 @@ impl LayerBodies {
         }
     }
 
-    /// Whether the coupling runs PCG (which measures its residual).
-    pub fn is_pcg(&self) -> bool {
-        self.coupling.is_pcg()
+    /// How the coupling solve went, from its scalars in a chunk's report.
+    pub fn report(&self, solve: &crate::engine::bodies::Solve) -> crate::engine::bodies::SolveReport {
+        self.coupling.report(solve)
     }
 }

@@ -67,6 +67,21 @@ const SOLVE_BYTES: u64 = std::mem::size_of::<crate::engine::bodies::Solve>() as 
 /// coupling; then the probes' history and the bodies'.
 const HEAD_BYTES: u64 = STATS_BYTES + FOLD_BYTES + TALLY_BYTES + BOOK_BYTES + SOLVE_BYTES;
 
+/// The probes' cells and their history (a submit's steps), never empty: a binding cannot be
+/// zero bytes.
+fn probe_buffers(device: &wgpu::Device, probe_cells: &[u32]) -> (wgpu::Buffer, wgpu::Buffer) {
+    let storage = U::STORAGE | U::COPY_SRC | U::COPY_DST;
+    let cells: &[u32] = if probe_cells.is_empty() { &[0] } else { probe_cells };
+    let probe_buffer = filled_buffer(device, "ns probes", bytemuck::cast_slice(cells), storage);
+    let history = zeroed_buffer(
+        device,
+        "ns probe history",
+        (MAX_CHUNK as usize * probe_cells.len().max(1) * 4) as u64,
+        storage,
+    );
+    (probe_buffer, history)
+}
+
 impl GpuNs {
     /// The backend for `layer`, with the rest of `setup` (probes, bodies), stepping `dt` s per
     /// step at `setup.params.substeps` substeps.
@@ -80,55 +95,21 @@ impl GpuNs {
     ) -> Result<GpuNs> {
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let (params, probe_cells) = (&setup.params, setup.probe_cells);
-        // As the CPU twin: no correction where water crosses a side.
-        let corrected = params.correct != 0 && !layer.forcing.open_sides() && layer.markers.is_none();
-        let target = corrected.then(|| crate::models::navier_stokes::setup::start_target(&layer.surface, setup.cover));
-        let max = device.limits().max_compute_workgroups_per_dimension.min(65535);
         let substeps = params.substeps.max(1);
         let n_probes = probe_cells.len() as u32;
-        let mut uniforms = NsUniforms::new(
-            &layer.params,
-            &layer.surface,
-            dt as f32 / substeps as f32,
-            target,
-            n_probes,
-            max,
-        );
-        uniforms.spray_unit = layer.spray.map_or(0.0, |p| p.unit_h);
-        uniforms.bodies = !setup.bodies.is_empty() as u32;
+        let uniforms = Self::uniforms(device, layer, setup, dt as f32 / substeps as f32);
         // Room for a submit's substeps now and after they double once; more regrows the buffer.
         let records = (crate::models::navier_stokes::setup::NS_CHUNK * substeps * 2) as usize;
         let buffers = NsBuffers::new(device, &uniforms, &layer.state, &layer.surface, records);
-        let storage = U::STORAGE | U::COPY_SRC | U::COPY_DST;
-        // Never empty: a binding cannot be zero bytes.
-        let cells: &[u32] = if probe_cells.is_empty() { &[0] } else { probe_cells };
-        let probe_buffer = filled_buffer(device, "ns probes", bytemuck::cast_slice(cells), storage);
-        let history = zeroed_buffer(
-            device,
-            "ns probe history",
-            (MAX_CHUNK as usize * probe_cells.len().max(1) * 4) as u64,
-            storage,
-        );
+        let (probe_buffer, history) = probe_buffers(device, probe_cells);
         let slot_stride = crate::engine::gpu::binding::dynamic_offset_alignment(&device.limits());
-        let mut slots = vec![0u8; (MAX_CHUNK * slot_stride) as usize];
-        for k in 0..MAX_CHUNK {
-            let at = (k * slot_stride) as usize;
-            slots[at..at + 4].copy_from_slice(&k.to_le_bytes());
-        }
+        let slots = crate::engine::gpu::binding::slot_bytes(slot_stride, MAX_CHUNK);
         let slots = filled_buffer(device, "ns step slots", &slots, crate::engine::gpu::binding::UNIFORM);
         let grid = NavierStokes::new(device, &buffers, &uniforms, None);
         let markers = layer.markers.as_ref().map(|(mp, start)| {
             let p = &layer.params;
-            NsMarkers::new(
-                device,
-                &buffers,
-                &grid.grid_layout,
-                *mp,
-                start,
-                p.nz,
-                (uniforms.fnx, uniforms.fny),
-                (p.nx * p.ny * p.nz) as u32,
-            )
+            let (fine, cells) = ((uniforms.fnx, uniforms.fny), (p.nx * p.ny * p.nz) as u32);
+            NsMarkers::new(device, &buffers, &grid.grid_layout, *mp, start, p.nz, fine, cells)
         });
         // Stand-ins without bodies: the surface's volume binds `cover` either way.
         let body_buffers = BodyBuffers::new(device, &FieldAlloc::new(device, setup), setup);
@@ -144,12 +125,11 @@ impl GpuNs {
         let bodies = (body_buffers.count != 0)
             .then(|| LayerBodies::new(device, setup, &buffers, &grid.grid_layout, &slots, body_buffers));
         let spray = layer.spray.map(|p| NsSpray::new(device, &buffers, p, &slots));
-        let report_readback = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("ns report readback"),
-            size: HEAD_BYTES + history.size() + bodies.as_ref().map_or(0, |b| b.buffers.history.size()),
-            usage: U::MAP_READ | U::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let report_readback = crate::engine::gpu::readback::buffer(
+            device,
+            "ns report readback",
+            HEAD_BYTES + history.size() + bodies.as_ref().map_or(0, |b| b.buffers.history.size()),
+        );
         if let Some(e) = crate::engine::gpu::context::caught(scope.pop()) {
             return Err(Error::Gpu(e.to_string()));
         }
@@ -176,6 +156,19 @@ impl GpuNs {
             markers,
             bodies,
         })
+    }
+
+    /// The layer's uniforms for `layer` and `setup`, stepping `dt` s per substep.
+    fn uniforms(device: &wgpu::Device, layer: &NsLayer, setup: &Setup, dt: f32) -> NsUniforms {
+        // As the CPU twin: no correction where water crosses a side.
+        let corrected = setup.params.correct != 0 && !layer.forcing.open_sides() && layer.markers.is_none();
+        let target = corrected.then(|| crate::models::navier_stokes::setup::start_target(&layer.surface, setup.cover));
+        let max = device.limits().max_compute_workgroups_per_dimension.min(65535);
+        let n_probes = setup.probe_cells.len() as u32;
+        let mut uniforms = NsUniforms::new(&layer.params, &layer.surface, dt, target, n_probes, max);
+        uniforms.spray_unit = layer.spray.map_or(0.0, |p| p.unit_h);
+        uniforms.bodies = !setup.bodies.is_empty() as u32;
+        uniforms
     }
 
     /// Room for `records` substeps' forcing: a new columns buffer (the columns' surface is
@@ -237,31 +230,13 @@ impl GpuNs {
             ground: Vec::new(),
         })
     }
-}
 
-impl Solver for GpuNs {
-    fn set_params(&mut self, _params: &Params) -> Result<()> {
-        Ok(())
-    }
-
-    /// The layer carries velocities, not per-substep changes: nothing to rescale.
-    fn rescale_velocity(&mut self, _factor: f32) -> Result<()> {
-        Ok(())
-    }
-
-    fn advance(&mut self, steps: u32, substeps: u32, input: &ChunkInput) -> Result<ChunkReport> {
-        if substeps != self.substeps {
-            self.substeps = substeps;
-            self.uniforms.dt = self.dt / substeps as f32;
-            self.queue
-                .write_buffer(&self.buffers.uniforms, 0, bytemuck::bytes_of(&self.uniforms));
-        }
+    /// Records a chunk's steps (forcing staged, then every step's passes, then the totals).
+    fn record_chunk(&mut self, encoder: &mut wgpu::CommandEncoder, steps: u32, substeps: u32, input: &ChunkInput) {
         let budget = self.uniforms.budget;
-        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let mut encoder = self.device.create_command_encoder(&Default::default());
         encoder.clear_buffer(&self.buffers.stats, 0, None);
         if let Some(spray) = &mut self.spray {
-            spray.start_chunk(&self.queue, &mut encoder, input.first_step as u32);
+            spray.start_chunk(&self.queue, encoder, input.first_step as u32);
         }
         let records = self.forcing.chunk(input.first_step, steps, substeps);
         if records.len() > self.buffers.records {
@@ -271,7 +246,7 @@ impl Solver for GpuNs {
         let forcing_at = (2 * p.nx * p.ny * 4) as u64;
         crate::engine::gpu::binding::stage(
             &self.device,
-            &mut encoder,
+            encoder,
             &self.buffers.col,
             forcing_at,
             bytemuck::cast_slice(&records),
@@ -318,6 +293,11 @@ impl Solver for GpuNs {
                 spray.totals(&mut pass);
             }
         }
+    }
+
+    /// Copies the chunk's report (stats, volume fold, spray tally, marker book, the bodies' solve
+    /// and histories, the probes) into the readback; returns (probe, body) history bytes.
+    fn copy_report(&self, encoder: &mut wgpu::CommandEncoder, steps: u32) -> (u64, u64) {
         let probe_bytes = (steps * self.n_probes * 4) as u64;
         let body_bytes = self.bodies.as_ref().map_or(0, |b| {
             (steps * b.buffers.count) as u64 * crate::engine::bodies::HISTORY_FLOATS as u64 * 4
@@ -340,11 +320,12 @@ impl Solver for GpuNs {
         if probe_bytes > 0 {
             encoder.copy_buffer_to_buffer(&self.history, 0, rb, head, probe_bytes);
         }
-        self.queue.submit([encoder.finish()]);
-        let bytes = crate::engine::gpu::readback::map(&self.device, rb, head + probe_bytes + body_bytes)?;
-        if let Some(e) = crate::engine::gpu::context::caught(scope.pop()) {
-            return Err(Error::Gpu(e.to_string()));
-        }
+        (probe_bytes, body_bytes)
+    }
+
+    /// The chunk's report from its readback `bytes`; sets the next chunk's sweep budget.
+    fn report(&mut self, bytes: &[u8], steps: u32, probe_bytes: u64, input: &ChunkInput) -> ChunkReport {
+        let budget = self.uniforms.budget;
         let (stats, rest) = bytes.split_at(STATS_BYTES as usize);
         let (fold, rest) = rest.split_at(FOLD_BYTES as usize);
         let (tally, rest) = rest.split_at(TALLY_BYTES as usize);
@@ -367,7 +348,7 @@ impl Solver for GpuNs {
             self.params.epsilon,
             self.params.max_sweeps,
         ));
-        Ok(ChunkReport {
+        ChunkReport {
             // Condition 3 is checked over the chunk: a chunk that broke it is reported at its end.
             first_bad_step: (courant.is_nan() || courant >= 1.0).then_some(steps.saturating_sub(1)),
             totals: Totals {
@@ -394,15 +375,46 @@ impl Solver for GpuNs {
                 }),
             },
             bodies: bytemuck::pod_collect_to_vec(body_history),
-            coupling: match &self.bodies {
-                Some(b) => SolveReport {
-                    iterations: solve.iterations,
-                    residual: if b.is_pcg() { solve.residual() } else { f32::NAN },
-                },
-                None => SolveReport::default(),
-            },
+            coupling: self
+                .bodies
+                .as_ref()
+                .map_or(SolveReport::default(), |b| b.report(&solve)),
             ..ChunkReport::default()
-        })
+        }
+    }
+}
+
+impl Solver for GpuNs {
+    fn set_params(&mut self, _params: &Params) -> Result<()> {
+        Ok(())
+    }
+
+    /// The layer carries velocities, not per-substep changes: nothing to rescale.
+    fn rescale_velocity(&mut self, _factor: f32) -> Result<()> {
+        Ok(())
+    }
+
+    fn advance(&mut self, steps: u32, substeps: u32, input: &ChunkInput) -> Result<ChunkReport> {
+        if substeps != self.substeps {
+            self.substeps = substeps;
+            self.uniforms.dt = self.dt / substeps as f32;
+            self.queue
+                .write_buffer(&self.buffers.uniforms, 0, bytemuck::bytes_of(&self.uniforms));
+        }
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        self.record_chunk(&mut encoder, steps, substeps, input);
+        let (probe_bytes, body_bytes) = self.copy_report(&mut encoder, steps);
+        self.queue.submit([encoder.finish()]);
+        let bytes = crate::engine::gpu::readback::map(
+            &self.device,
+            &self.report_readback,
+            HEAD_BYTES + probe_bytes + body_bytes,
+        )?;
+        if let Some(e) = crate::engine::gpu::context::caught(scope.pop()) {
+            return Err(Error::Gpu(e.to_string()));
+        }
+        Ok(self.report(&bytes, steps, probe_bytes, input))
     }
 
     fn read_cover(&mut self) -> Result<Vec<crate::engine::bodies::Cover>> {

@@ -46,11 +46,7 @@ impl PipeBuffers {
         let n = state.columns();
         let storage = U::STORAGE | U::COPY_SRC | U::COPY_DST;
         let slot_stride = crate::engine::gpu::binding::dynamic_offset_alignment(&device.limits());
-        let mut slots = vec![0u8; (max_chunk * slot_stride) as usize];
-        for k in 0..max_chunk {
-            let at = (k * slot_stride) as usize;
-            slots[at..at + 4].copy_from_slice(&k.to_le_bytes());
-        }
+        let slots = crate::engine::gpu::binding::slot_bytes(slot_stride, max_chunk);
         let groups = (n as u32).div_ceil(WG) as u64;
         PipeBuffers {
             params: filled_buffer(

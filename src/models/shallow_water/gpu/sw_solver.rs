@@ -58,12 +58,11 @@ impl GpuSw {
             (fold, maps)
         });
         let n_probes = setup.probe_cells.len() as u32;
-        let report_readback = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("sw report readback"),
-            size: BOOK_WORDS * 4 + n_probes.max(1) as u64 * crate::engine::params::MAX_CHUNK as u64 * 4,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let report_readback = crate::engine::gpu::readback::buffer(
+            device,
+            "sw report readback",
+            BOOK_WORDS * 4 + n_probes.max(1) as u64 * crate::engine::params::MAX_CHUNK as u64 * 4,
+        );
         if let Some(e) = crate::engine::gpu::context::caught(scope.pop()) {
             return Err(Error::Gpu(e.to_string()));
         }
