@@ -684,6 +684,39 @@ fn write_velocity(sim: &mut Simulation, out: &Path, step: u64) -> Result<()> {
     Ok(())
 }
 
+/// The Navier-Stokes layer's own snapshot files at `target`: its markers (and their picture),
+/// its velocity and pressure fields; a non-finite value is a divergence, never written.
+fn write_layer(sim: &mut Simulation, frames: &mut Frames, out: &Path, target: u64) -> Result<()> {
+    if sim.has_markers() {
+        let markers = sim.markers()?;
+        if markers.iter().flatten().any(|v| !v.is_finite()) {
+            return Err(Error::Diverged { step: target });
+        }
+        let file = out.join(format!("markers_{target:06}.npy"));
+        npy::write_f32_2d(&file, markers.len(), 3, markers.as_flattened())?;
+        frames.draw_markers(sim, &markers, out, target)?;
+    }
+    if let Some(layer) = sim.layer_fields()? {
+        let finite = layer
+            .velocity
+            .iter()
+            .flatten()
+            .chain(&layer.pressure)
+            .all(|v| v.is_finite());
+        if !finite {
+            return Err(Error::Diverged { step: target });
+        }
+        let shape = [layer.nz, layer.ny, layer.nx];
+        npy::write_nd(
+            &out.join(format!("velocity_{target:06}.npy")),
+            &[shape[0], shape[1], shape[2], 3],
+            layer.velocity.as_flattened(),
+        )?;
+        npy::write_nd(&out.join(format!("pressure_{target:06}.npy")), &shape, &layer.pressure)?;
+    }
+    Ok(())
+}
+
 /// Writes the snapshot at `target` (h, pictures, the stats row); returns the water's volume.
 fn snapshot(
     sim: &mut Simulation,
@@ -742,33 +775,7 @@ fn snapshot(
             foam.as_flattened(),
         )?;
     }
-    if sim.has_markers() {
-        let markers = sim.markers()?;
-        if markers.iter().flatten().any(|v| !v.is_finite()) {
-            return Err(Error::Diverged { step: target });
-        }
-        let file = out.join(format!("markers_{target:06}.npy"));
-        npy::write_f32_2d(&file, markers.len(), 3, markers.as_flattened())?;
-        frames.draw_markers(sim, &markers, out, target)?;
-    }
-    if let Some(layer) = sim.layer_fields()? {
-        let finite = layer
-            .velocity
-            .iter()
-            .flatten()
-            .chain(&layer.pressure)
-            .all(|v| v.is_finite());
-        if !finite {
-            return Err(Error::Diverged { step: target });
-        }
-        let shape = [layer.nz, layer.ny, layer.nx];
-        npy::write_nd(
-            &out.join(format!("velocity_{target:06}.npy")),
-            &[shape[0], shape[1], shape[2], 3],
-            layer.velocity.as_flattened(),
-        )?;
-        npy::write_nd(&out.join(format!("pressure_{target:06}.npy")), &shape, &layer.pressure)?;
-    }
+    write_layer(sim, frames, out, target)?;
     frames.draw(sim, &surface, &particles, &foam, out, target)?;
     let s = sim.stats(&surface);
     tables.stats_row(sim, target, &s)?;

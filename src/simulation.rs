@@ -208,86 +208,49 @@ impl Simulation {
     }
 
     pub(crate) fn build(scene: &Scene, make: impl FnOnce(&Setup) -> Result<Box<dyn Solver>>) -> Result<Simulation> {
-        let Prepared {
-            fields,
-            eta,
-            ground_rel,
-            probe_cells,
-            params,
-            substeps,
-            notes,
-            source,
-            feeds,
-            patches,
-            damping_keep,
-            bodies,
-            body_params,
-            cover,
-            columns,
-            layer,
-            shallow,
-        } = Prepared::new(scene)?;
-        let totals = start_totals(&params, &ground_rel, &eta, &cover);
-        let target = totals.sum_depth as f64;
-        let still = ground_rel.iter().map(|&b| (-(b as f64)).max(0.0)).sum();
-        let regions = (params.regions != 0).then(|| crate::engine::cpu::regions::label(&params, &ground_rel, &eta).1);
+        let p = Prepared::new(scene)?;
+        let totals = start_totals(&p.params, &p.ground_rel, &p.eta, &p.cover);
+        let own_model = p.columns.is_some() || p.layer.is_some() || p.shallow.is_some();
         let (vel, faces) = start_change(
             scene,
-            &params,
-            &ground_rel,
-            &eta,
-            columns.is_some() || layer.is_some() || shallow.is_some() || !bodies.is_empty(),
+            &p.params,
+            &p.ground_rel,
+            &p.eta,
+            own_model || !p.bodies.is_empty(),
         );
-        let solver = make(&Setup {
-            params,
-            method: scene.physics.solver,
-            eta: &eta,
-            vel: &vel,
-            faces: &faces,
-            ground: &ground_rel,
-            probe_cells: &probe_cells,
-            source: &source,
-            rain: feeds.any(),
-            rainfall_map: feeds.rainfall_map(),
-            damping_keep: &damping_per_substep(&damping_keep, substeps),
-            pressure_patches: patches.len() as u32,
-            summary: scene.output.summary.then_some(scene.output.wet_depth as f32),
-            bodies: &bodies,
-            body_params,
-            cover: &cover,
-            pipes: columns.as_ref().map(|c| (scene, c)),
-            navier_stokes: layer.as_ref(),
-            shallow_water: shallow.as_ref(),
-        })?;
-        let reference = fields.reference.0;
+        let damping = damping_per_substep(&p.damping_keep, p.substeps);
+        let solver = make(&p.setup(scene, &vel, &faces, &damping))?;
+        let reference = p.fields.reference.0;
         Ok(Simulation {
             scene: scene.clone(),
-            feeds,
-            patches,
-            damping_map: damping_keep,
-            fields,
-            ground_rel,
-            solver,
-            params,
-            substeps,
-            step: 0,
-            probe_cells,
-            totals,
-            diverged_at: None,
-            target,
-            still,
-            regions,
-            notes,
-            bodies_now: bodies
+            target: totals.sum_depth as f64,
+            still: p.ground_rel.iter().map(|&b| (-(b as f64)).max(0.0)).sum(),
+            regions: (p.params.regions != 0)
+                .then(|| crate::engine::cpu::regions::label(&p.params, &p.ground_rel, &p.eta).1),
+            books: books::ModelBooks::new(scene, p.columns.as_ref(), p.layer.as_ref(), reference),
+            bodies_now: p
+                .bodies
                 .iter()
                 .map(|b| crate::engine::bodies::BodySample::of(b, reference))
                 .collect(),
-            body_shapes: bodies.clone(),
+            feeds: p.feeds,
+            patches: p.patches,
+            damping_map: p.damping_keep,
+            fields: p.fields,
+            ground_rel: p.ground_rel,
+            solver,
+            params: p.params,
+            substeps: p.substeps,
+            step: 0,
+            probe_cells: p.probe_cells,
+            totals,
+            diverged_at: None,
+            notes: p.notes,
+            body_shapes: p.bodies,
             body_samples: Vec::new(),
             coupling: Default::default(),
             context: None,
-            books: books::ModelBooks::new(scene, columns.as_ref(), layer.as_ref(), reference),
-            body_params,
+            body_params: p.body_params,
             profiling: None,
             backend: Backend::Gpu,
         })

@@ -196,6 +196,7 @@ mod tests {
         );
     }
 
+    // Long (about 90 lines): one table, a `check_mirror` row per body struct and field.
     #[test]
     fn the_body_structs_mirror_their_wgsl_field_by_field() {
         check_mirror(

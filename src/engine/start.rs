@@ -96,20 +96,7 @@ pub fn taylor_vel(params: &Params, ground: &[f32], eta: &[f32]) -> (Vec<f32>, Ve
     // Σvel at zero: open sides) its level would drift at that rate for good. The masked shore
     // and the sides' fluxes leave a remainder; each body's is taken from its own cells evenly
     // (zero for a closed basin that is wet throughout).
-    let (labels, count) = cpu::regions::label(&params, ground, eta);
-    let mut sums = vec![(0.0f64, 0u32); count as usize];
-    for (c, v) in vel.iter().enumerate() {
-        if let (Some(v), l @ 1..) = (v, labels[c]) {
-            let s = &mut sums[l as usize - 1];
-            *s = (s.0 + *v as f64, s.1 + 1);
-        }
-    }
-    for (c, v) in vel.iter_mut().enumerate() {
-        if let (Some(v), l @ 1..) = (v.as_mut(), labels[c]) {
-            let (sum, cells) = sums[l as usize - 1];
-            *v -= (sum / cells as f64) as f32;
-        }
-    }
+    remove_drift(&params, ground, eta, &mut vel);
     // A face's memory is its part of the start where both its cells start moving (elsewhere
     // they start at rest, and so does the face).
     let moving = |c: usize| vel[c].is_some();
@@ -125,4 +112,22 @@ pub fn taylor_vel(params: &Params, ground: &[f32], eta: &[f32]) -> (Vec<f32>, Ve
         };
     }
     (vel.into_iter().map(|v| v.unwrap_or(0.0)).collect(), faces)
+}
+
+/// Takes each body of water's mean from its moving cells' vel⁰, so that Σvel⁰ over each is zero.
+fn remove_drift(params: &Params, ground: &[f32], eta: &[f32], vel: &mut [Option<f32>]) {
+    let (labels, count) = cpu::regions::label(params, ground, eta);
+    let mut sums = vec![(0.0f64, 0u32); count as usize];
+    for (c, v) in vel.iter().enumerate() {
+        if let (Some(v), l @ 1..) = (v, labels[c]) {
+            let s = &mut sums[l as usize - 1];
+            *s = (s.0 + *v as f64, s.1 + 1);
+        }
+    }
+    for (c, v) in vel.iter_mut().enumerate() {
+        if let (Some(v), l @ 1..) = (v.as_mut(), labels[c]) {
+            let (sum, cells) = sums[l as usize - 1];
+            *v -= (sum / cells as f64) as f32;
+        }
+    }
 }

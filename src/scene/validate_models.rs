@@ -43,27 +43,7 @@ pub fn requests(scene: &Scene) -> Vec<(Feature, String, String)> {
     if scene.boundary.maker.is_some() {
         ask(Feature::WaveMakers, "boundary.maker", "a wave maker");
     }
-    let b = &scene.boundary;
-    for (name, side) in [
-        ("all", b.all),
-        ("west", b.west),
-        ("east", b.east),
-        ("south", b.south),
-        ("north", b.north),
-    ] {
-        let key = format!("boundary.{name}");
-        match side {
-            Some(BoundaryMode::Open | BoundaryMode::Periodic | BoundaryMode::Absorb) => {
-                ask(Feature::OpenSides, &key, "an open, periodic or absorbing side")
-            }
-            Some(BoundaryMode::GhostMean | BoundaryMode::GhostSlope) => ask(Feature::GhostSides, &key, "a ghost side"),
-            Some(BoundaryMode::Maker) => ask(Feature::WaveMakers, &key, "a \"maker\" side"),
-            Some(BoundaryMode::Free) => ask(Feature::RiverSides, &key, "a \"free\" side"),
-            Some(BoundaryMode::Discharge) => ask(Feature::RiverSides, &key, "a \"discharge\" side"),
-            Some(BoundaryMode::Stage) => ask(Feature::RiverSides, &key, "a \"stage\" side"),
-            Some(BoundaryMode::Reflect) | None => {}
-        }
-    }
+    side_requests(scene, &mut ask);
     if scene.water.u_npy.is_some() {
         ask(Feature::Velocities, "water.u_npy", "water.u_npy");
     }
@@ -92,6 +72,31 @@ pub fn requests(scene: &Scene) -> Vec<(Feature, String, String)> {
         ask(Feature::Probes, "output.probe[0].x", "a probe");
     }
     out
+}
+
+/// What the scene's sides ask for, each named by its `boundary.` key.
+fn side_requests(scene: &Scene, ask: &mut impl FnMut(Feature, &str, &str)) {
+    let b = &scene.boundary;
+    for (name, side) in [
+        ("all", b.all),
+        ("west", b.west),
+        ("east", b.east),
+        ("south", b.south),
+        ("north", b.north),
+    ] {
+        let key = format!("boundary.{name}");
+        match side {
+            Some(BoundaryMode::Open | BoundaryMode::Periodic | BoundaryMode::Absorb) => {
+                ask(Feature::OpenSides, &key, "an open, periodic or absorbing side")
+            }
+            Some(BoundaryMode::GhostMean | BoundaryMode::GhostSlope) => ask(Feature::GhostSides, &key, "a ghost side"),
+            Some(BoundaryMode::Maker) => ask(Feature::WaveMakers, &key, "a \"maker\" side"),
+            Some(BoundaryMode::Free) => ask(Feature::RiverSides, &key, "a \"free\" side"),
+            Some(BoundaryMode::Discharge) => ask(Feature::RiverSides, &key, "a \"discharge\" side"),
+            Some(BoundaryMode::Stage) => ask(Feature::RiverSides, &key, "a \"stage\" side"),
+            Some(BoundaryMode::Reflect) | None => {}
+        }
+    }
 }
 
 impl Check<'_> {

@@ -219,6 +219,62 @@ pub(super) struct Prepared {
     pub(super) shallow: Option<crate::models::shallow_water::setup::SwSetup>,
 }
 
+impl Prepared {
+    /// What the backends build from: this preparation of `scene`, with the start's velocities
+    /// and faces and the damping per substep.
+    pub(super) fn setup<'a>(
+        &'a self,
+        scene: &'a Scene,
+        vel: &'a [f32],
+        faces: &'a [f32],
+        damping_keep: &'a [f32],
+    ) -> Setup<'a> {
+        Setup {
+            params: self.params,
+            method: scene.physics.solver,
+            eta: &self.eta,
+            vel,
+            faces,
+            ground: &self.ground_rel,
+            probe_cells: &self.probe_cells,
+            source: &self.source,
+            rain: self.feeds.any(),
+            rainfall_map: self.feeds.rainfall_map(),
+            damping_keep,
+            pressure_patches: self.patches.len() as u32,
+            summary: scene.output.summary.then_some(scene.output.wet_depth as f32),
+            bodies: &self.bodies,
+            body_params: self.body_params,
+            cover: &self.cover,
+            pipes: self.columns.as_ref().map(|c| (scene, c)),
+            navier_stokes: self.layer.as_ref(),
+            shallow_water: self.shallow.as_ref(),
+        }
+    }
+}
+
+/// Why a scene that asks for `volume_correction = "regions"` corrects globally, if it does.
+fn region_notes(scene: &Scene, params: &Params) -> Vec<String> {
+    let mut out = Vec::new();
+    let correction = scene.physics.volume_correction;
+    if correction == VolumeCorrection::Regions && params.correct == params::CORRECT_CLAMPS {
+        out.push(
+            "volume_correction = \"regions\" runs with reflect and periodic sides only: through open, \
+             absorbing and ghost sides water crosses the boundary, so this run corrects globally, undoing \
+             what the dry-cell rule does"
+                .into(),
+        );
+    }
+    if correction == VolumeCorrection::Regions && params.regions == 0 && !scene.bodies.is_empty() {
+        out.push(
+            "volume_correction = \"regions\" runs without bodies only: a submerged body's volume stands in its \
+             columns, which the per-region sums would count as water, so this run corrects globally"
+                .into(),
+        );
+    }
+    out
+}
+
 /// Bytes of host memory a cell takes while a scene is built (its ground and surface in f64, their
 /// f32 copies, the sources, the feeds) and a CPU backend holds it (two levels, carry, and the
 /// options' fields): what `Prepared::new` checks against the machine's memory before it
@@ -300,22 +356,7 @@ impl Prepared {
             notes.push(substep_note(scene, substeps, max_depth));
         }
         let mut params = Params::new(scene, substeps, probe_cells.len() as u32);
-        let correction = scene.physics.volume_correction;
-        if correction == VolumeCorrection::Regions && params.correct == params::CORRECT_CLAMPS {
-            notes.push(
-                "volume_correction = \"regions\" runs with reflect and periodic sides only: through open, \
-                 absorbing and ghost sides water crosses the boundary, so this run corrects globally, undoing \
-                 what the dry-cell rule does"
-                    .into(),
-            );
-        }
-        if correction == VolumeCorrection::Regions && params.regions == 0 && !scene.bodies.is_empty() {
-            notes.push(
-                "volume_correction = \"regions\" runs without bodies only: a submerged body's volume stands in its \
-                 columns, which the per-region sums would count as water, so this run corrects globally"
-                    .into(),
-            );
-        }
+        notes.extend(region_notes(scene, &params));
         let mut eta = eta;
         let (bodies, body_params, cover) = place_bodies(scene, fields.reference.0, &params, &ground_rel, &mut eta);
         let mut source = source_field(scene);

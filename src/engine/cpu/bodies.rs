@@ -125,6 +125,10 @@ impl BodySet {
     }
 
     /// `integrate`, appending each body's history entry to `history`; `loads` as there.
+    ///
+    /// Long (about 100 lines) on purpose: it mirrors `integrate` in bodies.wgsl statement for
+    /// statement (forces, torques, the semi-implicit update), which the GPU-vs-CPU tests compare
+    /// to the bit; one function on each side keeps the two readable side by side.
     pub fn integrate(&mut self, p: &Params, ground: &[f32], eta: &[f32], loads: &[[f32; 4]], history: &mut Vec<f32>) {
         let params = self.params;
         integrate(p, &params, &mut self.states, ground, eta, &self.cover, loads, history);

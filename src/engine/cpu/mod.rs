@@ -204,24 +204,7 @@ impl CpuSolver {
                 }
                 self.current = 1 - self.current;
             }
-            Pass::Footprint => {
-                let b = self.bodies.as_mut().expect("bodies");
-                b.footprint(&self.params, &self.ground, &mut self.eta[self.current]);
-            }
-            Pass::Coupling => {
-                let (p, b) = (self.current, self.bodies.as_mut().expect("bodies"));
-                b.couple(&self.params, &self.ground, &mut self.eta[p], &mut self.vel[p]);
-            }
-            Pass::Integrate => {
-                let b = self.bodies.as_mut().expect("bodies");
-                b.integrate(
-                    &self.params,
-                    &self.ground,
-                    &self.eta[self.current],
-                    &[],
-                    &mut chunk.history,
-                );
-            }
+            Pass::Footprint | Pass::Coupling | Pass::Integrate => self.body_pass(pass, chunk),
             Pass::Regions => {
                 let (p, r) = (self.current, self.regions.as_mut().expect("regions"));
                 r.record(&self.params, &self.ground, &self.eta[p], &self.vel[p], &self.faces[p]);
@@ -254,16 +237,46 @@ impl CpuSolver {
             | Pass::ShallowWater => {
                 unreachable!("the pipes, Navier-Stokes and shallow-water models have their own backends")
             }
-            Pass::Probe => match &self.deferred {
-                Some(volume) => {
-                    let (p, eta, vel) = (&self.params, &self.eta[self.current], &self.vel[self.current]);
-                    chunk.probes.extend(self.probe_cells.iter().map(|&c| {
-                        let c = c as usize;
-                        volume::apply_plain(p, volume, self.ground[c], eta[c], vel[c], self.carry[c]).0
-                    }));
-                }
-                None => probe::record(&self.probe_cells, &self.eta[self.current], &mut chunk.probes),
-            },
+            Pass::Probe => self.probe(chunk),
+        }
+    }
+
+    /// The bodies' passes: their footprint on the water, the coupling solve, the integration.
+    fn body_pass(&mut self, pass: Pass, chunk: &mut Chunk) {
+        match pass {
+            Pass::Footprint => {
+                let b = self.bodies.as_mut().expect("bodies");
+                b.footprint(&self.params, &self.ground, &mut self.eta[self.current]);
+            }
+            Pass::Coupling => {
+                let (p, b) = (self.current, self.bodies.as_mut().expect("bodies"));
+                b.couple(&self.params, &self.ground, &mut self.eta[p], &mut self.vel[p]);
+            }
+            Pass::Integrate => {
+                let b = self.bodies.as_mut().expect("bodies");
+                b.integrate(
+                    &self.params,
+                    &self.ground,
+                    &self.eta[self.current],
+                    &[],
+                    &mut chunk.history,
+                );
+            }
+            other => unreachable!("{other:?} is not a body pass"),
+        }
+    }
+
+    /// The probes' heights after this step (through the deferred correction where there is one).
+    fn probe(&mut self, chunk: &mut Chunk) {
+        match &self.deferred {
+            Some(volume) => {
+                let (p, eta, vel) = (&self.params, &self.eta[self.current], &self.vel[self.current]);
+                chunk.probes.extend(self.probe_cells.iter().map(|&c| {
+                    let c = c as usize;
+                    volume::apply_plain(p, volume, self.ground[c], eta[c], vel[c], self.carry[c]).0
+                }));
+            }
+            None => probe::record(&self.probe_cells, &self.eta[self.current], &mut chunk.probes),
         }
     }
 

@@ -177,64 +177,15 @@ impl Regions {
         let mut slots = vec![Slot::default(); cap];
         let mut targets = vec![0i64; cap];
         let old_target = std::mem::take(&mut self.targets[q]);
-        let old_region = |x: u32, y: u32, c: usize| -> u32 {
-            if old[c] != 0 {
-                return old[c];
-            }
-            (0..4)
-                .filter_map(|dir| neighbour(p, x, y, dir))
-                .map(|m| old[m])
-                .filter(|&l| l != 0)
-                .min()
-                .unwrap_or(0)
+        let step = Relabel {
+            p,
+            ground,
+            eta,
+            labels: &labels,
+            old: &old,
         };
-        let cells = || (0..p.ny).flat_map(move |y| (0..p.nx).map(move |x| (x, y, (y * p.nx + x) as usize)));
-
-        // region_sum
-        for (x, y, c) in cells() {
-            let wet = eta[c] > ground[c];
-            let j1 = if wet { labels[c] } else { 0 };
-            let i1 = if wet { old_region(x, y, c) } else { old[c] };
-            let pend = std::mem::take(&mut self.pending[c]);
-            if pend != 0.0 {
-                if j1 != 0 {
-                    targets[j1 as usize - 1] += to_fixed(pend);
-                } else if i1 != 0 {
-                    slots[i1 as usize - 1].given += to_fixed(-pend);
-                }
-            }
-            if j1 == 0 {
-                continue;
-            }
-            let (j, depth) = (j1 as usize - 1, to_fixed(eta[c] - ground[c]));
-            let s = &mut slots[j];
-            s.wet += 1;
-            s.volume += depth;
-            s.vel += to_fixed(vel[c] - held_in_faces(p, faces, c));
-            s.had_old |= i1 != 0;
-            if i1 != 0 {
-                let o = &mut slots[i1 as usize - 1];
-                o.overlap += depth;
-                o.reach = Some(o.reach.map_or((j, j), |(lo, hi)| (lo.min(j), hi.max(j))));
-            }
-        }
-        // region_split
-        let split = |s: &Slot| matches!(s.reach, Some((lo, hi)) if lo != hi);
-        for (x, y, c) in cells() {
-            if eta[c] <= ground[c] {
-                continue;
-            }
-            let i1 = old_region(x, y, c);
-            if i1 == 0 || !split(&slots[i1 as usize - 1]) {
-                continue;
-            }
-            let i = i1 as usize - 1;
-            let (overlap, d) = (slots[i].overlap, eta[c] - ground[c]);
-            let excess = to_real(old_target[i] - overlap);
-            let share = to_fixed(d) + to_fixed(excess * (d / to_real(overlap)));
-            targets[labels[c] as usize - 1] += share;
-            slots[i].given += share;
-        }
+        step.region_sum(vel, faces, &mut self.pending, &mut slots, &mut targets);
+        step.region_split(&old_target, &mut slots, &mut targets);
         // region_settle: first the carry of the old targets
         for i in 0..ro {
             if let Some((lo, _)) = slots[i].reach {
@@ -281,6 +232,94 @@ impl Regions {
     /// The latest labels and corrections, and the pending water, for `volume::apply`.
     pub fn parts(&mut self) -> (&[u32], &[[f32; 2]], &mut [f32]) {
         (&self.labels[self.current], &self.corrections, &mut self.pending)
+    }
+}
+
+/// One step's relabelling, as the GPU's passes see it: the new labels and last step's over the
+/// grid.
+struct Relabel<'a> {
+    p: &'a Params,
+    ground: &'a [f32],
+    eta: &'a [f32],
+    labels: &'a [u32],
+    old: &'a [u32],
+}
+
+impl Relabel<'_> {
+    /// Every cell as (x, y, index), row by row.
+    fn cells(&self) -> impl Iterator<Item = (u32, u32, usize)> + '_ {
+        let p = self.p;
+        (0..p.ny).flat_map(move |y| (0..p.nx).map(move |x| (x, y, (y * p.nx + x) as usize)))
+    }
+
+    /// The old region a cell belonged to: its own label, or (a cell that was dry) the lowest of
+    /// its neighbours'.
+    fn old_region(&self, x: u32, y: u32, c: usize) -> u32 {
+        let old = self.old;
+        if old[c] != 0 {
+            return old[c];
+        }
+        (0..4)
+            .filter_map(|dir| neighbour(self.p, x, y, dir))
+            .map(|m| old[m])
+            .filter(|&l| l != 0)
+            .min()
+            .unwrap_or(0)
+    }
+
+    /// Twin of `region_sum`: each new region's wet cells, volume and velocity, the pending water
+    /// moved to its region's target, and how much of each old region each new one overlaps.
+    fn region_sum(&self, vel: &[f32], faces: &[f32], pending: &mut [f32], slots: &mut [Slot], targets: &mut [i64]) {
+        let (p, ground, eta, labels, old) = (self.p, self.ground, self.eta, self.labels, self.old);
+        for (x, y, c) in self.cells() {
+            let wet = eta[c] > ground[c];
+            let j1 = if wet { labels[c] } else { 0 };
+            let i1 = if wet { self.old_region(x, y, c) } else { old[c] };
+            let pend = std::mem::take(&mut pending[c]);
+            if pend != 0.0 {
+                if j1 != 0 {
+                    targets[j1 as usize - 1] += to_fixed(pend);
+                } else if i1 != 0 {
+                    slots[i1 as usize - 1].given += to_fixed(-pend);
+                }
+            }
+            if j1 == 0 {
+                continue;
+            }
+            let (j, depth) = (j1 as usize - 1, to_fixed(eta[c] - ground[c]));
+            let s = &mut slots[j];
+            s.wet += 1;
+            s.volume += depth;
+            s.vel += to_fixed(vel[c] - held_in_faces(p, faces, c));
+            s.had_old |= i1 != 0;
+            if i1 != 0 {
+                let o = &mut slots[i1 as usize - 1];
+                o.overlap += depth;
+                o.reach = Some(o.reach.map_or((j, j), |(lo, hi)| (lo.min(j), hi.max(j))));
+            }
+        }
+    }
+
+    /// Twin of `region_split`: an old region that split hands its target to the new ones by
+    /// their share of its overlap.
+    fn region_split(&self, old_target: &[i64], slots: &mut [Slot], targets: &mut [i64]) {
+        let (ground, eta, labels) = (self.ground, self.eta, self.labels);
+        let split = |s: &Slot| matches!(s.reach, Some((lo, hi)) if lo != hi);
+        for (x, y, c) in self.cells() {
+            if eta[c] <= ground[c] {
+                continue;
+            }
+            let i1 = self.old_region(x, y, c);
+            if i1 == 0 || !split(&slots[i1 as usize - 1]) {
+                continue;
+            }
+            let i = i1 as usize - 1;
+            let (overlap, d) = (slots[i].overlap, eta[c] - ground[c]);
+            let excess = to_real(old_target[i] - overlap);
+            let share = to_fixed(d) + to_fixed(excess * (d / to_real(overlap)));
+            targets[labels[c] as usize - 1] += share;
+            slots[i].given += share;
+        }
     }
 }
 

@@ -88,6 +88,8 @@ const SLOT_BYTES: u32 = crate::models::navier_stokes::spray::SLOTS * 32;
 /// The cost of `pass` for these parameters (`bodies` for the coupling's iteration count);
 /// `fused`: the schedule fuses the correction into the explicit step
 /// (`Schedule::fuses_correction`).
+///
+/// Long (about 85 lines): one match arm per pass, a table the cost model reads as a whole.
 pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams, fused: bool) -> Cost {
     let on = |flag: bool, bytes: u32| if flag { bytes } else { 0 };
     let clamps = p.correct == CORRECT_CLAMPS;

@@ -182,6 +182,77 @@ pub struct Profile {
     pub timed: std::result::Result<PassTimes, String>,
 }
 
+impl Profile {
+    /// The timed table: each pass's runs, time per step, bytes per cell, bandwidth and
+    /// dispatches, then the totals and what to make of timestamps that disagree with the clock.
+    fn fmt_timed(&self, f: &mut std::fmt::Formatter<'_>, t: &PassTimes) -> std::fmt::Result {
+        let (cells, wall_steps, wall) = (self.cells as f64, self.clock.0 as f64, self.clock.1.max(1e-12));
+        let steps = self.timed_steps.max(1) as f64;
+        writeln!(
+            f,
+            "#   {:<20} {:>6} {:>11} {:>7} {:>10} {:>9}",
+            "pass", "runs", "µs/step", "B/cell", "GB/s", "dispatch"
+        )?;
+        let mut total = 0.0;
+        let mut bytes = 0.0;
+        for p in &t.passes {
+            // Scaled from the timed runs to all of them.
+            let seconds = p.seconds / p.timed.max(1) as f64 * p.runs as f64;
+            total += seconds;
+            let moved = p.bytes_per_cell as f64 * cells * p.runs as f64;
+            bytes += moved;
+            let rate = if p.bytes_per_cell == 0 {
+                "-".to_string()
+            } else {
+                format!("{:.1}", moved / seconds.max(1e-12) / 1e9)
+            };
+            writeln!(
+                f,
+                "#   {:<20} {:>6} {:>11.2} {:>7} {:>10} {:>9}",
+                p.name,
+                p.runs,
+                seconds / steps * 1e6,
+                p.bytes_per_cell,
+                rate,
+                p.dispatches
+            )?;
+        }
+        writeln!(
+            f,
+            "# GPU time per step: {:.2} µs in the passes, {:.2} µs from first to last timestamp; \
+             {:.1} GB/s over the passes; {:.3e} cell-steps/s on the GPU",
+            total / steps * 1e6,
+            t.span / steps * 1e6,
+            bytes / total.max(1e-12) / 1e9,
+            steps * cells / total.max(1e-12)
+        )?;
+        // The timed chunk and the clock's chunks are different steps of one run: a GPU
+        // step longer than the whole wall-clock step means one of them is not the other's
+        // (an H200 at 4096², 2026-11-28: timestamps of 451–493 µs a step in runs whose
+        // clock gave 228).
+        let (gpu_step, wall_step) = (total / steps, wall / wall_steps.max(1.0));
+        if self.clock.0 > 0 && !self.warm && gpu_step > 1.1 * wall_step {
+            writeln!(
+                f,
+                "# the timestamps read {:.2} µs a step where the wall clock's whole step took {:.2}: \
+                 the timed chunk ran slower than the others, or the timestamps are off; rerun, or trust \
+                 the wall clock",
+                gpu_step * 1e6,
+                wall_step * 1e6
+            )?;
+        }
+        if t.untimed > 0 {
+            writeln!(
+                f,
+                "# {} pass runs went untimed (a chunk held more than {} timestamps); their time is \
+                 scaled from the timed runs of the same pass, and the span leaves them out",
+                t.untimed, QUERIES
+            )?;
+        }
+        Ok(())
+    }
+}
+
 impl std::fmt::Display for Profile {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let cells = self.cells as f64;
@@ -207,71 +278,7 @@ impl std::fmt::Display for Profile {
                 writeln!(f, "# no GPU timestamps: {why}; the cost model alone:")?;
                 write!(f, "{}", self.cost)
             }
-            Ok(t) => {
-                let steps = self.timed_steps.max(1) as f64;
-                writeln!(
-                    f,
-                    "#   {:<20} {:>6} {:>11} {:>7} {:>10} {:>9}",
-                    "pass", "runs", "µs/step", "B/cell", "GB/s", "dispatch"
-                )?;
-                let mut total = 0.0;
-                let mut bytes = 0.0;
-                for p in &t.passes {
-                    // Scaled from the timed runs to all of them.
-                    let seconds = p.seconds / p.timed.max(1) as f64 * p.runs as f64;
-                    total += seconds;
-                    let moved = p.bytes_per_cell as f64 * cells * p.runs as f64;
-                    bytes += moved;
-                    let rate = if p.bytes_per_cell == 0 {
-                        "-".to_string()
-                    } else {
-                        format!("{:.1}", moved / seconds.max(1e-12) / 1e9)
-                    };
-                    writeln!(
-                        f,
-                        "#   {:<20} {:>6} {:>11.2} {:>7} {:>10} {:>9}",
-                        p.name,
-                        p.runs,
-                        seconds / steps * 1e6,
-                        p.bytes_per_cell,
-                        rate,
-                        p.dispatches
-                    )?;
-                }
-                writeln!(
-                    f,
-                    "# GPU time per step: {:.2} µs in the passes, {:.2} µs from first to last timestamp; \
-                     {:.1} GB/s over the passes; {:.3e} cell-steps/s on the GPU",
-                    total / steps * 1e6,
-                    t.span / steps * 1e6,
-                    bytes / total.max(1e-12) / 1e9,
-                    steps * cells / total.max(1e-12)
-                )?;
-                // The timed chunk and the clock's chunks are different steps of one run: a GPU
-                // step longer than the whole wall-clock step means one of them is not the other's
-                // (an H200 at 4096², 2026-11-28: timestamps of 451–493 µs a step in runs whose
-                // clock gave 228).
-                let (gpu_step, wall_step) = (total / steps, wall / wall_steps.max(1.0));
-                if self.clock.0 > 0 && !self.warm && gpu_step > 1.1 * wall_step {
-                    writeln!(
-                        f,
-                        "# the timestamps read {:.2} µs a step where the wall clock's whole step took {:.2}: \
-                         the timed chunk ran slower than the others, or the timestamps are off; rerun, or trust \
-                         the wall clock",
-                        gpu_step * 1e6,
-                        wall_step * 1e6
-                    )?;
-                }
-                if t.untimed > 0 {
-                    writeln!(
-                        f,
-                        "# {} pass runs went untimed (a chunk held more than {} timestamps); their time is \
-                         scaled from the timed runs of the same pass, and the span leaves them out",
-                        t.untimed, QUERIES
-                    )?;
-                }
-                Ok(())
-            }
+            Ok(t) => self.fmt_timed(f, t),
         }
     }
 }

@@ -15,6 +15,69 @@ struct Entry {
     rain: Option<wgpu::BindGroup>,
 }
 
+/// The layout entries of `group` that entry point `name` uses, and those of `buffers` (binding,
+/// buffer) it binds.
+fn used<'b>(
+    name: &str,
+    group: u32,
+    buffers: &[(u32, &'b wgpu::Buffer)],
+) -> (Vec<wgpu::BindGroupLayoutEntry>, Vec<(u32, &'b wgpu::Buffer)>) {
+    let entries = reflected(crate::wgsl::volume::BINDINGS, &[name], group);
+    let buffers = buffers
+        .iter()
+        .filter(|(b, _)| entries.iter().any(|e| e.binding == *b))
+        .copied()
+        .collect();
+    (entries, buffers)
+}
+
+/// What every entry point's pipeline and bind groups are built from.
+struct Ends<'a> {
+    device: &'a wgpu::Device,
+    module: &'a wgpu::ShaderModule,
+    state: &'a GpuState,
+    level: &'a LevelBindings,
+}
+
+impl Ends<'_> {
+    /// The entry point `name`: group 0 (the shared buffers) and group 1 (the level's eta and
+    /// vel, the region labels) hold only what it uses, as volume.wgsl declares them; group 2 is
+    /// the step slot, group 3 the rain (`rain_layout`, bound per chunk as `rain` unless given).
+    fn entry(&self, name: &str, rain_layout: &wgpu::BindGroupLayout, rain: Option<wgpu::BindGroup>) -> Entry {
+        let (device, state) = (self.device, self.state);
+        let regions = &state.regions;
+        let shared: [(u32, &wgpu::Buffer); 9] = [
+            (0, &state.params),
+            (1, &state.ground),
+            (2, &state.books),
+            (3, &state.carry),
+            (4, &state.shortfall),
+            (5, &state.source),
+            (6, &regions.corrections),
+            (7, &regions.pending),
+            (8, &state.rainfall_map),
+        ];
+        let label = format!("volume {name}");
+        let (entries, buffers) = used(name, 0, &shared);
+        let l0 = layout(device, &label, &entries);
+        let g0 = bind_group_at(device, &label, &l0, &buffers);
+        let (entries, _) = used(name, 1, &[]);
+        let l1 = layout(device, &label, &entries);
+        let g = |p: usize, q: usize| {
+            let all = [(0, &state.eta[p]), (1, &state.vel[p]), (2, &regions.labels[q])];
+            let (_, buffers) = used(name, 1, &all);
+            bind_group_at(device, &label, &l1, &buffers)
+        };
+        let layouts = [&l0, &l1, &self.level.slot_layout, rain_layout];
+        Entry {
+            pipeline: pipeline(device, self.module, &layouts, name),
+            shared: g0,
+            levels: [[g(0, 0), g(0, 1)], [g(1, 0), g(1, 1)]],
+            rain,
+        }
+    }
+}
+
 pub struct Volume {
     settle: Entry,
     roll: Entry,
@@ -31,96 +94,36 @@ impl Volume {
     /// `apply_regions` 12).
     pub fn new(device: &wgpu::Device, state: &GpuState, level: &LevelBindings) -> Volume {
         let module = crate::engine::gpu::shaders::module(device, "volume.wgsl", crate::engine::gpu::shaders::VOLUME);
-        let regions = &state.regions;
-        // Group 0's buffers (volume.wgsl); each entry point binds those it uses, as the WGSL
-        // declares them.
-        let shared: [(u32, &wgpu::Buffer); 9] = [
-            (0, &state.params),
-            (1, &state.ground),
-            (2, &state.books),
-            (3, &state.carry),
-            (4, &state.shortfall),
-            (5, &state.source),
-            (6, &regions.corrections),
-            (7, &regions.pending),
-            (8, &state.rainfall_map),
-        ];
-        let bindings = crate::wgsl::volume::BINDINGS;
-        let group = |label: &str, entry: &str| {
-            let entries = reflected(bindings, &[entry], 0);
-            let buffers: Vec<_> = shared
-                .iter()
-                .filter(|(b, _)| entries.iter().any(|e| e.binding == *b))
-                .copied()
-                .collect();
-            let l = layout(device, label, &entries);
-            let g = bind_group_at(device, label, &l, &buffers);
-            (l, g)
-        };
-        // Group 1: the level's eta and vel and the labels, those the entry point uses.
-        let levels = |label: &str, entry: &str| {
-            let entries = reflected(bindings, &[entry], 1);
-            let l = layout(device, label, &entries);
-            let g = |p: usize, q: usize| {
-                let buffers = [(0, &state.eta[p]), (1, &state.vel[p]), (2, &regions.labels[q])];
-                let used: Vec<_> = buffers
-                    .into_iter()
-                    .filter(|(b, _)| entries.iter().any(|e| e.binding == *b))
-                    .collect();
-                bind_group_at(device, label, &l, &used)
-            };
-            let groups = [[g(0, 0), g(0, 1)], [g(1, 0), g(1, 1)]];
-            (l, groups)
-        };
         let rain_layout = layout(device, "volume rain", &crate::engine::gpu::rain::layout_entries(0));
         let drops =
             crate::engine::gpu::rain::RainBuffers::new(device, &rain_layout, &[], crate::engine::params::MAX_CHUNK);
         let steps_layout = layout(device, "volume rain steps", &[storage_entry(0, true)]);
-        let steps = || bind_group_at(device, "volume rain steps", &steps_layout, &[(0, drops.steps())]);
-        let entry = |name: &str, (l0, g0): (wgpu::BindGroupLayout, wgpu::BindGroup), (l1, g1), whole_rain: bool| {
-            let l3 = if whole_rain { &rain_layout } else { &steps_layout };
-            Entry {
-                pipeline: pipeline(device, &module, &[&l0, &l1, &level.slot_layout, l3], name),
-                shared: g0,
-                levels: g1,
-                rain: (!whole_rain).then(steps),
+        // `rain` binds the whole chunk's rain (group 3); the rest only its per-step records.
+        let entry = |name: &str| {
+            let ends = Ends {
+                device,
+                module: &module,
+                state,
+                level,
+            };
+            if name == "rain" {
+                ends.entry(name, &rain_layout, None)
+            } else {
+                let steps = bind_group_at(device, "volume rain steps", &steps_layout, &[(0, drops.steps())]);
+                ends.entry(name, &steps_layout, Some(steps))
             }
         };
-        let apply = if state.region_capacity > 0 {
-            entry(
-                "apply_regions",
-                group("volume apply", "apply_regions"),
-                levels("volume apply level", "apply_regions"),
-                false,
-            )
+        let apply = entry(if state.region_capacity > 0 {
+            "apply_regions"
         } else {
-            entry(
-                "apply",
-                group("volume apply", "apply"),
-                levels("volume apply level", "apply"),
-                false,
-            )
-        };
+            "apply"
+        });
+        let (settle, roll, rain) = (entry("settle"), entry("roll"), entry("rain"));
         Volume {
-            settle: entry(
-                "settle",
-                group("volume settle", "settle"),
-                levels("volume settle level", "settle"),
-                false,
-            ),
-            roll: entry(
-                "roll",
-                group("volume roll", "roll"),
-                levels("volume roll level", "roll"),
-                false,
-            ),
+            settle,
+            roll,
             apply,
-            rain: entry(
-                "rain",
-                group("volume rain", "rain"),
-                levels("volume rain level", "rain"),
-                true,
-            ),
+            rain,
             drops,
         }
     }

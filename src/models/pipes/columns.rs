@@ -71,43 +71,58 @@ pub struct Columns {
     pub top_floor: Vec<f64>,
 }
 
+/// Each column's open spans (floor, ceiling) between its solids, bottom up; a column with more
+/// than the model holds is an error naming where it stands.
+fn column_spans(scene: &Scene, fields: &InitialFields) -> Result<Vec<Vec<(f64, f64)>>> {
+    let n = fields.ground.len();
+    let mut spans: Vec<Vec<(f64, f64)>> = Vec::with_capacity(n);
+    for c in 0..n {
+        let (x, y) = centre(scene, c);
+        let open = open_spans(scene, fields.ground[c], x, y);
+        if open.len() > MAX_LAYERS as usize {
+            return Err(Error::Scene {
+                file: scene.origin.clone(),
+                line: None,
+                message: format!(
+                    "terrain: the column at ({x:.3}, {y:.3}) has {} open spans between solids; the pipes \
+                     model holds at most {MAX_LAYERS} cells per column",
+                    open.len()
+                ),
+            });
+        }
+        spans.push(open);
+    }
+    Ok(spans)
+}
+
+/// The largest |height − reference| among the surface and the spans' finite bounds (at least 1).
+fn height_extent(spans: &[Vec<(f64, f64)>], fields: &InitialFields) -> f64 {
+    let reference = fields.reference.0;
+    let mut extent: f64 = 1.0;
+    for (c, open) in spans.iter().enumerate() {
+        extent = extent.max((fields.surface[c] - reference).abs());
+        for &(lo, hi) in open {
+            extent = extent.max((lo - reference).abs());
+            if hi.is_finite() {
+                extent = extent.max((hi - reference).abs());
+            }
+        }
+    }
+    extent
+}
+
 impl Columns {
     /// Builds the columns from the scene's solids and its initial surface; `substeps` sets the
     /// internal step that the slot's stiffness must keep stable with.
     pub fn build(scene: &Scene, fields: &InitialFields, substeps: u32) -> Result<Columns> {
         let n = fields.ground.len();
         let reference = fields.reference.0;
-        let mut spans: Vec<Vec<(f64, f64)>> = Vec::with_capacity(n);
-        for c in 0..n {
-            let (x, y) = centre(scene, c);
-            let open = open_spans(scene, fields.ground[c], x, y);
-            if open.len() > MAX_LAYERS as usize {
-                return Err(Error::Scene {
-                    file: scene.origin.clone(),
-                    line: None,
-                    message: format!(
-                        "terrain: the column at ({x:.3}, {y:.3}) has {} open spans between solids; the pipes \
-                         model holds at most {MAX_LAYERS} cells per column",
-                        open.len()
-                    ),
-                });
-            }
-            spans.push(open);
-        }
+        let spans = column_spans(scene, fields)?;
         let layers = spans.iter().map(Vec::len).max().unwrap_or(1) as u32;
 
         // Every finite height, relative to the reference, must fit in i32 units with room for
         // the water above it.
-        let mut extent: f64 = 1.0;
-        for (c, open) in spans.iter().enumerate() {
-            extent = extent.max((fields.surface[c] - reference).abs());
-            for &(lo, hi) in open {
-                extent = extent.max((lo - reference).abs());
-                if hi.is_finite() {
-                    extent = extent.max((hi - reference).abs());
-                }
-            }
-        }
+        let extent = height_extent(&spans, fields);
         let exponent = ((f64::from(1u32 << 28) / (2.0 * extent)).log2().floor()).clamp(0.0, 24.0) as i32;
         let quantum = (-exponent as f64).exp2();
         let units = |h: f64| ((h - reference) / quantum).round() as i32;

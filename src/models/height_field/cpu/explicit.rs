@@ -151,21 +151,7 @@ pub(crate) fn wave_in(
     let e = at(rows.centre, if i == nx - 1 { 0 } else { i + 1 });
     let (s, n) = (at(rows.south, i), at(rows.north, i));
     let mode = |edge: bool, bc: u32| if edge { bc } else { INTERIOR };
-    // The head at the cell and its west, east, south and north neighbours (wrapped as the
-    // stencil is), and the cell's 1 − tau.
-    let (phi, keep) = match forcing {
-        Some(f) => {
-            let nxu = nx as usize;
-            let at = |i: u32, j: u32| f.head_of(j as usize * nxu + i as usize);
-            let (jw, je) = (if i == 0 { nx - 1 } else { i - 1 }, if i == nx - 1 { 0 } else { i + 1 });
-            let (js, jn) = (if j == 0 { ny - 1 } else { j - 1 }, if j == ny - 1 { 0 } else { j + 1 });
-            (
-                [at(i, j), at(jw, j), at(je, j), at(i, js), at(i, jn)],
-                f.keep_of(j as usize * nxu + i as usize),
-            )
-        }
-        None => ([0.0; 5], p.keep),
-    };
+    let (phi, keep) = heads_around(p, forcing, i, j);
     let term = |edge: bool, bc: u32, n: Neighbour, o: Neighbour, phi: [f32; 3]| {
         face_term(mode(edge, bc), eta_c, d_c, b_c, n, o, mean, phi)
     };
@@ -222,6 +208,25 @@ pub(crate) fn wave_in(
         into: into(handed),
     };
     (eta_c + vel, vel, memory)
+}
+
+/// The head at cell (i, j) and its west, east, south and north neighbours (wrapped as the
+/// stencil is), and the cell's 1 − tau; without forcing, no head and the scene's keep.
+fn heads_around(p: &Params, forcing: Option<Forcing>, i: u32, j: u32) -> ([f32; 5], f32) {
+    let (nx, ny) = (p.nx, p.ny);
+    match forcing {
+        Some(f) => {
+            let nxu = nx as usize;
+            let at = |i: u32, j: u32| f.head_of(j as usize * nxu + i as usize);
+            let (jw, je) = (if i == 0 { nx - 1 } else { i - 1 }, if i == nx - 1 { 0 } else { i + 1 });
+            let (js, jn) = (if j == 0 { ny - 1 } else { j - 1 }, if j == ny - 1 { 0 } else { j + 1 });
+            (
+                [at(i, j), at(jw, j), at(je, j), at(i, js), at(i, jn)],
+                f.keep_of(j as usize * nxu + i as usize),
+            )
+        }
+        None => ([0.0; 5], p.keep),
+    }
 }
 
 /// Twin of `limit` (explicit.wgsl): a face's new memory `q`, signed into its owner (the west or

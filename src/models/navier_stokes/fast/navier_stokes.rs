@@ -95,6 +95,9 @@ fn pressure(p: &NsParams, s: &mut NsState, dt: f32, budget: u32, sides: &[u32; 4
 /// the Surface cell's over it. Even layers run on threads together, then odd ones: two layers a
 /// round apart share no face and no pressure. No two cells of a colour share a face, so every
 /// face and pressure gets the twin's additions and the threads' order changes no bit.
+///
+/// Long (about 90 lines) on purpose: the twin's sweep body with the threads' split around it;
+/// the body must stay the twin's, in its order, for the bits to match.
 fn half_sweep(p: &NsParams, s: &mut NsState, beta: f32, dt: f32, colour: usize, sides: &[u32; 4]) {
     let plane = p.nx * p.ny;
     // dt/dx·δp as the twin rounds it: the quotient once, then the product.

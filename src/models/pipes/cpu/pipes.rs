@@ -253,6 +253,9 @@ struct Gathered<'a> {
 /// `apply` for column `c`: its cells' new water (`water`, per layer) and velocities (`vel`), its
 /// pipes slowed by a limited giver's share (`flow`), its sources; returns the water it made
 /// (sources, drains, open sides).
+///
+/// Long (about 100 lines) on purpose: it is `apply` in pipes.wgsl line for line, so that a
+/// reader checks the twin against the shader in one reading; split, the two would part.
 fn apply_column(
     p: &PipeParams,
     s: &Gathered,

@@ -74,42 +74,10 @@ impl GpuPipes {
                 rainfall,
             )
         });
-        let summary = setup.summary.map(|wet| {
-            let twin = PipeState::new(setup.columns, setup.columns.feed(setup.scene, setup.params.substeps));
-            let first =
-                crate::summary::initial(&crate::models::pipes::state::surface(&params, &twin), setup.ground, wet);
-            let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
-            let maps = crate::engine::gpu::binding::filled_buffer(
-                device,
-                "pipes summary",
-                bytemuck::cast_slice(&first),
-                usage,
-            );
-            let ground = crate::engine::gpu::binding::filled_buffer(
-                device,
-                "pipes top floor",
-                bytemuck::cast_slice(setup.ground),
-                wgpu::BufferUsages::STORAGE,
-            );
-            let slot_layout = crate::engine::gpu::binding::slot_layout(device, "summary slot");
-            let source = crate::engine::gpu::summary::SummarySource {
-                ground: &ground,
-                levels: [&buffers.eta, &buffers.eta],
-                summary: &maps,
-                cells: params.columns,
-            };
-            let pass = crate::engine::gpu::summary::Summary::new(device, source, &slot_layout, wet);
-            let slots = crate::engine::gpu::binding::slot_bind_group(device, &slot_layout, &buffers.slots);
-            (pass, maps, slots)
-        });
-        let staging = |label: &str, size: u64| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            })
-        };
+        let summary = setup
+            .summary
+            .map(|wet| summary_pass(device, setup, &params, &buffers, wet));
+        let staging = |label: &str, size: u64| crate::engine::gpu::readback::buffer(device, label, size);
         let report_readback = staging(
             "pipes report readback",
             buffers.partials.size() + TALLY_BYTES + buffers.history.size(),
@@ -477,4 +445,35 @@ impl Solver for GpuPipes {
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
         self
     }
+}
+
+/// The summary maps' fold over the columns' surface: the pass, its maps (from the start's
+/// surface) and the step slots' bind group.
+fn summary_pass(
+    device: &wgpu::Device,
+    setup: &PipeSetup,
+    params: &PipeParams,
+    buffers: &PipeBuffers,
+    wet: f32,
+) -> (crate::engine::gpu::summary::Summary, wgpu::Buffer, wgpu::BindGroup) {
+    let twin = PipeState::new(setup.columns, setup.columns.feed(setup.scene, setup.params.substeps));
+    let first = crate::summary::initial(&crate::models::pipes::state::surface(params, &twin), setup.ground, wet);
+    let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+    let maps = crate::engine::gpu::binding::filled_buffer(device, "pipes summary", bytemuck::cast_slice(&first), usage);
+    let ground = crate::engine::gpu::binding::filled_buffer(
+        device,
+        "pipes top floor",
+        bytemuck::cast_slice(setup.ground),
+        wgpu::BufferUsages::STORAGE,
+    );
+    let slot_layout = crate::engine::gpu::binding::slot_layout(device, "summary slot");
+    let source = crate::engine::gpu::summary::SummarySource {
+        ground: &ground,
+        levels: [&buffers.eta, &buffers.eta],
+        summary: &maps,
+        cells: params.columns,
+    };
+    let pass = crate::engine::gpu::summary::Summary::new(device, source, &slot_layout, wet);
+    let slots = crate::engine::gpu::binding::slot_bind_group(device, &slot_layout, &buffers.slots);
+    (pass, maps, slots)
 }
