@@ -15,22 +15,6 @@ struct Entry {
     rain: Option<wgpu::BindGroup>,
 }
 
-/// The layout entries of `group` that entry point `name` uses, and those of `buffers` (binding,
-/// buffer) it binds.
-fn used<'b>(
-    name: &str,
-    group: u32,
-    buffers: &[(u32, &'b wgpu::Buffer)],
-) -> (Vec<wgpu::BindGroupLayoutEntry>, Vec<(u32, &'b wgpu::Buffer)>) {
-    let entries = reflected(crate::wgsl::volume::BINDINGS, &[name], group);
-    let buffers = buffers
-        .iter()
-        .filter(|(b, _)| entries.iter().any(|e| e.binding == *b))
-        .copied()
-        .collect();
-    (entries, buffers)
-}
-
 /// What every entry point's pipeline and bind groups are built from.
 struct Ends<'a> {
     device: &'a wgpu::Device,
@@ -58,15 +42,25 @@ impl Ends<'_> {
             (8, &state.rainfall_map),
         ];
         let label = format!("volume {name}");
-        let (entries, buffers) = used(name, 0, &shared);
-        let l0 = layout(device, &label, &entries);
-        let g0 = bind_group_at(device, &label, &l0, &buffers);
-        let (entries, _) = used(name, 1, &[]);
-        let l1 = layout(device, &label, &entries);
+        let bindings = crate::wgsl::volume::BINDINGS;
+        let (e0, e1) = (reflected(bindings, &[name], 0), reflected(bindings, &[name], 1));
+        let (l0, l1) = (layout(device, &label, &e0), layout(device, &label, &e1));
+        // Each group binds those of its buffers the entry point uses.
+        let bind = |l: &wgpu::BindGroupLayout, entries: &[wgpu::BindGroupLayoutEntry], all: &[(u32, &wgpu::Buffer)]| {
+            let used: Vec<_> = all
+                .iter()
+                .filter(|(b, _)| entries.iter().any(|e| e.binding == *b))
+                .copied()
+                .collect();
+            bind_group_at(device, &label, l, &used)
+        };
+        let g0 = bind(&l0, &e0, &shared);
         let g = |p: usize, q: usize| {
-            let all = [(0, &state.eta[p]), (1, &state.vel[p]), (2, &regions.labels[q])];
-            let (_, buffers) = used(name, 1, &all);
-            bind_group_at(device, &label, &l1, &buffers)
+            bind(
+                &l1,
+                &e1,
+                &[(0, &state.eta[p]), (1, &state.vel[p]), (2, &regions.labels[q])],
+            )
         };
         let layouts = [&l0, &l1, &self.level.slot_layout, rain_layout];
         Entry {
