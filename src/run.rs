@@ -169,7 +169,14 @@ fn is_run_file(name: &str) -> bool {
         CHECKPOINT,
         "run.csv",
     ];
-    const MAPS: [&str; 4] = ["max_depth", "max_surface", "first_wet", "time_wet"];
+    const MAPS: [&str; 6] = [
+        "max_depth",
+        "max_surface",
+        "first_wet",
+        "time_wet",
+        "max_speed",
+        "max_hazard",
+    ];
     const SNAPSHOTS: [&str; 8] = [
         "h_",
         "frame_",

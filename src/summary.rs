@@ -67,6 +67,12 @@ pub struct SummaryMaps {
     pub first_wet: Vec<f32>,
     /// Time wet, s (steps wet × dt).
     pub time_wet: Vec<f32>,
+    /// Fastest depth-averaged speed while wet, m/s: the shallow-water model's; empty for the
+    /// others.
+    pub max_speed: Vec<f32>,
+    /// Largest depth × speed while wet, m²/s (the hazard ratings' d·|u|): the shallow-water
+    /// model's; empty for the others.
+    pub max_hazard: Vec<f32>,
 }
 
 impl SummaryMaps {
@@ -83,16 +89,29 @@ impl SummaryMaps {
                 })
                 .collect(),
             time_wet: cells.iter().map(|c| (c.wet_steps as f64 * dt) as f32).collect(),
+            max_speed: Vec::new(),
+            max_hazard: Vec::new(),
         }
     }
 
-    /// (file stem, map) of each map.
-    pub fn named(&self) -> [(&'static str, &[f32]); 4] {
+    /// The flow's maps, (fastest speed, largest d·|u|) per cell (none: left empty).
+    pub fn add_flow(&mut self, flow: &[[f32; 2]]) {
+        self.max_speed = flow.iter().map(|m| m[0]).collect();
+        self.max_hazard = flow.iter().map(|m| m[1]).collect();
+    }
+
+    /// (file stem, map) of each map the model keeps.
+    pub fn named(&self) -> Vec<(&'static str, &[f32])> {
         [
-            ("max_depth", &self.max_depth),
+            ("max_depth", &self.max_depth[..]),
             ("max_surface", &self.max_surface),
             ("first_wet", &self.first_wet),
             ("time_wet", &self.time_wet),
+            ("max_speed", &self.max_speed),
+            ("max_hazard", &self.max_hazard),
         ]
+        .into_iter()
+        .filter(|(_, map)| !map.is_empty())
+        .collect()
     }
 }

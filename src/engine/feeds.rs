@@ -127,6 +127,9 @@ pub struct Feeds {
     hydrographs: Vec<Hydrograph>,
     rainfall: Option<RainfallFeed>,
     makers: Vec<MakerLine>,
+    /// Steady sources and drains as per-step entries (the shallow-water model's; the height
+    /// field takes them from its source field): each one's disc and its height a step (m).
+    steady: Vec<(Vec<u32>, f64)>,
     grid: crate::scene::Grid,
     dt: f64,
 }
@@ -196,15 +199,37 @@ impl Feeds {
             hydrographs,
             rainfall,
             makers,
+            steady: Vec::new(),
             grid,
             dt: scene.time.dt,
         })
     }
 
+    /// These feeds with the scene's steady sources and drains among each step's entries (a drain's
+    /// negative), rate·dt spread evenly over its disc as `source_field` spreads it: for a model
+    /// that adds every feed in one pass (the shallow-water model's `sw_feed`).
+    pub fn with_steady_sources(mut self, scene: &Scene) -> Feeds {
+        self.steady = scene
+            .sources
+            .iter()
+            .map(|s| {
+                let cells = disc_cells(&self.grid, s.x, s.y, s.radius);
+                let height = s.rate * self.dt / (cells.len() as f64 * self.grid.dx * self.grid.dx);
+                (cells, height)
+            })
+            .filter(|(_, h)| *h != 0.0)
+            .collect();
+        self
+    }
+
     /// Whether each chunk brings a per-step table (`ChunkInput::rain`): drops, hydrographs or
     /// rainfall.
     pub fn any(&self) -> bool {
-        self.rain.is_some() || !self.hydrographs.is_empty() || self.rainfall.is_some() || !self.makers.is_empty()
+        self.rain.is_some()
+            || !self.hydrographs.is_empty()
+            || self.rainfall.is_some()
+            || !self.makers.is_empty()
+            || !self.steady.is_empty()
     }
 
     /// `Params::rainfall`.
@@ -238,6 +263,11 @@ impl Feeds {
                     for &c in &h.cells {
                         *cells.entry(c).or_default() += height;
                     }
+                }
+            }
+            for (disc, height) in &self.steady {
+                for &c in disc {
+                    *cells.entry(c).or_default() += height;
                 }
             }
             for m in &self.makers {

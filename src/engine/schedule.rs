@@ -60,6 +60,12 @@ pub enum Pass {
     /// `shallow_water.wgsl` `stage_one`, `stage_two`: one SSP-RK2 substep of the shallow-water
     /// equations (each stage a fused reconstruct–flux–update–friction pass over every cell).
     ShallowWater,
+    /// `sw_feed.wgsl` `rainfall`, `drops`: the step's rainfall, drops, hydrographs, sources,
+    /// drains and makers' line sources into the shallow-water model, after its substeps.
+    SwFeed,
+    /// `sw_maps.wgsl` `fold_flow`: the step's speed and d·|u| into the shallow-water model's
+    /// flood maps, after `Summary`.
+    SwMaps,
 }
 
 impl Pass {
@@ -91,6 +97,8 @@ impl Pass {
             Pass::Pressure => "pressure",
             Pass::Summary => "summary",
             Pass::ShallowWater => "shallow_water",
+            Pass::SwFeed => "sw_feed",
+            Pass::SwMaps => "sw_maps",
         }
     }
 }
@@ -156,7 +164,8 @@ pub struct Schedule {
     pub before: Vec<Pass>,
     pub substep: Vec<Pass>,
     pub after: Vec<Pass>,
-    /// The scene has `[rain]`: the volume pass drops it after the correction.
+    /// The scene feeds its water step by step (`feeds::Feeds::any`): the volume pass drops it
+    /// after the correction (the pipes' `pipe_rain`, the shallow-water model's `sw_feed`).
     pub rain: bool,
 }
 
@@ -186,8 +195,13 @@ impl Schedule {
                     after.push(Pass::PipeRain);
                 }
             }
-            // Conserved by construction (fluxes both cells of a face compute alike): no correction.
-            ModelRun::ShallowWater => {}
+            // Conserved by construction (fluxes both cells of a face compute alike): no correction;
+            // what the scene feeds it falls after the substeps.
+            ModelRun::ShallowWater => {
+                if rain {
+                    after.push(Pass::SwFeed);
+                }
+            }
             ModelRun::HeightField(_) => {
                 if params.bodies != 0 {
                     after.extend([Pass::Footprint, Pass::Coupling, Pass::Integrate]);
@@ -206,6 +220,9 @@ impl Schedule {
         }
         if params.summary != 0 && !matches!(model, ModelRun::NavierStokes { .. }) {
             after.push(Pass::Summary);
+            if model == ModelRun::ShallowWater {
+                after.push(Pass::SwMaps);
+            }
         }
         let pressure = params.forcing & crate::wgsl::common::FORCE_PRESSURE != 0;
         Schedule {

@@ -105,6 +105,12 @@ pub trait Solver: wgpu::WasmNotSend + std::any::Any {
     fn read_summary(&mut self) -> Result<Vec<crate::summary::SummaryCell>> {
         Ok(Vec::new())
     }
+    /// The flood maps of the depth-averaged flow so far, each cell's (fastest speed, largest
+    /// d·|u|) while wet; none for a model without depth-averaged velocities or without
+    /// `[output] summary`.
+    fn read_flow_maps(&mut self) -> Result<Vec<[f32; 2]>> {
+        Ok(Vec::new())
+    }
     /// The particles in flight (a readback on the GPU); none for a model without them.
     fn read_particles(&mut self) -> Result<Vec<crate::models::pipes::spray::Particle>> {
         Ok(Vec::new())
@@ -195,6 +201,10 @@ pub struct SolverState {
     /// The shallow-water model's discharges per cell, m²/s (its surface is `eta`).
     pub sw_qx: Vec<f32>,
     pub sw_qy: Vec<f32>,
+    /// The rounding the water fed to each cell has yet to give it, m (`cpu::sw_feed`).
+    pub sw_carry: Vec<f32>,
+    /// Each cell's fastest speed (m/s) and largest d·|u| (m²/s) while wet, interleaved.
+    pub sw_flow_maps: Vec<f32>,
 }
 
 impl SolverState {
@@ -230,6 +240,8 @@ impl SolverState {
             Field::PipeRainCarry => cast_slice(&self.pipe_rain_carry),
             Field::SwQx => cast_slice(&self.sw_qx),
             Field::SwQy => cast_slice(&self.sw_qy),
+            Field::SwCarry => cast_slice(&self.sw_carry),
+            Field::SwFlowMaps => cast_slice(&self.sw_flow_maps),
             _ => &[],
         }
     }
@@ -291,6 +303,8 @@ impl SolverState {
             Field::PipeRainCarry => set(&mut self.pipe_rain_carry),
             Field::SwQx => set(&mut self.sw_qx),
             Field::SwQy => set(&mut self.sw_qy),
+            Field::SwCarry => set(&mut self.sw_carry),
+            Field::SwFlowMaps => set(&mut self.sw_flow_maps),
             _ => return words.is_empty(),
         }
         true

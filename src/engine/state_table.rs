@@ -80,6 +80,11 @@ pub enum Field {
     /// The shallow-water model: the discharge d·u along x and d·v along y per cell, m²/s.
     SwQx,
     SwQy,
+    /// The shallow-water model: the rounding the water fed to each cell has yet to give it, m.
+    SwCarry,
+    /// The shallow-water model's flood maps beyond the four: each cell's fastest depth-averaged
+    /// speed and largest d·|u| while wet (two per cell).
+    SwFlowMaps,
     /// The markers' book: slots used, refused, and the inflow's per-layer share owed and count.
     NsMarkerBook,
     /// GPU work of the markers: a count per 3D cell, the highest marker per column.
@@ -254,6 +259,9 @@ fn pressure(s: &Shape) -> bool {
 }
 fn pipe_rainfall(s: &Shape) -> bool {
     s.pipes.is_some() && s.params.rainfall != 0
+}
+fn sw_summary(s: &Shape) -> bool {
+    s.shallow_water && s.params.summary != 0
 }
 fn summary(s: &Shape) -> bool {
     s.navier_stokes.is_none() && s.params.summary != 0
@@ -592,6 +600,26 @@ pub const FIELDS: &[Spec] = &[
         Kept::State,
         shallow_water,
     )),
+    // After the discharges: a checkpoint from before the feeds ends at them (no carry: none was
+    // kept then), and one from before the flow maps at the carry.
+    spec(
+        Field::SwCarry,
+        "fed water's residual",
+        Per::Cell,
+        1,
+        4,
+        Kept::State,
+        shallow_water,
+    ),
+    spec(
+        Field::SwFlowMaps,
+        "speed and hazard maps",
+        Per::Cell,
+        2,
+        4,
+        Kept::State,
+        sw_summary,
+    ),
 ];
 
 /// The row of `field`.
@@ -724,7 +752,9 @@ mod tests {
                 PipeRainCarry,
                 Faces,
                 SwQx,
-                SwQy
+                SwQy,
+                SwCarry,
+                SwFlowMaps
             ]
         );
     }

@@ -191,7 +191,9 @@ pub(super) fn schedule(scene: &Scene, p: &Params) -> Schedule {
         crate::scene::WaterModel::ShallowWater => ModelRun::ShallowWater,
         crate::scene::WaterModel::HeightField => ModelRun::HeightField(scene.physics.solver),
     };
-    Schedule::new(model, p, crate::engine::feeds::staged(scene))
+    // The shallow-water model's steady sources come as per-step entries too (`sw_feed`).
+    let sw_sources = model == ModelRun::ShallowWater && scene.sources.iter().any(|s| s.rate != 0.0);
+    Schedule::new(model, p, crate::engine::feeds::staged(scene) || sw_sources)
 }
 
 /// A scene's fields and uniforms, checked, before any backend exists.
@@ -492,18 +494,23 @@ impl Prepared {
         let (eta, ground_rel) = fields.relative_f32();
         let max_depth = deepest(&eta, &ground_rel);
         let (needed, substeps) = plan_substeps(scene, max_depth)?;
-        let sw = crate::models::shallow_water::setup::SwSetup::new(
+        let mut sw = crate::models::shallow_water::setup::SwSetup::new(
             scene,
             probe_cells.len() as u32,
             crate::scene::read_velocity(scene)?,
             fields.reference.0,
         )?;
+        // Drops, hydrographs, steady sources and drains, makers and rainfall: all in `sw_feed`.
+        let feeds = crate::engine::feeds::Feeds::new(scene, &fields)?.with_steady_sources(scene);
+        sw.base.rainfall = feeds.rainfall_mode();
         let mut prepared = Self::of_model(scene, fields, probe_cells, substeps, None, None);
+        prepared.params.rainfall = feeds.rainfall_mode();
         if needed > scene.time.substeps {
             prepared.notes.push(substep_note(scene, substeps, max_depth));
         }
         Ok(Prepared {
             shallow: Some(sw),
+            feeds,
             ..prepared
         })
     }

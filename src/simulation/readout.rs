@@ -233,11 +233,16 @@ impl Simulation {
         &self.scene
     }
     /// The flood maps so far (`[output] summary`; None without it): each cell's deepest water,
-    /// highest surface, time of first wetting and time wet. A readback on the GPU.
+    /// highest surface, time of first wetting and time wet, and where the model has
+    /// depth-averaged velocities its fastest speed and largest d·|u|. A readback on the GPU.
     pub fn summary(&mut self) -> Result<Option<crate::summary::SummaryMaps>> {
         let cells = self.solver.read_summary()?;
-        Ok((!cells.is_empty())
-            .then(|| crate::summary::SummaryMaps::of(&cells, self.fields.reference.0, self.scene.time.dt)))
+        if cells.is_empty() {
+            return Ok(None);
+        }
+        let mut maps = crate::summary::SummaryMaps::of(&cells, self.fields.reference.0, self.scene.time.dt);
+        maps.add_flow(&self.solver.read_flow_maps()?);
+        Ok(Some(maps))
     }
 
     /// The water at `points` (x, y in metres; off the grid, its edge): surface height, depth

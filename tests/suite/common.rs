@@ -35,7 +35,19 @@ struct GpuHold(#[allow(dead_code)] MutexGuard<'static, ()>);
 
 impl Drop for GpuHold {
     fn drop(&mut self) {
-        *HOLDER.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        let held = HOLDER.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let (Some((name, since)), Ok(path)) = (held, std::env::var("SHOAL_GPU_HOLDS")) {
+            log_hold(&path, &name, since.elapsed());
+        }
+    }
+}
+
+/// Appends "seconds test" to `path` (`SHOAL_GPU_HOLDS`): the GPU tests run one at a time, so
+/// their holds are the suite's critical path, and CI prints the longest (`.ci/run`).
+fn log_hold(path: &str, name: &str, held: Duration) {
+    use std::io::Write;
+    if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
+        let _ = writeln!(f, "{:8.1} {name}", held.as_secs_f64());
     }
 }
 
@@ -68,7 +80,14 @@ fn start_watchdog() {
             let holder = HOLDER.lock().unwrap_or_else(|e| e.into_inner());
             if let Some((name, since)) = holder.as_ref() {
                 if since.elapsed() > Duration::from_secs(limit) {
-                    eprintln!("error: GPU test {name} has held the device for over {limit} s: failing the run");
+                    // Straight to the stream: libtest captures `eprintln!` in threads a test
+                    // starts, and `exit` would drop the capture with the message in it.
+                    use std::io::Write;
+                    let _ = writeln!(
+                        std::io::stderr(),
+                        "error: GPU test {name} has held the device for over {limit} s: failing the run \
+                         (SHOAL_GPU_TEST_TIMEOUT sets the limit)"
+                    );
                     std::process::exit(101);
                 }
             }

@@ -35,5 +35,6 @@ mod shallow_water;
 mod shorelines;
 mod stops;
 mod summary;
+mod sw_feeds;
 mod volume;
 mod web_limits;

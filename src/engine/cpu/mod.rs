@@ -234,7 +234,9 @@ impl CpuSolver {
             | Pass::NavierStokes
             | Pass::NsSpray
             | Pass::NsBodies
-            | Pass::ShallowWater => {
+            | Pass::ShallowWater
+            | Pass::SwFeed
+            | Pass::SwMaps => {
                 unreachable!("the pipes, Navier-Stokes and shallow-water models have their own backends")
             }
             Pass::Probe => self.probe(chunk),

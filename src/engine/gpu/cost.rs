@@ -89,7 +89,7 @@ const SLOT_BYTES: u32 = crate::models::navier_stokes::spray::SLOTS * 32;
 /// `fused`: the schedule fuses the correction into the explicit step
 /// (`Schedule::fuses_correction`).
 ///
-/// Long (about 85 lines): one match arm per pass, a table the cost model reads as a whole.
+/// Long (about 95 lines): one match arm per pass, a table the cost model reads as a whole.
 pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams, fused: bool) -> Cost {
     let on = |flag: bool, bytes: u32| if flag { bytes } else { 0 };
     let clamps = p.correct == CORRECT_CLAMPS;
@@ -174,6 +174,22 @@ pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams, fused: bool) -> Co
         Pass::ShallowWater => Cost {
             note: "two fused stages; each cell's 8 neighbours from cache",
             ..cost(4 * F32 + (4 * F32 + 3 * F32), 3 * F32 + 3 * F32, 2)
+        },
+        // ground, eta, qx, qy in; the two maps read and written.
+        Pass::SwMaps => cost(4 * F32 + 2 * F32, 2 * F32, 1),
+        // rainfall: ground, eta, carry (+ the map's share) in, eta and carry out, where it
+        // rains; drops: one thread per entry, on steps with entries.
+        Pass::SwFeed => Cost {
+            note: "+ one thread per drop, hydrograph, source or maker cell, on steps with entries",
+            ..if p.rainfall != 0 {
+                cost(
+                    3 * F32 + on(p.rainfall == crate::engine::feeds::RAINFALL_MAP, F32),
+                    2 * F32,
+                    2,
+                )
+            } else {
+                fixed(1, "")
+            }
         },
     }
 }

@@ -354,7 +354,9 @@ impl GpuSolver {
             | Pass::NavierStokes
             | Pass::NsSpray
             | Pass::NsBodies
-            | Pass::ShallowWater => {
+            | Pass::ShallowWater
+            | Pass::SwFeed
+            | Pass::SwMaps => {
                 unreachable!("the pipes, Navier-Stokes and shallow-water models have their own backends")
             }
         }

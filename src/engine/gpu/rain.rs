@@ -13,7 +13,9 @@ fn entries_buffer(device: &wgpu::Device, label: &str, entries: u64) -> wgpu::Buf
     device.create_buffer(&wgpu::BufferDescriptor {
         label: Some(label),
         size: entries.max(4) * 4,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        // COPY_SRC: the shallow-water model's feed writes what drains could not take over the
+        // values, which its report reads back.
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
         mapped_at_creation: false,
     })
 }
@@ -96,6 +98,11 @@ impl RainBuffers {
     /// The per-step `RainStep`s (never regrown: bind groups of it alone are built once).
     pub fn steps(&self) -> &wgpu::Buffer {
         &self.steps
+    }
+
+    /// The entries' values (grown with the chunk: ask after each upload).
+    pub fn values(&self) -> &wgpu::Buffer {
+        &self.values
     }
 
     /// The bind group.

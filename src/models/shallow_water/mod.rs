@@ -6,9 +6,12 @@
 //!
 //! - `setup.rs`: the uniforms, the film depth, the Courant rule;
 //! - `state.rs`: the surface and discharges, both backends';
+//! - `books.rs`: the volume target of a chunk the scene fed;
 //! - `rivers.rs`: the discharge and stage sides' values over time;
+//! - `cpu/sw_feed.rs` (twin), `gpu/sw_feed.rs`, `wgsl/sw_feed.wgsl`: rain, sources and makers;
 //! - `cpu/`, `fast/`, `gpu/`, `wgsl/`: the passes, and each backend's solver (`sw_solver.rs`).
 
+pub mod books;
 pub mod cpu;
 pub mod fast;
 pub mod gpu;
@@ -18,10 +21,11 @@ pub mod state;
 
 use crate::models::{Feature, Model};
 
-/// The shallow-water model as the engine sees it. Not built yet: bodies, sources, rain and
-/// rainfall, air pressure, wave makers, ghost sides, regions (it conserves by construction),
-/// spray, overhangs, edits, queries and `Water` (and so the browser, which runs `Water`; its
-/// pipelines bind at most 9 storage buffers, within the web's 10).
+/// The shallow-water model as the engine sees it. Sources, drains, hydrographs, rain, rainfall
+/// and wave makers' line sources fall after the substeps (`sw_feed`). Not built yet: bodies,
+/// held-height sources, air pressure, ghost sides, regions (it conserves by construction), spray,
+/// overhangs, edits, queries and `Water` (and so the browser, which runs `Water`; its pipelines
+/// bind at most 9 storage buffers, within the web's 10).
 pub struct ShallowWater;
 
 impl Model for ShallowWater {
@@ -34,6 +38,11 @@ impl Model for ShallowWater {
     fn features(&self) -> &'static [Feature] {
         use Feature::*;
         &[
+            Sources,
+            Hydrographs,
+            Rain,
+            Rainfall,
+            WaveMakers,
             Friction,
             Velocities,
             RiverSides,

@@ -53,7 +53,11 @@ pub struct SwParams {
     pub n_probes: u32,
     /// Cells (nx·ny).
     pub cells: u32,
-    pub _pad: [u32; 2],
+    /// `[rainfall]` (`feeds::RAINFALL_*`): none, uniform or a map (`sw_feed.wgsl`).
+    pub rainfall: u32,
+    /// Always 1.0: `sw_feed.wgsl`'s TwoSum multiplies by it so that no compiler folds the
+    /// rounding error it recovers to zero.
+    pub one: f32,
 }
 
 /// Mirror of WGSL `SwSlot` (shallow_water.wgsl): one step's index within its submit and the
@@ -65,6 +69,18 @@ pub struct SwSlot {
     pub _pad: [u32; 3],
     /// West, east, south, north: a discharge's q (m²/s into the domain), a stage's level − ref.
     pub sides: [f32; 4],
+}
+
+/// Mirror of WGSL `FlowMapParams` (sw_maps.wgsl).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct FlowMapParams {
+    pub cells: u32,
+    /// Depth above which a cell counts as wet, m (`[output] wet_depth`).
+    pub wet_depth: f32,
+    /// `setup::FILM`.
+    pub film: f32,
+    pub _pad: u32,
 }
 
 /// What the backends are built from: the scene's step and uniforms, the river sides, and the
@@ -100,7 +116,8 @@ impl SwSetup {
             bc_north: sides.north.as_run() as u32,
             n_probes,
             cells: scene.grid.nx * scene.grid.ny,
-            _pad: [0; 2],
+            rainfall: 0,
+            one: 1.0,
         };
         Ok(SwSetup {
             base,
@@ -143,5 +160,44 @@ pub fn flow_substeps(substeps: u32, courant: f32) -> u32 {
         (substeps as f32 * courant / SW_TARGET).ceil() as u32
     } else {
         substeps
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{FlowMapParams, SwParams, SwSlot};
+    use crate::wgsl::{check_mirror, fields};
+    use std::mem::size_of;
+
+    #[test]
+    fn the_uniforms_mirror_their_wgsl_field_by_field() {
+        check_mirror(
+            "SwParams",
+            size_of::<SwParams>(),
+            fields!(SwParams {
+                nx,
+                ny,
+                dt,
+                inv_dx,
+                g,
+                n2,
+                film,
+                theta,
+                bc_west,
+                bc_east,
+                bc_south,
+                bc_north,
+                n_probes,
+                cells,
+                rainfall,
+                one
+            }),
+        );
+        check_mirror("SwSlot", size_of::<SwSlot>(), fields!(SwSlot { index, sides }));
+        check_mirror(
+            "FlowMapParams",
+            size_of::<FlowMapParams>(),
+            fields!(FlowMapParams { cells, wet_depth, film }),
+        );
     }
 }

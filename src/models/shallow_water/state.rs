@@ -6,12 +6,14 @@ use crate::error::{Error, Result};
 
 /// The conserved variables per cell: the surface eta = h − ref (so a lake at rest is the same bits
 /// in every wet cell, and float32 keeps small waves on deep water), and the discharges qx = d·u,
-/// qy = d·v (m²/s). A dry cell's eta is its ground's exactly.
+/// qy = d·v (m²/s). A dry cell's eta is its ground's exactly. `carry`: the rounding the water
+/// fed to each cell (rain, sources: `cpu::sw_feed`) has yet to give its surface, m.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SwState {
     pub eta: Vec<f32>,
     pub qx: Vec<f32>,
     pub qy: Vec<f32>,
+    pub carry: Vec<f32>,
 }
 
 impl SwState {
@@ -28,6 +30,7 @@ impl SwState {
         SwState {
             qx: q(0),
             qy: q(1),
+            carry: vec![0.0; eta.len()],
             eta,
         }
     }
@@ -51,12 +54,13 @@ impl SwState {
         self.eta.len()
     }
 
-    /// What a checkpoint keeps: the surface and the discharges.
+    /// What a checkpoint keeps: the surface, the discharges and the carry.
     pub fn save(&self) -> SolverState {
         SolverState {
             eta: self.eta.clone(),
             sw_qx: self.qx.clone(),
             sw_qy: self.qy.clone(),
+            sw_carry: self.carry.clone(),
             ..SolverState::default()
         }
     }
@@ -74,6 +78,12 @@ impl SwState {
         self.eta.clone_from(&saved.eta);
         self.qx.clone_from(&saved.sw_qx);
         self.qy.clone_from(&saved.sw_qy);
+        // A checkpoint from before the feeds holds no carry: none was kept then.
+        if saved.sw_carry.len() == n {
+            self.carry.clone_from(&saved.sw_carry);
+        } else {
+            self.carry.fill(0.0);
+        }
         Ok(())
     }
 }

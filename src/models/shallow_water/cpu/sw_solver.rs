@@ -6,7 +6,9 @@ use crate::engine::schedule::{ModelRun, Pass, Schedule};
 use crate::engine::solver::{ChunkInput, ChunkReport, ModelReport, Setup, Solver, SolverState};
 use crate::error::Result;
 use crate::models::shallow_water::cpu::shallow_water;
+use crate::models::shallow_water::cpu::{sw_feed, sw_maps};
 use crate::models::shallow_water::fast::shallow_water as fast;
+use crate::models::shallow_water::fast::sw_feed as fast_feed;
 use crate::models::shallow_water::setup::{SwParams, SwSetup};
 use crate::models::shallow_water::state::SwState;
 use crate::summary::{SummaryCell, SummaryParams};
@@ -21,9 +23,13 @@ pub struct CpuSw {
     scratch: [SwState; 2],
     probe_cells: Vec<u32>,
     schedule: Schedule,
+    /// `[rainfall]`'s share of the full intensity per cell (a map; empty when uniform).
+    share: Vec<f32>,
     /// `[output] summary`: the wet depth and the maps so far.
     wet_depth: f32,
     summary: Vec<SummaryCell>,
+    /// With the summary: each cell's fastest speed and largest d·|u| so far (`sw_maps`).
+    flow_maps: Vec<[f32; 2]>,
     /// Over rayon's pool (the fast backend).
     parallel: bool,
 }
@@ -43,7 +49,9 @@ impl CpuSw {
             state,
             probe_cells: setup.probe_cells.to_vec(),
             schedule: Schedule::new(ModelRun::ShallowWater, &setup.params, setup.rain),
+            share: setup.rainfall_map.to_vec(),
             wet_depth: setup.summary.unwrap_or(0.0),
+            flow_maps: vec![[0.0; 2]; if summary.is_empty() { 0 } else { setup.ground.len() }],
             summary,
             parallel,
         }
@@ -60,7 +68,34 @@ impl CpuSw {
         let a = fast::stage_one(p, sides, ground, &self.state, one);
         let b = fast::stage_two(p, sides, ground, &self.state, one, two);
         std::mem::swap(&mut self.state, two);
+        // The stages leave the carry alone: the state's stays the state's.
+        std::mem::swap(&mut self.state.carry, &mut two.carry);
         a.max(b)
+    }
+
+    /// The flow maps' uniforms.
+    fn flow_map_params(&self) -> sw_maps::FlowMapParams {
+        sw_maps::FlowMapParams {
+            cells: self.params.cells,
+            wet_depth: self.wet_depth,
+            film: self.params.film,
+            _pad: 0,
+        }
+    }
+
+    /// Step `k`'s feed of `rain` (its entries' `heights`, a negative one's replaced by what its
+    /// cell could not give): the rainfall, then the entries.
+    fn feed(&mut self, rain: &crate::engine::rain::RainChunk, heights: &mut [f32], k: usize) {
+        let Some(step) = rain.steps.get(k) else { return };
+        let (p, ground) = (&self.params, &self.ground[..]);
+        if p.rainfall != 0 && step.rainfall > 0.0 {
+            if self.parallel {
+                fast_feed::rainfall(p, ground, &self.share, step.rainfall, &mut self.state);
+            } else {
+                sw_feed::rainfall(p, ground, &self.share, step.rainfall, &mut self.state);
+            }
+        }
+        sw_feed::drops(ground, step, &rain.cells, heights, &mut self.state);
     }
 }
 
@@ -79,11 +114,13 @@ impl Solver for CpuSw {
         let mut probes = Vec::with_capacity(steps as usize * self.probe_cells.len());
         let mut courant = 0.0f32;
         let passes: Vec<Pass> = self.schedule.step(substeps).collect();
+        let mut heights = input.rain.heights.clone();
         for k in 0..steps {
             let sides = self.setup.slot(input.first_step + k as u64, k).sides;
             for &pass in &passes {
                 match pass {
                     Pass::ShallowWater => courant = courant.max(self.substep(&sides)),
+                    Pass::SwFeed => self.feed(&input.rain, &mut heights, k as usize),
                     Pass::Probe => probes.extend(self.probe_cells.iter().map(|&c| self.state.eta[c as usize])),
                     Pass::Summary => {
                         let sp = SummaryParams {
@@ -94,6 +131,10 @@ impl Solver for CpuSw {
                         };
                         crate::engine::cpu::summary::fold(&sp, k, &self.ground, &self.state.eta, &mut self.summary);
                     }
+                    Pass::SwMaps => {
+                        let fp = self.flow_map_params();
+                        sw_maps::fold_flow(&fp, &self.ground, &self.state, &mut self.flow_maps);
+                    }
                     other => unreachable!("{other:?} is not a pass of the shallow-water model"),
                 }
             }
@@ -101,7 +142,7 @@ impl Solver for CpuSw {
         Ok(ChunkReport {
             totals: totals(&self.params, &self.ground, &self.state),
             probes,
-            target: input.target,
+            target: crate::models::shallow_water::books::fed_target(input, &heights),
             model: ModelReport::Shallow { courant },
             ..ChunkReport::default()
         })
@@ -123,9 +164,14 @@ impl Solver for CpuSw {
         Ok(self.summary.clone())
     }
 
+    fn read_flow_maps(&mut self) -> Result<Vec<[f32; 2]>> {
+        Ok(self.flow_maps.clone())
+    }
+
     fn save(&mut self) -> Result<SolverState> {
         Ok(SolverState {
             summary: self.summary.clone(),
+            sw_flow_maps: bytemuck::cast_slice(&self.flow_maps).to_vec(),
             ..self.state.save()
         })
     }
@@ -134,6 +180,10 @@ impl Solver for CpuSw {
         self.state.load(saved)?;
         if saved.summary.len() == self.summary.len() {
             self.summary.clone_from(&saved.summary);
+        }
+        // A checkpoint from before the flow maps starts them afresh.
+        if saved.sw_flow_maps.len() == 2 * self.flow_maps.len() {
+            self.flow_maps = bytemuck::pod_collect_to_vec(bytemuck::cast_slice::<f32, u8>(&saved.sw_flow_maps));
         }
         Ok(())
     }

@@ -21,6 +21,9 @@ pub struct SwBuffers {
     pub ground: wgpu::Buffer,
     /// [eta, qx, qy] of level 0 (the state) and level 1 (the stage between).
     pub levels: [[wgpu::Buffer; 3]; 2],
+    /// The rounding the fed water has yet to give each cell (`sw_feed.wgsl`), state as the
+    /// checkpoint table has it (`Field::SwCarry`), so held whether the scene feeds or not.
+    pub carry: wgpu::Buffer,
     pub books: wgpu::Buffer,
     pub probe_cells: wgpu::Buffer,
     pub history: wgpu::Buffer,
@@ -57,6 +60,7 @@ impl SwBuffers {
                     field("sw qy 1", &state.qy),
                 ],
             ],
+            carry: field("sw carry", &state.carry),
             books: zeroed_buffer(device, "sw books", BOOK_WORDS * 4, storage),
             probe_cells: filled_buffer(
                 device,

@@ -6,8 +6,11 @@ use crate::engine::params::Totals;
 use crate::engine::schedule::{ModelRun, Pass, Schedule};
 use crate::engine::solver::{ChunkInput, ChunkReport, ModelReport, Setup, Solver, SolverState};
 use crate::error::{Error, Result};
+use crate::models::shallow_water::books::fed_target;
 use crate::models::shallow_water::gpu::shallow_water::{ShallowWater, SwBuffers, BOOK_WORDS};
-use crate::models::shallow_water::setup::{SwParams, SwSetup};
+use crate::models::shallow_water::gpu::sw_feed::SwFeed;
+use crate::models::shallow_water::gpu::sw_maps::SwMaps;
+use crate::models::shallow_water::setup::{FlowMapParams, SwParams, SwSetup};
 use crate::models::shallow_water::state::SwState;
 use crate::summary::SummaryCell;
 
@@ -21,10 +24,13 @@ pub struct GpuSw {
     ground: Vec<f32>,
     buffers: SwBuffers,
     pass: ShallowWater,
+    /// What the scene feeds the water (None: nothing).
+    feed: Option<SwFeed>,
     schedule: Schedule,
     n_probes: u32,
-    /// `[output] summary`: the fold and its maps.
+    /// `[output] summary`: the fold and its maps, and the speed and hazard maps.
     summary: Option<(crate::engine::gpu::summary::Summary, wgpu::Buffer)>,
+    flow_maps: Option<SwMaps>,
     /// Staging for a chunk's report: the books, then the probes' rows.
     report_readback: wgpu::Buffer,
 }
@@ -43,6 +49,17 @@ impl GpuSw {
         let state = SwState::new(setup.eta, setup.ground, &sw.velocity);
         let buffers = SwBuffers::new(device, &params, setup.ground, &state, setup.probe_cells);
         let pass = ShallowWater::new(device, &buffers, &params);
+        let feed = setup.rain.then(|| {
+            let max_chunk = crate::engine::params::MAX_CHUNK;
+            SwFeed::new(
+                device,
+                &buffers,
+                &pass.slot_layout,
+                params.rainfall,
+                setup.rainfall_map,
+                max_chunk,
+            )
+        });
         let summary = setup.summary.map(|wet| {
             let maps = crate::summary::initial(&state.eta, setup.ground, wet);
             let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
@@ -56,6 +73,15 @@ impl GpuSw {
             };
             let fold = crate::engine::gpu::summary::Summary::new(device, source, &pass.slot_layout, wet);
             (fold, maps)
+        });
+        let flow_maps = setup.summary.map(|wet_depth| {
+            let fp = FlowMapParams {
+                cells: params.cells,
+                wet_depth,
+                film: params.film,
+                _pad: 0,
+            };
+            SwMaps::new(device, &buffers, &fp, &vec![0.0; 2 * params.cells as usize])
         });
         let n_probes = setup.probe_cells.len() as u32;
         let report_readback = crate::engine::gpu::readback::buffer(
@@ -75,9 +101,11 @@ impl GpuSw {
             ground: setup.ground.to_vec(),
             buffers,
             pass,
+            feed,
             schedule: Schedule::new(ModelRun::ShallowWater, &setup.params, setup.rain),
             n_probes,
             summary,
+            flow_maps,
             report_readback,
         })
     }
@@ -99,10 +127,18 @@ impl GpuSw {
             for p in self.schedule.step(substeps) {
                 match p {
                     Pass::ShallowWater => self.pass.substep(&mut pass, offset),
+                    Pass::SwFeed => {
+                        let feed = self.feed.as_ref().expect("the schedule feeds only with feeds");
+                        feed.record(&mut pass, self.pass.slot(), step, offset);
+                    }
                     Pass::Probe => self.pass.probe(&mut pass, offset),
                     Pass::Summary => {
                         let (fold, _) = self.summary.as_ref().expect("the schedule folds only with summary");
                         fold.record(&mut pass, self.pass.slot(), 0, offset);
+                    }
+                    Pass::SwMaps => {
+                        let maps = self.flow_maps.as_ref().expect("the schedule folds only with summary");
+                        maps.record(&mut pass);
                     }
                     other => unreachable!("{other:?} is not a pass of the shallow-water model"),
                 }
@@ -146,15 +182,33 @@ impl GpuSw {
         })
     }
 
-    /// Level 0's surface and discharges.
+    /// The chunk's entry heights after its feed: read back only where one was negative (a
+    /// drain's or a trough's, which the pass replaced by what its cell could not give); the
+    /// others are as the chunk brought them.
+    fn fed_heights(&self, rain: &crate::engine::rain::RainChunk) -> Result<Vec<f32>> {
+        let Some(feed) = self.feed.as_ref().filter(|_| rain.heights.iter().any(|&h| h < 0.0)) else {
+            return Ok(rain.heights.clone());
+        };
+        let bytes = crate::engine::gpu::readback::read(&self.device, &self.queue, feed.heights())?;
+        let mut heights: Vec<f32> = bytemuck::pod_collect_to_vec(&bytes);
+        heights.truncate(rain.heights.len());
+        Ok(heights)
+    }
+
+    /// Level 0's surface and discharges, and the carry.
     fn read_state(&self) -> Result<SwState> {
         let [eta, qx, qy] = &self.buffers.levels[0];
-        let read =
-            crate::engine::gpu::readback::read_whole(&self.device, &self.queue, &[Some(eta), Some(qx), Some(qy)])?;
+        let carry = &self.buffers.carry;
+        let read = crate::engine::gpu::readback::read_whole(
+            &self.device,
+            &self.queue,
+            &[Some(eta), Some(qx), Some(qy), Some(carry)],
+        )?;
         Ok(SwState {
             eta: bytemuck::pod_collect_to_vec(&read[0]),
             qx: bytemuck::pod_collect_to_vec(&read[1]),
             qy: bytemuck::pod_collect_to_vec(&read[2]),
+            carry: bytemuck::pod_collect_to_vec(&read[3]),
         })
     }
 }
@@ -173,9 +227,16 @@ impl Solver for GpuSw {
     }
 
     fn advance(&mut self, steps: u32, substeps: u32, input: &ChunkInput) -> Result<ChunkReport> {
+        if let Some(feed) = &mut self.feed {
+            feed.upload(&self.device, &self.queue, &input.rain);
+        }
         let mut encoder = self.device.create_command_encoder(&Default::default());
         self.record_chunk(&mut encoder, steps, substeps, input.first_step);
-        self.report(encoder, steps, input.target)
+        let report = self.report(encoder, steps, input.target)?;
+        Ok(ChunkReport {
+            target: fed_target(input, &self.fed_heights(&input.rain)?),
+            ..report
+        })
     }
 
     fn read_eta(&mut self) -> Result<Vec<f32>> {
@@ -203,9 +264,22 @@ impl Solver for GpuSw {
         }
     }
 
+    fn read_flow_maps(&mut self) -> Result<Vec<[f32; 2]>> {
+        match &self.flow_maps {
+            Some(m) => Ok(bytemuck::pod_collect_to_vec(&crate::engine::gpu::readback::read(
+                &self.device,
+                &self.queue,
+                &m.maps,
+            )?)),
+            None => Ok(Vec::new()),
+        }
+    }
+
     fn save(&mut self) -> Result<SolverState> {
+        let flow: Vec<[f32; 2]> = self.read_flow_maps()?;
         Ok(SolverState {
             summary: self.read_summary()?,
+            sw_flow_maps: bytemuck::cast_slice(&flow).to_vec(),
             ..self.read_state()?.save()
         })
     }
@@ -217,9 +291,17 @@ impl Solver for GpuSw {
         self.queue.write_buffer(eta, 0, bytemuck::cast_slice(&state.eta));
         self.queue.write_buffer(qx, 0, bytemuck::cast_slice(&state.qx));
         self.queue.write_buffer(qy, 0, bytemuck::cast_slice(&state.qy));
+        self.queue
+            .write_buffer(&self.buffers.carry, 0, bytemuck::cast_slice(&state.carry));
         if let Some((_, maps)) = &self.summary {
             if saved.summary.len() == self.ground.len() {
                 self.queue.write_buffer(maps, 0, bytemuck::cast_slice(&saved.summary));
+            }
+        }
+        if let Some(m) = &self.flow_maps {
+            if saved.sw_flow_maps.len() == 2 * self.ground.len() {
+                self.queue
+                    .write_buffer(&m.maps, 0, bytemuck::cast_slice(&saved.sw_flow_maps));
             }
         }
         Ok(())

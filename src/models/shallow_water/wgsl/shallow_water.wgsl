@@ -1,4 +1,5 @@
 #import sides
+#import sw_common
 // The nonlinear shallow-water equations: hydrostatic reconstruction (Audusse et al. 2004), HLL,
 // MUSCL with a generalised minmod, SSP-RK2, Manning friction implicit in each stage. The scheme is
 // written down in the twin, src/models/shallow_water/cpu/shallow_water.rs, function by function:
@@ -10,26 +11,6 @@
 // probe:     the surface at the probe cells after a step.
 // Each stage folds the largest Courant number into books[0] (a workgroup's max, then one atomic).
 
-// Mirrors `SwParams` (src/models/shallow_water/setup.rs).
-struct SwParams {
-    nx: u32,
-    ny: u32,
-    dt: f32,
-    inv_dx: f32,
-    g: f32,
-    n2: f32,
-    film: f32,
-    theta: f32,
-    bc_west: u32,
-    bc_east: u32,
-    bc_south: u32,
-    bc_north: u32,
-    n_probes: u32,
-    cells: u32,
-    _pad0: u32,
-    _pad1: u32,
-}
-
 // books[0]: the largest Courant number (f32 bits: non-negative floats order as their bits);
 // books[1]: cells holding NaN or infinity; books[2]: the deepest water (f32 bits); books[3]: 0.
 const BOOK_COURANT: u32 = 0u;
@@ -37,7 +18,6 @@ const BOOK_NONFINITE: u32 = 1u;
 const BOOK_DEEPEST: u32 = 2u;
 const BOOK_WORDS: u32 = 4u;
 
-@group(0) @binding(0) var<uniform> p: SwParams;
 @group(0) @binding(1) var<storage, read> ground: array<f32>;
 @group(0) @binding(2) var<storage, read_write> eta0: array<f32>;
 @group(0) @binding(3) var<storage, read_write> qx0: array<f32>;
@@ -46,19 +26,6 @@ const BOOK_WORDS: u32 = 4u;
 @group(0) @binding(6) var<storage, read_write> qx1: array<f32>;
 @group(0) @binding(7) var<storage, read_write> qy1: array<f32>;
 @group(0) @binding(8) var<storage, read_write> books: array<atomic<u32>>;
-// Mirrors `SwSlot` (setup.rs): the step's index within its submit and the river sides' values
-// then (west, east, south, north: a discharge's q into the domain, a stage's level − ref), one
-// per step of a submit, bound with a dynamic offset. Its first 16 bytes are summary.wgsl's
-// `StepSlot`, so the flood maps' fold binds the same slots.
-struct SwSlot {
-    index: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-    sides: vec4<f32>,
-}
-
-@group(1) @binding(0) var<uniform> slot: SwSlot;
 @group(2) @binding(0) var<storage, read> probe_cells: array<u32>;
 @group(2) @binding(1) var<storage, read_write> probe_history: array<f32>;
 

@@ -1,0 +1,94 @@
+//! The shallow-water model's feed (`wgsl/sw_feed.wgsl`): each step's rainfall on every cell and
+//! its entries (drops, hydrographs, sources, drains, makers' line sources) into their cells, after
+//! the substeps. The pipelines and bind groups are built once; the entry buffers grow, with their
+//! group, when a chunk brings more entries than they hold.
+
+use crate::engine::gpu::binding::{bind_group, filled_buffer, linear_groups, pipeline, reflected_layout};
+use crate::engine::gpu::rain::RainBuffers;
+use crate::engine::rain::RainChunk;
+use crate::models::shallow_water::gpu::shallow_water::SwBuffers;
+
+/// The pass: its two pipelines, the chunk's entries, the step slots and the rainfall's map.
+pub struct SwFeed {
+    rainfall: wgpu::ComputePipeline,
+    drops: wgpu::ComputePipeline,
+    entries: RainBuffers,
+    share: wgpu::BindGroup,
+    /// Whether the scene has `[rainfall]`, and the cells' workgroups for it.
+    raining: bool,
+    groups: (u32, u32),
+}
+
+impl SwFeed {
+    /// The feed of the state in `b`, with the step slots' layout `slot_layout`, `[rainfall]`'s
+    /// mode and map share (empty when uniform), and room for `max_chunk` steps.
+    pub fn new(
+        device: &wgpu::Device,
+        b: &SwBuffers,
+        slot_layout: &wgpu::BindGroupLayout,
+        rainfall: u32,
+        share: &[f32],
+        max_chunk: u32,
+    ) -> SwFeed {
+        let module = crate::engine::gpu::shaders::module(device, "sw_feed.wgsl", crate::engine::gpu::shaders::SW_FEED);
+        let bindings = crate::wgsl::sw_feed::BINDINGS;
+        let state_layout = reflected_layout(device, "sw feed", bindings, &[], 0);
+        let share_layout = reflected_layout(device, "sw feed share", bindings, &[], 2);
+        let mut words = share.to_vec();
+        words.resize(words.len().max(4), 0.0);
+        let share_buffer = filled_buffer(
+            device,
+            "sw rainfall share",
+            bytemuck::cast_slice(&words),
+            wgpu::BufferUsages::STORAGE,
+        );
+        let [eta, qx, qy] = &b.levels[0];
+        let layouts = [&state_layout, slot_layout, &share_layout];
+        let max = device.limits().max_compute_workgroups_per_dimension;
+        let cells = (b.ground.size() / 4) as u32;
+        SwFeed {
+            rainfall: pipeline(device, &module, &layouts, "rainfall"),
+            drops: pipeline(device, &module, &layouts, "drops"),
+            entries: RainBuffers::new(
+                device,
+                &state_layout,
+                &[&b.params, &b.ground, eta, qx, qy, &b.carry],
+                max_chunk,
+            ),
+            share: bind_group(device, "sw feed share", &share_layout, &[&share_buffer]),
+            raining: rainfall != 0,
+            groups: linear_groups(cells.div_ceil(256), max),
+        }
+    }
+
+    /// Uploads a chunk's entries before it is recorded.
+    pub fn upload(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, rain: &RainChunk) {
+        let heights: &[u32] = bytemuck::cast_slice(&rain.heights);
+        self.entries.upload(device, queue, &rain.steps, &rain.cells, heights);
+    }
+
+    /// The entries' heights as the chunk's passes leave them (a negative one's replaced by what
+    /// its cell could not give).
+    pub fn heights(&self) -> &wgpu::Buffer {
+        self.entries.values()
+    }
+
+    /// Records step `index` (slot group `slot` at `offset`): the rainfall, then the entries
+    /// (nothing on a step without).
+    pub fn record(&self, pass: &mut wgpu::ComputePass, slot: &wgpu::BindGroup, index: u32, offset: u32) {
+        let entries = self.entries.count(index);
+        if entries == 0 && !self.raining {
+            return;
+        }
+        pass.set_bind_group(0, self.entries.group(), &[]);
+        pass.set_bind_group(1, slot, &[offset]);
+        pass.set_bind_group(2, &self.share, &[]);
+        if self.raining {
+            crate::engine::gpu::binding::dispatch(pass, &self.rainfall, self.groups);
+        }
+        if entries > 0 {
+            pass.set_pipeline(&self.drops);
+            pass.dispatch_workgroups(entries.div_ceil(64), 1, 1);
+        }
+    }
+}

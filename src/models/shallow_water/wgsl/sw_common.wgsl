@@ -1,0 +1,39 @@
+// The shallow-water model's uniforms and step slots, bound alike by every pass of its room
+// (shallow_water.wgsl, sw_feed.wgsl): group 0 binding 0 and group 1 binding 0.
+
+// Mirrors `SwParams` (src/models/shallow_water/setup.rs).
+struct SwParams {
+    nx: u32,
+    ny: u32,
+    dt: f32,
+    inv_dx: f32,
+    g: f32,
+    n2: f32,
+    film: f32,
+    theta: f32,
+    bc_west: u32,
+    bc_east: u32,
+    bc_south: u32,
+    bc_north: u32,
+    n_probes: u32,
+    cells: u32,
+    // sw_feed.wgsl's: [rainfall]'s mode, and 1.0 for its TwoSum.
+    rainfall: u32,
+    one: f32,
+}
+
+@group(0) @binding(0) var<uniform> p: SwParams;
+
+// Mirrors `SwSlot` (setup.rs): the step's index within its submit and the river sides' values
+// then (west, east, south, north: a discharge's q into the domain, a stage's level − ref), one
+// per step of a submit, bound with a dynamic offset. Its first 16 bytes are summary.wgsl's
+// `StepSlot`, so the flood maps' fold binds the same slots.
+struct SwSlot {
+    index: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+    sides: vec4<f32>,
+}
+
+@group(1) @binding(0) var<uniform> slot: SwSlot;

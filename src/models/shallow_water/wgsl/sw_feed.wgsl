@@ -1,0 +1,95 @@
+#import sw_common
+#import rain_step
+// What the scene feeds the shallow-water model each step, after its substeps (SCENE.md [rain],
+// [rainfall], [[source]] rate and hydrograph, "maker" sides' line sources): the host rasterises
+// a chunk's drops, hydrographs, steady sources and makers into per-step (cell, height) entries,
+// one per cell (src/engine/feeds.rs), and the rainfall is one height a step times each cell's
+// share of the map. Twin: src/models/shallow_water/cpu/sw_feed.rs, function by function.
+//
+// rainfall: every cell takes the step's rainfall (dense, one thread a cell);
+// drops:    each entry of the step (one thread an entry: no two on a cell).
+//
+// Water falls at rest: a cell's discharges stay, so its velocity slows by the depth it gains.
+// What a negative entry (a drain, a maker's trough) takes leaves with its velocity, and never
+// more than the cell holds: the height it could not take is written back over the entry, which
+// the host reads at the chunk's end and keeps out of the volume target. Heights are added with
+// TwoSum into the cell's carry, so rain of 1e-7 m a step on a surface metres from the reference
+// level is kept, not rounded away.
+
+@group(0) @binding(1) var<storage, read> ground: array<f32>;
+@group(0) @binding(2) var<storage, read_write> eta: array<f32>;
+@group(0) @binding(3) var<storage, read_write> qx: array<f32>;
+@group(0) @binding(4) var<storage, read_write> qy: array<f32>;
+// The rounding each cell's fed water has yet to give its surface (m).
+@group(0) @binding(5) var<storage, read_write> carry: array<f32>;
+@group(0) @binding(6) var<storage, read> rain_steps: array<RainStep>;
+@group(0) @binding(7) var<storage, read> rain_cells: array<u32>;
+// Each entry's height (m); a negative one's is replaced by what its cell could not give.
+@group(0) @binding(8) var<storage, read_write> rain_heights: array<f32>;
+// [rainfall]'s share of the full intensity per cell (RAINFALL_MAP; unread when uniform).
+@group(2) @binding(0) var<storage, read> share: array<f32>;
+
+const RAINFALL_MAP: u32 = 2u;
+
+// Knuth's TwoSum through p.one (see common.wgsl's): s = fl(a + b) and its exact error.
+fn two_sum(a: f32, b: f32) -> vec2<f32> {
+    let s = (a + b) * p.one;
+    let b_part = (s - a) * p.one;
+    let a_part = (s - b_part) * p.one;
+    let e = ((a - a_part) * p.one) + ((b - b_part) * p.one);
+    return vec2<f32>(s, e);
+}
+
+// Twin: `feed_cell`. Cell c takes `want` m (negative: gives); returns what it could not give.
+fn feed_cell(c: u32, want: f32) -> f32 {
+    let b = ground[c];
+    let e = eta[c];
+    if want > 0.0 {
+        let s = two_sum(max(e, b), want + carry[c]);
+        eta[c] = s.x;
+        carry[c] = s.y;
+        return 0.0;
+    }
+    let d = max(e - b, 0.0);
+    let take = min(d, -want);
+    let left = d - take;
+    if left <= 0.0 {
+        eta[c] = b;
+        qx[c] = 0.0;
+        qy[c] = 0.0;
+    } else {
+        eta[c] = e - take;
+        let keep = left / d;
+        qx[c] = qx[c] * keep;
+        qy[c] = qy[c] * keep;
+    }
+    return -want - take;
+}
+
+@compute @workgroup_size(256)
+fn rainfall(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let c = gid.x + gid.y * groups.x * 256u;
+    if c >= p.cells {
+        return;
+    }
+    let s = select(1.0, share[c], p.rainfall == RAINFALL_MAP);
+    let height = (rain_steps[slot.index].rainfall * s) * p.one;
+    if height > 0.0 {
+        _ = feed_cell(c, height);
+    }
+}
+
+@compute @workgroup_size(64)
+fn drops(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let step = rain_steps[slot.index];
+    if gid.x >= step.count {
+        return;
+    }
+    let k = step.start + gid.x;
+    let h = rain_heights[k];
+    if h > 0.0 {
+        _ = feed_cell(rain_cells[k], h);
+    } else if h < 0.0 {
+        rain_heights[k] = feed_cell(rain_cells[k], h);
+    }
+}
