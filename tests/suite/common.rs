@@ -68,6 +68,13 @@ pub fn hold_gpu() {
     HELD.with(|h| *h.borrow_mut() = Some(GpuHold(guard)));
 }
 
+/// Ends the calling test's hold on the GPU before the test does, so that its CPU work after it
+/// runs beside the next GPU test instead of keeping the device idle (the suite's GPU tests run
+/// one at a time: their holds are its critical path).
+pub fn release_gpu() {
+    HELD.with(|h| h.borrow_mut().take());
+}
+
 fn start_watchdog() {
     static STARTED: OnceLock<()> = OnceLock::new();
     STARTED.get_or_init(|| {

@@ -2,7 +2,9 @@
 //! test that touches a GPU device takes `common::gpu()` (or `common::hold_gpu()`), which lets one
 //! such test run at a time and fails the run if it holds the device past a time limit.
 //!
-//! CI runs the whole crate on lavapipe and the `GL_SET` below on llvmpipe GL (see `.ci/run`).
+//! CI runs the whole crate on lavapipe and, on llvmpipe GL, the GPU-vs-CPU set `.ci/run` lists.
+//! Set `SHOAL_GPU_HOLDS=FILE` to log how long each GPU test held the device (CI prints the
+//! longest): those holds, one at a time, are the suite's critical path.
 
 mod adi;
 mod architecture;

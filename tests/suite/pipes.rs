@@ -61,11 +61,13 @@ level = 0.0
 fn a_lake_at_rest_over_rough_ground_ledges_and_a_rock_stays_at_rest() {
     let dir = tempfile::tempdir().unwrap();
     let scene = lake(dir.path());
+    // 10,000 steps on the CPU backends, 2000 on the GPU (its 10,000 held lavapipe 1.7 minutes):
+    // at rest nothing moves by a unit, at any step.
     for backend in [Backend::Reference, Backend::Cpu, Backend::Gpu] {
         let mut sim = simulation(&scene, backend);
         let before = sim.surface().unwrap();
         let units = sim.water_units().unwrap();
-        sim.step(10_000).unwrap();
+        sim.step(if backend == Backend::Gpu { 2000 } else { 10_000 }).unwrap();
         let after = sim.surface().unwrap();
         let moved = before
             .iter()
