@@ -62,6 +62,7 @@ impl Check<'_> {
         self.bounded("physics.gravity", p.gravity, 1e4, "m/s²")?;
         self.bounded("physics.water_density", p.water_density, 1e5, "kg/m³")?;
         self.terrain_limits()?;
+        self.solid_limits()?;
         self.forcing_limits()
     }
 
@@ -112,6 +113,30 @@ impl Check<'_> {
                         b.x, b.y, self.wx, self.wy
                     ),
                 );
+            }
+        }
+        Ok(())
+    }
+
+    /// The pipes' solids within what their float32 heights hold: an overhang's or a rock's
+    /// heights as the ground's (`LENGTH`), their corners and centres as positions. (A rock of
+    /// radius 1e300 was accepted and wrote infinities: issue 57.)
+    fn solid_limits(&self) -> Result<()> {
+        let t = &self.scene.terrain;
+        for (k, o) in t.overhangs.iter().enumerate() {
+            for (name, v) in [("x0", o.x0), ("y0", o.y0), ("x1", o.x1), ("y1", o.y1)] {
+                self.bounded(&format!("terrain.overhang[{k}].{name}"), v, POSITION, "m")?;
+            }
+            for (name, v) in [("bottom", o.bottom), ("top", o.top)] {
+                self.bounded(&format!("terrain.overhang[{k}].{name}"), v, LENGTH, "m")?;
+            }
+        }
+        for (k, r) in t.rocks.iter().enumerate() {
+            for (name, v) in [("x", r.x), ("y", r.y)] {
+                self.bounded(&format!("terrain.rock[{k}].{name}"), v, POSITION, "m")?;
+            }
+            for (name, v) in [("z", r.z), ("radius", r.radius)] {
+                self.bounded(&format!("terrain.rock[{k}].{name}"), v, LENGTH, "m")?;
             }
         }
         Ok(())

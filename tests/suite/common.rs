@@ -122,6 +122,23 @@ pub fn simulation(scene: &Scene, backend: Backend) -> Simulation {
 
 pub const BOTH: [Backend; 2] = [Backend::Cpu, Backend::Gpu];
 
+/// `scene` on `backend` run `half` steps, checkpointed into `dir`, restored into a fresh
+/// simulation and run `half` more; and beside it a run of `2·half` straight: (resumed, straight).
+pub fn resumed_and_straight(scene: &Scene, backend: Backend, half: u64, dir: &Path) -> (Simulation, Simulation) {
+    let mut straight = simulation(scene, backend);
+    straight.step(2 * half).unwrap();
+    let mut first = simulation(scene, backend);
+    first.step(half).unwrap();
+    let path = dir.join("ck.bin");
+    first.checkpoint().unwrap().write(&path).unwrap();
+    let mut resumed = simulation(scene, backend);
+    resumed
+        .restore(&shoal::Checkpoint::read(&path).unwrap(), &path)
+        .unwrap();
+    resumed.step(half).unwrap();
+    (resumed, straight)
+}
+
 /// Runs `steps` steps and returns the absolute surface.
 pub fn run(scene: &Scene, backend: Backend, steps: u64) -> Vec<f64> {
     let mut sim = simulation(scene, backend);

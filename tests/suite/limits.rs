@@ -53,6 +53,23 @@ fn oversized_and_overflowing_inputs_are_refused_naming_the_key() {
             ),
             "terrain.box[0]",
         ),
+        // The pipes' solids: a rock of radius 1e300 wrote infinities (the fuzz's case 814).
+        (
+            scene(
+                g,
+                t,
+                "[physics]\nmodel = \"pipes\"\n[[terrain.rock]]\nx = 1.0\ny = 1.0\nz = 0.1\nradius = 1e300",
+            ),
+            "terrain.rock[0].radius",
+        ),
+        (
+            scene(
+                g,
+                t,
+                "[physics]\nmodel = \"pipes\"\n[[terrain.overhang]]\nx0 = 0.5\ny0 = 0.5\nx1 = 1.0\ny1 = 1.0\nbottom = 0.1\ntop = 1e39",
+            ),
+            "terrain.overhang[0].top",
+        ),
     ];
     let dir = tempfile::tempdir().unwrap();
     for (k, (text, key)) in cases.iter().enumerate() {

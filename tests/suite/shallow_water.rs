@@ -282,17 +282,7 @@ fn the_fast_path_is_the_twins_bits_and_the_gpu_is_within_rounding() {
 fn a_checkpoint_resumes_bit_for_bit() {
     let dir = tempfile::tempdir().unwrap();
     let scene = dam_break(dir.path(), 200, 0.05, 3.0, 0.5, 0.05);
-    let mut straight = simulation(&scene, Backend::Cpu);
-    straight.step(80).unwrap();
-    let mut first = simulation(&scene, Backend::Cpu);
-    first.step(40).unwrap();
-    let path = dir.path().join("ck.bin");
-    first.checkpoint().unwrap().write(&path).unwrap();
-    let mut resumed = simulation(&scene, Backend::Cpu);
-    resumed
-        .restore(&shoal::Checkpoint::read(&path).unwrap(), &path)
-        .unwrap();
-    resumed.step(40).unwrap();
+    let (mut resumed, mut straight) = crate::common::resumed_and_straight(&scene, Backend::Cpu, 40, dir.path());
     assert_eq!(resumed.eta().unwrap(), straight.eta().unwrap());
     assert_eq!(resumed.velocity().unwrap(), straight.velocity().unwrap());
 }

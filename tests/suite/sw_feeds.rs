@@ -230,17 +230,7 @@ fn a_fed_run_resumes_bit_for_bit() {
                 [water]\nlevel = 0.05\n[rain]\nrate = 40.0\nradius = 0.1\nheight = 0.002\nseed = 3\n\
                 [rainfall]\nintensity = 500.0\n[[source]]\nx = 1.2\ny = 0.8\nradius = 0.1\nrate = -0.01\n";
     let scene = scene_in(dir.path(), text);
-    let mut straight = simulation(&scene, Backend::Cpu);
-    straight.step(60).unwrap();
-    let mut first = simulation(&scene, Backend::Cpu);
-    first.step(30).unwrap();
-    let path = dir.path().join("ck.bin");
-    first.checkpoint().unwrap().write(&path).unwrap();
-    let mut resumed = simulation(&scene, Backend::Cpu);
-    resumed
-        .restore(&shoal::Checkpoint::read(&path).unwrap(), &path)
-        .unwrap();
-    resumed.step(30).unwrap();
+    let (mut resumed, mut straight) = crate::common::resumed_and_straight(&scene, Backend::Cpu, 30, dir.path());
     assert_eq!(resumed.eta().unwrap(), straight.eta().unwrap());
     assert_eq!(resumed.target_volume(), straight.target_volume());
 }
