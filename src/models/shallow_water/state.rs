@@ -88,7 +88,7 @@ impl SwState {
     }
 }
 
-/// Twin of WGSL `velocity` (shallow_water.wgsl), kept beside the state so that the twin and the
+/// Twin of WGSL `velocity` (sw_velocity.wgsl), kept beside the state so that the twin and the
 /// outputs read one definition: the desingularised velocity of discharge `q` over depth `h`, q/h
 /// on water at least `film` deep, 2·q·h/(h² + film²) under it (Kurganov & Petrova's), which goes
 /// to 0 with the depth.

@@ -33,6 +33,8 @@ pub struct GpuSw {
     flow_maps: Option<SwMaps>,
     /// Staging for a chunk's report: the books, then the probes' rows.
     report_readback: wgpu::Buffer,
+    /// Staging for a chunk's entry heights where one was negative (grown to fit).
+    fed_readback: Option<wgpu::Buffer>,
 }
 
 impl GpuSw {
@@ -107,6 +109,7 @@ impl GpuSw {
             summary,
             flow_maps,
             report_readback,
+            fed_readback: None,
         })
     }
 
@@ -182,17 +185,26 @@ impl GpuSw {
         })
     }
 
-    /// The chunk's entry heights after its feed: read back only where one was negative (a
-    /// drain's or a trough's, which the pass replaced by what its cell could not give); the
-    /// others are as the chunk brought them.
-    fn fed_heights(&self, rain: &crate::engine::rain::RainChunk) -> Result<Vec<f32>> {
+    /// Copies the chunk's entry heights after its feed into the staging buffer (grown to fit),
+    /// where one was negative (a drain's or a trough's, which the pass replaced by what its cell
+    /// could not give): the bytes to map after the submit, 0 when none was (the others are as
+    /// the chunk brought them).
+    fn stage_fed_heights(&mut self, encoder: &mut wgpu::CommandEncoder, rain: &crate::engine::rain::RainChunk) -> u64 {
         let Some(feed) = self.feed.as_ref().filter(|_| rain.heights.iter().any(|&h| h < 0.0)) else {
-            return Ok(rain.heights.clone());
+            return 0;
         };
-        let bytes = crate::engine::gpu::readback::read(&self.device, &self.queue, feed.heights())?;
-        let mut heights: Vec<f32> = bytemuck::pod_collect_to_vec(&bytes);
-        heights.truncate(rain.heights.len());
-        Ok(heights)
+        let bytes = rain.heights.len() as u64 * 4;
+        if self.fed_readback.as_ref().is_none_or(|b| b.size() < bytes) {
+            let size = bytes.next_power_of_two();
+            self.fed_readback = Some(crate::engine::gpu::readback::buffer(
+                &self.device,
+                "sw fed heights",
+                size,
+            ));
+        }
+        let staging = self.fed_readback.as_ref().expect("made above");
+        encoder.copy_buffer_to_buffer(feed.heights(), 0, staging, 0, bytes);
+        bytes
     }
 
     /// Level 0's surface and discharges, and the carry.
@@ -232,9 +244,17 @@ impl Solver for GpuSw {
         }
         let mut encoder = self.device.create_command_encoder(&Default::default());
         self.record_chunk(&mut encoder, steps, substeps, input.first_step);
+        let fed_bytes = self.stage_fed_heights(&mut encoder, &input.rain);
+        // One submit and one wait: the report's; the entries' copy rides in the same submit.
         let report = self.report(encoder, steps, input.target)?;
+        let heights = match (&self.fed_readback, fed_bytes) {
+            (Some(staging), bytes) if bytes > 0 => {
+                bytemuck::pod_collect_to_vec(&crate::engine::gpu::readback::map(&self.device, staging, bytes)?)
+            }
+            _ => input.rain.heights.clone(),
+        };
         Ok(ChunkReport {
-            target: fed_target(input, &self.fed_heights(&input.rain)?),
+            target: fed_target(input, &heights),
             ..report
         })
     }

@@ -1,5 +1,6 @@
 #import sides
 #import sw_common
+#import sw_velocity
 // The nonlinear shallow-water equations: hydrostatic reconstruction (Audusse et al. 2004), HLL,
 // MUSCL with a generalised minmod, SSP-RK2, Manning friction implicit in each stage. The scheme is
 // written down in the twin, src/models/shallow_water/cpu/shallow_water.rs, function by function:
@@ -55,13 +56,6 @@ struct Flux {
     tangential: f32,
     p_left: f32,
     p_right: f32,
-}
-
-fn velocity(q: f32, h: f32, film: f32) -> f32 {
-    if h >= film {
-        return q / h;
-    }
-    return 2.0 * q * h / (h * h + film * film);
 }
 
 fn limited(a: f32, b: f32, theta: f32) -> f32 {

@@ -1,3 +1,4 @@
+#import sw_velocity
 // The shallow-water model's flood maps beyond the four every model folds (summary.wgsl): each
 // cell's fastest depth-averaged speed |u| and largest d·|u| (the hazard ratings' depth times
 // velocity) while wet, wet meaning deeper than `wet_depth` as for the other maps, so a film's
@@ -21,14 +22,6 @@ struct FlowMapParams {
 // (fastest speed m/s, largest d·|u| m²/s) per cell.
 @group(0) @binding(5) var<storage, read_write> maps: array<vec2<f32>>;
 
-// Twin: `state::velocity`.
-fn velocity(q: f32, h: f32) -> f32 {
-    if h >= fp.film {
-        return q / h;
-    }
-    return 2.0 * q * h / (h * h + fp.film * fp.film);
-}
-
 @compute @workgroup_size(256)
 fn fold_flow(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let c = gid.x + gid.y * groups.x * 256u;
@@ -37,8 +30,8 @@ fn fold_flow(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgro
     }
     let d = max(eta[c] - ground[c], 0.0);
     if d > fp.wet_depth {
-        let u = velocity(qx[c], d);
-        let v = velocity(qy[c], d);
+        let u = velocity(qx[c], d, fp.film);
+        let v = velocity(qy[c], d, fp.film);
         let speed = sqrt(u * u + v * v);
         let m = maps[c];
         maps[c] = vec2<f32>(max(m.x, speed), max(m.y, d * speed));
