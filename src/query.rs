@@ -18,8 +18,10 @@ pub struct QueryParams {
     pub count: u32,
     /// Cell size, m.
     pub dx: f32,
-    /// Padding.
-    pub _pad: [u32; 2],
+    /// Cells along x.
+    pub nx: u32,
+    /// Cells along y.
+    pub ny: u32,
 }
 
 /// One point's answer as the pass writes it; mirrors WGSL `RawSample`.
@@ -65,4 +67,25 @@ pub struct QueryId(pub u64);
 /// The points of a query as the pass reads them, f32 metres.
 pub fn points_f32(points: &[[f64; 2]]) -> Vec<[f32; 2]> {
     points.iter().map(|p| [p[0] as f32, p[1] as f32]).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{QueryParams, RawSample};
+    use crate::wgsl::{check_mirror, fields};
+    use std::mem::size_of;
+
+    #[test]
+    fn the_query_structs_mirror_their_wgsl_field_by_field() {
+        check_mirror(
+            "QueryParams",
+            size_of::<QueryParams>(),
+            fields!(QueryParams { count, dx, nx, ny }),
+        );
+        check_mirror(
+            "RawSample",
+            size_of::<RawSample>(),
+            fields!(RawSample { height, depth, normal }),
+        );
+    }
 }

@@ -505,12 +505,19 @@ impl Prepared {
         sw.base.rainfall = feeds.rainfall_mode();
         let mut prepared = Self::of_model(scene, fields, probe_cells, substeps, None, None);
         prepared.params.rainfall = feeds.rainfall_mode();
+        // Air pressure: `pressure.wgsl` writes each step's head after the ground, which the
+        // stages lift the surface and ground by (`SwParams::air_at`).
+        let patches = crate::engine::pressure::Patches::new(scene);
+        if !patches.is_empty() {
+            prepared.params.forcing |= crate::wgsl::common::FORCE_PRESSURE;
+        }
         if needed > scene.time.substeps {
             prepared.notes.push(substep_note(scene, substeps, max_depth));
         }
         Ok(Prepared {
             shallow: Some(sw),
             feeds,
+            patches,
             ..prepared
         })
     }

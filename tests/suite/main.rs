@@ -38,5 +38,6 @@ mod shorelines;
 mod stops;
 mod summary;
 mod sw_feeds;
+mod sw_pressure;
 mod volume;
 mod web_limits;

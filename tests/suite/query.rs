@@ -23,7 +23,20 @@ fn points() -> Vec<[f64; 2]> {
 
 #[test]
 fn a_simulation_answers_with_the_surface_its_depth_and_slope_on_every_backend() {
-    let s = scene(POOL);
+    answers_on(POOL);
+}
+
+#[test]
+fn the_shallow_water_model_answers_as_the_height_field_does() {
+    // Its surface means what the height field's does (h − ref, a dry cell's its ground's), so
+    // the one query pass reads it, and the same checks hold after its own 20 steps.
+    answers_on(&format!("{POOL}[physics]\nmodel = \"shallow-water\"\n"));
+}
+
+/// A `Simulation` on `text` (the pool, on some model) asked at `points()` after 20 steps, on
+/// every backend.
+fn answers_on(text: &str) {
+    let s = scene(text);
     let mut answers = Vec::new();
     for backend in [Backend::Reference, Backend::Cpu, Backend::Gpu] {
         let mut sim = simulation(&s, backend);

@@ -225,7 +225,7 @@ impl CpuSolver {
                 let at = crate::engine::gpu::state::head_at(&self.params) as usize;
                 let patches = &chunk.input.pressure[index as usize * n..(index as usize + 1) * n];
                 let cells = self.eta[0].len();
-                pressure::head(&self.params, patches, &mut self.forcing[at..at + cells]);
+                pressure::head(self.params.nx, patches, &mut self.forcing[at..at + cells]);
             }
             Pass::PipeFlow
             | Pass::PipeApply

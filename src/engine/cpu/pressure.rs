@@ -1,6 +1,5 @@
 //! Twin of `wgsl/pressure.wgsl`: each cell's air-pressure head from one step's patches.
 
-use crate::engine::params::Params;
 use crate::engine::pressure::Patch;
 use crate::wgsl::pressure::SHAPE_BOX;
 
@@ -18,9 +17,9 @@ fn patch_head(q: &Patch, i: u32, j: u32) -> f32 {
     q.head * (-(dx * dx + dy * dy) * q.a).exp()
 }
 
-/// Twin of `head`: writes the step's head into `head` (nx·ny cells, row-major).
-pub fn head(p: &Params, patches: &[Patch], head: &mut [f32]) {
-    let nx = p.nx as usize;
+/// Twin of `head`: writes the step's head into `head` (the cells of a grid `nx` wide, row-major).
+pub fn head(nx: u32, patches: &[Patch], head: &mut [f32]) {
+    let nx = nx as usize;
     for (c, h) in head.iter_mut().enumerate() {
         let (i, j) = ((c % nx) as u32, (c / nx) as u32);
         *h = patches.iter().fold(0.0f32, |sum, q| sum + patch_head(q, i, j));

@@ -171,9 +171,14 @@ pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams, fused: bool) -> Co
         // stage_one: ground, eta, qx, qy of the cell's 9-point cross in (the neighbours from
         // cache: 16 B a cell from memory), U1's three out; stage_two: the same of U1, and U0's
         // three of the cell itself, U2's three out over U0.
+        // Under air pressure each stage reads the cell's head beside its ground.
         Pass::ShallowWater => Cost {
             note: "two fused stages; each cell's 8 neighbours from cache",
-            ..cost(4 * F32 + (4 * F32 + 3 * F32), 3 * F32 + 3 * F32, 2)
+            ..cost(
+                4 * F32 + (4 * F32 + 3 * F32) + on(p.forcing & FORCE_PRESSURE != 0, 2 * F32),
+                3 * F32 + 3 * F32,
+                2,
+            )
         },
         // ground, eta, qx, qy in; the two maps read and written.
         Pass::SwMaps => cost(4 * F32 + 2 * F32, 2 * F32, 1),

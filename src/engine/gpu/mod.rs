@@ -344,7 +344,7 @@ impl GpuSolver {
             }
             Pass::Pressure => {
                 let p = self.pressure.as_ref().expect("patches");
-                p.record(pass, &self.level, &self.state, slot);
+                p.record(pass, &self.level.slot, slot);
             }
             Pass::Probe => self.probe.record(pass, &self.state, slot),
             Pass::PipeFlow
@@ -434,10 +434,22 @@ impl GpuSolver {
     /// Records a height query of `points` (metres) on the current level into `encoder`; the
     /// returned buffer holds the `RawSample`s once the encoder's work is done.
     pub fn record_query(&mut self, encoder: &mut wgpu::CommandEncoder, dx: f32, points: &[[f32; 2]]) -> wgpu::Buffer {
-        let q = self
-            .query
-            .get_or_insert_with(|| query::Query::new(&self.device, &self.state));
-        q.record(&self.device, encoder, &self.state, dx, points)
+        let (device, current) = (self.device.clone(), self.state.current);
+        self.query_pass().record(&device, encoder, current, dx, points)
+    }
+
+    /// The query pass over the height field's two levels, built at the first query.
+    fn query_pass(&mut self) -> &mut query::Query {
+        let (device, state, params) = (&self.device, &self.state, &self.params);
+        self.query.get_or_insert_with(|| {
+            let source = query::QuerySource {
+                nx: params.nx,
+                ny: params.ny,
+                ground: &state.ground,
+                levels: &[&state.eta[0], &state.eta[1]],
+            };
+            query::Query::new(device, source)
+        })
     }
 
     /// The buffers holding the current state, for hosts that bind them directly.
@@ -557,13 +569,8 @@ impl Solver for GpuSolver {
     }
 
     fn query(&mut self, dx: f32, points: &[[f32; 2]]) -> Result<Vec<crate::query::RawSample>> {
-        let mut encoder = self.device.create_command_encoder(&Default::default());
-        let answer = self.record_query(&mut encoder, dx, points);
-        self.queue.submit([encoder.finish()]);
-        let bytes = readback::map(&self.device, &answer, answer.size())?;
-        let mut samples: Vec<crate::query::RawSample> = bytemuck::pod_collect_to_vec(&bytes);
-        samples.truncate(points.len());
-        Ok(samples)
+        let (device, queue, current) = (self.device.clone(), self.queue.clone(), self.state.current);
+        self.query_pass().answer(&device, &queue, current, dx, points)
     }
 
     fn read_cover(&mut self) -> Result<Vec<crate::engine::bodies::Cover>> {
@@ -694,7 +701,14 @@ fn forcing_passes(
 ) -> (Option<pressure::Pressure>, Option<summary::Summary>) {
     let pressure = (setup.pressure_patches > 0).then(|| {
         let head = state.cells() + state::head_at(&setup.params);
-        pressure::Pressure::new(device, state, level, setup.pressure_patches, head)
+        pressure::Pressure::new(
+            device,
+            [state.nx, state.ny],
+            &state.ground,
+            &level.slot_layout,
+            setup.pressure_patches,
+            head,
+        )
     });
     let summary = setup.summary.map(|wet| {
         let source = summary::SummarySource {

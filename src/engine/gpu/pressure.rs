@@ -3,8 +3,6 @@
 //! in the encoder (embedded runs) per chunk, like the rain.
 
 use crate::engine::gpu::binding::{bind_group, filled_buffer, pipeline, reflected_layout};
-use crate::engine::gpu::level::LevelBindings;
-use crate::engine::gpu::state::GpuState;
 use crate::engine::pressure::Patch;
 
 /// Mirror of WGSL `PressureParams`.
@@ -13,7 +11,8 @@ use crate::engine::pressure::Patch;
 pub struct PressureParams {
     pub count: u32,
     pub at: u32,
-    pub _pad: [u32; 2],
+    pub nx: u32,
+    pub ny: u32,
 }
 
 pub struct Pressure {
@@ -21,19 +20,26 @@ pub struct Pressure {
     group: wgpu::BindGroup,
     patches: wgpu::Buffer,
     count: u32,
+    nx: u32,
+    ny: u32,
 }
 
 impl Pressure {
-    /// The pass for `count` patches per step, writing the head at word `at` of `state.ground` (past the ground).
-    pub fn new(device: &wgpu::Device, state: &GpuState, level: &LevelBindings, count: u32, at: u32) -> Pressure {
+    /// The pass for `count` patches per step on an `nx × ny` grid, writing the head at word `at`
+    /// of `ground` (past the ground); its step slots bound by `slot_layout` (any slot whose first
+    /// 16 bytes are a `StepSlot`).
+    pub fn new(
+        device: &wgpu::Device,
+        [nx, ny]: [u32; 2],
+        ground: &wgpu::Buffer,
+        slot_layout: &wgpu::BindGroupLayout,
+        count: u32,
+        at: u32,
+    ) -> Pressure {
         let module =
             crate::engine::gpu::shaders::module(device, "pressure.wgsl", crate::engine::gpu::shaders::PRESSURE);
         let group_layout = reflected_layout(device, "pressure", crate::wgsl::pressure::BINDINGS, &[], 0);
-        let pp = PressureParams {
-            count,
-            at,
-            _pad: [0; 2],
-        };
+        let pp = PressureParams { count, at, nx, ny };
         let uniforms = filled_buffer(
             device,
             "pressure params",
@@ -46,17 +52,14 @@ impl Pressure {
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let group = bind_group(
-            device,
-            "pressure",
-            &group_layout,
-            &[&state.params, &uniforms, &patches, &state.ground],
-        );
+        let group = bind_group(device, "pressure", &group_layout, &[&uniforms, &patches, ground]);
         Pressure {
-            head: pipeline(device, &module, &[&group_layout, &level.slot_layout], "head"),
+            head: pipeline(device, &module, &[&group_layout, slot_layout], "head"),
             group,
             patches,
             count,
+            nx,
+            ny,
         }
     }
 
@@ -72,14 +75,43 @@ impl Pressure {
         crate::engine::gpu::binding::stage(device, encoder, &self.patches, 0, bytemuck::cast_slice(patches));
     }
 
-    /// Records step `slot_offset`'s head.
-    pub fn record(&self, pass: &mut wgpu::ComputePass, level: &LevelBindings, state: &GpuState, slot_offset: u32) {
+    /// Records step `slot_offset`'s head, the step slots bound by `slot`.
+    pub fn record(&self, pass: &mut wgpu::ComputePass, slot: &wgpu::BindGroup, slot_offset: u32) {
         if self.count == 0 {
             return;
         }
         pass.set_pipeline(&self.head);
         pass.set_bind_group(0, &self.group, &[]);
-        pass.set_bind_group(1, &level.slot, &[slot_offset]);
-        pass.dispatch_workgroups(state.nx.div_ceil(16), state.ny.div_ceil(16), 1);
+        pass.set_bind_group(1, slot, &[slot_offset]);
+        pass.dispatch_workgroups(self.nx.div_ceil(16), self.ny.div_ceil(16), 1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PressureParams;
+    use crate::engine::pressure::Patch;
+    use crate::wgsl::{check_mirror, fields};
+    use std::mem::size_of;
+
+    #[test]
+    fn the_pressure_structs_mirror_their_wgsl_field_by_field() {
+        check_mirror(
+            "PressureParams",
+            size_of::<PressureParams>(),
+            fields!(PressureParams { count, at, nx, ny }),
+        );
+        check_mirror(
+            "Patch",
+            size_of::<Patch>(),
+            fields!(Patch {
+                x,
+                y,
+                head,
+                shape,
+                a,
+                b
+            }),
+        );
     }
 }

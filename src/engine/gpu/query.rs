@@ -1,9 +1,8 @@
 //! The query pass (`wgsl/query.wgsl`): the water at a list of points, recorded into an encoder
 //! with its points staged ahead of it and its answer copied into a buffer of its own to map.
 //! Pipeline and layouts built once; the point and sample buffers grow, with their bind group,
-//! when a query brings more points than they hold.
-
-use crate::engine::gpu::state::GpuState;
+//! when a query brings more points than they hold. It reads a surface and a ground and no
+//! model's uniforms, so every model with a surface over its ground builds one ([`QuerySource`]).
 
 use crate::engine::gpu::binding::{bind_group, pipeline, reflected_layout};
 use crate::query::{QueryParams, RawSample};
@@ -11,17 +10,30 @@ use wgpu::util::DeviceExt;
 
 const SAMPLE_BYTES: u64 = std::mem::size_of::<RawSample>() as u64;
 
+/// What a query reads: the grid, its ground and each level's surface (both h − ref, a dry
+/// cell's surface at or under its ground).
+pub struct QuerySource<'a> {
+    pub nx: u32,
+    pub ny: u32,
+    pub ground: &'a wgpu::Buffer,
+    /// The surface of each level a model keeps its state in (the height field: two).
+    pub levels: &'a [&'a wgpu::Buffer],
+}
+
 pub struct Query {
     query: wgpu::ComputePipeline,
     shared_layout: wgpu::BindGroupLayout,
     /// `levels[p]` reads level p.
-    levels: [wgpu::BindGroup; 2],
+    levels: Vec<wgpu::BindGroup>,
     uniforms: wgpu::Buffer,
+    ground: wgpu::Buffer,
     points: wgpu::Buffer,
     samples: wgpu::Buffer,
     shared: wgpu::BindGroup,
     /// Points the buffers hold.
     capacity: u64,
+    nx: u32,
+    ny: u32,
 }
 
 fn storage(device: &wgpu::Device, label: &str, bytes: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
@@ -34,11 +46,15 @@ fn storage(device: &wgpu::Device, label: &str, bytes: u64, usage: wgpu::BufferUs
 }
 
 impl Query {
-    pub fn new(device: &wgpu::Device, state: &GpuState) -> Query {
+    pub fn new(device: &wgpu::Device, source: QuerySource) -> Query {
         let module = crate::engine::gpu::shaders::module(device, "query.wgsl", crate::engine::gpu::shaders::QUERY);
         let shared_layout = reflected_layout(device, "query", crate::wgsl::query::BINDINGS, &[], 0);
         let level_layout = reflected_layout(device, "query level", crate::wgsl::query::BINDINGS, &[], 1);
-        let at = |p: usize| bind_group(device, "query level", &level_layout, &[&state.eta[p]]);
+        let levels = source
+            .levels
+            .iter()
+            .map(|&eta| bind_group(device, "query level", &level_layout, &[eta]))
+            .collect();
         let uniforms = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("query params"),
             contents: bytemuck::bytes_of(&QueryParams::default()),
@@ -56,27 +72,30 @@ impl Query {
             device,
             "query",
             &shared_layout,
-            &[&state.params, &uniforms, &state.ground, &points, &samples],
+            &[&uniforms, source.ground, &points, &samples],
         );
         Query {
             query: pipeline(device, &module, &[&shared_layout, &level_layout], "query"),
-            levels: [at(0), at(1)],
+            levels,
             shared_layout,
             uniforms,
+            ground: source.ground.clone(),
             points,
             samples,
             shared,
             capacity,
+            nx: source.nx,
+            ny: source.ny,
         }
     }
 
-    /// Records the query of `points` (metres) on the current level into `encoder`, and returns
-    /// a mappable buffer that holds the answer once the encoder's work is done.
+    /// Records the query of `points` (metres) on level `level` into `encoder`, and returns a
+    /// mappable buffer that holds the answer once the encoder's work is done.
     pub fn record(
         &mut self,
         device: &wgpu::Device,
         encoder: &mut wgpu::CommandEncoder,
-        state: &GpuState,
+        level: usize,
         dx: f32,
         points: &[[f32; 2]],
     ) -> wgpu::Buffer {
@@ -94,19 +113,14 @@ impl Query {
                 device,
                 "query",
                 &self.shared_layout,
-                &[
-                    &state.params,
-                    &self.uniforms,
-                    &state.ground,
-                    &self.points,
-                    &self.samples,
-                ],
+                &[&self.uniforms, &self.ground, &self.points, &self.samples],
             );
         }
         let qp = QueryParams {
             count: n as u32,
             dx,
-            _pad: [0; 2],
+            nx: self.nx,
+            ny: self.ny,
         };
         crate::engine::gpu::binding::stage(device, encoder, &self.uniforms, 0, bytemuck::bytes_of(&qp));
         crate::engine::gpu::binding::stage(device, encoder, &self.points, 0, bytemuck::cast_slice(points));
@@ -117,7 +131,7 @@ impl Query {
             });
             pass.set_pipeline(&self.query);
             pass.set_bind_group(0, &self.shared, &[]);
-            pass.set_bind_group(1, &self.levels[state.current], &[]);
+            pass.set_bind_group(1, &self.levels[level], &[]);
             pass.dispatch_workgroups((n as u32).div_ceil(64).max(1), 1, 1);
         }
         let answer = crate::engine::gpu::readback::buffer(device, "query answer", (n * SAMPLE_BYTES).max(SAMPLE_BYTES));
@@ -125,5 +139,24 @@ impl Query {
             encoder.copy_buffer_to_buffer(&self.samples, 0, &answer, 0, n * SAMPLE_BYTES);
         }
         answer
+    }
+
+    /// Records the query into its own submit and reads the answer back (a `Simulation`'s
+    /// query: the device is idle between its chunks).
+    pub fn answer(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        level: usize,
+        dx: f32,
+        points: &[[f32; 2]],
+    ) -> crate::error::Result<Vec<RawSample>> {
+        let mut encoder = device.create_command_encoder(&Default::default());
+        let answer = self.record(device, &mut encoder, level, dx, points);
+        queue.submit([encoder.finish()]);
+        let bytes = crate::engine::gpu::readback::map(device, &answer, answer.size())?;
+        let mut samples: Vec<RawSample> = bytemuck::pod_collect_to_vec(&bytes);
+        samples.truncate(points.len());
+        Ok(samples)
     }
 }

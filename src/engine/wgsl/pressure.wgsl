@@ -1,4 +1,4 @@
-#import common
+#import slot
 // The air pressure on the surface (SCENE.md [[pressure]], src/pressure.rs), once per step before
 // the substeps: each cell's head p/(ρg) summed over the patches where they stand this step (the
 // host places them, in cell units, at the step's middle). The explicit and ADI steps add it to
@@ -27,15 +27,17 @@ struct PressureParams {
     count: u32,
     // Where the head starts in `ground` (after the ground and the damping map, if any).
     at: u32,
-    _pad0: u32,
-    _pad1: u32,
+    // The grid, in cells: the pass reads no model's uniforms, so every model that takes air
+    // pressure writes its head with it (the height field, the shallow-water model).
+    nx: u32,
+    ny: u32,
 }
 
-@group(0) @binding(1) var<uniform> pp: PressureParams;
+@group(0) @binding(0) var<uniform> pp: PressureParams;
 // `count` patches per step of the chunk, row per step.
-@group(0) @binding(2) var<storage, read> patches: array<Patch>;
+@group(0) @binding(1) var<storage, read> patches: array<Patch>;
 // The ground buffer: the ground, then the per-cell forcing (level.wgsl), whose head this writes.
-@group(0) @binding(3) var<storage, read_write> ground: array<f32>;
+@group(0) @binding(2) var<storage, read_write> ground: array<f32>;
 @group(1) @binding(0) var<uniform> slot: StepSlot;
 
 // Patch q's head at the centre of cell (i, j).
@@ -50,7 +52,7 @@ fn patch_head(q: Patch, i: u32, j: u32) -> f32 {
 
 @compute @workgroup_size(16, 16)
 fn head(@builtin(global_invocation_id) gid: vec3<u32>) {
-    if gid.x >= params.nx || gid.y >= params.ny {
+    if gid.x >= pp.nx || gid.y >= pp.ny {
         return;
     }
     var sum = 0.0;
@@ -58,5 +60,5 @@ fn head(@builtin(global_invocation_id) gid: vec3<u32>) {
     for (var k = 0u; k < pp.count; k++) {
         sum = sum + patch_head(patches[first + k], gid.x, gid.y);
     }
-    ground[pp.at + cell(gid.x, gid.y)] = sum;
+    ground[pp.at + gid.y * pp.nx + gid.x] = sum;
 }

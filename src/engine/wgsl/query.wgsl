@@ -1,4 +1,3 @@
-#import common
 // Height queries for gameplay (src/query.rs): the water's surface, depth and normal at a list
 // of points, bilinear between the four cell centres around each. A dry corner next to wet ones
 // takes the mean of the wet corners' surface (the water meets a bank level, as surface.wgsl's
@@ -9,8 +8,10 @@
 struct QueryParams {
     count: u32,
     dx: f32,
-    _pad0: u32,
-    _pad1: u32,
+    // The grid, in cells: the pass reads no model's uniforms, so every model's surface can be
+    // queried (the height field's, the shallow-water model's).
+    nx: u32,
+    ny: u32,
 }
 
 // Mirrors `crate::query::RawSample`.
@@ -24,11 +25,15 @@ struct RawSample {
     normal: vec4<f32>,
 }
 
-@group(0) @binding(1) var<uniform> qp: QueryParams;
-@group(0) @binding(2) var<storage, read> ground: array<f32>;
-@group(0) @binding(3) var<storage, read> points: array<vec2<f32>>;
-@group(0) @binding(4) var<storage, read_write> samples: array<RawSample>;
+@group(0) @binding(0) var<uniform> qp: QueryParams;
+@group(0) @binding(1) var<storage, read> ground: array<f32>;
+@group(0) @binding(2) var<storage, read> points: array<vec2<f32>>;
+@group(0) @binding(3) var<storage, read_write> samples: array<RawSample>;
 @group(1) @binding(0) var<storage, read> eta: array<f32>;
+
+fn at(i: u32, j: u32) -> u32 {
+    return j * qp.nx + i;
+}
 
 @compute @workgroup_size(64)
 fn query(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -36,15 +41,15 @@ fn query(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     let p = points[gid.x];
-    let fx = clamp(p.x / qp.dx - 0.5, 0.0, f32(params.nx - 1u));
-    let fy = clamp(p.y / qp.dx - 0.5, 0.0, f32(params.ny - 1u));
-    let i0 = min(u32(fx), params.nx - 1u);
-    let j0 = min(u32(fy), params.ny - 1u);
-    let i1 = min(i0 + 1u, params.nx - 1u);
-    let j1 = min(j0 + 1u, params.ny - 1u);
+    let fx = clamp(p.x / qp.dx - 0.5, 0.0, f32(qp.nx - 1u));
+    let fy = clamp(p.y / qp.dx - 0.5, 0.0, f32(qp.ny - 1u));
+    let i0 = min(u32(fx), qp.nx - 1u);
+    let j0 = min(u32(fy), qp.ny - 1u);
+    let i1 = min(i0 + 1u, qp.nx - 1u);
+    let j1 = min(j0 + 1u, qp.ny - 1u);
     let tx = fx - f32(i0);
     let ty = fy - f32(j0);
-    let corners = array<u32, 4>(cell(i0, j0), cell(i1, j0), cell(i0, j1), cell(i1, j1));
+    let corners = array<u32, 4>(at(i0, j0), at(i1, j0), at(i0, j1), at(i1, j1));
     var h: array<f32, 4>;
     var d: array<f32, 4>;
     var wet_sum = 0.0;
@@ -54,7 +59,7 @@ fn query(@builtin(global_invocation_id) gid: vec3<u32>) {
         let e = eta[c];
         let b = ground[c];
         h[k] = max(e, b);
-        d[k] = depth(e, b);
+        d[k] = max(e - b, 0.0);
         if e > b {
             wet_sum = wet_sum + e;
             wet = wet + 1u;

@@ -22,9 +22,10 @@ pub mod state;
 use crate::models::{Feature, Model};
 
 /// The shallow-water model as the engine sees it. Sources, drains, hydrographs, rain, rainfall
-/// and wave makers' line sources fall after the substeps (`sw_feed`). Not built yet: bodies,
-/// held-height sources, air pressure, ghost sides, regions (it conserves by construction), spray,
-/// overhangs, edits, queries and `Water` (and so the browser, which runs `Water`; its pipelines
+/// and wave makers' line sources fall after the substeps (`sw_feed`); air pressure lifts surface
+/// and ground alike in the stencil (`cpu::shallow_water::lift`). Not built yet: bodies,
+/// held-height sources, ghost sides, regions (it conserves by construction), spray,
+/// overhangs, edits and `Water` (and so the browser, which runs `Water`; its pipelines
 /// bind at most 9 storage buffers, within the web's 10).
 pub struct ShallowWater;
 
@@ -42,12 +43,14 @@ impl Model for ShallowWater {
             Hydrographs,
             Rain,
             Rainfall,
+            AirPressure,
             WaveMakers,
             Friction,
             Velocities,
             RiverSides,
             OpenSides,
             FloodMaps,
+            Queries,
             Probes,
             Checkpoints,
             FastCpu,

@@ -25,7 +25,7 @@ pub const SW_TARGET: f32 = 0.3;
 /// Steps per submit at most: the Courant number is checked between submits.
 pub const SW_CHUNK: u32 = 16;
 
-/// Mirror of WGSL `SwParams` (shallow_water.wgsl), 64 bytes.
+/// Mirror of WGSL `SwParams` (sw_common.wgsl), 80 bytes.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct SwParams {
@@ -58,6 +58,10 @@ pub struct SwParams {
     /// Always 1.0: `sw_feed.wgsl`'s TwoSum multiplies by it so that no compiler folds the
     /// rounding error it recovers to zero.
     pub one: f32,
+    /// `[[pressure]]`: the word of the ground buffer where each step's air-pressure head
+    /// p/(ρ·g) per cell starts (`pressure.wgsl` writes it after the ground: `cells`); 0 without.
+    pub air_at: u32,
+    pub _pad: [u32; 3],
 }
 
 /// Mirror of WGSL `SwSlot` (shallow_water.wgsl): one step's index within its submit and the
@@ -118,6 +122,12 @@ impl SwSetup {
             cells: scene.grid.nx * scene.grid.ny,
             rainfall: 0,
             one: 1.0,
+            air_at: if scene.pressure.is_empty() {
+                0
+            } else {
+                scene.grid.nx * scene.grid.ny
+            },
+            _pad: [0; 3],
         };
         Ok(SwSetup {
             base,
@@ -190,7 +200,8 @@ mod tests {
                 n_probes,
                 cells,
                 rainfall,
-                one
+                one,
+                air_at
             }),
         );
         check_mirror("SwSlot", size_of::<SwSlot>(), fields!(SwSlot { index, sides }));

@@ -18,6 +18,11 @@ pub struct CpuSw {
     params: SwParams,
     setup: SwSetup,
     ground: Vec<f32>,
+    /// `[[pressure]]`: the ground, then each step's air-pressure head per cell (the stages'
+    /// ground, as the GPU's buffer holds them: `SwParams::air_at`); empty without patches.
+    forced: Vec<f32>,
+    /// `[[pressure]]` patches per step.
+    patches: usize,
     state: SwState,
     /// U1 between the stages; the fast path's U2 before it is swapped in.
     scratch: [SwState; 2],
@@ -45,6 +50,12 @@ impl CpuSw {
             params: sw.params(setup.params.substeps),
             setup: sw.clone(),
             ground: setup.ground.to_vec(),
+            forced: if setup.pressure_patches > 0 {
+                [setup.ground, &vec![0.0; setup.ground.len()]].concat()
+            } else {
+                Vec::new()
+            },
+            patches: setup.pressure_patches as usize,
             scratch: [state.clone(), state.clone()],
             state,
             probe_cells: setup.probe_cells.to_vec(),
@@ -60,7 +71,8 @@ impl CpuSw {
     /// One substep by the twin or the fast path, with the river sides' values `sides`; its
     /// largest Courant number.
     fn substep(&mut self, sides: &shallow_water::Sides) -> f32 {
-        let (p, ground) = (&self.params, &self.ground[..]);
+        let forced = !self.forced.is_empty();
+        let (p, ground) = (&self.params, if forced { &self.forced[..] } else { &self.ground[..] });
         if !self.parallel {
             return shallow_water::substep(p, sides, ground, &mut self.state, &mut self.scratch[0]);
         }
@@ -121,6 +133,11 @@ impl Solver for CpuSw {
                 match pass {
                     Pass::ShallowWater => courant = courant.max(self.substep(&sides)),
                     Pass::SwFeed => self.feed(&input.rain, &mut heights, k as usize),
+                    Pass::Pressure => {
+                        let (n, cells) = (self.patches, self.ground.len());
+                        let patches = &input.pressure[k as usize * n..(k as usize + 1) * n];
+                        crate::engine::cpu::pressure::head(self.params.nx, patches, &mut self.forced[cells..]);
+                    }
                     Pass::Probe => probes.extend(self.probe_cells.iter().map(|&c| self.state.eta[c as usize])),
                     Pass::Summary => {
                         let sp = SummaryParams {
@@ -154,6 +171,20 @@ impl Solver for CpuSw {
 
     fn read_velocity(&mut self) -> Result<Option<Vec<[f32; 2]>>> {
         Ok(Some(self.state.velocities(self.params.film, &self.ground)))
+    }
+
+    /// The height field's query twin on this model's surface: its eta has the same meaning
+    /// (h − ref, a dry cell's its ground's).
+    fn query(&mut self, dx: f32, points: &[[f32; 2]]) -> Result<Vec<crate::query::RawSample>> {
+        let p = &self.params;
+        Ok(crate::engine::cpu::query::query(
+            p.nx,
+            p.ny,
+            dx,
+            &self.state.eta,
+            &self.ground,
+            points,
+        ))
     }
 
     fn read_regions(&mut self) -> Result<Vec<u32>> {

@@ -26,6 +26,8 @@ pub struct GpuSw {
     pass: ShallowWater,
     /// What the scene feeds the water (None: nothing).
     feed: Option<SwFeed>,
+    /// `[[pressure]]`: each step's air-pressure head after the ground (None: no patches).
+    pressure: Option<crate::engine::gpu::pressure::Pressure>,
     schedule: Schedule,
     n_probes: u32,
     /// `[output] summary`: the fold and its maps, and the speed and hazard maps.
@@ -35,6 +37,8 @@ pub struct GpuSw {
     report_readback: wgpu::Buffer,
     /// Staging for a chunk's entry heights where one was negative (grown to fit).
     fed_readback: Option<wgpu::Buffer>,
+    /// The height queries' pass on level 0's surface, built at the first query.
+    query: Option<crate::engine::gpu::query::Query>,
 }
 
 impl GpuSw {
@@ -49,7 +53,13 @@ impl GpuSw {
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let params = sw.params(setup.params.substeps);
         let state = SwState::new(setup.eta, setup.ground, &sw.velocity);
-        let buffers = SwBuffers::new(device, &params, setup.ground, &state, setup.probe_cells);
+        // Under air pressure the ground buffer holds each step's head after the ground
+        // (`SwParams::air_at`), which `pressure.wgsl` writes before the substeps.
+        let forced = match setup.pressure_patches {
+            0 => setup.ground.to_vec(),
+            _ => [setup.ground, &vec![0.0; setup.ground.len()]].concat(),
+        };
+        let buffers = SwBuffers::new(device, &params, &forced, &state, setup.probe_cells);
         let pass = ShallowWater::new(device, &buffers, &params);
         let feed = setup.rain.then(|| {
             let max_chunk = crate::engine::params::MAX_CHUNK;
@@ -60,6 +70,16 @@ impl GpuSw {
                 params.rainfall,
                 setup.rainfall_map,
                 max_chunk,
+            )
+        });
+        let pressure = (setup.pressure_patches > 0).then(|| {
+            crate::engine::gpu::pressure::Pressure::new(
+                device,
+                [params.nx, params.ny],
+                &buffers.ground,
+                &pass.slot_layout,
+                setup.pressure_patches,
+                params.air_at,
             )
         });
         let summary = setup.summary.map(|wet| {
@@ -104,12 +124,14 @@ impl GpuSw {
             buffers,
             pass,
             feed,
+            pressure,
             schedule: Schedule::new(ModelRun::ShallowWater, &setup.params, setup.rain),
             n_probes,
             summary,
             flow_maps,
             report_readback,
             fed_readback: None,
+            query: None,
         })
     }
 
@@ -133,6 +155,10 @@ impl GpuSw {
                     Pass::SwFeed => {
                         let feed = self.feed.as_ref().expect("the schedule feeds only with feeds");
                         feed.record(&mut pass, self.pass.slot(), step, offset);
+                    }
+                    Pass::Pressure => {
+                        let air = self.pressure.as_ref().expect("the schedule presses only with patches");
+                        air.record(&mut pass, self.pass.slot(), offset);
                     }
                     Pass::Probe => self.pass.probe(&mut pass, offset),
                     Pass::Summary => {
@@ -242,6 +268,9 @@ impl Solver for GpuSw {
         if let Some(feed) = &mut self.feed {
             feed.upload(&self.device, &self.queue, &input.rain);
         }
+        if let Some(air) = &self.pressure {
+            air.upload(&self.queue, &input.pressure);
+        }
         let mut encoder = self.device.create_command_encoder(&Default::default());
         self.record_chunk(&mut encoder, steps, substeps, input.first_step);
         let fed_bytes = self.stage_fed_heights(&mut encoder, &input.rain);
@@ -262,6 +291,21 @@ impl Solver for GpuSw {
     fn read_eta(&mut self) -> Result<Vec<f32>> {
         let bytes = crate::engine::gpu::readback::read(&self.device, &self.queue, &self.buffers.levels[0][0])?;
         Ok(bytemuck::pod_collect_to_vec(&bytes))
+    }
+
+    /// `query.wgsl` on level 0's surface, which means what the height field's does.
+    fn query(&mut self, dx: f32, points: &[[f32; 2]]) -> Result<Vec<crate::query::RawSample>> {
+        let (device, buffers, p) = (&self.device, &self.buffers, &self.params);
+        let pass = self.query.get_or_insert_with(|| {
+            let source = crate::engine::gpu::query::QuerySource {
+                nx: p.nx,
+                ny: p.ny,
+                ground: &buffers.ground,
+                levels: &[&buffers.levels[0][0]],
+            };
+            crate::engine::gpu::query::Query::new(device, source)
+        });
+        pass.answer(device, &self.queue, 0, dx, points)
     }
 
     fn read_velocity(&mut self) -> Result<Option<Vec<[f32; 2]>>> {

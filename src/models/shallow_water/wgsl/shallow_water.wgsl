@@ -69,21 +69,47 @@ fn limited(a: f32, b: f32, theta: f32) -> f32 {
     return -m;
 }
 
-// Cell k of row `row` along x (level 0 when `one` is false, else level 1).
-fn read_x(row: u32, k: i32, one: bool) -> Cell {
-    let c = row + u32(k);
-    if one {
-        return Cell(eta1[c], ground[c], qx1[c], qy1[c], false);
+fn air(c: u32) -> f32 {
+    if p.air_at == 0u {
+        return 0.0;
     }
-    return Cell(eta0[c], ground[c], qx0[c], qy0[c], false);
+    return ground[p.air_at + c];
 }
 
-fn read_y(i: u32, k: i32, one: bool) -> Cell {
-    let c = u32(k) * p.nx + i;
+// `cell` lifted by the air head `a` where there are patches (twin: `lift`).
+fn lift(cell: Cell, a: f32) -> Cell {
+    if p.air_at == 0u {
+        return cell;
+    }
+    return Cell(cell.eta + a, cell.b + a, cell.qn, cell.qt, cell.fixed);
+}
+
+// Cell k of line `line` (a row along x, or a column along y): its index, and the cell as it is
+// (level 0 when `one` is false, else level 1; qn along the line).
+fn line_index(along_x: bool, line: u32, k: i32) -> u32 {
+    if along_x {
+        return line * p.nx + u32(k);
+    }
+    return u32(k) * p.nx + line;
+}
+
+fn raw_line(along_x: bool, line: u32, k: i32, one: bool) -> Cell {
+    let c = line_index(along_x, line, k);
+    if along_x {
+        if one {
+            return Cell(eta1[c], ground[c], qx1[c], qy1[c], false);
+        }
+        return Cell(eta0[c], ground[c], qx0[c], qy0[c], false);
+    }
     if one {
         return Cell(eta1[c], ground[c], qy1[c], qx1[c], false);
     }
     return Cell(eta0[c], ground[c], qy0[c], qx0[c], false);
+}
+
+// The cell as the stencil reads it (twin: `at_x`'s and `at_y`'s `read`).
+fn read_line(along_x: bool, line: u32, k: i32, one: bool) -> Cell {
+    return lift(raw_line(along_x, line, k, one), air(line_index(along_x, line, k)));
 }
 
 fn beyond(e: Cell, i: Cell) -> f32 {
@@ -126,14 +152,6 @@ fn river(mode: u32, value: f32, g: f32, inward: f32, e: Cell, i: Cell) -> Cell {
     return Cell(b + h, b, h * u, h * v, true);
 }
 
-// Cell k of line `line` (a row along x, or a column along y).
-fn read_line(along_x: bool, line: u32, k: i32, one: bool) -> Cell {
-    if along_x {
-        return read_x(line * p.nx, k, one);
-    }
-    return read_y(line, k, one);
-}
-
 // The ghost at `k` (−2, −1, n, n + 1) of line `line`'s `n` cells (twin: `ghost`).
 fn ghost(mode: u32, value: f32, k: i32, n: i32, along_x: bool, line: u32, one: bool) -> Cell {
     if mode == PERIODIC {
@@ -143,28 +161,31 @@ fn ghost(mode: u32, value: f32, k: i32, n: i32, along_x: bool, line: u32, one: b
         let c = read_line(along_x, line, select(2 * n - 1 - k, -1 - k, k < 0), one);
         return Cell(c.eta, c.b, -c.qn, c.qt, false);
     }
-    let e = read_line(along_x, line, select(n - 1, 0, k < 0), one);
-    let i = read_line(along_x, line, select(n - 2, 1, k < 0), one);
-    return ghost_of(mode, value, k, e, i);
+    // Built from the edge's cells as they are, then lifted by the edge's head: a free side
+    // carries the ground's slope on, not the pressure's.
+    let edge = select(n - 1, 0, k < 0);
+    let a = air(line_index(along_x, line, edge));
+    let e = raw_line(along_x, line, edge, one);
+    if mode == OPEN {
+        let still = select(0.0, -a, p.air_at != 0u);
+        return lift(Cell(max(e.b, still), e.b, e.qn, e.qt, false), a);
+    }
+    let i = raw_line(along_x, line, select(n - 2, 1, k < 0), one);
+    if mode == DISCHARGE || mode == STAGE {
+        return lift(river(mode, value, p.g, select(-1.0, 1.0, k < 0), e, i), a);
+    }
+    return lift(free(e, i), a);
 }
 
-// The ghost beside edge cell `e` (inner neighbour `i`) on a side that neither wraps nor mirrors.
-fn ghost_of(mode: u32, value: f32, k: i32, e: Cell, i: Cell) -> Cell {
-    if mode == OPEN {
-        return Cell(max(e.b, 0.0), e.b, e.qn, e.qt, false);
-    }
-    if mode == DISCHARGE || mode == STAGE {
-        return river(mode, value, p.g, select(-1.0, 1.0, k < 0), e, i);
-    }
+fn free(e: Cell, i: Cell) -> Cell {
     let b = beyond(e, i);
     return Cell(b + max(e.eta - e.b, 0.0), b, e.qn, e.qt, false);
 }
 
 fn at_x(i: i32, j: u32, one: bool) -> Cell {
     let nx = i32(p.nx);
-    let row = j * p.nx;
     if i >= 0 && i < nx {
-        return read_x(row, i, one);
+        return read_line(true, j, i, one);
     }
     let mode = select(p.bc_east, p.bc_west, i < 0);
     let value = select(slot.sides.y, slot.sides.x, i < 0);
@@ -174,7 +195,7 @@ fn at_x(i: i32, j: u32, one: bool) -> Cell {
 fn at_y(i: u32, j: i32, one: bool) -> Cell {
     let ny = i32(p.ny);
     if j >= 0 && j < ny {
-        return read_y(i, j, one);
+        return read_line(false, i, j, one);
     }
     let mode = select(p.bc_north, p.bc_south, j < 0);
     let value = select(slot.sides.w, slot.sides.z, j < 0);

@@ -20,6 +20,12 @@ struct SwParams {
     // sw_feed.wgsl's: [rainfall]'s mode, and 1.0 for its TwoSum.
     rainfall: u32,
     one: f32,
+    // [[pressure]]: where each step's air-pressure head starts in `ground` (pressure.wgsl
+    // writes it after the ground); 0 without.
+    air_at: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: SwParams;
