@@ -198,7 +198,8 @@ impl Simulation {
     }
 
     /// Replaces the ground with `ground` (metres, `[ny, nx]`, any float dtype): each column keeps
-    /// its water, none made or lost. The height field only.
+    /// its water (on the shallow-water model its discharges too), none made or lost. The height
+    /// field and the shallow-water model.
     fn set_ground(&self, py: Python<'_>, ground: &Bound<'_, PyAny>) -> PyResult<()> {
         let np = py.import("numpy")?;
         let array = np.call_method1("ascontiguousarray", (ground, "float64"))?;

@@ -12,8 +12,10 @@ use crate::scene::VolumeCorrection;
 impl Simulation {
     /// Applies brushes and splashes in order (`HostEdit::at`, `EDIT_BRUSH` or `EDIT_DISTURB`): a
     /// brush moves the ground and the water on it (no water made or lost), a splash adds water
-    /// at rest, which joins the volume target (and its region's, under "regions"). The height
-    /// field only; the backend is rebuilt on the new ground, so batch edits into one call.
+    /// at rest, which joins the volume target (and its region's, under "regions"); on the
+    /// shallow-water model a trough's water leaves with its velocity
+    /// (`shallow_water::state::edited_discharges`). The height field and the shallow-water
+    /// model; the backend is rebuilt on the new ground, so batch edits into one call.
     pub fn edit(&mut self, edits: &[HostEdit]) -> Result<()> {
         self.editable("edits")?;
         if edits.is_empty() {
@@ -30,7 +32,16 @@ impl Simulation {
         let mut checkpoint = self.checkpoint()?;
         let nx = self.scene.grid.nx as usize;
         let mut ground = checkpoint.ground.clone();
+        let before = depths(&checkpoint.state.eta, &ground);
         let added = crate::engine::cpu::edit::apply_edits(nx, edits, &mut ground, &mut checkpoint.state.eta);
+        if self.scene.physics.model == crate::scene::WaterModel::ShallowWater {
+            // The model carries discharges: the water an edit adds or takes moves them.
+            let after = depths(&checkpoint.state.eta, &ground);
+            let state = &mut checkpoint.state;
+            for q in [&mut state.sw_qx, &mut state.sw_qy] {
+                crate::models::shallow_water::state::edited_discharges(&before, &after, q);
+            }
+        }
         if self.scene.physics.volume_correction == VolumeCorrection::Regions {
             // The splashes' water joins its region's target at the next correction.
             for (pending, a) in checkpoint.state.pending.iter_mut().zip(&added) {
@@ -52,8 +63,9 @@ impl Simulation {
     }
 
     /// Replaces the ground with `ground` (absolute metres, row-major `[ny, nx]`). Each column keeps
-    /// its depth: the water rides on the new ground, none made or lost; a dry cell stays dry. The
-    /// height field only; the backend is rebuilt on the new ground.
+    /// its depth (and, on the shallow-water model, its discharges): the water rides on the new
+    /// ground, none made or lost; a dry cell stays dry. The height field and the shallow-water
+    /// model; the backend is rebuilt on the new ground.
     pub fn set_ground(&mut self, ground: &[f64]) -> Result<()> {
         self.editable("set_ground")?;
         let g = self.scene.grid;

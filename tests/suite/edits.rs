@@ -110,7 +110,50 @@ fn simulation_edits_follow_the_embedded_edit_pass() {
 /// ~1e-7 relative; 1e-6 of the volume.
 #[test]
 fn edits_keep_the_volume_books_on_every_backend() {
-    let scene = common::scene(&pool());
+    books_kept(&pool());
+}
+
+/// The same pool on the shallow-water model, which conserves by construction (no correction),
+/// the same edits, the same tolerance; and no edit speeds the water up: a splash's water comes at
+/// rest and a trough's leaves with its velocity (`edited_discharges`), so right after the edit
+/// no cell moves faster than before it (with the discharges left as they were, a cell of the
+/// trough sped from 0.0601 to 0.0606 m/s, and this failed).
+#[test]
+fn shallow_water_edits_keep_the_books_and_never_speed_the_water_up() {
+    let text = crate::embed::POOL.replace("[terrain]", "[physics]\nmodel = \"shallow-water\"\n[terrain]");
+    books_kept(&text);
+    let scene = common::scene(&text);
+    let mut sim = common::simulation(&scene, Backend::Cpu);
+    sim.step(10).unwrap();
+    let speed = |sim: &mut Simulation| -> Vec<f32> {
+        let v = sim.velocity().unwrap().expect("the model has velocities");
+        v.iter().map(|v| v[0].hypot(v[1])).collect()
+    };
+    let before = speed(&mut sim);
+    // A trough dug where the bump's water runs out (down to the ground in its middle) and a
+    // splash beside it, both on moving water.
+    let dx = scene.grid.dx;
+    let on_the_wave = [
+        HostEdit::at(EDIT_DISTURB, 0.8, 1.0, 0.3, -0.12, dx),
+        HostEdit::at(EDIT_DISTURB, 1.05, 1.0, 0.1, 0.03, dx),
+    ];
+    let moving = |c: usize| on_the_wave.iter().any(|e| e.weight(c % 48, c / 48) > 0.0) && before[c] > 1e-3;
+    assert!(
+        (0..before.len()).filter(|&c| moving(c)).count() > 20,
+        "the edits fall on moving water"
+    );
+    sim.edit(&on_the_wave).unwrap();
+    for (c, (a, b)) in speed(&mut sim).iter().zip(&before).enumerate() {
+        assert!(
+            a <= &(b * (1.0 + 1e-5) + 1e-7),
+            "cell {c}: {b} m/s before the edit, {a} after"
+        );
+    }
+}
+
+/// Runs `text`'s pool 10 steps on each backend, edits it, and checks the volume books.
+fn books_kept(text: &str) {
+    let scene = common::scene(text);
     let dx = scene.grid.dx;
     for backend in BOTH {
         let mut sim = common::simulation(&scene, backend);
@@ -194,10 +237,16 @@ fn an_edit_leaves_the_cells_it_does_not_touch_bit_for_bit() {
 /// back as given.
 #[test]
 fn a_new_ground_carries_the_water_and_a_pool_stays_at_rest() {
-    let scene = common::scene(
-        "[grid]\nnx = 24\nny = 20\ndx = 0.1\n[time]\ndt = 0.01\nsteps = 10\n[terrain]\nflat = -0.5\n\
-         [water]\nlevel = 0.0\n[output]\nevery = 0\n",
-    );
+    for model in ["height-field", "shallow-water"] {
+        new_ground_on(model);
+    }
+}
+
+fn new_ground_on(model: &str) {
+    let scene = common::scene(&format!(
+        "[grid]\nnx = 24\nny = 20\ndx = 0.1\n[time]\ndt = 0.01\nsteps = 10\n[physics]\nmodel = \"{model}\"\n\
+         [terrain]\nflat = -0.5\n[water]\nlevel = 0.0\n[output]\nevery = 0\n",
+    ));
     for backend in BOTH {
         let mut sim = common::simulation(&scene, backend);
         sim.step(5).unwrap();
@@ -210,7 +259,7 @@ fn a_new_ground_carries_the_water_and_a_pool_stays_at_rest() {
         for (c, &h) in surface.iter().enumerate() {
             assert!(
                 (h + 0.1).abs() <= 1e-6,
-                "{backend:?}: cell {c} at {h}, not at rest at −0.1"
+                "{model} {backend:?}: cell {c} at {h}, not at rest at −0.1"
             );
         }
         let v = volume(&mut sim);

@@ -25,7 +25,7 @@ use crate::models::{Feature, Model};
 /// and wave makers' line sources fall after the substeps (`sw_feed`); air pressure lifts surface
 /// and ground alike in the stencil (`cpu::shallow_water::lift`). Not built yet: bodies,
 /// held-height sources, ghost sides, regions (it conserves by construction), spray,
-/// overhangs, edits and `Water` (and so the browser, which runs `Water`; its pipelines
+/// overhangs and `Water` (and so the browser, which runs `Water`; its pipelines
 /// bind at most 9 storage buffers, within the web's 10).
 pub struct ShallowWater;
 
@@ -50,6 +50,7 @@ impl Model for ShallowWater {
             RiverSides,
             OpenSides,
             FloodMaps,
+            Edits,
             Queries,
             Probes,
             Checkpoints,

@@ -88,6 +88,21 @@ impl SwState {
     }
 }
 
+/// Each cell's discharge `q` after an edit (`Simulation::edit`) moved its depth from `before` to
+/// `after`: water a splash adds comes at rest (the discharge stays, so the cell slows by the depth
+/// it gains, as the water `sw_feed` brings does); water a trough takes leaves with its velocity
+/// (the discharge scaled by the share of the depth left, as a drain's does), so no edit speeds a
+/// cell up; a cell left dry is at rest. A brush keeps each depth, so its discharges stay.
+pub fn edited_discharges(before: &[f32], after: &[f32], q: &mut [f32]) {
+    for ((q, &d0), &d1) in q.iter_mut().zip(before).zip(after) {
+        if d1 <= 0.0 {
+            *q = 0.0;
+        } else if d1 < d0 {
+            *q *= d1 / d0;
+        }
+    }
+}
+
 /// Twin of WGSL `velocity` (sw_velocity.wgsl), kept beside the state so that the twin and the
 /// outputs read one definition: the desingularised velocity of discharge `q` over depth `h`, q/h
 /// on water at least `film` deep, 2·q·h/(h² + film²) under it (Kurganov & Petrova's), which goes
