@@ -255,6 +255,16 @@ impl Prepared {
     }
 }
 
+/// The scene's `[[pressure]]` patches; where there are any, the step writes their head first
+/// (`FORCE_PRESSURE`: the schedule's `Pass::Pressure`).
+fn pressure_patches(scene: &Scene, params: &mut Params) -> crate::engine::pressure::Patches {
+    let patches = crate::engine::pressure::Patches::new(scene);
+    if !patches.is_empty() {
+        params.forcing |= crate::wgsl::common::FORCE_PRESSURE;
+    }
+    patches
+}
+
 /// Why a scene that asks for `volume_correction = "regions"` corrects globally, if it does.
 fn region_notes(scene: &Scene, params: &Params) -> Vec<String> {
     let mut out = Vec::new();
@@ -377,10 +387,7 @@ impl Prepared {
         if !damping_keep.is_empty() {
             params.forcing |= crate::wgsl::common::FORCE_DAMPING_MAP;
         }
-        let patches = crate::engine::pressure::Patches::new(scene);
-        if !patches.is_empty() {
-            params.forcing |= crate::wgsl::common::FORCE_PRESSURE;
-        }
+        let patches = pressure_patches(scene, &mut params);
         // A shoreline: both solvers keep each face's flux memory, so a face that dries forgets
         // its flow on both sides (cpu::explicit::Memory). Without a dry cell at the start it costs
         // 16 B per cell per step for nothing: left off.
@@ -507,10 +514,7 @@ impl Prepared {
         prepared.params.rainfall = feeds.rainfall_mode();
         // Air pressure: `pressure.wgsl` writes each step's head after the ground, which the
         // stages lift the surface and ground by (`SwParams::air_at`).
-        let patches = crate::engine::pressure::Patches::new(scene);
-        if !patches.is_empty() {
-            prepared.params.forcing |= crate::wgsl::common::FORCE_PRESSURE;
-        }
+        let patches = pressure_patches(scene, &mut prepared.params);
         if needed > scene.time.substeps {
             prepared.notes.push(substep_note(scene, substeps, max_depth));
         }

@@ -156,6 +156,15 @@ impl SwSetup {
     }
 }
 
+/// The ground as the stages read it (`SwParams::air_at`): with `[[pressure]]` patches, the ground
+/// then room for each step's air-pressure head (`pressure.wgsl` writes it); without, the ground.
+pub fn stage_ground(ground: &[f32], patches: u32) -> Vec<f32> {
+    match patches {
+        0 => ground.to_vec(),
+        _ => [ground, &vec![0.0; ground.len()]].concat(),
+    }
+}
+
 /// Substeps for water `max_depth` deep at rest: 2·sqrt(g·d)·dt/dx within `SW_TARGET`.
 pub fn substeps_needed(scene: &Scene, max_depth: f64) -> u32 {
     let speed = 2.0 * (scene.physics.gravity * max_depth.max(0.0)).sqrt();

@@ -50,10 +50,10 @@ impl CpuSw {
             params: sw.params(setup.params.substeps),
             setup: sw.clone(),
             ground: setup.ground.to_vec(),
-            forced: if setup.pressure_patches > 0 {
-                [setup.ground, &vec![0.0; setup.ground.len()]].concat()
-            } else {
-                Vec::new()
+            // Without patches the stages read `ground` itself.
+            forced: match setup.pressure_patches {
+                0 => Vec::new(),
+                n => crate::models::shallow_water::setup::stage_ground(setup.ground, n),
             },
             patches: setup.pressure_patches as usize,
             scratch: [state.clone(), state.clone()],

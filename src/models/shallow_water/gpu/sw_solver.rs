@@ -53,13 +53,8 @@ impl GpuSw {
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let params = sw.params(setup.params.substeps);
         let state = SwState::new(setup.eta, setup.ground, &sw.velocity);
-        // Under air pressure the ground buffer holds each step's head after the ground
-        // (`SwParams::air_at`), which `pressure.wgsl` writes before the substeps.
-        let forced = match setup.pressure_patches {
-            0 => setup.ground.to_vec(),
-            _ => [setup.ground, &vec![0.0; setup.ground.len()]].concat(),
-        };
-        let buffers = SwBuffers::new(device, &params, &forced, &state, setup.probe_cells);
+        let stage_ground = crate::models::shallow_water::setup::stage_ground(setup.ground, setup.pressure_patches);
+        let buffers = SwBuffers::new(device, &params, &stage_ground, &state, setup.probe_cells);
         let pass = ShallowWater::new(device, &buffers, &params);
         let feed = setup.rain.then(|| {
             let max_chunk = crate::engine::params::MAX_CHUNK;
