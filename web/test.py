@@ -33,7 +33,7 @@ VOLUME_TOLERANCE = 1e-6
 # displaces, which follows the body's place: the GPU's and the CPU's bodies agree to the coupling
 # solve's tolerance, not to rounding (measured: 8e-5 relative on floating_blocks after 60 steps).
 BODY_VOLUME_TOLERANCE = 1e-3
-PRESETS = ["default", "beach", "cube_drop", "floating_blocks", "wake", "open_sea"]
+PRESETS = ["default", "beach", "cube_drop", "floating_blocks", "wake", "open_sea", "run_up_sw"]
 EXTRA = __import__("os").environ.get("CHROMIUM_FLAGS", "").split()
 
 

@@ -5,7 +5,7 @@ use bytemuck::{Pod, Zeroable};
 
 /// `HostEdit::kind`: raise (or lower) the ground, carrying the water on it (`EDIT_BRUSH`), or
 /// add water at rest (`EDIT_DISTURB`).
-pub use crate::wgsl::edit::{EDIT_BRUSH, EDIT_DISTURB};
+pub use crate::wgsl::host_edit::{EDIT_BRUSH, EDIT_DISTURB};
 
 /// Mirror of WGSL `HostEdit` (32 bytes): a bump of `amount` metres at the centre, (1 − r²/R²)².
 #[repr(C)]

@@ -97,6 +97,13 @@ impl Simulation {
             .downcast_mut::<crate::models::pipes::gpu::pipe_solver::GpuPipes>()
     }
 
+    /// The shallow-water model's GPU backend, for `Water`; None on the CPU or for other models.
+    pub(crate) fn gpu_sw(&mut self) -> Option<&mut crate::models::shallow_water::gpu::sw_solver::GpuSw> {
+        self.solver
+            .as_any_mut()
+            .downcast_mut::<crate::models::shallow_water::gpu::sw_solver::GpuSw>()
+    }
+
     /// The ground relative to the reference level, f32 per cell as the backends hold it.
     pub(crate) fn ground_relative(&self) -> &[f32] {
         &self.ground_rel

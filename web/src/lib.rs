@@ -11,13 +11,14 @@ use wasm_bindgen::prelude::*;
 mod renderer;
 
 /// The preset scenes the page offers: those that read no files (the page has no file system).
-const PRESETS: [(&str, &str); 6] = [
+const PRESETS: [(&str, &str); 7] = [
     ("default", include_str!("../../scenes/default.toml")),
     ("beach", include_str!("../../scenes/beach.toml")),
     ("cube_drop", include_str!("../../scenes/cube_drop.toml")),
     ("floating_blocks", include_str!("../../scenes/floating_blocks.toml")),
     ("wake", include_str!("../../scenes/wake.toml")),
     ("open_sea", include_str!("../../scenes/open_sea.toml")),
+    ("run_up_sw", include_str!("../../scenes/run_up_sw.toml")),
 ];
 
 thread_local! {

@@ -1,4 +1,5 @@
 #import books
+#import host_edit
 // Host edits between steps (src/water.rs): terrain brushes and splashes, applied in the order the
 // host made them, each a smooth bump w(r) = (1 − r²/R²)² of radius R cells around a point.
 //
@@ -14,31 +15,8 @@
 //   rebase   one thread, after the edits and a reduction: moves the volume target by what the
 //            edits changed, so the correction keeps the edited water instead of undoing it.
 //
-// Twin: src/cpu/edit.rs.
-
-const EDIT_BRUSH: u32 = 0u;
-const EDIT_DISTURB: u32 = 1u;
-
-struct HostEdit {
-    // Centre in cell units (cell (i, j)'s centre is at (i, j)), radius in cells.
-    x: f32,
-    y: f32,
-    radius: f32,
-    // Metres, relative: how far the ground or surface moves at the centre.
-    amount: f32,
-    kind: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-}
-
-struct Edits {
-    count: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-    list: array<HostEdit>,
-}
+// The rule, one edit at a cell, is host_edit.wgsl's (the shallow-water model's edits share it).
+// Twin: src/engine/cpu/edit.rs.
 
 @group(0) @binding(1) var<storage, read_write> ground: array<f32>;
 // Binding 2: the books (books.wgsl): the totals it marks and the volume target it moves.
@@ -48,42 +26,20 @@ struct Edits {
 // The current level, edited in place.
 @group(1) @binding(0) var<storage, read_write> eta: array<f32>;
 
-fn bump(e: HostEdit, i: u32, j: u32) -> f32 {
-    let d = vec2<f32>(f32(i) - e.x, f32(j) - e.y) / max(e.radius, 1e-6);
-    let q = max(1.0 - dot(d, d), 0.0);
-    return q * q;
-}
-
 @compute @workgroup_size(16, 16)
 fn apply_edits(@builtin(global_invocation_id) gid: vec3<u32>) {
     if gid.x >= params.nx || gid.y >= params.ny {
         return;
     }
     let c = cell(gid.x, gid.y);
-    var b = ground[c];
-    var e = eta[c];
-    var added = 0.0;
+    var edited = EditedCell(ground[c], eta[c], 0.0);
     for (var k = 0u; k < edits.count; k = k + 1u) {
-        let edit = edits.list[k];
-        let w = bump(edit, gid.x, gid.y);
-        if w <= 0.0 {
-            continue;
-        }
-        let lift = edit.amount * w;
-        if edit.kind == EDIT_BRUSH {
-            let wet = e > b;
-            b = b + lift;
-            e = select(b, e + lift, wet);
-        } else {
-            let before = depth(e, b);
-            e = max(max(e, b) + lift, b);
-            added = added + (depth(e, b) - before);
-        }
+        edited = edit_cell(edits.list[k], gid.x, gid.y, edited);
     }
-    ground[c] = b;
-    eta[c] = e;
-    if params.regions != 0u && added != 0.0 {
-        pending[c] = pending[c] + added;
+    ground[c] = edited.ground;
+    eta[c] = edited.eta;
+    if params.regions != 0u && edited.added != 0.0 {
+        pending[c] = pending[c] + edited.added;
     }
 }
 

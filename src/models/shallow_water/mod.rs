@@ -23,10 +23,11 @@ use crate::models::{Feature, Model};
 
 /// The shallow-water model as the engine sees it. Sources, drains, hydrographs, rain, rainfall
 /// and wave makers' line sources fall after the substeps (`sw_feed`); air pressure lifts surface
-/// and ground alike in the stencil (`cpu::shallow_water::lift`). Not built yet: bodies,
-/// held-height sources, ghost sides, regions (it conserves by construction), spray,
-/// overhangs and `Water` (and so the browser, which runs `Water`; its pipelines
-/// bind at most 9 storage buffers, within the web's 10).
+/// and ground alike in the stencil (`cpu::shallow_water::lift`). `Water` runs it in a host's
+/// frame (`src/water/shallow_water.rs`, with `gpu/sw_water.rs`'s edits and velocity field), and
+/// so the browser: its pipelines bind at most 9 storage buffers, within the web's 10. Not built
+/// yet: bodies, held-height sources, ghost sides, regions (it conserves by construction), spray
+/// and overhangs.
 pub struct ShallowWater;
 
 impl Model for ShallowWater {
@@ -52,6 +53,8 @@ impl Model for ShallowWater {
             FloodMaps,
             Edits,
             Queries,
+            Embedding,
+            Browser,
             Probes,
             Checkpoints,
             FastCpu,

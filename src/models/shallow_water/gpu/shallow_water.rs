@@ -47,7 +47,13 @@ impl SwBuffers {
                 bytemuck::bytes_of(p),
                 UNIFORM | wgpu::BufferUsages::COPY_DST,
             ),
-            ground: field("sw ground", ground),
+            // A host's renderer binds it as a vertex buffer (`Water::ground_buffer`).
+            ground: filled_buffer(
+                device,
+                "sw ground",
+                bytemuck::cast_slice(ground),
+                storage | wgpu::BufferUsages::VERTEX,
+            ),
             levels: [
                 [
                     field("sw eta 0", &state.eta),
@@ -85,12 +91,22 @@ impl SwBuffers {
 
     /// Writes a submit's slots, one per step at the slot stride.
     pub fn write_slots(&self, queue: &wgpu::Queue, slots: &[SwSlot]) {
+        queue.write_buffer(&self.slots, 0, &self.slot_bytes(slots));
+    }
+
+    /// Stages them as a copy in `encoder` (embedded runs, whose chunks share one submit).
+    pub fn stage_slots(&self, device: &wgpu::Device, encoder: &mut wgpu::CommandEncoder, slots: &[SwSlot]) {
+        crate::engine::gpu::binding::stage(device, encoder, &self.slots, 0, &self.slot_bytes(slots));
+    }
+
+    /// The slots' bytes at the slot stride.
+    fn slot_bytes(&self, slots: &[SwSlot]) -> Vec<u8> {
         let stride = self.slot_stride as usize;
         let mut bytes = vec![0u8; slots.len() * stride];
         for (k, slot) in slots.iter().enumerate() {
             bytes[k * stride..k * stride + SLOT_BYTES as usize].copy_from_slice(bytemuck::bytes_of(slot));
         }
-        queue.write_buffer(&self.slots, 0, &bytes);
+        bytes
     }
 }
 

@@ -67,6 +67,13 @@ impl SwFeed {
         self.entries.upload(device, queue, &rain.steps, &rain.cells, heights);
     }
 
+    /// Stages them as copies in `encoder` (embedded runs: chunks recorded back to back before
+    /// one submit each need their own).
+    pub fn stage(&mut self, device: &wgpu::Device, encoder: &mut wgpu::CommandEncoder, rain: &RainChunk) {
+        let heights: &[u32] = bytemuck::cast_slice(&rain.heights);
+        self.entries.stage(device, encoder, &rain.steps, &rain.cells, heights);
+    }
+
     /// The entries' heights as the chunk's passes leave them (a negative one's replaced by what
     /// its cell could not give).
     pub fn heights(&self) -> &wgpu::Buffer {

@@ -130,14 +130,38 @@ impl GpuSw {
         })
     }
 
-    /// Records a chunk of `steps` steps into `encoder`.
+    /// The step slots of `steps` steps from `first_step`.
+    fn slots(&self, steps: u32, first_step: u64) -> Vec<crate::models::shallow_water::setup::SwSlot> {
+        (0..steps).map(|k| self.setup.slot(first_step + k as u64, k)).collect()
+    }
+
+    /// Records a chunk of `steps` steps into `encoder` inside a host's frame (`Water`): its
+    /// feeds, pressure and slots staged as copies in `encoder`, so chunks recorded back to back
+    /// before one submit each read their own; no readback (the books stay on the GPU).
+    pub fn record_embedded(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        steps: u32,
+        substeps: u32,
+        input: &ChunkInput,
+    ) {
+        if let Some(feed) = &mut self.feed {
+            feed.stage(&self.device, encoder, &input.rain);
+        }
+        if let Some(air) = &self.pressure {
+            air.stage(&self.device, encoder, &input.pressure);
+        }
+        let slots = self.slots(steps, input.first_step);
+        self.buffers.stage_slots(&self.device, encoder, &slots);
+        self.record_chunk(encoder, steps, substeps, input.first_step);
+    }
+
+    /// Records a chunk of `steps` steps into `encoder` (its slots, feeds and pressure in place).
     fn record_chunk(&self, encoder: &mut wgpu::CommandEncoder, steps: u32, substeps: u32, first_step: u64) {
         if let Some((fold, _)) = &self.summary {
             fold.stage(&self.device, encoder, first_step);
         }
         encoder.clear_buffer(&self.buffers.books, 0, None);
-        let slots: Vec<_> = (0..steps).map(|k| self.setup.slot(first_step + k as u64, k)).collect();
-        self.buffers.write_slots(&self.queue, &slots);
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("shoal shallow water"),
             timestamp_writes: None,
@@ -228,6 +252,52 @@ impl GpuSw {
         bytes
     }
 
+    /// The device the state lives on.
+    pub fn device(&self) -> &wgpu::Device {
+        &self.device
+    }
+
+    /// Its queue.
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.queue
+    }
+
+    /// The state's buffers, for `Water`'s passes and the hosts that bind them.
+    pub fn buffers(&self) -> &SwBuffers {
+        &self.buffers
+    }
+
+    /// Records a height query on the state into `encoder` (`Water::query`): its answer's buffer.
+    pub fn record_query(&mut self, encoder: &mut wgpu::CommandEncoder, dx: f32, points: &[[f32; 2]]) -> wgpu::Buffer {
+        let device = self.device.clone();
+        self.query_pass().record(&device, encoder, 0, dx, points)
+    }
+
+    /// The query pass on level 0's surface, built at the first query.
+    fn query_pass(&mut self) -> &mut crate::engine::gpu::query::Query {
+        let (device, buffers, p) = (&self.device, &self.buffers, &self.params);
+        self.query.get_or_insert_with(|| {
+            let source = crate::engine::gpu::query::QuerySource {
+                nx: p.nx,
+                ny: p.ny,
+                ground: &buffers.ground,
+                levels: &[&buffers.levels[0][0]],
+            };
+            crate::engine::gpu::query::Query::new(device, source)
+        })
+    }
+
+    /// The books as the last chunk left them: (Courant number, non-finite cells), read back.
+    pub fn read_books(&self) -> Result<(f32, u32)> {
+        let bytes = crate::engine::gpu::readback::read(&self.device, &self.queue, &self.buffers.books)?;
+        let books: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes);
+        use crate::wgsl::shallow_water::{BOOK_COURANT, BOOK_NONFINITE};
+        Ok((
+            f32::from_bits(books[BOOK_COURANT as usize]),
+            books[BOOK_NONFINITE as usize],
+        ))
+    }
+
     /// Level 0's surface and discharges, and the carry.
     fn read_state(&self) -> Result<SwState> {
         let [eta, qx, qy] = &self.buffers.levels[0];
@@ -266,6 +336,8 @@ impl Solver for GpuSw {
         if let Some(air) = &self.pressure {
             air.upload(&self.queue, &input.pressure);
         }
+        self.buffers
+            .write_slots(&self.queue, &self.slots(steps, input.first_step));
         let mut encoder = self.device.create_command_encoder(&Default::default());
         self.record_chunk(&mut encoder, steps, substeps, input.first_step);
         let fed_bytes = self.stage_fed_heights(&mut encoder, &input.rain);
@@ -290,17 +362,9 @@ impl Solver for GpuSw {
 
     /// `query.wgsl` on level 0's surface, which means what the height field's does.
     fn query(&mut self, dx: f32, points: &[[f32; 2]]) -> Result<Vec<crate::query::RawSample>> {
-        let (device, buffers, p) = (&self.device, &self.buffers, &self.params);
-        let pass = self.query.get_or_insert_with(|| {
-            let source = crate::engine::gpu::query::QuerySource {
-                nx: p.nx,
-                ny: p.ny,
-                ground: &buffers.ground,
-                levels: &[&buffers.levels[0][0]],
-            };
-            crate::engine::gpu::query::Query::new(device, source)
-        });
-        pass.answer(device, &self.queue, 0, dx, points)
+        let queue = self.queue.clone();
+        let device = self.device.clone();
+        self.query_pass().answer(&device, &queue, 0, dx, points)
     }
 
     fn read_velocity(&mut self) -> Result<Option<Vec<[f32; 2]>>> {

@@ -12,6 +12,9 @@ use crate::error::{Error, Result};
 use crate::query::{QueryId, WaterSample};
 use crate::{Scene, Simulation};
 
+mod shallow_water;
+use shallow_water::SwPart;
+
 /// The water model a `Water` runs, with what only it needs.
 enum Model {
     /// The height field: the host's edits.
@@ -19,6 +22,8 @@ enum Model {
     /// The pipes (seed 004): the top floor the render side reads as the ground, and a stand-in
     /// cover (no bodies).
     Pipes { ground: wgpu::Buffer, cover: wgpu::Buffer },
+    /// The shallow-water model: its edits, velocities, volume books and flow-following substeps.
+    ShallowWater(Box<SwPart>),
 }
 
 /// What the render-side passes compute.
@@ -33,8 +38,9 @@ pub struct WaterOptions {
     /// The water's refractive index (for the caustics).
     pub refractive_index: f64,
     /// The deepest water (metres) the host's brushes and splashes will make, when deeper than
-    /// the scene's: the explicit solver's substeps are chosen for it. An embedded run cannot
-    /// raise them on the fly as a batch run does (that needs a readback).
+    /// the scene's: the substeps are chosen for it. The height field's embedded run cannot raise
+    /// them on the fly as a batch run does (that needs a readback); the shallow-water model's
+    /// follows its flow a frame or two late, from books mapped without a stall.
     pub max_depth: Option<f64>,
 }
 
@@ -104,16 +110,20 @@ impl Water {
         let [lx, ly, lz] = options.light;
         let norm = (lx * lx + ly * ly + lz * lz).sqrt();
         check_options(scene, &options)?;
-        let pipes = scene.physics.model == crate::scene::WaterModel::Pipes;
+        let model = scene.physics.model;
         // Validation errors of the build come back as an Err (the guard pops on every return).
         let scopes = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let mut sim = Simulation::from_device(scene, device, queue)?;
         let (nx, ny) = (scene.grid.nx, scene.grid.ny);
         let out = SurfaceBuffers::new(device, nx as u64 * ny as u64, options.caustics);
-        let (model, surface, caustics, bodies) = if pipes {
-            pipes_surface(device, &mut sim, &out)?
-        } else {
-            height_field_surface(device, &mut sim, &out, &options)?
+        let (model, surface, caustics, bodies) = match model {
+            crate::scene::WaterModel::Pipes => pipes_surface(device, &mut sim, &out)?,
+            crate::scene::WaterModel::ShallowWater => {
+                let (part, surface, caustics) =
+                    shallow_water::shallow_water_surface(device, &mut sim, &out, options.max_depth)?;
+                (Model::ShallowWater(Box::new(part)), surface, caustics, false)
+            }
+            _ => height_field_surface(device, &mut sim, &out, &options)?,
         };
         let look = Look {
             nx,
@@ -153,6 +163,15 @@ impl Water {
         solver(&mut self.sim)
     }
 
+    /// The device the model's state lives on.
+    fn device(&mut self) -> wgpu::Device {
+        match self.model {
+            Model::HeightField { .. } => solver(&mut self.sim).device().clone(),
+            Model::Pipes { .. } => self.sim.gpu_pipes().expect("built on the GPU pipes").device().clone(),
+            Model::ShallowWater(_) => shallow_water::sw(&mut self.sim).device().clone(),
+        }
+    }
+
     /// Records the host's edits, `steps` steps, and the surface passes into `encoder`. Submit
     /// every encoder recorded into, in order: the surface buffers then hold the state after
     /// these steps. `steps` may be 0 (edits and surface only).
@@ -163,10 +182,7 @@ impl Water {
             ..self.look
         };
         let substeps = self.sim.substeps();
-        let device = match self.sim.gpu_pipes() {
-            Some(pipes) => pipes.device().clone(),
-            None => solver(&mut self.sim).device().clone(),
-        };
+        let device = self.device();
         crate::engine::gpu::binding::stage(&device, encoder, &self.surface.look, 0, bytemuck::bytes_of(&look));
         let current = match &mut self.model {
             Model::HeightField { edit } => {
@@ -199,6 +215,11 @@ impl Water {
                 pipes.record_surface(&mut pass);
                 0
             }
+            Model::ShallowWater(part) => {
+                let edits = std::mem::take(&mut self.edits);
+                part.record(&mut self.sim, encoder, &edits, self.steps, steps);
+                0
+            }
         };
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("shoal surface"),
@@ -218,7 +239,7 @@ impl Water {
     /// `record`, on the state after its steps, and its answer comes back without a stall: the
     /// buffer is mapped when the host submits that encoder, and [`Water::answers`] picks it up
     /// once the GPU has done the work, typically one frame later (two when the GPU runs a frame
-    /// behind). The height field's models only.
+    /// behind).
     pub fn query(&mut self, points: &[[f64; 2]]) -> Result<QueryId> {
         crate::models::require(
             self.sim.scene().physics.model,
@@ -237,7 +258,7 @@ impl Water {
         if self.in_flight.is_empty() {
             return Ok(Vec::new());
         }
-        let device = solver(&mut self.sim).device().clone();
+        let device = self.device();
         device
             .poll(wgpu::PollType::Poll)
             .map_err(|e| Error::Readback(e.to_string()))?;
@@ -272,7 +293,10 @@ impl Water {
     fn record_queries(&mut self, encoder: &mut wgpu::CommandEncoder) {
         let dx = self.sim.scene().grid.dx as f32;
         for (id, points) in std::mem::take(&mut self.queries) {
-            let answer = solver(&mut self.sim).record_query(encoder, dx, &points);
+            let answer = match self.model {
+                Model::ShallowWater(_) => shallow_water::sw(&mut self.sim).record_query(encoder, dx, &points),
+                _ => solver(&mut self.sim).record_query(encoder, dx, &points),
+            };
             let mapped = std::sync::Arc::new(std::sync::Mutex::new(None));
             let flag = mapped.clone();
             encoder.map_buffer_on_submit(&answer, wgpu::MapMode::Read, .., move |r| {
@@ -359,10 +383,12 @@ impl Water {
     /// The ground b − ref, f32 per cell, row-major [ny, nx], in the buffer's first nx·ny words
     /// (on the height field, Shoal's per-cell forcing follows them: bind or copy that range);
     /// brushes edit it in place. With the pipes, each column's top floor (a bridge deck, a rock's
-    /// top). Usage STORAGE | VERTEX | COPY_SRC | COPY_DST.
+    /// top). With the shallow-water model its first nx·ny words too (with air pressure, each
+    /// step's head follows them). Usage STORAGE | VERTEX | COPY_SRC | COPY_DST.
     pub fn ground_buffer(&mut self) -> &wgpu::Buffer {
         match &self.model {
             Model::Pipes { ground, .. } => ground,
+            Model::ShallowWater(_) => &shallow_water::sw(&mut self.sim).buffers().ground,
             Model::HeightField { .. } => &solver(&mut self.sim).state().ground,
         }
     }
@@ -388,7 +414,7 @@ impl Water {
     /// 64, kind (shape, …) at 128. Usage STORAGE | VERTEX | COPY_SRC | COPY_DST, so it binds as a
     /// per-instance vertex buffer. None without bodies.
     pub fn bodies_buffer(&mut self) -> Option<&wgpu::Buffer> {
-        if let Model::Pipes { .. } = self.model {
+        if !matches!(self.model, Model::HeightField { .. }) {
             return None;
         }
         let state = self.gpu().state();
@@ -401,7 +427,19 @@ impl Water {
     pub fn covers_buffer(&mut self) -> &wgpu::Buffer {
         match &self.model {
             Model::Pipes { cover, .. } => cover,
+            Model::ShallowWater(part) => &part.cover,
             Model::HeightField { .. } => &solver(&mut self.sim).state().bodies.cover,
+        }
+    }
+
+    /// The shallow-water model's depth-averaged velocity (u, v), m/s, `vec2<f32>` per cell,
+    /// row-major [ny, nx], 0 where dry, written by every `record` after its steps: for foam,
+    /// flow maps and particles advected on the GPU. The same buffer for the life of the `Water`.
+    /// Usage STORAGE | VERTEX | COPY_SRC | COPY_DST. None for the other models.
+    pub fn velocity_buffer(&self) -> Option<&wgpu::Buffer> {
+        match &self.model {
+            Model::ShallowWater(part) => Some(part.velocity()),
+            _ => None,
         }
     }
 
@@ -436,7 +474,7 @@ impl Water {
         &self.options
     }
 
-    /// Substeps per step (explicit solver), as planned at build.
+    /// Substeps per step, as planned at build (the shallow-water model's follow its flow).
     pub fn substeps(&self) -> u32 {
         self.sim.substeps()
     }
@@ -444,6 +482,9 @@ impl Water {
     /// Reads the current level and ground back (h − ref, b − ref): for tests and tools, never a
     /// frame loop. Waits for the GPU.
     pub fn read_level(&mut self) -> Result<(Vec<f32>, Vec<f32>)> {
+        if let Model::ShallowWater(_) = self.model {
+            return shallow_water::read_level(&mut self.sim);
+        }
         if let Model::Pipes { .. } = self.model {
             let ground = self.sim.ground_relative().to_vec();
             return Ok((self.sim.eta()?, ground));
@@ -464,8 +505,13 @@ impl Water {
 
     /// The water volume now (m³, Σ depth·dx² in f64) and the volume the correction holds it to,
     /// both read back: for tests and tools. With bodies, the water under a body's waterline
-    /// counts in the first and not in the second.
+    /// counts in the first and not in the second. The shallow-water model corrects nothing (it
+    /// conserves by construction): its second is the start, the splashes' water and what the
+    /// scene's sources, drains and rain asked (a drain that ran dry counts as asked).
     pub fn read_volume(&mut self) -> Result<(f64, f64)> {
+        if let Model::ShallowWater(part) = &self.model {
+            return part.read_volume(&mut self.sim);
+        }
         if let Some((start, per_unit)) = self.sim.unit_books() {
             // The pipes count whole units: columns and particles now, and the start plus what
             // sources, drains and sides made since (the exchange an embedded run keeps).
@@ -494,9 +540,13 @@ impl Water {
     }
 
     /// Fails if a step went NaN or infinite since the `Water` was built (a readback: call it
-    /// now and then, not every frame).
+    /// now and then, not every frame); with the shallow-water model, also when the last frame's
+    /// flow outran the substeps (see `WaterOptions::max_depth`).
     pub fn check(&mut self) -> Result<()> {
         let steps = self.steps;
+        if let Model::ShallowWater(part) = &mut self.model {
+            return part.check(&mut self.sim, steps);
+        }
         if let Some(pipes) = self.sim.gpu_pipes() {
             if pipes.read_books()?.totals.nonfinite > 0 {
                 return Err(Error::Diverged { step: steps });
@@ -539,12 +589,22 @@ fn record_height_field(
         });
         edit.record(&mut pass, state, gpu.reduce());
     }
+    for input in embedded_chunks(sim, at, steps) {
+        solver(sim).record_chunk(encoder, input.steps, substeps, &input.chunk);
+    }
+    solver(sim).state().current
+}
+
+/// A frame's `steps` steps after step `at`, cut into the chunks an encoder records (at most
+/// `EMBEDDED_CHUNK` steps each), each with the scene's rain, sources and air pressure step by step
+/// as a batch run makes them (keyed by step index).
+fn embedded_chunks(sim: &Simulation, at: u64, steps: u32) -> Vec<EmbeddedChunk> {
+    let mut chunks = Vec::new();
     let mut done = 0;
     while done < steps {
         let n = (steps - done).min(crate::engine::gpu::EMBEDDED_CHUNK);
-        // The scene's rain, step by step as a batch run makes it (keyed by step index).
         let first_step = at + done as u64;
-        let input = crate::engine::solver::ChunkInput {
+        let chunk = crate::engine::solver::ChunkInput {
             target: 0.0,
             rain: if sim.feeds().any() {
                 sim.feeds().chunk(first_step, n)
@@ -554,10 +614,16 @@ fn record_height_field(
             first_step,
             pressure: sim.patches().chunk(first_step, n),
         };
-        solver(sim).record_chunk(encoder, n, substeps, &input);
+        chunks.push(EmbeddedChunk { steps: n, chunk });
         done += n;
     }
-    solver(sim).state().current
+    chunks
+}
+
+/// One of a frame's chunks: its steps and what feeds them.
+struct EmbeddedChunk {
+    steps: u32,
+    chunk: crate::engine::solver::ChunkInput,
 }
 
 /// The GPU backend a `Water` is built on (`Water::new` refuses anything else).
@@ -623,12 +689,7 @@ fn pipes_surface(device: &wgpu::Device, sim: &mut Simulation, out: &SurfaceBuffe
         contents: bytemuck::cast_slice(sim.ground_relative()),
         usage,
     });
-    let cover = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("no covers"),
-        size: std::mem::size_of::<crate::engine::bodies::Cover>() as u64,
-        usage,
-        mapped_at_creation: false,
-    });
+    let cover = no_cover(device);
     let gpu = sim
         .gpu_pipes()
         .ok_or_else(|| Error::Embed("Water needs the GPU backend".into()))?;
@@ -640,12 +701,31 @@ fn pipes_surface(device: &wgpu::Device, sim: &mut Simulation, out: &SurfaceBuffe
         levels: [level, level],
         cover: &cover,
     };
+    let (surface, caustics) = render_passes(device, source, out);
+    Ok((Model::Pipes { ground, cover }, surface, caustics, false))
+}
+
+/// The render side's passes over a model's surface: the surface and, when asked, the caustics.
+fn render_passes(device: &wgpu::Device, source: SurfaceSource, out: &SurfaceBuffers) -> (Surface, Option<Caustics>) {
     let surface = Surface::new(device, source, out);
     let caustics = out
         .caustics
         .as_ref()
         .map(|c| Caustics::new(device, source, &surface, out, c));
-    Ok((Model::Pipes { ground, cover }, surface, caustics, false))
+    (surface, caustics)
+}
+
+/// A stand-in for the covers' buffer where the model has no bodies: one empty `Cover`.
+fn no_cover(device: &wgpu::Device) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("no covers"),
+        size: std::mem::size_of::<crate::engine::bodies::Cover>() as u64,
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::VERTEX
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
 }
 
 /// The height field's surface, its edits, and its substeps planned for `max_depth`.
@@ -664,11 +744,7 @@ fn height_field_surface(
         .ok_or_else(|| Error::Embed("Water needs the GPU backend".into()))?;
     gpu.set_target(target);
     let state = gpu.state();
-    let surface = Surface::new(device, state.surface_source(), out);
-    let caustics = out
-        .caustics
-        .as_ref()
-        .map(|c| Caustics::new(device, state.surface_source(), &surface, out, c));
+    let (surface, caustics) = render_passes(device, state.surface_source(), out);
     let edit = Edit::new(device, state);
     Ok((Model::HeightField { edit }, surface, caustics, state.bodies.count > 0))
 }
