@@ -1,6 +1,6 @@
 #import books
 #import host_edit
-// Host edits between steps (src/water.rs): terrain brushes and splashes, applied in the order the
+// Host edits between steps (src/water/mod.rs): terrain brushes and splashes, applied in the order the
 // host made them, each a smooth bump w(r) = (1 − r²/R²)² of radius R cells around a point.
 //
 //   brush    raises the ground by amount·w (lowers it when negative). The water column rides

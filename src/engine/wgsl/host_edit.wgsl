@@ -1,4 +1,4 @@
-// The host edits' rule (src/water.rs: brushes and splashes), one edit at one cell, for every pass
+// The host edits' rule (src/water/mod.rs: brushes and splashes), one edit at one cell, for every pass
 // that applies them (edit.wgsl on the height field, sw_water.wgsl on the shallow-water model).
 // Each edit is a smooth bump w(r) = (1 − r²/R²)² of radius R cells around a point:
 //

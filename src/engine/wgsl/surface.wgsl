@@ -1,5 +1,5 @@
 #import look
-// What a renderer binds (src/water.rs): the surface of the current level copied into buffers
+// What a renderer binds (src/water/mod.rs): the surface of the current level copied into buffers
 // that never change identity, whichever level the ping-pong left current, with its normals and
 // the wetness map. Runs once per recorded frame, not per step. Per cell (i, j), index j·nx + i:
 //

@@ -65,7 +65,7 @@ fn settle() {
     books.volume = settled(books.volume, books.totals, slot.index, rain_steps[slot.index].before);
 }
 
-// Embedded runs (src/water.rs) have no host between chunks to carry the target: after a chunk
+// Embedded runs (src/water/mod.rs) have no host between chunks to carry the target: after a chunk
 // of `slot.index` steps and a reduction, one thread moves the chunk's start target on by what
 // the chunk added (sources, rain: the host stages the chunk's total as `before` one entry past
 // its last step, zero without rain; drains' shortfall) and starts the next chunk's shortfall at

@@ -1,7 +1,7 @@
 #import sw_common
 #import sw_velocity
 #import host_edit
-// What `Water` (src/water.rs) adds to the shallow-water model inside a host's frame: the host's
+// What `Water` (src/water/) adds to the shallow-water model inside a host's frame: the host's
 // edits in place, and the velocity field its renderer binds. Twins: `engine::cpu::edit::
 // apply_edits` with `state::edited_discharges` (apply_edits), `SwState::velocities` (velocities).
 //
