@@ -19,13 +19,21 @@ pub struct Edit {
     capacity: usize,
 }
 
-fn list_buffer(device: &wgpu::Device, capacity: usize) -> wgpu::Buffer {
+/// An `Edits` list (`host_edit.wgsl`: a 16-byte count, then the edits) with room for `capacity`.
+pub(crate) fn list_buffer(device: &wgpu::Device, capacity: usize) -> wgpu::Buffer {
     device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("edits"),
         size: 16 + (capacity * std::mem::size_of::<HostEdit>()) as u64,
         usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     })
+}
+
+/// `edits` as an `Edits` list's bytes: their count, padded to 16 bytes, then the edits.
+pub(crate) fn list_bytes(edits: &[HostEdit]) -> Vec<u8> {
+    let mut bytes = bytemuck::bytes_of(&[edits.len() as u32, 0, 0, 0]).to_vec();
+    bytes.extend_from_slice(bytemuck::cast_slice(edits));
+    bytes
 }
 
 impl Edit {
@@ -77,9 +85,7 @@ impl Edit {
             self.list = list_buffer(device, self.capacity);
             self.shared = Self::shared(device, &self.shared_layout, state, &self.list);
         }
-        let mut bytes = bytemuck::bytes_of(&[edits.len() as u32, 0, 0, 0]).to_vec();
-        bytes.extend_from_slice(bytemuck::cast_slice(edits));
-        crate::engine::gpu::binding::stage(device, encoder, &self.list, 0, &bytes);
+        crate::engine::gpu::binding::stage(device, encoder, &self.list, 0, &list_bytes(edits));
     }
 
     /// Records the staged edits on the current level, with the target moved by what they changed:

@@ -4,6 +4,7 @@
 
 use crate::engine::edit::HostEdit;
 use crate::engine::gpu::binding::{bind_group, linear_groups, pipeline, reflected_layout, zeroed_buffer};
+use crate::engine::gpu::edit::{list_buffer, list_bytes};
 use crate::models::shallow_water::gpu::shallow_water::SwBuffers;
 
 /// The pass: `apply_edits` and `velocities` over one bind group.
@@ -27,15 +28,6 @@ const SHARED: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
     .union(wgpu::BufferUsages::VERTEX)
     .union(wgpu::BufferUsages::COPY_SRC)
     .union(wgpu::BufferUsages::COPY_DST);
-
-fn list_buffer(device: &wgpu::Device, capacity: usize) -> wgpu::Buffer {
-    zeroed_buffer(
-        device,
-        "sw edits",
-        16 + (capacity * std::mem::size_of::<HostEdit>()) as u64,
-        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-    )
-}
 
 impl SwWater {
     /// The passes over the state in `b` (level 0).
@@ -97,9 +89,7 @@ impl SwWater {
             self.list = list_buffer(device, self.capacity);
             self.group = Self::group(device, &self.layout, b, &self.list, &self.added, &self.velocity);
         }
-        let mut bytes = bytemuck::bytes_of(&[edits.len() as u32, 0, 0, 0]).to_vec();
-        bytes.extend_from_slice(bytemuck::cast_slice(edits));
-        crate::engine::gpu::binding::stage(device, encoder, &self.list, 0, &bytes);
+        crate::engine::gpu::binding::stage(device, encoder, &self.list, 0, &list_bytes(edits));
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("shoal sw edits"),
             timestamp_writes: None,
