@@ -58,6 +58,16 @@ pub fn models_table() -> String {
     models::table()
 }
 
+/// The models the browser build cannot run, in words (the web page names them to a visitor who
+/// asks for a scene it has no preset of).
+pub fn models_off_the_browser() -> Vec<&'static str> {
+    models::ALL
+        .iter()
+        .filter(|m| !m.takes(models::Feature::Browser))
+        .map(|m| m.name())
+        .collect()
+}
+
 /// The adapter `Backend::Gpu` picks on this machine, in words (what `shoal info` prints).
 pub fn describe_adapter() -> Result<String> {
     Ok(engine::gpu::GpuContext::new()?.describe())

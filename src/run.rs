@@ -344,7 +344,8 @@ impl Frames {
         })
     }
 
-    /// The height maps of `step`: h_NNNNNN.tif (the surface, north up) and h_NNNNNN.exr (h, d, b).
+    /// The height maps of `step`: h_NNNNNN.tif (the surface, north up) and h_NNNNNN.exr (R = G = B
+    /// = h, and h, d, b).
     fn write_heights(&self, sim: &Simulation, surface: &[f32], out: &Path, step: u64) -> Result<()> {
         let grid = &sim.scene().grid;
         let (nx, ny) = (grid.nx as usize, grid.ny as usize);
@@ -353,7 +354,12 @@ impl Frames {
         }
         if self.exr {
             let ground: Vec<f32> = sim.ground().iter().map(|&b| b as f32).collect();
-            crate::io::exr::write_height(&out.join(format!("h_{step:06}.exr")), nx, ny, surface, &ground)?;
+            let stamp = crate::io::exr::Stamp {
+                dx: grid.dx,
+                time: step as f64 * sim.scene().time.dt,
+                step,
+            };
+            crate::io::exr::write_height(&out.join(format!("h_{step:06}.exr")), (nx, ny), surface, &ground, stamp)?;
         }
         Ok(())
     }

@@ -2,7 +2,7 @@
 // canvas and drives it. With ?steps=N it runs exactly N steps, reads the volume back and writes
 // {"steps", "volume", "adapter"} into #result; with ?report=1 as well it posts that, and the
 // canvas as a PNG, to /result of the server that served it (web/test.py).
-import init, { Demo, last_panic, presets } from "./pkg/shoal_web.js";
+import init, { Demo, device_lost, last_panic, presets } from "./pkg/shoal_web.js";
 
 const params = new URLSearchParams(location.search);
 const sceneName = params.get("scene") || "default";
@@ -11,6 +11,8 @@ const stepsPerFrame = Number(params.get("per_frame") || 2);
 const report = params.has("report");
 // ?canvas=2d: draw offscreen and put each frame into a 2D canvas (for browsers that give WebGPU
 // but no WebGPU canvas, as headless Chromium on a software adapter).
+// Without it the page draws into the canvas's WebGPU context, and falls back to the 2D path by
+// itself if that loses the device (headless Chromium's SwiftShader does at the first frame).
 const offscreen = params.get("canvas") === "2d";
 
 const status = document.getElementById("status");
@@ -26,9 +28,16 @@ function publish(outcome) {
   if (report) fetch("/result", { method: "POST", body: JSON.stringify(outcome) });
 }
 
+// One line for the page: the first line of what failed and of the panic behind it (a panic in
+// wasm reaches JavaScript as "RuntimeError: unreachable", its message comes from the hook).
+function firstLine(text) {
+  return String(text).split("\n")[0].replace(/^RuntimeError: unreachable\s*/, "").trim();
+}
+
 function fail(message) {
-  const panic = last_panic ? safe(last_panic) : "";
-  if (panic) message += ` (${panic})`;
+  message = firstLine(message);
+  const panic = last_panic ? firstLine(safe(last_panic)) : "";
+  if (panic && !message.includes(panic)) message += ` (${panic})`;
   status.textContent = message;
   status.className = "error";
   publish({ error: message });
@@ -47,6 +56,15 @@ async function main() {
   }
   choice.onchange = () => { params.set("scene", choice.value); location.search = params.toString(); };
 
+  if (params.has("lost")) {
+    document.getElementById("canvas-note").textContent =
+      `The WebGPU canvas lost its device (${params.get("lost")}): drawing through a 2D canvas instead.`;
+  }
+  await run();
+}
+
+// Starts the demo on the current canvas and drives it, frame after frame.
+async function run() {
   let demo;
   try {
     demo = await Demo.start(canvas, sceneName, offscreen);
@@ -54,6 +72,7 @@ async function main() {
     fail(`Shoal could not start: ${e}`);
     return;
   }
+  window.shoal = { demo, offscreen };
   document.getElementById("adapter").textContent = `Adapter: ${demo.adapter()}; ${demo.limits()}.`;
   status.textContent = `${sceneName} running`;
 
@@ -84,6 +103,16 @@ async function main() {
       demo.frame(left);
       if (offscreen) await demo.show();
     } catch (e) {
+      const lost = safe(device_lost);
+      if (lost && !offscreen) {
+        // Where the WebGPU canvas took the device down (headless Chromium's SwiftShader does at
+        // the first frame it presents), the page cannot get another adapter until it reloads:
+        // reload once on the 2D path, saying why.
+        params.set("canvas", "2d");
+        params.set("lost", firstLine(lost));
+        location.replace(`${location.pathname}?${params}`);
+        return;
+      }
       fail(`Shoal stopped: ${e}`);
       return;
     }

@@ -16,6 +16,7 @@ import csv
 import http.server
 import io
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -101,6 +102,135 @@ def run_page(scene, steps, timeout):
     return outcome
 
 
+class Page:
+    """Chromium driven over the DevTools protocol on a pipe (--remote-debugging-pipe: fd 3 in,
+    fd 4 out, messages ended by a NUL), so the page is opened exactly as a visitor opens it and
+    read while it runs, with nothing beyond the standard library."""
+
+    def __init__(self, url, profile):
+        to_browser, from_us = os.pipe()
+        to_us, from_browser = os.pipe()
+
+        def wire():
+            os.dup2(to_browser, 3)
+            os.dup2(from_browser, 4)
+
+        self.browser = subprocess.Popen(
+            ["chromium", "--headless=new", "--no-sandbox", "--enable-unsafe-webgpu", *EXTRA,
+             f"--user-data-dir={profile}", "--window-size=900,700", "--remote-debugging-pipe", url],
+            pass_fds=(3, 4), preexec_fn=wire, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        os.close(to_browser)
+        os.close(from_browser)
+        self.out, self.inp, self.buffer, self.last = os.fdopen(from_us, "wb"), to_us, b"", 0
+        targets = self.call("Target.getTargets")["targetInfos"]
+        page = next(t for t in targets if t["type"] == "page")
+        self.session = self.call("Target.attachToTarget", targetId=page["targetId"], flatten=True)["sessionId"]
+
+    def call(self, method, session=None, **params):
+        self.last += 1
+        message = {"id": self.last, "method": method, "params": params}
+        if session:
+            message["sessionId"] = session
+        self.out.write(json.dumps(message).encode() + b"\0")
+        self.out.flush()
+        while True:
+            while b"\0" not in self.buffer:
+                chunk = os.read(self.inp, 1 << 16)
+                if not chunk:
+                    raise RuntimeError("the browser closed its DevTools pipe")
+                self.buffer += chunk
+            raw, self.buffer = self.buffer.split(b"\0", 1)
+            answer = json.loads(raw)
+            if answer.get("id") == self.last:
+                if "error" in answer:
+                    raise RuntimeError(f"{method}: {answer['error']}")
+                return answer["result"]
+
+    def evaluate(self, expression):
+        result = self.call("Runtime.evaluate", self.session, expression=expression, returnByValue=True)
+        return result["result"].get("value")
+
+    def screenshot(self):
+        return base64.b64decode(self.call("Page.captureScreenshot", self.session, format="png")["data"])
+
+    def close(self):
+        self.browser.kill()
+        self.browser.wait()
+
+
+# A visitor's page must keep running at least this long (wall time) after it starts: the
+# per-frame staging buffers it once made ran Chromium out of mappable memory within a minute.
+VISITOR_SECONDS = 45.0
+VISITOR_PRESETS = ["default", "beach"]
+
+
+def check_visitor(scene, args):
+    """Opens index.html?scene=SCENE as a visitor does (no test parameters, the WebGPU canvas
+    first): it must start, keep stepping with no error line for VISITOR_SECONDS, and show water
+    on the screen (a screenshot of the page, not the canvas's own pixels)."""
+    from PIL import Image  # noqa: E402
+
+    server = serve([])
+    url = f"http://127.0.0.1:{server.server_port}/index.html?scene={scene}"
+    state = "document.getElementById('status').textContent"
+    steps = "window.shoal ? window.shoal.demo.steps() : -1"
+    with tempfile.TemporaryDirectory() as profile:
+        page = Page(url, profile)
+        try:
+            waited, started, first = 0.0, None, None
+            while waited < args.timeout:
+                threading.Event().wait(1.0)
+                waited += 1.0
+                status = page.evaluate(state) or ""
+                if "running" not in status and status != "starting…":
+                    sys.exit(f"FAIL: {scene} as a visitor opens it: {status}")
+                count = page.evaluate(steps)
+                if count is not None and count >= 0:
+                    if started is None:
+                        started, first = waited, count
+                    elif waited - started >= VISITOR_SECONDS:
+                        break
+            else:
+                sys.exit(f"FAIL: {scene} as a visitor opens it: not running after {args.timeout:.0f} s")
+            note = page.evaluate("document.getElementById('canvas-note').textContent")
+            shot = Image.open(io.BytesIO(page.screenshot())).convert("RGB")
+        finally:
+            page.close()
+            server.shutdown()
+    assert count > first, f"{scene}: the page stopped stepping ({first} → {count} steps)"
+    canvas = shot.crop((24, 0, 824, shot.size[1]))
+    colours = len(canvas.getcolors(maxcolors=canvas.size[0] * canvas.size[1]))
+    if args.picture:
+        shot.save(args.picture.replace("{scene}", f"{scene}_visitor"))
+    print(f"{scene} as a visitor opens it: {count - first} steps in {VISITOR_SECONDS:.0f} s, {status}"
+          f"{'; ' + note if note else ''}; the screen shows {colours} colours")
+    assert colours > 100, f"{scene}: the visitor's screen is blank or flat ({colours} colours)"
+
+
+def check_unknown(scene, args):
+    """A visitor who names a scene the page has no preset of (one on the Navier-Stokes layer) gets
+    one line saying which presets there are and why that model's scenes cannot run here."""
+    server = serve([])
+    url = f"http://127.0.0.1:{server.server_port}/index.html?scene={scene}"
+    with tempfile.TemporaryDirectory() as profile:
+        page = Page(url, profile)
+        try:
+            waited, status = 0.0, ""
+            while waited < args.timeout:
+                threading.Event().wait(0.5)
+                waited += 0.5
+                if page.evaluate("document.getElementById('status').className") == "error":
+                    status = page.evaluate("document.getElementById('status').textContent")
+                    break
+        finally:
+            page.close()
+            server.shutdown()
+    print(f"{scene} as a visitor asks for it: {status}")
+    assert "\n" not in status and "panicked" not in status, status
+    assert "no preset scene" in status and "Navier-Stokes layer" in status and "default" in status, status
+
+
 def check(scene, args):
     outcome = run_page(scene, args.steps, args.timeout)
     print(f"{scene}: the page ran {outcome['steps']} steps on {outcome['adapter']}, "
@@ -137,6 +267,10 @@ def main():
     args = parser.parse_args()
     for scene in PRESETS if args.scene == "all" else [args.scene]:
         check(scene, args)
+    for scene in VISITOR_PRESETS if args.scene == "all" else [args.scene]:
+        check_visitor(scene, args)
+    if args.scene == "all":
+        check_unknown("jet_tank", args)
     print("ok")
 
 

@@ -332,3 +332,28 @@ def test_the_example_script_draws_its_figure(tmp_path):
     out = tmp_path / "figure.png"
     subprocess.run([sys.executable, script, "--steps", "60", "--out", out], check=True, timeout=300)
     assert out.stat().st_size > 10_000
+
+
+def test_the_exr_snapshots_read_as_heights_in_the_openexr_library(tmp_path):
+    """--exr as a DCC tool reads it through the OpenEXR library (what Blender builds on): R, G and
+    B hold the surface (Blender loads RGB and ignores other channels), h, d and b stay by name, and
+    the header carries the cell size, time and step."""
+    OpenEXR = pytest.importorskip("OpenEXR")
+    shoal.run(SCENES / "standing_wave.toml", tmp_path / "run", steps=4, backend="cpu", exr=True)
+    surface = np.load(tmp_path / "run" / "h_000004.npy")
+    # separate_channels: by default the library joins R, G and B into one "RGB" image, as a DCC
+    # tool sees them.
+    with OpenEXR.File(str(tmp_path / "run" / "h_000004.exr"), separate_channels=True) as image:
+        header = image.header()
+        channels = image.channels()
+        # The first row of an image is the north edge: the grid's last row.
+        north_up = surface[::-1].astype(np.float32)
+        for name in ("R", "G", "B", "h"):
+            np.testing.assert_array_equal(channels[name].pixels, north_up, err_msg=name)
+        depth, ground = channels["d"].pixels, channels["b"].pixels
+        np.testing.assert_array_equal(depth, np.maximum(north_up - ground, 0))
+        scene = shoal.Scene.from_file(SCENES / "standing_wave.toml")
+        value = lambda name: float(np.ravel(header[name])[0])  # noqa: E731 (doubles come as arrays)
+        assert value("shoal_dx_m") == pytest.approx(scene.dx)
+        assert value("shoal_step") == 4
+        assert value("shoal_time_s") == pytest.approx(4 * scene.dt)

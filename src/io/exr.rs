@@ -1,25 +1,69 @@
 //! OpenEXR height maps through the `exr` crate, for renderers and DCC tools (Houdini, Blender,
-//! Unreal take float height fields as EXR): written as one float32 layer whose channels are the
-//! surface `h`, the depth `d` and the ground `b`, in metres, north up (the image's first row is
-//! the north edge, the grid's row ny − 1); read as terrain from one channel of heights.
+//! Unreal take float height fields as EXR): written as one float32 layer whose channels are `R`,
+//! `G` and `B`, each the surface height (what a tool that reads RGB by default, Blender among
+//! them, shows as a grey height map), and the surface `h`, the depth `d` and the ground `b` by
+//! name, in metres, north up (the image's first row is the north edge, the grid's row ny − 1),
+//! with the cell size, time and step as header attributes; read as terrain from one channel of
+//! heights.
 
 use std::path::Path;
 
+/// Where and when a height map was taken, for its header.
+#[derive(Clone, Copy, Debug)]
+pub struct Stamp {
+    /// The cell size, m.
+    pub dx: f64,
+    /// The simulated time, s.
+    pub time: f64,
+    /// The step.
+    pub step: u64,
+}
+
+/// The header attributes `write_height` adds, by name (for tools and tests that read them).
+pub const DX_ATTRIBUTE: &str = "shoal_dx_m";
+/// The simulated time, s (f64).
+pub const TIME_ATTRIBUTE: &str = "shoal_time_s";
+/// The step (f64: any step a run can reach is exact in it).
+pub const STEP_ATTRIBUTE: &str = "shoal_step";
+/// What the values measure, in words.
+pub const DATUM_ATTRIBUTE: &str = "shoal_datum";
+
 /// Writes `surface` and `ground` (row-major `[ny, nx]`, row 0 the south edge) to `path` as the
-/// channels h, d = max(h − b, 0) and b, atomically.
-pub fn write_height(path: &Path, nx: usize, ny: usize, surface: &[f32], ground: &[f32]) -> crate::error::Result<()> {
+/// channels R = G = B = h and h, d = max(h − b, 0) and b, atomically.
+pub fn write_height(
+    path: &Path,
+    (nx, ny): (usize, usize),
+    surface: &[f32],
+    ground: &[f32],
+    stamp: Stamp,
+) -> crate::error::Result<()> {
     use exr::prelude::*;
     let at = |x: usize, y: usize| (ny - 1 - y) * nx + x;
     let channels = SpecificChannels::build()
+        .with_channel("B")
+        .with_channel("G")
+        .with_channel("R")
         .with_channel("b")
         .with_channel("d")
         .with_channel("h")
         .with_pixel_fn(|p: Vec2<usize>| {
             let c = at(p.x(), p.y());
             let (h, b) = (surface[c], ground[c]);
-            (b, (h - b).max(0.0), h)
+            (h, h, h, b, (h - b).max(0.0), h)
         });
-    let image = Image::from_channels((nx, ny), channels);
+    let mut image = Image::from_channels((nx, ny), channels);
+    // Per layer: the reader puts attributes it does not know there, whatever the writer did.
+    let other = &mut image.layer_data.attributes.other;
+    other.insert(Text::from(DX_ATTRIBUTE), AttributeValue::F32(stamp.dx as f32));
+    other.insert(Text::from(TIME_ATTRIBUTE), AttributeValue::F64(stamp.time));
+    other.insert(Text::from(STEP_ATTRIBUTE), AttributeValue::F64(stamp.step as f64));
+    other.insert(
+        Text::from(DATUM_ATTRIBUTE),
+        AttributeValue::Text(Text::from(
+            "metres above the scene's z = 0; R = G = B = h the surface, d the depth, b the ground; north up",
+        )),
+    );
+    image.layer_data.attributes.software_name = Some(Text::from(concat!("Shoal ", env!("CARGO_PKG_VERSION"))));
     let mut bytes = std::io::Cursor::new(Vec::new());
     image
         .write()

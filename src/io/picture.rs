@@ -189,13 +189,52 @@ pub fn write_png(path: &Path, img: &image::RgbImage) -> Result<()> {
 }
 
 /// An animated GIF written frame by frame under a temporary name, renamed into place by
-/// `finish`: an interrupted run leaves no half-written GIF under its name.
+/// `finish`: an interrupted run leaves no half-written GIF under its name, and neither does a
+/// failed write (a full disk), which `finish` reports instead of renaming.
 pub struct GifWriter {
     path: std::path::PathBuf,
     tmp: tempfile::NamedTempFile,
     /// Writes through a second handle of `tmp`; dropping it writes the GIF's trailer.
-    encoder: image::codecs::gif::GifEncoder<std::fs::File>,
+    encoder: image::codecs::gif::GifEncoder<Watched>,
+    /// The first write error, the trailer's included (the encoder's drop swallows its own).
+    failed: std::sync::Arc<std::sync::Mutex<Option<std::io::Error>>>,
     delay_ms: u32,
+}
+
+/// A file handle that remembers its first write error.
+struct Watched {
+    file: std::io::BufWriter<std::fs::File>,
+    failed: std::sync::Arc<std::sync::Mutex<Option<std::io::Error>>>,
+}
+
+impl Watched {
+    fn note<T>(&self, result: std::io::Result<T>) -> std::io::Result<T> {
+        if let Err(e) = &result {
+            let mut failed = self.failed.lock().unwrap_or_else(|p| p.into_inner());
+            failed.get_or_insert_with(|| std::io::Error::new(e.kind(), e.to_string()));
+        }
+        result
+    }
+}
+
+impl std::io::Write for Watched {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let result = self.file.write(bytes);
+        self.note(result)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let result = self.file.flush();
+        self.note(result)
+    }
+}
+
+impl Drop for Watched {
+    fn drop(&mut self) {
+        // The trailer sits in the buffer until here: its write must be seen too.
+        let result = std::io::Write::flush(&mut self.file);
+        let _ = self.note(result);
+    }
 }
 
 impl GifWriter {
@@ -211,7 +250,11 @@ impl GifWriter {
             return refuse("its folder does not exist");
         }
         let tmp = atomic::temporary_for(path)?;
-        let handle = tmp.as_file().try_clone().map_err(|e| Error::io(path, e))?;
+        let failed = std::sync::Arc::new(std::sync::Mutex::new(None));
+        let handle = Watched {
+            file: std::io::BufWriter::new(tmp.as_file().try_clone().map_err(|e| Error::io(path, e))?),
+            failed: failed.clone(),
+        };
         let mut encoder = image::codecs::gif::GifEncoder::new(handle);
         encoder
             .set_repeat(image::codecs::gif::Repeat::Infinite)
@@ -220,6 +263,7 @@ impl GifWriter {
             path: path.to_path_buf(),
             tmp,
             encoder,
+            failed,
             delay_ms,
         })
     }
@@ -235,8 +279,18 @@ impl GifWriter {
 
     /// Completes the file and moves it to its name.
     pub fn finish(self) -> Result<()> {
-        let GifWriter { path, tmp, encoder, .. } = self;
+        let GifWriter {
+            path,
+            tmp,
+            encoder,
+            failed,
+            ..
+        } = self;
         drop(encoder);
+        if let Some(e) = failed.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            // The temporary file goes with `tmp`: nothing is left under the GIF's name.
+            return Err(Error::io(&path, e));
+        }
         tmp.as_file().sync_all().map_err(|e| Error::io(&path, e))?;
         tmp.persist(&path).map_err(|e| Error::io(&path, e.error))?;
         Ok(())

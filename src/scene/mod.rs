@@ -1330,6 +1330,16 @@ impl Scene {
     pub fn parse(text: &str, origin: &Path, base_dir: &Path) -> Result<Scene> {
         let mut scene: Scene = toml::from_str(text).map_err(|e| {
             let message = e.message().trim().to_string();
+            // A table the scene lacks is reported against the whole document (offset 0), where
+            // the first key would take the blame: name the table instead, at no line.
+            if e.span().is_some_and(|s| s.start == 0) && message.starts_with("missing field") {
+                let table = message.split('`').nth(1).unwrap_or_default();
+                return Error::Scene {
+                    file: origin.to_path_buf(),
+                    line: None,
+                    message: format!("the scene has no [{table}] table, which every scene needs ({message})"),
+                };
+            }
             // Name the key, as every other error does (the reader gives only its position).
             let key = e.span().and_then(|s| locate::key_at(text, s.start));
             Error::Scene {

@@ -92,6 +92,8 @@ pub struct Water {
     queries: Vec<(QueryId, Vec<[f32; 2]>)>,
     in_flight: Vec<InFlight>,
     next_query: u64,
+    /// The frame's look and body writes' belt.
+    uploads: crate::engine::gpu::uploads::Uploads,
 }
 
 /// A recorded query: its answer's buffer, and whether the map the submit requested is done.
@@ -143,6 +145,7 @@ impl Water {
             return Err(e.into());
         }
         Ok(Water {
+            uploads: crate::engine::gpu::uploads::Uploads::new(device),
             sim,
             surface,
             caustics,
@@ -182,13 +185,21 @@ impl Water {
             ..self.look
         };
         let substeps = self.sim.substeps();
-        let device = self.device();
-        crate::engine::gpu::binding::stage(&device, encoder, &self.surface.look, 0, bytemuck::bytes_of(&look));
+        self.uploads
+            .stage(encoder, &self.surface.look, 0, bytemuck::bytes_of(&look));
         let current = match &mut self.model {
             Model::HeightField { edit } => {
                 let edits = std::mem::take(&mut self.edits);
                 let body_writes = std::mem::take(&mut self.body_writes);
-                record_height_field(&mut self.sim, edit, encoder, (&edits, &body_writes), self.steps, steps)
+                record_height_field(
+                    &mut self.sim,
+                    edit,
+                    &self.uploads,
+                    encoder,
+                    (&edits, &body_writes),
+                    self.steps,
+                    steps,
+                )
             }
             Model::Pipes { .. } => {
                 let mut done = 0;
@@ -569,6 +580,7 @@ impl Water {
 fn record_height_field(
     sim: &mut Simulation,
     edit: &mut Edit,
+    uploads: &crate::engine::gpu::uploads::Uploads,
     encoder: &mut wgpu::CommandEncoder,
     (edits, body_writes): (&[HostEdit], &[(u64, Vec<u8>)]),
     at: u64,
@@ -579,7 +591,7 @@ fn record_height_field(
     let device = gpu.device().clone();
     let state = gpu.state();
     for (offset, bytes) in body_writes {
-        crate::engine::gpu::binding::stage(&device, encoder, &state.bodies.states, *offset, bytes);
+        uploads.stage(encoder, &state.bodies.states, *offset, bytes);
     }
     if !edits.is_empty() {
         edit.stage(&device, encoder, state, edits);

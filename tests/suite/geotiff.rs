@@ -176,7 +176,8 @@ fn a_bad_dem_is_a_clear_error_naming_the_key() {
 }
 
 /// `--geotiff` and `--exr`: each snapshot's surface as h_NNNNNN.tif (north up, on the DEM's map
-/// frame, so GIS tools overlay it on the DEM) and h_NNNNNN.exr (channels h, d, b, north up), the
+/// frame, so GIS tools overlay it on the DEM) and h_NNNNNN.exr (channels R = G = B = h for tools
+/// that read RGB, and h, d, b by name, north up; the cell size, time and step in its header), the
 /// same numbers as h_NNNNNN.npy.
 #[test]
 fn snapshots_as_geotiff_and_exr_match_the_npy_and_the_dems_frame() {
@@ -215,6 +216,16 @@ fn snapshots_as_geotiff_and_exr_match_the_npy_and_the_dems_frame() {
         c.sample_data.values_as_f32().collect::<Vec<f32>>()
     };
     let (h, d, b) = (channel("h"), channel("d"), channel("b"));
+    // What a DCC tool reads by default (Blender loads R, G, B and ignores h, d, b): the surface.
+    for name in ["R", "G", "B"] {
+        assert_eq!(channel(name), h, "exr {name}");
+    }
+    let other = &exr.layer_data.attributes.other;
+    let attribute = |name: &str| other.get(&exr::meta::attribute::Text::from(name)).cloned();
+    use exr::meta::attribute::AttributeValue::{F32, F64};
+    assert_eq!(attribute(shoal::io::exr::DX_ATTRIBUTE), Some(F32(2.0)));
+    assert!(matches!(attribute(shoal::io::exr::STEP_ATTRIBUTE), Some(F64(s)) if s == 2.0));
+    assert!(matches!(attribute(shoal::io::exr::TIME_ATTRIBUTE), Some(F64(t)) if t > 0.0));
     for row in 0..4 {
         for i in 0..6 {
             // Row 0 of the rasters is the north edge, the grid's j = 3.
@@ -237,7 +248,12 @@ fn an_exr_height_map_is_terrain_too() {
     let d = dir.path();
     let ground: Vec<f32> = (0..24).map(|k| -1.0 + 0.01 * k as f32).collect();
     let surface = vec![0.0f32; 24];
-    shoal::io::exr::write_height(&d.join("g.exr"), 6, 4, &surface, &ground).unwrap();
+    let stamp = shoal::io::exr::Stamp {
+        dx: 1.0,
+        time: 0.0,
+        step: 0,
+    };
+    shoal::io::exr::write_height(&d.join("g.exr"), (6, 4), &surface, &ground, stamp).unwrap();
     let grid = "[grid]\nnx = 6\nny = 4\ndx = 0.5\n";
     let scene = parse(d, &format!("{grid}{TIME}[terrain]\nexr = \"g.exr\"\n")).unwrap();
     let sim = simulation(&scene, Backend::Cpu);

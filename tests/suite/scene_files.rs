@@ -83,3 +83,19 @@ fn relative_paths_resolve_against_the_scene_folder() {
         "--out is relative to the working directory"
     );
 }
+
+/// A scene without a table every scene needs names that table, not the first key of the file
+/// (it blamed `grid` on line 1 for a missing [time]).
+#[test]
+fn a_missing_table_is_named_not_the_first_key() {
+    for (text, first) in [
+        ("[grid]\nnx = 8\nny = 8\ndx = 1.0\n", "grid"),
+        ("name = \"x\"\n[grid]\nnx = 8\nny = 8\ndx = 1.0\n", "name"),
+    ] {
+        let e = shoal::Scene::parse(text, std::path::Path::new("s.toml"), std::path::Path::new("."))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no [time] table"), "{e}");
+        assert!(!e.contains(&format!("{first}:")) && !e.contains("s.toml:1"), "{e}");
+    }
+}

@@ -24,6 +24,17 @@ const PRESETS: [(&str, &str); 7] = [
 thread_local! {
     /// The last panic's message (a panic in wasm reaches JavaScript as "unreachable").
     static PANIC: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    /// Why the device was lost, once it is: no frame is recorded on a lost device (its buffers
+    /// can no longer be mapped, and wgpu would panic inside the first write).
+    static LOST: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Why the WebGPU device was lost ("" while it is not): the page then starts again on a 2D
+/// canvas, since the loss in practice comes from the WebGPU canvas (headless Chromium's
+/// SwiftShader destroys the device at the first frame it presents).
+#[wasm_bindgen]
+pub fn device_lost() -> String {
+    LOST.with(|l| l.borrow().clone().unwrap_or_default())
 }
 
 /// The last panic's message, for the page's error line ("" if none).
@@ -51,6 +62,25 @@ fn futures_channel<T: Send>() -> (
 
 fn js_error(message: impl std::fmt::Display) -> JsValue {
     JsValue::from_str(&message.to_string())
+}
+
+/// What a visitor who asked for `scene` is told: the presets there are, and the models whose
+/// scenes no preset can hold.
+fn unknown_preset(scene: &str) -> String {
+    let names: Vec<&str> = PRESETS.iter().map(|(name, _)| *name).collect();
+    let off = shoal::models_off_the_browser();
+    let why = match off.len() {
+        0 => String::new(),
+        _ => format!(
+            "; a scene on the {} does not run in a browser yet (its passes bind more storage buffers \
+             than WebGPU's 10 a stage): run it with `shoal run`",
+            off.join(" or the ")
+        ),
+    };
+    format!(
+        "this page has no preset scene {scene:?}: it runs {}{why}",
+        names.join(", ")
+    )
 }
 
 /// Where frames go: the canvas's own WebGPU context, or (where the browser cannot give one, as
@@ -94,6 +124,7 @@ impl Demo {
     /// its WebGPU context, or with `offscreen` into a texture that `show` puts into its 2D context.
     /// Fails with a message where the browser has no WebGPU or the adapter cannot run the scene.
     pub async fn start(canvas: web_sys::HtmlCanvasElement, scene: String, offscreen: bool) -> Result<Demo, JsValue> {
+        LOST.with(|l| *l.borrow_mut() = None);
         std::panic::set_hook(Box::new(|info| {
             let message = info.to_string();
             web_sys::console::error_1(&JsValue::from_str(&message));
@@ -103,7 +134,7 @@ impl Demo {
             .iter()
             .find(|(name, _)| *name == scene)
             .map(|(_, text)| *text)
-            .ok_or_else(|| js_error(format!("no preset scene {scene:?}")))?;
+            .ok_or_else(|| js_error(unknown_preset(&scene)))?;
         let scene =
             shoal::Scene::parse(text, std::path::Path::new(&scene), std::path::Path::new(".")).map_err(js_error)?;
         let (width, height) = (canvas.width(), canvas.height());
@@ -179,7 +210,7 @@ impl Demo {
         device.set_device_lost_callback(|reason, message| {
             let message = format!("the WebGPU device was lost ({reason:?}): {message}");
             web_sys::console::error_1(&JsValue::from_str(&message));
-            PANIC.with(|p| *p.borrow_mut() = message);
+            LOST.with(|l| *l.borrow_mut() = Some(message));
         });
         // The first error says why; the ones after it follow from it (invalid command buffers).
         device.on_uncaptured_error(std::sync::Arc::new(|e: wgpu::Error| {
@@ -255,6 +286,9 @@ impl Demo {
     /// Runs `steps` steps and draws the frame: one encoder, one submit, no readback (offscreen,
     /// `show` then reads the frame).
     pub fn frame(&mut self, steps: u32) -> Result<(), JsValue> {
+        if let Some(lost) = LOST.with(|l| l.borrow().clone()) {
+            return Err(js_error(lost));
+        }
         let (view, texture) = match &self.target {
             Target::Canvas { surface, view_format } => {
                 let texture = match surface.get_current_texture() {

@@ -254,21 +254,3 @@ pub fn linear_groups(groups: u32, max_per_dim: u32) -> (u32, u32) {
         (groups.div_ceil(y), y)
     }
 }
-
-pub fn stage(
-    device: &wgpu::Device,
-    encoder: &mut wgpu::CommandEncoder,
-    target: &wgpu::Buffer,
-    offset: u64,
-    bytes: &[u8],
-) {
-    if bytes.is_empty() {
-        return;
-    }
-    let staging = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("staged edit"),
-        contents: bytes,
-        usage: wgpu::BufferUsages::COPY_SRC,
-    });
-    encoder.copy_buffer_to_buffer(&staging, 0, target, offset, bytes.len() as u64);
-}

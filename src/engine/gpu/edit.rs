@@ -17,6 +17,8 @@ pub struct Edit {
     /// `Edits` (a 16-byte count, then the list), sized for `capacity` edits.
     list: wgpu::Buffer,
     capacity: usize,
+    /// Its staged writes' belt.
+    uploads: crate::engine::gpu::uploads::Uploads,
 }
 
 /// An `Edits` list (`host_edit.wgsl`: a 16-byte count, then the edits) with room for `capacity`.
@@ -46,6 +48,7 @@ impl Edit {
         let list = list_buffer(device, capacity);
         let level = |p: usize| bind_group(device, "edit level", &level_layout, &[&state.eta[p]]);
         Edit {
+            uploads: crate::engine::gpu::uploads::Uploads::new(device),
             apply: pipeline(device, &module, &layouts, "apply_edits"),
             mark: pipeline(device, &module, &layouts, "mark"),
             rebase: pipeline(device, &module, &layouts, "rebase"),
@@ -85,7 +88,7 @@ impl Edit {
             self.list = list_buffer(device, self.capacity);
             self.shared = Self::shared(device, &self.shared_layout, state, &self.list);
         }
-        crate::engine::gpu::binding::stage(device, encoder, &self.list, 0, &list_bytes(edits));
+        self.uploads.stage(encoder, &self.list, 0, &list_bytes(edits));
     }
 
     /// Records the staged edits on the current level, with the target moved by what they changed:

@@ -21,6 +21,7 @@ pub mod shaders;
 pub mod state;
 pub mod summary;
 pub mod surface;
+pub mod uploads;
 pub mod volume;
 
 pub use context::GpuContext;
@@ -383,10 +384,10 @@ impl GpuSolver {
             "record_chunk: {steps} steps exceed EMBEDDED_CHUNK"
         );
         if let Some(p) = &self.pressure {
-            p.stage(&self.device, encoder, &input.pressure);
+            p.stage(encoder, &input.pressure);
         }
         if let Some(s) = &self.summary {
-            s.stage(&self.device, encoder, input.first_step);
+            s.stage(encoder, input.first_step);
         }
         let rain = (!input.rain.steps.is_empty()).then_some(&input.rain);
         if let Some(rain) = rain {

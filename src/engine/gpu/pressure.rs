@@ -22,6 +22,8 @@ pub struct Pressure {
     count: u32,
     nx: u32,
     ny: u32,
+    /// Its staged writes' belt.
+    uploads: crate::engine::gpu::uploads::Uploads,
 }
 
 impl Pressure {
@@ -54,6 +56,7 @@ impl Pressure {
         });
         let group = bind_group(device, "pressure", &group_layout, &[&uniforms, &patches, ground]);
         Pressure {
+            uploads: crate::engine::gpu::uploads::Uploads::new(device),
             head: pipeline(device, &module, &[&group_layout, slot_layout], "head"),
             group,
             patches,
@@ -71,8 +74,9 @@ impl Pressure {
     }
 
     /// Stages them as a copy in `encoder`, before the pass that steps them (embedded runs).
-    pub fn stage(&self, device: &wgpu::Device, encoder: &mut wgpu::CommandEncoder, patches: &[Patch]) {
-        crate::engine::gpu::binding::stage(device, encoder, &self.patches, 0, bytemuck::cast_slice(patches));
+    pub fn stage(&self, encoder: &mut wgpu::CommandEncoder, patches: &[Patch]) {
+        self.uploads
+            .stage(encoder, &self.patches, 0, bytemuck::cast_slice(patches));
     }
 
     /// Records step `slot_offset`'s head, the step slots bound by `slot`.

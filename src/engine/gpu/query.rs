@@ -34,6 +34,8 @@ pub struct Query {
     capacity: u64,
     nx: u32,
     ny: u32,
+    /// Its staged writes' belt.
+    uploads: crate::engine::gpu::uploads::Uploads,
 }
 
 fn storage(device: &wgpu::Device, label: &str, bytes: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
@@ -75,6 +77,7 @@ impl Query {
             &[&uniforms, source.ground, &points, &samples],
         );
         Query {
+            uploads: crate::engine::gpu::uploads::Uploads::new(device),
             query: pipeline(device, &module, &[&shared_layout, &level_layout], "query"),
             levels,
             shared_layout,
@@ -122,8 +125,9 @@ impl Query {
             nx: self.nx,
             ny: self.ny,
         };
-        crate::engine::gpu::binding::stage(device, encoder, &self.uniforms, 0, bytemuck::bytes_of(&qp));
-        crate::engine::gpu::binding::stage(device, encoder, &self.points, 0, bytemuck::cast_slice(points));
+        self.uploads.stage(encoder, &self.uniforms, 0, bytemuck::bytes_of(&qp));
+        self.uploads
+            .stage(encoder, &self.points, 0, bytemuck::cast_slice(points));
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("shoal query"),

@@ -52,6 +52,8 @@ pub struct RainBuffers {
     fixed: Vec<wgpu::Buffer>,
     /// Entries per step of the chunk being recorded.
     counts: Vec<u32>,
+    /// Its staged writes' belt.
+    uploads: crate::engine::gpu::uploads::Uploads,
 }
 
 impl RainBuffers {
@@ -76,6 +78,7 @@ impl RainBuffers {
         let fixed: Vec<wgpu::Buffer> = fixed.iter().map(|&b| b.clone()).collect();
         let group = group(device, layout, &fixed, [&steps, &cells, &values]);
         RainBuffers {
+            uploads: crate::engine::gpu::uploads::Uploads::new(device),
             steps,
             cells,
             values,
@@ -145,9 +148,10 @@ impl RainBuffers {
         values: &[u32],
     ) {
         if self.fit(device, steps, cells.len()) {
-            crate::engine::gpu::binding::stage(device, encoder, &self.steps, 0, bytemuck::cast_slice(steps));
-            crate::engine::gpu::binding::stage(device, encoder, &self.cells, 0, bytemuck::cast_slice(cells));
-            crate::engine::gpu::binding::stage(device, encoder, &self.values, 0, bytemuck::cast_slice(values));
+            self.uploads.stage(encoder, &self.steps, 0, bytemuck::cast_slice(steps));
+            self.uploads.stage(encoder, &self.cells, 0, bytemuck::cast_slice(cells));
+            self.uploads
+                .stage(encoder, &self.values, 0, bytemuck::cast_slice(values));
         }
     }
 

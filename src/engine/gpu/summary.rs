@@ -21,6 +21,8 @@ pub struct Summary {
     levels: [wgpu::BindGroup; 2],
     uniforms: wgpu::Buffer,
     params: SummaryParams,
+    /// Its staged writes' belt.
+    uploads: crate::engine::gpu::uploads::Uploads,
 }
 
 impl Summary {
@@ -50,6 +52,7 @@ impl Summary {
         );
         let at = |p: usize| bind_group(device, "summary level", &level_layout, &[source.levels[p]]);
         Summary {
+            uploads: crate::engine::gpu::uploads::Uploads::new(device),
             fold: pipeline(device, &module, &[&shared_layout, &level_layout, slot_layout], "fold"),
             shared,
             levels: [at(0), at(1)],
@@ -71,9 +74,9 @@ impl Summary {
     }
 
     /// Stages it in `encoder` before an embedded chunk's pass.
-    pub fn stage(&self, device: &wgpu::Device, encoder: &mut wgpu::CommandEncoder, first_step: u64) {
+    pub fn stage(&self, encoder: &mut wgpu::CommandEncoder, first_step: u64) {
         let sp = self.params(first_step);
-        crate::engine::gpu::binding::stage(device, encoder, &self.uniforms, 0, bytemuck::bytes_of(&sp));
+        self.uploads.stage(encoder, &self.uniforms, 0, bytemuck::bytes_of(&sp));
     }
 
     /// Records the fold of level `current` for the step whose slot is at `slot_offset`.

@@ -26,6 +26,8 @@ use wgpu::BufferUsages as U;
 /// The layer's GPU backend, on a Device/Queue it shares with its caller.
 pub struct GpuNs {
     device: wgpu::Device,
+    /// The chunks' forcing records' belt.
+    uploads: crate::engine::gpu::uploads::Uploads,
     queue: wgpu::Queue,
     params: NsParams,
     uniforms: NsUniforms,
@@ -135,6 +137,7 @@ impl GpuNs {
         }
         Ok(GpuNs {
             device: device.clone(),
+            uploads: crate::engine::gpu::uploads::Uploads::new(device),
             queue: queue.clone(),
             params: layer.params,
             uniforms,
@@ -244,13 +247,8 @@ impl GpuNs {
         }
         let p = &self.params;
         let forcing_at = (2 * p.nx * p.ny * 4) as u64;
-        crate::engine::gpu::binding::stage(
-            &self.device,
-            encoder,
-            &self.buffers.col,
-            forcing_at,
-            bytemuck::cast_slice(&records),
-        );
+        self.uploads
+            .stage(encoder, &self.buffers.col, forcing_at, bytemuck::cast_slice(&records));
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("shoal navier-stokes"),

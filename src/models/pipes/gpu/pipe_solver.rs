@@ -15,6 +15,8 @@ use crate::scene::Scene;
 /// The pipes model's GPU backend, on a Device/Queue it shares with its caller.
 pub struct GpuPipes {
     device: wgpu::Device,
+    /// The chunks' spray parameters' belt.
+    uploads: crate::engine::gpu::uploads::Uploads,
     queue: wgpu::Queue,
     scene: Scene,
     columns: Columns,
@@ -88,6 +90,7 @@ impl GpuPipes {
         }
         Ok(GpuPipes {
             device: device.clone(),
+            uploads: crate::engine::gpu::uploads::Uploads::new(device),
             queue: queue.clone(),
             scene: setup.scene.clone(),
             columns: setup.columns.clone(),
@@ -127,7 +130,7 @@ impl GpuPipes {
             pass.stage(&self.device, encoder, rain, &units);
         }
         if let Some((summary, _, _)) = &self.summary {
-            summary.stage(&self.device, encoder, first_step);
+            summary.stage(encoder, first_step);
         }
         if let Some((p, b, _)) = &self.spray {
             // The steps are numbered in u32 for the random key (the CPU twin wraps the same way).
@@ -135,7 +138,7 @@ impl GpuPipes {
                 first_step: first_step as u32,
                 ..*p
             };
-            crate::engine::gpu::binding::stage(&self.device, encoder, &b.params, 0, bytemuck::bytes_of(&p));
+            self.uploads.stage(encoder, &b.params, 0, bytemuck::bytes_of(&p));
             encoder.clear_buffer(&b.tally, 0, None);
         }
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {

@@ -30,6 +30,8 @@ pub struct SwBuffers {
     pub slots: wgpu::Buffer,
     /// Bytes between two step slots (the dynamic offset's alignment).
     pub slot_stride: u32,
+    /// Its staged writes' belt.
+    uploads: crate::engine::gpu::uploads::Uploads,
 }
 
 impl SwBuffers {
@@ -41,6 +43,7 @@ impl SwBuffers {
         // A binding is never empty: at least one probe's room.
         let probes = probe_cells.len().max(1) as u64;
         SwBuffers {
+            uploads: crate::engine::gpu::uploads::Uploads::new(device),
             params: filled_buffer(
                 device,
                 "sw params",
@@ -95,8 +98,8 @@ impl SwBuffers {
     }
 
     /// Stages them as a copy in `encoder` (embedded runs, whose chunks share one submit).
-    pub fn stage_slots(&self, device: &wgpu::Device, encoder: &mut wgpu::CommandEncoder, slots: &[SwSlot]) {
-        crate::engine::gpu::binding::stage(device, encoder, &self.slots, 0, &self.slot_bytes(slots));
+    pub fn stage_slots(&self, encoder: &mut wgpu::CommandEncoder, slots: &[SwSlot]) {
+        self.uploads.stage(encoder, &self.slots, 0, &self.slot_bytes(slots));
     }
 
     /// The slots' bytes at the slot stride.

@@ -149,17 +149,17 @@ impl GpuSw {
             feed.stage(&self.device, encoder, &input.rain);
         }
         if let Some(air) = &self.pressure {
-            air.stage(&self.device, encoder, &input.pressure);
+            air.stage(encoder, &input.pressure);
         }
         let slots = self.slots(steps, input.first_step);
-        self.buffers.stage_slots(&self.device, encoder, &slots);
+        self.buffers.stage_slots(encoder, &slots);
         self.record_chunk(encoder, steps, substeps, input.first_step);
     }
 
     /// Records a chunk of `steps` steps into `encoder` (its slots, feeds and pressure in place).
     fn record_chunk(&self, encoder: &mut wgpu::CommandEncoder, steps: u32, substeps: u32, first_step: u64) {
         if let Some((fold, _)) = &self.summary {
-            fold.stage(&self.device, encoder, first_step);
+            fold.stage(encoder, first_step);
         }
         encoder.clear_buffer(&self.buffers.books, 0, None);
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {

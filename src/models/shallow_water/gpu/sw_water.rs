@@ -21,6 +21,8 @@ pub struct SwWater {
     /// (u, v) per cell, m/s, 0 where dry (`vec2<f32>`): what renderers bind.
     pub velocity: wgpu::Buffer,
     groups: (u32, u32),
+    /// Its staged writes' belt.
+    uploads: crate::engine::gpu::uploads::Uploads,
 }
 
 /// Usage of the buffers a host may bind or copy.
@@ -41,6 +43,7 @@ impl SwWater {
         let velocity = zeroed_buffer(device, "sw velocity", cells as u64 * 8, SHARED);
         let group = Self::group(device, &layout, b, &list, &added, &velocity);
         SwWater {
+            uploads: crate::engine::gpu::uploads::Uploads::new(device),
             apply: pipeline(device, &module, &[&layout], "apply_edits"),
             velocities: pipeline(device, &module, &[&layout], "velocities"),
             layout,
@@ -89,7 +92,7 @@ impl SwWater {
             self.list = list_buffer(device, self.capacity);
             self.group = Self::group(device, &self.layout, b, &self.list, &self.added, &self.velocity);
         }
-        crate::engine::gpu::binding::stage(device, encoder, &self.list, 0, &list_bytes(edits));
+        self.uploads.stage(encoder, &self.list, 0, &list_bytes(edits));
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("shoal sw edits"),
             timestamp_writes: None,
