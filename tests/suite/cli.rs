@@ -1012,3 +1012,41 @@ fn the_pipes_spray_writes_particles_at_the_snapshots_counts_them_in_stats_and_re
         }
     }
 }
+
+/// A `--gif` that cannot be written whole (the file-size limit a full disk stands for: `ulimit
+/// -f`, with SIGXFSZ ignored so the write fails with EFBIG) is an error naming the GIF, and
+/// nothing is left under its name or as a temporary beside it; the snapshots under the limit
+/// are written.
+#[cfg(unix)]
+#[test]
+fn a_gif_that_cannot_be_written_whole_leaves_no_file_under_its_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = dir.path().join("gif.toml");
+    std::fs::write(
+        &scene,
+        "name = \"gif\"\n[grid]\nnx = 96\nny = 96\ndx = 0.05\n[time]\ndt = 0.01\nsteps = 400\n\
+         [water]\nlevel = 0.5\n[[water.bump]]\nx = 2.4\ny = 2.4\nradius = 0.6\nheight = 0.1\n\
+         [output]\nevery = 10\n",
+    )
+    .unwrap();
+    // 200 KiB: each snapshot is 37 kB, the GIF about 975 kB (measured 2026-12-03).
+    let shoal = env!("CARGO_BIN_EXE_shoal");
+    let done = Command::new("bash")
+        .current_dir(dir.path())
+        .arg("-c")
+        .arg(format!(
+            "trap '' XFSZ; ulimit -f 200; exec '{shoal}' run gif.toml --backend cpu --out out -q --gif frames.gif"
+        ))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert!(!done.status.success(), "{stderr}");
+    assert!(stderr.starts_with("error:") && stderr.contains("frames.gif"), "{stderr}");
+    let left: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".gif") || name.starts_with(".shoal-"))
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    assert!(dir.path().join("out").join("h_000000.npy").exists());
+}
