@@ -101,12 +101,22 @@ pub(super) fn substep_note(scene: &Scene, substeps: u32, max_depth: f64) -> Stri
             crate::models::pipes::columns::PIPE_COURANT
         );
     }
+    // The limit is 1/2; the substeps aim at STABLE_K_DEPTH below it, for depths that grow between
+    // checks: a dt under the limit but over the aim takes substeps too, and the note says which.
+    let kd = params::step_coefficient(scene, 1) * max_depth;
+    let (why, aim) = if kd > 0.5 {
+        ("breaks the explicit stability limit g·d_max·dt²/dx² ≤ 1/2", String::new())
+    } else {
+        (
+            "is within the explicit stability limit g·d_max·dt²/dx² ≤ 1/2 but past the margin Shoal keeps",
+            format!(", the aim {}", params::STABLE_K_DEPTH),
+        )
+    };
     format!(
-        "dt = {} s breaks the explicit stability limit g·d_max·dt²/dx² ≤ 1/2 (d_max = {:.4} m, \
-         g·d_max·dt²/dx² = {:.3}); running {substeps} equal substeps per step",
+        "dt = {} s {why} (d_max = {max_depth:.4} m, g·d_max·dt²/dx² = {kd:.3}{aim}); running {substeps} equal \
+         substeps per step (g·d_max·dt²/dx² = {:.3} each)",
         scene.time.dt,
-        max_depth,
-        params::step_coefficient(scene, 1) * max_depth
+        params::step_coefficient(scene, substeps) * max_depth
     )
 }
 

@@ -1050,3 +1050,22 @@ fn a_gif_that_cannot_be_written_whole_leaves_no_file_under_its_name() {
     assert!(left.is_empty(), "left behind: {left:?}");
     assert!(dir.path().join("out").join("h_000000.npy").exists());
 }
+
+/// The substep note says what is true of the scene's dt: open_sea's dt is within the explicit
+/// limit (g·d·dt²/dx² = 0.412 ≤ 1/2) but past the 0.4 Shoal aims at, and it said it "breaks"
+/// the limit; a dt past the limit still says so. Each names the substeps' own figure.
+#[test]
+fn the_substep_note_says_whether_the_limit_or_the_margin_is_passed() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let (ok, out, err) = shoal(&["validate", "scenes/open_sea.toml"], repo);
+    assert!(ok, "{err}");
+    let note = format!("{out}{err}");
+    assert!(note.contains("is within the explicit stability limit") && note.contains("0.412"), "{note}");
+    assert!(!note.contains("breaks"), "{note}");
+    let dir = tempfile::tempdir().unwrap();
+    let scene = GOOD.replace("dt = 0.01", "dt = 0.05").replace("steps = 5", "steps = 5\n[water]\nlevel = 1.0\n");
+    std::fs::write(dir.path().join("s.toml"), scene).unwrap();
+    let (ok, out, err) = shoal(&["validate", "s.toml"], dir.path());
+    let note = format!("{out}{err}");
+    assert!(ok && note.contains("breaks the explicit stability limit") && note.contains("each)"), "{note}");
+}
