@@ -51,6 +51,9 @@ pub use query::{QueryId, WaterSample};
 pub use scene::Scene;
 pub use simulation::{Backend, Checked, FieldStats, Simulation};
 pub use water::{Water, WaterOptions};
+/// The wgpu Shoal is built on, for embedders: take `Device`, `Queue` and `CommandEncoder` from
+/// here and they are the types `Water` takes, whatever version the host's own `Cargo.toml` names.
+pub use wgpu;
 
 /// What each water model takes, as `shoal info --models` prints it: a row per feature (bodies,
 /// each forcing, sides, flood maps, edits, the browser…), a column per `physics.model`.
