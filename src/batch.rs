@@ -157,13 +157,16 @@ fn expand(vary: &Vary, base: &Path) -> std::result::Result<Vec<Planned>, String>
         .map(|(name, table)| {
             let text = toml::to_string(&table).map_err(|e| e.to_string())?;
             let origin = PathBuf::from(format!("{} ({name})", path.display()));
-            let scene = Scene::parse(&text, &origin, base).map_err(|e| e.to_string());
+            // The scene's files (a DEM, a rainfall map) sit beside the scene, not the sweep.
+            let scene = Scene::parse(&text, &origin, path.parent().unwrap_or(base)).map_err(|e| e.to_string());
             Ok(Planned { name, scene })
         })
         .collect()
 }
 
-/// Sets the dotted `key` (e.g. "physics.damping") in `table`, creating tables on the way.
+/// Sets the dotted `key` in `table`: "physics.damping", creating tables on the way, or
+/// "pressure.0.strength", an entry of an array of tables (`[[pressure]]`, `[[source]]`,
+/// `[[body]]`) by its index from 0, which must exist.
 fn set(table: &mut toml::Table, key: &str, value: toml::Value) -> std::result::Result<(), String> {
     let mut parts: Vec<&str> = key.split('.').collect();
     let last = parts
@@ -171,12 +174,34 @@ fn set(table: &mut toml::Table, key: &str, value: toml::Value) -> std::result::R
         .filter(|p| !p.is_empty())
         .ok_or(format!("bad key {key:?}"))?;
     let mut at = table;
-    for part in parts {
-        at = at
-            .entry(part)
-            .or_insert_with(|| toml::Value::Table(Default::default()))
-            .as_table_mut()
-            .ok_or(format!("{key}: {part} is not a table"))?;
+    let mut walked = String::new();
+    let mut parts = parts.into_iter().peekable();
+    while let Some(part) = parts.next() {
+        let here = at.entry(part).or_insert_with(|| toml::Value::Table(Default::default()));
+        walked = if walked.is_empty() {
+            part.to_string()
+        } else {
+            format!("{walked}.{part}")
+        };
+        let entry = match here {
+            toml::Value::Array(items) => {
+                let Some(index) = parts.next() else {
+                    return Err(format!(
+                        "{key}: {walked} is a list of tables: name an entry ({walked}.0.…)"
+                    ));
+                };
+                let count = items.len();
+                let i: usize = index
+                    .parse()
+                    .map_err(|_| format!("{key}: {walked} is a list: {index:?} is not an index from 0"))?;
+                walked = format!("{walked}.{index}");
+                items
+                    .get_mut(i)
+                    .ok_or(format!("{key}: {walked}: the scene has {count} of them"))?
+            }
+            other => other,
+        };
+        at = entry.as_table_mut().ok_or(format!("{key}: {walked} is not a table"))?;
     }
     at.insert(last.to_string(), value);
     Ok(())
@@ -196,6 +221,8 @@ pub struct Outcome {
     pub name: String,
     /// Its summary, or the error it failed with.
     pub result: std::result::Result<RunSummary, String>,
+    /// Whether it was stopped (SIGTERM, Ctrl-C) rather than failed: its checkpoint resumes it.
+    pub interrupted: bool,
 }
 
 const SUMMARY_HEADER: [&str; 6] = ["run", "status", "steps", "steps_per_s", "volume_error", "message"];
@@ -222,7 +249,7 @@ impl Outcome {
             ],
             Err(message) => vec![
                 Cell::Text(self.name.clone()),
-                Cell::Text("failed".into()),
+                Cell::Text(if self.interrupted { "interrupted" } else { "failed" }.into()),
                 Cell::Empty,
                 Cell::Empty,
                 Cell::Empty,
@@ -250,32 +277,58 @@ pub fn run(sweep: &Sweep, only: Option<usize>, force: bool, report: &mut dyn Rep
     let mut outcomes = Vec::new();
     for &(k, planned) in &picked {
         let dir = sweep.out.join(&planned.name);
-        if !force && dir.join("run.csv").exists() {
-            // A run already done keeps its outputs and its row: a sweep run again (or a
-            // scheduler's retry of one task) finishes what is missing, and `--force` redoes it.
+        let record = dir.join("run.csv");
+        if !force && status_in(&record).as_deref() == Some("ok") {
+            // A run done keeps its outputs and its row: a sweep run again (or a scheduler's
+            // retry of one task) finishes what is unfinished, and `--force` redoes it.
             report.note(&format!(
-                "run {}/{}: {} is done already (its run.csv is there; --force runs it again)",
+                "run {}/{}: {} is done already (its run.csv says ok; --force runs it again)",
                 k + 1,
                 total,
                 planned.name
             ));
             continue;
         }
-        report.note(&format!("run {}/{}: {}", k + 1, total, planned.name));
+        // Failed, interrupted, killed or never run: its row goes (a process that dies now must
+        // not leave the last try's), and it runs again.
+        if record.exists() {
+            std::fs::remove_file(&record).map_err(|e| Error::io(&record, e))?;
+        }
+        let resumable = !force && dir.join(crate::run::CHECKPOINT).exists() && dir.join("scene.toml").exists();
+        report.note(&format!(
+            "run {}/{}: {}{}",
+            k + 1,
+            total,
+            planned.name,
+            if resumable {
+                " (resumed from its checkpoint)"
+            } else {
+                ""
+            }
+        ));
         let options = RunOptions {
             steps: sweep.steps,
-            force,
+            // The folder is this run's own: what an earlier try left in it is replaced.
+            force: true,
             ..RunOptions::default()
         };
+        let mut interrupted = false;
         let outcome = Outcome {
             name: planned.name.clone(),
             result: planned.scene.clone().and_then(|scene| {
                 // A run that panics is that run's failure, not the sweep's end.
                 let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    crate::run::run(&scene, &dir, sweep.backend, &options, &mut *report)
+                    if resumable {
+                        crate::run::resume(&dir, sweep.backend, sweep.steps, &RunOptions::default(), &mut *report)
+                    } else {
+                        crate::run::run(&scene, &dir, sweep.backend, &options, &mut *report)
+                    }
                 }));
                 match ran {
-                    Ok(result) => result.map_err(|e| e.to_string()),
+                    Ok(result) => result.map_err(|e| {
+                        interrupted = matches!(e, Error::Interrupted { .. });
+                        e.to_string()
+                    }),
                     Err(panic) => Err(format!(
                         "the run panicked ({}): a bug, please report it with its scene",
                         panic
@@ -286,7 +339,9 @@ pub fn run(sweep: &Sweep, only: Option<usize>, force: bool, report: &mut dyn Rep
                     )),
                 }
             }),
+            interrupted: false,
         };
+        let outcome = Outcome { interrupted, ..outcome };
         if let Err(message) = &outcome.result {
             report.note(&format!("error: run {} failed: {message}", planned.name));
         }
@@ -297,16 +352,20 @@ pub fn run(sweep: &Sweep, only: Option<usize>, force: bool, report: &mut dyn Rep
     Ok(outcomes)
 }
 
-/// Each run's status as its `run.csv` says ("ok", "failed"), None where it has none yet.
+/// Each run's status as its `run.csv` says ("ok", "failed", "interrupted"), None where it has
+/// none yet.
 pub fn statuses(sweep: &Sweep) -> Vec<Option<String>> {
     sweep
         .runs
         .iter()
-        .map(|planned| {
-            let row = std::fs::read_to_string(sweep.out.join(&planned.name).join("run.csv")).ok()?;
-            Some(row.lines().nth(1)?.split(',').nth(1)?.to_string())
-        })
+        .map(|planned| status_in(&sweep.out.join(&planned.name).join("run.csv")))
         .collect()
+}
+
+/// The status a `run.csv` holds.
+fn status_in(record: &Path) -> Option<String> {
+    let row = std::fs::read_to_string(record).ok()?;
+    Some(row.lines().nth(1)?.split(',').nth(1)?.to_string())
 }
 
 /// Writes `out/summary.csv` from the `run.csv` of every run that has one, in the sweep's order;

@@ -105,7 +105,10 @@ pub(super) fn substep_note(scene: &Scene, substeps: u32, max_depth: f64) -> Stri
     // checks: a dt under the limit but over the aim takes substeps too, and the note says which.
     let kd = params::step_coefficient(scene, 1) * max_depth;
     let (why, aim) = if kd > 0.5 {
-        ("breaks the explicit stability limit g·d_max·dt²/dx² ≤ 1/2", String::new())
+        (
+            "breaks the explicit stability limit g·d_max·dt²/dx² ≤ 1/2",
+            String::new(),
+        )
     } else {
         (
             "is within the explicit stability limit g·d_max·dt²/dx² ≤ 1/2 but past the margin Shoal keeps",

@@ -1041,7 +1041,10 @@ fn a_gif_that_cannot_be_written_whole_leaves_no_file_under_its_name() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&done.stderr);
     assert!(!done.status.success(), "{stderr}");
-    assert!(stderr.starts_with("error:") && stderr.contains("frames.gif"), "{stderr}");
+    assert!(
+        stderr.starts_with("error:") && stderr.contains("frames.gif"),
+        "{stderr}"
+    );
     let left: Vec<String> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -1060,12 +1063,145 @@ fn the_substep_note_says_whether_the_limit_or_the_margin_is_passed() {
     let (ok, out, err) = shoal(&["validate", "scenes/open_sea.toml"], repo);
     assert!(ok, "{err}");
     let note = format!("{out}{err}");
-    assert!(note.contains("is within the explicit stability limit") && note.contains("0.412"), "{note}");
+    assert!(
+        note.contains("is within the explicit stability limit") && note.contains("0.412"),
+        "{note}"
+    );
     assert!(!note.contains("breaks"), "{note}");
     let dir = tempfile::tempdir().unwrap();
-    let scene = GOOD.replace("dt = 0.01", "dt = 0.05").replace("steps = 5", "steps = 5\n[water]\nlevel = 1.0\n");
+    let scene = GOOD
+        .replace("dt = 0.01", "dt = 0.05")
+        .replace("steps = 5", "steps = 5\n[water]\nlevel = 1.0\n");
     std::fs::write(dir.path().join("s.toml"), scene).unwrap();
     let (ok, out, err) = shoal(&["validate", "s.toml"], dir.path());
     let note = format!("{out}{err}");
-    assert!(ok && note.contains("breaks the explicit stability limit") && note.contains("each)"), "{note}");
+    assert!(
+        ok && note.contains("breaks the explicit stability limit") && note.contains("each)"),
+        "{note}"
+    );
+}
+
+/// A sweep run again finishes what is unfinished and says so in its exit status: a failed run is
+/// tried again (and fails again, exit non-zero, where it said "done already" and exited 0); a
+/// scheduler's retry of a task whose process was killed (its folder holds files, no run.csv)
+/// runs it (it failed with "output folder … is not empty", and the retry after that said "done
+/// already"); a run stopped by SIGTERM is "interrupted" in summary.csv and the next `shoal
+/// batch` resumes it from its checkpoint to the end.
+#[cfg(unix)]
+#[test]
+fn a_sweep_run_again_finishes_what_did_not_finish() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("a.toml"), DROP.replace("steps = 60", "steps = 20")).unwrap();
+    std::fs::write(
+        d.join("broken.toml"),
+        DROP.replace("[terrain]", "[physics]\ndamping = 2.0\n[terrain]"),
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("sweep.toml"),
+        "backend = \"cpu\"\nscenes = [\"a.toml\", \"broken.toml\"]\n",
+    )
+    .unwrap();
+    let summary = || std::fs::read_to_string(d.join("sweep/summary.csv")).unwrap();
+    let (ok, _, _) = shoal(&["batch", "sweep.toml", "-q"], d);
+    assert!(!ok);
+    let (ok, _, err) = shoal(&["batch", "sweep.toml", "-q"], d);
+    assert!(!ok && err.contains("1 of 1 runs failed"), "{err}");
+    assert!(
+        summary().contains("broken,failed,") && summary().contains("a,ok,20,"),
+        "{}",
+        summary()
+    );
+
+    // A killed task: files in its folder, no run.csv.
+    std::fs::remove_file(d.join("sweep/a/run.csv")).unwrap();
+    let (ok, _, err) = shoal(&["batch", "sweep.toml", "--only", "0", "-q"], d);
+    assert!(ok, "{err}");
+    assert!(summary().contains("a,ok,20,"), "{}", summary());
+
+    // A stopped sweep, then the same sweep with a bound on the steps: the run resumes.
+    std::fs::write(d.join("long.toml"), DROP.replace("steps = 60", "steps = 100000000")).unwrap();
+    std::fs::write(d.join("stop.toml"), "backend = \"cpu\"\nscenes = [\"long.toml\"]\n").unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_shoal"))
+        .args(["batch", "stop.toml"])
+        .current_dir(d)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let first = d.join("stop/long/h_000020.npy");
+    let waited = std::time::Instant::now();
+    while !first.exists() && waited.elapsed().as_secs() < 60 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("resumes the interrupted run"),
+        "{err}"
+    );
+    let table = std::fs::read_to_string(d.join("stop/summary.csv")).unwrap();
+    assert!(table.contains("long,interrupted,"), "{table}");
+    let stopped: u64 = err
+        .split("interrupted at step ")
+        .nth(1)
+        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no step in {err}"));
+    let until = (stopped / 20 + 2) * 20;
+    std::fs::write(
+        d.join("stop.toml"),
+        format!("backend = \"cpu\"\nsteps = {until}\nscenes = [\"long.toml\"]\n"),
+    )
+    .unwrap();
+    let (ok, _, err) = shoal(&["batch", "stop.toml"], d);
+    assert!(ok && err.contains("resumed from its checkpoint"), "{err}");
+    let table = std::fs::read_to_string(d.join("stop/summary.csv")).unwrap();
+    // Its row counts the steps this try ran (steps_per_s is theirs), from the checkpoint on.
+    assert!(table.contains("long,ok,"), "{table}");
+    assert!(d.join(format!("stop/long/h_{until:06}.npy")).exists());
+}
+
+/// `[vary] scene` reads the varied scene's own files beside that scene (a DEM in its folder, the
+/// sweep elsewhere), and an entry of an array of tables sweeps by its index
+/// (`"source.0.rate"`); an index past the list is a sweep error naming it.
+#[test]
+fn a_varied_scene_keeps_its_folder_and_its_arrays_of_tables_sweep() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("scenes")).unwrap();
+    let ground: Vec<f64> = (0..40 * 30).map(|_| -0.2).collect();
+    shoal::io::npy::write_2d(&d.join("scenes/ground.npy"), 30, 40, &ground).unwrap();
+    std::fs::write(
+        d.join("scenes/src.toml"),
+        DROP.replace("steps = 60", "steps = 20")
+            .replace("flat = -0.2\n", "npy = \"ground.npy\"\n")
+            + "[[source]]\nx = 1.0\ny = 0.75\nradius = 0.1\nrate = 0.001\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("sweep.toml"),
+        "backend = \"cpu\"\n[vary]\nscene = \"scenes/src.toml\"\n\"source.0.rate\" = [0.001, 0.002]\n",
+    )
+    .unwrap();
+    let (ok, _, err) = shoal(&["batch", "sweep.toml", "-q"], d);
+    assert!(ok, "{err}");
+    let written = std::fs::read_to_string(d.join("sweep/src-rate=0.002/scene.toml")).unwrap();
+    assert!(written.contains("rate = 0.002"), "{written}");
+    std::fs::write(
+        d.join("sweep.toml"),
+        "backend = \"cpu\"\n[vary]\nscene = \"scenes/src.toml\"\n\"source.3.rate\" = [0.001]\n",
+    )
+    .unwrap();
+    let (ok, _, err) = shoal(&["batch", "sweep.toml", "--list"], d);
+    assert!(
+        !ok && err.contains("source.3") && err.contains("has 1 of them"),
+        "{err}"
+    );
 }

@@ -43,11 +43,13 @@ pub fn run_each(sweep: &Sweep, sweep_file: &Path, args: &[String], force: bool) 
             break;
         }
         let record = sweep.out.join(&planned.name).join("run.csv");
-        if force {
-            // A run redone must not leave the last run's row in place if its process dies.
+        let was_done = shoal::batch::statuses(sweep)[index].as_deref() == Some("ok");
+        if force || !was_done {
+            // A run redone (or retried after a failure, a stop or a kill) must not leave the
+            // last try's row in place if its process dies.
             let _ = std::fs::remove_file(&record);
         }
-        let had_record = record.exists();
+        let had_record = !force && was_done;
         let mut command = Command::new(&exe);
         command
             .arg("batch")
@@ -69,6 +71,7 @@ pub fn run_each(sweep: &Sweep, sweep_file: &Path, args: &[String], force: bool) 
             Outcome {
                 name: planned.name.clone(),
                 result: Err(format!("the run's process {}", ended(status))),
+                interrupted: false,
             }
             .record(&sweep.out)?;
             eprintln!(

@@ -337,8 +337,8 @@ fn batch(args: BatchArgs, threads: Option<u32>) -> shoal::Result<()> {
         let (failed, done, stopped) = children::run_each(&sweep, &args.sweep, &passed, args.force)?;
         if stopped {
             eprintln!(
-                "error: the sweep was stopped ({failed} of the {done} runs started failed, see {}/summary.csv); \
-                 `shoal batch` again runs those not done",
+                "error: the sweep was stopped ({failed} of the {done} runs started did not finish, see {}/summary.csv); \
+                 `shoal batch` again resumes the interrupted run from its checkpoint and runs those not done",
                 sweep.out.display()
             );
             std::process::exit(130);
