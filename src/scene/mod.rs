@@ -3,6 +3,7 @@
 //! One set of serde structs serves both directions: every field has its documented default, so
 //! serialising a parsed [`Scene`] writes "the scene as it was run, with every default filled in".
 
+mod exact;
 mod fields;
 pub mod limits;
 pub(crate) mod locate;
@@ -300,7 +301,7 @@ pub struct NsInflow {
     pub until: Option<f64>,
     /// The heights (m, from low to high) between which the side's faces pump: a jet's opening.
     /// The rest of the side is a wall. Default the whole side.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(deserialize_with = "exact::option", default, skip_serializing_if = "Option::is_none")]
     pub window: Option<[f64; 2]>,
 }
 
@@ -481,7 +482,7 @@ pub struct Spray {
     pub foam: Option<f64>,
     /// The Navier-Stokes layer only: the wind the air resistance pulls particles towards, m/s
     /// (x, y; default calm).
-    #[serde(default)]
+    #[serde(deserialize_with = "exact::option", default)]
     pub wind: Option<[f64; 2]>,
 }
 
@@ -946,6 +947,7 @@ pub struct Slope {
     /// b at the origin, metres.
     pub base: f64,
     /// b's rise per metre along x and y.
+    #[serde(deserialize_with = "exact::array")]
     pub grad: [f64; 2],
 }
 
@@ -1165,17 +1167,17 @@ pub struct Pressure {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub radius: Option<f64>,
     /// Box: full extents [sx, sy], metres.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(deserialize_with = "exact::option", default, skip_serializing_if = "Option::is_none")]
     pub size: Option<[f64; 2]>,
     /// Pa at the centre (the box's every cell); negative is a low, which raises the still water
     /// by −strength/(ρ·g).
     pub strength: f64,
     /// m/s: the centre moves from (x, y) at this velocity.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(deserialize_with = "exact::option", default, skip_serializing_if = "Option::is_none")]
     pub velocity: Option<[f64; 2]>,
     /// [[t, x, y], …]: the centre's path, linear between rows, held before the first and after
     /// the last (replaces x, y and velocity).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(deserialize_with = "exact::list", default, skip_serializing_if = "Vec::is_empty")]
     pub path: Vec<[f64; 3]>,
 }
 
@@ -1213,17 +1215,19 @@ pub struct Body {
     #[serde(default = "Body::default_shape")]
     pub shape: BodyShape,
     /// Box: full extents along its own axes; sphere: its three diameters.
+    #[serde(deserialize_with = "exact::array")]
     pub size: [f64; 3],
     /// Centre, metres.
+    #[serde(deserialize_with = "exact::array")]
     pub position: [f64; 3],
     /// Euler angles in degrees, applied x then y then z.
-    #[serde(default)]
+    #[serde(deserialize_with = "exact::array", default)]
     pub rotation: [f64; 3],
     /// m/s.
-    #[serde(default)]
+    #[serde(deserialize_with = "exact::array", default)]
     pub velocity: [f64; 3],
     /// Angular velocity about the world x, y and z axes, degrees per second; default 0.
-    #[serde(default)]
+    #[serde(deserialize_with = "exact::array", default)]
     pub angular_velocity: [f64; 3],
     /// kg/m³; default 500.
     #[serde(default = "Body::default_density")]

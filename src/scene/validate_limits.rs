@@ -15,6 +15,8 @@ const POSITION: f64 = 1e9;
 const CELL: f64 = 1e5;
 /// Flows, m³/s (the Amazon's is 2e5).
 const RATE: f64 = 1e9;
+/// The largest applied air pressure, Pa: a thousand atmospheres (any weather is under 1e4).
+const PASCALS: f64 = 1e8;
 /// Drops a step may bring (each is rasterised on the host).
 const DROPS_PER_STEP: f64 = 1e6;
 
@@ -91,15 +93,7 @@ impl Check<'_> {
         for (i, b) in t.boxes.iter().enumerate() {
             let key = format!("terrain.box[{i}]");
             self.bounded(&format!("{key}.top"), b.top, LENGTH, "m")?;
-            if b.x1 < 0.0 || b.y1 < 0.0 || b.x0 >= self.wx || b.y0 >= self.wy {
-                return self.fail(
-                    &key,
-                    format!(
-                        "[{}, {}] × [{}, {}] lies wholly outside the domain [0, {}) × [0, {})",
-                        b.x0, b.x1, b.y0, b.y1, self.wx, self.wy
-                    ),
-                );
-            }
+            self.not_wholly_outside(&key, [b.x0, b.x1, b.y0, b.y1])?;
         }
         for (i, b) in s.water.bumps.iter().enumerate() {
             let key = format!("water.bump[{i}]");
@@ -130,6 +124,7 @@ impl Check<'_> {
             for (name, v) in [("bottom", o.bottom), ("top", o.top)] {
                 self.bounded(&format!("terrain.overhang[{k}].{name}"), v, LENGTH, "m")?;
             }
+            self.not_wholly_outside(&format!("terrain.overhang[{k}]"), [o.x0, o.x1, o.y0, o.y1])?;
         }
         for (k, r) in t.rocks.iter().enumerate() {
             for (name, v) in [("x", r.x), ("y", r.y)] {
@@ -138,8 +133,56 @@ impl Check<'_> {
             for (name, v) in [("z", r.z), ("radius", r.radius)] {
                 self.bounded(&format!("terrain.rock[{k}].{name}"), v, LENGTH, "m")?;
             }
+            let reach = r.radius.abs();
+            self.not_wholly_outside(
+                &format!("terrain.rock[{k}]"),
+                [r.x - reach, r.x + reach, r.y - reach, r.y + reach],
+            )?;
         }
         Ok(())
+    }
+
+    /// Refuses a thing whose footprint `[x0, x1, y0, y1]` (m) lies wholly outside the domain: it
+    /// would do nothing, and a scene that names it means something else.
+    fn not_wholly_outside(&self, key: &str, [x0, x1, y0, y1]: [f64; 4]) -> Result<()> {
+        if x1 < 0.0 || y1 < 0.0 || x0 >= self.wx || y0 >= self.wy {
+            return self.fail(
+                key,
+                format!(
+                    "[{x0}, {x1}] × [{y0}, {y1}] lies wholly outside the domain [0, {}) × [0, {})",
+                    self.wx, self.wy
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    /// A pressure patch's reach about its centre (three sigmas of a gaussian, half a box), and the
+    /// ground its centre covers over the run (its path's points, or the centre where it stays;
+    /// one moving at a velocity may come in later and is not judged).
+    fn patch_footprint(p: &crate::scene::Pressure) -> Option<[f64; 4]> {
+        let reach = match (p.radius, p.size) {
+            (Some(r), _) => 3.0 * r.abs(),
+            (None, Some([sx, sy])) => 0.5 * sx.abs().max(sy.abs()),
+            _ => 0.0,
+        };
+        if p.velocity.is_some() {
+            return None;
+        }
+        let points: Vec<[f64; 2]> = match p.path.is_empty() {
+            true => vec![[p.x, p.y]],
+            false => p.path.iter().map(|r| [r[1], r[2]]).collect(),
+        };
+        let mut b = [f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY];
+        for [x, y] in points {
+            b = [
+                b[0].min(x - reach),
+                b[1].max(x + reach),
+                b[2].min(y - reach),
+                b[3].max(y + reach),
+            ];
+        }
+        Some(b)
     }
 
     /// Sources, rain, rainfall, pressure patches and bodies within what float32 holds.
@@ -167,10 +210,19 @@ impl Check<'_> {
             self.bounded("rainfall.intensity", i, 1e6, "mm/h")?;
         }
         for (k, pr) in s.pressure.iter().enumerate() {
-            self.bounded(&format!("pressure[{k}].strength"), pr.strength, 1e8, "Pa")?;
+            self.bounded(&format!("pressure[{k}].strength"), pr.strength, PASCALS, "Pa")?;
             for (name, v) in [("x", pr.x), ("y", pr.y), ("radius", pr.radius.unwrap_or(0.0))] {
                 self.bounded(&format!("pressure[{k}].{name}"), v, POSITION, "m")?;
             }
+            if let Some(footprint) = Self::patch_footprint(pr) {
+                let key = if pr.path.is_empty() { "x" } else { "path" };
+                self.not_wholly_outside(&format!("pressure[{k}].{key}"), footprint)?;
+            }
+        }
+        if let Some(f) = s.navier_stokes.as_ref().and_then(|ns| ns.forcing.as_ref()) {
+            // The layer's own surface pressure, bounded as [[pressure]] is.
+            self.bounded("navier_stokes.forcing.pressure", f.pressure, PASCALS, "Pa")?;
+            self.bounded("navier_stokes.forcing.amplitude", f.amplitude, PASCALS, "Pa")?;
         }
         for (k, b) in s.bodies.iter().enumerate() {
             let key = |name: &str| format!("body[{k}].{name}");

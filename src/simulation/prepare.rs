@@ -306,6 +306,12 @@ fn region_notes(scene: &Scene, params: &Params) -> Vec<String> {
 /// allocates anything, so a grid too large is an error, not an abort.
 pub(super) const HOST_BYTES_PER_CELL: u64 = 128;
 
+/// Bytes of host memory a cell of the Navier-Stokes layer's 3D grid takes while the layer is
+/// built and a CPU backend runs it: flags, pressure and three velocities (17 B), the twin's
+/// scratch and the GPU's upload copies. Measured 2026-12-03: a 512² × 64 layer's run peaked at
+/// 693 MB, 41 B a 3D cell with the height field's share; 64 leaves room for markers and bodies.
+pub(super) const NS_HOST_BYTES_PER_CELL: u64 = 64;
+
 /// The memory this process can take without swapping, in bytes: Linux's MemAvailable, or less
 /// where the process's control group (a Slurm job, a container) has a limit closer; None where the
 /// system does not say.
@@ -345,14 +351,24 @@ pub(super) fn cgroup_headroom() -> Option<u64> {
 /// Refuses a grid the host cannot hold while it builds the scene (and a CPU backend runs it).
 pub(super) fn check_host_memory(scene: &Scene) -> Result<()> {
     let g = scene.grid;
-    let need = g.nx as u64 * g.ny as u64 * HOST_BYTES_PER_CELL;
+    let mut need = g.nx as u64 * g.ny as u64 * HOST_BYTES_PER_CELL;
+    let mut what = format!("{HOST_BYTES_PER_CELL} B a cell");
+    if scene.physics.model == crate::scene::WaterModel::NavierStokes {
+        // The layer's 3D grid is most of it: nx/coarsen × ny/coarsen × layers cells.
+        let ns = scene.navier_stokes.clone().unwrap_or_default();
+        let c = ns.coarsen.max(1) as u64;
+        let cells = (g.nx as u64 / c) * (g.ny as u64 / c) * ns.layers as u64;
+        need = need.saturating_add(cells.saturating_mul(NS_HOST_BYTES_PER_CELL));
+        what = format!(
+            "{HOST_BYTES_PER_CELL} B a cell, and {NS_HOST_BYTES_PER_CELL} B a cell of the layer's {cells} 3D cells"
+        );
+    }
     match available_memory() {
         Some(have) if need > have => Err(Error::GridTooLarge {
             nx: g.nx,
             ny: g.ny,
             what: format!(
-                "building it needs about {:.1} GiB of memory ({HOST_BYTES_PER_CELL} B a cell), and this machine \
-                 has {:.1} GiB available",
+                "building it needs about {:.1} GiB of memory ({what}), and this machine has {:.1} GiB available",
                 need as f64 / (1u64 << 30) as f64,
                 have as f64 / (1u64 << 30) as f64
             ),

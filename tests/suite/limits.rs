@@ -116,6 +116,36 @@ fn a_grid_larger_than_the_machine_is_refused_before_anything_is_allocated() {
     }
 }
 
+/// The Navier-Stokes layer's memory is its 3D grid's: a 4096² × 256 layer (4.3e9 cells, ~275 GiB)
+/// is refused before anything is allocated, naming the layer's cells (validate aborted on a
+/// 16 GiB allocation building it, counting only the 2D grid's 2 GiB).
+#[test]
+fn a_navier_stokes_layer_larger_than_the_machine_is_refused_before_anything_is_allocated() {
+    if !std::path::Path::new("/proc/meminfo").exists() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("big.toml"),
+        scene(
+            "nx = 4096\nny = 4096\ndx = 0.05",
+            "dt = 0.001\nsteps = 1",
+            "[physics]\nmodel = \"navier-stokes\"\n[navier_stokes]\nlayers = 256\n[terrain]\nflat = -0.5\n",
+        ),
+    )
+    .unwrap();
+    for args in [
+        vec!["validate", "big.toml"],
+        vec!["run", "big.toml", "--backend", "cpu", "--out", "out", "-q"],
+    ] {
+        let (ok, _, err) = shoal(&args, dir.path());
+        assert!(
+            !ok && err.starts_with("error:") && err.contains("GiB of memory") && err.contains("3D cells"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
 #[test]
 fn a_batch_run_again_keeps_the_runs_it_finished() {
     // `shoal batch --only 0` on a run already done neither refuses it into a "failed" row nor
@@ -298,5 +328,76 @@ fn adi_past_float32s_diagonal_is_refused_naming_dt() {
         if !valid {
             assert!(err.contains("s.toml:6: time.dt") && err.contains("float32"), "{err}");
         }
+    }
+}
+
+/// The Navier-Stokes layer's and the solids' keys at their limits, each refused naming the key
+/// (each was accepted: issue 57): markers too few for the starting water (capacity = 1 lost
+/// 99.9 % of it), a window of three heights (cut to two), a surface pressure of 1e30 Pa (where
+/// `[[pressure]]` stops at 1e8), a rock, an overhang and a pressure path wholly outside the
+/// domain, a body's position of four numbers.
+#[test]
+fn the_layer_and_the_solids_at_their_limits_are_refused_naming_the_key() {
+    let markers = "[grid]\nnx = 60\nny = 2\ndx = 0.01\n[time]\ndt = 0.01\nsteps = 2\n[physics]\n\
+                   model = \"navier-stokes\"\n[navier_stokes]\nlayers = 20\ncoarsen = 2\nsurface = \"markers\"\n\
+                   [terrain]\nflat = 0.0\n[water]\nlevel = 0.1\n";
+    let layer = "[grid]\nnx = 16\nny = 16\ndx = 0.05\n[time]\ndt = 0.001\nsteps = 2\n[physics]\n\
+                 model = \"navier-stokes\"\n[navier_stokes]\nlayers = 8\n[terrain]\nflat = -0.2\n";
+    let pipes = "[grid]\nnx = 16\nny = 16\ndx = 0.05\n[time]\ndt = 0.01\nsteps = 2\n[physics]\n\
+                 model = \"pipes\"\n[terrain]\nflat = -0.2\n";
+    let plain = "[grid]\nnx = 16\nny = 16\ndx = 0.05\n[time]\ndt = 0.01\nsteps = 2\n[terrain]\nflat = -0.2\n";
+    let cases = [
+        (
+            markers.replace("surface = \"markers\"\n", "surface = \"markers\"\n[navier_stokes.markers]\ncapacity = 1\n"),
+            "navier_stokes.markers.capacity",
+        ),
+        (
+            markers.replace(
+                "surface = \"markers\"\n",
+                "surface = \"markers\"\n[navier_stokes.inflow]\nside = \"west\"\nvelocity = 1.0\nwindow = [0.1, 0.2, 0.3]\n",
+            ),
+            "navier_stokes.inflow.window",
+        ),
+        (
+            layer.replace("layers = 8\n", "layers = 8\n[navier_stokes.forcing]\npressure = 1e30\n"),
+            "navier_stokes.forcing.pressure",
+        ),
+        (
+            format!("{pipes}[[terrain.rock]]\nx = 50.0\ny = 0.4\nz = 0.0\nradius = 0.1\n"),
+            "terrain.rock[0]",
+        ),
+        (
+            format!("{pipes}[[terrain.overhang]]\nx0 = 5.0\nx1 = 6.0\ny0 = 0.0\ny1 = 0.8\nbottom = 0.1\ntop = 0.2\n"),
+            "terrain.overhang[0]",
+        ),
+        (
+            format!(
+                "{plain}[[pressure]]\nx = 0.4\ny = 0.4\nradius = 0.05\nstrength = 100.0\npath = [[0.0, 90.0, 90.0], [1.0, 95.0, 90.0]]\n"
+            ),
+            "pressure[0].path",
+        ),
+        (
+            format!("{plain}[[pressure]]\nx = 40.0\ny = 0.4\nradius = 0.05\nstrength = 100.0\n"),
+            "pressure[0].x",
+        ),
+        (
+            format!("{plain}[[body]]\nposition = [0.4, 0.4, 0.0, 1.0]\nsize = [0.1, 0.1, 0.1]\n"),
+            "position",
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (text, key) in cases {
+        std::fs::write(dir.path().join("s.toml"), &text).unwrap();
+        let (ok, _, err) = shoal(&["validate", "s.toml"], dir.path());
+        assert!(
+            !ok && err.starts_with("error:") && err.contains(key),
+            "{key}: {err}\n{text}"
+        );
+    }
+    // What stays valid: the same scenes without the fault.
+    for text in [markers, layer, pipes, plain] {
+        std::fs::write(dir.path().join("s.toml"), text).unwrap();
+        let (ok, _, err) = shoal(&["validate", "s.toml"], dir.path());
+        assert!(ok, "{err}\n{text}");
     }
 }

@@ -143,7 +143,10 @@ impl NsLayer {
                 *p += crate::models::navier_stokes::state::applied(&params, &start, c % params.nx, c / params.nx);
             }
         }
-        let markers = markers.then(|| start_markers(&ns, &params, &state, &coarse_h));
+        let markers = match markers {
+            true => Some(start_markers(scene, &params, &state, &coarse_h)?),
+            false => None,
+        };
         Ok(NsLayer {
             params,
             state,
@@ -205,12 +208,15 @@ fn mean_wet_depth(h: &[f32], ground: &[f32]) -> f64 {
 }
 
 /// The markers' settings and their first fill of the water in `state` (§4.1).
+/// A capacity under what the starting water needs is an error: the water left without markers
+/// would be lost at the first substep (capacity = 1 lost 99.9 % of it, silently).
 fn start_markers(
-    ns: &crate::scene::NavierStokes,
+    scene: &Scene,
     params: &NsParams,
     state: &NsState,
     coarse_h: &[f32],
-) -> (MarkerParams, Markers) {
+) -> crate::error::Result<(MarkerParams, Markers)> {
+    let ns = scene.navier_stokes.clone().unwrap_or_default();
     let m = ns.markers.unwrap_or_default();
     let rows = (m.per_cell as f64).sqrt().round() as u32;
     let open = params.nx * params.ny * params.nz;
@@ -218,8 +224,20 @@ fn start_markers(
         rows,
         capacity: m.capacity.unwrap_or((2 * m.per_cell as usize * open) as u32),
     };
-    let start = Markers::fill(params, &mp, &state.ground, coarse_h);
-    (mp, start)
+    let (start, wanted) = Markers::fill_counting(params, &mp, &state.ground, coarse_h);
+    if wanted > mp.capacity as u64 {
+        let text = std::fs::read_to_string(&scene.origin).ok();
+        return Err(scene.error_at(
+            text.as_deref(),
+            "navier_stokes.markers.capacity",
+            format!(
+                "holds {} markers, and the starting water needs {wanted} ({} a cell): the water without \
+                 markers would be lost; give at least {wanted}, or leave it out (twice what fills every cell)",
+                mp.capacity, m.per_cell
+            ),
+        ));
+    }
+    Ok((mp, start))
 }
 
 /// Substeps per step for water `max_depth` m deep: sqrt(g·d)·dt/dx ≤ `NS_COURANT` on the 3D grid.

@@ -208,8 +208,14 @@ impl Markers {
     /// `rows`² markers on a regular lattice in every cell of the grid whose point lies under the
     /// surface `h` and over the ground (per column), in cell order then lattice order.
     pub fn fill(p: &NsParams, m: &MarkerParams, ground: &[f32], h: &[f32]) -> Markers {
+        Self::fill_counting(p, m, ground, h).0
+    }
+
+    /// `fill`, and how many markers the water wanted (more than `capacity` where it ran out).
+    pub fn fill_counting(p: &NsParams, m: &MarkerParams, ground: &[f32], h: &[f32]) -> (Markers, u64) {
         let rows = m.rows as usize;
         let mut at = Vec::new();
+        let mut wanted = 0u64;
         for k in 0..p.nz {
             for i in 0..p.nx {
                 for b in 0..rows {
@@ -217,19 +223,23 @@ impl Markers {
                         let x = (i as f32 + (a as f32 + 0.5) / rows as f32) * p.dx;
                         let z = p.z0 + (k as f32 + (b as f32 + 0.5) / rows as f32) * p.dz;
                         // The 2D grid's one row: column i.
-                        if z < h[i] && z > ground[i] && at.len() < m.capacity as usize {
-                            at.push([x, z]);
+                        if z < h[i] && z > ground[i] {
+                            wanted += 1;
+                            if at.len() < m.capacity as usize {
+                                at.push([x, z]);
+                            }
                         }
                     }
                 }
             }
         }
-        Markers {
+        let markers = Markers {
             at,
             owed: vec![0.0; p.nz],
             brought: vec![0; p.nz],
             refused: 0,
-        }
+        };
+        (markers, wanted)
     }
 }
 
