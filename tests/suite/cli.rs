@@ -668,6 +668,15 @@ fn a_bad_checkpoint_is_refused_with_a_clear_error() {
     );
 }
 
+/// The step an interrupted run says it stopped at ("error: interrupted at step N…").
+fn interrupted_step(err: &str) -> u64 {
+    err.split("interrupted at step ")
+        .nth(1)
+        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no step in {err}"))
+}
+
 #[cfg(unix)]
 #[test]
 fn ctrl_c_writes_a_checkpoint_that_resumes() {
@@ -705,12 +714,7 @@ fn ctrl_c_writes_a_checkpoint_that_resumes() {
     assert!(stats.lines().count() >= 2, "{stats}");
     // Resume to two snapshots past wherever the interrupt landed (how far the run got depends
     // on the machine's speed).
-    let stopped: u64 = err
-        .split("interrupted at step ")
-        .nth(1)
-        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no step in {err}"));
+    let stopped = interrupted_step(&err);
     let until = (stopped / 20 + 2) * 20;
     let (ok, _, err) = shoal(
         &["resume", "out", "--steps", "10", "--backend", "cpu", "-q"],
@@ -1148,12 +1152,7 @@ fn a_sweep_run_again_finishes_what_did_not_finish() {
     );
     let table = std::fs::read_to_string(d.join("stop/summary.csv")).unwrap();
     assert!(table.contains("long,interrupted,"), "{table}");
-    let stopped: u64 = err
-        .split("interrupted at step ")
-        .nth(1)
-        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no step in {err}"));
+    let stopped = interrupted_step(&err);
     let until = (stopped / 20 + 2) * 20;
     std::fs::write(
         d.join("stop.toml"),
