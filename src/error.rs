@@ -56,6 +56,21 @@ pub enum Error {
         step: u64,
     },
 
+    /// The water's volume left its target by more than the model's books allow: water made or
+    /// lost by something the scene asked for past what the model holds (the run stops rather
+    /// than write it).
+    #[error("the water's volume left its target at step {step}: {volume:.6e} m³ against {target:.6e} m³ ({why})")]
+    VolumeParted {
+        /// The step the books were checked at.
+        step: u64,
+        /// The volume the water holds, m³.
+        volume: f64,
+        /// The volume it should hold, m³.
+        target: f64,
+        /// What the books allow, and what may have done it.
+        why: String,
+    },
+
     /// Something a scene may ask for that this model or backend does not do yet.
     #[error("not built yet: {0}")]
     Unsupported(String),

@@ -34,6 +34,8 @@ pub use crate::wgsl::common::{RAINFALL_MAP, RAINFALL_UNIFORM};
 /// A source's hydrograph: its disc's cells and its rate over time (m³/s).
 #[derive(Clone, Debug)]
 struct Hydrograph {
+    /// The source's index in `[[source]]`.
+    source: usize,
     cells: Vec<u32>,
     rate: Table,
     /// m² the disc's cells cover.
@@ -187,7 +189,12 @@ impl Feeds {
             }
             let cells = disc_cells(&grid, s.x, s.y, s.radius);
             let area = cells.len() as f64 * grid.dx * grid.dx;
-            hydrographs.push(Hydrograph { cells, rate, area });
+            hydrographs.push(Hydrograph {
+                source: k,
+                cells,
+                rate,
+                area,
+            });
         }
         let rainfall = match &scene.rainfall {
             Some(r) => Some(rainfall(scene, r)?),
@@ -230,6 +237,36 @@ impl Feeds {
             || self.rainfall.is_some()
             || !self.makers.is_empty()
             || !self.steady.is_empty()
+    }
+
+    /// The most water (m³) each feed can add over the first `duration` seconds, by the key that
+    /// asks for it: hydrographs their integral, rainfall its intensity's, drops their count times
+    /// a drop's volume (2π·σ²·height, a Gaussian's of that peak and sigma, or a cell's worth
+    /// where the drop is smaller than a cell). What a model whose
+    /// water has a finite range (the pipes' units) checks that range against before it runs.
+    pub fn added_over(&self, duration: f64) -> Vec<(String, f64)> {
+        let mut added = Vec::new();
+        for h in &self.hydrographs {
+            let volume = h.rate.integral(duration) - h.rate.integral(0.0);
+            added.push((format!("source[{}].hydrograph", h.source), volume.max(0.0)));
+        }
+        if let Some(r) = &self.rainfall {
+            let factor = match &r.series {
+                Some(s) => s.integral(duration) - s.integral(0.0),
+                None => duration,
+            };
+            let area = self.grid.dx * self.grid.dx;
+            added.push((
+                "rainfall.intensity".into(),
+                (r.peak * factor * r.share_sum * area).max(0.0),
+            ));
+        }
+        if let Some(rain) = &self.rain {
+            let footprint = (std::f64::consts::TAU * rain.radius * rain.radius).max(self.grid.dx * self.grid.dx);
+            let drop = footprint * rain.height.abs();
+            added.push(("rain.rate".into(), rain.rate * duration * drop));
+        }
+        added
     }
 
     /// `Params::rainfall`.

@@ -84,7 +84,7 @@ impl ModelBooks {
         step: u64,
         scene: &Scene,
         notes: &mut Vec<String>,
-    ) {
+    ) -> crate::error::Result<()> {
         let (first, last) = (step - chunk as u64 + 1, step);
         match report.model {
             ModelReport::Level => {}
@@ -94,6 +94,7 @@ impl ModelBooks {
                     units.1 += water_units.1;
                 }
                 self.take_spray(spray, (first, last), scene, notes);
+                self.check_units(step)?;
             }
             ModelReport::Layer {
                 pressure,
@@ -119,6 +120,29 @@ impl ModelBooks {
                 self.flow_courant = courant;
             }
         }
+        Ok(())
+    }
+
+    /// The pipes' water (the columns' and the spray's) must equal its target to the unit: a
+    /// transfer moves whole units, so any difference is water a unit's range could not hold.
+    fn check_units(&self, step: u64) -> crate::error::Result<()> {
+        let Some((water, target, per_unit)) = self.units else {
+            return Ok(());
+        };
+        let held = water as i128 + self.spray.map_or(0, |s| s.units as i128);
+        if held == target as i128 {
+            return Ok(());
+        }
+        Err(crate::error::Error::VolumeParted {
+            step,
+            volume: held as f64 * per_unit,
+            target: target as f64 * per_unit,
+            why: format!(
+                "the pipes count water exactly, and {} units of {per_unit:.3e} m³ are unaccounted for: a cell's \
+                 water or a feed past the 32-bit units",
+                held - target as i128
+            ),
+        })
     }
 
     /// The layer's markers an inflow could not bring, noted once.

@@ -456,13 +456,17 @@ impl Prepared {
             .map(|(h, b)| h - b)
             .fold(0.0, f64::max);
         let (_, substeps) = plan_substeps(scene, max_depth)?;
-        let columns = crate::models::pipes::columns::Columns::build(scene, &fields, substeps)?;
+        // Drops, hydrographs and rainfall fall into the columns in whole units (`pipe_rain`); the
+        // columns' units must hold what they bring (the pipes have no wave makers, the only
+        // feeds that read the fields).
+        let feeds = crate::engine::feeds::Feeds::new(scene, &fields)?;
+        let duration = scene.time.steps as f64 * scene.time.dt;
+        let added = feeds.added_over(duration);
+        let columns = crate::models::pipes::columns::Columns::build(scene, &fields, substeps, &added)?;
         fields.ground.clone_from(&columns.top_floor);
         for (h, b) in fields.surface.iter_mut().zip(&fields.ground) {
             *h = h.max(*b);
         }
-        // Drops, hydrographs and rainfall fall into the columns in whole units (`pipe_rain`).
-        let feeds = crate::engine::feeds::Feeds::new(scene, &fields)?;
         let mut prepared = Self::of_model(scene, fields, probe_cells, substeps, Some(columns), None);
         prepared.params.rainfall = feeds.rainfall_mode();
         Ok(Prepared { feeds, ..prepared })

@@ -36,7 +36,8 @@ impl Simulation {
             self.take_probes(&report, &mut rows);
             self.take_bodies(&report);
             self.step += chunk as u64;
-            self.books.take(&report, chunk, self.step, &self.scene, &mut self.notes);
+            self.books
+                .take(&report, chunk, self.step, &self.scene, &mut self.notes)?;
             self.totals = report.totals;
             self.target = report.target;
             if self.regions.is_some() {

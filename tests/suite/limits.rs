@@ -70,6 +70,34 @@ fn oversized_and_overflowing_inputs_are_refused_naming_the_key() {
             ),
             "terrain.overhang[0].top",
         ),
+        // Water past the pipes' 32-bit units (issue 57): 1e7 m³/s into 4 m² for 0.1 s would
+        // stand 250 km deep, refused by the key that brings it (1e6 m³/s left a volume of 0.256).
+        (
+            scene(
+                g,
+                t,
+                "[physics]\nmodel = \"pipes\"\n[[source]]\nx = 1.0\ny = 1.0\nradius = 0.2\nrate = 1e7",
+            ),
+            "source[0].rate",
+        ),
+        // A held height 1e30 m up, and one steady source whose cell would take more units in one
+        // internal step than 32 bits hold.
+        (
+            scene(
+                g,
+                t,
+                "[physics]\nmodel = \"pipes\"\n[[source]]\nx = 1.0\ny = 1.0\nradius = 0.2\nheight = 1e30",
+            ),
+            "source[0].height",
+        ),
+        (
+            scene(
+                "nx = 512\nny = 512\ndx = 1.0",
+                "dt = 0.001\nsteps = 1",
+                "[physics]\nmodel = \"pipes\"\n[[source]]\nx = 8.0\ny = 8.0\nradius = 0.1\nrate = 1e8",
+            ),
+            "source[0].rate",
+        ),
     ];
     let dir = tempfile::tempdir().unwrap();
     for (k, (text, key)) in cases.iter().enumerate() {

@@ -95,6 +95,87 @@ fn column_spans(scene: &Scene, fields: &InitialFields) -> Result<Vec<Vec<(f64, f
     Ok(spans)
 }
 
+/// The coarsest unit the columns count in is 2^-this m (about 1 mm): a scene whose heights need
+/// a coarser one to fit 32 bits is refused rather than rounded to it.
+const COARSEST_UNIT_BITS: f64 = 10.0;
+
+/// Units a source may give a cell in one internal step: far inside i32, so that a step's feed
+/// never wraps.
+const MOST_FEED_UNITS: f64 = (1u32 << 27) as f64;
+
+/// The highest |level − reference| the water can reach, and the key that asks for the most: a
+/// lake holding the start's water, what the sources and `added` bring over the run, over the
+/// highest ground, surface or held height (a lake's level L over ground b holding V obeys
+/// L ≤ max b + V/area), twice over for the water that piles up while it flows.
+fn water_reach(scene: &Scene, fields: &InitialFields, added: &[(String, f64)]) -> (f64, String) {
+    let reference = fields.reference.0;
+    let area = scene.grid.cells() as f64 * scene.grid.dx * scene.grid.dx;
+    let duration = scene.time.steps as f64 * scene.time.dt;
+    let cell = scene.grid.dx * scene.grid.dx;
+    let start: f64 = fields
+        .surface
+        .iter()
+        .zip(&fields.ground)
+        .map(|(h, b)| (h - b).max(0.0))
+        .sum::<f64>()
+        * cell;
+    let mut asker = ("terrain".to_string(), 0.0);
+    let mut top = fields
+        .ground
+        .iter()
+        .chain(&fields.surface)
+        .fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+    let mut volume = start;
+    let mut feeds: Vec<(String, f64)> = added.to_vec();
+    for (k, s) in scene.sources.iter().enumerate() {
+        if let Some(h) = s.height {
+            if h > top {
+                top = h;
+                asker = (format!("source[{k}].height"), f64::INFINITY);
+            }
+        }
+        if s.rate > 0.0 {
+            feeds.push((format!("source[{k}].rate"), s.rate * duration));
+        }
+    }
+    for (key, v) in feeds {
+        volume += v;
+        if v > asker.1 {
+            asker = (key, v);
+        }
+    }
+    let level = top + volume / area;
+    let reach = 2.0 * (level - reference).abs().max((top - reference).abs());
+    (reach, asker.0)
+}
+
+/// Refuses a steady source that gives one of its cells more units in an internal step than
+/// `MOST_FEED_UNITS`, naming its rate and the most it may give.
+fn feeds_fit(scene: &Scene, dt_sub: f64, quantum: f64) -> Result<()> {
+    let per_unit = scene.grid.dx * scene.grid.dx * quantum;
+    for (k, s) in scene.sources.iter().enumerate() {
+        let cells = crate::engine::feeds::disc_cells(&scene.grid, s.x, s.y, s.radius)
+            .len()
+            .max(1) as f64;
+        let units = (s.rate / cells * dt_sub / per_unit).abs();
+        if units > MOST_FEED_UNITS {
+            let most = MOST_FEED_UNITS * per_unit * cells / dt_sub;
+            return Err(Error::Scene {
+                file: scene.origin.clone(),
+                line: None,
+                message: format!(
+                    "source[{k}].rate: {} m³/s over {cells} cells gives each {:.3e} m of water per internal step \
+                     ({dt_sub} s); the pipes' units take at most {most:.3e} m³/s there: lower the rate, widen the \
+                     radius or shorten pipes.dt",
+                    s.rate,
+                    s.rate / cells * dt_sub / (scene.grid.dx * scene.grid.dx)
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// The largest |height − reference| among the surface and the spans' finite bounds (at least 1).
 fn height_extent(spans: &[Vec<(f64, f64)>], fields: &InitialFields) -> f64 {
     let reference = fields.reference.0;
@@ -114,20 +195,41 @@ fn height_extent(spans: &[Vec<(f64, f64)>], fields: &InitialFields) -> f64 {
 impl Columns {
     /// Builds the columns from the scene's solids and its initial surface; `substeps` sets the
     /// internal step that the slot's stiffness must keep stable with.
-    pub fn build(scene: &Scene, fields: &InitialFields, substeps: u32) -> Result<Columns> {
+    ///
+    /// `added`: the most water (m³) each feed beyond the steady sources can add over the run,
+    /// by its key (`Feeds::added_over`). Every height the run can reach, the water those feeds
+    /// and the held sources can raise included, must fit the units (`unit_range`): a scene past
+    /// them is refused naming the key that asks for the most.
+    pub fn build(scene: &Scene, fields: &InitialFields, substeps: u32, added: &[(String, f64)]) -> Result<Columns> {
         let n = fields.ground.len();
         let reference = fields.reference.0;
         let spans = column_spans(scene, fields)?;
         let layers = spans.iter().map(Vec::len).max().unwrap_or(1) as u32;
 
         // Every finite height, relative to the reference, must fit in i32 units with room for
-        // the water above it.
-        let extent = height_extent(&spans, fields);
-        let exponent = ((f64::from(1u32 << 28) / (2.0 * extent)).log2().floor()).clamp(0.0, 24.0) as i32;
+        // the water above it: the solids and the start's surface, and the highest level the water
+        // can reach.
+        let (reach, asker) = water_reach(scene, fields, added);
+        let extent = height_extent(&spans, fields).max(reach);
+        let exponent = (f64::from(1u32 << 28) / (2.0 * extent)).log2().floor().min(24.0);
+        if exponent < COARSEST_UNIT_BITS {
+            let most = f64::from(1u32 << 27) * (-COARSEST_UNIT_BITS).exp2();
+            return Err(Error::Scene {
+                file: scene.origin.clone(),
+                line: None,
+                message: format!(
+                    "{asker}: the water could stand {extent:.4e} m from the reference level ({reference} m); the \
+                     pipes model counts water in whole units of at most 2^-{COARSEST_UNIT_BITS} m in 32 bits, so its \
+                     heights and water must stay within {most:.0} m of it"
+                ),
+            });
+        }
+        let exponent = exponent as i32;
         let quantum = (-exponent as f64).exp2();
         let units = |h: f64| ((h - reference) / quantum).round() as i32;
 
         let dt_sub = scene.time.dt / substeps as f64;
+        feeds_fit(scene, dt_sub, quantum)?;
         let deepest_cell = spans
             .iter()
             .flatten()
@@ -368,7 +470,7 @@ mod tests {
 
     fn columns(extra: &str) -> Columns {
         let s = scene(extra);
-        Columns::build(&s, &InitialFields::build(&s).unwrap(), 2).unwrap()
+        Columns::build(&s, &InitialFields::build(&s).unwrap(), 2, &[]).unwrap()
     }
 
     #[test]
