@@ -4,7 +4,6 @@
 //! and on request frame_NNNNNN.png and an animated GIF. Every file is written under a temporary
 //! name and renamed, and nothing non-finite is written.
 
-use crate::engine::params::MAX_CHUNK;
 use crate::error::{Error, Result};
 use crate::io::csv::{Cell, CsvWriter};
 use crate::io::{atomic, npy};
@@ -651,7 +650,8 @@ fn advance_to(
         let at = sim.step_index();
         let next_checkpoint = every_checkpoint.map_or(u64::MAX, |n| (at / n + 1) * n);
         let first = at + 1;
-        let rows = sim.step((target.min(next_checkpoint) - at).min(MAX_CHUNK as u64))?;
+        // One chunk at a time, so a stop request is answered between chunks.
+        let rows = sim.step((target.min(next_checkpoint) - at).min(sim.chunk_limit() as u64))?;
         for note in sim.take_notes() {
             report.note(&format!("note: {note}"));
         }

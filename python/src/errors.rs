@@ -5,8 +5,10 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyFileNotFoundError, PyOSError};
 use pyo3::prelude::*;
 
+// Named as `shoal` exports them, so that they pickle (multiprocessing, joblib): pickle finds a
+// class by its `__module__` and name, and `_shoal` is no module a user imports.
 create_exception!(
-    _shoal,
+    shoal,
     ShoalError,
     PyException,
     "An error from Shoal: a scene it cannot run, a backend it cannot open, a run that diverged. \
@@ -14,7 +16,7 @@ create_exception!(
      be read or written raise FileNotFoundError and OSError."
 );
 create_exception!(
-    _shoal,
+    shoal,
     SceneError,
     ShoalError,
     "A scene that breaks the contract (docs/scenes.md). `file` and `line` say where (line is None \

@@ -51,6 +51,24 @@ impl Scene {
         })
     }
 
+    /// Pickles as its TOML text, the file it came from and the folder its paths resolve against,
+    /// so that a scene crosses to worker processes (multiprocessing, joblib) and is validated
+    /// again there.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String, PathBuf, PathBuf))> {
+        let text = toml::to_string(&self.inner)
+            .map_err(|e| crate::errors::ShoalError::new_err(format!("the scene cannot be pickled: {e}")))?;
+        let rebuild = py.get_type::<Scene>().getattr("_unpickle")?;
+        Ok((rebuild, (text, self.inner.origin.clone(), self.inner.base_dir.clone())))
+    }
+
+    /// The other half of `__reduce__`.
+    #[staticmethod]
+    fn _unpickle(text: &str, origin: PathBuf, base_dir: PathBuf) -> PyResult<Scene> {
+        Ok(Scene {
+            inner: shoal::Scene::parse(text, &origin, &base_dir).py_err()?,
+        })
+    }
+
     /// The built-in default scene (what `shoal run` runs without a scene).
     #[staticmethod]
     fn default() -> Scene {

@@ -335,8 +335,16 @@ impl Simulation {
             )));
         }
         let mut inner = self.lock()?;
-        let dx = inner.sim.scene().grid.dx;
-        inner.edits.push(HostEdit::at(kind, x, y, radius, height, dx));
+        let g = inner.sim.scene().grid;
+        let (wx, wy) = (g.nx as f64 * g.dx, g.ny as f64 * g.dx);
+        // Raised here, not at the next step that applies the queue: as the scene refuses probes
+        // and sources outside the domain.
+        if !(0.0..=wx).contains(&x) || !(0.0..=wy).contains(&y) {
+            return Err(PyValueError::new_err(format!(
+                "{what}({x}, {y}, …): the point is outside the domain [0, {wx}] × [0, {wy}] m"
+            )));
+        }
+        inner.edits.push(HostEdit::at(kind, x, y, radius, height, g.dx));
         Ok(())
     }
 }

@@ -193,6 +193,47 @@ def test_a_splash_adds_its_water_and_a_brush_adds_none():
         sim.disturb(1.0, 1.0, 0.0, 0.1)
     with pytest.raises(ValueError):
         sim.brush(float("nan"), 1.0, 0.2, 0.1)
+    # Outside the 3.2 × 3.2 m domain: raised at once, as the scene refuses probes there.
+    with pytest.raises(ValueError, match="outside the domain"):
+        sim.disturb(5.0, 1.0, 0.2, 0.1)
+    with pytest.raises(ValueError, match="outside the domain"):
+        sim.brush(1.0, -0.5, 0.2, 0.1)
+
+
+def test_an_edit_that_removes_the_last_dry_land_is_kept():
+    # A beach (dry land at the east), then every cell lowered under the water: the scene stops
+    # keeping a shoreline's face memory, and the edit must still land (issue 57: it raised
+    # "its face memory holds … values where this scene needs 0" and stepping went on without it).
+    sim = pool(backend="cpu")
+    sim.step(10)
+    v0 = sim.stats()["volume"]
+    drowned = np.minimum(sim.ground(), -0.5)
+    sim.set_ground(drowned)
+    np.testing.assert_array_equal(sim.ground(), drowned.astype(np.float32))
+    sim.brush(1.2, 1.0, 0.3, -0.2)
+    sim.step(10)
+    assert sim.ground().min() < drowned.min() - 0.1
+    assert sim.stats()["volume"] == pytest.approx(v0, rel=1e-6)
+
+
+def test_scenes_and_errors_pickle_for_worker_processes():
+    import pickle
+
+    scene = shoal.Scene.from_toml(POOL)
+    again = pickle.loads(pickle.dumps(scene))
+    assert (again.nx, again.ny, again.dx, again.name) == (scene.nx, scene.ny, scene.dx, scene.name)
+    a, b = shoal.Simulation(scene, backend="cpu"), shoal.Simulation(again, backend="cpu")
+    a.step(5)
+    b.step(5)
+    np.testing.assert_array_equal(a.surface(), b.surface())
+    try:
+        shoal.Scene.from_toml(POOL.replace("dx = 0.05", "dx = -1.0"))
+    except shoal.SceneError as e:
+        error = e
+    assert shoal.SceneError.__module__ == "shoal" and shoal.ShoalError.__module__ == "shoal"
+    back = pickle.loads(pickle.dumps(error))
+    assert type(back) is shoal.SceneError and str(back) == str(error)
+    assert (back.file, back.line) == (error.file, error.line)
 
 
 def test_gpu_and_cpu_agree_within_the_stated_tolerance():

@@ -1,5 +1,5 @@
 //! The checkpoint file: a run's whole state at one step, written atomically, read back only if
-//! intact. Layout: the magic `SHOALCK3`, a TOML header (length-prefixed), the state's fields and
+//! intact. Layout: the magic `SHOALCK4`, a TOML header (length-prefixed), the state's fields and
 //! the ground in the order of `state_table::FIELDS` (each a word count and little-endian 32-bit
 //! words), and a CRC-32 of all before it.
 
@@ -12,8 +12,9 @@ use std::path::Path;
 
 /// Version 2 added the bodies and the columns' cover after the ground; version 3 the pipes
 /// model's columns and particles after those, then the Navier-Stokes layer's grid and its spray
-/// slots.
-const MAGIC: &[u8; 8] = b"SHOALCK3";
+/// slots; version 4 the layer's cell flags (its velocity and pressure files at the step a run
+/// resumes from are masked by them: issue 57).
+const MAGIC: &[u8; 8] = b"SHOALCK4";
 
 /// A run's state at `step`: what `shoal run --checkpoint-every` writes and `shoal resume` reads.
 #[derive(Clone, Debug, PartialEq)]
@@ -102,8 +103,8 @@ impl Checkpoint {
         let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
         if bytes.len() < MAGIC.len() + 8 || &bytes[..MAGIC.len()] != MAGIC {
             return Err(bad(
-                "not a checkpoint of this Shoal (no SHOALCK3 at its start; SHOALCK1 and SHOALCK2 files \
-                 come from earlier versions, before bodies and pipes)",
+                "not a checkpoint of this Shoal (no SHOALCK4 at its start; SHOALCK1 to SHOALCK3 files \
+                 come from earlier versions, before bodies, pipes and the Navier-Stokes layer's flags)",
             ));
         }
         let (body, crc) = bytes.split_at(bytes.len() - 4);

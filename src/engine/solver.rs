@@ -186,6 +186,8 @@ pub struct SolverState {
     pub ns_u: Vec<f32>,
     pub ns_v: Vec<f32>,
     pub ns_w: Vec<f32>,
+    /// The Navier-Stokes layer's cell flags (`state::SOLID` …), one word per 3D cell.
+    pub ns_flags: Vec<u32>,
     /// The Navier-Stokes layer's pressure budget for the next chunk (0: none).
     pub ns_budget: u32,
     /// The Navier-Stokes layer's spray and foam slots, `ns_spray::SLOTS` per cell.
@@ -233,6 +235,7 @@ impl SolverState {
             Field::NsU => cast_slice(&self.ns_u),
             Field::NsV => cast_slice(&self.ns_v),
             Field::NsW => cast_slice(&self.ns_w),
+            Field::NsFlags => &self.ns_flags,
             Field::NsDrops => cast_slice(&self.ns_drops),
             Field::NsMarkers => cast_slice(&self.ns_markers),
             Field::NsMarkerBook => &self.ns_marker_book,
@@ -287,6 +290,7 @@ impl SolverState {
             Field::NsU => set(&mut self.ns_u),
             Field::NsV => set(&mut self.ns_v),
             Field::NsW => set(&mut self.ns_w),
+            Field::NsFlags => self.ns_flags = words.to_vec(),
             Field::NsDrops => match whole(words) {
                 Some(v) => self.ns_drops = v,
                 None => return false,

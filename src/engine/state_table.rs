@@ -89,7 +89,8 @@ pub enum Field {
     NsMarkerBook,
     /// GPU work of the markers: a count per 3D cell, the highest marker per column.
     NsMarkerWork,
-    /// GPU work buffers of the Navier-Stokes layer: a flag per 3D cell.
+    /// The Navier-Stokes layer: a flag per 3D cell (solid, full, surface, empty), as the last
+    /// substep set it.
     NsFlags,
     /// GPU work buffers of the layer's height field: its faces' fluxes and a limiter share per
     /// cell.
@@ -319,7 +320,7 @@ const fn two_levels(s: Spec) -> Spec {
     Spec { levels: 2, ..s }
 }
 
-/// Every field, the checkpointed ones in the order a checkpoint (`SHOALCK3`) stores them.
+/// Every field, the checkpointed ones in the order a checkpoint (`SHOALCK4`) stores them.
 pub const FIELDS: &[Spec] = &[
     two_levels(spec(Field::Eta, "h", Per::Cell, 1, 4, Kept::State, surface)),
     two_levels(spec(
@@ -506,13 +507,14 @@ pub const FIELDS: &[Spec] = &[
         pipes,
     ),
     // Units given per pipe, and (spread over the pipes' count) a share per cell.
+    // Kept: the velocity and pressure a resumed run writes at its first step are masked by them.
     spec(
         Field::NsFlags,
         "3D cell flags",
         Per::NsCell,
         1,
         4,
-        Kept::Scratch,
+        Kept::State,
         navier_stokes,
     ),
     spec(Field::NsDrops, "spray slots", Per::NsSlot, 1, 32, Kept::State, ns_spray),

@@ -28,6 +28,18 @@ impl Simulation {
                     e.x, e.y, e.radius, e.amount
                 )));
             }
+            // As the scene refuses probes and sources outside the domain: an edit there would
+            // change nothing, silently.
+            let g = self.scene.grid;
+            if !(0.0..=g.nx as f32).contains(&e.x) || !(0.0..=g.ny as f32).contains(&e.y) {
+                return Err(Error::Embed(format!(
+                    "an edit at ({:.3}, {:.3}) m is outside the domain [0, {}] × [0, {}] m",
+                    e.x as f64 * g.dx,
+                    e.y as f64 * g.dx,
+                    g.nx as f64 * g.dx,
+                    g.ny as f64 * g.dx
+                )));
+            }
         }
         let mut checkpoint = self.checkpoint()?;
         let nx = self.scene.grid.nx as usize;
@@ -144,6 +156,7 @@ impl Simulation {
         }
         checkpoint.ground = next.ground_rel.clone();
         checkpoint.header.target = self.target + self.still + added - next.still;
+        carry_face_memory(&mut checkpoint.state, next.params.faces != 0, next.ground_rel.len());
         next.restore(&checkpoint, std::path::Path::new("(the state before the edit)"))?;
         next.coupling = self.coupling;
         // The rebuild's notes are the first build's again: keep the ones the user has not taken.
@@ -153,6 +166,19 @@ impl Simulation {
         next.check_stability()?;
         *self = next;
         Ok(())
+    }
+}
+
+/// The faces' flux memory across an edit that changes whether the scene keeps it (a shoreline
+/// made or removed: `prepare::can_dry`): kept where both keep it, none where the edited scene
+/// keeps none, and where it starts keeping it, every face remembering nothing yet, as a scene
+/// that starts with a shoreline does (issue 57: the edit was refused as "another scene's" state
+/// and stepping went on without it).
+fn carry_face_memory(state: &mut crate::engine::solver::SolverState, keeps: bool, cells: usize) {
+    match (keeps, state.faces.is_empty()) {
+        (true, true) => state.faces = vec![0.0; 2 * cells],
+        (false, false) => state.faces.clear(),
+        _ => {}
     }
 }
 

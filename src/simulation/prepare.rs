@@ -278,7 +278,8 @@ fn pressure_patches(scene: &Scene, params: &mut Params) -> crate::engine::pressu
     patches
 }
 
-/// Whether a cell can run dry: one is dry at the start, a drain takes water, or an air-pressure
+/// Whether a cell can run dry: one is dry at the start, ground stands above the still level (the
+/// water on it runs off), a drain takes water, or an air-pressure
 /// high's head p/(ρg) reaches half the shallowest water (a wave it raises overshoots its static
 /// depression up to twice over). Without limited faces the dry-cell rule refills what such a
 /// cell overdrains: under a 1e6 Pa high over 0.5 m of water the volume grew 0.64 → 1.04 m³
@@ -287,6 +288,7 @@ fn can_dry(scene: &Scene, eta: &[f32], ground: &[f32]) -> bool {
     let shallowest = eta.iter().zip(ground).map(|(h, b)| h - b).fold(f32::INFINITY, f32::min) as f64;
     let weight = scene.physics.water_density * scene.physics.gravity;
     shallowest <= 0.0
+        || ground.iter().any(|&b| b > 0.0)
         || scene.sources.iter().any(|s| s.rate < 0.0)
         || scene.pressure.iter().any(|p| 2.0 * p.strength / weight >= shallowest)
 }

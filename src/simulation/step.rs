@@ -13,7 +13,14 @@ impl Simulation {
         let mut rows = Vec::new();
         let mut left = n;
         while left > 0 {
-            let chunk = left.min(self.chunk_limit() as u64) as u32;
+            let limit = self.chunk_limit() as u64;
+            // The layer's submits end at multiples of its chunk (`ns_chunk`); the others' where
+            // the call's steps do.
+            let aligned = match self.scene.physics.model {
+                crate::scene::WaterModel::NavierStokes => limit - self.step % limit,
+                _ => limit,
+            };
+            let chunk = left.min(aligned) as u32;
             let input = ChunkInput {
                 target: self.target,
                 rain: if self.feeds.any() {
@@ -111,11 +118,15 @@ impl Simulation {
         }
     }
 
-    /// The most steps one submit runs: `MAX_CHUNK`, or `NS_CHUNK` for the Navier-Stokes layer,
-    /// whose flow can outrun its substeps within a chunk (a dam break).
-    pub(super) fn chunk_limit(&self) -> u32 {
+    /// The most steps one submit runs: `MAX_CHUNK`, or for the Navier-Stokes layer, whose flow
+    /// can outrun its substeps within a chunk (a dam break), `ns_chunk` (at most `NS_CHUNK`, fewer
+    /// where a step is a lot of work). A run checks its stop requests between chunks.
+    pub fn chunk_limit(&self) -> u32 {
         match self.scene.physics.model {
-            crate::scene::WaterModel::NavierStokes => crate::models::navier_stokes::setup::NS_CHUNK,
+            crate::scene::WaterModel::NavierStokes => {
+                let cells = self.books.layer_shape.map_or(1, |[x, y, z]| (x * y * z) as u64);
+                crate::models::navier_stokes::setup::ns_chunk(cells, self.substeps)
+            }
             crate::scene::WaterModel::ShallowWater => crate::models::shallow_water::setup::SW_CHUNK,
             _ => MAX_CHUNK,
         }

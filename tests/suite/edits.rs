@@ -268,6 +268,40 @@ fn new_ground_on(model: &str) {
     }
 }
 
+/// An edit that removes the last dry land, or makes the first, changes whether the scene keeps
+/// its faces' memory (a shoreline's): the state carries over either way and stepping goes on
+/// with the edit (issue 57: `set_ground(np.minimum(b, -0.5))` on the default scene was refused as
+/// "its face memory holds 131072 values where this scene needs 0" and the edit dropped).
+#[test]
+fn an_edit_that_drowns_the_last_shore_or_raises_the_first_carries_the_state_over() {
+    let scene = common::scene(&pool());
+    for backend in BOTH {
+        let mut sim = common::simulation(&scene, backend);
+        sim.step(10).unwrap();
+        let v0 = volume(&mut sim);
+        // Every cell at least 0.5 m under the still level: no dry land left.
+        let drowned: Vec<f64> = sim.ground().iter().map(|&b| b.min(-0.5)).collect();
+        sim.set_ground(&drowned).unwrap();
+        assert_eq!(sim.ground(), &drowned[..], "{backend:?}: the edit was dropped");
+        sim.step(10).unwrap();
+        let v1 = volume(&mut sim);
+        assert!((v1 - v0).abs() <= 1e-6 * v0, "{backend:?}: {v1} vs {v0} m³");
+        // An island raised out of the water (its water rides up with it and runs off): a
+        // shoreline again.
+        let dx = scene.grid.dx;
+        sim.edit(&[HostEdit::at(EDIT_BRUSH, 1.2, 1.0, 0.3, 1.0, dx)]).unwrap();
+        sim.step(10).unwrap();
+        let surface = sim.surface().unwrap();
+        assert!(
+            surface.iter().zip(sim.ground()).any(|(h, b)| h <= b),
+            "{backend:?}: no dry cell on the island"
+        );
+        let v2 = volume(&mut sim);
+        assert!((v2 - v0).abs() <= 1e-6 * v0, "{backend:?}: {v2} vs {v0} m³");
+        assert_eq!(sim.step_index(), 30);
+    }
+}
+
 /// Edits that cannot be made are refused and change nothing.
 #[test]
 fn bad_edits_are_refused() {
@@ -277,6 +311,12 @@ fn bad_edits_are_refused() {
     let before = sim.eta().unwrap();
     let bad = HostEdit::at(EDIT_DISTURB, f64::NAN, 1.0, 0.1, 0.1, scene.grid.dx);
     assert!(sim.edit(&[bad]).unwrap_err().to_string().contains("finite"));
+    // Outside the domain (2.4 × 2.0 m): refused, as probes and sources there are.
+    for (x, y) in [(5.0, 1.0), (1.0, -0.2), (-3.0, 9.0)] {
+        let far = HostEdit::at(EDIT_BRUSH, x, y, 0.2, 0.1, scene.grid.dx);
+        let err = sim.edit(&[far]).unwrap_err().to_string();
+        assert!(err.contains("outside the domain"), "({x}, {y}): {err}");
+    }
     let err = sim.set_ground(&[0.0; 7]).unwrap_err().to_string();
     assert!(err.contains("7 heights for a 48×40 grid"), "{err}");
     let mut tall = vec![0.0; 48 * 40];

@@ -74,6 +74,14 @@ fn mutated_scenes_give_scenes_or_errors_never_panics_or_non_finite_heights() {
     let mut rng = rand_pcg::Pcg64::seed_from_u64(21);
     let started = std::time::Instant::now();
     let (mut valid, mut stepped) = (0, 0);
+    // Mutants stepped per model: every model with a preset (the pipes and the Navier-Stokes
+    // layer's included) must have some.
+    let mut by_model: std::collections::BTreeMap<String, u32> = Default::default();
+    let models: std::collections::BTreeSet<String> = bases
+        .iter()
+        .filter_map(|(name, text)| Scene::parse(text, Path::new(name), &scenes).ok())
+        .map(|s| format!("{:?}", s.physics.model))
+        .collect();
     for case in 0..1000 {
         let (name, base) = &bases[case % bases.len()];
         let text = mutate(base, &mut rng);
@@ -100,6 +108,7 @@ fn mutated_scenes_give_scenes_or_errors_never_panics_or_non_finite_heights() {
             Err(_) => panic!("case {case}: a mutant of {name} panicked while stepping:\n{text}"),
             Ok(Ok(h)) => {
                 stepped += 1;
+                *by_model.entry(format!("{:?}", scene.physics.model)).or_default() += 1;
                 assert!(
                     h.iter().all(|v| v.is_finite()),
                     "case {case}: a non-finite height from\n{text}"
@@ -116,4 +125,11 @@ fn mutated_scenes_give_scenes_or_errors_never_panics_or_non_finite_heights() {
         valid > 50 && stepped > 20,
         "too few mutants ran ({valid} valid, {stepped} stepped)"
     );
+    for model in &models {
+        assert!(
+            by_model.get(model).is_some_and(|&n| n > 0),
+            "no mutant of a {model} preset stepped: {by_model:?}"
+        );
+    }
+    eprintln!("{valid} valid mutants, {stepped} stepped: {by_model:?}");
 }

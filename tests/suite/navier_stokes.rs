@@ -183,8 +183,11 @@ fn a_run_writes_the_layers_velocity_and_pressure_at_the_snapshots() {
 
 #[test]
 fn a_resumed_layer_ends_with_the_bits_of_a_straight_run() {
-    // The height field and the 3D grid's pressures and velocities go through a checkpoint file;
-    // the flags are rebuilt from the height field, and the correction's target from the scene.
+    // The height field, the 3D grid's pressures, velocities and flags go through a checkpoint
+    // file, and the correction's target is rebuilt from the scene. The 3D grid read straight
+    // after the restore is the one saved (issue 57: the flags were rebuilt at the next substep
+    // only, so the velocity and pressure files a resume wrote at its first step were masked by
+    // the flags of the start, 0 in 3,702 cells of a wave's crest).
     let dir = tempfile::tempdir().unwrap();
     let scene = tank(
         dir.path(),
@@ -205,6 +208,11 @@ fn a_resumed_layer_ends_with_the_bits_of_a_straight_run() {
         first.checkpoint().unwrap().write(&file).unwrap();
         let mut again = simulation(&scene, backend);
         again.restore(&shoal::Checkpoint::read(&file).unwrap(), &file).unwrap();
+        assert_eq!(
+            again.layer_fields().unwrap(),
+            first.layer_fields().unwrap(),
+            "{backend:?}: the 3D grid at the step restored"
+        );
         again.step(80).unwrap();
         assert_eq!(bits(&mut again), bits(&mut straight), "{backend:?}: the surface");
         assert_eq!(

@@ -458,13 +458,14 @@ impl Solver for GpuNs {
         let b = &self.buffers;
         let markers = self.markers.as_ref();
         let bodies = self.bodies.as_ref();
-        let [h, p, vel, drops, book, at, states, cover] = crate::engine::gpu::readback::read_whole(
+        let [h, p, vel, flags, drops, book, at, states, cover] = crate::engine::gpu::readback::read_whole(
             &self.device,
             &self.queue,
             &[
                 Some(&b.h),
                 Some(&b.p),
                 Some(&b.vel[self.level]),
+                Some(&b.flag),
                 self.spray.as_ref().map(|s| &s.drops),
                 markers.map(|m| &m.book),
                 markers.map(|m| &m.markers),
@@ -494,6 +495,7 @@ impl Solver for GpuNs {
             ns_u: vel[..nu].to_vec(),
             ns_v: vel[nu..nu + nv].to_vec(),
             ns_w: vel[nu + nv..].to_vec(),
+            ns_flags: bytemuck::pod_collect_to_vec(&flags),
             ns_budget: self.uniforms.budget,
             ns_drops: bytemuck::pod_collect_to_vec(&drops),
             ns_markers: markers.as_ref().map_or_else(Vec::new, |m| m.at.clone()),
@@ -530,6 +532,10 @@ impl Solver for GpuNs {
             .write_buffer(&self.buffers.p, 0, bytemuck::cast_slice(&saved.ns_p));
         self.queue
             .write_buffer(&self.buffers.vel[self.level], 0, bytemuck::cast_slice(&vel));
+        if saved.ns_flags.len() == cells {
+            self.queue
+                .write_buffer(&self.buffers.flag, 0, bytemuck::cast_slice(&saved.ns_flags));
+        }
         if saved.ns_budget != 0 {
             self.set_budget(saved.ns_budget);
         }
