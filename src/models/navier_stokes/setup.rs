@@ -36,7 +36,7 @@ pub const NS_CHUNK_WORK: u64 = 500_000;
 pub fn ns_chunk(cells: u64, substeps: u32) -> u32 {
     let per_step = cells.max(1) * substeps.max(1) as u64;
     let most = (NS_CHUNK_WORK / per_step).clamp(1, NS_CHUNK as u64);
-    1 << most.ilog2() as u32
+    1 << most.ilog2()
 }
 
 /// Substeps for the next chunk when the last one, at `substeps`, reached `courant`.
