@@ -27,8 +27,13 @@ fn raster(path: &Path, (w, h): (usize, usize), pixel: f64, origin: [f64; 2], f: 
             f(x, y) as f32
         })
         .collect();
-    geotiff::write(path, w, h, &values, [pixel, pixel], origin, None)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    // UTM zone 33N (EPSG:32633), WGS 84: both corners lie in it.
+    let frame = geotiff::Frame {
+        pixel: [pixel, pixel],
+        origin,
+        keys: Some(geotiff::GeoKeys::epsg_projected(32633)),
+    };
+    geotiff::write(path, w, h, &values, &frame, None).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
 }
 
 fn smoothstep(a: f64, b: f64, x: f64) -> f64 {

@@ -279,45 +279,59 @@ struct Frames {
 
 /// Where `--geotiff`'s rasters lie on the map: the pixel's size along x and y and the map point of
 /// the north-west corner.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct Georeference {
-    pixel: [f64; 2],
-    origin: [f64; 2],
+    frame: std::sync::Arc<crate::io::geotiff::Frame>,
+    /// The cells the DEM has no data for (`fields::dem_void`, the grid's order): nodata in every
+    /// raster, not the wall's height (issue 52).
+    void: Option<std::sync::Arc<Vec<bool>>>,
 }
+
+/// The nodata value of a raster on a DEM with void cells, where the raster has none of its own.
+pub const VOID: f64 = -9999.0;
 
 impl Georeference {
     /// Writes a row-major `[ny, nx]` field (its first row the south edge) as a float32 GeoTIFF,
     /// north up, in this frame.
     fn write(&self, path: &Path, nx: usize, ny: usize, field: &[f32], nodata: Option<f64>) -> Result<()> {
-        let north_up: Vec<f32> = (0..ny)
-            .rev()
-            .flat_map(|j| &field[j * nx..(j + 1) * nx])
-            .copied()
-            .collect();
-        crate::io::geotiff::write(path, nx, ny, &north_up, self.pixel, self.origin, nodata)
+        let nodata = match (&self.void, nodata) {
+            (Some(_), None) => Some(VOID),
+            _ => nodata,
+        };
+        let value = |c: usize| match (&self.void, nodata) {
+            (Some(void), Some(n)) if void[c] => n as f32,
+            _ => field[c],
+        };
+        let north_up: Vec<f32> = (0..ny).rev().flat_map(|j| (j * nx..(j + 1) * nx).map(value)).collect();
+        crate::io::geotiff::write(path, nx, ny, &north_up, &self.frame, nodata)
     }
 
     /// The DEM's frame, stretched over the grid as the terrain was (a pixel is the DEM's extent
     /// over the cells), or the scene's metres with the north-west corner at (0, ny·dx).
+    /// The DEM's coordinate system (its GeoKeys) goes with it: `gdalwarp` and QGIS reproject the
+    /// outputs as they do the DEM (issue 52: they came back as `LOCAL_CS["unnamed"]`).
     fn of(scene: &Scene) -> Georeference {
         let g = scene.grid;
-        let local = Georeference {
-            pixel: [g.dx, g.dx],
-            origin: [0.0, g.ny as f64 * g.dx],
+        let frame = |pixel, origin, keys| Georeference {
+            frame: std::sync::Arc::new(crate::io::geotiff::Frame { pixel, origin, keys }),
+            void: crate::scene::dem_void(scene).map(std::sync::Arc::new),
         };
+        let local = frame([g.dx, g.dx], [0.0, g.ny as f64 * g.dx], None);
         let Some(dem) = &scene.terrain.geotiff else {
             return local;
         };
-        match crate::io::geotiff::read_header(&scene.resolve_path(dem)) {
+        let path = scene.resolve_path(dem);
+        match crate::io::geotiff::read_header(&path) {
             Ok(crate::io::geotiff::DemHeader {
                 width,
                 height,
                 pixel: Some([sx, sy]),
                 origin: Some(origin),
-            }) => Georeference {
-                pixel: [sx * width as f64 / g.nx as f64, sy * height as f64 / g.ny as f64],
+            }) => frame(
+                [sx * width as f64 / g.nx as f64, sy * height as f64 / g.ny as f64],
                 origin,
-            },
+                crate::io::geotiff::read_geokeys(&path).ok().flatten(),
+            ),
             _ => local,
         }
     }
@@ -348,7 +362,7 @@ impl Frames {
     fn write_heights(&self, sim: &Simulation, surface: &[f32], out: &Path, step: u64) -> Result<()> {
         let grid = &sim.scene().grid;
         let (nx, ny) = (grid.nx as usize, grid.ny as usize);
-        if let Some(g) = self.geotiff {
+        if let Some(g) = &self.geotiff {
             g.write(&out.join(format!("h_{step:06}.tif")), nx, ny, surface, None)?;
         }
         if self.exr {
@@ -428,7 +442,7 @@ fn write_summary(sim: &mut Simulation, out: &Path, geo: Option<Georeference>) ->
     let (nx, ny) = (sim.scene().grid.nx as usize, sim.scene().grid.ny as usize);
     for (name, map) in maps.named() {
         crate::io::npy::write_f32_2d(&out.join(format!("{name}.npy")), ny, nx, map)?;
-        if let Some(g) = geo {
+        if let Some(g) = &geo {
             let nodata = (name == "first_wet").then_some(crate::summary::NEVER_WET_TIME as f64);
             g.write(&out.join(format!("{name}.tif")), nx, ny, map, nodata)?;
         }
@@ -595,8 +609,8 @@ fn run_into(
     let resumed_at = sim.step_index();
     report.start(resumed_at, steps);
     let mut tables = Tables::open(out, sim, resumed_at)?;
-    let frames_geo = frames.geotiff;
-    tables.geo = frames_geo;
+    let frames_geo = frames.geotiff.clone();
+    tables.geo = frames_geo.clone();
     let mut volumes = (None, 0.0);
     if resumed_at == 0 {
         tables.body_rows(0, sim.bodies())?;
@@ -997,7 +1011,7 @@ impl Tables {
     /// A checkpoint, with the tables so far under their names, so a resume finds all it needs.
     fn save(&mut self, sim: &mut Simulation, out: &Path) -> Result<()> {
         sim.checkpoint()?.write(&out.join(CHECKPOINT))?;
-        write_summary(sim, out, self.geo)?;
+        write_summary(sim, out, self.geo.clone())?;
         self.stats.publish()?;
         for table in [&mut self.probes, &mut self.bodies] {
             table.as_mut().map_or(Ok(()), CsvWriter::publish)?;

@@ -23,6 +23,63 @@ pub struct DemHeader {
     pub origin: Option<[f64; 2]>,
 }
 
+/// A GeoTIFF's coordinate system as its three GeoKey tags hold it, carried verbatim from a DEM
+/// to the rasters written on its frame: the GeoKeyDirectory (the keys, which point into the other
+/// two), the GeoDoubleParams and the GeoAsciiParams.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GeoKeys {
+    /// Tag 34735: a header of four words, then (key, location, count, value) per key.
+    pub directory: Vec<u16>,
+    /// Tag 34736, where keys with a double value keep it.
+    pub doubles: Option<Vec<f64>>,
+    /// Tag 34737, where keys with a text value keep it ('|'-terminated).
+    pub ascii: Option<String>,
+}
+
+impl GeoKeys {
+    /// A projected coordinate system by its EPSG code (ProjectedCSTypeGeoKey), in metres, pixels
+    /// as areas: what GDAL writes for `-a_srs EPSG:code`.
+    pub fn epsg_projected(code: u16) -> GeoKeys {
+        GeoKeys {
+            // GTModelType = projected, GTRasterType = area, ProjectedCSType = code,
+            // ProjLinearUnits = metre (EPSG 9001).
+            directory: vec![
+                1, 1, 0, 4, 1024, 0, 1, 1, 1025, 0, 1, 1, 3072, 0, 1, code, 3076, 0, 1, 9001,
+            ],
+            doubles: None,
+            ascii: None,
+        }
+    }
+}
+
+/// The GeoKeys of the GeoTIFF at `path` (None: it has no GeoKeyDirectory, or one too short to
+/// hold its own header).
+pub fn read_geokeys(path: &Path) -> Result<Option<GeoKeys>, String> {
+    let mut d = open(path)?;
+    let bad = |what: String| format!("{}: {what}", path.display());
+    let directory = match d.find_tag(Tag::GeoKeyDirectoryTag) {
+        Ok(Some(v)) => v.into_u16_vec().map_err(|e| bad(format!("its GeoKeyDirectory: {e}")))?,
+        _ => return Ok(None),
+    };
+    // The header (version, revision, minor revision, key count), then four words per key.
+    if directory.len() < 4 || directory.len() < 4 + 4 * directory[3] as usize {
+        return Ok(None);
+    }
+    let doubles = match d.find_tag(Tag::GeoDoubleParamsTag) {
+        Ok(Some(v)) => Some(v.into_f64_vec().map_err(|e| bad(format!("its GeoDoubleParams: {e}")))?),
+        _ => None,
+    };
+    let ascii = match d.find_tag(Tag::GeoAsciiParamsTag) {
+        Ok(Some(v)) => Some(v.into_string().map_err(|e| bad(format!("its GeoAsciiParams: {e}")))?),
+        _ => None,
+    };
+    Ok(Some(GeoKeys {
+        directory,
+        doubles,
+        ascii,
+    }))
+}
+
 /// A DEM as the file holds it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Dem {
@@ -129,21 +186,34 @@ pub fn read(path: &Path) -> Result<Dem, String> {
     Ok(Dem { header: h, heights })
 }
 
-/// Writes a float32 DEM (row 0 the north edge) with its pixel size, north-west corner and nodata
-/// value as GeoTIFF tags (a plain projected raster: GeoKeys name no coordinate system), atomically
-/// (nothing under `path` until it is whole).
+/// Where a raster lies: its pixel size and the map point of its north-west corner, and the
+/// coordinate system its DEM named (None: a plain projected raster whose GeoKeys name none).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Frame {
+    /// The pixel's size along x and y, map units.
+    pub pixel: [f64; 2],
+    /// The map point of the raster's north-west corner.
+    pub origin: [f64; 2],
+    /// The DEM's coordinate system.
+    pub keys: Option<GeoKeys>,
+}
+
+/// Writes a float32 DEM (row 0 the north edge) with its frame and nodata value as GeoTIFF tags,
+/// deflated, atomically (nothing under `path` until it is whole).
 pub fn write(
     path: &Path,
     width: usize,
     height: usize,
     heights: &[f32],
-    pixel: [f64; 2],
-    origin: [f64; 2],
+    frame: &Frame,
     nodata: Option<f64>,
 ) -> crate::error::Result<()> {
+    let (pixel, origin) = (frame.pixel, frame.origin);
     let bad = |e: tiff::TiffError| crate::error::Error::io(path, std::io::Error::other(e));
     let mut bytes = std::io::Cursor::new(Vec::new());
-    let mut encoder = tiff::encoder::TiffEncoder::new(&mut bytes).map_err(bad)?;
+    let mut encoder = tiff::encoder::TiffEncoder::new(&mut bytes)
+        .map_err(bad)?
+        .with_compression(tiff::encoder::Compression::Deflate(Default::default()));
     let mut image = encoder
         .new_image::<tiff::encoder::colortype::Gray32Float>(width as u32, height as u32)
         .map_err(bad)?;
@@ -152,13 +222,27 @@ pub fn write(
         .map_err(bad)?;
     tags.write_tag(Tag::ModelTiepointTag, &[0.0, 0.0, 0.0, origin[0], origin[1], 0.0][..])
         .map_err(bad)?;
-    // GeoKeyDirectory: version 1.1.0, 2 keys: a projected model (GTModelType 1024 = 1), pixels
-    // as areas (GTRasterType 1025 = 1).
-    tags.write_tag(
-        Tag::GeoKeyDirectoryTag,
-        &[1u16, 1, 0, 2, 1024, 0, 1, 1, 1025, 0, 1, 1][..],
-    )
-    .map_err(bad)?;
+    match &frame.keys {
+        // The DEM's own keys, verbatim: its CRS (an EPSG code, or a whole user-defined one).
+        Some(keys) => {
+            tags.write_tag(Tag::GeoKeyDirectoryTag, &keys.directory[..])
+                .map_err(bad)?;
+            if let Some(doubles) = &keys.doubles {
+                tags.write_tag(Tag::GeoDoubleParamsTag, &doubles[..]).map_err(bad)?;
+            }
+            if let Some(ascii) = &keys.ascii {
+                tags.write_tag(Tag::GeoAsciiParamsTag, ascii.as_str()).map_err(bad)?;
+            }
+        }
+        // Version 1.1.0, 2 keys: a projected model (GTModelType 1024 = 1), pixels as areas
+        // (GTRasterType 1025 = 1).
+        None => tags
+            .write_tag(
+                Tag::GeoKeyDirectoryTag,
+                &[1u16, 1, 0, 2, 1024, 0, 1, 1, 1025, 0, 1, 1][..],
+            )
+            .map_err(bad)?,
+    }
     if let Some(n) = nodata {
         tags.write_tag(Tag::GdalNodata, format!("{n}").as_str()).map_err(bad)?;
     }

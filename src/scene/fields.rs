@@ -246,6 +246,25 @@ fn read_dem(scene: &Scene, p: &Path, nx: usize, ny: usize) -> Result<Vec<f64>> {
         .collect())
 }
 
+/// The cells of the grid (its order, row 0 the south edge) that the scene's GeoTIFF DEM leaves
+/// without data, resampled as `read_dem` resamples the heights: where the outputs on the DEM's
+/// frame write nodata, not the wall that stands there. None without a DEM, or with no such cell.
+pub fn dem_void(scene: &Scene) -> Option<Vec<bool>> {
+    let p = scene.terrain.geotiff.as_ref()?;
+    let dem = crate::io::geotiff::read(&scene.resolve_path(p)).ok()?;
+    let raster = Raster {
+        width: dem.header.width,
+        height: dem.header.height,
+        values: dem.heights,
+    };
+    let g = scene.grid;
+    let void: Vec<bool> = resample(&raster, g.nx as usize, g.ny as usize)
+        .into_iter()
+        .map(|h| !h.is_finite())
+        .collect();
+    void.contains(&true).then_some(void)
+}
+
 /// The OpenEXR height map at `p` on the grid, resampled over the whole domain.
 fn read_exr(scene: &Scene, p: &Path, nx: usize, ny: usize) -> Result<Vec<f64>> {
     let path = scene.resolve_path(p);

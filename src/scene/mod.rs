@@ -9,7 +9,7 @@ pub mod limits;
 pub(crate) mod locate;
 pub(crate) mod validate;
 
-pub(crate) use fields::{read_map, read_velocity};
+pub(crate) use fields::{dem_void, read_map, read_velocity};
 pub use fields::{InitialFields, ReferenceLevel};
 
 use crate::error::{Error, Result};

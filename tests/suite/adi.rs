@@ -532,7 +532,16 @@ fn a_resumed_adi_run_with_rain_ends_on_the_bits_of_a_straight_one() {
         again.step(300).unwrap();
         let (a, b) = (bits(&mut again), bits(&mut straight));
         let differ = a.iter().zip(&b).filter(|(x, y)| x != y).count();
-        assert_eq!(differ, 0, "{backend:?}: {differ} of {} cells differ after the resume", a.len());
-        assert_eq!(again.target_volume(), straight.target_volume(), "{backend:?}: the target");
+        assert_eq!(
+            differ,
+            0,
+            "{backend:?}: {differ} of {} cells differ after the resume",
+            a.len()
+        );
+        assert_eq!(
+            again.target_volume(),
+            straight.target_volume(),
+            "{backend:?}: the target"
+        );
     }
 }

@@ -10,13 +10,27 @@ use std::path::Path;
 use tiff::encoder::{colortype, TiffEncoder};
 use tiff::tags::Tag;
 
-/// A float32 DEM `w` × `h` (row 0 north) with 2 m pixels, its north-west corner at (1000, 5000).
+/// A frame of `pixel` m pixels with its north-west corner at `origin`, in no named CRS.
+fn plain(pixel: [f64; 2], origin: [f64; 2]) -> geotiff::Frame {
+    geotiff::Frame {
+        pixel,
+        origin,
+        keys: None,
+    }
+}
+
+/// A float32 DEM `w` × `h` (row 0 north) with 2 m pixels, its north-west corner at (1000, 5000),
+/// in UTM zone 33N (EPSG:32633).
 fn write_dem(dir: &Path, name: &str, w: usize, h: usize, height: impl Fn(usize, usize) -> f32) {
     let heights: Vec<f32> = (0..h)
         .flat_map(|r| (0..w).map(move |c| (c, r)))
         .map(|(c, r)| height(c, r))
         .collect();
-    geotiff::write(&dir.join(name), w, h, &heights, [2.0, 2.0], [1000.0, 5000.0], None).unwrap();
+    let frame = geotiff::Frame {
+        keys: Some(geotiff::GeoKeys::epsg_projected(32633)),
+        ..plain([2.0, 2.0], [1000.0, 5000.0])
+    };
+    geotiff::write(&dir.join(name), w, h, &heights, &frame, None).unwrap();
 }
 
 fn parse(dir: &Path, text: &str) -> Result<Scene, String> {
@@ -77,6 +91,17 @@ fn an_integer_dem_with_nodata_gets_walls_or_the_height_the_scene_gives() {
         assert_eq!(sim.ground()[j * w], 5.0);
         assert_eq!(sim.ground()[j * w + 3], 3.0);
     }
+    // The outputs on the DEM's frame say nodata where the DEM did, not the wall's 5 m (issue 52).
+    let out = dir.path().join("out");
+    let options = shoal::run::RunOptions {
+        geotiff: true,
+        ..Default::default()
+    };
+    shoal::run::run(&scene, &out, Backend::Cpu, &options, &mut |_: &str| {}).unwrap();
+    let tif = geotiff::read(&out.join("h_000002.tif")).unwrap();
+    for (k, v) in tif.heights.iter().enumerate() {
+        assert_eq!(v.is_nan(), k % w == 0, "pixel {k}: {v}");
+    }
     let scene = parse(dir.path(), &base.replace("geotiff = ", "nodata = -1.0\ngeotiff = ")).unwrap();
     assert_eq!(simulation(&scene, Backend::Cpu).ground()[0], -1.0);
 }
@@ -136,14 +161,30 @@ fn a_bad_dem_is_a_clear_error_naming_the_key() {
         (
             "oblong pixels",
             Box::new(|d: &Path| {
-                geotiff::write(&d.join("dem.tif"), 2, 2, &[0.0; 4], [2.0, 3.0], [0.0, 0.0], None).unwrap()
+                geotiff::write(
+                    &d.join("dem.tif"),
+                    2,
+                    2,
+                    &[0.0; 4],
+                    &plain([2.0, 3.0], [0.0, 0.0]),
+                    None,
+                )
+                .unwrap()
             }),
             "2 × 3",
         ),
         (
             "all nodata",
             Box::new(|d: &Path| {
-                geotiff::write(&d.join("dem.tif"), 2, 2, &[-1.0; 4], [1.0, 1.0], [0.0, 0.0], Some(-1.0)).unwrap()
+                geotiff::write(
+                    &d.join("dem.tif"),
+                    2,
+                    2,
+                    &[-1.0; 4],
+                    &plain([1.0, 1.0], [0.0, 0.0]),
+                    Some(-1.0),
+                )
+                .unwrap()
             }),
             "every pixel is nodata",
         ),
@@ -204,6 +245,11 @@ fn snapshots_as_geotiff_and_exr_match_the_npy_and_the_dems_frame() {
         (tif.header.pixel, tif.header.origin),
         (Some([2.0, 2.0]), Some([1000.0, 5000.0]))
     );
+    // The DEM's coordinate system goes with it, key for key (issue 52: every output came back as
+    // LOCAL_CS["unnamed"], and gdalwarp could not reproject it); the flood maps' too.
+    let crs = geotiff::read_geokeys(&dir.path().join("dem.tif")).unwrap();
+    assert_eq!(crs, Some(geotiff::GeoKeys::epsg_projected(32633)));
+    assert_eq!(geotiff::read_geokeys(&out.join("h_000002.tif")).unwrap(), crs);
     let exr = exr::prelude::read_first_flat_layer_from_file(out.join("h_000002.exr")).unwrap();
     let channel = |name: &str| {
         let c = exr
