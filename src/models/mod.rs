@@ -120,7 +120,7 @@ impl Feature {
             Feature::OpenSides => "open, periodic and absorbing sides",
             Feature::GhostSides => "ghost-mean and ghost-slope sides",
             Feature::RiverSides => "free, discharge and stage sides",
-            Feature::Friction => "Manning friction (physics.manning)",
+            Feature::Friction => "Manning friction (physics.manning, [friction] map)",
             Feature::Velocities => "velocities (u_npy, v_npy, --velocity)",
             Feature::Regions => "volume_correction = \"regions\"",
             Feature::FloodMaps => "flood maps ([output] summary)",

@@ -53,6 +53,9 @@ pub struct Scene {
     /// `[rainfall]`: rain as an intensity (mm/h), uniform or a map, scaled by a series.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rainfall: Option<Rainfall>,
+    /// `[friction]`: Manning's n per cell from a map, replacing `physics.manning` (SCENE.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub friction: Option<Friction>,
     /// `[[pressure]]`: air pressure patches on the surface, still or moving.
     #[serde(default, rename = "pressure", skip_serializing_if = "Vec::is_empty")]
     pub pressure: Vec<Pressure>,
@@ -1133,6 +1136,15 @@ pub struct Source {
     pub hydrograph: Option<PathBuf>,
 }
 
+/// `[friction]`: Manning's n per cell.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Friction {
+    /// n in s/m^(1/3) per cell: NPY `[ny, nx]` or a GeoTIFF (resampled over the domain, north up;
+    /// nodata pixels take `physics.manning`).
+    pub map: PathBuf,
+}
+
 /// `[rainfall]`: rain as an intensity over the ground, beside `[rain]`'s random drops.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -1450,6 +1462,9 @@ impl Scene {
         .flatten()
         {
             abs(p);
+        }
+        if let Some(f) = &mut s.friction {
+            abs(&mut f.map);
         }
         if let Some(png) = &mut s.terrain.png {
             abs(&mut png.path);

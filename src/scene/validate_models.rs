@@ -50,6 +50,9 @@ pub fn requests(scene: &Scene) -> Vec<(Feature, String, String)> {
     if scene.water.v_npy.is_some() {
         ask(Feature::Velocities, "water.v_npy", "water.v_npy");
     }
+    if scene.friction.is_some() {
+        ask(Feature::Friction, "friction.map", "[friction] map");
+    }
     if scene.physics.manning != 0.0 {
         ask(Feature::Friction, "physics.manning", "physics.manning");
     }

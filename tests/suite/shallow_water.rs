@@ -769,3 +769,122 @@ fn a_transcritical_flow_over_a_bump_jumps_where_the_conjugate_depths_meet() {
         100.0 * downstream
     );
 }
+
+/// `[friction] map` (issue 52): Manning's n per cell. A map holding one n everywhere gives the
+/// bits of `physics.manning = n` (the same n², the same stages) on the twin, the fast path and
+/// the GPU; a map rough past 14 m holds a dam break's front back there (Manning's friction
+/// −g·n²·|u|·u/d^(4/3) on a 1 m front at ~5 m/s is ~1 m/s² at n = 0.05: its front ends ~1 m
+/// behind the smooth run's), and the GPU follows the twin on it within rounding.
+#[test]
+fn a_friction_map_is_manning_per_cell() {
+    let dir = tempfile::tempdir().unwrap();
+    let (nx, dx) = (400, 0.05);
+    write_npy(dir.path(), "b.npy", 2, nx, |_, _| 0.0);
+    write_npy(dir.path(), "h.npy", 2, nx, |i, _| {
+        if (i as f64 + 0.5) * dx < 10.0 {
+            1.0
+        } else {
+            0.0
+        }
+    });
+    write_npy(dir.path(), "n.npy", 2, nx, |_, _| 0.03);
+    write_npy(dir.path(), "rough.npy", 2, nx, |i, _| {
+        if (i as f64 + 0.5) * dx > 14.0 {
+            0.05
+        } else {
+            0.0
+        }
+    });
+    let with = |physics: &str, extra: &str| {
+        let text = channel(nx, dx, 0.01, extra).replace("model = \"shallow-water\"", physics);
+        scene_in(dir.path(), &text)
+    };
+    let uniform = with("model = \"shallow-water\"\nmanning = 0.03", "");
+    let mapped = with("model = \"shallow-water\"", "[friction]\nmap = \"n.npy\"\n");
+    let bits = |scene: &shoal::Scene, backend| {
+        let mut sim = simulation(scene, backend);
+        sim.step(150).unwrap();
+        (sim.eta().unwrap(), sim.velocity().unwrap().unwrap())
+    };
+    for backend in [Backend::Reference, Backend::Cpu, Backend::Gpu] {
+        if backend == Backend::Gpu {
+            hold_gpu();
+        }
+        assert_eq!(
+            bits(&mapped, backend),
+            bits(&uniform, backend),
+            "{backend:?}: the map is not the one n"
+        );
+    }
+    // The front: the last cell wetter than 1 mm, at t = 1.5 s.
+    let front = |scene: &shoal::Scene, backend| {
+        let mut sim = simulation(scene, backend);
+        sim.step(150).unwrap();
+        let d = depths(&mut sim);
+        (d.iter().rposition(|&h| h > 1e-3).unwrap() as f64 + 0.5) * dx
+    };
+    let smooth = with("model = \"shallow-water\"", "");
+    let rough = with("model = \"shallow-water\"", "[friction]\nmap = \"rough.npy\"\n");
+    let (free, held) = (front(&smooth, Backend::Cpu), front(&rough, Backend::Cpu));
+    eprintln!("front at 1.5 s: {free:.2} m smooth, {held:.2} m with n = 0.05 past 14 m");
+    assert!(free > 16.0 && held < free - 0.5, "smooth {free} m, rough {held} m");
+    let twin = bits(&rough, Backend::Reference);
+    hold_gpu();
+    let gpu = bits(&rough, Backend::Gpu);
+    let worst = gpu
+        .0
+        .iter()
+        .zip(&twin.0)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0f32, f32::max);
+    assert!(worst < 1e-4, "GPU and twin differ by {worst} m on the rough map");
+}
+
+/// A friction map that is no Manning's n is refused naming `friction.map`, and the models
+/// without friction refuse the table.
+#[test]
+fn bad_friction_maps_are_refused_naming_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let nx = 20;
+    write_npy(dir.path(), "b.npy", 2, nx, |_, _| 0.0);
+    write_npy(dir.path(), "h.npy", 2, nx, |_, _| 0.5);
+    write_npy(
+        dir.path(),
+        "negative.npy",
+        2,
+        nx,
+        |i, _| if i == 7 { -0.01 } else { 0.03 },
+    );
+    write_npy(
+        dir.path(),
+        "nan.npy",
+        2,
+        nx,
+        |i, _| if i == 3 { f64::NAN } else { 0.03 },
+    );
+    write_npy(dir.path(), "shape.npy", 3, nx, |_, _| 0.03);
+    for (map, why) in [
+        ("negative.npy", "cell (7, 0) holds n = -0.01"),
+        ("nan.npy", "non-finite"),
+        ("shape.npy", "friction.map"),
+        ("missing.npy", "friction.map"),
+    ] {
+        let text = channel(nx, 0.1, 0.01, &format!("[friction]\nmap = \"{map}\"\n"));
+        let err = shoal::Scene::parse(&text, Path::new("<test scene>"), dir.path())
+            .and_then(|s| Simulation::check(&s))
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(err.contains("friction.map") && err.contains(why), "{map}: {err}");
+    }
+    let text = channel(nx, 0.1, 0.01, "[friction]\nmap = \"h.npy\"\n")
+        .replace("model = \"shallow-water\"", "model = \"height-field\"");
+    let err = shoal::Scene::parse(&text, Path::new("<test scene>"), dir.path())
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        err.contains("friction.map"),
+        "the height field took a friction map: {err}"
+    );
+}

@@ -61,7 +61,10 @@ pub struct SwParams {
     /// `[[pressure]]`: the word of the ground buffer where each step's air-pressure head
     /// p/(ρ·g) per cell starts (`pressure.wgsl` writes it after the ground: `cells`); 0 without.
     pub air_at: u32,
-    pub _pad: [u32; 3],
+    /// `[friction] map`: the word of the ground buffer where each cell's n² starts (after the
+    /// ground and the air-pressure head); 0 without: every cell takes `n2`.
+    pub friction_at: u32,
+    pub _pad: [u32; 2],
 }
 
 /// Mirror of WGSL `SwSlot` (shallow_water.wgsl): one step's index within its submit and the
@@ -99,6 +102,44 @@ pub struct SwSetup {
     pub velocity: Vec<[f32; 2]>,
     /// The discharge and stage sides' values over time.
     pub rivers: crate::models::shallow_water::rivers::Rivers,
+    /// `[friction] map`: n² per cell (empty without: `SwParams::n2` everywhere).
+    pub friction: Vec<f32>,
+}
+
+/// The most Manning's n a map may hold, s/m^(1/3): 10× the roughest floodplain in Chow's tables
+/// (dense brush, 0.16), far past any calibration.
+pub const MOST_MANNING: f64 = 1.0;
+
+/// `[friction] map` as n² per cell (f32, as the stages use it), its errors naming the key: an NPY
+/// or GeoTIFF of n (a PNG's shades are no n), every value finite in [0, `MOST_MANNING`]; a
+/// GeoTIFF's nodata takes `physics.manning`.
+fn friction_map(scene: &Scene) -> Result<Vec<f32>> {
+    let Some(f) = &scene.friction else {
+        return Ok(Vec::new());
+    };
+    let text = std::fs::read_to_string(&scene.origin).ok();
+    let fail = |why: String| scene.error_at(text.as_deref(), "friction.map", why);
+    let (values, shades) = crate::scene::read_map(scene, "friction.map", &f.map)?;
+    if shades {
+        return Err(fail(format!(
+            "{}: a PNG holds shades, not Manning's n: give an .npy or a GeoTIFF of n in s/m^(1/3)",
+            f.map.display()
+        )));
+    }
+    if let Some(c) = values
+        .iter()
+        .position(|n| !(n.is_finite() && (0.0..=MOST_MANNING).contains(n)))
+    {
+        let g = scene.grid;
+        return Err(fail(format!(
+            "{}: cell ({}, {}) holds n = {}: Manning's n must be a finite number in [0, {MOST_MANNING}] s/m^(1/3)",
+            f.map.display(),
+            c % g.nx as usize,
+            c / g.nx as usize,
+            values[c]
+        )));
+    }
+    Ok(values.iter().map(|&n| (n * n) as f32).collect())
 }
 
 impl SwSetup {
@@ -127,13 +168,24 @@ impl SwSetup {
             } else {
                 scene.grid.nx * scene.grid.ny
             },
-            _pad: [0; 3],
+            friction_at: 0,
+            _pad: [0; 2],
+        };
+        let friction = friction_map(scene)?;
+        let cells = scene.grid.nx * scene.grid.ny;
+        let base = SwParams {
+            friction_at: match friction.is_empty() {
+                true => 0,
+                false => cells * if scene.pressure.is_empty() { 1 } else { 2 },
+            },
+            ..base
         };
         Ok(SwSetup {
             base,
             dt: scene.time.dt,
             velocity,
             rivers: crate::models::shallow_water::rivers::Rivers::new(scene, reference)?,
+            friction,
         })
     }
 
@@ -156,13 +208,15 @@ impl SwSetup {
     }
 }
 
-/// The ground as the stages read it (`SwParams::air_at`): with `[[pressure]]` patches, the ground
-/// then room for each step's air-pressure head (`pressure.wgsl` writes it); without, the ground.
-pub fn stage_ground(ground: &[f32], patches: u32) -> Vec<f32> {
-    match patches {
-        0 => ground.to_vec(),
-        _ => [ground, &vec![0.0; ground.len()]].concat(),
-    }
+/// The ground as the stages read it (`SwParams::air_at`, `friction_at`): the ground; with
+/// `[[pressure]]` patches, room for each step's air-pressure head (`pressure.wgsl` writes it);
+/// with `[friction] map`, each cell's n².
+pub fn stage_ground(ground: &[f32], patches: u32, friction: &[f32]) -> Vec<f32> {
+    let air = match patches {
+        0 => Vec::new(),
+        _ => vec![0.0; ground.len()],
+    };
+    [ground, &air, friction].concat()
 }
 
 /// Substeps for water `max_depth` deep at rest: 2·sqrt(g·d)·dt/dx within `SW_TARGET`.
@@ -210,7 +264,8 @@ mod tests {
                 cells,
                 rainfall,
                 one,
-                air_at
+                air_at,
+                friction_at
             }),
         );
         check_mirror("SwSlot", size_of::<SwSlot>(), fields!(SwSlot { index, sides }));

@@ -418,19 +418,28 @@ pub fn courant(p: &SwParams, eta: f32, b: f32, qx: f32, qy: f32) -> f32 {
     (u.abs() + v.abs() + 2.0 * (p.g * h).sqrt()) * p.dt * p.inv_dx
 }
 
+/// Twin of `friction_of`: cell c's Manning n², its map's (in the stages' ground, from
+/// `p.friction_at`) or the scene's one value.
+pub fn friction_of(p: &SwParams, ground: &[f32], c: usize) -> f32 {
+    match p.friction_at {
+        0 => p.n2,
+        at => ground[at as usize + c],
+    }
+}
+
 /// One Euler stage of a cell at `dt` from (eta, qx, qy) with `rate`, then the dry-cell rule and
 /// the implicit friction: the cell's new (eta, qx, qy).
-pub fn euler(p: &SwParams, b: f32, cell: [f32; 3], rate: [f32; 3]) -> [f32; 3] {
+pub fn euler(p: &SwParams, b: f32, n2: f32, cell: [f32; 3], rate: [f32; 3]) -> [f32; 3] {
     let eta = (cell[0] + p.dt * rate[0]).max(b);
     let h = eta - b;
     if h <= 0.0 {
         return [eta, 0.0, 0.0];
     }
     let (mut qx, mut qy) = (cell[1] + p.dt * rate[1], cell[2] + p.dt * rate[2]);
-    if p.n2 > 0.0 {
+    if n2 > 0.0 {
         let (u, v) = (velocity(qx, h, p.film), velocity(qy, h, p.film));
         let speed = (u * u + v * v).sqrt();
-        let keep = 1.0 + p.dt * p.g * p.n2 * speed / h.max(p.film).powf(4.0 / 3.0);
+        let keep = 1.0 + p.dt * p.g * n2 * speed / h.max(p.film).powf(4.0 / 3.0);
         qx /= keep;
         qy /= keep;
     }
@@ -441,7 +450,13 @@ pub fn euler(p: &SwParams, b: f32, cell: [f32; 3], rate: [f32; 3]) -> [f32; 3] {
 pub fn stage_one_cell(p: &SwParams, sides: &Sides, ground: &[f32], u0: &SwState, c: usize) -> ([f32; 3], f32) {
     let (i, j) = ((c % p.nx as usize) as u32, (c / p.nx as usize) as u32);
     let here = [u0.eta[c], u0.qx[c], u0.qy[c]];
-    let out = euler(p, ground[c], here, rates(p, sides, ground, u0, i, j));
+    let out = euler(
+        p,
+        ground[c],
+        friction_of(p, ground, c),
+        here,
+        rates(p, sides, ground, u0, i, j),
+    );
     (out, courant(p, here[0], ground[c], here[1], here[2]))
 }
 
@@ -456,7 +471,13 @@ pub fn stage_two_cell(
 ) -> ([f32; 3], f32) {
     let (i, j) = ((c % p.nx as usize) as u32, (c / p.nx as usize) as u32);
     let one = [u1.eta[c], u1.qx[c], u1.qy[c]];
-    let v = euler(p, ground[c], one, rates(p, sides, ground, u1, i, j));
+    let v = euler(
+        p,
+        ground[c],
+        friction_of(p, ground, c),
+        one,
+        rates(p, sides, ground, u1, i, j),
+    );
     let eta = 0.5 * (u0.eta[c] + v[0]);
     let dry = eta <= ground[c];
     let mean = |k: usize, a: &[f32]| if dry { 0.0 } else { 0.5 * (a[c] + v[k]) };

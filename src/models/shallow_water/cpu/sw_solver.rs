@@ -50,10 +50,10 @@ impl CpuSw {
             params: sw.params(setup.params.substeps),
             setup: sw.clone(),
             ground: setup.ground.to_vec(),
-            // Without patches the stages read `ground` itself.
-            forced: match setup.pressure_patches {
-                0 => Vec::new(),
-                n => crate::models::shallow_water::setup::stage_ground(setup.ground, n),
+            // Without patches or a friction map the stages read `ground` itself.
+            forced: match (setup.pressure_patches, sw.friction.is_empty()) {
+                (0, true) => Vec::new(),
+                (n, _) => crate::models::shallow_water::setup::stage_ground(setup.ground, n, &sw.friction),
             },
             patches: setup.pressure_patches as usize,
             scratch: [state.clone(), state.clone()],
@@ -136,7 +136,7 @@ impl Solver for CpuSw {
                     Pass::Pressure => {
                         let (n, cells) = (self.patches, self.ground.len());
                         let patches = &input.pressure[k as usize * n..(k as usize + 1) * n];
-                        crate::engine::cpu::pressure::head(self.params.nx, patches, &mut self.forced[cells..]);
+                        crate::engine::cpu::pressure::head(self.params.nx, patches, &mut self.forced[cells..2 * cells]);
                     }
                     Pass::Probe => probes.extend(self.probe_cells.iter().map(|&c| self.state.eta[c as usize])),
                     Pass::Summary => {

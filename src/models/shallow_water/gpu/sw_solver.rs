@@ -53,7 +53,8 @@ impl GpuSw {
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let params = sw.params(setup.params.substeps);
         let state = SwState::new(setup.eta, setup.ground, &sw.velocity);
-        let stage_ground = crate::models::shallow_water::setup::stage_ground(setup.ground, setup.pressure_patches);
+        let stage_ground =
+            crate::models::shallow_water::setup::stage_ground(setup.ground, setup.pressure_patches, &sw.friction);
         let buffers = SwBuffers::new(device, &params, &stage_ground, &state, setup.probe_cells);
         let pass = ShallowWater::new(device, &buffers, &params);
         let feed = setup.rain.then(|| {

@@ -321,7 +321,15 @@ fn courant(eta: f32, b: f32, qx: f32, qy: f32) -> f32 {
     return (abs(u) + abs(v) + 2.0 * sqrt(p.g * h)) * p.dt * p.inv_dx;
 }
 
-fn euler(b: f32, cell: vec3<f32>, rate: vec3<f32>) -> vec3<f32> {
+// Cell c's Manning n²: its map's, or the scene's one value.
+fn friction_of(c: u32) -> f32 {
+    if p.friction_at == 0u {
+        return p.n2;
+    }
+    return ground[p.friction_at + c];
+}
+
+fn euler(b: f32, n2: f32, cell: vec3<f32>, rate: vec3<f32>) -> vec3<f32> {
     let eta = max(cell.x + p.dt * rate.x, b);
     let h = eta - b;
     if h <= 0.0 {
@@ -329,11 +337,11 @@ fn euler(b: f32, cell: vec3<f32>, rate: vec3<f32>) -> vec3<f32> {
     }
     var qx = cell.y + p.dt * rate.y;
     var qy = cell.z + p.dt * rate.z;
-    if p.n2 > 0.0 {
+    if n2 > 0.0 {
         let u = velocity(qx, h, p.film);
         let v = velocity(qy, h, p.film);
         let speed = sqrt(u * u + v * v);
-        let keep = 1.0 + p.dt * p.g * p.n2 * speed / pow(max(h, p.film), 4.0 / 3.0);
+        let keep = 1.0 + p.dt * p.g * n2 * speed / pow(max(h, p.film), 4.0 / 3.0);
         qx = qx / keep;
         qy = qy / keep;
     }
@@ -365,7 +373,7 @@ fn stage_one(
         let i = c % p.nx;
         let j = c / p.nx;
         let here = vec3<f32>(eta0[c], qx0[c], qy0[c]);
-        let out = euler(ground[c], here, rates(i, j, false));
+        let out = euler(ground[c], friction_of(c), here, rates(i, j, false));
         eta1[c] = out.x;
         qx1[c] = out.y;
         qy1[c] = out.z;
@@ -386,7 +394,7 @@ fn stage_two(
         let i = c % p.nx;
         let j = c / p.nx;
         let one = vec3<f32>(eta1[c], qx1[c], qy1[c]);
-        let v = euler(ground[c], one, rates(i, j, true));
+        let v = euler(ground[c], friction_of(c), one, rates(i, j, true));
         let eta = 0.5 * (eta0[c] + v.x);
         let dry = eta <= ground[c];
         eta0[c] = eta;

@@ -23,7 +23,8 @@ struct SwParams {
     // [[pressure]]: where each step's air-pressure head starts in `ground` (pressure.wgsl
     // writes it after the ground); 0 without.
     air_at: u32,
-    _pad0: u32,
+    // [friction] map: where each cell's n² starts in `ground`; 0 without (every cell takes n2).
+    friction_at: u32,
     _pad1: u32,
     _pad2: u32,
 }
