@@ -92,6 +92,10 @@ pub struct RunOptions {
     /// Write u_NNNNNN.npy and v_NNNNNN.npy beside each h snapshot: the depth-averaged velocity
     /// (m/s, 0 where dry), on models with a velocity (`--velocity`).
     pub velocity: bool,
+    /// Write d_NNNNNN.npy beside each h snapshot: the water's depth h − b (m, 0 where dry; the
+    /// top water's over its column's top floor on the pipes), and d_NNNNNN.tif with `geotiff`
+    /// (`--depth`).
+    pub depth: bool,
 }
 
 /// The checkpoint a run keeps in its output folder (the latest only).
@@ -176,8 +180,11 @@ fn is_run_file(name: &str) -> bool {
         "max_speed",
         "max_hazard",
     ];
-    const SNAPSHOTS: [&str; 8] = [
+    const SNAPSHOTS: [&str; 11] = [
         "h_",
+        "d_",
+        "u_",
+        "v_",
         "frame_",
         "caustics_",
         "particles_",
@@ -275,6 +282,8 @@ struct Frames {
     exr: bool,
     /// `--velocity`: u_NNNNNN.npy and v_NNNNNN.npy.
     velocity: bool,
+    /// `--depth`: d_NNNNNN.npy (and .tif with `--geotiff`).
+    depth: bool,
 }
 
 /// Where `--geotiff`'s rasters lie on the map: the pixel's size along x and y and the map point of
@@ -354,6 +363,7 @@ impl Frames {
             geotiff: options.geotiff.then(|| Georeference::of(scene)),
             exr: options.exr,
             velocity: options.velocity,
+            depth: options.depth,
         })
     }
 
@@ -364,6 +374,18 @@ impl Frames {
         let (nx, ny) = (grid.nx as usize, grid.ny as usize);
         if let Some(g) = &self.geotiff {
             g.write(&out.join(format!("h_{step:06}.tif")), nx, ny, surface, None)?;
+        }
+        if self.depth {
+            // As the EXR's d: from the f32 surface and ground the snapshot holds.
+            let depth: Vec<f32> = surface
+                .iter()
+                .zip(sim.ground())
+                .map(|(&h, &b)| (h - b as f32).max(0.0))
+                .collect();
+            crate::io::npy::write_f32_2d(&out.join(format!("d_{step:06}.npy")), ny, nx, &depth)?;
+            if let Some(g) = &self.geotiff {
+                g.write(&out.join(format!("d_{step:06}.tif")), nx, ny, &depth, None)?;
+            }
         }
         if self.exr {
             let ground: Vec<f32> = sim.ground().iter().map(|&b| b as f32).collect();
@@ -557,6 +579,7 @@ pub fn resume(
         geotiff: outputs.geotiff,
         exr: outputs.exr,
         velocity: outputs.velocity,
+        depth: outputs.depth,
         ..RunOptions::default()
     };
     if options.velocity {

@@ -235,6 +235,7 @@ fn snapshots_as_geotiff_and_exr_match_the_npy_and_the_dems_frame() {
     let options = shoal::run::RunOptions {
         geotiff: true,
         exr: true,
+        depth: true,
         ..Default::default()
     };
     shoal::run::run(&scene, &out, Backend::Cpu, &options, &mut |_: &str| {}).unwrap();
@@ -272,6 +273,18 @@ fn snapshots_as_geotiff_and_exr_match_the_npy_and_the_dems_frame() {
     assert_eq!(attribute(shoal::io::exr::DX_ATTRIBUTE), Some(F32(2.0)));
     assert!(matches!(attribute(shoal::io::exr::STEP_ATTRIBUTE), Some(F64(s)) if s == 2.0));
     assert!(matches!(attribute(shoal::io::exr::TIME_ATTRIBUTE), Some(F64(t)) if t > 0.0));
+    // --depth: d_NNNNNN.npy (the grid's order, row 0 south) and .tif (north up), the EXR's d.
+    let depth = shoal::io::npy::read_f64_2d(&out.join("d_000002.npy")).unwrap();
+    let depth_tif = geotiff::read(&out.join("d_000002.tif")).unwrap();
+    assert_eq!(geotiff::read_geokeys(&out.join("d_000002.tif")).unwrap(), crs);
+    for row in 0..4 {
+        for i in 0..6 {
+            let k = row * 6 + i;
+            assert_eq!(depth.data[(3 - row) * 6 + i] as f32, d[k], "d npy ({i}, {row})");
+            assert_eq!(depth_tif.heights[k] as f32, d[k], "d tif ({i}, {row})");
+        }
+    }
+    assert!(depth.data.iter().any(|&v| v > 0.0) && depth.data.iter().all(|&v| v >= 0.0));
     for row in 0..4 {
         for i in 0..6 {
             // Row 0 of the rasters is the north edge, the grid's j = 3.

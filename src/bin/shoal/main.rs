@@ -83,6 +83,10 @@ struct RunArgs {
     /// (m/s, 0 in dry cells), on models with a velocity (shallow-water).
     #[arg(long)]
     velocity: bool,
+    /// Write d_NNNNNN.npy at each output step (and d_NNNNNN.tif with --geotiff): the water's
+    /// depth, m, 0 in dry cells.
+    #[arg(long)]
+    depth: bool,
     /// No progress and no closing summary (errors and notes still go to stderr).
     #[arg(long, short)]
     quiet: bool,
@@ -119,6 +123,9 @@ struct ResumeArgs {
     /// Go on writing u_NNNNNN.npy and v_NNNNNN.npy at each output step.
     #[arg(long)]
     velocity: bool,
+    /// Go on writing d_NNNNNN.npy (and .tif with --geotiff) at each output step.
+    #[arg(long)]
+    depth: bool,
     /// Where the passes run. auto: the GPU, or the CPU where the only adapter is a software
     /// rasteriser (llvmpipe, lavapipe, SwiftShader, WARP); reference: the single-threaded twin.
     #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
@@ -280,6 +287,7 @@ fn run(args: RunArgs) -> shoal::Result<()> {
         checkpoint_every: args.checkpoint_every,
         profile: args.profile,
         velocity: args.velocity,
+        depth: args.depth,
     };
     let mut progress = Progress::new(args.quiet);
     let summary = shoal::run::run(&scene, &args.out, backend(args.backend), &options, &mut progress);
@@ -297,6 +305,7 @@ fn resume(args: ResumeArgs) -> shoal::Result<()> {
         geotiff: args.geotiff,
         exr: args.exr,
         velocity: args.velocity,
+        depth: args.depth,
         ..Default::default()
     };
     let summary = shoal::run::resume(&args.dir, backend(args.backend), args.steps, &outputs, &mut progress);
