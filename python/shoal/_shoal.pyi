@@ -86,5 +86,7 @@ def run(
     exr: bool = False,
     caustics: bool = False,
     checkpoint_every: Optional[int] = None,
+    velocity: bool = False,
+    depth: bool = False,
     quiet: bool = True,
 ) -> dict[str, Any]: ...

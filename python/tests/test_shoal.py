@@ -275,10 +275,12 @@ def test_the_surface_equals_the_command_lines_snapshot(tmp_path):
 
 
 def test_run_writes_what_the_command_line_writes(tmp_path):
-    summary = shoal.run(SCENES / "standing_wave.toml", tmp_path / "run", steps=30, backend="cpu", png=True)
+    summary = shoal.run(SCENES / "standing_wave.toml", tmp_path / "run", steps=30, backend="cpu", png=True, depth=True)
     assert summary["steps"] == 30 and abs(summary["volume_error"]) < 1e-6
     names = sorted(p.name for p in (tmp_path / "run").iterdir())
     assert "stats.csv" in names and "scene.toml" in names and "frame_000000.png" in names
+    depth = np.load(tmp_path / "run" / "d_000030.npy")
+    assert depth.dtype == np.float32 and depth.min() >= 0.0 and depth.max() > 0.0
     with pytest.raises(shoal.ShoalError, match="is not empty"):
         shoal.run(SCENES / "standing_wave.toml", tmp_path / "run", steps=30, backend="cpu")
 
