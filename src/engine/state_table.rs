@@ -721,7 +721,7 @@ mod tests {
     }
 
     #[test]
-    fn the_checkpoint_keeps_the_state_and_the_ground_in_the_shoalck2_order() {
+    fn the_checkpoint_keeps_the_state_and_the_ground_in_the_shoalck4_order() {
         let order: Vec<Field> = checkpointed().map(|s| s.field).collect();
         use Field::*;
         assert_eq!(
@@ -747,6 +747,7 @@ mod tests {
                 NsU,
                 NsV,
                 NsW,
+                NsFlags,
                 NsDrops,
                 NsMarkers,
                 NsMarkerBook,
