@@ -321,9 +321,10 @@ impl Georeference {
     /// outputs as they do the DEM (issue 52: they came back as `LOCAL_CS["unnamed"]`).
     fn of(scene: &Scene) -> Georeference {
         let g = scene.grid;
+        let void = crate::scene::dem_void(scene).map(std::sync::Arc::new);
         let frame = |pixel, origin, keys| Georeference {
             frame: std::sync::Arc::new(crate::io::geotiff::Frame { pixel, origin, keys }),
-            void: crate::scene::dem_void(scene).map(std::sync::Arc::new),
+            void: void.clone(),
         };
         let local = frame([g.dx, g.dx], [0.0, g.ny as f64 * g.dx], None);
         let Some(dem) = &scene.terrain.geotiff else {
@@ -843,13 +844,7 @@ pub const VOLUME_TOLERANCE: f64 = 1e-3;
 /// theirs to the unit each chunk; the Navier-Stokes layer's markers keep none).
 fn check_volume(sim: &Simulation, step: u64, volume: f64) -> Result<()> {
     let scene = sim.scene();
-    let sides = scene.boundary.sides();
-    let closed = [sides.west, sides.east, sides.south, sides.north].iter().all(|m| {
-        matches!(
-            m,
-            crate::scene::BoundaryMode::Reflect | crate::scene::BoundaryMode::Periodic
-        )
-    });
+    let closed = crate::engine::params::sides_are_closed(&scene.boundary.sides());
     let model = scene.physics.model;
     let floats = !matches!(
         model,

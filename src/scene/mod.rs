@@ -1141,7 +1141,7 @@ pub struct Source {
 #[serde(deny_unknown_fields)]
 pub struct Friction {
     /// n in s/m^(1/3) per cell: NPY `[ny, nx]` or a GeoTIFF (resampled over the domain, north up;
-    /// nodata pixels take `physics.manning`).
+    /// nodata pixels take 0).
     pub map: PathBuf,
 }
 

@@ -198,7 +198,7 @@ impl Columns {
     ///
     /// `added`: the most water (m³) each feed beyond the steady sources can add over the run,
     /// by its key (`Feeds::added_over`). Every height the run can reach, the water those feeds
-    /// and the held sources can raise included, must fit the units (`unit_range`): a scene past
+    /// and the held sources can raise included, must fit the units (`water_reach`): a scene past
     /// them is refused naming the key that asks for the most.
     pub fn build(scene: &Scene, fields: &InitialFields, substeps: u32, added: &[(String, f64)]) -> Result<Columns> {
         let n = fields.ground.len();

@@ -112,7 +112,7 @@ pub const MOST_MANNING: f64 = 1.0;
 
 /// `[friction] map` as n² per cell (f32, as the stages use it), its errors naming the key: an NPY
 /// or GeoTIFF of n (a PNG's shades are no n), every value finite in [0, `MOST_MANNING`]; a
-/// GeoTIFF's nodata takes `physics.manning`.
+/// GeoTIFF's nodata pixels take 0 (`read_map`'s rule for maps).
 fn friction_map(scene: &Scene) -> Result<Vec<f32>> {
     let Some(f) = &scene.friction else {
         return Ok(Vec::new());
@@ -146,6 +146,10 @@ impl SwSetup {
     /// The model as `scene` sets it, with `n_probes` probes; `reference`: the reference level.
     pub fn new(scene: &Scene, n_probes: u32, velocity: Vec<[f32; 2]>, reference: f64) -> Result<SwSetup> {
         let sides = scene.boundary.sides();
+        let friction = friction_map(scene)?;
+        let cells = scene.grid.nx * scene.grid.ny;
+        // The stages' ground: the ground, the air-pressure head with patches, then n² with a map.
+        let air_at = if scene.pressure.is_empty() { 0 } else { cells };
         let base = SwParams {
             nx: scene.grid.nx,
             ny: scene.grid.ny,
@@ -160,25 +164,15 @@ impl SwSetup {
             bc_south: sides.south.as_run() as u32,
             bc_north: sides.north.as_run() as u32,
             n_probes,
-            cells: scene.grid.nx * scene.grid.ny,
+            cells,
             rainfall: 0,
             one: 1.0,
-            air_at: if scene.pressure.is_empty() {
-                0
-            } else {
-                scene.grid.nx * scene.grid.ny
-            },
-            friction_at: 0,
-            _pad: [0; 2],
-        };
-        let friction = friction_map(scene)?;
-        let cells = scene.grid.nx * scene.grid.ny;
-        let base = SwParams {
+            air_at,
             friction_at: match friction.is_empty() {
                 true => 0,
-                false => cells * if scene.pressure.is_empty() { 1 } else { 2 },
+                false => cells + air_at,
             },
-            ..base
+            _pad: [0; 2],
         };
         Ok(SwSetup {
             base,
