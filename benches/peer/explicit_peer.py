@@ -6,8 +6,9 @@ update eta' = eta + (vel' + carry) (TwoSum, the residual back into carry) and th
 It moves what Shoal's step moves: eta, vel, carry and ground in, eta, vel and carry out (28 B per
 cell; neighbours from cache).
 
-Peers: NVIDIA Warp (a Python kernel compiled to CUDA) and, where CuPy is at hand, the same kernel
-as hand-written CUDA C (the ceiling a compute-shader engine is measured against). Each is checked
+Peers: NVIDIA Warp (a Python kernel compiled to CUDA), Taichi on its CUDA backend (fast_math off,
+so the compensated sum survives) and, where CuPy is at hand, the same kernel as hand-written CUDA C
+(the ceiling a compute-shader engine is measured against). Each is checked
 against a NumPy step of the same formulas on a small grid before it is timed.
 
     python3 benches/peer/explicit_peer.py 1024 4096 8192
@@ -262,6 +263,84 @@ def run_warp(sizes, steps_for):
         report(f"NVIDIA Warp {wp.config.version}", n, steps, time.perf_counter() - start)
 
 
+def run_taichi(sizes, steps_for):
+    import taichi as ti
+
+    # fast_math off: it may reassociate the compensated sum (TwoSum), which is the scheme.
+    ti.init(arch=ti.cuda, fast_math=False, offline_cache=False, log_level=ti.WARN)
+
+    @ti.func
+    def face(e, d, en, dn):
+        upper = dn if en > e else d
+        return (0.5 * (d + dn) if upper > 0.0 else 0.0) * (en - e)
+
+    @ti.kernel
+    def step_kernel(eta: ti.template(), vel: ti.template(), carry: ti.template(), ground: ti.template(),
+                    eta_out: ti.template(), vel_out: ti.template(), n: ti.i32, k: ti.f32, keep: ti.f32):
+        for j, i in ti.ndrange(n, n):
+            e = eta[j, i]
+            b = ground[j, i]
+            d = ti.max(e - b, 0.0)
+            w = 0.0
+            ea = 0.0
+            s = 0.0
+            no = 0.0
+            if i > 0:
+                en = eta[j, i - 1]
+                w = face(e, d, en, ti.max(en - ground[j, i - 1], 0.0))
+            if i < n - 1:
+                en = eta[j, i + 1]
+                ea = face(e, d, en, ti.max(en - ground[j, i + 1], 0.0))
+            if j > 0:
+                en = eta[j - 1, i]
+                s = face(e, d, en, ti.max(en - ground[j - 1, i], 0.0))
+            if j < n - 1:
+                en = eta[j + 1, i]
+                no = face(e, d, en, ti.max(en - ground[j + 1, i], 0.0))
+            v = keep * vel[j, i] + k * (((w + ea) + s) + no)
+            add = v + carry[j, i]
+            total = e + add
+            bv = total - e
+            err = (e - (total - bv)) + (add - bv)
+            if total <= b:
+                eta_out[j, i] = b
+                vel_out[j, i] = 0.0
+                carry[j, i] = 0.0
+            else:
+                eta_out[j, i] = total
+                vel_out[j, i] = v
+                carry[j, i] = err
+
+    def make(n):
+        eta, ground, k = basin(n)
+        fields = [ti.field(ti.f32, shape=(n, n)) for _ in range(6)]
+        fields[0].from_numpy(eta)
+        fields[3].from_numpy(ground)
+        for f in (fields[1], fields[2], fields[4], fields[5]):
+            f.fill(0.0)
+        return fields[:4], fields[4:], k
+
+    def step(bufs, out, k, n):
+        step_kernel(bufs[0], bufs[1], bufs[2], bufs[3], out[0], out[1], n, float(k), KEEP)
+        bufs[0], out[0] = out[0], bufs[0]
+        bufs[1], out[1] = out[1], bufs[1]
+
+    name = f"Taichi {'.'.join(map(str, ti.__version__))} (CUDA)"
+    check(make, step, lambda bufs: (bufs[0].to_numpy(), bufs[1].to_numpy()), name)
+    for n in sizes:
+        bufs, out, k = make(n)
+        for _ in range(10):
+            step(bufs, out, k, n)
+        ti.sync()
+        steps = steps_for(n)
+        start = time.perf_counter()
+        for _ in range(steps):
+            step(bufs, out, k, n)
+        ti.sync()
+        report(name, n, steps, time.perf_counter() - start)
+        del bufs, out
+
+
 def check(make, step, read, name, n=128, steps=50):
     """The kernel against NumPy's float32 step: within 1e-6 m after 50 steps (the kernels may
     fuse a multiply-add where NumPy rounds twice: a few ulps of the 2 cm bump per step)."""
@@ -289,7 +368,7 @@ if __name__ == "__main__":
     sizes = [int(a) for a in sys.argv[1:]] or [1024, 4096, 8192]
     steps_for = lambda n: max(100, int(2e11 / (n * n * 28)))  # ~200 GB of traffic a size, as gpu_table.sh
     print("| peer | grid | steps/s | Gcell-steps/s | GB/s at 28 B/cell |\n|---|---|---|---|---|", flush=True)
-    for runner in (run_warp, run_cupy):
+    for runner in (run_warp, run_taichi, run_cupy):
         try:
             runner(sizes, steps_for)
         except Exception as e:  # one peer missing or failing leaves the other's figures
