@@ -168,12 +168,13 @@ pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams, fused: bool) -> Co
         Pass::Probe => fixed(1, "one thread per probe"),
         Pass::PipeFlow | Pass::PipeApply | Pass::Spray | Pass::PipeRain => pipes_cost(pass),
         Pass::NsSpray | Pass::NavierStokes | Pass::NsBodies => layer_cost(pass),
-        // stage_one: ground, eta, qx, qy of the cell's 9-point cross in (the neighbours from
-        // cache: 16 B a cell from memory), U1's three out; stage_two: the same of U1, and U0's
-        // three of the cell itself, U2's three out over U0.
+        // stage_one: ground, eta, qx, qy of the cell's 9-point cross in (16 B a cell from
+        // memory: a 16×16 tile reads its 2-cell frame too, 1.5× the tile, the neighbours' share
+        // from cache), U1's three out; stage_two: the same of U1, and U0's three of the cell
+        // itself, U2's three out over U0.
         // Under air pressure each stage reads the cell's head beside its ground.
         Pass::ShallowWater => Cost {
-            note: "two fused stages; each cell's 8 neighbours from cache",
+            note: "two fused stages on 16×16 tiles; the 2-cell halo (1.5× the tile) from cache",
             ..cost(
                 4 * F32 + (4 * F32 + 3 * F32) + on(p.forcing & FORCE_PRESSURE != 0, 2 * F32),
                 3 * F32 + 3 * F32,

@@ -33,6 +33,35 @@ pub struct PipeBuffers {
 }
 
 impl PipeBuffers {
+    /// The largest buffers `new` allocates for `state` (name, bytes): the 8 pipes of every cell
+    /// of a column, what each gives, and their velocities. Each is one binding.
+    fn largest(state: &PipeState) -> [(&'static str, u64); 3] {
+        [
+            ("flow", state.flow.len() as u64 * 4),
+            ("given", state.given.len() as u64 * 4),
+            ("velocity", state.vel.len() as u64 * 8),
+        ]
+    }
+
+    /// Checks `state`'s buffers against the device's limits before anything is allocated: at
+    /// 8192² one column layer's pipes are 2 GiB, past the 2^31 − 4 bytes a binding may span on
+    /// Vulkan (an H200 refused it at bind-group creation, 2026-12-04).
+    pub fn check_fits(limits: &wgpu::Limits, state: &PipeState, nx: u32, ny: u32) -> crate::error::Result<()> {
+        let most = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
+        match Self::largest(state).into_iter().find(|&(_, bytes)| bytes > most) {
+            Some((name, bytes)) => Err(crate::error::Error::GridTooLarge {
+                nx,
+                ny,
+                what: format!(
+                    "the pipes model's {name} buffer needs {bytes} bytes ({} layer(s) of columns), the adapter \
+                     binds at most {most} (max_storage_buffer_binding_size, max_buffer_size)",
+                    state.layers
+                ),
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// The buffers for `state` (its geometry, water and feed), `probes` probe columns and
     /// `max_chunk` steps of probe history.
     pub fn new(
@@ -48,6 +77,7 @@ impl PipeBuffers {
         let slot_stride = crate::engine::gpu::binding::dynamic_offset_alignment(&device.limits());
         let slots = crate::engine::gpu::binding::slot_bytes(slot_stride, max_chunk);
         let groups = (n as u32).div_ceil(WG) as u64;
+        let largest = Self::largest(state);
         PipeBuffers {
             params: filled_buffer(
                 device,
@@ -67,15 +97,15 @@ impl PipeBuffers {
                 bytemuck::cast_slice(&state.to_gpu_layout(&state.water, l)),
                 storage,
             ),
-            flow: zeroed_buffer(device, "pipe flow", (state.flow.len() * 4) as u64, storage),
-            given: zeroed_buffer(device, "pipe given", (state.given.len() * 4) as u64, storage),
+            flow: zeroed_buffer(device, "pipe flow", largest[0].1, storage),
+            given: zeroed_buffer(device, "pipe given", largest[1].1, storage),
             scale: filled_buffer(
                 device,
                 "pipe scale",
                 bytemuck::cast_slice(&state.to_gpu_layout(&state.scale, l)),
                 storage,
             ),
-            vel: zeroed_buffer(device, "pipe velocity", (state.vel.len() * 8) as u64, storage),
+            vel: zeroed_buffer(device, "pipe velocity", largest[2].1, storage),
             feed: filled_buffer(device, "pipe feed", bytemuck::cast_slice(&state.feed), storage),
             exchange: zeroed_buffer(device, "pipe exchange", (n * 8) as u64, storage),
             eta: zeroed_buffer(device, "pipe surface", (n * 4) as u64, storage),

@@ -13,6 +13,8 @@ use crate::models::shallow_water::state::SwState;
 /// Words of the books (`BOOK_WORDS` in the WGSL): the Courant number, the non-finite cells, the
 /// deepest water.
 pub const BOOK_WORDS: u64 = crate::wgsl::shallow_water::BOOK_WORDS as u64;
+/// The stages' tile edge, cells (`shallow_water.wgsl` TILE).
+const TILE: u32 = crate::wgsl::shallow_water::TILE;
 
 /// The model's GPU buffers: the uniforms, the ground, the two levels (U0, U1) of the surface and
 /// discharges, the books, the probes and their per-step history, and the step slots.
@@ -127,6 +129,9 @@ pub struct ShallowWater {
     slot: wgpu::BindGroup,
     /// The layout of the step slots' bind group (the flood maps' fold binds it too).
     pub slot_layout: wgpu::BindGroupLayout,
+    /// The stages' workgroups: one per TILE × TILE tile of the grid.
+    tiles: (u32, u32),
+    /// `totals`': 256 cells a workgroup, in a line.
     groups: (u32, u32),
     n_probes: u32,
 }
@@ -176,6 +181,7 @@ impl ShallowWater {
             state,
             probes,
             slot_layout,
+            tiles: (p.nx.div_ceil(TILE), p.ny.div_ceil(TILE)),
             groups: linear_groups(p.cells.div_ceil(256), max),
             n_probes: p.n_probes,
         }
@@ -186,7 +192,7 @@ impl ShallowWater {
         pass.set_bind_group(0, &self.state, &[]);
         pass.set_bind_group(1, &self.slot, &[offset]);
         for stage in [&self.stage_one, &self.stage_two] {
-            crate::engine::gpu::binding::dispatch(pass, stage, self.groups);
+            crate::engine::gpu::binding::dispatch(pass, stage, self.tiles);
         }
     }
 
