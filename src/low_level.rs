@@ -26,6 +26,7 @@ pub mod gpu {
     pub use crate::engine::gpu::state::GpuState;
     pub use crate::engine::gpu::{GpuContext, GpuSolver};
     pub use crate::models::height_field::gpu::adi::Adi;
+    pub use crate::models::height_field::gpu::explicit::{force_step_layout, StepLayout};
 }
 
 pub use crate::engine::bodies::{BodyParams, Cover, COUPLING_JACOBI, COUPLING_PCG, SHAPE_BOX, SHAPE_ELLIPSOID, TAGGED};

@@ -92,7 +92,7 @@ pub fn check_grid_fits(limits: &wgpu::Limits, nx: u32, ny: u32) -> Result<()> {
             limits.max_buffer_size
         ));
     }
-    // The passes' tiles are 16×16 cells, the explicit step's STEP_WIDTH × STEP_HEIGHT.
+    // The passes' tiles are 16×16 cells, the explicit step's two-row tiles STEP_WIDTH × STEP_HEIGHT.
     use crate::wgsl::explicit::{STEP_HEIGHT, STEP_WIDTH};
     let max_groups = limits.max_compute_workgroups_per_dimension as u64;
     let (across, down) = (STEP_WIDTH.min(16) as u64, STEP_HEIGHT.min(16) as u64);

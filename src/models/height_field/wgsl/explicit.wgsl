@@ -246,20 +246,18 @@ fn hand_on(real: bool, q: f32, from_before: f32, from_after: f32, d_owner: f32, 
 // need. `wave` computes every face twice (its own term and the slope ghost's mirror) and loads the
 // forcing fields' flags five times: on an H200 the plain step took 947 µs at 8192² with `wave`
 // alone (1.98 TB/s) and 579 with this (3.25 TB/s), bound by those instructions, not its 28
-// bytes.
-fn wave_plain(c: u32) -> Wave {
-    let nx = params.nx;
-    let here = read_cell(c, false);
+// bytes. `here` is the cell's level as read, (eta_s, b_s) and (eta_n, b_n) its south and north
+// neighbours' height and ground (the plain step reads a column once for two rows); the west and
+// east ones are read here.
+fn wave_plain(c: u32, here: vec3<f32>, b_c: f32, eta_s: f32, b_s: f32, eta_n: f32, b_n: f32) -> Wave {
     let eta_c = here.x;
-    let d_c = depth(eta_c, ground[c]);
+    let d_c = depth(eta_c, b_c);
     let eta_w = eta_in[c - 1u];
     let eta_e = eta_in[c + 1u];
-    let eta_s = eta_in[c - nx];
-    let eta_n = eta_in[c + nx];
     let west = face(eta_c, d_c, eta_w, depth(eta_w, ground[c - 1u]), 0.0);
     let east = face(eta_c, d_c, eta_e, depth(eta_e, ground[c + 1u]), 0.0);
-    let south = face(eta_c, d_c, eta_s, depth(eta_s, ground[c - nx]), 0.0);
-    let north = face(eta_c, d_c, eta_n, depth(eta_n, ground[c + nx]), 0.0);
+    let south = face(eta_c, d_c, eta_s, depth(eta_s, b_s), 0.0);
+    let north = face(eta_c, d_c, eta_n, depth(eta_n, b_n), 0.0);
     let faces = (((west + east) * params.one + south) * params.one + north) * params.one;
     let vel = params.keep * here.y + params.k * faces;
     return Wave(eta_c + vel, vel, vec2<f32>(0.0), 0.0);
@@ -271,12 +269,22 @@ fn plain(i: u32, j: u32) -> bool {
     return scene && i > 0u && j > 0u && i + 1u < params.nx && j + 1u < params.ny;
 }
 
-// The plain step's update of cell (i, j) (index c): `wave_plain` where it may, else `wave`.
-fn wave_any(i: u32, j: u32, c: u32) -> Wave {
+// Cell c's new level from `r`, compensated (see `step_cells`), stored with the dry-cell rule.
+fn step_store(c: u32, here: vec3<f32>, b_c: f32, r: Wave) {
+    let sum = two_sum(here.x, r.vel + here.z);
+    store_step(c, b_c, r, sum.x, sum.y);
+}
+
+// The plain step's update of cell (i, j), one cell alone: `wave_plain` where it may, else `wave`.
+fn step_cell(i: u32, j: u32) {
+    let c = cell(i, j);
+    let here = read_cell(c, false);
     if plain(i, j) {
-        return wave_plain(c);
+        let nx = params.nx;
+        step_store(c, here, ground[c], wave_plain(c, here, ground[c], eta_in[c - nx], ground[c - nx], eta_in[c + nx], ground[c + nx]));
+        return;
     }
-    return wave(i, j, false);
+    step_store(c, here, ground[c], wave(i, j, false));
 }
 
 // Steps workgroup `group`'s cells (sums.wgsl's order); returns this thread's sums of what it wrote.
@@ -314,28 +322,59 @@ fn write_sums(group: u32, t: u32, lane: Lane) {
     }
 }
 
-// The plain step's tile, one cell a thread; the host reads it as
-// crate::wgsl::explicit::STEP_WIDTH and STEP_HEIGHT. Measured on an H200 (Vulkan, 2026-11-28), this
-// step at 8192²: 579 µs (947 with `wave` alone). Two cells of a column a thread, the column's
-// heights and grounds read once for both, ran faster there (32×16 tiles 520 µs, 64×8 513; the
-// same scheme in CUDA C, benches/peer: 16×16 one cell 2.89 TB/s, 32×8 two rows 3.90), but made
-// lavapipe (Mesa 22.3) 30× slower and grow by ~1 MB a dispatch until CI ran out of memory: Mesa
-// 22's uniform inlining, which `state::uniforms_as_storage` now avoids. Not yet brought back.
-const STEP_WIDTH: u32 = 16u;
-const STEP_HEIGHT: u32 = 16u;
+// The plain step's tiles. `step_rows`: STEP_WIDTH cells across (one thread each) by STEP_HEIGHT
+// down, each thread stepping two cells of a column, so the column's heights and grounds are read
+// once for both. Measured on an H200 (Vulkan, 2026-11-28) at 8192²: 16×16 one cell a thread 579
+// µs (947 with `wave` alone); two rows a thread in 16×32 tiles 763, 32×16 520, 64×8 513, 128×4
+// 515. The same scheme in CUDA C (benches/peer) at 8192²: 16×16 one cell 2.89 TB/s, 64×4 3.48,
+// 32×8 two rows 3.90. `step`: CELL_TILE² cells, one a thread, for the software adapters, where
+// two rows ran 1.7× (256²) to 2.5× (72×48) slower than one cell (lavapipe, Mesa 22.3, 2026-12-04;
+// the two-row build no longer leaks there: `state::uniforms_as_storage`). The host picks
+// (`explicit::Explicit::new`) and reads these as crate::wgsl::explicit::*.
+const STEP_WIDTH: u32 = 64u;
+const STEP_HEIGHT: u32 = 8u;
+const CELL_TILE: u32 = 16u;
 
-// The plain step: measured faster than the fused entries' runs of 256 cells where nothing needs
-// sums.
-@compute @workgroup_size(STEP_WIDTH, STEP_HEIGHT)
+// The plain step, one cell a thread.
+@compute @workgroup_size(CELL_TILE, CELL_TILE)
 fn step(@builtin(global_invocation_id) gid: vec3<u32>) {
-    if gid.x >= params.nx || gid.y >= params.ny {
+    if gid.x < params.nx && gid.y < params.ny {
+        step_cell(gid.x, gid.y);
+    }
+}
+
+// The plain step: rows j and j + 1 of column i. Measured faster than the fused entries' runs of
+// 256 cells where nothing needs sums.
+@compute @workgroup_size(STEP_WIDTH, STEP_HEIGHT / 2u)
+fn step_rows(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    let j = 2u * gid.y;
+    if i >= params.nx || j >= params.ny {
         return;
     }
-    let c = cell(gid.x, gid.y);
-    let here = read_cell(c, false);
-    let r = wave_any(gid.x, gid.y, c);
-    let sum = two_sum(here.x, r.vel + here.z);
-    store_step(c, ground[c], r, sum.x, sum.y);
+    if plain(i, j) && plain(i, j + 1u) {
+        let nx = params.nx;
+        let c = cell(i, j);
+        let here = read_cell(c, false);
+        let above = read_cell(c + nx, false);
+        let b_s = ground[c - nx];
+        let b_c = ground[c];
+        let b_a = ground[c + nx];
+        let b_n = ground[c + 2u * nx];
+        let eta_s = eta_in[c - nx];
+        let eta_n = eta_in[c + 2u * nx];
+        // Both cells' updates before either store: the stores (storage, as the uniforms are on
+        // lavapipe) would otherwise make every uniform and neighbour read after them a reload.
+        let lower = wave_plain(c, here, b_c, eta_s, b_s, above.x, b_a);
+        let upper = wave_plain(c + nx, above, b_a, here.x, b_c, eta_n, b_n);
+        step_store(c, here, b_c, lower);
+        step_store(c + nx, above, b_a, upper);
+        return;
+    }
+    step_cell(i, j);
+    if j + 1u < params.ny {
+        step_cell(i, j + 1u);
+    }
 }
 
 @compute @workgroup_size(256)
