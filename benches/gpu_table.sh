@@ -7,6 +7,7 @@
 # same run (SHOAL_NO_PEER=1 leaves them out).
 #
 #   benches/gpu_table.sh [SHOAL] [SIZES...]     e.g. benches/gpu_table.sh target/release/shoal 1024 4096
+#                                               ("" for SHOAL: the packed .peers/shoal.xz)
 #
 # The scenes are the benches' basin (4 m square, 1 m deep, a 2 cm bump, one substep): "explicit" and
 # "adi" with no volume correction and no probes (the bare step, Courant number 0.2), "default" with
@@ -36,7 +37,8 @@ if [ -f "$root/.peers/peers.tar.xz" ]; then
 fi
 if [ -z "${1:-}" ] && [ -f "$root/.peers/shoal.xz" ]; then
     xz -dc "$root/.peers/shoal.xz" >/tmp/shoal-bench && chmod +x /tmp/shoal-bench
-    set -- /tmp/shoal-bench
+    shift || true
+    set -- /tmp/shoal-bench "$@"
 fi
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,clocks.mem --format=csv || true
 shoal=${1:-target/release/shoal}
@@ -78,14 +80,16 @@ for n in $sizes; do
         esac >"$work/$kind.toml"
         echo "## $kind $n² ($steps steps)"
         # A grid the adapter cannot hold says so and the table goes on.
-        timeout "$limit" "$shoal" run "$work/$kind.toml" --backend gpu --steps "$steps" --out "$work/out" --force --quiet --profile || true
+        timeout "$limit" "$shoal" run "$work/$kind.toml" --backend gpu --steps "$steps" --out "$work/out" --force --quiet --profile \
+            || echo "# exit $?"
     done
 done
 if [ "${SHOAL_NS:-1}" != 0 ]; then
     # The Navier-Stokes layer's presets as shipped (small grids: dispatches, not bytes, bound them).
     for preset in jet_tank sluice_gate wind_waves moonlight_cove; do
         echo "## navier-stokes $preset"
-        timeout "$limit" "$shoal" run "$(dirname "$0")/../scenes/$preset.toml" --backend gpu --out "$work/out" --force --quiet --profile || true
+        timeout "$limit" "$shoal" run "$root/scenes/$preset.toml" --backend gpu --out "$work/out" --force --quiet --profile \
+            || echo "# exit $?"
     done
 fi
 if [ -z "${SHOAL_NO_PEER:-}" ]; then

@@ -6,8 +6,9 @@
 //! value is taken to come from cache, as it does on a GPU for a tile of cells); uniforms, per-body
 //! and per-workgroup data are left out. They are read off the WGSL bindings, so they are a model
 //! of the traffic, not a measurement: bytes per cell times cells per second is the ceiling to
-//! compare measured steps/s against (the explicit step reaches 68 % of an H200's at 8192²; a pass
-//! far below its ceiling is bound by something else: instructions, latency, launches).
+//! compare measured steps/s against (the explicit step reached 63–68 % of an H200's at 8192²,
+//! 2026-11-28 and 12-04; a pass far below its ceiling is bound by something else: instructions,
+//! latency, launches).
 
 use crate::engine::bodies::BodyParams;
 use crate::engine::params::{Params, CORRECT_CLAMPS};
