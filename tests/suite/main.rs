@@ -11,6 +11,7 @@ mod architecture;
 mod bodies;
 mod cli;
 mod common;
+mod costs;
 mod divergence;
 mod edits;
 mod embed;
