@@ -433,6 +433,53 @@ fn the_gpu_tiles_meet_as_the_twin_at_every_seam() {
     assert!((gpu.3 / gpu.2 - 1.0).abs() < 1e-5, "GPU volume {} → {}", gpu.2, gpu.3);
 }
 
+/// `shoal run --profile` on the shallow-water GPU: while profiling, each pass of a step runs in its
+/// own compute pass with timestamps, which changes nothing it computes (the unprofiled run's
+/// bits), and the stages' GPU time is reported where the adapter takes timestamps.
+#[test]
+fn a_profiled_gpu_run_times_its_stages_and_keeps_its_bits() {
+    let dir = tempfile::tempdir().unwrap();
+    let (nx, ny, dx) = (40, 24, 0.1);
+    write_npy(dir.path(), "b.npy", ny, nx, |i, _| 0.01 * i as f64);
+    write_npy(dir.path(), "h.npy", ny, nx, |i, j| if i + j < 20 { 0.5 } else { 0.0 });
+    let text = channel(nx, dx, 0.01, "").replace("ny = 2", &format!("ny = {ny}"));
+    let scene = scene_in(dir.path(), &text);
+    hold_gpu();
+    let run = |profile: bool| {
+        let mut sim = simulation(&scene, Backend::Gpu);
+        if profile {
+            sim.start_profile();
+        }
+        for _ in 0..6 {
+            sim.step(40).unwrap();
+        }
+        (sim.eta().unwrap(), sim.profile())
+    };
+    let (plain, none) = run(false);
+    let (profiled, profile) = run(true);
+    assert!(none.is_none());
+    assert_eq!(plain, profiled, "profiling changed the run");
+    let profile = profile.expect("a profile");
+    assert_eq!(profile.steps, 240);
+    match profile.timed {
+        Ok(times) => {
+            let stages = times
+                .passes
+                .iter()
+                .find(|p| p.name == "shallow_water")
+                .expect("the stages' row");
+            eprintln!(
+                "profile: {} timed runs of the stages, {:.3e} s",
+                stages.timed, stages.seconds
+            );
+            assert!(stages.timed > 0 && stages.seconds > 0.0, "{times:?}");
+            assert_eq!(stages.bytes_per_cell, 68, "the cost model's bytes a substep");
+        }
+        // llvmpipe through GL offers no TIMESTAMP_QUERY.
+        Err(why) => assert!(why.contains("TIMESTAMP_QUERY"), "{why}"),
+    }
+}
+
 /// The river sides on the GPU against the twin: a sloping reach fed by a discharge from a table
 /// on the west, held at a stage on the east, and free on the north, wetting a dry floodplain.
 #[test]

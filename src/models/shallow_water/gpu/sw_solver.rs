@@ -39,6 +39,11 @@ pub struct GpuSw {
     fed_readback: Option<wgpu::Buffer>,
     /// The height queries' pass on level 0's surface, built at the first query.
     query: Option<crate::engine::gpu::query::Query>,
+    /// `shoal run --profile`'s timestamps (None until asked), and whether the next chunks take them.
+    profiler: Option<crate::engine::gpu::profile::Profiler>,
+    timing: bool,
+    /// The scene's parameters as the cost model reads them (the profile's bytes per pass).
+    cost_params: crate::engine::params::Params,
 }
 
 impl GpuSw {
@@ -128,6 +133,9 @@ impl GpuSw {
             report_readback,
             fed_readback: None,
             query: None,
+            profiler: None,
+            timing: false,
+            cost_params: setup.params,
         })
     }
 
@@ -154,46 +162,79 @@ impl GpuSw {
         }
         let slots = self.slots(steps, input.first_step);
         self.buffers.stage_slots(encoder, &slots);
-        self.record_chunk(encoder, steps, substeps, input.first_step);
+        self.record_chunk(encoder, steps, substeps, input.first_step, None);
     }
 
-    /// Records a chunk of `steps` steps into `encoder` (its slots, feeds and pressure in place).
-    fn record_chunk(&self, encoder: &mut wgpu::CommandEncoder, steps: u32, substeps: u32, first_step: u64) {
+    /// Records a chunk of `steps` steps into `encoder` (its slots, feeds and pressure in place):
+    /// one compute pass for them all, or while `profiler` times them, one per pass with its
+    /// timestamps.
+    fn record_chunk(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        steps: u32,
+        substeps: u32,
+        first_step: u64,
+        profiler: Option<&mut crate::engine::gpu::profile::Profiler>,
+    ) {
         if let Some((fold, _)) = &self.summary {
             fold.stage(encoder, first_step);
         }
         encoder.clear_buffer(&self.buffers.books, 0, None);
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("shoal shallow water"),
-            timestamp_writes: None,
-        });
-        for step in 0..steps {
-            let offset = step * self.buffers.slot_stride;
-            for p in self.schedule.step(substeps) {
-                match p {
-                    Pass::ShallowWater => self.pass.substep(&mut pass, offset),
-                    Pass::SwFeed => {
-                        let feed = self.feed.as_ref().expect("the schedule feeds only with feeds");
-                        feed.record(&mut pass, self.pass.slot(), step, offset);
-                    }
-                    Pass::Pressure => {
-                        let air = self.pressure.as_ref().expect("the schedule presses only with patches");
-                        air.record(&mut pass, self.pass.slot(), offset);
-                    }
-                    Pass::Probe => self.pass.probe(&mut pass, offset),
-                    Pass::Summary => {
-                        let (fold, _) = self.summary.as_ref().expect("the schedule folds only with summary");
-                        fold.record(&mut pass, self.pass.slot(), 0, offset);
-                    }
-                    Pass::SwMaps => {
-                        let maps = self.flow_maps.as_ref().expect("the schedule folds only with summary");
-                        maps.record(&mut pass);
-                    }
-                    other => unreachable!("{other:?} is not a pass of the shallow-water model"),
+        let Some(profiler) = profiler else {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("shoal shallow water"),
+                timestamp_writes: None,
+            });
+            for step in 0..steps {
+                for p in self.schedule.step(substeps) {
+                    self.record_pass(&mut pass, p, step);
                 }
             }
+            self.pass.totals(&mut pass);
+            return;
+        };
+        let bodies = crate::engine::bodies::BodyParams::default();
+        for step in 0..steps {
+            for p in self.schedule.step(substeps) {
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some(p.name()),
+                    timestamp_writes: profiler.time(p, p.name(), &self.cost_params, &bodies, false),
+                });
+                self.record_pass(&mut pass, p, step);
+            }
         }
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("chunk end"),
+            // The totals: eta, qx, qy and the ground read once, one dispatch.
+            timestamp_writes: profiler.writes("chunk end", 16, 1),
+        });
         self.pass.totals(&mut pass);
+    }
+
+    /// Records pass `p` of step `step` of the chunk.
+    fn record_pass(&self, pass: &mut wgpu::ComputePass, p: Pass, step: u32) {
+        let offset = step * self.buffers.slot_stride;
+        match p {
+            Pass::ShallowWater => self.pass.substep(pass, offset),
+            Pass::SwFeed => {
+                let feed = self.feed.as_ref().expect("the schedule feeds only with feeds");
+                feed.record(pass, self.pass.slot(), step, offset);
+            }
+            Pass::Pressure => {
+                let air = self.pressure.as_ref().expect("the schedule presses only with patches");
+                air.record(pass, self.pass.slot(), offset);
+            }
+            Pass::Probe => self.pass.probe(pass, offset),
+            Pass::Summary => {
+                let (fold, _) = self.summary.as_ref().expect("the schedule folds only with summary");
+                fold.record(pass, self.pass.slot(), 0, offset);
+            }
+            Pass::SwMaps => {
+                let maps = self.flow_maps.as_ref().expect("the schedule folds only with summary");
+                maps.record(pass);
+            }
+            other => unreachable!("{other:?} is not a pass of the shallow-water model"),
+        }
     }
 
     /// Submits `encoder` with the copies of the books and the chunk's probe rows, and reads them.
@@ -340,10 +381,22 @@ impl Solver for GpuSw {
         self.buffers
             .write_slots(&self.queue, &self.slots(steps, input.first_step));
         let mut encoder = self.device.create_command_encoder(&Default::default());
-        self.record_chunk(&mut encoder, steps, substeps, input.first_step);
+        let mut profiler = if self.timing { self.profiler.take() } else { None };
+        self.record_chunk(&mut encoder, steps, substeps, input.first_step, profiler.as_mut());
         let fed_bytes = self.stage_fed_heights(&mut encoder, &input.rain);
-        // One submit and one wait: the report's; the entries' copy rides in the same submit.
-        let report = self.report(encoder, steps, input.target)?;
+        if let Some(profiler) = &profiler {
+            profiler.resolve(&mut encoder);
+        }
+        // One submit and one wait: the report's; the entries' copy and the timestamps ride in
+        // the same submit.
+        let report = self.report(encoder, steps, input.target);
+        if let Some(mut profiler) = profiler {
+            if report.is_ok() {
+                profiler.collect(&self.device)?;
+            }
+            self.profiler = Some(profiler);
+        }
+        let report = report?;
         let heights = match (&self.fed_readback, fed_bytes) {
             (Some(staging), bytes) if bytes > 0 => {
                 bytemuck::pod_collect_to_vec(&crate::engine::gpu::readback::map(&self.device, staging, bytes)?)
@@ -436,7 +489,16 @@ impl Solver for GpuSw {
     }
 
     fn start_profile(&mut self) -> std::result::Result<(), String> {
-        Err("the shallow-water model's GPU passes take no timestamps yet; the figures are the wall clock's".into())
+        self.profiler = Some(crate::engine::gpu::profile::Profiler::new(&self.device, &self.queue)?);
+        Ok(())
+    }
+
+    fn profile(&self) -> Option<crate::engine::solver::PassTimes> {
+        self.profiler.as_ref().map(|p| p.times().clone())
+    }
+
+    fn set_timing(&mut self, on: bool) {
+        self.timing = on;
     }
 
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
