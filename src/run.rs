@@ -65,6 +65,32 @@ pub fn output_steps(every: u64, steps: u64) -> impl Iterator<Item = u64> {
     })
 }
 
+/// The steps at which a run of `steps` steps of `dt` seconds writes its snapshots and stats.csv
+/// rows: step 0, the first step whose time reaches each multiple of `output.every_seconds` where
+/// it is given (else every `output.every` steps), and the last.
+pub fn snapshot_steps(output: &crate::scene::Output, dt: f64, steps: u64) -> Vec<u64> {
+    let Some(interval) = output.every_seconds else {
+        return output_steps(output.every, steps).collect();
+    };
+    let mut out = vec![0];
+    for k in 1u64.. {
+        // The first step at or past k·interval; a relative 1e-9 keeps 0.3 / 0.1 from rounding up
+        // to step 4 (k·interval / dt, as floats, lands a hair past a whole step).
+        let at = (k as f64 * interval / dt * (1.0 - 1e-9)).ceil().max(1.0);
+        if at >= steps as f64 {
+            break;
+        }
+        let step = at as u64;
+        if out.last() != Some(&step) {
+            out.push(step);
+        }
+    }
+    if out.last() != Some(&steps) {
+        out.push(steps);
+    }
+    out
+}
+
 /// What a run does beside stepping its scene.
 #[derive(Clone, Debug, Default)]
 pub struct RunOptions {
@@ -351,7 +377,8 @@ impl Frames {
     fn new(options: &RunOptions, scene: &Scene) -> Result<Frames> {
         let (dt, every) = (scene.time.dt, scene.output.every);
         // The GIF plays at the simulated speed, within what viewers show (20 ms to 1 s a frame).
-        let delay_ms = (dt * every.max(1) as f64 * 1000.0).clamp(20.0, 1000.0) as u32;
+        let interval = scene.output.every_seconds.unwrap_or(dt * every.max(1) as f64);
+        let delay_ms = (interval * 1000.0).clamp(20.0, 1000.0) as u32;
         Ok(Frames {
             png: options.png,
             caustics: options.caustics,
@@ -476,11 +503,12 @@ fn write_summary(sim: &mut Simulation, out: &Path, geo: Option<Georeference>) ->
 /// Keys of scene.toml a resume may change: how long it runs, what it writes and when, and the
 /// substeps the engine raises by itself. Everything else is what the checkpoint's state was
 /// made by.
-const RESUMABLE_KEYS: [&str; 5] = [
+const RESUMABLE_KEYS: [&str; 6] = [
     "name",
     "time.steps",
     "time.substeps",
     "output.every",
+    "output.every_seconds",
     "output.checkpoint_every",
 ];
 
@@ -529,7 +557,7 @@ fn unchanged_since(path: &Path, as_run: &str) -> Result<()> {
                 line: crate::scene::locate::line_of_key(&text, &key),
                 message: format!(
                     "{key}: {} here, {} in the run the checkpoint continues: a resume continues that run, so only \
-                     time.steps, output.every and output.checkpoint_every may change (start a new run for the rest)",
+                     time.steps, output.every, output.every_seconds and output.checkpoint_every may change (start a new run for the rest)",
                     show(now.get(&key)),
                     show(then.get(&key))
                 ),
@@ -641,7 +669,10 @@ fn run_into(
     }
     let outcome = (|| -> Result<()> {
         let due = |t: u64| t == 0 || t > resumed_at || (t == resumed_at && !tables.snapshot_done);
-        let targets: Vec<u64> = output_steps(scene.output.every, steps).filter(|&t| due(t)).collect();
+        let targets: Vec<u64> = snapshot_steps(&scene.output, scene.time.dt, steps)
+            .into_iter()
+            .filter(|&t| due(t))
+            .collect();
         for target in targets {
             advance_to(sim, target, steps, &mut tables, out, report)?;
             if target == 0 && resumed_at > 0 {
@@ -1048,7 +1079,7 @@ impl Tables {
 
 #[cfg(test)]
 mod tests {
-    use super::{output_steps, run_into};
+    use super::{output_steps, run_into, snapshot_steps};
     use crate::error::Error;
 
     #[test]
@@ -1075,6 +1106,25 @@ mod tests {
                 .any(|n| n.starts_with("h_") && n != "h_000000.npy" || n.ends_with(".tmp")),
             "{names:?}"
         );
+    }
+
+    #[test]
+    fn snapshot_steps_follow_simulated_time_where_every_seconds_is_given() {
+        use crate::scene::Output;
+        let by_time = |t: f64| Output {
+            every_seconds: Some(t),
+            ..Output::default()
+        };
+        // 0.3 s at dt = 0.1: steps 3, 6, 9 (0.3 / 0.1 is 2.9999999999999996 as floats).
+        assert_eq!(snapshot_steps(&by_time(0.3), 0.1, 10), [0, 3, 6, 9, 10]);
+        // An interval that is no whole number of steps: the first step at or past each multiple.
+        assert_eq!(snapshot_steps(&by_time(0.25), 0.1, 10), [0, 3, 5, 8, 10]);
+        // Shorter than a step: every step, once.
+        assert_eq!(snapshot_steps(&by_time(0.01), 0.1, 3), [0, 1, 2, 3]);
+        // The last step is written once, also when it falls on a multiple.
+        assert_eq!(snapshot_steps(&by_time(0.5), 0.1, 10), [0, 5, 10]);
+        // Without it, `every` steps as before.
+        assert_eq!(snapshot_steps(&Output::default(), 0.1, 25), [0, 10, 20, 25]);
     }
 
     #[test]

@@ -1291,6 +1291,10 @@ pub struct Output {
     /// An h snapshot every this many steps, plus step 0 and the last; 0: those two only.
     #[serde(default = "Output::default_every")]
     pub every: u64,
+    /// An h snapshot at each multiple of this many seconds of simulated time (the first step
+    /// whose time reaches it), plus step 0 and the last; replaces `every` where given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub every_seconds: Option<f64>,
     /// Write checkpoint.bin every this many steps (`shoal run --checkpoint-every N` sets it, and
     /// `shoal resume` goes on with it). 0 or absent: only when interrupted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1320,6 +1324,7 @@ impl Default for Output {
     fn default() -> Self {
         Output {
             every: Self::default_every(),
+            every_seconds: None,
             checkpoint_every: None,
             probes: Vec::new(),
             summary: false,

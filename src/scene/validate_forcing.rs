@@ -62,6 +62,14 @@ impl Check<'_> {
             self.patch(k, p)?;
         }
         let o = &scene.output;
+        if let Some(t) = o.every_seconds {
+            if !(t > 0.0 && t.is_finite()) {
+                return self.fail(
+                    "output.every_seconds",
+                    format!("must be a finite number of seconds > 0 (got {t})"),
+                );
+            }
+        }
         if !(o.wet_depth >= 0.0 && o.wet_depth.is_finite()) {
             return self.fail(
                 "output.wet_depth",

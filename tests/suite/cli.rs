@@ -1204,3 +1204,50 @@ fn a_varied_scene_keeps_its_folder_and_its_arrays_of_tables_sweep() {
         "{err}"
     );
 }
+
+/// `[output] every_seconds`: snapshots and stats.csv rows at the first step whose time reaches
+/// each multiple of the interval (dt = 0.01 s, 0.075 s: steps 8, 15, 23), plus step 0 and the
+/// last; a non-positive interval is refused naming the key.
+#[test]
+fn every_seconds_writes_at_intervals_of_simulated_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = GOOD.replace("steps = 5", "steps = 30") + "[output]\nevery_seconds = 0.075\n";
+    std::fs::write(dir.path().join("scene.toml"), &text).unwrap();
+    let (ok, _, err) = shoal(
+        &["run", "scene.toml", "--backend", "cpu", "--out", "out", "-q"],
+        dir.path(),
+    );
+    assert!(ok, "{err}");
+    let out = dir.path().join("out");
+    let mut snapshots: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with("h_") && n.ends_with(".npy"))
+        .collect();
+    snapshots.sort();
+    assert_eq!(
+        snapshots,
+        [
+            "h_000000.npy",
+            "h_000008.npy",
+            "h_000015.npy",
+            "h_000023.npy",
+            "h_000030.npy"
+        ]
+    );
+    let stats = std::fs::read_to_string(out.join("stats.csv")).unwrap();
+    let steps: Vec<&str> = stats.lines().skip(1).map(|l| l.split(',').next().unwrap()).collect();
+    assert_eq!(steps, ["0", "8", "15", "23", "30"], "{stats}");
+    for bad in ["0.0", "-1.0", "nan"] {
+        std::fs::write(
+            dir.path().join("bad.toml"),
+            text.replace("every_seconds = 0.075", &format!("every_seconds = {bad}")),
+        )
+        .unwrap();
+        let (ok, _, err) = shoal(&["validate", "bad.toml"], dir.path());
+        assert!(
+            !ok && err.starts_with("error:") && err.contains("output.every_seconds"),
+            "{bad}: {err}"
+        );
+    }
+}
