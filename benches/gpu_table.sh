@@ -8,6 +8,7 @@
 #
 #   benches/gpu_table.sh [SHOAL] [SIZES...]     e.g. benches/gpu_table.sh target/release/shoal 1024 4096
 #                                               ("" for SHOAL: the packed .peers/shoal.xz)
+#   ... | tee table.txt; python3 benches/gpu_summary.py table.txt     the README's rows from it
 #
 # The scenes are the benches' basin (4 m square, 1 m deep, a 2 cm bump, one substep): "explicit" and
 # "adi" with no volume correction and no probes (the bare step, Courant number 0.2), "default" with
@@ -15,7 +16,8 @@
 # (second order: MUSCL, HLL, SSP-RK2's two stages; 2·sqrt(g·d)·dt/dx = 0.28, so one substep) and
 # "pipes" seed 004's columns with their spray. SHOAL_KINDS="explicit sw" picks the scenes,
 # SHOAL_STEPS=N the steps a run (768 at least), SHOAL_NS=0 leaves the Navier-Stokes presets out;
-# each run is cut at SHOAL_RUN_LIMIT seconds (120), so one that hangs costs the table one row.
+# each run is cut at SHOAL_RUN_LIMIT seconds (120; killed 10 s after, if it does not stop), so one
+# that hangs costs the table one row, and its exit status is printed ("# exit N").
 # On a bare GPU machine (2026-11-28's H200): shoal needs only the Vulkan loader beside the driver
 # (libvulkan1; VK_DRIVER_FILES=<the driver's icd.json> where the loader does not find it), and the
 # peers need CuPy and warp-lang; a stripped release build of shoal is 12 MB (3.3 MB xz'd).
@@ -80,7 +82,7 @@ for n in $sizes; do
         esac >"$work/$kind.toml"
         echo "## $kind $n² ($steps steps)"
         # A grid the adapter cannot hold says so and the table goes on.
-        timeout "$limit" "$shoal" run "$work/$kind.toml" --backend gpu --steps "$steps" --out "$work/out" --force --quiet --profile \
+        timeout -k 10 "$limit" "$shoal" run "$work/$kind.toml" --backend gpu --steps "$steps" --out "$work/out" --force --quiet --profile \
             || echo "# exit $?"
     done
 done
@@ -88,7 +90,7 @@ if [ "${SHOAL_NS:-1}" != 0 ]; then
     # The Navier-Stokes layer's presets as shipped (small grids: dispatches, not bytes, bound them).
     for preset in jet_tank sluice_gate wind_waves moonlight_cove; do
         echo "## navier-stokes $preset"
-        timeout "$limit" "$shoal" run "$root/scenes/$preset.toml" --backend gpu --out "$work/out" --force --quiet --profile \
+        timeout -k 10 "$limit" "$shoal" run "$root/scenes/$preset.toml" --backend gpu --out "$work/out" --force --quiet --profile \
             || echo "# exit $?"
     done
 fi
