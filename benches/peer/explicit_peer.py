@@ -153,18 +153,7 @@ def run_cupy(sizes, steps_for):
         except Exception as e:  # one layout failing leaves the others' figures
             print(f"# {name}: {type(e).__name__}: {e}", flush=True)
             continue
-        for n in sizes:
-            bufs, out, k = make(n)
-            for _ in range(10):
-                step(bufs, out, k, n)
-            cp.cuda.Device().synchronize()
-            steps = steps_for(n)
-            start = time.perf_counter()
-            for _ in range(steps):
-                step(bufs, out, k, n)
-            cp.cuda.Device().synchronize()
-            report(name, n, steps, time.perf_counter() - start)
-            del bufs, out
+        time_sizes(name, make, step, cp.cuda.Device().synchronize, sizes, steps_for)
 
 
 def copy_ceiling(cp, sizes):
@@ -250,17 +239,7 @@ def run_warp(sizes, steps_for):
         bufs[1], out[1] = out[1], bufs[1]
 
     check(make, step, lambda bufs: (bufs[0].numpy(), bufs[1].numpy()), f"warp {wp.config.version}")
-    for n in sizes:
-        bufs, out, k = make(n)
-        for _ in range(10):
-            step(bufs, out, k, n)
-        wp.synchronize()
-        steps = steps_for(n)
-        start = time.perf_counter()
-        for _ in range(steps):
-            step(bufs, out, k, n)
-        wp.synchronize()
-        report(f"NVIDIA Warp {wp.config.version}", n, steps, time.perf_counter() - start)
+    time_sizes(f"NVIDIA Warp {wp.config.version}", make, step, wp.synchronize, sizes, steps_for)
 
 
 def run_taichi(sizes, steps_for):
@@ -327,18 +306,7 @@ def run_taichi(sizes, steps_for):
 
     name = f"Taichi {'.'.join(map(str, ti.__version__))} (CUDA)"
     check(make, step, lambda bufs: (bufs[0].to_numpy(), bufs[1].to_numpy()), name)
-    for n in sizes:
-        bufs, out, k = make(n)
-        for _ in range(10):
-            step(bufs, out, k, n)
-        ti.sync()
-        steps = steps_for(n)
-        start = time.perf_counter()
-        for _ in range(steps):
-            step(bufs, out, k, n)
-        ti.sync()
-        report(name, n, steps, time.perf_counter() - start)
-        del bufs, out
+    time_sizes(name, make, step, ti.sync, sizes, steps_for)
 
 
 def check(make, step, read, name, n=128, steps=50):
@@ -356,6 +324,23 @@ def check(make, step, read, name, n=128, steps=50):
     print(f"# {name}: max |eta − NumPy's| after {steps} steps at {n}²: {diff:.2e} m", flush=True)
     if not diff < 1e-6:
         raise RuntimeError(f"{name} does not run the same scheme")
+
+
+def time_sizes(name, make, step, sync, sizes, steps_for):
+    """Times `step` at each size: 10 steps to warm up, then `steps_for(n)` between two waits for
+    the device (`sync`), so the clock stops when the GPU is done."""
+    for n in sizes:
+        bufs, out, k = make(n)
+        for _ in range(10):
+            step(bufs, out, k, n)
+        sync()
+        steps = steps_for(n)
+        start = time.perf_counter()
+        for _ in range(steps):
+            step(bufs, out, k, n)
+        sync()
+        report(name, n, steps, time.perf_counter() - start)
+        del bufs, out
 
 
 def report(name, n, steps, seconds):

@@ -33,6 +33,24 @@ npy = "h.npy"
     )
 }
 
+/// `channel`'s scene over `ny` rows, with Manning's n where `manning` is positive.
+fn basin(nx: usize, ny: usize, dx: f64, dt: f64, manning: f64, extra: &str) -> String {
+    let text = channel(nx, dx, dt, extra).replace("ny = 2", &format!("ny = {ny}"));
+    if manning > 0.0 {
+        text.replace(
+            "model = \"shallow-water\"",
+            &format!("model = \"shallow-water\"\nmanning = {manning}"),
+        )
+    } else {
+        text
+    }
+}
+
+/// The largest |a − b| over two fields.
+fn largest_gap(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0f32, f32::max)
+}
+
 /// Depth along the channel's first row.
 fn depths(sim: &mut Simulation) -> Vec<f64> {
     let surface = sim.surface().unwrap();
@@ -218,8 +236,7 @@ fn a_sloshing_basin_keeps_its_volume_to_rounding() {
         0.3 * (-(x * x + y * y) / 0.2).exp()
     });
     write_npy(dir.path(), "h.npy", ny, nx, |i, _| if i < 12 { 0.5 } else { 0.1 });
-    let text = channel(nx, dx, 0.01, "").replace("ny = 2", &format!("ny = {ny}"));
-    let scene = scene_in(dir.path(), &text);
+    let scene = scene_in(dir.path(), &basin(nx, ny, dx, 0.01, 0.0, ""));
     for backend in [Backend::Reference, Backend::Gpu] {
         if backend == Backend::Gpu {
             hold_gpu();
@@ -253,11 +270,7 @@ fn the_fast_path_is_the_twins_bits_and_the_gpu_is_within_rounding() {
         nx,
         |i, j| if i < 16 && j > 4 { 0.4 } else { 0.0 },
     );
-    let text = channel(nx, dx, 0.01, "[physics]\n").replace("ny = 2", &format!("ny = {ny}"));
-    let text = text
-        .replace("[physics]\n\n", "")
-        .replace("model = \"shallow-water\"", "model = \"shallow-water\"\nmanning = 0.02");
-    let scene = scene_in(dir.path(), &text);
+    let scene = scene_in(dir.path(), &basin(nx, ny, dx, 0.01, 0.02, ""));
     let run = |backend| {
         let mut sim = simulation(&scene, backend);
         sim.step(120).unwrap();
@@ -267,12 +280,7 @@ fn the_fast_path_is_the_twins_bits_and_the_gpu_is_within_rounding() {
     assert_eq!(run(Backend::Cpu), twin, "the fast path left the twin's bits");
     hold_gpu();
     let gpu = run(Backend::Gpu);
-    let worst = gpu
-        .0
-        .iter()
-        .zip(&twin.0)
-        .map(|(a, b)| (a - b).abs())
-        .fold(0.0f32, f32::max);
+    let worst = largest_gap(&gpu.0, &twin.0);
     eprintln!("GPU vs twin: largest surface difference {worst:.3e} m");
     assert!(worst < 1e-4, "GPU and twin differ by {worst} m");
 }
@@ -398,13 +406,7 @@ fn the_gpu_tiles_meet_as_the_twin_at_every_seam() {
         }
     });
     let extra = "[boundary]\nwest = \"periodic\"\neast = \"periodic\"\n";
-    let text = channel(nx, dx, 0.01, extra)
-        .replace("ny = 2", &format!("ny = {ny}"))
-        .replace(
-            "model = \"shallow-water\"",
-            "model = \"shallow-water\"\nmanning = 0.015",
-        );
-    let scene = scene_in(dir.path(), &text);
+    let scene = scene_in(dir.path(), &basin(nx, ny, dx, 0.01, 0.015, extra));
     let run = |backend| {
         let mut sim = simulation(&scene, backend);
         let start = crate::common::water_volume(&mut sim);
@@ -415,12 +417,7 @@ fn the_gpu_tiles_meet_as_the_twin_at_every_seam() {
     let twin = run(Backend::Reference);
     hold_gpu();
     let gpu = run(Backend::Gpu);
-    let worst = gpu
-        .0
-        .iter()
-        .zip(&twin.0)
-        .map(|(a, b)| (a - b).abs())
-        .fold(0.0f32, f32::max);
+    let worst = largest_gap(&gpu.0, &twin.0);
     // The flow crossed the seams: water moves along the whole front.
     let moved = twin.1.iter().filter(|[u, v]| u.hypot(*v) > 0.05).count();
     eprintln!(
@@ -442,8 +439,7 @@ fn a_profiled_gpu_run_times_its_stages_and_keeps_its_bits() {
     let (nx, ny, dx) = (40, 24, 0.1);
     write_npy(dir.path(), "b.npy", ny, nx, |i, _| 0.01 * i as f64);
     write_npy(dir.path(), "h.npy", ny, nx, |i, j| if i + j < 20 { 0.5 } else { 0.0 });
-    let text = channel(nx, dx, 0.01, "").replace("ny = 2", &format!("ny = {ny}"));
-    let scene = scene_in(dir.path(), &text);
+    let scene = scene_in(dir.path(), &basin(nx, ny, dx, 0.01, 0.0, ""));
     hold_gpu();
     let run = |profile: bool| {
         let mut sim = simulation(&scene, Backend::Gpu);
@@ -500,13 +496,7 @@ fn the_river_sides_run_alike_on_the_gpu_and_the_twin() {
     let extra = "[boundary]\nwest = \"discharge\"\neast = \"stage\"\nnorth = \"free\"\n\
                  [boundary.discharge]\nfile = \"q.csv\"\n[boundary.stage]\nlevel = 0.45\n\
                  [[output.probe]]\nname = \"g\"\nx = 10.0\ny = 2.0\n[output]\nsummary = true\n";
-    let text = channel(nx, dx, 0.02, extra)
-        .replace("ny = 2", &format!("ny = {ny}"))
-        .replace(
-            "model = \"shallow-water\"",
-            "model = \"shallow-water\"\nmanning = 0.025",
-        );
-    let scene = scene_in(dir.path(), &text);
+    let scene = scene_in(dir.path(), &basin(nx, ny, dx, 0.02, 0.025, extra));
     let run = |backend| {
         let mut sim = simulation(&scene, backend);
         let start = crate::common::water_volume(&mut sim);
@@ -543,7 +533,7 @@ fn the_river_sides_run_alike_on_the_gpu_and_the_twin() {
         probe_gap < 1e-4 && map_gap < 1e-4,
         "probes {probe_gap}, flood maps {map_gap}"
     );
-    let worst = gpu.iter().zip(&twin).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
+    let worst = largest_gap(&gpu, &twin);
     eprintln!("river sides: GPU vs twin {worst:.3e} m; volume change {twin_volume:.6} vs {gpu_volume:.6} m³");
     assert!(worst < 1e-4, "GPU and twin differ by {worst} m");
     assert!(
@@ -670,8 +660,7 @@ fn thackers_planar_surface_circles_its_paraboloid() {
             0.0
         }
     });
-    let text = channel(n, dx, 0.01, "v_npy = \"v.npy\"\n").replace("ny = 2", &format!("ny = {n}"));
-    let scene = scene_in(dir.path(), &text);
+    let scene = scene_in(dir.path(), &basin(n, n, dx, 0.01, 0.0, "v_npy = \"v.npy\"\n"));
     let mut sim = simulation(&scene, Backend::Cpu);
     let steps = (3.0 * period / 0.01).round() as usize;
     let mut xs = Vec::with_capacity(steps);
