@@ -122,6 +122,10 @@ pub struct RunOptions {
     /// top water's over its column's top floor on the pipes), and d_NNNNNN.tif with `geotiff`
     /// (`--depth`).
     pub depth: bool,
+    /// Write DIR/output.nc: every snapshot as a record of one CF-1.8 NetCDF file (h, depth, the
+    /// velocity on models with one), with the ground, the flood maps and the DEM's coordinate
+    /// system (`--netcdf`).
+    pub netcdf: bool,
 }
 
 /// The checkpoint a run keeps in its output folder (the latest only).
@@ -190,7 +194,8 @@ pub fn prepare_output(out: &Path, force: bool) -> Result<()> {
 
 /// Whether `name` is a file a run writes into its folder (or a temporary one it left).
 fn is_run_file(name: &str) -> bool {
-    const TABLES: [&str; 6] = [
+    const TABLES: [&str; 7] = [
+        crate::io::netcdf::FILE,
         "stats.csv",
         "probes.csv",
         "bodies.csv",
@@ -310,6 +315,8 @@ struct Frames {
     velocity: bool,
     /// `--depth`: d_NNNNNN.npy (and .tif with `--geotiff`).
     depth: bool,
+    /// `--netcdf`: output.nc, and the run's snapshot steps (a record's index is its step's place).
+    netcdf: Option<(crate::io::netcdf::Stack, Vec<u64>)>,
 }
 
 /// Where `--geotiff`'s rasters lie on the map: the pixel's size along x and y and the map point of
@@ -392,6 +399,7 @@ impl Frames {
             exr: options.exr,
             velocity: options.velocity,
             depth: options.depth,
+            netcdf: None,
         })
     }
 
@@ -404,12 +412,7 @@ impl Frames {
             g.write(&out.join(format!("h_{step:06}.tif")), nx, ny, surface, None)?;
         }
         if self.depth {
-            // As the EXR's d: from the f32 surface and ground the snapshot holds.
-            let depth: Vec<f32> = surface
-                .iter()
-                .zip(sim.ground())
-                .map(|(&h, &b)| (h - b as f32).max(0.0))
-                .collect();
+            let depth = depth_of(sim, surface);
             crate::io::npy::write_f32_2d(&out.join(format!("d_{step:06}.npy")), ny, nx, &depth)?;
             if let Some(g) = &self.geotiff {
                 g.write(&out.join(format!("d_{step:06}.tif")), nx, ny, &depth, None)?;
@@ -481,6 +484,108 @@ impl Frames {
     fn finish(self) -> Result<()> {
         self.gif.map_or(Ok(()), |gif| gif.finish())
     }
+}
+
+/// The water's depth under the f32 `surface` (as the EXR's d, and 0 where dry).
+fn depth_of(sim: &Simulation, surface: &[f32]) -> Vec<f32> {
+    surface
+        .iter()
+        .zip(sim.ground())
+        .map(|(&h, &b)| (h - b as f32).max(0.0))
+        .collect()
+}
+
+/// output.nc's layout for `sim`'s run: its grid, the cell centres on the `--geotiff` frame (the
+/// DEM's map coordinates, else the scene's metres), the DEM's coordinate system where the file
+/// can name it (else a note says why not), the velocity where the model has one and the flood
+/// maps the scene keeps.
+fn netcdf_layout(sim: &mut Simulation, report: &mut dyn Reporter) -> Result<crate::io::netcdf::Layout> {
+    let scene = sim.scene().clone();
+    let (nx, ny) = (scene.grid.nx as usize, scene.grid.ny as usize);
+    let geo = Georeference::of(&scene);
+    let f = &geo.frame;
+    let crs = match (&f.keys, &scene.terrain.geotiff) {
+        (Some(keys), _) => match crate::io::netcdf::Crs::of_geokeys(keys) {
+            Ok(crs) => Some(crs),
+            Err(why) => {
+                report.note(&format!(
+                    "note: --netcdf: {why}; output.nc carries the DEM's map coordinates without a coordinate system"
+                ));
+                None
+            }
+        },
+        (None, Some(_)) => {
+            report.note("note: --netcdf: the DEM names no coordinate system; output.nc has its map coordinates alone");
+            None
+        }
+        (None, None) => None,
+    };
+    let maps = match sim.summary()? {
+        Some(maps) => maps
+            .named()
+            .into_iter()
+            .map(|(name, _)| {
+                (
+                    name.to_string(),
+                    (name == "first_wet").then_some(crate::summary::NEVER_WET_TIME),
+                )
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    Ok(crate::io::netcdf::Layout {
+        nx,
+        ny,
+        // Cell centres; the frame's origin is the north-west corner and row 0 the south edge.
+        x: (0..nx).map(|i| f.origin[0] + (i as f64 + 0.5) * f.pixel[0]).collect(),
+        y: (0..ny)
+            .map(|j| f.origin[1] - (ny as f64 - j as f64 - 0.5) * f.pixel[1])
+            .collect(),
+        crs,
+        velocity: crate::models::of(scene.physics.model).takes(crate::models::Feature::Velocities),
+        maps,
+        void: geo.void.clone(),
+    })
+}
+
+/// Appends the snapshot at `step` (its f32 surface `h`) to output.nc, with the depth, the
+/// velocity and the flood maps so far.
+fn append_netcdf(sim: &mut Simulation, frames: &mut Frames, h: &[f32], step: u64) -> Result<()> {
+    let Some((stack, steps)) = frames.netcdf.as_mut() else {
+        return Ok(());
+    };
+    let Ok(index) = steps.binary_search(&step) else {
+        return Ok(());
+    };
+    let depth = depth_of(sim, h);
+    let velocity = match sim.velocity()? {
+        Some(uv) => {
+            if uv.iter().flatten().any(|v| !v.is_finite()) {
+                return Err(Error::Diverged { step });
+            }
+            Some((
+                uv.iter().map(|v| v[0]).collect::<Vec<f32>>(),
+                uv.iter().map(|v| v[1]).collect::<Vec<f32>>(),
+            ))
+        }
+        None => None,
+    };
+    let summary = sim.summary()?;
+    let maps: Vec<&[f32]> = summary
+        .as_ref()
+        .map(|m| m.named().into_iter().map(|(_, map)| map).collect())
+        .unwrap_or_default();
+    stack.append(
+        index,
+        &crate::io::netcdf::Record {
+            step,
+            time: step as f64 * sim.scene().time.dt,
+            h,
+            depth: &depth,
+            uv: velocity.as_ref().map(|(u, v)| (&u[..], &v[..])),
+            maps: &maps,
+        },
+    )
 }
 
 /// The flood maps so far (`[output] summary`), as max_depth, max_surface, first_wet and
@@ -609,6 +714,7 @@ pub fn resume(
         exr: outputs.exr,
         velocity: outputs.velocity,
         depth: outputs.depth,
+        netcdf: outputs.netcdf,
         ..RunOptions::default()
     };
     if options.velocity {
@@ -669,10 +775,23 @@ fn run_into(
     }
     let outcome = (|| -> Result<()> {
         let due = |t: u64| t == 0 || t > resumed_at || (t == resumed_at && !tables.snapshot_done);
-        let targets: Vec<u64> = snapshot_steps(&scene.output, scene.time.dt, steps)
-            .into_iter()
-            .filter(|&t| due(t))
-            .collect();
+        let all = snapshot_steps(&scene.output, scene.time.dt, steps);
+        let targets: Vec<u64> = all.iter().copied().filter(|&t| due(t)).collect();
+        if options.netcdf {
+            let layout = netcdf_layout(sim, report)?;
+            let stack = if resumed_at == 0 {
+                crate::io::netcdf::Stack::create(
+                    out,
+                    layout,
+                    &sim.ground().iter().map(|&b| b as f32).collect::<Vec<_>>(),
+                )?
+            } else {
+                // The records of the snapshots this try does not write again stay.
+                let kept = all.iter().filter(|&&t| t > 0 && !due(t)).count() + 1;
+                crate::io::netcdf::Stack::reopen(out, layout, kept)?
+            };
+            frames.netcdf = Some((stack, all.clone()));
+        }
         for target in targets {
             advance_to(sim, target, steps, &mut tables, out, report)?;
             if target == 0 && resumed_at > 0 {
@@ -826,6 +945,7 @@ fn snapshot(
         &h32,
     )?;
     frames.write_heights(sim, &h32, out, target)?;
+    append_netcdf(sim, frames, &h32, target)?;
     if frames.velocity {
         write_velocity(sim, out, target)?;
     }

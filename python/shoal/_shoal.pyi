@@ -88,5 +88,6 @@ def run(
     checkpoint_every: Optional[int] = None,
     velocity: bool = False,
     depth: bool = False,
+    netcdf: bool = False,
     quiet: bool = True,
 ) -> dict[str, Any]: ...

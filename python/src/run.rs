@@ -71,7 +71,7 @@ impl shoal::run::Reporter for Reporter {
 /// while it runs; a Ctrl-C stops it at the next chunk and raises KeyboardInterrupt.
 #[pyfunction]
 #[pyo3(signature = (scene, out, *, steps = None, backend = "auto", force = false, png = false,
-    geotiff = false, exr = false, caustics = false, checkpoint_every = None, velocity = false, depth = false, quiet = true))]
+    geotiff = false, exr = false, caustics = false, checkpoint_every = None, velocity = false, depth = false, netcdf = false, quiet = true))]
 #[allow(clippy::too_many_arguments)]
 pub fn run<'py>(
     py: Python<'py>,
@@ -87,6 +87,7 @@ pub fn run<'py>(
     checkpoint_every: Option<u64>,
     velocity: bool,
     depth: bool,
+    netcdf: bool,
     quiet: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let scene = scene_of(scene)?;
@@ -101,6 +102,7 @@ pub fn run<'py>(
         checkpoint_every,
         velocity,
         depth,
+        netcdf,
         ..Default::default()
     };
     let mut reporter = Reporter {

@@ -377,6 +377,30 @@ def test_the_example_script_draws_its_figure(tmp_path):
     assert out.stat().st_size > 10_000
 
 
+def test_the_netcdf_file_opens_in_xarray_with_the_npy_values_and_the_dems_crs(tmp_path):
+    """run(netcdf=True) as a flood modeller reads it: xarray opens output.nc (CF-1.8, dimensions
+    time, y, x), each record's h, depth and velocity equal the snapshot files, the flood maps
+    equal theirs, and the grid mapping is the DEM's (the shipped bay.tif: UTM zone 33N)."""
+    xr = pytest.importorskip("xarray")
+    out = tmp_path / "surge"
+    shoal.run(SCENES / "storm_surge_sw.toml", out, steps=40, backend="cpu", netcdf=True, depth=True, velocity=True)
+    with xr.open_dataset(out / "output.nc") as ds:
+        assert ds.attrs["Conventions"] == "CF-1.8"
+        assert ds["h"].dims == ("time", "y", "x")
+        steps = [int(s) for s in ds["step"].values]
+        assert steps[0] == 0 and steps[-1] == 40
+        for k, step in enumerate(steps):
+            for var, prefix in (("h", "h"), ("depth", "d"), ("u", "u"), ("v", "v")):
+                np.testing.assert_array_equal(ds[var].values[k], np.load(out / f"{prefix}_{step:06d}.npy"), err_msg=f"{var} {step}")
+        np.testing.assert_array_equal(ds["max_depth"].values, np.load(out / "max_depth.npy"))
+        assert "UTM zone 33N" in ds["crs"].attrs["crs_wkt"]
+        assert ds["crs"].attrs["grid_mapping_name"] == "transverse_mercator"
+        assert ds["h"].attrs["grid_mapping"] == "crs"
+        # The time axis is the snapshots' simulated seconds.
+        dt = shoal.Scene.from_file(SCENES / "storm_surge_sw.toml").dt
+        np.testing.assert_allclose(ds["time"].values, np.array(steps) * dt)
+
+
 def test_the_exr_snapshots_read_as_heights_in_the_openexr_library(tmp_path):
     """--exr as a DCC tool reads it through the OpenEXR library (what Blender builds on): R, G and
     B hold the surface (Blender loads RGB and ignores other channels), h, d and b stay by name, and

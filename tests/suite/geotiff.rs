@@ -95,13 +95,31 @@ fn an_integer_dem_with_nodata_gets_walls_or_the_height_the_scene_gives() {
     let out = dir.path().join("out");
     let options = shoal::run::RunOptions {
         geotiff: true,
+        netcdf: true,
         ..Default::default()
     };
-    shoal::run::run(&scene, &out, Backend::Cpu, &options, &mut |_: &str| {}).unwrap();
+    let mut notes = Vec::new();
+    shoal::run::run(&scene, &out, Backend::Cpu, &options, &mut |n: &str| {
+        notes.push(n.to_string())
+    })
+    .unwrap();
     let tif = geotiff::read(&out.join("h_000002.tif")).unwrap();
     for (k, v) in tif.heights.iter().enumerate() {
         assert_eq!(v.is_nan(), k % w == 0, "pixel {k}: {v}");
     }
+    // output.nc too: the fill value there, in the grid's order (row 0 south: the west column
+    // is still every w-th cell), and a note that the DEM names no coordinate system.
+    let mut nc = netcdf3::FileReader::open(out.join("output.nc")).unwrap();
+    let h = nc.read_var("h").unwrap().get_f32().unwrap().to_vec();
+    for (k, v) in h.iter().enumerate() {
+        assert_eq!(*v == netcdf3::NC_FILL_F32, k % w == 0, "cell {k}: {v}");
+    }
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("--netcdf: the DEM names no coordinate system")),
+        "{notes:?}"
+    );
     let scene = parse(dir.path(), &base.replace("geotiff = ", "nodata = -1.0\ngeotiff = ")).unwrap();
     assert_eq!(simulation(&scene, Backend::Cpu).ground()[0], -1.0);
 }

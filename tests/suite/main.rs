@@ -24,6 +24,7 @@ mod limits;
 mod makers;
 mod models;
 mod navier_stokes;
+mod netcdf;
 mod ns_bodies;
 mod ns_markers;
 mod ns_spray;

@@ -19,7 +19,7 @@ const POOL: &str = "[grid]\nnx = 160\nny = 120\ndx = 0.05\n[time]\ndt = 0.01\nst
 fn run_and_signal(dir: &Path, signal: &str) -> (bool, String) {
     std::fs::write(dir.join("scene.toml"), POOL).unwrap();
     let child = Command::new(env!("CARGO_BIN_EXE_shoal"))
-        .args(["run", "scene.toml", "--backend", "cpu", "--out", "out"])
+        .args(["run", "scene.toml", "--backend", "cpu", "--out", "out", "--netcdf"])
         .current_dir(dir)
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -71,6 +71,22 @@ fn every_stop_keeps_whole_tables_and_a_resume_writes_what_a_straight_run_writes(
         }
         let stats = rows(&dir.path().join("out/stats.csv"));
         assert!(stats.len() >= 4, "{signal}: stats.csv holds {} lines", stats.len());
+        // output.nc opens, its records each an h snapshot (the last may be a record short of
+        // them: a kill between the npy and the record).
+        let mut nc = netcdf3::FileReader::open(dir.path().join("out/output.nc")).unwrap();
+        let records = nc.data_set().num_records().unwrap();
+        assert!(
+            records + 1 >= stats.len() - 1 && records >= 3,
+            "{signal}: {records} records, {} stats rows",
+            stats.len()
+        );
+        let h = nc.read_var("h").unwrap().get_f32().unwrap().to_vec();
+        let cells = 160 * 120;
+        for k in 0..records {
+            let npy = std::fs::read(dir.path().join(format!("out/h_{:06}.npy", 40 * k))).unwrap();
+            let npy = npyz::NpyFile::new(&npy[..]).unwrap().into_vec::<f32>().unwrap();
+            assert!(h[k * cells..(k + 1) * cells] == npy[..], "{signal}: record {k}");
+        }
         // Resume to a snapshot past the stop: the same files and rows as one run straight there
         // with the same checkpoints (chunks end at the same steps).
         let until = {
@@ -79,7 +95,7 @@ fn every_stop_keeps_whole_tables_and_a_resume_writes_what_a_straight_run_writes(
         };
         let until = until.to_string();
         let (ok, _, err) = shoal(
-            &["resume", "out", "--steps", &until, "--backend", "cpu", "-q"],
+            &["resume", "out", "--steps", &until, "--backend", "cpu", "-q", "--netcdf"],
             dir.path(),
         );
         assert!(ok, "{signal}: {err}");
@@ -94,6 +110,7 @@ fn every_stop_keeps_whole_tables_and_a_resume_writes_what_a_straight_run_writes(
                 "-q",
                 "--out",
                 "straight",
+                "--netcdf",
             ],
             dir.path(),
         );

@@ -87,6 +87,11 @@ struct RunArgs {
     /// depth, m, 0 in dry cells.
     #[arg(long)]
     depth: bool,
+    /// Write DIR/output.nc: each output step as a record of one CF-1.8 NetCDF file (h, depth,
+    /// the velocity where the model has one), with the ground, the flood maps and the DEM's
+    /// coordinate system, for xarray, GDAL and QGIS.
+    #[arg(long)]
+    netcdf: bool,
     /// No progress and no closing summary (errors and notes still go to stderr).
     #[arg(long, short)]
     quiet: bool,
@@ -126,6 +131,9 @@ struct ResumeArgs {
     /// Go on writing d_NNNNNN.npy (and .tif with --geotiff) at each output step.
     #[arg(long)]
     depth: bool,
+    /// Go on appending to DIR/output.nc (the run must have begun it with --netcdf).
+    #[arg(long)]
+    netcdf: bool,
     /// Where the passes run. auto: the GPU, or the CPU where the only adapter is a software
     /// rasteriser (llvmpipe, lavapipe, SwiftShader, WARP); reference: the single-threaded twin.
     #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
@@ -288,6 +296,7 @@ fn run(args: RunArgs) -> shoal::Result<()> {
         profile: args.profile,
         velocity: args.velocity,
         depth: args.depth,
+        netcdf: args.netcdf,
     };
     let mut progress = Progress::new(args.quiet);
     let summary = shoal::run::run(&scene, &args.out, backend(args.backend), &options, &mut progress);
@@ -306,6 +315,7 @@ fn resume(args: ResumeArgs) -> shoal::Result<()> {
         exr: args.exr,
         velocity: args.velocity,
         depth: args.depth,
+        netcdf: args.netcdf,
         ..Default::default()
     };
     let summary = shoal::run::resume(&args.dir, backend(args.backend), args.steps, &outputs, &mut progress);
