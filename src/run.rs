@@ -194,10 +194,11 @@ pub fn prepare_output(out: &Path, force: bool) -> Result<()> {
 
 /// Whether `name` is a file a run writes into its folder (or a temporary one it left).
 fn is_run_file(name: &str) -> bool {
-    const TABLES: [&str; 7] = [
+    const TABLES: [&str; 8] = [
         crate::io::netcdf::FILE,
         "stats.csv",
         "probes.csv",
+        "sections.csv",
         "bodies.csv",
         "scene.toml",
         CHECKPOINT,
@@ -846,6 +847,9 @@ fn advance_to(
         for (k, row) in rows.iter().enumerate() {
             tables.probe_row(first + k as u64, row)?;
         }
+        for (k, row) in sim.take_section_rows().iter().enumerate() {
+            tables.section_row(first + k as u64, row)?;
+        }
         for (k, row) in sim.take_body_samples().iter().enumerate() {
             tables.body_rows(first + k as u64, row)?;
         }
@@ -930,6 +934,8 @@ fn snapshot(
     let surface = sim.surface()?;
     if target == 0 {
         tables.probe_row(0, &sim.probe_heights(&surface))?;
+        let discharges = sim.section_discharges(&surface)?;
+        tables.section_row(0, &discharges)?;
     }
     if let Some(bad) = surface.iter().position(|h| !h.is_finite()) {
         // The GPU flag catches this first; this guard keeps the promise of no NaN on disk.
@@ -1031,6 +1037,8 @@ struct Tables {
     dt: f64,
     stats: CsvWriter,
     probes: Option<CsvWriter>,
+    /// sections.csv: each `[[output.section]]`'s discharge every step.
+    sections: Option<CsvWriter>,
     bodies: Option<CsvWriter>,
 }
 
@@ -1136,6 +1144,13 @@ impl Tables {
             header.extend(scene.output.probes.iter().map(|p| p.name.as_str()));
             Some(table("probes.csv", &header, per_step)?)
         };
+        let sections = if scene.output.sections.is_empty() {
+            None
+        } else {
+            let mut header = vec!["step", "time"];
+            header.extend(scene.output.sections.iter().map(|s| s.name.as_str()));
+            Some(table("sections.csv", &header, per_step)?)
+        };
         let bodies = match sim.bodies().is_empty() {
             true => None,
             false => Some(table("bodies.csv", BODIES_HEADER, per_step)?),
@@ -1150,8 +1165,23 @@ impl Tables {
                     .and_then(|row| row.split(',').next()?.parse::<u64>().ok())
                     == Some(resumed_at),
             probes,
+            sections,
             bodies,
         })
+    }
+
+    fn section_row(&mut self, step: u64, discharges: &[f64]) -> Result<()> {
+        let Some(t) = self.sections.as_mut() else {
+            return Ok(());
+        };
+        if let Some(bad) = discharges.iter().position(|q| !q.is_finite()) {
+            return Err(Error::Unsupported(format!(
+                "sections.csv: the discharge of section {bad} at step {step} is not finite"
+            )));
+        }
+        let mut cells = vec![Cell::Int(step), Cell::Float(step as f64 * self.dt)];
+        cells.extend(discharges.iter().map(|&q| Cell::Float(q)));
+        t.row(&cells)
     }
 
     fn probe_row(&mut self, step: u64, heights: &[f64]) -> Result<()> {
@@ -1182,7 +1212,7 @@ impl Tables {
         sim.checkpoint()?.write(&out.join(CHECKPOINT))?;
         write_summary(sim, out, self.geo.clone())?;
         self.stats.publish()?;
-        for table in [&mut self.probes, &mut self.bodies] {
+        for table in [&mut self.probes, &mut self.sections, &mut self.bodies] {
             table.as_mut().map_or(Ok(()), CsvWriter::publish)?;
         }
         Ok(())
@@ -1193,6 +1223,7 @@ impl Tables {
         self.stats
             .finish()
             .and(self.probes.map_or(Ok(()), CsvWriter::finish))
+            .and(self.sections.map_or(Ok(()), CsvWriter::finish))
             .and(self.bodies.map_or(Ok(()), CsvWriter::finish))
     }
 }

@@ -57,7 +57,12 @@ pub struct Simulation {
     params: Params,
     substeps: u32,
     step: u64,
+    /// The gauges' cells (the probe pass's first entries).
     probe_cells: Vec<u32>,
+    /// The discharge lines (the probe pass's entries after the gauges').
+    sections: crate::engine::sections::Sections,
+    /// Each section's discharge after each step since the last `take_section_rows`.
+    section_rows: Vec<Vec<f64>>,
     totals: Totals,
     /// Set once a step went non-finite: the state is lost and stepping refuses to go on.
     diverged_at: Option<u64>,
@@ -242,7 +247,9 @@ impl Simulation {
             params: p.params,
             substeps: p.substeps,
             step: 0,
-            probe_cells: p.probe_cells,
+            probe_cells: p.probe_cells[..p.probe_cells.len() - p.sections.entries.len()].to_vec(),
+            sections: p.sections,
+            section_rows: Vec::new(),
             totals,
             diverged_at: None,
             notes: p.notes,

@@ -17,6 +17,7 @@ pub mod placement;
 pub mod pressure;
 pub mod rain;
 pub mod schedule;
+pub mod sections;
 pub mod solver;
 pub mod start;
 pub mod state_table;

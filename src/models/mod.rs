@@ -67,6 +67,8 @@ pub enum Feature {
     Browser,
     /// `[[output.probe]]` gauges.
     Probes,
+    /// `[[output.section]]` discharge lines.
+    Sections,
     /// `--checkpoint-every`, `shoal resume`.
     Checkpoints,
     /// `--backend cpu`: the fast CPU backend, bit for bit the twin's.
@@ -75,7 +77,7 @@ pub enum Feature {
 
 impl Feature {
     /// Every feature, in the order `shoal info --models` prints them.
-    pub const ALL: [Feature; 26] = [
+    pub const ALL: [Feature; 27] = [
         Feature::ImplicitSolver,
         Feature::Bodies,
         Feature::Sources,
@@ -100,6 +102,7 @@ impl Feature {
         Feature::Embedding,
         Feature::Browser,
         Feature::Probes,
+        Feature::Sections,
         Feature::Checkpoints,
         Feature::FastCpu,
     ];
@@ -131,6 +134,7 @@ impl Feature {
             Feature::Embedding => "Water (a host's encoder)",
             Feature::Browser => "the browser (10 storage buffers a stage)",
             Feature::Probes => "probes ([[output.probe]])",
+            Feature::Sections => "discharge lines ([[output.section]])",
             Feature::Checkpoints => "checkpoints and resume",
             Feature::FastCpu => "the fast CPU backend",
         }

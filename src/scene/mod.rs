@@ -1284,6 +1284,23 @@ pub struct Probe {
     pub y: f64,
 }
 
+/// A discharge line (`[[output.section]]`): the discharge across the segment from (x0, y0) to
+/// (x1, y1), positive towards its left, every step in sections.csv.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Section {
+    /// The column's name in sections.csv.
+    pub name: String,
+    /// The first end's x, metres.
+    pub x0: f64,
+    /// The first end's y, metres.
+    pub y0: f64,
+    /// The second end's x, metres.
+    pub x1: f64,
+    /// The second end's y, metres.
+    pub y1: f64,
+}
+
 /// `[output]`: what is written, and when.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -1302,6 +1319,9 @@ pub struct Output {
     /// `[[output.probe]]`: gauges read every step.
     #[serde(default, rename = "probe", skip_serializing_if = "Vec::is_empty")]
     pub probes: Vec<Probe>,
+    /// `[[output.section]]`: discharge lines read every step.
+    #[serde(default, rename = "section", skip_serializing_if = "Vec::is_empty")]
+    pub sections: Vec<Section>,
     /// Keep the flood maps (`crate::summary`): each cell's deepest water, highest surface, time
     /// of first wetting and time wet, written at the end of the run and at checkpoints.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -1327,6 +1347,7 @@ impl Default for Output {
             every_seconds: None,
             checkpoint_every: None,
             probes: Vec::new(),
+            sections: Vec::new(),
             summary: false,
             wet_depth: Self::default_wet_depth(),
         }

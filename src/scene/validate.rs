@@ -30,6 +30,7 @@ pub fn validate(scene: &Scene, text: &str) -> Result<()> {
     c.terrain()?;
     c.water()?;
     c.probes()?;
+    c.sections()?;
     c.sources()?;
     c.rain()?;
     c.forcing()?;
@@ -323,6 +324,43 @@ impl Check<'_> {
                         "({}, {}) is outside the domain [0, {}) × [0, {})",
                         pr.x, pr.y, self.wx, self.wy
                     ),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Discharge lines: unique CSV-safe names, both ends inside the domain (its edges
+    /// included), of some length.
+    fn sections(&self) -> Result<()> {
+        let mut names = std::collections::HashSet::new();
+        for (i, s) in self.scene.output.sections.iter().enumerate() {
+            let key = format!("output.section[{i}]");
+            if s.name.is_empty() || s.name.contains([',', '\n', '"']) {
+                return self.fail(
+                    &format!("{key}.name"),
+                    "must be non-empty, without commas, quotes or newlines".into(),
+                );
+            }
+            if !names.insert(s.name.as_str()) {
+                return self.fail(
+                    &format!("{key}.name"),
+                    format!("\"{}\" is used by another section", s.name),
+                );
+            }
+            for (end, x, y) in [("0", s.x0, s.y0), ("1", s.x1, s.y1)] {
+                let inside = |v: f64, w: f64| v.is_finite() && (0.0..=w).contains(&v);
+                if !(inside(x, self.wx) && inside(y, self.wy)) {
+                    return self.fail(
+                        &format!("{key}.x{end}"),
+                        format!("({x}, {y}) is outside the domain [0, {}] × [0, {}]", self.wx, self.wy),
+                    );
+                }
+            }
+            if s.x0 == s.x1 && s.y0 == s.y1 {
+                return self.fail(
+                    &format!("{key}.x1"),
+                    "the line has no length: its ends are the same point".into(),
                 );
             }
         }

@@ -232,6 +232,8 @@ pub(super) struct Prepared {
     pub(super) layer: Option<crate::models::navier_stokes::setup::NsLayer>,
     /// The shallow-water model (None: the other models).
     pub(super) shallow: Option<crate::models::shallow_water::setup::SwSetup>,
+    /// The discharge lines, whose entries follow the gauges' in `probe_cells`.
+    pub(super) sections: crate::engine::sections::Sections,
 }
 
 impl Prepared {
@@ -457,6 +459,7 @@ impl Prepared {
             columns: None,
             layer: None,
             shallow: None,
+            sections: Default::default(),
         })
     }
 
@@ -518,6 +521,7 @@ impl Prepared {
             columns,
             layer,
             shallow: None,
+            sections: Default::default(),
         }
     }
 
@@ -546,7 +550,10 @@ impl Prepared {
     /// start's velocities.
     pub(super) fn shallow_water(scene: &Scene) -> Result<Prepared> {
         let fields = InitialFields::build(scene)?;
-        let probe_cells = probe_cells(scene);
+        // The discharge lines' entries ride after the gauges: the probe pass reads both.
+        let sections = crate::engine::sections::Sections::of(scene);
+        let mut probe_cells = probe_cells(scene);
+        probe_cells.extend(&sections.entries);
         let (eta, ground_rel) = fields.relative_f32();
         let max_depth = deepest(&eta, &ground_rel);
         let (needed, substeps) = plan_substeps(scene, max_depth)?;
@@ -571,6 +578,7 @@ impl Prepared {
             shallow: Some(sw),
             feeds,
             patches,
+            sections,
             ..prepared
         })
     }

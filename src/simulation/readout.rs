@@ -38,6 +38,37 @@ impl Simulation {
         Ok(eta.iter().enumerate().map(|(c, &e)| self.absolute(e, c)).collect())
     }
 
+    /// Each `[[output.section]]`'s discharge (m³/s, positive towards the line's left) after each
+    /// step since the last call, a row per step.
+    pub fn take_section_rows(&mut self) -> Vec<Vec<f64>> {
+        std::mem::take(&mut self.section_rows)
+    }
+
+    /// Each section's discharge now, from the depth-averaged velocity and the depth under
+    /// `surface` (q = d·u: the state's discharges where the model keeps them; the rows
+    /// [`Simulation::take_section_rows`] gives read those). Empty without sections.
+    pub fn section_discharges(&mut self, surface: &[f64]) -> Result<Vec<f64>> {
+        if self.sections.is_empty() {
+            return Ok(Vec::new());
+        }
+        let Some(uv) = self.velocity()? else {
+            return Ok(vec![0.0; self.sections.len()]);
+        };
+        let ground = self.ground();
+        let values: Vec<f32> = self
+            .sections
+            .entries
+            .iter()
+            .map(|&e| {
+                let cell = (e & crate::engine::sections::CELL_MASK) as usize;
+                let d = (surface[cell] - ground[cell]).max(0.0) as f32;
+                let axis = usize::from(e >> crate::engine::sections::KIND_SHIFT == crate::engine::sections::QY);
+                d * uv[cell][axis]
+            })
+            .collect();
+        Ok(self.sections.discharges(&values))
+    }
+
     /// The probes' heights in a surface read with [`Simulation::surface`].
     pub fn probe_heights(&self, surface: &[f64]) -> Vec<f64> {
         self.probe_cells.iter().map(|&c| surface[c as usize]).collect()

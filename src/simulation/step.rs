@@ -84,16 +84,26 @@ impl Simulation {
         Ok(report)
     }
 
-    /// The probes' heights of each step of the chunk, absolute, onto `rows`.
-    fn take_probes(&self, report: &crate::engine::solver::ChunkReport, rows: &mut Vec<Vec<f64>>) {
-        if !self.probe_cells.is_empty() {
-            for row in report.probes.chunks_exact(self.probe_cells.len()) {
+    /// The probes' heights of each step of the chunk, absolute, onto `rows`, and the sections'
+    /// discharges onto `section_rows` (their entries follow the gauges' in each row).
+    fn take_probes(&mut self, report: &crate::engine::solver::ChunkReport, rows: &mut Vec<Vec<f64>>) {
+        let gauges = self.probe_cells.len();
+        let stride = gauges + self.sections.entries.len();
+        if stride == 0 {
+            return;
+        }
+        for row in report.probes.chunks_exact(stride) {
+            if gauges > 0 {
                 rows.push(
-                    row.iter()
+                    row[..gauges]
+                        .iter()
                         .zip(&self.probe_cells)
                         .map(|(&e, &c)| self.absolute(e, c as usize))
                         .collect(),
                 );
+            }
+            if !self.sections.is_empty() {
+                self.section_rows.push(self.sections.discharges(&row[gauges..]));
             }
         }
     }

@@ -34,6 +34,7 @@ mod query;
 mod regions;
 mod render_example;
 mod scene_files;
+mod sections;
 mod shaders;
 mod shallow_water;
 mod shorelines;

@@ -72,6 +72,11 @@ fn asks(feature: Feature) -> Option<(&'static str, &'static str, bool)> {
             false,
         ),
         Feature::Probes => ("", "[[output.probe]]\nname = \"gauge\"\nx = 0.8\ny = 0.8\n", false),
+        Feature::Sections => (
+            "",
+            "[[output.section]]\nname = \"line\"\nx0 = 0.8\ny0 = 0.0\nx1 = 0.8\ny1 = 1.6\n",
+            false,
+        ),
         Feature::Edits
         | Feature::Queries
         | Feature::Embedding

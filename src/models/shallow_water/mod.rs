@@ -56,6 +56,7 @@ impl Model for ShallowWater {
             Embedding,
             Browser,
             Probes,
+            Sections,
             Checkpoints,
             FastCpu,
         ]

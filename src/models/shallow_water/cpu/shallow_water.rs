@@ -516,3 +516,15 @@ pub fn substep(p: &SwParams, sides: &Sides, ground: &[f32], state: &mut SwState,
     let one = stage_one(p, sides, ground, state, scratch);
     one.max(stage_two(p, sides, ground, state, scratch))
 }
+
+/// Twin of `probe`: what a probe entry reads, a gauge's surface or a discharge line's unit
+/// discharge (`engine::sections`).
+pub fn probe(s: &SwState, entry: u32) -> f32 {
+    use crate::engine::sections::{CELL_MASK, KIND_SHIFT, QX, QY};
+    let c = (entry & CELL_MASK) as usize;
+    match entry >> KIND_SHIFT {
+        QX => s.qx[c],
+        QY => s.qy[c],
+        _ => s.eta[c],
+    }
+}

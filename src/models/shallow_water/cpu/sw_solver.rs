@@ -138,7 +138,9 @@ impl Solver for CpuSw {
                         let patches = &input.pressure[k as usize * n..(k as usize + 1) * n];
                         crate::engine::cpu::pressure::head(self.params.nx, patches, &mut self.forced[cells..2 * cells]);
                     }
-                    Pass::Probe => probes.extend(self.probe_cells.iter().map(|&c| self.state.eta[c as usize])),
+                    Pass::Probe => {
+                        probes.extend(self.probe_cells.iter().map(|&e| shallow_water::probe(&self.state, e)))
+                    }
                     Pass::Summary => {
                         let sp = SummaryParams {
                             first_step: input.first_step as u32,

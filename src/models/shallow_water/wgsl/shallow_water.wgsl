@@ -509,10 +509,26 @@ fn totals(
     }
 }
 
+// A probe entry is a cell with what to read of it in its top two bits: the surface (a gauge)
+// or a unit discharge (a piece of a discharge line, engine/sections.rs).
+const PROBE_SHIFT: u32 = 30u;
+const PROBE_ETA: u32 = 0u;
+const PROBE_QX: u32 = 1u;
+const PROBE_QY: u32 = 2u;
+
 @compute @workgroup_size(64)
 fn probe(@builtin(global_invocation_id) gid: vec3<u32>) {
     let k = gid.x;
     if k < p.n_probes {
-        probe_history[slot.index * p.n_probes + k] = eta0[probe_cells[k]];
+        let entry = probe_cells[k];
+        let c = entry & ((1u << PROBE_SHIFT) - 1u);
+        let kind = entry >> PROBE_SHIFT;
+        var value = eta0[c];
+        if kind == PROBE_QX {
+            value = qx0[c];
+        } else if kind == PROBE_QY {
+            value = qy0[c];
+        }
+        probe_history[slot.index * p.n_probes + k] = value;
     }
 }
