@@ -1058,6 +1058,7 @@ pub const STATS_HEADER: &[&str] = &[
     "coupling_residual",
     "particles",
     "particle_volume",
+    "infiltrated",
 ];
 
 /// The columns of bodies.csv (SCENE.md), one row per body per step.
@@ -1101,6 +1102,7 @@ pub fn stats_cells(sim: &Simulation, step: u64, dt: f64, s: &crate::simulation::
         }),
         Cell::Int(sim.particle_stats().0 as u64),
         Cell::Float(sim.particle_stats().1),
+        sim.infiltrated().map_or(Cell::Empty, Cell::Float),
     ]
 }
 
@@ -1245,7 +1247,9 @@ mod tests {
             2,
             "the header and step 0, nothing after:\n{stats}"
         );
-        assert!(!stats.contains("NaN") && !stats.contains("inf"));
+        // The rows (the header's `infiltrated` holds "inf").
+        let rows: String = stats.lines().skip(1).collect();
+        assert!(!rows.contains("NaN") && !rows.contains("inf"), "{rows}");
         let names: Vec<String> = std::fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())

@@ -63,6 +63,9 @@ pub struct Simulation {
     sections: crate::engine::sections::Sections,
     /// Each section's discharge after each step since the last `take_section_rows`.
     section_rows: Vec<Vec<f64>>,
+    /// `[infiltration]`: the depth the ground has taken, summed over the cells (metres·cells),
+    /// as of the last surface read (`Simulation::surface`).
+    infiltrated: f64,
     totals: Totals,
     /// Set once a step went non-finite: the state is lost and stepping refuses to go on.
     diverged_at: Option<u64>,
@@ -250,6 +253,7 @@ impl Simulation {
             probe_cells: p.probe_cells[..p.probe_cells.len() - p.sections.entries.len()].to_vec(),
             sections: p.sections,
             section_rows: Vec::new(),
+            infiltrated: 0.0,
             totals,
             diverged_at: None,
             notes: p.notes,

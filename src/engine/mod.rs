@@ -12,6 +12,7 @@ pub mod edit;
 pub mod fast;
 pub mod feeds;
 pub mod gpu;
+pub mod infiltration;
 pub mod params;
 pub mod placement;
 pub mod pressure;

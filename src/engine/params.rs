@@ -168,7 +168,10 @@ impl Params {
             bodies: scene.bodies.len() as u32,
             substeps,
             rainfall: 0,
-            forcing: 0,
+            forcing: match scene.infiltration {
+                Some(_) => crate::wgsl::common::FORCE_INFILTRATION,
+                None => 0,
+            },
             summary: scene.output.summary as u32,
             faces: 0,
             _pad: [0; 2],

@@ -198,7 +198,7 @@ impl Schedule {
             // Conserved by construction (fluxes both cells of a face compute alike): no correction;
             // what the scene feeds it falls after the substeps.
             ModelRun::ShallowWater => {
-                if rain {
+                if rain || params.forcing & crate::wgsl::common::FORCE_INFILTRATION != 0 {
                     after.push(Pass::SwFeed);
                 }
             }

@@ -111,6 +111,11 @@ pub trait Solver: wgpu::WasmNotSend + std::any::Any {
     fn read_flow_maps(&mut self) -> Result<Vec<[f32; 2]>> {
         Ok(Vec::new())
     }
+    /// `[infiltration]`'s state (`engine::infiltration::SOIL_FLOATS` per cell; a readback on the
+    /// GPU); none for a model or scene without it.
+    fn read_soil(&mut self) -> Result<Vec<f32>> {
+        Ok(Vec::new())
+    }
     /// The particles in flight (a readback on the GPU); none for a model without them.
     fn read_particles(&mut self) -> Result<Vec<crate::models::pipes::spray::Particle>> {
         Ok(Vec::new())
@@ -207,6 +212,8 @@ pub struct SolverState {
     pub sw_carry: Vec<f32>,
     /// Each cell's fastest speed (m/s) and largest d·|u| (m²/s) while wet, interleaved.
     pub sw_flow_maps: Vec<f32>,
+    /// `[infiltration]`'s state, four per cell (`engine::infiltration::SOIL_FLOATS`).
+    pub sw_soil: Vec<f32>,
 }
 
 impl SolverState {
@@ -245,6 +252,7 @@ impl SolverState {
             Field::SwQy => cast_slice(&self.sw_qy),
             Field::SwCarry => cast_slice(&self.sw_carry),
             Field::SwFlowMaps => cast_slice(&self.sw_flow_maps),
+            Field::SwSoil => cast_slice(&self.sw_soil),
             _ => &[],
         }
     }
@@ -309,6 +317,7 @@ impl SolverState {
             Field::SwQy => set(&mut self.sw_qy),
             Field::SwCarry => set(&mut self.sw_carry),
             Field::SwFlowMaps => set(&mut self.sw_flow_maps),
+            Field::SwSoil => set(&mut self.sw_soil),
             _ => return words.is_empty(),
         }
         true

@@ -33,6 +33,8 @@ pub enum Feature {
     Rain,
     /// `[rainfall]`: an intensity or a map of mm/h, steady or over time.
     Rainfall,
+    /// `[infiltration]`: water the ground takes.
+    Infiltration,
     /// `[[pressure]]`: air-pressure patches on the surface.
     AirPressure,
     /// `physics.damping_map`: damping cell by cell.
@@ -77,7 +79,7 @@ pub enum Feature {
 
 impl Feature {
     /// Every feature, in the order `shoal info --models` prints them.
-    pub const ALL: [Feature; 27] = [
+    pub const ALL: [Feature; 28] = [
         Feature::ImplicitSolver,
         Feature::Bodies,
         Feature::Sources,
@@ -85,6 +87,7 @@ impl Feature {
         Feature::HeldSources,
         Feature::Rain,
         Feature::Rainfall,
+        Feature::Infiltration,
         Feature::AirPressure,
         Feature::DampingMap,
         Feature::WaveMakers,
@@ -117,6 +120,7 @@ impl Feature {
             Feature::HeldSources => "held heights ([[source]] height)",
             Feature::Rain => "[rain]",
             Feature::Rainfall => "[rainfall]",
+            Feature::Infiltration => "[infiltration]",
             Feature::AirPressure => "air pressure ([[pressure]])",
             Feature::DampingMap => "physics.damping_map",
             Feature::WaveMakers => "wave makers (\"maker\" sides)",

@@ -56,6 +56,9 @@ pub struct Scene {
     /// `[friction]`: Manning's n per cell from a map, replacing `physics.manning` (SCENE.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub friction: Option<Friction>,
+    /// `[infiltration]`: water the ground takes where it is wet (SCENE.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub infiltration: Option<Infiltration>,
     /// `[[pressure]]`: air pressure patches on the surface, still or moving.
     #[serde(default, rename = "pressure", skip_serializing_if = "Vec::is_empty")]
     pub pressure: Vec<Pressure>,
@@ -1143,6 +1146,100 @@ pub struct Friction {
     /// n in s/m^(1/3) per cell: NPY `[ny, nx]` or a GeoTIFF (resampled over the domain, north up;
     /// nodata pixels take 0).
     pub map: PathBuf,
+}
+
+/// `[infiltration] model`: how the ground takes water.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum InfiltrationModel {
+    /// A steady rate (`rate`, mm/h).
+    Constant,
+    /// Horton's decaying capacity f = fc + (f0 − fc)·e^(−k·t) (`f0`, `fc` mm/h, `k` 1/h).
+    Horton,
+    /// Green & Ampt's f = Ks·(1 + ψ·Δθ/F) (`ks` mm/h, `psi` m, `dtheta`).
+    GreenAmpt,
+    /// The SCS curve number's losses of the rain (`cn`, `ia_ratio`).
+    CurveNumber,
+}
+
+/// `[infiltration]`: each parameter a value, or a per-cell map (`P_map`, NPY or GeoTIFF)
+/// replacing it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Infiltration {
+    /// How the ground takes water.
+    pub model: InfiltrationModel,
+    /// constant: mm/h.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<f64>,
+    /// `rate` per cell (NPY `[ny, nx]` or GeoTIFF), replacing the value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_map: Option<PathBuf>,
+    /// horton: the initial capacity, mm/h.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub f0: Option<f64>,
+    /// `f0` per cell (NPY `[ny, nx]` or GeoTIFF), replacing the value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub f0_map: Option<PathBuf>,
+    /// horton: the final capacity, mm/h.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fc: Option<f64>,
+    /// `fc` per cell (NPY `[ny, nx]` or GeoTIFF), replacing the value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fc_map: Option<PathBuf>,
+    /// horton: the decay rate, 1/h.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub k: Option<f64>,
+    /// `k` per cell (NPY `[ny, nx]` or GeoTIFF), replacing the value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub k_map: Option<PathBuf>,
+    /// green-ampt: the saturated conductivity, mm/h.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ks: Option<f64>,
+    /// `ks` per cell (NPY `[ny, nx]` or GeoTIFF), replacing the value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ks_map: Option<PathBuf>,
+    /// green-ampt: the wetting front's suction head, m.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub psi: Option<f64>,
+    /// `psi` per cell (NPY `[ny, nx]` or GeoTIFF), replacing the value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub psi_map: Option<PathBuf>,
+    /// green-ampt: the moisture deficit (saturated less initial water content), in [0, 1].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dtheta: Option<f64>,
+    /// `dtheta` per cell (NPY `[ny, nx]` or GeoTIFF), replacing the value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dtheta_map: Option<PathBuf>,
+    /// curve-number: the curve number, in (0, 100].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cn: Option<f64>,
+    /// `cn` per cell (NPY `[ny, nx]` or GeoTIFF), replacing the value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cn_map: Option<PathBuf>,
+    /// curve-number: the initial abstraction as a share of the retention S (default 0.2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ia_ratio: Option<f64>,
+    /// `ia_ratio` per cell (NPY `[ny, nx]` or GeoTIFF), replacing the value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ia_ratio_map: Option<PathBuf>,
+}
+
+impl Infiltration {
+    /// Each parameter's key, its value and its map, in a fixed order.
+    pub fn parameters(&self) -> [(&'static str, Option<f64>, Option<&PathBuf>); 9] {
+        [
+            ("rate", self.rate, self.rate_map.as_ref()),
+            ("f0", self.f0, self.f0_map.as_ref()),
+            ("fc", self.fc, self.fc_map.as_ref()),
+            ("k", self.k, self.k_map.as_ref()),
+            ("ks", self.ks, self.ks_map.as_ref()),
+            ("psi", self.psi, self.psi_map.as_ref()),
+            ("dtheta", self.dtheta, self.dtheta_map.as_ref()),
+            ("cn", self.cn, self.cn_map.as_ref()),
+            ("ia_ratio", self.ia_ratio, self.ia_ratio_map.as_ref()),
+        ]
+    }
 }
 
 /// `[rainfall]`: rain as an intensity over the ground, beside `[rain]`'s random drops.

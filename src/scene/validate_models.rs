@@ -74,6 +74,9 @@ pub fn requests(scene: &Scene) -> Vec<(Feature, String, String)> {
     if !scene.output.probes.is_empty() {
         ask(Feature::Probes, "output.probe[0].x", "a probe");
     }
+    if scene.infiltration.is_some() {
+        ask(Feature::Infiltration, "infiltration.model", "[infiltration]");
+    }
     if !scene.output.sections.is_empty() {
         ask(Feature::Sections, "output.section[0].x0", "a discharge line");
     }

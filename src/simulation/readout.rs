@@ -26,6 +26,7 @@ impl Simulation {
 
     /// The absolute surface h in f64, dry cells exactly at the ground (a readback on the GPU).
     pub fn surface(&mut self) -> Result<Vec<f64>> {
+        self.read_infiltrated()?;
         let mut eta = self.solver.read_eta()?;
         // Over a body, the water's top (SCENE.md): the surface less the body volume the column
         // holds under it, so Σ max(h − b, 0)·dx² is the water's volume there too (a floating
@@ -155,7 +156,29 @@ impl Simulation {
         if let Some((_, target, per_unit)) = self.books.units {
             return target as f64 * per_unit;
         }
-        (self.still + self.target) * self.scene.grid.dx * self.scene.grid.dx
+        (self.still + self.target - self.infiltrated) * self.scene.grid.dx * self.scene.grid.dx
+    }
+
+    /// The water the ground has taken since the start (`[infiltration]`), m³, as of the last
+    /// [`Simulation::surface`] (which reads it with the surface); None without infiltration.
+    pub fn infiltrated(&self) -> Option<f64> {
+        self.scene
+            .infiltration
+            .as_ref()
+            .map(|_| self.infiltrated * self.scene.grid.dx * self.scene.grid.dx)
+    }
+
+    /// Reads the soil's state and sums the depth each cell took (with its rounding), in f64.
+    fn read_infiltrated(&mut self) -> Result<()> {
+        if self.scene.infiltration.is_none() {
+            return Ok(());
+        }
+        let soil = self.solver.read_soil()?;
+        self.infiltrated = soil
+            .chunks_exact(crate::engine::infiltration::SOIL_FLOATS)
+            .map(|s| s[0] as f64 + s[1] as f64)
+            .sum();
+        Ok(())
     }
 
     /// The Navier-Stokes layer's grid now, cell-centred: velocities (m/s) and pressure in Pa

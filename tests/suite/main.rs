@@ -20,6 +20,7 @@ mod forcing;
 mod fuzz;
 mod geotiff;
 mod gpu_vs_cpu;
+mod infiltration;
 mod limits;
 mod makers;
 mod models;

@@ -47,6 +47,7 @@ fn asks(feature: Feature) -> Option<(&'static str, &'static str, bool)> {
             true,
         ),
         Feature::Rainfall => ("", "[rainfall]\nintensity = 36000.0\n", true),
+        Feature::Infiltration => ("", "[infiltration]\nmodel = \"constant\"\nrate = 36000.0\n", true),
         Feature::AirPressure => (
             "",
             "[[pressure]]\nshape = \"gaussian\"\nradius = 0.3\nstrength = 400.0\nx = 0.8\ny = 0.8\n",

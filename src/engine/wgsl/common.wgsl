@@ -56,6 +56,8 @@ const RAINFALL_MAP: u32 = 2u;
 const FORCE_PRESSURE: u32 = 1u;
 // Each cell's own 1 − tau (the damping map) replaces params.keep.
 const FORCE_DAMPING_MAP: u32 = 2u;
+// [infiltration] (the shallow-water model's feed takes it: sw_feed.wgsl's `infiltrate`).
+const FORCE_INFILTRATION: u32 = 4u;
 
 // Every pass binds the uniform parameters at group 0, binding 0.
 @group(0) @binding(0) var<uniform> params: Params;

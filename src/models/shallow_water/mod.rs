@@ -44,6 +44,7 @@ impl Model for ShallowWater {
             Hydrographs,
             Rain,
             Rainfall,
+            Infiltration,
             AirPressure,
             WaveMakers,
             Friction,

@@ -64,7 +64,10 @@ pub struct SwParams {
     /// `[friction] map`: the word of the ground buffer where each cell's n² starts (after the
     /// ground and the air-pressure head); 0 without: every cell takes `n2`.
     pub friction_at: u32,
-    pub _pad: [u32; 2],
+    /// `[infiltration]`'s law (`engine::infiltration`; 0 without).
+    pub infiltration: u32,
+    /// Where its three parameter planes start in the ground buffer (after the friction map's).
+    pub soil_at: u32,
 }
 
 /// Mirror of WGSL `SwSlot` (shallow_water.wgsl): one step's index within its submit and the
@@ -104,6 +107,8 @@ pub struct SwSetup {
     pub rivers: crate::models::shallow_water::rivers::Rivers,
     /// `[friction] map`: n² per cell (empty without: `SwParams::n2` everywhere).
     pub friction: Vec<f32>,
+    /// `[infiltration]`'s three parameter planes (empty without).
+    pub soil: Vec<f32>,
 }
 
 /// The most Manning's n a map may hold, s/m^(1/3): 10× the roughest floodplain in Chow's tables
@@ -147,6 +152,7 @@ impl SwSetup {
     pub fn new(scene: &Scene, n_probes: u32, velocity: Vec<[f32; 2]>, reference: f64) -> Result<SwSetup> {
         let sides = scene.boundary.sides();
         let friction = friction_map(scene)?;
+        let soil = crate::engine::infiltration::soil(scene)?.unwrap_or_default();
         let cells = scene.grid.nx * scene.grid.ny;
         // The stages' ground: the ground, the air-pressure head with patches, then n² with a map.
         let air_at = if scene.pressure.is_empty() { 0 } else { cells };
@@ -172,7 +178,11 @@ impl SwSetup {
                 true => 0,
                 false => cells + air_at,
             },
-            _pad: [0; 2],
+            infiltration: soil.law,
+            soil_at: match soil.law {
+                0 => 0,
+                _ => cells + air_at + friction.len() as u32,
+            },
         };
         Ok(SwSetup {
             base,
@@ -180,6 +190,7 @@ impl SwSetup {
             velocity,
             rivers: crate::models::shallow_water::rivers::Rivers::new(scene, reference)?,
             friction,
+            soil: soil.planes,
         })
     }
 
@@ -202,15 +213,15 @@ impl SwSetup {
     }
 }
 
-/// The ground as the stages read it (`SwParams::air_at`, `friction_at`): the ground; with
-/// `[[pressure]]` patches, room for each step's air-pressure head (`pressure.wgsl` writes it);
-/// with `[friction] map`, each cell's n².
-pub fn stage_ground(ground: &[f32], patches: u32, friction: &[f32]) -> Vec<f32> {
+/// The ground as the stages read it (`SwParams::air_at`, `friction_at`, `soil_at`): the ground;
+/// with `[[pressure]]` patches, room for each step's air-pressure head (`pressure.wgsl` writes
+/// it); with `[friction] map`, each cell's n²; with `[infiltration]`, its three parameter planes.
+pub fn stage_ground(ground: &[f32], patches: u32, sw: &SwSetup) -> Vec<f32> {
     let air = match patches {
         0 => Vec::new(),
         _ => vec![0.0; ground.len()],
     };
-    [ground, &air, friction].concat()
+    [ground, &air, &sw.friction, &sw.soil].concat()
 }
 
 /// Substeps for water `max_depth` deep at rest: 2·sqrt(g·d)·dt/dx within `SW_TARGET`.
@@ -259,7 +270,9 @@ mod tests {
                 rainfall,
                 one,
                 air_at,
-                friction_at
+                friction_at,
+                infiltration,
+                soil_at
             }),
         );
         check_mirror("SwSlot", size_of::<SwSlot>(), fields!(SwSlot { index, sides }));

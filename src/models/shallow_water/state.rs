@@ -14,6 +14,9 @@ pub struct SwState {
     pub qx: Vec<f32>,
     pub qy: Vec<f32>,
     pub carry: Vec<f32>,
+    /// `[infiltration]`'s state per cell (`engine::infiltration::SOIL_FLOATS` each; empty
+    /// without): the depth taken so far and its rounding, the law's count and its rounding.
+    pub soil: Vec<f32>,
 }
 
 impl SwState {
@@ -31,6 +34,7 @@ impl SwState {
             qx: q(0),
             qy: q(1),
             carry: vec![0.0; eta.len()],
+            soil: Vec::new(),
             eta,
         }
     }
@@ -61,6 +65,7 @@ impl SwState {
             sw_qx: self.qx.clone(),
             sw_qy: self.qy.clone(),
             sw_carry: self.carry.clone(),
+            sw_soil: self.soil.clone(),
             ..SolverState::default()
         }
     }
@@ -83,6 +88,15 @@ impl SwState {
             self.carry.clone_from(&saved.sw_carry);
         } else {
             self.carry.fill(0.0);
+        }
+        if saved.sw_soil.len() == self.soil.len() {
+            self.soil.clone_from(&saved.sw_soil);
+        } else {
+            return Err(Error::Unsupported(format!(
+                "the shallow-water infiltration state holds {} values, the saved state {}",
+                self.soil.len(),
+                saved.sw_soil.len()
+            )));
         }
         Ok(())
     }

@@ -59,6 +59,90 @@ pub fn rainfall(p: &SwParams, ground: &[f32], share: &[f32], height: f32, s: &mu
     }
 }
 
+/// Twin of `runoff`: the curve number's runoff from rain `rain` (m) past the initial
+/// abstraction `ia`, retention `s`.
+pub fn runoff(rain: f32, s: f32, ia: f32) -> f32 {
+    let over = rain - ia;
+    if over <= 0.0 {
+        return 0.0;
+    }
+    over * over / (over + s)
+}
+
+/// Twin of `infiltrate_cell`'s arithmetic: a cell over ground `b` holding `cell`, its soil's
+/// state `soil` and parameters `par` (`engine::infiltration`), which the step's rainfall gave
+/// `rain` m. Returns the cell and the soil after: what the ground took left with its velocity,
+/// never more than the cell held.
+pub fn infiltrated(p: &SwParams, b: f32, cell: Fed, soil: [f32; 4], par: [f32; 3], rain: f32) -> (Fed, [f32; 4]) {
+    use crate::engine::infiltration::{CONSTANT, CURVE_NUMBER, GREEN_AMPT, HORTON};
+    let [a, b2, k] = par;
+    let mut st = soil;
+    let cap = match p.infiltration {
+        CONSTANT => a,
+        HORTON => b2 + (a - b2) * (-k * st[2]).exp(),
+        GREEN_AMPT if b2 > 0.0 => a * (1.0 + b2 / st[0].max((2.0 * a * b2).sqrt())),
+        GREEN_AMPT => a,
+        CURVE_NUMBER => {
+            (st[2], st[3]) = two_sum(st[2], rain + st[3]);
+            let total = st[2] + st[3];
+            (total - runoff(total, a, b2) - (st[0] + st[1])).max(0.0)
+        }
+        _ => 0.0,
+    };
+    let [e, mut qx, mut qy, mut carry] = cell;
+    let d = (e - b).max(0.0);
+    let take = cap.min(d);
+    if take <= 0.0 {
+        return (cell, st);
+    }
+    let left = d - take;
+    let e = if left <= 0.0 {
+        (qx, qy) = (0.0, 0.0);
+        b
+    } else {
+        let (e, c) = two_sum(e, carry - take);
+        carry = c;
+        let keep = left / d;
+        (qx, qy) = (qx * keep, qy * keep);
+        e
+    };
+    (st[0], st[1]) = two_sum(st[0], take + st[1]);
+    if p.infiltration == HORTON {
+        // Horton's time advances by the share of its capacity the cell took.
+        st[2] += take / cap;
+    }
+    ([e, qx, qy, carry], st)
+}
+
+/// The parameters of cell `c` from the stages' ground (`SwParams::soil_at`).
+pub fn soil_parameters(p: &SwParams, stages: &[f32], c: usize) -> [f32; 3] {
+    let (at, n) = (p.soil_at as usize, p.cells as usize);
+    [stages[at + c], stages[at + n + c], stages[at + 2 * n + c]]
+}
+
+/// The rain cell `c` had from the step's rainfall `height` (0 without `[rainfall]`), as
+/// `infiltrate` reads it.
+pub fn rain_on(p: &SwParams, share: &[f32], height: f32, c: usize) -> f32 {
+    if p.rainfall == 0 {
+        return 0.0;
+    }
+    rainfall_height(p, share, height, c)
+}
+
+/// Twin of `infiltrate`: every cell's ground takes its step's share (`stages`: the stages'
+/// ground, holding the parameters; `height`: the step's rainfall).
+pub fn infiltrate(p: &SwParams, ground: &[f32], stages: &[f32], share: &[f32], height: f32, s: &mut SwState) {
+    const N: usize = crate::engine::infiltration::SOIL_FLOATS;
+    for (c, &b) in ground.iter().enumerate().take(s.cells()) {
+        let soil: [f32; N] = s.soil[N * c..N * (c + 1)].try_into().expect("four floats a cell");
+        let cell = [s.eta[c], s.qx[c], s.qy[c], s.carry[c]];
+        let rain = rain_on(p, share, height, c);
+        let (out, st) = infiltrated(p, b, cell, soil, soil_parameters(p, stages, c), rain);
+        [s.eta[c], s.qx[c], s.qy[c], s.carry[c]] = out;
+        s.soil[N * c..N * (c + 1)].copy_from_slice(&st);
+    }
+}
+
 /// Twin of `drops`: step `step`'s entries of `cells` and `heights`; a negative entry's height is
 /// replaced by what its cell could not give.
 pub fn drops(ground: &[f32], step: &RainStep, cells: &[u32], heights: &mut [f32], s: &mut SwState) {
@@ -82,6 +166,7 @@ mod tests {
             qx: vec![q],
             qy: vec![-q],
             carry: vec![0.0],
+            soil: Vec::new(),
         }
     }
 

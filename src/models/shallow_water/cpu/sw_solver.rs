@@ -42,7 +42,10 @@ pub struct CpuSw {
 impl CpuSw {
     /// The backend for `setup`; `parallel`: the fast backend.
     pub fn new(setup: &Setup, sw: &SwSetup, parallel: bool) -> CpuSw {
-        let state = SwState::new(setup.eta, setup.ground, &sw.velocity);
+        let mut state = SwState::new(setup.eta, setup.ground, &sw.velocity);
+        if sw.base.infiltration != 0 {
+            state.soil = vec![0.0; crate::engine::infiltration::SOIL_FLOATS * state.cells()];
+        }
         let summary = setup
             .summary
             .map_or(Vec::new(), |wet| crate::summary::initial(&state.eta, setup.ground, wet));
@@ -51,9 +54,9 @@ impl CpuSw {
             setup: sw.clone(),
             ground: setup.ground.to_vec(),
             // Without patches or a friction map the stages read `ground` itself.
-            forced: match (setup.pressure_patches, sw.friction.is_empty()) {
+            forced: match (setup.pressure_patches, sw.friction.is_empty() && sw.soil.is_empty()) {
                 (0, true) => Vec::new(),
-                (n, _) => crate::models::shallow_water::setup::stage_ground(setup.ground, n, &sw.friction),
+                (n, _) => crate::models::shallow_water::setup::stage_ground(setup.ground, n, sw),
             },
             patches: setup.pressure_patches as usize,
             scratch: [state.clone(), state.clone()],
@@ -80,8 +83,9 @@ impl CpuSw {
         let a = fast::stage_one(p, sides, ground, &self.state, one);
         let b = fast::stage_two(p, sides, ground, &self.state, one, two);
         std::mem::swap(&mut self.state, two);
-        // The stages leave the carry alone: the state's stays the state's.
+        // The stages leave the carry and the soil alone: the state's stay the state's.
         std::mem::swap(&mut self.state.carry, &mut two.carry);
+        std::mem::swap(&mut self.state.soil, &mut two.soil);
         a.max(b)
     }
 
@@ -96,18 +100,29 @@ impl CpuSw {
     }
 
     /// Step `k`'s feed of `rain` (its entries' `heights`, a negative one's replaced by what its
-    /// cell could not give): the rainfall, then the entries.
+    /// cell could not give): the rainfall, then the entries, then what the ground takes.
     fn feed(&mut self, rain: &crate::engine::rain::RainChunk, heights: &mut [f32], k: usize) {
-        let Some(step) = rain.steps.get(k) else { return };
         let (p, ground) = (&self.params, &self.ground[..]);
-        if p.rainfall != 0 && step.rainfall > 0.0 {
+        let step = rain.steps.get(k);
+        let height = step.map_or(0.0, |s| s.rainfall);
+        if let Some(step) = step {
+            if p.rainfall != 0 && step.rainfall > 0.0 {
+                if self.parallel {
+                    fast_feed::rainfall(p, ground, &self.share, step.rainfall, &mut self.state);
+                } else {
+                    sw_feed::rainfall(p, ground, &self.share, step.rainfall, &mut self.state);
+                }
+            }
+            sw_feed::drops(ground, step, &rain.cells, heights, &mut self.state);
+        }
+        if p.infiltration != 0 {
+            let stages = &self.forced[..];
             if self.parallel {
-                fast_feed::rainfall(p, ground, &self.share, step.rainfall, &mut self.state);
+                fast_feed::infiltrate(p, ground, stages, &self.share, height, &mut self.state);
             } else {
-                sw_feed::rainfall(p, ground, &self.share, step.rainfall, &mut self.state);
+                sw_feed::infiltrate(p, ground, stages, &self.share, height, &mut self.state);
             }
         }
-        sw_feed::drops(ground, step, &rain.cells, heights, &mut self.state);
     }
 }
 
@@ -199,6 +214,10 @@ impl Solver for CpuSw {
 
     fn read_flow_maps(&mut self) -> Result<Vec<[f32; 2]>> {
         Ok(self.flow_maps.clone())
+    }
+
+    fn read_soil(&mut self) -> Result<Vec<f32>> {
+        Ok(self.state.soil.clone())
     }
 
     fn save(&mut self) -> Result<SolverState> {

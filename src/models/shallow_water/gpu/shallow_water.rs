@@ -26,6 +26,8 @@ pub struct SwBuffers {
     /// The rounding the fed water has yet to give each cell (`sw_feed.wgsl`), state as the
     /// checkpoint table has it (`Field::SwCarry`), so held whether the scene feeds or not.
     pub carry: wgpu::Buffer,
+    /// `[infiltration]`'s state, four floats a cell (`sw_feed.wgsl`'s `soil`; one vec4 without).
+    pub soil: wgpu::Buffer,
     pub books: wgpu::Buffer,
     pub probe_cells: wgpu::Buffer,
     pub history: wgpu::Buffer,
@@ -72,6 +74,10 @@ impl SwBuffers {
                 ],
             ],
             carry: field("sw carry", &state.carry),
+            soil: match state.soil.is_empty() {
+                true => zeroed_buffer(device, "sw soil", 16, storage),
+                false => field("sw soil", &state.soil),
+            },
             books: zeroed_buffer(device, "sw books", BOOK_WORDS * 4, storage),
             probe_cells: filled_buffer(
                 device,

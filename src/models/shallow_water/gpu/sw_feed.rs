@@ -8,25 +8,30 @@ use crate::engine::gpu::rain::RainBuffers;
 use crate::engine::rain::RainChunk;
 use crate::models::shallow_water::gpu::shallow_water::SwBuffers;
 
-/// The pass: its two pipelines, the chunk's entries, the step slots and the rainfall's map.
+/// The pass: its three pipelines, the chunk's entries, the step slots, the rainfall's map and
+/// the soil's state.
 pub struct SwFeed {
     rainfall: wgpu::ComputePipeline,
     drops: wgpu::ComputePipeline,
+    infiltrate: wgpu::ComputePipeline,
     entries: RainBuffers,
     share: wgpu::BindGroup,
-    /// Whether the scene has `[rainfall]`, and the cells' workgroups for it.
+    /// Whether the scene has `[rainfall]` and `[infiltration]`, and the cells' workgroups for
+    /// them.
     raining: bool,
+    infiltrating: bool,
     groups: (u32, u32),
 }
 
 impl SwFeed {
-    /// The feed of the state in `b`, with the step slots' layout `slot_layout`, `[rainfall]`'s
-    /// mode and map share (empty when uniform), and room for `max_chunk` steps.
+    /// The feed of the state in `b`, with the step slots' layout `slot_layout`, the uniforms `p`
+    /// (`[rainfall]`'s mode, `[infiltration]`'s law), the rainfall's map share (empty when
+    /// uniform), and room for `max_chunk` steps.
     pub fn new(
         device: &wgpu::Device,
         b: &SwBuffers,
         slot_layout: &wgpu::BindGroupLayout,
-        rainfall: u32,
+        p: &crate::models::shallow_water::setup::SwParams,
         share: &[f32],
         max_chunk: u32,
     ) -> SwFeed {
@@ -45,18 +50,20 @@ impl SwFeed {
         let [eta, qx, qy] = &b.levels[0];
         let layouts = [&state_layout, slot_layout, &share_layout];
         let max = device.limits().max_compute_workgroups_per_dimension;
-        let cells = (b.ground.size() / 4) as u32;
+        let cells = p.cells;
         SwFeed {
             rainfall: pipeline(device, &module, &layouts, "rainfall"),
             drops: pipeline(device, &module, &layouts, "drops"),
+            infiltrate: pipeline(device, &module, &layouts, "infiltrate"),
             entries: RainBuffers::new(
                 device,
                 &state_layout,
                 &[&b.params, &b.ground, eta, qx, qy, &b.carry],
                 max_chunk,
             ),
-            share: bind_group(device, "sw feed share", &share_layout, &[&share_buffer]),
-            raining: rainfall != 0,
+            share: bind_group(device, "sw feed share", &share_layout, &[&share_buffer, &b.soil]),
+            raining: p.rainfall != 0,
+            infiltrating: p.infiltration != 0,
             groups: linear_groups(cells.div_ceil(256), max),
         }
     }
@@ -81,10 +88,10 @@ impl SwFeed {
     }
 
     /// Records step `index` (slot group `slot` at `offset`): the rainfall, then the entries
-    /// (nothing on a step without).
+    /// (nothing on a step without), then what the ground takes.
     pub fn record(&self, pass: &mut wgpu::ComputePass, slot: &wgpu::BindGroup, index: u32, offset: u32) {
         let entries = self.entries.count(index);
-        if entries == 0 && !self.raining {
+        if entries == 0 && !self.raining && !self.infiltrating {
             return;
         }
         pass.set_bind_group(0, self.entries.group(), &[]);
@@ -96,6 +103,9 @@ impl SwFeed {
         if entries > 0 {
             pass.set_pipeline(&self.drops);
             pass.dispatch_workgroups(entries.div_ceil(64), 1, 1);
+        }
+        if self.infiltrating {
+            crate::engine::gpu::binding::dispatch(pass, &self.infiltrate, self.groups);
         }
     }
 }

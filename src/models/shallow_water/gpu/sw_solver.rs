@@ -57,18 +57,20 @@ impl GpuSw {
     ) -> Result<GpuSw> {
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let params = sw.params(setup.params.substeps);
-        let state = SwState::new(setup.eta, setup.ground, &sw.velocity);
-        let stage_ground =
-            crate::models::shallow_water::setup::stage_ground(setup.ground, setup.pressure_patches, &sw.friction);
+        let mut state = SwState::new(setup.eta, setup.ground, &sw.velocity);
+        if params.infiltration != 0 {
+            state.soil = vec![0.0; crate::engine::infiltration::SOIL_FLOATS * state.cells()];
+        }
+        let stage_ground = crate::models::shallow_water::setup::stage_ground(setup.ground, setup.pressure_patches, sw);
         let buffers = SwBuffers::new(device, &params, &stage_ground, &state, setup.probe_cells);
         let pass = ShallowWater::new(device, &buffers, &params);
-        let feed = setup.rain.then(|| {
+        let feed = (setup.rain || params.infiltration != 0).then(|| {
             let max_chunk = crate::engine::params::MAX_CHUNK;
             SwFeed::new(
                 device,
                 &buffers,
                 &pass.slot_layout,
-                params.rainfall,
+                &params,
                 setup.rainfall_map,
                 max_chunk,
             )
@@ -340,20 +342,25 @@ impl GpuSw {
         ))
     }
 
-    /// Level 0's surface and discharges, and the carry.
+    /// Level 0's surface and discharges, the carry, and the soil's state with `[infiltration]`.
     fn read_state(&self) -> Result<SwState> {
         let [eta, qx, qy] = &self.buffers.levels[0];
-        let carry = &self.buffers.carry;
+        let (carry, soil) = (&self.buffers.carry, &self.buffers.soil);
+        let infiltrating = self.params.infiltration != 0;
         let read = crate::engine::gpu::readback::read_whole(
             &self.device,
             &self.queue,
-            &[Some(eta), Some(qx), Some(qy), Some(carry)],
+            &[Some(eta), Some(qx), Some(qy), Some(carry), infiltrating.then_some(soil)],
         )?;
         Ok(SwState {
             eta: bytemuck::pod_collect_to_vec(&read[0]),
             qx: bytemuck::pod_collect_to_vec(&read[1]),
             qy: bytemuck::pod_collect_to_vec(&read[2]),
             carry: bytemuck::pod_collect_to_vec(&read[3]),
+            soil: match infiltrating {
+                true => bytemuck::pod_collect_to_vec(&read[4]),
+                false => Vec::new(),
+            },
         })
     }
 }
@@ -452,6 +459,14 @@ impl Solver for GpuSw {
         }
     }
 
+    fn read_soil(&mut self) -> Result<Vec<f32>> {
+        if self.params.infiltration == 0 {
+            return Ok(Vec::new());
+        }
+        let bytes = crate::engine::gpu::readback::read(&self.device, &self.queue, &self.buffers.soil)?;
+        Ok(bytemuck::pod_collect_to_vec(&bytes))
+    }
+
     fn save(&mut self) -> Result<SolverState> {
         let flow: Vec<[f32; 2]> = self.read_flow_maps()?;
         Ok(SolverState {
@@ -470,6 +485,10 @@ impl Solver for GpuSw {
         self.queue.write_buffer(qy, 0, bytemuck::cast_slice(&state.qy));
         self.queue
             .write_buffer(&self.buffers.carry, 0, bytemuck::cast_slice(&state.carry));
+        if !state.soil.is_empty() {
+            self.queue
+                .write_buffer(&self.buffers.soil, 0, bytemuck::cast_slice(&state.soil));
+        }
         if let Some((_, maps)) = &self.summary {
             if saved.summary.len() == self.ground.len() {
                 self.queue.write_buffer(maps, 0, bytemuck::cast_slice(&saved.summary));

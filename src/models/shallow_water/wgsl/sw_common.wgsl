@@ -25,8 +25,10 @@ struct SwParams {
     air_at: u32,
     // [friction] map: where each cell's n² starts in `ground`; 0 without (every cell takes n2).
     friction_at: u32,
-    _pad1: u32,
-    _pad2: u32,
+    // [infiltration]: its law (sw_feed.wgsl's SOIL_*; 0 without), and where its three
+    // parameter planes start in `ground`.
+    infiltration: u32,
+    soil_at: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: SwParams;

@@ -28,8 +28,17 @@
 @group(0) @binding(8) var<storage, read_write> rain_heights: array<f32>;
 // [rainfall]'s share of the full intensity per cell (RAINFALL_MAP; unread when uniform).
 @group(2) @binding(0) var<storage, read> share: array<f32>;
+// [infiltration]'s state per cell: the depth taken so far F and its rounding, then Horton's
+// time (steps) or the curve number's rain P (m) and its rounding (engine/infiltration.rs).
+@group(2) @binding(1) var<storage, read_write> soil: array<vec4<f32>>;
 
 const RAINFALL_MAP: u32 = 2u;
+
+// [infiltration]'s laws (p.infiltration; 0: none).
+const SOIL_CONSTANT: u32 = 1u;
+const SOIL_HORTON: u32 = 2u;
+const SOIL_GREEN_AMPT: u32 = 3u;
+const SOIL_CURVE_NUMBER: u32 = 4u;
 
 // Knuth's TwoSum through p.one (see common.wgsl's): s = fl(a + b) and its exact error.
 fn two_sum(a: f32, b: f32) -> vec2<f32> {
@@ -92,4 +101,79 @@ fn drops(@builtin(global_invocation_id) gid: vec3<u32>) {
     } else if h < 0.0 {
         rain_heights[k] = feed_cell(rain_cells[k], h);
     }
+}
+
+// The curve number's runoff from rain `rain` past the initial abstraction `ia`, retention `s`.
+fn runoff(rain: f32, s: f32, ia: f32) -> f32 {
+    let over = rain - ia;
+    if over <= 0.0 {
+        return 0.0;
+    }
+    return over * over / (over + s);
+}
+
+// Twin: `sw_feed::infiltrate_cell`. What the ground takes this step from cell c, which the step's
+// rainfall gave `rain` m: its law's capacity, never more than the cell holds; the water leaves
+// with its velocity and the soil's state keeps count.
+fn infiltrate_cell(c: u32, rain: f32) {
+    let a = ground[p.soil_at + c];
+    let b2 = ground[p.soil_at + p.cells + c];
+    let k = ground[p.soil_at + 2u * p.cells + c];
+    var st = soil[c];
+    var cap = 0.0;
+    if p.infiltration == SOIL_CONSTANT {
+        cap = a;
+    } else if p.infiltration == SOIL_HORTON {
+        cap = b2 + (a - b2) * exp(-k * st.z);
+    } else if p.infiltration == SOIL_GREEN_AMPT {
+        let least = sqrt(2.0 * a * b2);
+        cap = select(a, a * (1.0 + b2 / max(st.x, least)), b2 > 0.0);
+    } else if p.infiltration == SOIL_CURVE_NUMBER {
+        let x = two_sum(st.z, rain + st.w);
+        st.z = x.x;
+        st.w = x.y;
+        let total = st.z + st.w;
+        cap = max(total - runoff(total, a, b2) - (st.x + st.y), 0.0);
+    }
+    let b = ground[c];
+    let e = eta[c];
+    let d = max(e - b, 0.0);
+    let take = min(cap, d);
+    if take > 0.0 {
+        let left = d - take;
+        if left <= 0.0 {
+            eta[c] = b;
+            qx[c] = 0.0;
+            qy[c] = 0.0;
+        } else {
+            let s = two_sum(e, carry[c] - take);
+            eta[c] = s.x;
+            carry[c] = s.y;
+            let keep = left / d;
+            qx[c] = qx[c] * keep;
+            qy[c] = qy[c] * keep;
+        }
+        let f = two_sum(st.x, take + st.y);
+        st.x = f.x;
+        st.y = f.y;
+        if p.infiltration == SOIL_HORTON {
+            // Horton's time advances by the share of its capacity the cell took.
+            st.z = st.z + take / cap;
+        }
+    }
+    soil[c] = st;
+}
+
+@compute @workgroup_size(256)
+fn infiltrate(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let c = gid.x + gid.y * groups.x * 256u;
+    if c >= p.cells {
+        return;
+    }
+    var rain = 0.0;
+    if p.rainfall != 0u {
+        let s = select(1.0, share[c], p.rainfall == RAINFALL_MAP);
+        rain = (rain_steps[slot.index].rainfall * s) * p.one;
+    }
+    infiltrate_cell(c, rain);
 }
