@@ -49,6 +49,8 @@ pub enum Feature {
     RiverSides,
     /// `physics.manning`: Manning friction.
     Friction,
+    /// `[friction] map`: Manning's n per cell.
+    FrictionMap,
     /// `[water] u_npy`, `v_npy` and `--velocity`: a depth-averaged velocity in and out.
     Velocities,
     /// `physics.volume_correction = "regions"`: each body of water keeps its own volume.
@@ -79,7 +81,7 @@ pub enum Feature {
 
 impl Feature {
     /// Every feature, in the order `shoal info --models` prints them.
-    pub const ALL: [Feature; 28] = [
+    pub const ALL: [Feature; 29] = [
         Feature::ImplicitSolver,
         Feature::Bodies,
         Feature::Sources,
@@ -95,6 +97,7 @@ impl Feature {
         Feature::GhostSides,
         Feature::RiverSides,
         Feature::Friction,
+        Feature::FrictionMap,
         Feature::Velocities,
         Feature::Regions,
         Feature::FloodMaps,
@@ -127,7 +130,8 @@ impl Feature {
             Feature::OpenSides => "open, periodic and absorbing sides",
             Feature::GhostSides => "ghost-mean and ghost-slope sides",
             Feature::RiverSides => "free, discharge and stage sides",
-            Feature::Friction => "Manning friction (physics.manning, [friction] map)",
+            Feature::Friction => "Manning friction (physics.manning)",
+            Feature::FrictionMap => "Manning's n per cell ([friction] map)",
             Feature::Velocities => "velocities (u_npy, v_npy, --velocity)",
             Feature::Regions => "volume_correction = \"regions\"",
             Feature::FloodMaps => "flood maps ([output] summary)",

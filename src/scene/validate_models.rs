@@ -51,7 +51,7 @@ pub fn requests(scene: &Scene) -> Vec<(Feature, String, String)> {
         ask(Feature::Velocities, "water.v_npy", "water.v_npy");
     }
     if scene.friction.is_some() {
-        ask(Feature::Friction, "friction.map", "[friction] map");
+        ask(Feature::FrictionMap, "friction.map", "[friction] map");
     }
     if scene.physics.manning != 0.0 {
         ask(Feature::Friction, "physics.manning", "physics.manning");

@@ -63,6 +63,7 @@ fn asks(feature: Feature) -> Option<(&'static str, &'static str, bool)> {
         Feature::GhostSides => ("", "[boundary]\nall = \"ghost-mean\"\n", false),
         Feature::RiverSides => ("", "[boundary]\nwest = \"free\"\n", false),
         Feature::Friction => ("manning = 0.03\n", "", false),
+        Feature::FrictionMap => ("", "[friction]\nmap = \"n.npy\"\n", false),
         Feature::Velocities => ("", "[water]\nlevel = 0.5\nu_npy = \"u.npy\"\n", true),
         Feature::Regions => ("volume_correction = \"regions\"\n", "", false),
         Feature::FloodMaps => ("", "[output]\nsummary = true\n", false),
@@ -92,6 +93,7 @@ fn files() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("q.csv"), "time,rate\n0,0.01\n10,0.02\n").unwrap();
     common::write_npy(dir.path(), "damping.npy", 16, 16, |i, _| 0.01 * i as f64);
+    common::write_npy(dir.path(), "n.npy", 16, 16, |i, _| 0.01 + 0.002 * i as f64);
     common::write_npy(dir.path(), "u.npy", 16, 16, |i, _| if i < 8 { 0.2 } else { 0.0 });
     dir
 }

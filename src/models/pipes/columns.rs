@@ -32,8 +32,14 @@ pub struct PipeParams {
     pub n_probes: u32,
     pub quantum: f32,
     pub dynamic: f32,
-    pub _pad: u32,
+    /// `physics.manning`: g·n²·dt (m^(1/3)·s), the semi-implicit Manning term's weight; 0
+    /// without.
+    pub manning: f32,
 }
+
+/// The internal step `[pipes] friction` is a factor per, s: seed 004's (and `[pipes] dt`'s
+/// default).
+pub const SEED_STEP: f64 = 0.005;
 
 /// A pipe's width over dx: 2/3 axial, √2/6 diagonal, the weights that make the nine-point
 /// stencil isotropic with long waves at sqrt(g·d) (the seed gives no widths).
@@ -403,7 +409,11 @@ pub fn pipe_params(scene: &Scene, columns: &Columns, substeps: u32, n_probes: u3
         bc_east: sides.east as u32,
         bc_south: sides.south as u32,
         bc_north: sides.north as u32,
-        friction: pipes.friction as f32,
+        // The seed's factor per internal step as a rate: per `SEED_STEP` (the seed's, and
+        // `[pipes] dt`'s default), so a substep of any length decays by the same amount per
+        // second (f^(dt/SEED_STEP)) and the friction depends neither on `[pipes] dt` nor on
+        // the substeps the wave rule adds.
+        friction: pipes.friction.powf(dt / SEED_STEP) as f32,
         g_quantum: (scene.physics.gravity * columns.quantum) as f32,
         dt_l_axial: (dt / dx) as f32,
         dt_l_diagonal: (dt / (dx * std::f64::consts::SQRT_2)) as f32,
@@ -414,7 +424,7 @@ pub fn pipe_params(scene: &Scene, columns: &Columns, substeps: u32, n_probes: u3
         n_probes,
         quantum: columns.quantum as f32,
         dynamic: if pipes.dynamic_head { 0.5 } else { 0.0 },
-        _pad: 0,
+        manning: (scene.physics.gravity * scene.physics.manning * scene.physics.manning * dt) as f32,
     }
 }
 
@@ -456,7 +466,8 @@ mod tests {
                 slot_shift,
                 n_probes,
                 quantum,
-                dynamic
+                dynamic,
+                manning
             }),
         );
     }

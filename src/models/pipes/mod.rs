@@ -37,6 +37,7 @@ impl Model for Pipes {
             Rain,
             Rainfall,
             OpenSides,
+            Friction,
             FloodMaps,
             Spray,
             Overhangs,

@@ -48,6 +48,7 @@ impl Model for ShallowWater {
             AirPressure,
             WaveMakers,
             Friction,
+            FrictionMap,
             Velocities,
             RiverSides,
             OpenSides,

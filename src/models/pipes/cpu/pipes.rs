@@ -139,13 +139,23 @@ fn pipe_velocity(p: &PipeParams, old: f32, k: usize, a: End, b: End) -> f32 {
     let top = a.g[1].min(b.g[1]);
     let push = p.g_quantum * a.h.wrapping_add(a.p).wrapping_sub(b.h.wrapping_add(b.p)) as f32
         + p.dynamic * (dot(a.v) - dot(b.v));
-    let v = p.friction * old + dt_l(p, k) * push;
+    let mut v = p.friction * old + dt_l(p, k) * push;
     let wet = (if v > 0.0 { a.h } else { b.h }).min(top) - sill;
+    if wet > 0 && p.manning > 0.0 {
+        v = manning(p, v, old, wet);
+    }
     if wet > 0 && top > sill {
         v
     } else {
         0.0
     }
+}
+
+/// Twin of `manning`: Manning's friction on a pipe's velocity `v` (its last substep's `old`)
+/// over `wet` units of wetted height, semi-implicit.
+pub fn manning(p: &PipeParams, v: f32, old: f32, wet: i32) -> f32 {
+    let r = wet as f32 * p.quantum;
+    v / (1.0 + p.manning * old.abs() / (r * r.powf(1.0 / 3.0)))
 }
 
 fn wet_height(v: f32, a: End, b: End) -> i32 {

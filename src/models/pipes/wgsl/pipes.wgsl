@@ -45,7 +45,8 @@ struct PipeParams {
     quantum: f32,
     // ½ with `[pipes] dynamic_head`, else 0: the weight of v²/2 in the head.
     dynamic: f32,
-    _pad0: u32,
+    // physics.manning: g·n²·dt, the semi-implicit Manning term's weight (0 without).
+    manning: f32,
 }
 
 const PIPES_PER_LAYER_PAIR: u32 = 8u;
@@ -180,9 +181,21 @@ fn pipe_velocity(old: f32, k: u32, ga: vec2<i32>, ha: i32, pa: i32, va: vec2<f32
     // The seed's eq.: η = f·η₀ + Δt·(Q_head − Q_tail)/(ρ·l), Q/ρ = g·h + v²/2 + E/ρ (air pressure
     // cancels).
     let push = pp.g_quantum * f32((ha + pa) - (hb + pb)) + pp.dynamic * (dot(va, va) - dot(vb, vb));
-    let v = pp.friction * old + dt_l(k) * push;
+    var v = pp.friction * old + dt_l(k) * push;
     let wet = min(select(hb, ha, v > 0.0), top) - sill;
+    if wet > 0 && pp.manning > 0.0 {
+        v = manning(v, old, wet);
+    }
     return select(0.0, v, wet > 0 && top > sill);
+}
+
+// Twin: `pipes::manning`. Manning's friction on a pipe's velocity v (its last substep's `old`)
+// over `wet` units of wetted height, its hydraulic radius: semi-implicit, v / (1 + g·n²·dt·|old|
+// / R^(4/3)), so a thin film stops rather than reverses. Both ends divide alike: the two copies of
+// a pipe stay exact opposites.
+fn manning(v: f32, old: f32, wet: i32) -> f32 {
+    let r = f32(wet) * pp.quantum;
+    return v / (1.0 + pp.manning * abs(old) / (r * pow(r, 1.0 / 3.0)));
 }
 
 // Wetted height of the opening, from the head of the end that gives.
