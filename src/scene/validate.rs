@@ -300,23 +300,28 @@ impl Check<'_> {
         Ok(())
     }
 
+    /// A table's column names (`table[i].name`): each non-empty and CSV-safe, none used twice
+    /// (`what`: how the error names another of them).
+    fn column_names<'n>(&self, table: &str, what: &str, names: impl Iterator<Item = &'n str>) -> Result<()> {
+        let mut seen = std::collections::HashSet::new();
+        for (i, name) in names.enumerate() {
+            let key = format!("{table}[{i}].name");
+            if name.is_empty() || name.contains([',', '\n', '"']) {
+                return self.fail(&key, "must be non-empty, without commas, quotes or newlines".into());
+            }
+            if !seen.insert(name) {
+                return self.fail(&key, format!("\"{name}\" is used by another {what}"));
+            }
+        }
+        Ok(())
+    }
+
     /// Probes: unique CSV-safe names, inside the domain.
     fn probes(&self) -> Result<()> {
-        let mut names = std::collections::HashSet::new();
+        let names = self.scene.output.probes.iter().map(|p| p.name.as_str());
+        self.column_names("output.probe", "probe", names)?;
         for (i, pr) in self.scene.output.probes.iter().enumerate() {
             let key = format!("output.probe[{i}]");
-            if pr.name.is_empty() || pr.name.contains([',', '\n', '"']) {
-                return self.fail(
-                    &format!("{key}.name"),
-                    "must be non-empty, without commas, quotes or newlines".into(),
-                );
-            }
-            if !names.insert(pr.name.as_str()) {
-                return self.fail(
-                    &format!("{key}.name"),
-                    format!("\"{}\" is used by another probe", pr.name),
-                );
-            }
             if !(self.inside(pr.x, pr.y)) {
                 return self.fail(
                     &key,
@@ -333,21 +338,10 @@ impl Check<'_> {
     /// Discharge lines: unique CSV-safe names, both ends inside the domain (its edges
     /// included), of some length.
     fn sections(&self) -> Result<()> {
-        let mut names = std::collections::HashSet::new();
+        let names = self.scene.output.sections.iter().map(|s| s.name.as_str());
+        self.column_names("output.section", "section", names)?;
         for (i, s) in self.scene.output.sections.iter().enumerate() {
             let key = format!("output.section[{i}]");
-            if s.name.is_empty() || s.name.contains([',', '\n', '"']) {
-                return self.fail(
-                    &format!("{key}.name"),
-                    "must be non-empty, without commas, quotes or newlines".into(),
-                );
-            }
-            if !names.insert(s.name.as_str()) {
-                return self.fail(
-                    &format!("{key}.name"),
-                    format!("\"{}\" is used by another section", s.name),
-                );
-            }
             for (end, x, y) in [("0", s.x0, s.y0), ("1", s.x1, s.y1)] {
                 let inside = |v: f64, w: f64| v.is_finite() && (0.0..=w).contains(&v);
                 if !(inside(x, self.wx) && inside(y, self.wy)) {
