@@ -129,6 +129,42 @@ fn build_ground(scene: &Scene, nx: usize, ny: usize) -> Result<Vec<f64>> {
     Ok(ground)
 }
 
+/// A per-cell map of classes (land cover) a key names: NPY `[ny, nx]` as is; a GeoTIFF taken at
+/// each cell centre's nearest pixel (classes are codes, never blended), nodata as None. A PNG
+/// is refused: its shades are no codes.
+pub fn read_classes(scene: &Scene, key: &str, p: &Path) -> Result<Vec<Option<f64>>> {
+    let (nx, ny) = (scene.grid.nx as usize, scene.grid.ny as usize);
+    let path = scene.resolve_path(p);
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    let text = std::fs::read_to_string(&scene.origin).ok();
+    match ext.as_str() {
+        "npy" => Ok(read_field(scene, key, p, nx, ny)?.into_iter().map(Some).collect()),
+        "tif" | "tiff" => {
+            let dem = crate::io::geotiff::read(&path).map_err(|e| scene.error_at(text.as_deref(), key, e))?;
+            let (w, h) = (dem.header.width, dem.header.height);
+            let mut out = Vec::with_capacity(nx * ny);
+            for j in 0..ny {
+                for i in 0..nx {
+                    // Row 0 of the file is the north edge; row 0 of the grid the south.
+                    let x = ((i as f64 + 0.5) / nx as f64 * w as f64) as usize;
+                    let y = ((1.0 - (j as f64 + 0.5) / ny as f64) * h as f64) as usize;
+                    let v = dem.heights[y.min(h - 1) * w + x.min(w - 1)];
+                    out.push(v.is_finite().then_some(v));
+                }
+            }
+            Ok(out)
+        }
+        _ => Err(scene.error_at(
+            text.as_deref(),
+            key,
+            format!("{}: a class map is an .npy or .tif file of class codes", path.display()),
+        )),
+    }
+}
+
 /// A per-cell map a key names (`[rainfall] map`, `[physics] damping_map`), by its extension:
 /// NPY `[ny, nx]` as is; a GeoTIFF (`.tif`, `.tiff`) resampled over the domain, nodata as 0; a
 /// greyscale PNG resampled, each shade as its share of full scale in [0, 1]. Returns the values

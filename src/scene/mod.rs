@@ -9,7 +9,7 @@ pub mod limits;
 pub(crate) mod locate;
 pub(crate) mod validate;
 
-pub(crate) use fields::{dem_void, read_map, read_velocity};
+pub(crate) use fields::{dem_void, read_classes, read_map, read_velocity};
 pub use fields::{InitialFields, ReferenceLevel};
 
 use crate::error::{Error, Result};
@@ -1144,8 +1144,12 @@ pub struct Source {
 #[serde(deny_unknown_fields)]
 pub struct Friction {
     /// n in s/m^(1/3) per cell: NPY `[ny, nx]` or a GeoTIFF (resampled over the domain, north up;
-    /// nodata pixels take 0).
+    /// nodata pixels take 0); with `classes`, a land-cover code per cell.
     pub map: PathBuf,
+    /// `[friction.classes]`: n for each land-cover code the map holds (`1 = 0.035`); the map is
+    /// then read at each cell's nearest pixel, and a code the table does not name is refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub classes: Option<std::collections::BTreeMap<String, f64>>,
 }
 
 /// `[infiltration] model`: how the ground takes water.

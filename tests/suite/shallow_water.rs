@@ -983,3 +983,64 @@ fn bad_friction_maps_are_refused_naming_the_key() {
         "the height field took a friction map: {err}"
     );
 }
+
+/// A land-cover raster with `[friction.classes]` is the n map its codes name: the same bits as
+/// the map of n itself; a GeoTIFF is read at each cell's nearest pixel (codes never blended);
+/// codes the table does not name, keys that are no codes and n out of range are refused.
+#[test]
+fn a_land_cover_map_with_classes_is_the_n_map_its_codes_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let (nx, dx) = (400, 0.05);
+    write_npy(dir.path(), "b.npy", 2, nx, |_, _| 0.0);
+    write_npy(dir.path(), "h.npy", 2, nx, |i, _| if i < 200 { 1.0 } else { 0.0 });
+    // Grass (code 3) up to 12 m, forest (code 7) past it.
+    let code = |i: usize| if (i as f64 + 0.5) * dx > 12.0 { 7.0 } else { 3.0 };
+    write_npy(dir.path(), "cover.npy", 2, nx, |i, _| code(i));
+    write_npy(
+        dir.path(),
+        "n.npy",
+        2,
+        nx,
+        |i, _| if code(i) == 7.0 { 0.1 } else { 0.035 },
+    );
+    let cover = "[friction]\nmap = \"cover.npy\"\n[friction.classes]\n3 = 0.035\n7 = 0.1\n";
+    let scene = |extra: &str| scene_in(dir.path(), &channel(nx, dx, 0.01, extra));
+    let (classes, n) = (scene(cover), scene("[friction]\nmap = \"n.npy\"\n"));
+    let bits = |s: &shoal::Scene| {
+        let mut sim = simulation(s, Backend::Cpu);
+        sim.step(100).unwrap();
+        sim.eta().unwrap()
+    };
+    assert_eq!(bits(&classes), bits(&n), "the classes' n is not the map's");
+    // The same codes as a GeoTIFF of 40 × 2 pixels (row 0 north), 10 cells a pixel: nearest.
+    let coarse: Vec<f32> = (0..2).flat_map(|_| (0..40).map(|p| code(p * 10 + 5) as f32)).collect();
+    let frame = shoal::io::geotiff::Frame {
+        pixel: [0.5, 0.05],
+        origin: [0.0, 0.1],
+        keys: None,
+    };
+    shoal::io::geotiff::write(&dir.path().join("cover.tif"), 40, 2, &coarse, &frame, None).unwrap();
+    let tif = scene(&cover.replace("cover.npy", "cover.tif"));
+    assert_eq!(bits(&tif), bits(&n), "the GeoTIFF's codes were blended or misplaced");
+    for (table, why) in [
+        (
+            "3 = 0.035\n",
+            "holds class 7, which [friction.classes] does not name (it names 3)",
+        ),
+        ("3 = 0.035\n7 = -0.1\n", "friction.classes.7"),
+        ("3 = 0.035\n7 = 0.1\nforest = 0.1\n", "\"forest\" is no class code"),
+    ] {
+        let text = channel(
+            nx,
+            dx,
+            0.01,
+            &format!("[friction]\nmap = \"cover.npy\"\n[friction.classes]\n{table}"),
+        );
+        let err = shoal::Scene::parse(&text, Path::new("<test scene>"), dir.path())
+            .and_then(|s| Simulation::check(&s))
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(err.contains(why), "{table}: {err}");
+    }
+}

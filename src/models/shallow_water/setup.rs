@@ -124,6 +124,9 @@ fn friction_map(scene: &Scene) -> Result<Vec<f32>> {
     };
     let text = std::fs::read_to_string(&scene.origin).ok();
     let fail = |why: String| scene.error_at(text.as_deref(), "friction.map", why);
+    if let Some(classes) = &f.classes {
+        return land_cover(scene, &f.map, classes);
+    }
     let (values, shades) = crate::scene::read_map(scene, "friction.map", &f.map)?;
     if shades {
         return Err(fail(format!(
@@ -145,6 +148,61 @@ fn friction_map(scene: &Scene) -> Result<Vec<f32>> {
         )));
     }
     Ok(values.iter().map(|&n| (n * n) as f32).collect())
+}
+
+/// `[friction] map` as land-cover codes and `[friction.classes]` as each code's n: n² per cell,
+/// a nodata pixel's 0. A code that is no integer, a table key that is none, an n out of range
+/// or a code the table does not name is refused, naming the key, the cell and the codes named.
+fn land_cover(
+    scene: &Scene,
+    map: &std::path::Path,
+    classes: &std::collections::BTreeMap<String, f64>,
+) -> Result<Vec<f32>> {
+    let text = std::fs::read_to_string(&scene.origin).ok();
+    let fail = |key: &str, why: String| scene.error_at(text.as_deref(), key, why);
+    let mut table = std::collections::BTreeMap::new();
+    for (code, &n) in classes {
+        let key = format!("friction.classes.{code}");
+        let Ok(c) = code.trim().parse::<i64>() else {
+            return Err(fail(
+                &key,
+                format!("\"{code}\" is no class code: the keys are the map's integer codes"),
+            ));
+        };
+        if !(n.is_finite() && (0.0..=MOST_MANNING).contains(&n)) {
+            return Err(fail(
+                &key,
+                format!("Manning's n must be a finite number in [0, {MOST_MANNING}] s/m^(1/3) (got {n})"),
+            ));
+        }
+        table.insert(c, n);
+    }
+    let named = || table.keys().map(|c| c.to_string()).collect::<Vec<_>>().join(", ");
+    let codes = crate::scene::read_classes(scene, "friction.map", map)?;
+    let nx = scene.grid.nx as usize;
+    let mut n2 = Vec::with_capacity(codes.len());
+    for (c, code) in codes.iter().enumerate() {
+        let n = match code {
+            None => 0.0,
+            Some(v) => match (v.fract() == 0.0).then(|| table.get(&(*v as i64))).flatten() {
+                Some(&n) => n,
+                None => {
+                    return Err(fail(
+                        "friction.classes",
+                        format!(
+                            "{}: cell ({}, {}) holds class {v}, which [friction.classes] does not name (it names {})",
+                            map.display(),
+                            c % nx,
+                            c / nx,
+                            named()
+                        ),
+                    ))
+                }
+            },
+        };
+        n2.push((n * n) as f32);
+    }
+    Ok(n2)
 }
 
 impl SwSetup {
