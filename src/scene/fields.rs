@@ -129,17 +129,23 @@ fn build_ground(scene: &Scene, nx: usize, ny: usize) -> Result<Vec<f64>> {
     Ok(ground)
 }
 
-/// A per-cell map of classes (land cover) a key names: NPY `[ny, nx]` as is; a GeoTIFF taken at
-/// each cell centre's nearest pixel (classes are codes, never blended), nodata as None. A PNG
-/// is refused: its shades are no codes.
-pub fn read_classes(scene: &Scene, key: &str, p: &Path) -> Result<Vec<Option<f64>>> {
-    let (nx, ny) = (scene.grid.nx as usize, scene.grid.ny as usize);
+/// A map file's resolved path, its extension in lower case, and the scene file's text (for
+/// errors that quote their line).
+fn map_file(scene: &Scene, p: &Path) -> (std::path::PathBuf, String, Option<String>) {
     let path = scene.resolve_path(p);
     let ext = path
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default();
-    let text = std::fs::read_to_string(&scene.origin).ok();
+    (path, ext, std::fs::read_to_string(&scene.origin).ok())
+}
+
+/// A per-cell map of classes (land cover) a key names: NPY `[ny, nx]` as is; a GeoTIFF taken at
+/// each cell centre's nearest pixel (classes are codes, never blended), nodata as None. A PNG
+/// is refused: its shades are no codes.
+pub fn read_classes(scene: &Scene, key: &str, p: &Path) -> Result<Vec<Option<f64>>> {
+    let (nx, ny) = (scene.grid.nx as usize, scene.grid.ny as usize);
+    let (path, ext, text) = map_file(scene, p);
     match ext.as_str() {
         "npy" => Ok(read_field(scene, key, p, nx, ny)?.into_iter().map(Some).collect()),
         "tif" | "tiff" => {
@@ -171,12 +177,7 @@ pub fn read_classes(scene: &Scene, key: &str, p: &Path) -> Result<Vec<Option<f64
 /// and whether they are PNG shares.
 pub fn read_map(scene: &Scene, key: &str, p: &Path) -> Result<(Vec<f64>, bool)> {
     let (nx, ny) = (scene.grid.nx as usize, scene.grid.ny as usize);
-    let path = scene.resolve_path(p);
-    let ext = path
-        .extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
-    let text = std::fs::read_to_string(&scene.origin).ok();
+    let (path, ext, text) = map_file(scene, p);
     match ext.as_str() {
         "npy" => Ok((read_field(scene, key, p, nx, ny)?, false)),
         "png" => Ok((resample(&read_png_grey(scene, key, &path)?, nx, ny), true)),
