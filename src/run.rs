@@ -549,9 +549,15 @@ fn netcdf_layout(sim: &mut Simulation, report: &mut dyn Reporter) -> Result<crat
     })
 }
 
-/// Appends the snapshot at `step` (its f32 surface `h`) to output.nc, with the depth, the
-/// velocity and the flood maps so far.
-fn append_netcdf(sim: &mut Simulation, frames: &mut Frames, h: &[f32], step: u64) -> Result<()> {
+/// Appends the snapshot at `step` (its f32 surface `h`, its velocity planes `uv` where the
+/// model has one) to output.nc, with the depth and the flood maps so far.
+fn append_netcdf(
+    sim: &mut Simulation,
+    frames: &mut Frames,
+    h: &[f32],
+    uv: Option<&[Vec<f32>; 2]>,
+    step: u64,
+) -> Result<()> {
     let Some((stack, steps)) = frames.netcdf.as_mut() else {
         return Ok(());
     };
@@ -559,18 +565,6 @@ fn append_netcdf(sim: &mut Simulation, frames: &mut Frames, h: &[f32], step: u64
         return Ok(());
     };
     let depth = depth_of(sim, h);
-    let velocity = match sim.velocity()? {
-        Some(uv) => {
-            if uv.iter().flatten().any(|v| !v.is_finite()) {
-                return Err(Error::Diverged { step });
-            }
-            Some((
-                uv.iter().map(|v| v[0]).collect::<Vec<f32>>(),
-                uv.iter().map(|v| v[1]).collect::<Vec<f32>>(),
-            ))
-        }
-        None => None,
-    };
     let summary = sim.summary()?;
     let maps: Vec<&[f32]> = summary
         .as_ref()
@@ -583,7 +577,7 @@ fn append_netcdf(sim: &mut Simulation, frames: &mut Frames, h: &[f32], step: u64
             time: step as f64 * sim.scene().time.dt,
             h,
             depth: &depth,
-            uv: velocity.as_ref().map(|(u, v)| (&u[..], &v[..])),
+            uv: uv.map(|[u, v]| (&u[..], &v[..])),
             maps: &maps,
         },
     )
@@ -868,22 +862,30 @@ fn advance_to(
     Ok(())
 }
 
-/// u_NNNNNN.npy and v_NNNNNN.npy at `step`: the depth-averaged velocity, float32 `[ny, nx]`.
-fn write_velocity(sim: &mut Simulation, out: &Path, step: u64) -> Result<()> {
+/// The depth-averaged velocity at `step` as its u and v planes (one readback for `--velocity`
+/// and output.nc); None on a model without one; a non-finite value is a divergence.
+fn velocity_planes(sim: &mut Simulation, step: u64) -> Result<Option<[Vec<f32>; 2]>> {
     let Some(velocity) = sim.velocity()? else {
-        return Err(Error::Unsupported("--velocity: this model has no velocity".into()));
+        return Ok(None);
     };
     if velocity.iter().flatten().any(|v| !v.is_finite()) {
         return Err(Error::Diverged { step });
     }
+    Ok(Some([0, 1].map(|k| velocity.iter().map(|uv| uv[k]).collect())))
+}
+
+/// u_NNNNNN.npy and v_NNNNNN.npy at `step`: the depth-averaged velocity, float32 `[ny, nx]`.
+fn write_velocity(sim: &Simulation, uv: Option<&[Vec<f32>; 2]>, out: &Path, step: u64) -> Result<()> {
+    let Some(planes) = uv else {
+        return Err(Error::Unsupported("--velocity: this model has no velocity".into()));
+    };
     let grid = sim.scene().grid;
-    for (k, name) in ["u", "v"].into_iter().enumerate() {
-        let field: Vec<f32> = velocity.iter().map(|uv| uv[k]).collect();
+    for (name, field) in ["u", "v"].into_iter().zip(planes) {
         npy::write_f32_2d(
             &out.join(format!("{name}_{step:06}.npy")),
             grid.ny as usize,
             grid.nx as usize,
-            &field,
+            field,
         )?;
     }
     Ok(())
@@ -951,9 +953,13 @@ fn snapshot(
         &h32,
     )?;
     frames.write_heights(sim, &h32, out, target)?;
-    append_netcdf(sim, frames, &h32, target)?;
+    let uv = match frames.velocity || frames.netcdf.is_some() {
+        true => velocity_planes(sim, target)?,
+        false => None,
+    };
+    append_netcdf(sim, frames, &h32, uv.as_ref(), target)?;
     if frames.velocity {
-        write_velocity(sim, out, target)?;
+        write_velocity(sim, uv.as_ref(), out, target)?;
     }
     let (particles, foam) = match sim.spray() {
         Some(_) => sim.particles_and_foam()?,
@@ -1025,6 +1031,17 @@ fn check_volume(sim: &Simulation, step: u64, volume: f64) -> Result<()> {
              and a forcing the water's depth cannot carry (an air-pressure high, a drain) may have made or taken it"
         ),
     })
+}
+
+/// A per-step table's row at `step` (time = step·`dt`): the step, the time, then `values`;
+/// nothing where the run keeps no such table.
+fn step_row(table: Option<&mut CsvWriter>, step: u64, dt: f64, values: &[f64]) -> Result<()> {
+    let Some(t) = table else {
+        return Ok(());
+    };
+    let mut cells = vec![Cell::Int(step), Cell::Float(step as f64 * dt)];
+    cells.extend(values.iter().map(|&v| Cell::Float(v)));
+    t.row(&cells)
 }
 
 /// The run's CSV tables: stats.csv always, probes.csv with probes, bodies.csv with bodies.
@@ -1173,26 +1190,15 @@ impl Tables {
     }
 
     fn section_row(&mut self, step: u64, discharges: &[f64]) -> Result<()> {
-        let Some(t) = self.sections.as_mut() else {
-            return Ok(());
-        };
-        if let Some(bad) = discharges.iter().position(|q| !q.is_finite()) {
-            return Err(Error::Unsupported(format!(
-                "sections.csv: the discharge of section {bad} at step {step} is not finite"
-            )));
+        // A non-finite discharge is water gone non-finite: a divergence, never written.
+        if discharges.iter().any(|q| !q.is_finite()) {
+            return Err(Error::Diverged { step });
         }
-        let mut cells = vec![Cell::Int(step), Cell::Float(step as f64 * self.dt)];
-        cells.extend(discharges.iter().map(|&q| Cell::Float(q)));
-        t.row(&cells)
+        step_row(self.sections.as_mut(), step, self.dt, discharges)
     }
 
     fn probe_row(&mut self, step: u64, heights: &[f64]) -> Result<()> {
-        let Some(p) = self.probes.as_mut() else {
-            return Ok(());
-        };
-        let mut cells = vec![Cell::Int(step), Cell::Float(step as f64 * self.dt)];
-        cells.extend(heights.iter().map(|&h| Cell::Float(h)));
-        p.row(&cells)
+        step_row(self.probes.as_mut(), step, self.dt, heights)
     }
 
     fn body_rows(&mut self, step: u64, samples: &[crate::engine::bodies::BodySample]) -> Result<()> {

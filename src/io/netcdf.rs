@@ -164,6 +164,8 @@ pub struct Stack {
     layout: Layout,
     /// Records the header counts.
     records: usize,
+    /// The header's bytes (the same for any count of records): where the data starts.
+    header_len: u64,
 }
 
 impl Stack {
@@ -173,11 +175,13 @@ impl Stack {
         let path = dir.join(FILE);
         let tmp = crate::io::atomic::temporary_for(&path)?;
         let file = tmp.as_file().try_clone().map_err(|e| Error::io(&path, e))?;
-        let stack = Stack {
+        let mut stack = Stack {
             path: path.clone(),
             layout,
             records: 0,
+            header_len: 0,
         };
+        stack.header_len = stack.header(0)?.len() as u64;
         let data_set = stack.data_set(0)?;
         let out = Shared::new(BufWriter::new(file));
         {
@@ -212,6 +216,7 @@ impl Stack {
             path: path.clone(),
             layout,
             records: next,
+            header_len: 0,
         };
         let refuse = |message: String| {
             Err(Error::Output {
@@ -220,6 +225,7 @@ impl Stack {
             })
         };
         let header = stack.header(next)?;
+        stack.header_len = header.len() as u64;
         let mut on_disk = vec![0u8; header.len()];
         let read = std::fs::File::open(&path).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut on_disk));
         match read {
@@ -270,7 +276,6 @@ impl Stack {
             .write(true)
             .open(&self.path)
             .map_err(|e| Error::io(&self.path, e))?;
-        let header_len = self.header(0)?.len() as u64;
         let out = Shared::new(BufWriter::new(file));
         {
             // Room for this record; its header goes nowhere (the one on disk still counts the
@@ -279,7 +284,7 @@ impl Stack {
             let region = Region {
                 inner: out.clone(),
                 at: 0,
-                from: header_len,
+                from: self.header_len,
             };
             let mut w = FileWriter::open_seek_write(FILE, Box::new(region)).map_err(|e| self.fail(e))?;
             w.set_def(&data_set, Version::Offset64Bit, 0)
