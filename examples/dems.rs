@@ -8,7 +8,10 @@
 //! - `valley_reservoir.npy`: the valley's surface with a reservoir held to 36 m behind a dam at
 //!   x = 250 m, dry ground below it (`scenes/dam_break_valley.toml`);
 //! - `flume_swash.npy`: the flume's damping map, damping the swash zone of its beach (the
-//!   run-up's wet/dry flicker) and nothing else (`scenes/flume.toml`).
+//!   run-up's wet/dry flicker) and nothing else (`scenes/flume.toml`);
+//! - `ea_test2.tif`: the UK Environment Agency's benchmark test 2, a floodplain 2000 m square in
+//!   20 m pixels, a 4 × 4 matrix of depressions 0.5 m deep from a product of sinusoids on a plane
+//!   falling 1:1500 south and 1:3000 east (`scenes/ea_test2.toml`), on the British National Grid.
 //!
 //! `cargo run --release --example dems -- DIR` (the scenes' copies are in `scenes/`; a test
 //! checks they are what this writes).
@@ -18,8 +21,21 @@ use std::f64::consts::PI;
 use std::path::Path;
 
 /// A raster from f(x, y), x east and y north in metres from the south-west corner, written
-/// north up with its north-west corner at `origin`.
+/// north up with its north-west corner at `origin`, in UTM zone 33N.
 fn raster(path: &Path, (w, h): (usize, usize), pixel: f64, origin: [f64; 2], f: impl Fn(f64, f64) -> f64) {
+    // UTM zone 33N (EPSG:32633), WGS 84: both corners lie in it.
+    raster_in(32633, path, (w, h), pixel, origin, f)
+}
+
+/// `raster` in the projected coordinate system `epsg`.
+fn raster_in(
+    epsg: u16,
+    path: &Path,
+    (w, h): (usize, usize),
+    pixel: f64,
+    origin: [f64; 2],
+    f: impl Fn(f64, f64) -> f64,
+) {
     let values: Vec<f32> = (0..h)
         .flat_map(|row| (0..w).map(move |col| (col, row)))
         .map(|(col, row)| {
@@ -27,11 +43,10 @@ fn raster(path: &Path, (w, h): (usize, usize), pixel: f64, origin: [f64; 2], f: 
             f(x, y) as f32
         })
         .collect();
-    // UTM zone 33N (EPSG:32633), WGS 84: both corners lie in it.
     let frame = geotiff::Frame {
         pixel: [pixel, pixel],
         origin,
-        keys: Some(geotiff::GeoKeys::epsg_projected(32633)),
+        keys: Some(geotiff::GeoKeys::epsg_projected(epsg)),
     };
     geotiff::write(path, w, h, &values, &frame, None).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
 }
@@ -76,6 +91,16 @@ fn valley_rain(x: f64, y: f64) -> f64 {
     90.0 - 50.0 * x / 1280.0 + 8.0 * (y / 160.0).sin()
 }
 
+/// EA test 2's floodplain: a plane falling 1:1500 to the south and 1:3000 to the east (2 m from
+/// its north-west corner to its south-east), less a depression 0.5 m deep in each 500 m square,
+/// sin²(π·x/500)·sin²(π·y/500): sixteen alike, meeting the plane smoothly along the squares'
+/// edges. Its lowest corner is at 0 m.
+fn ea_test2(x: f64, y: f64) -> f64 {
+    let plane = 2000.0 / 3000.0 - x / 3000.0 + y / 1500.0;
+    let dip = ((PI * x / 500.0).sin() * (PI * y / 500.0).sin()).powi(2);
+    plane - 0.5 * dip
+}
+
 fn main() {
     let out = std::env::args().nth(1).unwrap_or_else(|| "scenes".into());
     let out = Path::new(&out);
@@ -95,6 +120,16 @@ fn main() {
         10.0,
         [640_000.0, 5_100_960.0],
         valley_rain,
+    );
+    // EA test 2 on the British National Grid (EPSG:27700), its north-west corner at an
+    // arbitrary grid point in England.
+    raster_in(
+        27700,
+        &out.join("ea_test2.tif"),
+        (100, 100),
+        20.0,
+        [420_000.0, 302_000.0],
+        ea_test2,
     );
     // The reservoir: [ny, nx] rows from the south, as the grid stores them (row j at y = (j + ½)·10).
     let reservoir: Vec<f64> = (0..96)
@@ -116,7 +151,7 @@ fn main() {
         .collect();
     shoal::io::npy::write_2d(&out.join("flume_swash.npy"), 8, 600, &swash).unwrap();
     println!(
-        "wrote bay.tif, valley.tif, valley_rain.tif, valley_reservoir.npy and flume_swash.npy to {}",
+        "wrote bay.tif, valley.tif, valley_rain.tif, valley_reservoir.npy, flume_swash.npy and ea_test2.tif to {}",
         out.display()
     );
 }

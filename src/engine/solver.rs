@@ -78,6 +78,16 @@ pub trait Solver: wgpu::WasmNotSend + std::any::Any {
     }
     /// Multiplies the per-step change by `factor` (when the substep length changes).
     fn rescale_velocity(&mut self, factor: f32) -> Result<()>;
+    /// Keeps the state the next chunk starts from, so `undo_chunk` can return to it (the
+    /// shallow-water model, whose chunk may outrun its substeps: `Simulation::step` runs it again
+    /// with more). False where the backend keeps nothing.
+    fn hold_chunk_start(&mut self) -> Result<bool> {
+        Ok(false)
+    }
+    /// Returns the state to where `hold_chunk_start` kept it.
+    fn undo_chunk(&mut self) -> Result<()> {
+        Ok(())
+    }
     /// Runs `steps` steps of `substeps` substeps each (steps ≤ MAX_CHUNK), then reports.
     fn advance(&mut self, steps: u32, substeps: u32, input: &ChunkInput) -> Result<ChunkReport>;
     /// The surface relative to the reference level (a readback on the GPU).

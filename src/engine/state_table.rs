@@ -676,7 +676,7 @@ pub fn checkpointed() -> impl Iterator<Item = &'static Spec> {
 
 /// About how many bytes of GPU buffers a run of this shape takes (`shoal run --dry-run`): every
 /// present field at its levels, plus 32 B per cell of PCR scratch where ADI's lines exceed one
-/// workgroup (2048 cells). Small fixed buffers (uniforms, reduce partials, probes) are left out.
+/// workgroup (2048 cells), plus the shallow-water model's copy of its state at a chunk's start. Small fixed buffers (uniforms, reduce partials, probes) are left out.
 pub fn gpu_bytes(shape: &Shape, bodies: usize) -> u64 {
     let p = shape.params;
     let cells = p.nx as usize * p.ny as usize;
@@ -686,6 +686,14 @@ pub fn gpu_bytes(shape: &Shape, bodies: usize) -> u64 {
         .sum();
     if adi(shape) && p.nx.max(p.ny) > crate::wgsl::adi::CHIP {
         total += cells as u64 * 32;
+    }
+    // The shallow-water model keeps a copy of its state as each chunk starts, to run a chunk
+    // that outran its substeps again (`Simulation::step`).
+    if shape.shallow_water {
+        total += state_fields(shape)
+            .into_iter()
+            .map(|f| (spec_of(f).len(shape, cells, bodies) * spec_of(f).bytes as usize) as u64)
+            .sum::<u64>();
     }
     total
 }

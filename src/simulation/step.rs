@@ -12,6 +12,7 @@ impl Simulation {
         }
         let mut rows = Vec::new();
         let mut left = n;
+        let shallow = self.scene.physics.model == crate::scene::WaterModel::ShallowWater;
         while left > 0 {
             let limit = self.chunk_limit() as u64;
             // The layer's submits end at multiples of its chunk (`ns_chunk`); the others' where
@@ -31,7 +32,11 @@ impl Simulation {
                 first_step: self.step,
                 pressure: self.patches.chunk(self.step, chunk),
             };
+            let held = shallow && self.solver.hold_chunk_start()?;
             let report = self.advance_chunk(chunk, &input)?;
+            if held && self.ran_again(chunk, &report)? {
+                continue;
+            }
             if let Some(bad) = report
                 .first_bad_step
                 .or((report.totals.nonfinite != 0).then_some(chunk - 1))
@@ -54,6 +59,47 @@ impl Simulation {
             self.check_stability()?;
         }
         Ok(rows)
+    }
+
+    /// The shallow-water model's chunk that outran its substeps: one whose flow passed
+    /// `SW_COURANT` (past which the reconstruction no longer keeps every depth non-negative) or
+    /// made a NaN goes back to its start and runs again with the substeps its Courant number asks
+    /// (at most four times as many a try; four times after a NaN), up to `MAX_SUBSTEPS`. So the bound is
+    /// kept, not hoped for, when the flow speeds up within a chunk (water arriving on dry ground
+    /// from a source or a side: the substeps are planned from the depth at the start). True when
+    /// it went back; the caller runs the chunk again.
+    fn ran_again(&mut self, chunk: u32, report: &crate::engine::solver::ChunkReport) -> Result<bool> {
+        use crate::models::shallow_water::setup::{flow_substeps, SW_COURANT};
+        let crate::engine::solver::ModelReport::Shallow { courant } = report.model else {
+            return Ok(false);
+        };
+        let bad = report.first_bad_step.is_some() || report.totals.nonfinite != 0 || !courant.is_finite();
+        if !bad && courant <= SW_COURANT {
+            return Ok(false);
+        }
+        // A chunk past the bound may have run unstable, its Courant number no measure of the
+        // flow's: at most four times the substeps a try, as many tries as it takes.
+        let most = self.substeps.saturating_mul(4);
+        let needed = if bad {
+            most
+        } else {
+            flow_substeps(self.substeps, courant).min(most)
+        };
+        let needed = needed.min(crate::engine::params::MAX_SUBSTEPS);
+        if needed <= self.substeps {
+            return Ok(false);
+        }
+        self.solver.undo_chunk()?;
+        let (first, last) = (self.step + 1, self.step + chunk as u64);
+        self.notes.push(match bad {
+            true => format!("steps {first}–{last}: a value became NaN; ran them again at {needed} substeps per step"),
+            false => format!(
+                "steps {first}–{last}: the flow reached (|u| + |v| + 2·sqrt(g·d))·dt/dx = {courant:.2}, past {SW_COURANT}; \
+                 ran them again at {needed} substeps per step"
+            ),
+        });
+        self.set_substeps(needed)?;
+        Ok(true)
     }
 
     /// One submit of `chunk` steps, timed when a profile is being taken.
@@ -143,7 +189,9 @@ impl Simulation {
     }
 
     /// Raises the substep count when the deepest water now needs it, or (the Navier-Stokes
-    /// layer) when the flow ran faster than `NS_FLOW_COURANT` allows; never lowers it.
+    /// layer) when the flow ran faster than `NS_FLOW_COURANT` allows. The shallow-water model
+    /// also lowers it when the flow has calmed (`calm_substeps`), never below what the depth
+    /// needs; the other models never lower it.
     pub(super) fn check_stability(&mut self) -> Result<()> {
         let max_depth = self.totals.max_depth as f64;
         let mut needed = substeps_needed(&self.scene, max_depth);
@@ -172,6 +220,12 @@ impl Simulation {
             self.set_substeps(needed)?;
         }
         check_substeps(&self.scene, needed, max_depth)?;
+        if shallow {
+            let fewer = crate::models::shallow_water::setup::calm_substeps(self.substeps, self.books.flow_courant);
+            if fewer.max(needed) < self.substeps {
+                self.set_substeps(fewer.max(needed))?;
+            }
+        }
         if needed > self.substeps {
             self.notes.push(format!(
                 "at step {}: {}",

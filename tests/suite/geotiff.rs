@@ -401,6 +401,7 @@ fn the_preset_scenes_rasters_are_what_the_project_writes() {
         "valley_rain.tif",
         "valley_reservoir.npy",
         "flume_swash.npy",
+        "ea_test2.tif",
     ] {
         let made = std::fs::read(dir.path().join(name)).unwrap();
         let kept = std::fs::read(scenes.join(name)).unwrap_or_else(|e| panic!("scenes/{name}: {e}"));

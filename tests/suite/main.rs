@@ -13,6 +13,7 @@ mod cli;
 mod common;
 mod costs;
 mod divergence;
+mod ea_benchmarks;
 mod edits;
 mod embed;
 mod fast_cpu;

@@ -37,11 +37,12 @@ fn a_pool_at_the_inverse_barometer_level_stays_at_rest_over_any_ground() {
     // over its ground. Not to the bit, as a lake at rest without pressure is: the lifted ground
     // b + a is rounded in float32 at the ground's magnitude (one ulp of 2 m is 2.4e-7 m), and the
     // depths re-read over it differ by as much from cell to cell. Measured over 400 steps (40 s,
-    // seven crossings of the basin at sqrt(g·d) = 4.4 m/s): the surface moved 2.5e-7 m at most
-    // (a deep cell, not the shore), the water at 5.9e-6 m/s (twin) and 6.7e-6 m/s (GPU) at most;
-    // the checks allow 1e-6 m and 5e-5 m/s. The twin and the fast CPU path agree to the bit; the
-    // GPU (its own exp) within 1e-6 m (measured 2.7e-7).
-    stays_at_rest(24.0, "reflect");
+    // seven crossings of the basin at sqrt(g·d) = 4.4 m/s): the surface moved 2.35e-7 m at most
+    // (a deep cell, not the shore; 2.5e-7 before the stages kept their rounding in the carry),
+    // the water at 6.9e-6 m/s (twin) and 5.9e-6 m/s (GPU) at most; the checks allow 5e-7 m and
+    // 5e-5 m/s. The twin and the fast CPU path agree to the bit; the GPU (its own exp) within
+    // 1e-6 m (measured 2.4e-7).
+    stays_at_rest(24.0, "reflect", 5e-7);
 }
 
 #[test]
@@ -50,13 +51,17 @@ fn a_free_side_under_a_low_carries_the_grounds_slope_on_not_the_pressures() {
     // ghost built from the edge's depth over the ground's slope carried on (flat here), then
     // lifted by the edge's head, stands level with the edge, so the pool stays at rest as a
     // walled one does. Built from the lifted cells, it would carry the pressure's slope on and
-    // stand a head's slope off the edge. Measured: 5.8e-7 m moved (twin), GPU within 6.9e-7 m.
-    stays_at_rest(40.0, "free");
+    // stand a head's slope off the edge (1e-3 m and more). Measured: 1.04e-6 m moved (twin;
+    // 5.8e-7 when the stages' sums rounded away what they moved under half an ulp: the free
+    // side passes the lifted ground's rounding-sized velocities, 9e-6 m/s, out and in, and the
+    // stages' carry now keeps what they move), checked to 1.5e-6 m: NOTE, the one bound this
+    // change widened (from 1e-6), for volumes exact to the carry everywhere else.
+    stays_at_rest(40.0, "free", 1.5e-6);
 }
 
 /// The pool under a low at (`x0`, 24 m) with sides `sides`, started at the inverse barometer's
 /// level, run 400 steps on every backend: still at rest (the checks' figures in the caller).
-fn stays_at_rest(x0: f64, sides: &str) {
+fn stays_at_rest(x0: f64, sides: &str, still: f32) {
     let dir = tempfile::tempdir().unwrap();
     let scene = barometer_pool(dir.path(), x0, sides);
     let head = |x: f64, y: f64| 1000.0 / RHO_G * (-((x - x0).powi(2) + (y - 24.0).powi(2)) / 72.0).exp();
@@ -79,7 +84,7 @@ fn stays_at_rest(x0: f64, sides: &str) {
         let fastest = speed.iter().map(|v| v[0].hypot(v[1])).fold(0.0f32, f32::max);
         eprintln!("{backend:?}: surface moved {moved:.2e} m at most, fastest {fastest:.2e} m/s");
         assert!(
-            moved < 1e-6,
+            moved < still,
             "{backend:?}: the surface moved {moved} m at rest under the low"
         );
         assert!(

@@ -172,13 +172,14 @@ pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams, fused: bool) -> Co
         // stage_one: ground, eta, qx, qy of the cell's 9-point cross in (16 B a cell from
         // memory: a 16×16 tile reads its 2-cell frame too, 1.5× the tile, the neighbours' share
         // from cache), U1's three out; stage_two: the same of U1, and U0's three of the cell
-        // itself, U2's three out over U0.
+        // itself, U2's three out over U0; each stage reads and writes the cell's carry (the
+        // surface's rounding, kept).
         // Under air pressure each stage reads the cell's head beside its ground.
         Pass::ShallowWater => Cost {
             note: "two fused stages on 16×16 tiles; the 2-cell halo (1.5× the tile) from cache",
             ..cost(
-                4 * F32 + (4 * F32 + 3 * F32) + on(p.forcing & FORCE_PRESSURE != 0, 2 * F32),
-                3 * F32 + 3 * F32,
+                4 * F32 + (4 * F32 + 3 * F32) + 2 * F32 + on(p.forcing & FORCE_PRESSURE != 0, 2 * F32),
+                3 * F32 + 3 * F32 + 2 * F32,
                 2,
             )
         },

@@ -299,6 +299,17 @@ pub fn flow_substeps(substeps: u32, courant: f32) -> u32 {
     }
 }
 
+/// Substeps for the next chunk when the last one, at `substeps`, reached only `courant`: fewer
+/// once the flow ran under half the target (a flood come to rest after its peak), back to the
+/// target; the caller keeps at least what the depth needs.
+pub fn calm_substeps(substeps: u32, courant: f32) -> u32 {
+    if courant.is_finite() && courant < 0.5 * SW_TARGET {
+        ((substeps as f32 * courant / SW_TARGET).ceil() as u32).clamp(1, substeps)
+    } else {
+        substeps
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{FlowMapParams, SwParams, SwSlot};

@@ -21,6 +21,7 @@
 //! reconstruction keeps every depth non-negative; a cell that rounding leaves a hair under its
 //! ground is set to it (dry, at rest).
 
+use crate::models::height_field::cpu::explicit::two_sum;
 use crate::models::shallow_water::setup::SwParams;
 use crate::models::shallow_water::state::SwState;
 use crate::wgsl::sides::{DISCHARGE, OPEN, PERIODIC, REFLECT, STAGE};
@@ -428,12 +429,16 @@ pub fn friction_of(p: &SwParams, ground: &[f32], c: usize) -> f32 {
 }
 
 /// One Euler stage of a cell at `dt` from (eta, qx, qy) with `rate`, then the dry-cell rule and
-/// the implicit friction: the cell's new (eta, qx, qy).
-pub fn euler(p: &SwParams, b: f32, n2: f32, cell: [f32; 3], rate: [f32; 3]) -> [f32; 3] {
-    let eta = (cell[0] + p.dt * rate[0]).max(b);
+/// the implicit friction: the cell's new (eta, qx, qy), and the surface it is owed beyond it, for
+/// the carry: what rounding the sum lost (TwoSum's error), and where the cell ends dry what the
+/// dry-cell rule gave it (negative). A trickle into a dry cell under half its ground's ulp is
+/// owed, not lost: dropped, it took 1e-4 of a settling floodplain's water in 20 hours.
+pub fn euler(p: &SwParams, b: f32, n2: f32, cell: [f32; 3], rate: [f32; 3]) -> ([f32; 3], f32) {
+    let (sum, lost) = two_sum(cell[0], p.dt * rate[0]);
+    let eta = sum.max(b);
     let h = eta - b;
     if h <= 0.0 {
-        return [eta, 0.0, 0.0];
+        return ([eta, 0.0, 0.0], (sum - eta) + lost);
     }
     let (mut qx, mut qy) = (cell[1] + p.dt * rate[1], cell[2] + p.dt * rate[2]);
     if n2 > 0.0 {
@@ -443,24 +448,44 @@ pub fn euler(p: &SwParams, b: f32, n2: f32, cell: [f32; 3], rate: [f32; 3]) -> [
         qx /= keep;
         qy /= keep;
     }
-    [eta, qx, qy]
+    ([eta, qx, qy], lost)
 }
 
-/// Twin of `stage_one` at cell `c`: U1 = F(U0 + dt·L(U0)), and the cell's Courant number.
-pub fn stage_one_cell(p: &SwParams, sides: &Sides, ground: &[f32], u0: &SwState, c: usize) -> ([f32; 3], f32) {
+/// Twin of `owed_paid`: stage two's surface `eta` with what the cell is `owed` paid in (TwoSum):
+/// the surface and what is still owed. A cell the payment would take under its ground `b` stays
+/// at its ground, owing the rest.
+pub fn owed_paid(eta: f32, owed: f32, b: f32) -> (f32, f32) {
+    let (paid, rest) = two_sum(eta, owed);
+    if paid < b {
+        return (b, rest + (paid - b));
+    }
+    (paid, rest)
+}
+
+/// Twin of `stage_one` at cell `c`: U1 = F(U0 + dt·L(U0)) and the carry with half the stage's
+/// rounding owed (U2 takes ½·U1), as (eta, qx, qy, carry); and the cell's Courant number.
+pub fn stage_one_cell(p: &SwParams, sides: &Sides, ground: &[f32], u0: &SwState, c: usize) -> ([f32; 4], f32) {
     let (i, j) = ((c % p.nx as usize) as u32, (c / p.nx as usize) as u32);
     let here = [u0.eta[c], u0.qx[c], u0.qy[c]];
-    let out = euler(
+    let (out, lost) = euler(
         p,
         ground[c],
         friction_of(p, ground, c),
         here,
         rates(p, sides, ground, u0, i, j),
     );
-    (out, courant(p, here[0], ground[c], here[1], here[2]))
+    (
+        [out[0], out[1], out[2], u0.carry[c] + 0.5 * lost],
+        courant(p, here[0], ground[c], here[1], here[2]),
+    )
 }
 
-/// Twin of `stage_two` at cell `c`: U2 = ½·(U0 + F(U1 + dt·L(U1))), and U1's Courant number.
+/// Twin of `stage_two` at cell `c`: U2 = ½·(U0 + F(U1 + dt·L(U1))) with what the cell is owed
+/// paid in, as (eta, qx, qy, carry); and U1's Courant number. Every rounding of the surface's
+/// sums (stage one's half, stage two's, the mean's) goes into the carry, so the water moves
+/// only by the fluxes: where a film drains a cell by less than half its surface's ulp a step,
+/// the plain sums kept it there while its lower neighbour (a finer ulp) took the water in, and
+/// a floodplain settling for hours gained 0.34 % of its volume.
 pub fn stage_two_cell(
     p: &SwParams,
     sides: &Sides,
@@ -468,21 +493,23 @@ pub fn stage_two_cell(
     u0: &SwState,
     u1: &SwState,
     c: usize,
-) -> ([f32; 3], f32) {
+) -> ([f32; 4], f32) {
     let (i, j) = ((c % p.nx as usize) as u32, (c / p.nx as usize) as u32);
     let one = [u1.eta[c], u1.qx[c], u1.qy[c]];
-    let v = euler(
+    let (v, lost) = euler(
         p,
         ground[c],
         friction_of(p, ground, c),
         one,
         rates(p, sides, ground, u1, i, j),
     );
-    let eta = 0.5 * (u0.eta[c] + v[0]);
+    let (pair, pair_lost) = two_sum(u0.eta[c], v[0]);
+    let owed = u1.carry[c] + 0.5 * (lost + pair_lost);
+    let (eta, carry) = owed_paid(0.5 * pair, owed, ground[c]);
     let dry = eta <= ground[c];
     let mean = |k: usize, a: &[f32]| if dry { 0.0 } else { 0.5 * (a[c] + v[k]) };
     (
-        [eta, mean(1, &u0.qx), mean(2, &u0.qy)],
+        [eta, mean(1, &u0.qx), mean(2, &u0.qy), carry],
         courant(p, one[0], ground[c], one[1], one[2]),
     )
 }
@@ -492,7 +519,7 @@ pub fn stage_one(p: &SwParams, sides: &Sides, ground: &[f32], u0: &SwState, u1: 
     let mut most = 0.0f32;
     for c in 0..u0.cells() {
         let (out, courant) = stage_one_cell(p, sides, ground, u0, c);
-        (u1.eta[c], u1.qx[c], u1.qy[c]) = (out[0], out[1], out[2]);
+        (u1.eta[c], u1.qx[c], u1.qy[c], u1.carry[c]) = (out[0], out[1], out[2], out[3]);
         most = most.max(courant);
     }
     most
@@ -504,7 +531,7 @@ pub fn stage_two(p: &SwParams, sides: &Sides, ground: &[f32], u0: &mut SwState, 
     let mut most = 0.0f32;
     for c in 0..u0.cells() {
         let (out, courant) = stage_two_cell(p, sides, ground, u0, u1, c);
-        (u0.eta[c], u0.qx[c], u0.qy[c]) = (out[0], out[1], out[2]);
+        (u0.eta[c], u0.qx[c], u0.qy[c], u0.carry[c]) = (out[0], out[1], out[2], out[3]);
         most = most.max(courant);
     }
     most

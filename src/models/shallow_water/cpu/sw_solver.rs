@@ -37,6 +37,15 @@ pub struct CpuSw {
     flow_maps: Vec<[f32; 2]>,
     /// Over rayon's pool (the fast backend).
     parallel: bool,
+    /// The state, flood maps and flow maps a chunk started from (`hold_chunk_start`).
+    held: Option<Held>,
+}
+
+/// What a chunk changes, as it stood at the chunk's start.
+struct Held {
+    state: SwState,
+    summary: Vec<SummaryCell>,
+    flow_maps: Vec<[f32; 2]>,
 }
 
 impl CpuSw {
@@ -68,6 +77,7 @@ impl CpuSw {
             flow_maps: vec![[0.0; 2]; if summary.is_empty() { 0 } else { setup.ground.len() }],
             summary,
             parallel,
+            held: None,
         }
     }
 
@@ -83,8 +93,7 @@ impl CpuSw {
         let a = fast::stage_one(p, sides, ground, &self.state, one);
         let b = fast::stage_two(p, sides, ground, &self.state, one, two);
         std::mem::swap(&mut self.state, two);
-        // The stages leave the carry and the soil alone: the state's stay the state's.
-        std::mem::swap(&mut self.state.carry, &mut two.carry);
+        // The stages leave the soil alone: the state's stays the state's (the carry is U2's).
         std::mem::swap(&mut self.state.soil, &mut two.soil);
         a.max(b)
     }
@@ -134,6 +143,33 @@ impl Solver for CpuSw {
 
     /// The model carries discharges, not per-substep changes: nothing to rescale.
     fn rescale_velocity(&mut self, _factor: f32) -> Result<()> {
+        Ok(())
+    }
+
+    fn hold_chunk_start(&mut self) -> Result<bool> {
+        match &mut self.held {
+            Some(held) => {
+                held.state.clone_from(&self.state);
+                held.summary.clone_from(&self.summary);
+                held.flow_maps.clone_from(&self.flow_maps);
+            }
+            None => {
+                self.held = Some(Held {
+                    state: self.state.clone(),
+                    summary: self.summary.clone(),
+                    flow_maps: self.flow_maps.clone(),
+                })
+            }
+        }
+        Ok(true)
+    }
+
+    fn undo_chunk(&mut self) -> Result<()> {
+        if let Some(held) = &self.held {
+            self.state.clone_from(&held.state);
+            self.summary.clone_from(&held.summary);
+            self.flow_maps.clone_from(&held.flow_maps);
+        }
         Ok(())
     }
 

@@ -132,6 +132,8 @@ pub struct ShallowWater {
     probe: wgpu::ComputePipeline,
     state: wgpu::BindGroup,
     probes: wgpu::BindGroup,
+    /// The stages' group 2: the carry.
+    carry: wgpu::BindGroup,
     slot: wgpu::BindGroup,
     /// The layout of the step slots' bind group (the flood maps' fold binds it too).
     pub slot_layout: wgpu::BindGroupLayout,
@@ -152,7 +154,8 @@ impl ShallowWater {
         );
         let bindings = crate::wgsl::shallow_water::BINDINGS;
         let state_layout = reflected_layout(device, "sw state", bindings, &[], 0);
-        let probe_layout = reflected_layout(device, "sw probes", bindings, &[], 2);
+        let probe_layout = reflected_layout(device, "sw probes", bindings, &["probe"], 2);
+        let carry_layout = reflected_layout(device, "sw carry", bindings, &["stage_one", "stage_two"], 2);
         // The slot's window is a whole `SwSlot` (the flood maps' fold reads its first 16 bytes).
         let slot_layout = layout(device, "sw slot", &[dynamic_uniform_entry(0, SLOT_BYTES)]);
         let slot = device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -177,15 +180,27 @@ impl ShallowWater {
             ],
         );
         let probes = bind_group(device, "sw probes", &probe_layout, &[&b.probe_cells, &b.history]);
+        let carry = crate::engine::gpu::binding::bind_group_at(device, "sw carry", &carry_layout, &[(2, &b.carry)]);
         let max = device.limits().max_compute_workgroups_per_dimension;
         ShallowWater {
-            stage_one: pipeline(device, &module, &[&state_layout, &slot_layout], "stage_one"),
-            stage_two: pipeline(device, &module, &[&state_layout, &slot_layout], "stage_two"),
+            stage_one: pipeline(
+                device,
+                &module,
+                &[&state_layout, &slot_layout, &carry_layout],
+                "stage_one",
+            ),
+            stage_two: pipeline(
+                device,
+                &module,
+                &[&state_layout, &slot_layout, &carry_layout],
+                "stage_two",
+            ),
             totals: pipeline(device, &module, &[&state_layout], "totals"),
             probe: pipeline(device, &module, &[&state_layout, &slot_layout, &probe_layout], "probe"),
             slot,
             state,
             probes,
+            carry,
             slot_layout,
             tiles: (p.nx.div_ceil(TILE), p.ny.div_ceil(TILE)),
             groups: linear_groups(p.cells.div_ceil(256), max),
@@ -197,6 +212,7 @@ impl ShallowWater {
     pub fn substep(&self, pass: &mut wgpu::ComputePass, offset: u32) {
         pass.set_bind_group(0, &self.state, &[]);
         pass.set_bind_group(1, &self.slot, &[offset]);
+        pass.set_bind_group(2, &self.carry, &[]);
         for stage in [&self.stage_one, &self.stage_two] {
             crate::engine::gpu::binding::dispatch(pass, stage, self.tiles);
         }

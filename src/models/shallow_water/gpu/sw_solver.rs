@@ -44,6 +44,10 @@ pub struct GpuSw {
     timing: bool,
     /// The scene's parameters as the cost model reads them (the profile's bytes per pass).
     cost_params: crate::engine::params::Params,
+    /// Copies of `chunk_state` as the chunk started (`hold_chunk_start`; made at the first), and
+    /// whether the next chunk's submit copies into them first.
+    held: Vec<wgpu::Buffer>,
+    holding: bool,
 }
 
 impl GpuSw {
@@ -138,6 +142,8 @@ impl GpuSw {
             profiler: None,
             timing: false,
             cost_params: setup.params,
+            held: Vec::new(),
+            holding: false,
         })
     }
 
@@ -170,6 +176,16 @@ impl GpuSw {
     /// Records a chunk of `steps` steps into `encoder` (its slots, feeds and pressure in place):
     /// one compute pass for them all, or while `profiler` times them, one per pass with its
     /// timestamps.
+    /// The buffers a chunk changes: level 0's surface and discharges, the carry, the soil, and
+    /// the flood and flow maps where the run keeps them.
+    fn chunk_state(&self) -> Vec<&wgpu::Buffer> {
+        let mut buffers: Vec<&wgpu::Buffer> = self.buffers.levels[0].iter().collect();
+        buffers.extend([&self.buffers.carry, &self.buffers.soil]);
+        buffers.extend(self.summary.as_ref().map(|(_, maps)| maps));
+        buffers.extend(self.flow_maps.as_ref().map(|m| &m.maps));
+        buffers
+    }
+
     fn record_chunk(
         &self,
         encoder: &mut wgpu::CommandEncoder,
@@ -388,6 +404,11 @@ impl Solver for GpuSw {
         self.buffers
             .write_slots(&self.queue, &self.slots(steps, input.first_step));
         let mut encoder = self.device.create_command_encoder(&Default::default());
+        if std::mem::take(&mut self.holding) {
+            for (from, to) in self.chunk_state().into_iter().zip(&self.held) {
+                encoder.copy_buffer_to_buffer(from, 0, to, 0, from.size());
+            }
+        }
         let mut profiler = if self.timing { self.profiler.take() } else { None };
         self.record_chunk(&mut encoder, steps, substeps, input.first_step, profiler.as_mut());
         let fed_bytes = self.stage_fed_heights(&mut encoder, &input.rain);
@@ -414,6 +435,35 @@ impl Solver for GpuSw {
             target: fed_target(input, &heights),
             ..report
         })
+    }
+
+    fn hold_chunk_start(&mut self) -> Result<bool> {
+        if self.held.is_empty() {
+            let held: Vec<wgpu::Buffer> = self
+                .chunk_state()
+                .iter()
+                .map(|b| {
+                    self.device.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some("sw chunk start"),
+                        size: b.size(),
+                        usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+                        mapped_at_creation: false,
+                    })
+                })
+                .collect();
+            self.held = held;
+        }
+        self.holding = true;
+        Ok(true)
+    }
+
+    fn undo_chunk(&mut self) -> Result<()> {
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        for (to, from) in self.chunk_state().into_iter().zip(&self.held) {
+            encoder.copy_buffer_to_buffer(from, 0, to, 0, from.size());
+        }
+        self.queue.submit([encoder.finish()]);
+        Ok(())
     }
 
     fn read_eta(&mut self) -> Result<Vec<f32>> {

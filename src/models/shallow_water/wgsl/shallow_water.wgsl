@@ -34,6 +34,10 @@ const BOOK_WORDS: u32 = 4u;
 @group(0) @binding(8) var<storage, read_write> books: array<atomic<u32>>;
 @group(2) @binding(0) var<storage, read> probe_cells: array<u32>;
 @group(2) @binding(1) var<storage, read_write> probe_history: array<f32>;
+// The surface each cell is owed (the stages' and the feed's rounding, TwoSum's error), state:
+// bound by the stages alone, in group 2 beside the probes' (which the stages leave out), so no
+// pipeline passes the web's 10 storage buffers.
+@group(2) @binding(2) var<storage, read_write> carry: array<f32>;
 
 var<workgroup> most: atomic<u32>;
 var<workgroup> bad: atomic<u32>;
@@ -402,11 +406,14 @@ fn friction_of(c: u32) -> f32 {
     return ground[p.friction_at + c];
 }
 
-fn euler(b: f32, n2: f32, cell: vec3<f32>, rate: vec3<f32>) -> vec3<f32> {
-    let eta = max(cell.x + p.dt * rate.x, b);
+// One Euler stage: the new (eta, qx, qy) and, in w, the surface the cell is owed beyond it
+// (twin: `euler`): what rounding the sum lost, and where it ends dry what the dry-cell rule gave.
+fn euler(b: f32, n2: f32, cell: vec3<f32>, rate: vec3<f32>) -> vec4<f32> {
+    let sum = sum_exact(cell.x, p.dt * rate.x);
+    let eta = max(sum.x, b);
     let h = eta - b;
     if h <= 0.0 {
-        return vec3<f32>(eta, 0.0, 0.0);
+        return vec4<f32>(eta, 0.0, 0.0, (sum.x - eta) + sum.y);
     }
     var qx = cell.y + p.dt * rate.y;
     var qy = cell.z + p.dt * rate.z;
@@ -418,7 +425,18 @@ fn euler(b: f32, n2: f32, cell: vec3<f32>, rate: vec3<f32>) -> vec3<f32> {
         qx = qx / keep;
         qy = qy / keep;
     }
-    return vec3<f32>(eta, qx, qy);
+    return vec4<f32>(eta, qx, qy, sum.y);
+}
+
+// Stage two's surface `eta` with what the cell is `owed` paid in (TwoSum): the surface and what
+// is still owed. A cell the payment would take under its ground stays at its ground, owing the
+// rest (a film's rounding; paid when water comes back).
+fn owed_paid(eta: f32, owed: f32, b: f32) -> vec2<f32> {
+    let paid = sum_exact(eta, owed);
+    if paid.x < b {
+        return vec2<f32>(b, paid.y + (paid.x - b));
+    }
+    return paid;
 }
 
 fn cell_index(gid: vec3<u32>, groups: vec3<u32>) -> u32 {
@@ -452,6 +470,8 @@ fn stage_one(
         eta1[c] = out.x;
         qx1[c] = out.y;
         qy1[c] = out.z;
+        // Half of stage one's rounding reaches U2 (its ½·U1): owed from now.
+        carry[c] = carry[c] + 0.5 * out.w;
         value = courant(here.x, ground[c], here.y, here.z);
     }
     fold_courant(local, value);
@@ -472,7 +492,11 @@ fn stage_two(
         let c = j * p.nx + i;
         let one = vec3<f32>(eta1[c], qx1[c], qy1[c]);
         let v = euler(ground[c], friction_of(c), one, rates);
-        let eta = 0.5 * (eta0[c] + v.x);
+        let pair = sum_exact(eta0[c], v.x);
+        let owed = carry[c] + 0.5 * (v.w + pair.y);
+        let paid = owed_paid(0.5 * pair.x, owed, ground[c]);
+        let eta = paid.x;
+        carry[c] = paid.y;
         let dry = eta <= ground[c];
         eta0[c] = eta;
         qx0[c] = select(0.5 * (qx0[c] + v.y), 0.0, dry);

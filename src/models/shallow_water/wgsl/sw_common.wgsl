@@ -46,3 +46,26 @@ struct SwSlot {
 }
 
 @group(1) @binding(0) var<uniform> slot: SwSlot;
+
+// Knuth's TwoSum through p.one (see common.wgsl's): s = fl(a + b) and its exact error. The
+// stages' surface updates and the feed's heights go through it into the cell's carry.
+fn two_sum(a: f32, b: f32) -> vec2<f32> {
+    let s = (a + b) * p.one;
+    let b_part = (s - a) * p.one;
+    let a_part = (s - b_part) * p.one;
+    let e = ((a - a_part) * p.one) + ((b - b_part) * p.one);
+    return vec2<f32>(s, e);
+}
+
+// The stages' TwoSum: Dekker's Fast2Sum on the operands ordered by magnitude (exact then, so the
+// same s and e as Knuth's, the twin's `two_sum`), every step through p.one. Knuth's form lost
+// its error to zero inside the stages on lavapipe (rain far under the surface's ulp vanished),
+// where the feed's kept it: this shorter form is what the stages use.
+fn sum_exact(a: f32, b: f32) -> vec2<f32> {
+    let swap = abs(a) < abs(b);
+    let hi = select(a, b, swap);
+    let lo = select(b, a, swap);
+    let s = (hi + lo) * p.one;
+    let e = (lo - (s - hi) * p.one) * p.one;
+    return vec2<f32>(s, e);
+}

@@ -40,14 +40,6 @@ const SOIL_HORTON: u32 = 2u;
 const SOIL_GREEN_AMPT: u32 = 3u;
 const SOIL_CURVE_NUMBER: u32 = 4u;
 
-// Knuth's TwoSum through p.one (see common.wgsl's): s = fl(a + b) and its exact error.
-fn two_sum(a: f32, b: f32) -> vec2<f32> {
-    let s = (a + b) * p.one;
-    let b_part = (s - a) * p.one;
-    let a_part = (s - b_part) * p.one;
-    let e = ((a - a_part) * p.one) + ((b - b_part) * p.one);
-    return vec2<f32>(s, e);
-}
 
 // Twin: `feed_cell`. Cell c takes `want` m (negative: gives); returns what it could not give.
 fn feed_cell(c: u32, want: f32) -> f32 {
