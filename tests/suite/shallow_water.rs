@@ -469,7 +469,7 @@ fn a_profiled_gpu_run_times_its_stages_and_keeps_its_bits() {
                 stages.timed, stages.seconds
             );
             assert!(stages.timed > 0 && stages.seconds > 0.0, "{times:?}");
-            assert_eq!(stages.bytes_per_cell, 68, "the cost model's bytes a substep");
+            assert_eq!(stages.bytes_per_cell, 84, "the cost model's bytes a substep");
         }
         // llvmpipe through GL offers no TIMESTAMP_QUERY.
         Err(why) => assert!(why.contains("TIMESTAMP_QUERY"), "{why}"),
