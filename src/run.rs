@@ -194,10 +194,11 @@ pub fn prepare_output(out: &Path, force: bool) -> Result<()> {
 
 /// Whether `name` is a file a run writes into its folder (or a temporary one it left).
 fn is_run_file(name: &str) -> bool {
-    const TABLES: [&str; 8] = [
+    const TABLES: [&str; 9] = [
         crate::io::netcdf::FILE,
         "stats.csv",
         "probes.csv",
+        "gauges.csv",
         "sections.csv",
         "bodies.csv",
         "scene.toml",
@@ -844,6 +845,9 @@ fn advance_to(
         for (k, row) in sim.take_section_rows().iter().enumerate() {
             tables.section_row(first + k as u64, row)?;
         }
+        for (k, row) in sim.take_gauge_rows().iter().enumerate() {
+            tables.gauge_rows(first + k as u64, row)?;
+        }
         for (k, row) in sim.take_body_samples().iter().enumerate() {
             tables.body_rows(first + k as u64, row)?;
         }
@@ -938,6 +942,10 @@ fn snapshot(
         tables.probe_row(0, &sim.probe_heights(&surface))?;
         let discharges = sim.section_discharges(&surface)?;
         tables.section_row(0, &discharges)?;
+        if sim.scene().output.gauges {
+            let gauges = sim.gauge_values_now()?;
+            tables.gauge_rows(0, &gauges)?;
+        }
     }
     if let Some(bad) = surface.iter().position(|h| !h.is_finite()) {
         // The GPU flag catches this first; this guard keeps the promise of no NaN on disk.
@@ -1044,7 +1052,8 @@ fn step_row(table: Option<&mut CsvWriter>, step: u64, dt: f64, values: &[f64]) -
     t.row(&cells)
 }
 
-/// The run's CSV tables: stats.csv always, probes.csv with probes, bodies.csv with bodies.
+/// The run's CSV tables: stats.csv always, probes.csv with probes (gauges.csv with `[output]
+/// gauges`), sections.csv with discharge lines, bodies.csv with bodies.
 struct Tables {
     /// A resumed run: whether the snapshot at the step it resumed from was written (its stats
     /// row, the snapshot's last file, is there).
@@ -1056,8 +1065,15 @@ struct Tables {
     probes: Option<CsvWriter>,
     /// sections.csv: each `[[output.section]]`'s discharge every step.
     sections: Option<CsvWriter>,
+    /// gauges.csv (`[output] gauges`): each probe's surface, depth and velocity every step.
+    gauges: Option<CsvWriter>,
     bodies: Option<CsvWriter>,
 }
+
+/// The columns of gauges.csv (`[output] gauges`), one row per probe per step: `probe` is its
+/// index in file order, h the surface, depth h − b, u and v the depth-averaged velocity (m/s;
+/// empty on a model without one).
+pub const GAUGES_HEADER: &[&str] = &["step", "time", "probe", "h", "depth", "u", "v"];
 
 /// The columns of stats.csv (SCENE.md), one row per output step.
 pub const STATS_HEADER: &[&str] = &[
@@ -1174,6 +1190,10 @@ impl Tables {
             true => None,
             false => Some(table("bodies.csv", BODIES_HEADER, per_step)?),
         };
+        let gauges = match scene.output.gauges {
+            true => Some(table("gauges.csv", GAUGES_HEADER, per_step)?),
+            false => None,
+        };
         Ok(Tables {
             geo: None,
             dt: scene.time.dt,
@@ -1185,8 +1205,25 @@ impl Tables {
                     == Some(resumed_at),
             probes,
             sections,
+            gauges,
             bodies,
         })
+    }
+
+    /// gauges.csv's rows at `step`, one per gauge; a non-finite value is a divergence.
+    fn gauge_rows(&mut self, step: u64, gauges: &[[f64; 4]]) -> Result<()> {
+        let Some(t) = self.gauges.as_mut() else {
+            return Ok(());
+        };
+        for (k, g) in gauges.iter().enumerate() {
+            if g[..2].iter().any(|v| !v.is_finite()) || g[2..].iter().any(|v| v.is_infinite()) {
+                return Err(Error::Diverged { step });
+            }
+            let mut cells = vec![Cell::Int(step), Cell::Float(step as f64 * self.dt), Cell::Int(k as u64)];
+            cells.extend(g.iter().map(|&v| if v.is_nan() { Cell::Empty } else { Cell::Float(v) }));
+            t.row(&cells)?;
+        }
+        Ok(())
     }
 
     fn section_row(&mut self, step: u64, discharges: &[f64]) -> Result<()> {
@@ -1220,7 +1257,7 @@ impl Tables {
         sim.checkpoint()?.write(&out.join(CHECKPOINT))?;
         write_summary(sim, out, self.geo.clone())?;
         self.stats.publish()?;
-        for table in [&mut self.probes, &mut self.sections, &mut self.bodies] {
+        for table in [&mut self.probes, &mut self.sections, &mut self.gauges, &mut self.bodies] {
             table.as_mut().map_or(Ok(()), CsvWriter::publish)?;
         }
         Ok(())
@@ -1232,6 +1269,7 @@ impl Tables {
             .finish()
             .and(self.probes.map_or(Ok(()), CsvWriter::finish))
             .and(self.sections.map_or(Ok(()), CsvWriter::finish))
+            .and(self.gauges.map_or(Ok(()), CsvWriter::finish))
             .and(self.bodies.map_or(Ok(()), CsvWriter::finish))
     }
 }

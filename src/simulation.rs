@@ -63,6 +63,12 @@ pub struct Simulation {
     sections: crate::engine::sections::Sections,
     /// Each section's discharge after each step since the last `take_section_rows`.
     section_rows: Vec<Vec<f64>>,
+    /// Probe entries after the sections': each gauge's qx and qy (`[output] gauges`, shallow
+    /// water), else none.
+    gauge_flows: usize,
+    /// `[output] gauges`: each gauge's (h, depth, u, v) after each step since the last
+    /// `take_gauge_rows` (u, v NaN on a model without a velocity).
+    gauge_rows: Vec<Vec<[f64; 4]>>,
     /// `[infiltration]`: the depth the ground has taken, summed over the cells (metres·cells),
     /// as of the last surface read (`Simulation::surface`).
     infiltrated: f64,
@@ -250,9 +256,11 @@ impl Simulation {
             params: p.params,
             substeps: p.substeps,
             step: 0,
-            probe_cells: p.probe_cells[..p.probe_cells.len() - p.sections.entries.len()].to_vec(),
+            probe_cells: p.probe_cells[..p.probe_cells.len() - p.sections.entries.len() - p.gauge_flows].to_vec(),
             sections: p.sections,
             section_rows: Vec::new(),
+            gauge_flows: p.gauge_flows,
+            gauge_rows: Vec::new(),
             infiltrated: 0.0,
             totals,
             diverged_at: None,

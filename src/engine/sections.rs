@@ -128,6 +128,18 @@ pub fn pieces(nx: usize, ny: usize, dx: f64, a: [f64; 2], b: [f64; 2]) -> Vec<(u
     out
 }
 
+/// `[output] gauges` on the shallow-water model: probe entries reading each gauge cell's qx and
+/// qy (two per gauge, in the gauges' order), for the velocity at the gauge every step.
+pub fn gauge_entries(scene: &Scene, gauges: &[u32]) -> Vec<u32> {
+    if !scene.output.gauges {
+        return Vec::new();
+    }
+    gauges
+        .iter()
+        .flat_map(|&c| [c | (QX << KIND_SHIFT), c | (QY << KIND_SHIFT)])
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1430,6 +1430,10 @@ pub struct Output {
     /// The depth (m) above which the summary counts a cell wet; default 0.001.
     #[serde(default = "Output::default_wet_depth")]
     pub wet_depth: f64,
+    /// Write gauges.csv: each probe's surface, depth and, on a model with a velocity, its
+    /// depth-averaged velocity, every step.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub gauges: bool,
 }
 
 impl Output {
@@ -1451,6 +1455,7 @@ impl Default for Output {
             sections: Vec::new(),
             summary: false,
             wet_depth: Self::default_wet_depth(),
+            gauges: false,
         }
     }
 }

@@ -70,6 +70,12 @@ impl Check<'_> {
                 );
             }
         }
+        if o.gauges && o.probes.is_empty() {
+            return self.fail(
+                "output.gauges",
+                "reads the [[output.probe]] gauges, and the scene has none".into(),
+            );
+        }
         if !(o.wet_depth >= 0.0 && o.wet_depth.is_finite()) {
             return self.fail(
                 "output.wet_depth",

@@ -234,6 +234,9 @@ pub(super) struct Prepared {
     pub(super) shallow: Option<crate::models::shallow_water::setup::SwSetup>,
     /// The discharge lines, whose entries follow the gauges' in `probe_cells`.
     pub(super) sections: crate::engine::sections::Sections,
+    /// Probe entries after the sections': each gauge's qx and qy (`[output] gauges` on the
+    /// shallow-water model), else none.
+    pub(super) gauge_flows: usize,
 }
 
 impl Prepared {
@@ -460,6 +463,7 @@ impl Prepared {
             layer: None,
             shallow: None,
             sections: Default::default(),
+            gauge_flows: 0,
         })
     }
 
@@ -522,6 +526,7 @@ impl Prepared {
             layer,
             shallow: None,
             sections: Default::default(),
+            gauge_flows: 0,
         }
     }
 
@@ -553,7 +558,11 @@ impl Prepared {
         // The discharge lines' entries ride after the gauges: the probe pass reads both.
         let sections = crate::engine::sections::Sections::of(scene);
         let mut probe_cells = probe_cells(scene);
+        let gauges = probe_cells.clone();
         probe_cells.extend(&sections.entries);
+        // `[output] gauges`: each gauge's two unit discharges ride last, for its velocity.
+        let gauge_flows = crate::engine::sections::gauge_entries(scene, &gauges);
+        probe_cells.extend(&gauge_flows);
         let (eta, ground_rel) = fields.relative_f32();
         let max_depth = deepest(&eta, &ground_rel);
         let (needed, substeps) = plan_substeps(scene, max_depth)?;
@@ -579,6 +588,7 @@ impl Prepared {
             feeds,
             patches,
             sections,
+            gauge_flows: gauge_flows.len(),
             ..prepared
         })
     }

@@ -70,6 +70,31 @@ impl Simulation {
         Ok(self.sections.discharges(&values))
     }
 
+    /// `[output] gauges`: each gauge's (h, depth, u, v) after each step since the last call, a
+    /// row of gauges per step (u, v NaN on a model without a velocity).
+    pub fn take_gauge_rows(&mut self) -> Vec<Vec<[f64; 4]>> {
+        std::mem::take(&mut self.gauge_rows)
+    }
+
+    /// Each gauge's (h, depth, u, v) now (step 0's row of gauges.csv), the velocity as
+    /// [`Simulation::velocity`] reads it.
+    pub fn gauge_values_now(&mut self) -> Result<Vec<[f64; 4]>> {
+        let eta = self.eta()?;
+        let uv = self.velocity()?;
+        Ok(self
+            .probe_cells
+            .iter()
+            .map(|&c| {
+                let c = c as usize;
+                let [h, depth, ..] = self.gauge_values(eta[c], c, None);
+                match &uv {
+                    Some(uv) => [h, depth, uv[c][0] as f64, uv[c][1] as f64],
+                    None => [h, depth, f64::NAN, f64::NAN],
+                }
+            })
+            .collect())
+    }
+
     /// The probes' heights in a surface read with [`Simulation::surface`].
     pub fn probe_heights(&self, surface: &[f64]) -> Vec<f64> {
         self.probe_cells.iter().map(|&c| surface[c as usize]).collect()

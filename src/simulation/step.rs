@@ -134,7 +134,8 @@ impl Simulation {
     /// discharges onto `section_rows` (their entries follow the gauges' in each row).
     fn take_probes(&mut self, report: &crate::engine::solver::ChunkReport, rows: &mut Vec<Vec<f64>>) {
         let gauges = self.probe_cells.len();
-        let stride = gauges + self.sections.entries.len();
+        let lines = self.sections.entries.len();
+        let stride = gauges + lines + self.gauge_flows;
         if stride == 0 {
             return;
         }
@@ -149,9 +150,42 @@ impl Simulation {
                 );
             }
             if !self.sections.is_empty() {
-                self.section_rows.push(self.sections.discharges(&row[gauges..]));
+                self.section_rows
+                    .push(self.sections.discharges(&row[gauges..gauges + lines]));
+            }
+            if self.scene.output.gauges {
+                let flows = &row[gauges + lines..];
+                let gauge_row = (0..gauges)
+                    .map(|k| {
+                        let q = (flows.len() == 2 * gauges).then(|| [flows[2 * k], flows[2 * k + 1]]);
+                        self.gauge_values(row[k], self.probe_cells[k] as usize, q)
+                    })
+                    .collect();
+                self.gauge_rows.push(gauge_row);
             }
         }
+    }
+
+    /// A gauge's (h, depth, u, v) from its cell's surface `eta` (relative to the reference level)
+    /// and, on a model with a velocity, its unit discharges `q`: h absolute, the depth over the
+    /// ground, the velocity the desingularised one `--velocity` writes (0 where dry); u and v NaN
+    /// without `q`.
+    pub(super) fn gauge_values(&self, eta: f32, cell: usize, q: Option<[f32; 2]>) -> [f64; 4] {
+        let h = self.absolute(eta, cell);
+        let depth = (h - self.fields.ground[cell]).max(0.0);
+        let [u, v] = match q {
+            None => [f64::NAN; 2],
+            Some(q) => {
+                let d = (eta - self.ground_rel[cell]).max(0.0);
+                let film = crate::models::shallow_water::setup::FILM;
+                let speed = |q: f32| match d > 0.0 {
+                    true => crate::models::shallow_water::state::velocity(q, d, film) as f64,
+                    false => 0.0,
+                };
+                [speed(q[0]), speed(q[1])]
+            }
+        };
+        [h, depth, u, v]
     }
 
     /// The bodies' samples of each step of the chunk, and the coupling's last solve.
