@@ -63,11 +63,11 @@ impl Simulation {
 
     /// The shallow-water model's chunk that outran its substeps: one whose flow passed
     /// `SW_COURANT` (past which the reconstruction no longer keeps every depth non-negative) or
-    /// made a NaN goes back to its start and runs again with the substeps its Courant number asks
-    /// (at most four times as many a try; four times after a NaN), up to `MAX_SUBSTEPS`. So the bound is
-    /// kept, not hoped for, when the flow speeds up within a chunk (water arriving on dry ground
-    /// from a source or a side: the substeps are planned from the depth at the start). True when
-    /// it went back; the caller runs the chunk again.
+    /// made a NaN goes back to its start and runs again with the substeps its Courant number
+    /// asks (at most four times as many a try; four times after a NaN), up to `MAX_SUBSTEPS`.
+    /// So the bound is kept, not hoped for, when the flow speeds up within a chunk (water
+    /// arriving on dry ground from a source or a side: the substeps are planned from the depth
+    /// at the start). True when it went back; the caller runs the chunk again.
     fn ran_again(&mut self, chunk: u32, report: &crate::engine::solver::ChunkReport) -> Result<bool> {
         use crate::models::shallow_water::setup::{flow_substeps, SW_COURANT};
         let crate::engine::solver::ModelReport::Shallow { courant } = report.model else {
