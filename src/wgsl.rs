@@ -119,7 +119,8 @@ mod tests {
                 rainfall,
                 forcing,
                 summary,
-                faces
+                faces,
+                infiltration
             }),
         );
         check_mirror(

@@ -1,7 +1,9 @@
 //! `[infiltration]`: the ground takes water where a cell is wet, never more than the cell holds.
 //!
-//! Four laws, each a capacity per step that the feed (`sw_feed.wgsl`'s `infiltrate`, after the
-//! rain) takes from the water, tracked per cell by the soil's state: the depth infiltrated so far
+//! Four laws (`soil.wgsl`, twins [`capacity`] and [`took`]), each a capacity per step that the
+//! model takes from a wet cell's water after the step's rain (the shallow-water model's feed,
+//! `sw_feed.wgsl`'s `infiltrate`; the height field's volume pass, `volume.wgsl`'s `apply`),
+//! tracked per cell by the soil's state: the depth infiltrated so far
 //! F (m) and one more quantity X, both compensated (TwoSum) so a step's 1e-8 m is not rounded
 //! away on a total of centimetres:
 //! - `constant`: f = rate.
@@ -18,23 +20,68 @@
 //!   mm; the rest the ground takes as it falls. It counts the rain of `[rainfall]` (not drops or
 //!   sources), and water that runs onto a cell infiltrates no more (the method's own rule).
 //!
-//! The parameters ride as three planes after the stages' ground (`SwParams::soil_at`), in the
-//! units the pass uses: metres per step, and Horton's k per step.
+//! The parameters ride as three planes after the ground each model's passes read
+//! (`SwParams::soil_at`; the height field's after its forcing, `Params::infiltration`), in the
+//! units the passes use: metres per step, and Horton's k per step.
 
 use crate::error::Result;
+use crate::models::height_field::cpu::explicit::two_sum;
 use crate::scene::{InfiltrationModel, Scene};
 
 /// Each law's code in `SwParams::infiltration` (0: none).
-pub const CONSTANT: u32 = crate::wgsl::sw_feed::SOIL_CONSTANT;
+pub const CONSTANT: u32 = crate::wgsl::soil::SOIL_CONSTANT;
 /// Horton's law.
-pub const HORTON: u32 = crate::wgsl::sw_feed::SOIL_HORTON;
+pub const HORTON: u32 = crate::wgsl::soil::SOIL_HORTON;
 /// Green & Ampt's law.
-pub const GREEN_AMPT: u32 = crate::wgsl::sw_feed::SOIL_GREEN_AMPT;
+pub const GREEN_AMPT: u32 = crate::wgsl::soil::SOIL_GREEN_AMPT;
 /// The SCS curve number.
-pub const CURVE_NUMBER: u32 = crate::wgsl::sw_feed::SOIL_CURVE_NUMBER;
+pub const CURVE_NUMBER: u32 = crate::wgsl::soil::SOIL_CURVE_NUMBER;
 
 /// Floats of soil state per cell: F and its rounding, X and its rounding.
 pub const SOIL_FLOATS: usize = 4;
+
+/// Twin of `runoff` (soil.wgsl): the curve number's runoff from rain `rain` (m) past the initial
+/// abstraction `ia`, retention `s`.
+pub fn runoff(rain: f32, s: f32, ia: f32) -> f32 {
+    let over = rain - ia;
+    if over <= 0.0 {
+        return 0.0;
+    }
+    over * over / (over + s)
+}
+
+/// Twin of `soil_capacity` (soil.wgsl): law `law`'s capacity (m) this step for a cell with
+/// parameters `par` and state `soil`, which the step's rainfall gave `rain` m; and the state
+/// with that rain counted (the curve number's).
+pub fn capacity(law: u32, par: [f32; 3], soil: [f32; 4], rain: f32) -> (f32, [f32; 4]) {
+    let [a, b, k] = par;
+    let mut st = soil;
+    let cap = match law {
+        CONSTANT => a,
+        HORTON => b + (a - b) * (-k * st[2]).exp(),
+        GREEN_AMPT if b > 0.0 => a * (1.0 + b / st[0].max((2.0 * a * b).sqrt())),
+        GREEN_AMPT => a,
+        CURVE_NUMBER => {
+            (st[2], st[3]) = two_sum(st[2], rain + st[3]);
+            let total = st[2] + st[3];
+            (total - runoff(total, a, b) - (st[0] + st[1])).max(0.0)
+        }
+        _ => 0.0,
+    };
+    (cap, st)
+}
+
+/// Twin of `soil_took` (soil.wgsl): the state after the cell gave `take` (> 0) of its capacity
+/// `cap`.
+pub fn took(law: u32, soil: [f32; 4], take: f32, cap: f32) -> [f32; 4] {
+    let mut st = soil;
+    (st[0], st[1]) = two_sum(st[0], take + st[1]);
+    if law == HORTON {
+        // Horton's time advances by the share of its capacity the cell took.
+        st[2] += take / cap;
+    }
+    st
+}
 
 /// mm/h in m/s.
 const MM_PER_H: f64 = 1.0 / 3.6e6;

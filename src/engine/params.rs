@@ -64,8 +64,11 @@ pub struct Params {
     /// 1: the explicit step keeps each face's flux memory (`cpu::explicit::Memory`), for scenes
     /// with a shoreline (a dry cell at the start).
     pub faces: u32,
+    /// `[infiltration]`'s law (`engine::infiltration`'s codes; 0: none): `volume.wgsl`'s `apply`
+    /// takes it from each wet cell.
+    pub infiltration: u32,
     /// Padding.
-    pub _pad: [u32; 2],
+    pub _pad: u32,
 }
 
 /// Mirror of WGSL `Totals` (reduce.wgsl's result).
@@ -174,7 +177,8 @@ impl Params {
             },
             summary: scene.output.summary as u32,
             faces: 0,
-            _pad: [0; 2],
+            infiltration: 0,
+            _pad: 0,
         };
         // With bodies the columns hold body volume that the per-region sums would count as water:
         // such scenes correct globally (the CLI says so).
@@ -255,6 +259,10 @@ pub fn substeps_needed(scene: &Scene, max_depth: f64) -> u32 {
 /// Whether `apply` touches nothing but the level: no sources or drains, no regions, no clamp
 /// bookkeeping. Then it is [`apply_plain`] on every cell, which the fast backend runs on the next
 /// step's read instead of writing the level back (`cpu::fast::fused`).
+/// The `Params::forcing` bits the height field's step reads per cell (the pressure head, the
+/// damping map); `FORCE_INFILTRATION` is the volume pass's.
+pub const STEP_FORCING: u32 = crate::wgsl::common::FORCE_PRESSURE | crate::wgsl::common::FORCE_DAMPING_MAP;
+
 pub(crate) fn is_plain(p: &Params) -> bool {
     p.sources == 0 && p.regions == 0 && p.correct != CORRECT_CLAMPS
 }

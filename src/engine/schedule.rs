@@ -244,7 +244,7 @@ impl Schedule {
     pub fn fuses_correction(&self, p: &Params) -> bool {
         self.substep == [Pass::Explicit { edges: false }]
             && self.before.is_empty()
-            && p.forcing == 0
+            && p.forcing & crate::engine::params::STEP_FORCING == 0
             && p.correct == crate::engine::params::CORRECT_TARGET
             && crate::engine::params::is_plain(p)
             && !self.rain

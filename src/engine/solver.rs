@@ -223,7 +223,7 @@ pub struct SolverState {
     /// Each cell's fastest speed (m/s) and largest d·|u| (m²/s) while wet, interleaved.
     pub sw_flow_maps: Vec<f32>,
     /// `[infiltration]`'s state, four per cell (`engine::infiltration::SOIL_FLOATS`).
-    pub sw_soil: Vec<f32>,
+    pub soil: Vec<f32>,
 }
 
 impl SolverState {
@@ -262,7 +262,7 @@ impl SolverState {
             Field::SwQy => cast_slice(&self.sw_qy),
             Field::SwCarry => cast_slice(&self.sw_carry),
             Field::SwFlowMaps => cast_slice(&self.sw_flow_maps),
-            Field::SwSoil => cast_slice(&self.sw_soil),
+            Field::Soil => cast_slice(&self.soil),
             _ => &[],
         }
     }
@@ -327,7 +327,7 @@ impl SolverState {
             Field::SwQy => set(&mut self.sw_qy),
             Field::SwCarry => set(&mut self.sw_carry),
             Field::SwFlowMaps => set(&mut self.sw_flow_maps),
-            Field::SwSoil => set(&mut self.sw_soil),
+            Field::Soil => set(&mut self.soil),
             _ => return words.is_empty(),
         }
         true
@@ -391,6 +391,9 @@ pub struct Setup<'a> {
     pub navier_stokes: Option<&'a crate::models::navier_stokes::setup::NsLayer>,
     /// The shallow-water model (None: the other models).
     pub shallow_water: Option<&'a crate::models::shallow_water::setup::SwSetup>,
+    /// `[infiltration]` on the height field (`Params::infiltration`): its law's three parameter
+    /// planes (`engine::infiltration::Soil::planes`); empty without.
+    pub soil_law: &'a [f32],
 }
 
 impl<'a> Setup<'a> {
@@ -417,6 +420,7 @@ impl<'a> Setup<'a> {
             pipes: None,
             navier_stokes: None,
             shallow_water: None,
+            soil_law: &[],
         }
     }
 

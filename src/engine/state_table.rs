@@ -85,9 +85,9 @@ pub enum Field {
     /// The shallow-water model's flood maps beyond the four: each cell's fastest depth-averaged
     /// speed and largest d·|u| while wet (two per cell).
     SwFlowMaps,
-    /// The shallow-water model's `[infiltration]`: the depth each cell's ground has taken and
-    /// its law's own count, each with its rounding (four per cell, `engine::infiltration`).
-    SwSoil,
+    /// `[infiltration]`: the depth each cell's ground has taken and its law's own count, each
+    /// with its rounding (four per cell, `engine::infiltration`).
+    Soil,
     /// The markers' book: slots used, refused, and the inflow's per-layer share owed and count.
     NsMarkerBook,
     /// GPU work of the markers: a count per 3D cell, the highest marker per column.
@@ -264,8 +264,9 @@ fn pressure(s: &Shape) -> bool {
 fn pipe_rainfall(s: &Shape) -> bool {
     s.pipes.is_some() && s.params.rainfall != 0
 }
-fn sw_soil(s: &Shape) -> bool {
-    s.shallow_water && s.params.forcing & crate::wgsl::common::FORCE_INFILTRATION != 0
+/// On every model that takes `[infiltration]` (validation refuses it on the others).
+fn soil(s: &Shape) -> bool {
+    s.params.forcing & crate::wgsl::common::FORCE_INFILTRATION != 0
 }
 fn sw_summary(s: &Shape) -> bool {
     s.shallow_water && s.params.summary != 0
@@ -629,13 +630,13 @@ pub const FIELDS: &[Spec] = &[
         sw_summary,
     ),
     spec(
-        Field::SwSoil,
+        Field::Soil,
         "infiltration state",
         Per::Cell,
         crate::engine::infiltration::SOIL_FLOATS as u32,
         4,
         Kept::State,
-        sw_soil,
+        soil,
     ),
 ];
 
@@ -781,7 +782,7 @@ mod tests {
                 SwQy,
                 SwCarry,
                 SwFlowMaps,
-                SwSoil
+                Soil
             ]
         );
     }

@@ -237,6 +237,9 @@ pub(super) struct Prepared {
     /// Probe entries after the sections': each gauge's qx and qy (`[output] gauges` on the
     /// shallow-water model), else none.
     pub(super) gauge_flows: usize,
+    /// `[infiltration]` on the height field: its law's three parameter planes (empty without;
+    /// the shallow-water model keeps its own in `shallow`).
+    pub(super) soil_law: Vec<f32>,
 }
 
 impl Prepared {
@@ -269,6 +272,7 @@ impl Prepared {
             pipes: self.columns.as_ref().map(|c| (scene, c)),
             navier_stokes: self.layer.as_ref(),
             shallow_water: self.shallow.as_ref(),
+            soil_law: &self.soil_law,
         }
     }
 }
@@ -284,7 +288,7 @@ fn pressure_patches(scene: &Scene, params: &mut Params) -> crate::engine::pressu
 }
 
 /// Whether a cell can run dry: one is dry at the start, ground stands above the still level (the
-/// water on it runs off), a drain takes water, or an air-pressure
+/// water on it runs off), a drain or the ground (`[infiltration]`) takes water, or an air-pressure
 /// high's head p/(ρg) reaches half the shallowest water (a wave it raises overshoots its static
 /// depression up to twice over). Without limited faces the dry-cell rule refills what such a
 /// cell overdrains: under a 1e6 Pa high over 0.5 m of water the volume grew 0.64 → 1.04 m³
@@ -295,6 +299,7 @@ fn can_dry(scene: &Scene, eta: &[f32], ground: &[f32]) -> bool {
     shallowest <= 0.0
         || ground.iter().any(|&b| b > 0.0)
         || scene.sources.iter().any(|s| s.rate < 0.0)
+        || scene.infiltration.is_some()
         || scene.pressure.iter().any(|p| 2.0 * p.strength / weight >= shallowest)
 }
 
@@ -427,8 +432,11 @@ impl Prepared {
         }
         let feeds = crate::engine::feeds::Feeds::new(scene, &fields)?;
         params.rainfall = feeds.rainfall_mode();
-        if params.rainfall != 0 && source.is_empty() {
-            // Rainfall falls in the volume pass with the sources, from a field of none.
+        let soil = crate::engine::infiltration::soil(scene)?.unwrap_or_default();
+        params.infiltration = soil.law;
+        if (params.rainfall != 0 || params.infiltration != 0) && source.is_empty() {
+            // Rainfall falls in the volume pass with the sources, from a field of none; what the
+            // ground takes leaves there too, booked with the drains' shortfall (volume.wgsl).
             source = vec![0.0; eta.len()];
             params.sources = 1;
         }
@@ -464,6 +472,7 @@ impl Prepared {
             shallow: None,
             sections: Default::default(),
             gauge_flows: 0,
+            soil_law: soil.planes,
         })
     }
 
@@ -527,6 +536,7 @@ impl Prepared {
             shallow: None,
             sections: Default::default(),
             gauge_flows: 0,
+            soil_law: Vec::new(),
         }
     }
 

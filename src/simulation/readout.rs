@@ -181,7 +181,18 @@ impl Simulation {
         if let Some((_, target, per_unit)) = self.books.units {
             return target as f64 * per_unit;
         }
-        (self.still + self.target - self.infiltrated) * self.scene.grid.dx * self.scene.grid.dx
+        (self.still + self.target - self.infiltrated_beside_target()) * self.scene.grid.dx * self.scene.grid.dx
+    }
+
+    /// What the ground has taken that the target does not count (metres·cells): the
+    /// shallow-water model's feed keeps no per-step total of it (the soil's state holds it),
+    /// where the height field's volume pass books each step's take in the target as a drain's
+    /// (its correction must not put the water back).
+    fn infiltrated_beside_target(&self) -> f64 {
+        match self.scene.physics.model {
+            crate::scene::WaterModel::ShallowWater => self.infiltrated,
+            _ => 0.0,
+        }
     }
 
     /// The water the ground has taken since the start (`[infiltration]`), m³, as of the last

@@ -11,14 +11,24 @@ use std::path::Path;
 /// A flat closed basin of 10 × 10 one-metre cells, water `depth` deep (0: dry), stepped a second
 /// at a time, with the `[infiltration]` (and further) lines `extra`.
 fn basin(dir: &Path, depth: f64, extra: &str) -> Scene {
-    std::fs::write(dir.join("scene.toml"), basin_text(depth, extra)).unwrap();
+    basin_on("shallow-water", dir, depth, extra)
+}
+
+/// The basin on `model`.
+pub fn basin_on(model: &str, dir: &Path, depth: f64, extra: &str) -> Scene {
+    std::fs::write(dir.join("scene.toml"), basin_text_on(model, depth, extra)).unwrap();
     Scene::from_file(&dir.join("scene.toml")).unwrap()
 }
 
 /// The basin's scene file.
 fn basin_text(depth: f64, extra: &str) -> String {
+    basin_text_on("shallow-water", depth, extra)
+}
+
+/// The basin's scene file on `model`.
+fn basin_text_on(model: &str, depth: f64, extra: &str) -> String {
     format!(
-        "[grid]\nnx = 10\nny = 10\ndx = 1.0\n[time]\ndt = 1.0\nsteps = 10\n[physics]\nmodel = \"shallow-water\"\n\
+        "[grid]\nnx = 10\nny = 10\ndx = 1.0\n[time]\ndt = 1.0\nsteps = 10\n[physics]\nmodel = \"{model}\"\n\
          [terrain]\nflat = {}\n[water]\nlevel = 0.0\n{extra}",
         -depth
     )
@@ -26,7 +36,7 @@ fn basin_text(depth: f64, extra: &str) -> String {
 
 /// The mean depth after `steps` steps on `backend`, with the water's volume and what the ground
 /// took (m³).
-fn after(scene: &Scene, backend: Backend, steps: u64) -> (f64, f64, f64) {
+pub fn after(scene: &Scene, backend: Backend, steps: u64) -> (f64, f64, f64) {
     let mut sim = simulation(scene, backend);
     sim.step(steps).unwrap();
     let surface = sim.surface().unwrap();
@@ -305,13 +315,14 @@ fn bad_infiltration_is_refused_naming_the_key() {
             "{law}: a stats.csv was written"
         );
     }
-    // The height field has no infiltration yet: refused by name.
+    // The Navier-Stokes layer has no infiltration: refused by name.
     std::fs::write(
-        dir.path().join("hf.toml"),
-        "[grid]\nnx = 8\nny = 8\ndx = 1.0\n[time]\ndt = 0.01\nsteps = 2\n[infiltration]\nmodel = \"constant\"\nrate = 1.0\n",
+        dir.path().join("ns.toml"),
+        "[grid]\nnx = 8\nny = 8\ndx = 1.0\n[time]\ndt = 0.01\nsteps = 2\n[physics]\nmodel = \"navier-stokes\"\n\
+         [infiltration]\nmodel = \"constant\"\nrate = 1.0\n",
     )
     .unwrap();
-    let (ok, _, err) = shoal(&["run", "hf.toml", "--backend", "cpu", "--out", "out2"], dir.path());
+    let (ok, _, err) = shoal(&["run", "ns.toml", "--backend", "cpu", "--out", "out2"], dir.path());
     assert!(
         !ok && err.contains("infiltration.model") && err.contains("[infiltration]"),
         "{err}"

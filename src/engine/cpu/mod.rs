@@ -60,6 +60,10 @@ pub struct CpuSolver {
     summary: Vec<crate::summary::SummaryCell>,
     wet_depth: f32,
     shortfall: Vec<f32>,
+    /// `[infiltration]`: each cell's soil state and the law's three parameter planes (empty
+    /// without).
+    soil: Vec<[f32; 4]>,
+    soil_law: Vec<f32>,
     volume: crate::engine::params::VolumeState,
     /// See `GpuSolver::counted_shortfall`.
     counted_shortfall: f32,
@@ -147,6 +151,8 @@ impl CpuSolver {
                 .map_or(Vec::new(), |wet| crate::summary::initial(setup.eta, setup.ground, wet)),
             wet_depth: setup.summary.unwrap_or(0.0),
             shortfall: vec![0.0; if setup.source.is_empty() { 0 } else { n }],
+            soil: vec![[0.0; 4]; if setup.params.infiltration != 0 { n } else { 0 }],
+            soil_law: setup.soil_law.to_vec(),
             volume: crate::engine::params::VolumeState::default(),
             counted_shortfall: 0.0,
             regions: (setup.params.regions != 0).then(|| regions::Regions::new(&setup.params)),
@@ -287,7 +293,7 @@ impl CpuSolver {
         self.fast
             && !edges
             && self.params.correct != crate::engine::params::CORRECT_CLAMPS
-            && self.params.forcing == 0
+            && self.params.forcing & crate::engine::params::STEP_FORCING == 0
             && self.params.faces == 0
     }
 
@@ -322,6 +328,8 @@ impl CpuSolver {
                 corrections: &[],
                 pending: &mut [],
                 faces: &[],
+                soil: &mut [],
+                soil_law: &[],
                 first: 0,
             };
             fast::volume::apply(&self.params, &volume, &mut cells);
@@ -379,7 +387,7 @@ impl CpuSolver {
         };
         // The fast passes step the scene's damping alone: with a damping map or pressure, the
         // twin's passes run.
-        let fast = self.fast && self.params.forcing == 0;
+        let fast = self.fast && self.params.forcing & crate::engine::params::STEP_FORCING == 0;
         match pass {
             Pass::Explicit { edges } if fast => hf_fast::explicit::step(&level, &mut out, edges),
             Pass::Explicit { edges } => explicit::step(&level, &mut out, edges),
@@ -417,6 +425,8 @@ impl CpuSolver {
             corrections,
             pending,
             faces: &self.faces[p],
+            soil: &mut self.soil,
+            soil_law: &self.soil_law,
             first: 0,
         };
         if self.fast {
@@ -508,6 +518,10 @@ impl Solver for CpuSolver {
         Ok(self.summary.clone())
     }
 
+    fn read_soil(&mut self) -> Result<Vec<f32>> {
+        Ok(self.soil.iter().flatten().copied().collect())
+    }
+
     fn read_regions(&mut self) -> Result<Vec<u32>> {
         Ok(self.regions.as_ref().map_or(Vec::new(), |r| r.labels().to_vec()))
     }
@@ -523,6 +537,7 @@ impl Solver for CpuSolver {
             clamped: self.clamped.iter().flatten().copied().collect(),
             counted_shortfall: self.counted_shortfall,
             summary: self.summary.clone(),
+            soil: self.soil.iter().flatten().copied().collect(),
             ..SolverState::default()
         };
         if let Some(r) = &self.regions {
@@ -545,6 +560,9 @@ impl Solver for CpuSolver {
         self.carry.clone_from(&state.carry);
         self.shortfall.clone_from(&state.shortfall);
         self.clamped = state.clamped.chunks_exact(2).map(|k| [k[0], k[1]]).collect();
+        if !self.soil.is_empty() {
+            self.soil = state.soil.chunks_exact(4).map(|k| [k[0], k[1], k[2], k[3]]).collect();
+        }
         if let Some(r) = &mut self.regions {
             r.load(
                 &state.region_labels,

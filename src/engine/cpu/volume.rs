@@ -58,6 +58,10 @@ pub struct Cells<'a> {
     pub pending: &'a mut [f32],
     /// The level's faces' memory (`explicit::Memory`), whole-grid; empty where it keeps none.
     pub faces: &'a [f32],
+    /// `[infiltration]` (`Params::infiltration`): each cell's soil state, and its law's three
+    /// parameter planes, whole-grid (empty without).
+    pub soil: &'a mut [[f32; 4]],
+    pub soil_law: &'a [f32],
     /// The grid index of this field's first cell (the fast backend's bands).
     pub first: usize,
 }
@@ -89,15 +93,17 @@ pub fn apply(p: &Params, volume: &VolumeState, cells: &mut Cells) {
         };
         (e, v, r) = correct_cell(p, delta, b, e, v, r);
         if p.sources != 0 {
-            let mut want = cells.source[c];
-            if p.rainfall != 0 {
+            let rain = if p.rainfall != 0 {
                 let share = if p.rainfall == RAINFALL_MAP {
                     cells.rainfall_map[c]
                 } else {
                     1.0
                 };
-                want += cells.rainfall * share;
-            }
+                cells.rainfall * share
+            } else {
+                0.0
+            };
+            let want = cells.source[c] + rain;
             let mut short = 0.0;
             let mut added = 0.0;
             if want > 0.0 {
@@ -108,6 +114,13 @@ pub fn apply(p: &Params, volume: &VolumeState, cells: &mut Cells) {
                 short = -want - take;
                 e -= take;
                 added = -take;
+            }
+            if p.infiltration != 0 {
+                let law = law_of(cells.soil_law, cells.first + c);
+                let took;
+                (e, r, cells.soil[c], took) = infiltrated(p, b, e, r, cells.soil[c], law, rain);
+                short -= took;
+                added -= took;
             }
             cells.shortfall[c] = short;
             if p.regions != 0 {
@@ -130,6 +143,50 @@ pub fn apply(p: &Params, volume: &VolumeState, cells: &mut Cells) {
         cells.vel[c] = v;
         cells.carry[c] = r;
     }
+}
+
+/// Cell `c`'s three parameters from the law's planes.
+fn law_of(planes: &[f32], c: usize) -> [f32; 3] {
+    let n = planes.len() / 3;
+    [planes[c], planes[n + c], planes[2 * n + c]]
+}
+
+/// Twin of `apply_at`'s infiltration: a cell over ground `b` at (e, r), its soil `soil` and
+/// law's parameters `law`, which the step's rainfall gave `rain` m, gives its ground the law's
+/// capacity or what it holds (dry then, at its ground), after its sources. Returns the cell, the
+/// soil and what the ground took, which the volume's target books as a drain's.
+pub(crate) fn infiltrated(
+    p: &Params,
+    b: f32,
+    e: f32,
+    r: f32,
+    soil: [f32; 4],
+    law: [f32; 3],
+    rain: f32,
+) -> (f32, f32, [f32; 4], f32) {
+    let (cap, st) = crate::engine::infiltration::capacity(p.infiltration, law, soil, rain);
+    if e <= b || cap <= 0.0 {
+        return (e, r, st, 0.0);
+    }
+    let water = (e - b) + r;
+    if water <= 0.0 {
+        return (e, r, st, 0.0);
+    }
+    if cap >= water {
+        return (
+            b,
+            0.0,
+            crate::engine::infiltration::took(p.infiltration, st, water, cap),
+            water,
+        );
+    }
+    let (e, r) = two_sum(e, r - cap);
+    (
+        e,
+        r,
+        crate::engine::infiltration::took(p.infiltration, st, cap, cap),
+        cap,
+    )
 }
 
 /// `apply`'s correction of one cell: a wet cell takes its share (`delta`: height, per-step change).

@@ -52,6 +52,8 @@ fn bands<'a>(cells: &'a mut Cells) -> Vec<Cells<'a>> {
         corrections: cells.corrections,
         pending: &mut *cells.pending,
         faces: cells.faces,
+        soil: &mut *cells.soil,
+        soil_law: cells.soil_law,
         first: cells.first,
     };
     let mut out = Vec::with_capacity(n.div_ceil(BAND));
@@ -71,6 +73,8 @@ fn bands<'a>(cells: &'a mut Cells) -> Vec<Cells<'a>> {
             corrections: rest.corrections,
             pending: split_mut(&mut rest.pending, m),
             faces: rest.faces,
+            soil: split_mut(&mut rest.soil, m),
+            soil_law: rest.soil_law,
             first: rest.first,
         });
         rest.first += m;

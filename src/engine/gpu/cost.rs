@@ -158,12 +158,21 @@ pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams, fused: bool) -> Co
             note: "where the wet set changed; where it did not, union, compression, scan and split are empty: ~40 B",
             ..cost(18 * F32 + on(p.faces != 0, 2 * F32), 3 * F32, 7)
         },
-        // apply: ground, eta, vel, carry (+ labels, sources, clamp record) in, eta, vel, carry
-        // (+ shortfall, pending, clamp record) out; settle is one thread; rain runs on steps
-        // with drops, one thread per drop.
+        // apply: ground, eta, vel, carry (+ labels, sources, clamp record; under
+        // [infiltration] the soil's state and the law's three planes) in, eta, vel, carry
+        // (+ shortfall, pending, clamp record, the soil's state) out; settle is one thread; rain
+        // runs on steps with drops, one thread per drop.
         Pass::Volume => cost(
-            4 * F32 + on(p.regions != 0, F32) + on(p.sources != 0, F32) + on(clamps, 2 * F32),
-            3 * F32 + on(p.sources != 0, F32) + on(p.sources != 0 && p.regions != 0, F32) + on(clamps, 2 * F32),
+            4 * F32
+                + on(p.regions != 0, F32)
+                + on(p.sources != 0, F32)
+                + on(clamps, 2 * F32)
+                + on(p.infiltration != 0, 7 * F32),
+            3 * F32
+                + on(p.sources != 0, F32)
+                + on(p.sources != 0 && p.regions != 0, F32)
+                + on(clamps, 2 * F32)
+                + on(p.infiltration != 0, 4 * F32),
             2,
         ),
         Pass::Probe => fixed(1, "one thread per probe"),

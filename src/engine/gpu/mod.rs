@@ -582,6 +582,14 @@ impl Solver for GpuSolver {
         Ok(bytemuck::pod_collect_to_vec(&bytes))
     }
 
+    fn read_soil(&mut self) -> Result<Vec<f32>> {
+        if self.params.infiltration == 0 {
+            return Ok(Vec::new());
+        }
+        let bytes = readback::read(&self.device, &self.queue, &self.state.soil)?;
+        Ok(bytemuck::pod_collect_to_vec(&bytes))
+    }
+
     fn read_summary(&mut self) -> Result<Vec<crate::summary::SummaryCell>> {
         if self.summary.is_none() {
             return Ok(Vec::new());

@@ -30,7 +30,7 @@ impl Ends<'_> {
     fn entry(&self, name: &str, rain_layout: &wgpu::BindGroupLayout, rain: Option<wgpu::BindGroup>) -> Entry {
         let (device, state) = (self.device, self.state);
         let regions = &state.regions;
-        let shared: [(u32, &wgpu::Buffer); 9] = [
+        let shared: [(u32, &wgpu::Buffer); 10] = [
             (0, &state.params),
             (1, &state.ground),
             (2, &state.books),
@@ -40,6 +40,7 @@ impl Ends<'_> {
             (6, &regions.corrections),
             (7, &regions.pending),
             (8, &state.rainfall_map),
+            (9, &state.soil),
         ];
         let label = format!("volume {name}");
         let bindings = crate::wgsl::volume::BINDINGS;
@@ -84,8 +85,8 @@ pub struct Volume {
 
 impl Volume {
     /// Each entry point gets a pipeline layout of only the buffers it uses: WebGPU allows a
-    /// pipeline 8 to 10 storage buffers, and the file as a whole binds 13 (`apply` binds 9,
-    /// `apply_regions` 12).
+    /// pipeline 8 to 10 storage buffers, and the file as a whole binds 14 (`apply` binds 10,
+    /// `apply_regions` 13).
     pub fn new(device: &wgpu::Device, state: &GpuState, level: &LevelBindings) -> Volume {
         let module = crate::engine::gpu::shaders::module(device, "volume.wgsl", crate::engine::gpu::shaders::VOLUME);
         let rain_layout = layout(device, "volume rain", &crate::engine::gpu::rain::layout_entries(0));

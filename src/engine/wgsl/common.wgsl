@@ -1,3 +1,4 @@
+#import exact
 #import sides
 #import slot
 #import cover
@@ -46,7 +47,8 @@ struct Params {
     summary: u32,
     // 1: the explicit step keeps each face's flux memory (explicit.wgsl's `faces_in`).
     faces: u32,
-    _pad4: u32,
+    // [infiltration]'s law (soil.wgsl's SOIL_*; 0: none), which volume.wgsl's `apply` takes.
+    infiltration: u32,
     _pad5: u32,
 }
 
@@ -56,20 +58,16 @@ const RAINFALL_MAP: u32 = 2u;
 const FORCE_PRESSURE: u32 = 1u;
 // Each cell's own 1 − tau (the damping map) replaces params.keep.
 const FORCE_DAMPING_MAP: u32 = 2u;
-// [infiltration] (the shallow-water model's feed takes it: sw_feed.wgsl's `infiltrate`).
+// [infiltration]: the soil's state is kept (the height field's volume pass and the
+// shallow-water model's feed take it: soil.wgsl).
 const FORCE_INFILTRATION: u32 = 4u;
 
 // Every pass binds the uniform parameters at group 0, binding 0.
 @group(0) @binding(0) var<uniform> params: Params;
 
-// Knuth's TwoSum: s = fl(a + b) and the exact error e, a + b = s + e. Every intermediate passes
-// through `params.one`, so no compiler can simplify the error to zero (WGSL has no `precise`).
+// Knuth's TwoSum through `params.one` (exact.wgsl).
 fn two_sum(a: f32, b: f32) -> vec2<f32> {
-    let s = (a + b) * params.one;
-    let b_part = (s - a) * params.one;
-    let a_part = (s - b_part) * params.one;
-    let e = ((a - a_part) * params.one) + ((b - b_part) * params.one);
-    return vec2<f32>(s, e);
+    return two_sum_through(a, b, params.one);
 }
 
 // Totals of the last reduction (reduce.wgsl).

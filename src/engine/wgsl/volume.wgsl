@@ -1,6 +1,7 @@
 #import books
 #import carry
 #import rain_step
+#import soil
 // Volume that never drifts (Kass & Miller §4, Wilson et al.'s global correction), and sources
 // and drains. Once per step, after the solver and a reduction (reduce.wgsl) of the new level:
 //
@@ -20,6 +21,9 @@
 //            step replay it, once per substep: E' = −n·E, unstable with substeps.) Then sources
 //            add their height (both levels: vel is unchanged), and drains take what they ask,
 //            or what is there, recording the shortfall.
+//            Then, under [infiltration], the ground takes its law's capacity (soil.wgsl) from a
+//            wet cell, booked in the target as a drain's take is: the correction never puts it
+//            back. (The drops below infiltrate on the next step.)
 //   rain     per drop cell of this step (src/rain.rs), after `apply`.
 //
 // Under volume_correction = "regions", regions.wgsl has computed a correction per connected body
@@ -43,6 +47,10 @@
 // [rainfall] (src/feeds.rs): each cell's share of the full intensity (params.rainfall ==
 // RAINFALL_MAP); this step's height at a share of 1 is the step's `RainStep::rainfall`.
 @group(0) @binding(8) var<storage, read> rainfall_map: array<f32>;
+// [infiltration] (params.infiltration, soil.wgsl): each cell's soil state (the depth taken and
+// its rounding, the law's own count and its rounding). The law's three parameter planes follow
+// the ground's forcing in `ground` (`soil_law`).
+@group(0) @binding(9) var<storage, read_write> soil: array<vec4<f32>>;
 
 // The current level, written in place, and its region labels (id + 1, 0 dry).
 @group(1) @binding(0) var<storage, read_write> eta: array<f32>;
@@ -91,6 +99,49 @@ fn held_in_faces(c: u32) -> f32 {
     return into_cell(vec4<f32>(vel[w.x], vel[w.y], vel[w.z], vel[w.w]));
 }
 
+// Where the law's three parameter planes start in `ground`: after the ground and its forcing
+// (level.wgsl: the damping map, the pressure head).
+fn soil_law_at() -> u32 {
+    let n = params.nx * params.ny;
+    var at = n;
+    if (params.forcing & FORCE_DAMPING_MAP) != 0u {
+        at = at + n;
+    }
+    if (params.forcing & FORCE_PRESSURE) != 0u {
+        at = at + n;
+    }
+    return at;
+}
+
+// Twin: `volume::infiltrated`. [infiltration] on cell c over ground b at (e, r), after its
+// sources, which the step's rainfall gave `rain` m: the ground takes its law's capacity or what
+// the cell holds (dry then, at its ground). Returns what it took, which the target books as a
+// drain's (the caller's shortfall).
+fn infiltrate_at(c: u32, b: f32, e: ptr<function, f32>, r: ptr<function, f32>, rain: f32) -> f32 {
+    let n = params.nx * params.ny;
+    let at = soil_law_at();
+    let law = vec3<f32>(ground[at + c], ground[at + n + c], ground[at + 2u * n + c]);
+    let step = soil_capacity(params.infiltration, law, soil[c], rain, params.one);
+    var st = step.st;
+    var took = 0.0;
+    let water = (*e - b) + *r;
+    if *e > b && step.cap > 0.0 && water > 0.0 {
+        if step.cap >= water {
+            took = water;
+            *e = b;
+            *r = 0.0;
+        } else {
+            took = step.cap;
+            let s = two_sum(*e, *r - took);
+            *e = s.x;
+            *r = s.y;
+        }
+        st = soil_took(params.infiltration, st, took, step.cap, params.one);
+    }
+    soil[c] = st;
+    return took;
+}
+
 // One cell of `apply` (below) moved by `delta`: returns the height its sources added (or drains
 // took, negative; 0 without sources), which "regions" counts in the cell's `pending`.
 fn apply_at(c: u32, delta: vec2<f32>) -> f32 {
@@ -101,11 +152,12 @@ fn apply_at(c: u32, delta: vec2<f32>) -> f32 {
     var r = moved.z;
     var added = 0.0;
     if params.sources != 0u {
-        var want = source[c];
+        var rain = 0.0;
         if params.rainfall != 0u {
             let share = select(1.0, rainfall_map[c], params.rainfall == RAINFALL_MAP);
-            want = want + rain_steps[slot.index].rainfall * share;
+            rain = rain_steps[slot.index].rainfall * share;
         }
+        let want = source[c] + rain;
         var short = 0.0;
         if want > 0.0 {
             let s = two_sum(max(e, b), want + r);
@@ -117,6 +169,11 @@ fn apply_at(c: u32, delta: vec2<f32>) -> f32 {
             short = -want - take;
             e = e - take;
             added = -take;
+        }
+        if params.infiltration != 0u {
+            let took = infiltrate_at(c, b, &e, &r, rain);
+            short = short - took;
+            added = added - took;
         }
         shortfall[c] = short;
     }

@@ -34,6 +34,7 @@ impl Model for HeightField {
             Hydrographs,
             Rain,
             Rainfall,
+            Infiltration,
             AirPressure,
             DampingMap,
             WaveMakers,

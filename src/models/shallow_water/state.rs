@@ -65,7 +65,7 @@ impl SwState {
             sw_qx: self.qx.clone(),
             sw_qy: self.qy.clone(),
             sw_carry: self.carry.clone(),
-            sw_soil: self.soil.clone(),
+            soil: self.soil.clone(),
             ..SolverState::default()
         }
     }
@@ -89,13 +89,13 @@ impl SwState {
         } else {
             self.carry.fill(0.0);
         }
-        if saved.sw_soil.len() == self.soil.len() {
-            self.soil.clone_from(&saved.sw_soil);
+        if saved.soil.len() == self.soil.len() {
+            self.soil.clone_from(&saved.soil);
         } else {
             return Err(Error::Unsupported(format!(
                 "the shallow-water infiltration state holds {} values, the saved state {}",
                 self.soil.len(),
-                saved.sw_soil.len()
+                saved.soil.len()
             )));
         }
         Ok(())

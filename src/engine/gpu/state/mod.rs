@@ -60,8 +60,11 @@ pub struct GpuState {
     pub rainfall_map: wgpu::Buffer,
     /// The flood maps so far (16 B without `[output] summary`).
     pub summary: wgpu::Buffer,
-    /// What each drain cell could not take on the last step (16 B without sources).
+    /// What each drain cell could not take on the last step, less what its ground took (16 B
+    /// without sources).
     pub shortfall: wgpu::Buffer,
+    /// `[infiltration]`: each cell's soil state, `vec4<f32>` (16 B without).
+    pub soil: wgpu::Buffer,
     /// The per-region correction's buffers (regions.wgsl), stand-ins unless it runs.
     pub regions: crate::engine::gpu::state::RegionBuffers,
     /// The bodies and their coupling solve (bodies.wgsl, coupling.wgsl), stand-ins without bodies.
@@ -169,6 +172,7 @@ impl GpuState {
                 storage | copy,
             ),
             shortfall: fields.buffer(Field::Shortfall, "shortfall", &[], storage),
+            soil: fields.buffer(Field::Soil, "soil", &[], storage),
             regions: crate::engine::gpu::state::RegionBuffers::new(
                 device,
                 &fields,
@@ -215,6 +219,7 @@ impl GpuState {
         let whole = match field {
             Field::Eta => &self.eta[self.current],
             Field::Shortfall => &self.shortfall,
+            Field::Soil => &self.soil,
             Field::RegionLabels => &r.labels[r.current],
             Field::RegionTargets => &r.targets[r.current],
             Field::Pending => &r.pending,
@@ -304,6 +309,7 @@ fn ground_buffer(device: &wgpu::Device, setup: &Setup, usage: wgpu::BufferUsages
     if setup.pressure_patches > 0 {
         words.resize(words.len() + cells, 0.0);
     }
+    words.extend_from_slice(setup.soil_law);
     words.resize(words.len().max(cells + 4), 0.0);
     filled_buffer(device, "ground", bytemuck::cast_slice(&words), usage)
 }

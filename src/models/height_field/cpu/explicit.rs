@@ -411,7 +411,7 @@ pub(crate) fn mean_surface(totals: &Totals) -> f32 {
 impl Level<'_> {
     /// The per-cell forcing, where the scene has any.
     pub(crate) fn forcing(&self) -> Option<Forcing<'_>> {
-        (self.params.forcing != 0).then_some(Forcing {
+        (self.params.forcing & crate::engine::params::STEP_FORCING != 0).then_some(Forcing {
             params: self.params,
             words: self.forcing,
         })

@@ -59,36 +59,13 @@ pub fn rainfall(p: &SwParams, ground: &[f32], share: &[f32], height: f32, s: &mu
     }
 }
 
-/// Twin of `runoff`: the curve number's runoff from rain `rain` (m) past the initial
-/// abstraction `ia`, retention `s`.
-pub fn runoff(rain: f32, s: f32, ia: f32) -> f32 {
-    let over = rain - ia;
-    if over <= 0.0 {
-        return 0.0;
-    }
-    over * over / (over + s)
-}
-
 /// Twin of `infiltrate_cell`'s arithmetic: a cell over ground `b` holding `cell`, its soil's
 /// state `soil` and parameters `par` (`engine::infiltration`), which the step's rainfall gave
 /// `rain` m. Returns the cell and the soil after: what the ground took left with its velocity,
 /// never more than the cell held.
 pub fn infiltrated(p: &SwParams, b: f32, cell: Fed, soil: [f32; 4], par: [f32; 3], rain: f32) -> (Fed, [f32; 4]) {
-    use crate::engine::infiltration::{CONSTANT, CURVE_NUMBER, GREEN_AMPT, HORTON};
-    let [a, b2, k] = par;
-    let mut st = soil;
-    let cap = match p.infiltration {
-        CONSTANT => a,
-        HORTON => b2 + (a - b2) * (-k * st[2]).exp(),
-        GREEN_AMPT if b2 > 0.0 => a * (1.0 + b2 / st[0].max((2.0 * a * b2).sqrt())),
-        GREEN_AMPT => a,
-        CURVE_NUMBER => {
-            (st[2], st[3]) = two_sum(st[2], rain + st[3]);
-            let total = st[2] + st[3];
-            (total - runoff(total, a, b2) - (st[0] + st[1])).max(0.0)
-        }
-        _ => 0.0,
-    };
+    use crate::engine::infiltration::{capacity, took};
+    let (cap, st) = capacity(p.infiltration, par, soil, rain);
     let [e, mut qx, mut qy, mut carry] = cell;
     let d = (e - b).max(0.0);
     let take = cap.min(d);
@@ -106,12 +83,7 @@ pub fn infiltrated(p: &SwParams, b: f32, cell: Fed, soil: [f32; 4], par: [f32; 3
         (qx, qy) = (qx * keep, qy * keep);
         e
     };
-    (st[0], st[1]) = two_sum(st[0], take + st[1]);
-    if p.infiltration == HORTON {
-        // Horton's time advances by the share of its capacity the cell took.
-        st[2] += take / cap;
-    }
-    ([e, qx, qy, carry], st)
+    ([e, qx, qy, carry], took(p.infiltration, st, take, cap))
 }
 
 /// The parameters of cell `c` from the stages' ground (`SwParams::soil_at`).

@@ -1,3 +1,4 @@
+#import exact
 // The shallow-water model's uniforms and step slots, bound alike by every pass of its room
 // (shallow_water.wgsl, sw_feed.wgsl): group 0 binding 0 and group 1 binding 0.
 
@@ -47,14 +48,10 @@ struct SwSlot {
 
 @group(1) @binding(0) var<uniform> slot: SwSlot;
 
-// Knuth's TwoSum through p.one (see common.wgsl's): s = fl(a + b) and its exact error. The
-// stages' surface updates and the feed's heights go through it into the cell's carry.
+// Knuth's TwoSum through p.one (exact.wgsl): s = fl(a + b) and its exact error. The feed's
+// heights go through it into the cell's carry.
 fn two_sum(a: f32, b: f32) -> vec2<f32> {
-    let s = (a + b) * p.one;
-    let b_part = (s - a) * p.one;
-    let a_part = (s - b_part) * p.one;
-    let e = ((a - a_part) * p.one) + ((b - b_part) * p.one);
-    return vec2<f32>(s, e);
+    return two_sum_through(a, b, p.one);
 }
 
 // The stages' TwoSum: Dekker's Fast2Sum on the operands ordered by magnitude (exact then, so the

@@ -1,5 +1,6 @@
 #import sw_common
 #import rain_step
+#import soil
 // What the scene feeds the shallow-water model each step, after its substeps (SCENE.md [rain],
 // [rainfall], [[source]] rate and hydrograph, "maker" sides' line sources): the host rasterises
 // a chunk's drops, hydrographs, steady sources and makers into per-step (cell, height) entries,
@@ -33,12 +34,6 @@
 @group(2) @binding(1) var<storage, read_write> soil: array<vec4<f32>>;
 
 const RAINFALL_MAP: u32 = 2u;
-
-// [infiltration]'s laws (p.infiltration; 0: none).
-const SOIL_CONSTANT: u32 = 1u;
-const SOIL_HORTON: u32 = 2u;
-const SOIL_GREEN_AMPT: u32 = 3u;
-const SOIL_CURVE_NUMBER: u32 = 4u;
 
 
 // Twin: `feed_cell`. Cell c takes `want` m (negative: gives); returns what it could not give.
@@ -95,38 +90,18 @@ fn drops(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
 }
 
-// The curve number's runoff from rain `rain` past the initial abstraction `ia`, retention `s`.
-fn runoff(rain: f32, s: f32, ia: f32) -> f32 {
-    let over = rain - ia;
-    if over <= 0.0 {
-        return 0.0;
-    }
-    return over * over / (over + s);
-}
-
 // Twin: `sw_feed::infiltrate_cell`. What the ground takes this step from cell c, which the step's
-// rainfall gave `rain` m: its law's capacity, never more than the cell holds; the water leaves
-// with its velocity and the soil's state keeps count.
+// rainfall gave `rain` m: its law's capacity (soil.wgsl), never more than the cell holds; the
+// water leaves with its velocity and the soil's state keeps count.
 fn infiltrate_cell(c: u32, rain: f32) {
-    let a = ground[p.soil_at + c];
-    let b2 = ground[p.soil_at + p.cells + c];
-    let k = ground[p.soil_at + 2u * p.cells + c];
-    var st = soil[c];
-    var cap = 0.0;
-    if p.infiltration == SOIL_CONSTANT {
-        cap = a;
-    } else if p.infiltration == SOIL_HORTON {
-        cap = b2 + (a - b2) * exp(-k * st.z);
-    } else if p.infiltration == SOIL_GREEN_AMPT {
-        let least = sqrt(2.0 * a * b2);
-        cap = select(a, a * (1.0 + b2 / max(st.x, least)), b2 > 0.0);
-    } else if p.infiltration == SOIL_CURVE_NUMBER {
-        let x = two_sum(st.z, rain + st.w);
-        st.z = x.x;
-        st.w = x.y;
-        let total = st.z + st.w;
-        cap = max(total - runoff(total, a, b2) - (st.x + st.y), 0.0);
-    }
+    let par = vec3<f32>(
+        ground[p.soil_at + c],
+        ground[p.soil_at + p.cells + c],
+        ground[p.soil_at + 2u * p.cells + c],
+    );
+    let step = soil_capacity(p.infiltration, par, soil[c], rain, p.one);
+    var st = step.st;
+    let cap = step.cap;
     let b = ground[c];
     let e = eta[c];
     let d = max(e - b, 0.0);
@@ -145,13 +120,7 @@ fn infiltrate_cell(c: u32, rain: f32) {
             qx[c] = qx[c] * keep;
             qy[c] = qy[c] * keep;
         }
-        let f = two_sum(st.x, take + st.y);
-        st.x = f.x;
-        st.y = f.y;
-        if p.infiltration == SOIL_HORTON {
-            // Horton's time advances by the share of its capacity the cell took.
-            st.z = st.z + take / cap;
-        }
+        st = soil_took(p.infiltration, st, take, cap, p.one);
     }
     soil[c] = st;
 }
