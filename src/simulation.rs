@@ -77,6 +77,9 @@ pub struct Simulation {
     diverged_at: Option<u64>,
     /// The volume target above the still water (metres·cells), as the last chunk left it.
     target: f64,
+    /// The height field's books' target, which the next chunk goes on from
+    /// (`ChunkReport::fixed_target`, `engine::fixed` units).
+    fixed_target: i64,
     /// The still water's volume, Σ max(−ground, 0) (metres·cells), in f64.
     still: f64,
     /// Connected bodies of water at the last step, under volume_correction = "regions".
@@ -238,6 +241,7 @@ impl Simulation {
         Ok(Simulation {
             scene: scene.clone(),
             target: totals.sum_depth as f64,
+            fixed_target: crate::engine::fixed::to_fixed(totals.sum_depth),
             still: p.ground_rel.iter().map(|&b| (-(b as f64)).max(0.0)).sum(),
             regions: (p.params.regions != 0)
                 .then(|| crate::engine::cpu::regions::label(&p.params, &p.ground_rel, &p.eta).1),

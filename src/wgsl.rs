@@ -148,7 +148,7 @@ mod tests {
             fields!(RainStep {
                 start,
                 count,
-                before,
+                added,
                 rainfall
             }),
         );

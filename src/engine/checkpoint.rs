@@ -35,6 +35,13 @@ pub(crate) struct Header {
     pub substeps: u32,
     /// The volume target above the still water (metres·cells).
     pub target: f64,
+    /// The height field's books' target (`VolumeState::fixed_target`, `engine::fixed` units), as
+    /// the next chunk goes on from it (absent in checkpoints of earlier versions: from `target`
+    /// less `counted_shortfall`, the last step's shortfall they counted in it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixed_target: Option<i64>,
+    /// Earlier versions' last-step shortfall (read, never written).
+    #[serde(default, skip_serializing)]
     pub counted_shortfall: f32,
     pub region_count: u32,
     /// The Navier-Stokes layer's pressure budget for the next chunk (absent for the others).
@@ -121,7 +128,6 @@ impl Checkpoint {
             .and_then(|text| toml::from_str::<Header>(text).ok())
             .ok_or_else(|| bad("its header is unreadable"))?;
         let mut state = SolverState {
-            counted_shortfall: header.counted_shortfall,
             region_count: header.region_count,
             ns_budget: header.ns_budget.unwrap_or(0),
             ..SolverState::default()
@@ -189,6 +195,7 @@ mod tests {
                 step: 7,
                 substeps: 1,
                 target: 0.5,
+                fixed_target: Some(134_217_728),
                 counted_shortfall: 0.0,
                 region_count: 0,
                 ns_budget: None,

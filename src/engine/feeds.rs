@@ -324,19 +324,21 @@ impl Feeds {
                 }
                 None => (0.0, 0.0),
             };
-            let step = RainStep {
+            let mut step = RainStep {
                 start: out.cells.len() as u32,
                 count: cells.len() as u32,
-                before: out.total as f32,
+                added: 0.0,
                 rainfall,
             };
+            let mut added = rainfall_total;
             for (c, h) in cells {
                 let h = h as f32;
                 out.cells.push(c);
                 out.heights.push(h);
-                out.total += h as f64;
+                added += h as f64;
             }
-            out.total += rainfall_total;
+            step.added = added as f32;
+            out.total += added;
             out.steps.push(step);
         }
         out

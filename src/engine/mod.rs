@@ -11,6 +11,7 @@ pub mod cpu;
 pub mod edit;
 pub mod fast;
 pub mod feeds;
+pub mod fixed;
 pub mod gpu;
 pub mod infiltration;
 pub mod params;

@@ -112,11 +112,10 @@ pub use crate::wgsl::common::CORRECT_TARGET;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct VolumeState {
-    /// The target at the start of the chunk, split from the host's f64 (metres·cells).
-    pub start_hi: f32,
-    pub start_lo: f32,
-    /// Σ of the drains' shortfall since the chunk began.
-    pub shortfall: f32,
+    /// The volume the water should hold above the still water, in `engine::fixed` units as
+    /// (low, high) words, less the last step's drains' shortfall (the next `settle` adds it).
+    pub fixed_target: [u32; 2],
+    pub _pad0: u32,
     /// The height every wet cell moves by this step, and what every wet cell's vel moves by.
     pub correction: f32,
     pub vel_correction: f32,
@@ -124,7 +123,7 @@ pub struct VolumeState {
     pub held: f32,
     /// Σ depth above the still water before a host edit (edit.wgsl's `mark`; GPU only).
     pub marked: f32,
-    pub _pad: u32,
+    pub _pad1: u32,
 }
 
 /// Mirror of WGSL `StepSlot`, one per step of a submit, bound with a dynamic offset.
@@ -265,10 +264,4 @@ pub const STEP_FORCING: u32 = crate::wgsl::common::FORCE_PRESSURE | crate::wgsl:
 
 pub(crate) fn is_plain(p: &Params) -> bool {
     p.sources == 0 && p.regions == 0 && p.correct != CORRECT_CLAMPS
-}
-
-/// An f64 target as the GPU takes it: hi = the nearest f32, lo = the rest (hi + lo keeps 48 bits).
-pub fn split_target(target: f64) -> (f32, f32) {
-    let hi = target as f32;
-    (hi, (target - hi as f64) as f32)
 }

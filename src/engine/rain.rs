@@ -19,8 +19,9 @@ use std::collections::BTreeMap;
 pub struct RainStep {
     pub start: u32,
     pub count: u32,
-    /// Water the chunk's earlier steps added: drops, hydrographs, rainfall (metres·cells).
-    pub before: f32,
+    /// Water this step adds: drops, hydrographs, rainfall (metres·cells), whichever chunk it
+    /// falls in.
+    pub added: f32,
     /// The rainfall's height this step at a map share of 1, m (`crate::engine::feeds`).
     pub rainfall: f32,
 }

@@ -19,6 +19,9 @@ pub struct ChunkReport {
     /// The volume target after the chunk (metres·cells: × dx² is m³): the start's, plus the
     /// sources and drains asked for, less what drains could not take.
     pub target: f64,
+    /// The height field's books' target after the chunk, in `engine::fixed` units, as the next
+    /// chunk starts from it (the last step's shortfall not yet in it: `VolumeState::target`).
+    pub fixed_target: i64,
     /// Connected bodies of water after the chunk (0 unless volume_correction = "regions" runs).
     pub regions: u32,
     /// Each body after each step: `steps × bodies × HISTORY_FLOATS`, row per step.
@@ -184,8 +187,6 @@ pub struct SolverState {
     /// With bodies: their states and what covers each column (its `held` body volume carries over).
     pub bodies: Vec<crate::engine::bodies::BodyState>,
     pub cover: Vec<crate::engine::bodies::Cover>,
-    /// The drains' shortfall the next chunk cancels (see `GpuSolver::counted_shortfall`).
-    pub counted_shortfall: f32,
     /// The pipes model, column-major as `PipeState` holds them: water per column cell (units),
     /// each cell's mean velocity (x, y), the pipes' velocities, and the spray's impact pressure
     /// per column.
@@ -488,6 +489,9 @@ impl PipeSetup<'_> {
 pub struct ChunkInput {
     /// metres·cells
     pub target: f64,
+    /// The height field's books' target at the chunk's start (`ChunkReport::fixed_target`, moved
+    /// by the host's edits).
+    pub fixed_target: i64,
     /// One entry per step of the chunk, or empty without rain.
     pub rain: crate::engine::rain::RainChunk,
     /// The steps run before the chunk (the spray's random numbers are keyed by the step).
@@ -497,17 +501,17 @@ pub struct ChunkInput {
     pub pressure: Vec<crate::engine::pressure::Patch>,
 }
 
-/// The target after a chunk of `steps`. Under `CORRECT_TARGET`: the start's, the sources and
-/// drains asked for and the rain, less what the drains could not take: `shortfall` as `settle`
-/// summed it, and `last` (the chunk's last step, which the next chunk's first `settle` will read
-/// again and cancel). Under `CORRECT_CLAMPS` the boundary moves water too, so the target is what
+/// The target after a chunk (metres·cells). Under `CORRECT_TARGET`: the books' (`fixed`, which
+/// has counted the start's, the sources and drains asked for and the rain, less what drains
+/// could not take) with the last step's shortfall `last`, which the next chunk's first `settle`
+/// adds to the books. Under `CORRECT_CLAMPS` the boundary moves water too, so the target is what
 /// the last step held (`held`, measured on the backend) plus that step's sources, drains and rain.
-pub fn chunk_target(input: &ChunkInput, steps: u32, params: &Params, shortfall: f32, last: f32, held: f32) -> f64 {
+pub fn chunk_target(input: &ChunkInput, params: &Params, fixed: i64, last: f32, held: f32) -> f64 {
     if params.correct == crate::engine::params::CORRECT_CLAMPS {
-        let rain_last = input.rain.total - input.rain.steps.last().map_or(0.0, |s| s.before as f64);
+        let rain_last = input.rain.steps.last().map_or(0.0, |s| s.added as f64);
         return held as f64 + params.source_step as f64 + rain_last + last as f64;
     }
-    input.target + steps as f64 * params.source_step as f64 + input.rain.total + shortfall as f64 + last as f64
+    crate::engine::fixed::to_f64(fixed + crate::engine::fixed::to_fixed(last))
 }
 
 /// What the GPU spent on one pass, summed over every time it ran while timed.

@@ -14,7 +14,8 @@ impl Simulation {
                 step: self.step,
                 substeps: self.substeps,
                 target: self.target,
-                counted_shortfall: state.counted_shortfall,
+                fixed_target: Some(self.fixed_target),
+                counted_shortfall: 0.0,
                 region_count: state.region_count,
                 ns_budget: (state.ns_budget != 0).then_some(state.ns_budget),
                 pipes: self
@@ -74,6 +75,9 @@ impl Simulation {
         self.solver.load(s)?;
         self.step = h.step;
         self.target = h.target;
+        self.fixed_target = h
+            .fixed_target
+            .unwrap_or_else(|| crate::engine::fixed::of_f64(h.target - h.counted_shortfall as f64));
         if let Some([iterations, residual]) = h.coupling {
             self.coupling = crate::engine::bodies::SolveReport {
                 iterations,

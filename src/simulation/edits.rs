@@ -155,7 +155,9 @@ impl Simulation {
             }
         }
         checkpoint.ground = next.ground_rel.clone();
-        checkpoint.header.target = self.target + self.still + added - next.still;
+        let moved = self.still + added - next.still;
+        checkpoint.header.target = self.target + moved;
+        checkpoint.header.fixed_target = Some(self.fixed_target + crate::engine::fixed::of_f64(moved));
         carry_face_memory(&mut checkpoint.state, next.params.faces != 0, next.ground_rel.len());
         next.restore(&checkpoint, std::path::Path::new("(the state before the edit)"))?;
         next.coupling = self.coupling;

@@ -171,9 +171,9 @@ impl Simulation {
         self.books.units.map(|(_, target, per_unit)| (target, per_unit))
     }
 
-    /// The volume target above the still water (metres·cells), as the GPU keeps it.
-    pub(crate) fn target_above_still(&self) -> f64 {
-        self.target
+    /// The height field's books' target (`engine::fixed` units), as the next chunk goes on from it.
+    pub(crate) fn fixed_target(&self) -> i64 {
+        self.fixed_target
     }
 
     /// The volume the water should hold now, m³ (moved only by sources, drains and rain).

@@ -542,11 +542,13 @@ impl Water {
         let volume: f64 = eta.iter().zip(&ground).map(|(&e, &b)| (e - b).max(0.0) as f64).sum();
         let still: f64 = ground.iter().map(|&b| (-(b as f64)).max(0.0)).sum();
         let gpu = self.gpu();
-        // The target's two words, not the whole books buffer (its partial sums grow with the grid).
-        let range = (&gpu.state().books, books_at(Books::Volume), 8);
+        // The target's two words, not the whole books buffer (its partial sums grow with the grid);
+        // the last step's drains' shortfall, if a drain ran short, joins it on the next step.
+        let at = std::mem::offset_of!(crate::engine::params::VolumeState, fixed_target) as u64;
+        let range = (&gpu.state().books, books_at(Books::Volume) + at, 8);
         let raw = crate::engine::gpu::readback::read_ranges(gpu.device(), gpu.queue(), &[range])?;
-        let words: Vec<f32> = bytemuck::pod_collect_to_vec(&raw[0]);
-        let target = words[0] as f64 + words[1] as f64 + still;
+        let words: [u32; 2] = bytemuck::pod_read_unaligned(&raw[0]);
+        let target = crate::engine::fixed::to_f64(crate::engine::fixed::from_words(words)) + still;
         Ok((volume * dx * dx, target * dx * dx))
     }
 
@@ -618,6 +620,7 @@ fn embedded_chunks(sim: &Simulation, at: u64, steps: u32) -> Vec<EmbeddedChunk> 
         let first_step = at + done as u64;
         let chunk = crate::engine::solver::ChunkInput {
             target: 0.0,
+            fixed_target: 0,
             rain: if sim.feeds().any() {
                 sim.feeds().chunk(first_step, n)
             } else {
@@ -750,7 +753,7 @@ fn height_field_surface(
     if let Some(depth) = options.max_depth {
         sim.plan_for_depth(depth)?;
     }
-    let target = sim.target_above_still();
+    let target = sim.fixed_target();
     let gpu = sim
         .gpu_solver()
         .ok_or_else(|| Error::Embed("Water needs the GPU backend".into()))?;

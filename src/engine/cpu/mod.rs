@@ -65,8 +65,6 @@ pub struct CpuSolver {
     soil: Vec<[f32; 4]>,
     soil_law: Vec<f32>,
     volume: crate::engine::params::VolumeState,
-    /// See `GpuSolver::counted_shortfall`.
-    counted_shortfall: f32,
     /// The per-region correction, when the scene asks for it.
     regions: Option<regions::Regions>,
     /// Rigid bodies and their coupling, when the scene has any.
@@ -154,7 +152,6 @@ impl CpuSolver {
             soil: vec![[0.0; 4]; if setup.params.infiltration != 0 { n } else { 0 }],
             soil_law: setup.soil_law.to_vec(),
             volume: crate::engine::params::VolumeState::default(),
-            counted_shortfall: 0.0,
             regions: (setup.params.regions != 0).then(|| regions::Regions::new(&setup.params)),
             bodies: bodies::BodySet::new(setup),
             fast: false,
@@ -401,7 +398,7 @@ impl CpuSolver {
     /// under "regions", `Regions`).
     fn correct(&mut self, index: u32, rain: &crate::engine::rain::RainChunk) {
         let drops = rain.steps.get(index as usize).copied().unwrap_or_default();
-        self.volume.settle(&self.params, &self.totals, index, drops.before);
+        self.volume.settle(&self.params, &self.totals, drops.added);
         if self.fast && drops.count == 0 && crate::engine::params::is_plain(&self.params) {
             self.deferred = Some(self.volume);
             return;
@@ -457,8 +454,7 @@ impl Solver for CpuSolver {
     }
 
     fn advance(&mut self, steps: u32, substeps: u32, input: &ChunkInput) -> Result<ChunkReport> {
-        self.volume = crate::engine::params::VolumeState::start(input.target);
-        self.volume.shortfall = -self.counted_shortfall;
+        self.volume = crate::engine::params::VolumeState::start(input.fixed_target);
         let mut chunk = Chunk {
             input,
             first_bad: None,
@@ -473,19 +469,18 @@ impl Solver for CpuSolver {
         }
         self.flush();
         self.totals = self.fused_totals.take().unwrap_or_else(|| self.reduce());
-        self.counted_shortfall = self.totals.shortfall;
         Ok(ChunkReport {
             first_bad_step: chunk.first_bad,
             totals: self.totals,
             probes: chunk.probes,
             target: crate::engine::solver::chunk_target(
                 input,
-                steps,
                 &self.params,
-                self.volume.shortfall,
+                self.volume.target_units(),
                 self.totals.shortfall,
                 self.volume.held,
             ),
+            fixed_target: self.volume.target_units(),
             regions: self.regions.as_ref().map_or(0, |r| r.count()),
             bodies: chunk.history,
             coupling: self.bodies.as_ref().map_or(Default::default(), |b| b.last),
@@ -535,7 +530,6 @@ impl Solver for CpuSolver {
             carry: self.carry.clone(),
             shortfall: self.shortfall.clone(),
             clamped: self.clamped.iter().flatten().copied().collect(),
-            counted_shortfall: self.counted_shortfall,
             summary: self.summary.clone(),
             soil: self.soil.iter().flatten().copied().collect(),
             ..SolverState::default()
@@ -575,7 +569,6 @@ impl Solver for CpuSolver {
             b.states.clone_from(&state.bodies);
             b.cover.clone_from(&state.cover);
         }
-        self.counted_shortfall = state.counted_shortfall;
         if !self.summary.is_empty() {
             self.summary.clone_from(&state.summary);
         }

@@ -6,33 +6,38 @@ use crate::wgsl::common::RAINFALL_MAP;
 
 use crate::engine::params::VolumeState;
 
-/// [`VolumeState`] is the twin of WGSL `Volume`: the chunk's start target, its shortfall so far,
-/// this step's correction.
+/// [`VolumeState`] is the twin of WGSL `Volume`: the target in fixed point, this step's
+/// correction.
 impl VolumeState {
-    /// What the host writes at a chunk's start.
-    pub fn start(target: f64) -> VolumeState {
-        let (start_hi, start_lo) = crate::engine::params::split_target(target);
+    /// The books holding `target` (`engine::fixed` units).
+    pub fn start(target: i64) -> VolumeState {
         VolumeState {
-            start_hi,
-            start_lo,
+            fixed_target: crate::engine::fixed::words(target),
             ..VolumeState::default()
         }
     }
 
-    /// Twin of `settle` at step `index` of the chunk; `rain_before` is the chunk's rain so far.
-    pub fn settle(&mut self, p: &Params, totals: &Totals, index: u32, rain_before: f32) {
-        self.shortfall += totals.shortfall;
+    /// The target, in `engine::fixed` units.
+    pub fn target_units(&self) -> i64 {
+        crate::engine::fixed::from_words(self.fixed_target)
+    }
+
+    /// Twin of `settled` (common.wgsl); `fed` is the step's rain (`RainStep::added`).
+    pub fn settle(&mut self, p: &Params, totals: &Totals, fed: f32) {
+        use crate::engine::fixed::{to_fixed, to_real};
+        let mut target = self.target_units() + to_fixed(totals.shortfall);
         let wet = totals.wet as f32;
         (self.correction, self.vel_correction) = match p.correct {
             _ if totals.wet == 0 => (0.0, 0.0),
-            CORRECT_TARGET => {
-                let since = (index as f32 * p.source_step + rain_before) + self.shortfall;
-                let target = ((self.start_hi - totals.sum_depth) + since) + self.start_lo;
-                (target / wet, -totals.sum_vel / wet)
-            }
+            CORRECT_TARGET => (
+                to_real(target - to_fixed(totals.sum_depth)) / wet,
+                -totals.sum_vel / wet,
+            ),
             CORRECT_CLAMPS => (-totals.made / wet, totals.dropped / wet),
             _ => (0.0, 0.0),
         };
+        target += to_fixed(p.source_step) + to_fixed(fed);
+        self.fixed_target = crate::engine::fixed::words(target);
         self.held = totals.sum_depth - totals.made;
     }
 }

@@ -66,9 +66,6 @@ pub struct GpuSolver {
     close: Option<close::Close>,
     /// The state fields this run holds, which `save` and `load` move (`state_table`).
     saved: Vec<Field>,
-    /// The drains' shortfall on the last step of the last chunk: already in the target the host
-    /// passes in, and cancelled from the next chunk's first `settle`, which reads it again.
-    counted_shortfall: f32,
     /// The chunk's `report::Report`, then the probes' and bodies' histories: one mapping per
     /// chunk.
     report_readback: wgpu::Buffer,
@@ -130,7 +127,6 @@ impl GpuSolver {
                 ns_markers: None,
                 shallow_water: false,
             }),
-            counted_shortfall: 0.0,
             report_readback: readback(
                 "report readback",
                 report::HISTORY_AT + state.probe_history.size() + history_bytes,
@@ -151,15 +147,14 @@ impl GpuSolver {
     }
 
     /// Uploads what a chunk brings before it is recorded: the books' reset (no bad step yet, the
-    /// volume target and the shortfall counted so far), the rain, the pressure patches and the
-    /// summary's first step.
+    /// volume target as the last chunk left it, moved by the host's edits), the rain, the
+    /// pressure patches and the summary's first step.
     fn upload_chunk(&mut self, input: &ChunkInput) {
         self.queue.write_buffer(
             &self.state.books,
             books_at(Books::FirstBadStep),
             bytemuck::bytes_of(&u32::MAX),
         );
-        let (hi, lo) = crate::engine::params::split_target(input.target);
         self.volume.upload_rain(&self.device, &self.queue, &input.rain);
         if let Some(p) = &self.pressure {
             p.upload(&self.queue, &input.pressure);
@@ -167,11 +162,7 @@ impl GpuSolver {
         if let Some(s) = &self.summary {
             s.upload(&self.queue, input.first_step);
         }
-        self.queue.write_buffer(
-            &self.state.books,
-            books_at(Books::Volume),
-            bytemuck::cast_slice(&[hi, lo, -self.counted_shortfall, 0.0]),
-        );
+        self.set_target(input.fixed_target);
     }
 
     /// Reads one per-cell field through the field-sized staging buffer kept for output steps.
@@ -375,8 +366,8 @@ impl GpuSolver {
     /// Records one chunk of `steps` steps (at most `EMBEDDED_CHUNK`) into the caller's encoder,
     /// for hosts that embed Shoal: no submit, no poll, no readback. The chunk's feeds (rain,
     /// hydrographs, rainfall), pressure patches and first step (the summary's) go in as copies
-    /// ahead of its pass (`input.target` is unused: the volume target stays on the GPU, and
-    /// volume.wgsl's `roll` carries it to the next chunk). The caller must submit what it recorded, in order:
+    /// ahead of its pass (`input.target` is unused: the volume target stays in the books, which
+    /// each step's `settle` moves on). The caller must submit what it recorded, in order:
     /// Shoal's level index moves on as it records.
     pub fn record_chunk(&mut self, encoder: &mut wgpu::CommandEncoder, steps: u32, substeps: u32, input: &ChunkInput) {
         assert!(
@@ -401,19 +392,15 @@ impl GpuSolver {
         if self.fused() && steps > 0 {
             self.volume.apply(&mut pass, &self.level, &self.state, steps - 1);
         }
-        if self.params.sources != 0 || rain.is_some() {
-            self.reduce.reduce(&mut pass, &self.state);
-            self.volume.roll(&mut pass, &self.level, &self.state, steps);
-        }
     }
 
-    /// Writes the volume target the GPU starts from (metres·cells above the still water).
-    pub fn set_target(&self, target: f64) {
-        let (hi, lo) = crate::engine::params::split_target(target);
+    /// Writes the volume target the GPU goes on from (`VolumeState::fixed_target`: metres·cells
+    /// above the still water in `engine::fixed` units).
+    pub fn set_target(&self, fixed_target: i64) {
         self.queue.write_buffer(
             &self.state.books,
-            books_at(Books::Volume),
-            bytemuck::cast_slice(&[hi, lo, 0.0, 0.0]),
+            books_at(Books::Volume) + std::mem::offset_of!(crate::engine::params::VolumeState, fixed_target) as u64,
+            bytemuck::cast_slice(&crate::engine::fixed::words(fixed_target)),
         );
     }
 
@@ -544,13 +531,14 @@ impl Solver for GpuSolver {
             Some((_, coupling)) if body_bytes > 0 => coupling.report(&head.solve),
             _ => Default::default(),
         };
-        self.counted_shortfall = totals.shortfall;
         scopes.pop()?;
+        let fixed_target = crate::engine::fixed::from_words(head.fixed_target);
         Ok(ChunkReport {
             first_bad_step: (head.first_bad_step != u32::MAX).then_some(head.first_bad_step),
             totals,
             probes,
-            target: chunk_target(input, steps, &self.params, head.shortfall, totals.shortfall, head.held),
+            target: chunk_target(input, &self.params, fixed_target, totals.shortfall, head.held),
+            fixed_target,
             regions: head.regions,
             bodies: body_history,
             coupling,
@@ -600,7 +588,6 @@ impl Solver for GpuSolver {
 
     fn save(&mut self) -> Result<SolverState> {
         let mut state = SolverState {
-            counted_shortfall: self.counted_shortfall,
             ..SolverState::default()
         };
         // Every field's range, and the region counts, in one read.
@@ -650,7 +637,6 @@ impl Solver for GpuSolver {
             self.queue
                 .write_buffer(&self.state.regions.counts, 0, bytemuck::bytes_of(&counts));
         }
-        self.counted_shortfall = state.counted_shortfall;
         // The totals the next step starts from (ghost-mean sides read them), as the end of a
         // chunk leaves them: a reduction of the restored level.
         let mut encoder = self.device.create_command_encoder(&Default::default());
@@ -742,9 +728,8 @@ fn steps_per_submit(cells: u32, substeps: u32, adi: bool, software: bool) -> u32
     (bound / per_step.max(1)).clamp(1, crate::engine::params::MAX_CHUNK as u64) as u32
 }
 
-/// Steps an embedded chunk holds at most: `roll` reads the chunk's length from its step slot,
-/// and slots run 0..MAX_CHUNK − 1.
-pub const EMBEDDED_CHUNK: u32 = crate::engine::params::MAX_CHUNK - 1;
+/// Steps an embedded chunk holds at most: one a step slot.
+pub const EMBEDDED_CHUNK: u32 = crate::engine::params::MAX_CHUNK;
 
 /// Validation and out-of-memory error scopes, popped together into one `Result`.
 struct Scopes {

@@ -67,9 +67,7 @@ impl RainBuffers {
     ) -> RainBuffers {
         let steps = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("rain steps"),
-            // One more than the chunk: the volume pass's embedded runs stage the chunk's total
-            // past its last step.
-            size: (steps as u64 + 1) * STEP_BYTES,
+            size: steps as u64 * STEP_BYTES,
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });

@@ -25,8 +25,8 @@ pub struct Report {
     pub totals: Totals,
     /// First step within the chunk that went non-finite; u32::MAX when none.
     pub first_bad_step: u32,
-    /// `VolumeState::shortfall` and `::held` after the chunk.
-    pub shortfall: f32,
+    /// `VolumeState::fixed_target` and `::held` after the chunk.
+    pub fixed_target: [u32; 2],
     /// `RegionCounts::count` (left 0 unless "regions" runs).
     pub regions: u32,
     pub held: f32,
@@ -63,21 +63,22 @@ pub fn record(
         at(offset_of!(Report, first_bad_step)),
         word,
     );
-    let volume = |field: usize, to: usize, encoder: &mut wgpu::CommandEncoder| {
+    let volume = |field: usize, to: usize, bytes: u64, encoder: &mut wgpu::CommandEncoder| {
         encoder.copy_buffer_to_buffer(
             &state.books,
             books_at(Books::Volume) + at(field),
             readback,
             at(to),
-            word,
+            bytes,
         )
     };
     volume(
-        offset_of!(VolumeState, shortfall),
-        offset_of!(Report, shortfall),
+        offset_of!(VolumeState, fixed_target),
+        offset_of!(Report, fixed_target),
+        2 * word,
         encoder,
     );
-    volume(offset_of!(VolumeState, held), offset_of!(Report, held), encoder);
+    volume(offset_of!(VolumeState, held), offset_of!(Report, held), word, encoder);
     if regions {
         let count = at(offset_of!(RegionCounts, count));
         encoder.copy_buffer_to_buffer(
@@ -126,9 +127,7 @@ mod tests {
             "Volume",
             size_of::<VolumeState>(),
             fields!(VolumeState {
-                start_hi,
-                start_lo,
-                shortfall,
+                fixed_target,
                 correction,
                 vel_correction,
                 held,

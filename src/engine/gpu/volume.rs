@@ -75,7 +75,6 @@ impl Ends<'_> {
 
 pub struct Volume {
     settle: Entry,
-    roll: Entry,
     /// `apply`, or `apply_regions` under "regions".
     apply: Entry,
     rain: Entry,
@@ -113,10 +112,9 @@ impl Volume {
         } else {
             "apply"
         });
-        let (settle, roll, rain) = (entry("settle"), entry("roll"), entry("rain"));
+        let (settle, rain) = (entry("settle"), entry("rain"));
         Volume {
             settle,
-            roll,
             apply,
             rain,
             drops,
@@ -130,23 +128,15 @@ impl Volume {
     }
 
     /// Stages a chunk's rain as copies in `encoder`, before the pass that steps it (embedded
-    /// runs), with one more `RainStep` past the chunk whose `before` is the chunk's whole rain,
-    /// for `roll`.
+    /// runs).
     pub fn stage_rain(
         &mut self,
         device: &wgpu::Device,
         encoder: &mut wgpu::CommandEncoder,
         rain: &crate::engine::rain::RainChunk,
     ) {
-        let mut steps = rain.steps.clone();
-        if !steps.is_empty() {
-            steps.push(crate::engine::rain::RainStep {
-                before: rain.total as f32,
-                ..Default::default()
-            });
-        }
         let heights: &[u32] = bytemuck::cast_slice(&rain.heights);
-        self.drops.stage(device, encoder, &steps, &rain.cells, heights);
+        self.drops.stage(device, encoder, &rain.steps, &rain.cells, heights);
     }
 
     /// Records step `index`'s correction, sources, drains and rain on the current level
@@ -171,12 +161,6 @@ impl Volume {
             index,
             (state.nx.div_ceil(16), state.ny.div_ceil(16)),
         );
-    }
-
-    /// Records the embedded runs' target carry after a chunk of `steps` steps (reduce first;
-    /// with rain, `stage_rain` wrote the chunk's total past its last step).
-    pub fn roll(&self, pass: &mut wgpu::ComputePass, level: &LevelBindings, state: &GpuState, steps: u32) {
-        self.record(pass, &self.roll, level, state, steps, (1, 1));
     }
 
     /// Records `entry` over `(x, y)` workgroups on the current level with the slot of step

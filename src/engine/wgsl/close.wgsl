@@ -24,8 +24,8 @@ fn close(@builtin(local_invocation_index) t: u32) {
     let k = tree(t, fold_partials(t));
     if t == 0u {
         books.totals = to_totals(k);
-        // No rain in a fused schedule: the chunk's rain before this step is 0.
-        let v = settled(books.volume, books.totals, slot.index, 0.0);
+        // No rain in a fused schedule.
+        let v = settled(books.volume, books.totals, 0.0);
         books.volume = v;
         s_correction = v.correction;
     }

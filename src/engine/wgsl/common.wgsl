@@ -1,4 +1,5 @@
 #import exact
+#import fixed
 #import sides
 #import slot
 #import cover
@@ -120,11 +121,13 @@ fn depth(eta: f32, ground_rel: f32) -> f32 {
 // The volume target and this step's correction (volume.wgsl; edit.wgsl moves the target by
 // what a host edit changed).
 struct Volume {
-    // The target at the start of this submit chunk, split from the host's f64 (metres·cells).
-    start_hi: f32,
-    start_lo: f32,
-    // Σ of the drains' shortfall since the chunk began (small: no compensation needed).
-    shortfall: f32,
+    // The volume the water should hold above the still water (metres·cells) as 64-bit fixed
+    // point (fixed.wgsl), less the last step's drains' shortfall, which the next `settle` adds:
+    // each step's own feed moves it, so the same steps give the same target however they are
+    // split into chunks (a resumed run is the straight run's bits). The host writes it only
+    // with what it read back, moved by its edits.
+    fixed_target: vec2<u32>,
+    _pad0: u32,
     // The height every wet cell moves by this step.
     correction: f32,
     // What every wet cell's vel moves by this step: −Σvel/W.
@@ -133,7 +136,7 @@ struct Volume {
     held: f32,
     // Σ depth above the still water before a host edit (edit.wgsl's `mark`).
     marked: f32,
-    _pad2: u32,
+    _pad1: u32,
 }
 
 // volume.wgsl's `apply` on one wet cell (e, v, r) over ground b: the height moves by the
@@ -150,25 +153,26 @@ fn take_correction(e: f32, v: f32, r: f32, b: f32, delta: vec2<f32>) -> vec3<f32
     return vec3<f32>(e, v, r);
 }
 
-// volume.wgsl's `settle` of step `index` from the level's totals (`rain_before`: the chunk's rain
-// before this step): the correction every wet cell takes. Also run by close.wgsl, so one
-// function holds the rule.
-fn settled(v_in: Volume, t: Totals, index: u32, rain_before: f32) -> Volume {
+// volume.wgsl's `settle` from the level's totals, with `fed` the step's rain, drops and
+// hydrographs (metres·cells, `RainStep::added`): the last step's shortfall joins the target, every
+// wet cell's correction is (target − V)/W (the difference exact in fixed point, then rounded
+// once), and the step's own sources and rain join the target for the next step. Also run by
+// close.wgsl, so one function holds the rule. Twin: `VolumeState::settle`.
+fn settled(v_in: Volume, t: Totals, fed: f32) -> Volume {
     var v = v_in;
-    v.shortfall = v.shortfall + t.shortfall;
+    v.fixed_target = add64(v.fixed_target, to_fixed(t.shortfall));
     var correction = 0.0;
     var vel_correction = 0.0;
     let wet = f32(t.wet);
     if params.correct == CORRECT_TARGET && t.wet > 0u {
-        // Only start_hi − V needs care, and two nearby floats subtract exactly.
-        let since = (f32(index) * params.source_step + rain_before) + v.shortfall;
-        correction = (((v.start_hi - t.sum_depth) + since) + v.start_lo) / wet;
+        correction = to_real(add64(v.fixed_target, negate64(to_fixed(t.sum_depth)))) / wet;
         vel_correction = -t.sum_vel / wet;
     } else if params.correct == CORRECT_CLAMPS && t.wet > 0u {
         // Take back the water the dry-cell rule made, and give back the change it dropped.
         correction = -t.made / wet;
         vel_correction = t.dropped / wet;
     }
+    v.fixed_target = add64(add64(v.fixed_target, to_fixed(params.source_step)), to_fixed(fed));
     v.correction = correction;
     v.vel_correction = vel_correction;
     v.held = t.sum_depth - t.made;

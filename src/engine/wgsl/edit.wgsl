@@ -50,7 +50,8 @@ fn mark() {
 
 @compute @workgroup_size(1)
 fn rebase() {
-    let s = two_sum(books.volume.start_hi, books.totals.sum_depth - books.volume.marked);
-    books.volume.start_hi = s.x;
-    books.volume.start_lo = books.volume.start_lo + s.y;
+    books.volume.fixed_target = add64(
+        books.volume.fixed_target,
+        add64(to_fixed(books.totals.sum_depth), negate64(to_fixed(books.volume.marked))),
+    );
 }

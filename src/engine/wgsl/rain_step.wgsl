@@ -3,9 +3,9 @@
 struct RainStep {
     start: u32,
     count: u32,
-    // Water the chunk's earlier steps added: drops, hydrographs, rainfall (metres·cells; the
-    // height field's volume target).
-    before: f32,
+    // Water this step adds: drops, hydrographs, rainfall (metres·cells; the height field's
+    // volume target takes it as the step's `settle` reads it).
+    added: f32,
     // The rainfall's height this step at a map share of 1, m (src/feeds.rs).
     rainfall: f32,
 }

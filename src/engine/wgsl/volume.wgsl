@@ -5,10 +5,11 @@
 // Volume that never drifts (Kass & Miller §4, Wilson et al.'s global correction), and sources
 // and drains. Once per step, after the solver and a reduction (reduce.wgsl) of the new level:
 //
-//   settle   one thread. CORRECT_TARGET (closed sides): the target T (metres·cells) is the
-//            host's f64 target at the chunk's start plus this chunk's requested sources and drains so far and the shortfall of
-//            drains that could not take it; Δ = (T − V)/W over the W wet cells, T and V measured
-//            above the still water (reduce.wgsl: small numbers, so reordering costs little).
+//   settle   one thread. CORRECT_TARGET (closed sides): the target T (metres·cells above the
+//            still water, fixed point in the books) is the start's water plus every step's
+//            requested sources, drains and rain so far, less what drains could not take;
+//            Δ = (T − V)/W over the W wet cells (reduce.wgsl measures V). Each step moves T by
+//            its own feed, so T is the same however the steps are split into chunks.
 //            CORRECT_CLAMPS (open, absorbing or ghost sides, where water crosses the boundary):
 //            Δ = −made/W and the vel correction +dropped/W, what the dry-cell rule did since the
 //            last step (level.wgsl's `store` records it per cell): every other change is the
@@ -29,8 +30,9 @@
 // Under volume_correction = "regions", regions.wgsl has computed a correction per connected body
 // of water, and `apply` moves each wet cell by its own region's instead of the global one.
 //
-// Nothing is read back per step: the host writes the chunk's start target and reads the chunk's
-// shortfall with the report at its end. Twin: src/cpu/volume.rs.
+// Nothing is read back per step: the books keep the target from chunk to chunk (the host writes
+// it back only as it read it, moved by its edits) and the host reads it with the report at each
+// chunk's end. Twin: src/cpu/volume.rs.
 
 
 @group(0) @binding(1) var<storage, read> ground: array<f32>;
@@ -65,28 +67,11 @@
 @group(3) @binding(1) var<storage, read> rain_cells: array<u32>;
 @group(3) @binding(2) var<storage, read> rain_heights: array<f32>;
 
-// Step `slot.index` of the chunk: the target is start + index·source_step + the rain and the
-// drains' shortfall so far.
-// Only start_hi − V needs care, and two nearby floats subtract exactly.
+// Step `slot.index` of the chunk: the correction toward the target, which then takes the step's
+// own sources and rain (common.wgsl's `settled`).
 @compute @workgroup_size(1)
 fn settle() {
-    books.volume = settled(books.volume, books.totals, slot.index, rain_steps[slot.index].before);
-}
-
-// Embedded runs (src/water/mod.rs) have no host between chunks to carry the target: after a chunk
-// of `slot.index` steps and a reduction, one thread moves the chunk's start target on by what
-// the chunk added (sources, rain: the host stages the chunk's total as `before` one entry past
-// its last step, zero without rain; drains' shortfall) and starts the next chunk's shortfall at
-// −(the last step's), which its first `settle` reads again, as `GpuSolver::advance` does.
-@compute @workgroup_size(1)
-fn roll() {
-    let last = books.totals.shortfall;
-    let fed = f32(slot.index) * params.source_step + rain_steps[slot.index].before;
-    let added = (fed + books.volume.shortfall) + last;
-    let s = two_sum(books.volume.start_hi, added);
-    books.volume.start_hi = s.x;
-    books.volume.start_lo = books.volume.start_lo + s.y;
-    books.volume.shortfall = -last;
+    books.volume = settled(books.volume, books.totals, rain_steps[slot.index].added);
 }
 
 // Cell c's faces' memory signed into it, which the dry-cell rule leaves in the faces: the next

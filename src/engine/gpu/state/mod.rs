@@ -287,21 +287,21 @@ pub fn books_at(part: Books) -> u64 {
     *offset as u64
 }
 
-/// The books at the start: zero totals and volume, no bad step, zero partials.
+/// The books at the start: zero totals and volume, no bad step, zero partials; the size rounded
+/// up to the struct's 8-byte alignment (the volume's fixed-point target), as the shader's
+/// minimum binding size is.
 fn books_bytes(n_partials: u64) -> Vec<u8> {
-    let mut bytes = vec![0u8; (books_at(Books::Partials) + n_partials * size_of::<Totals>() as u64) as usize];
+    let size = books_at(Books::Partials) + n_partials * size_of::<Totals>() as u64;
+    let mut bytes = vec![0u8; size.next_multiple_of(8) as usize];
     let bad = books_at(Books::FirstBadStep) as usize;
     bytes[bad..bad + 4].copy_from_slice(&u32::MAX.to_le_bytes());
     bytes
 }
 
-/// Copies `bytes` into `target` at `offset` as a command of `encoder`, through a staging buffer
-/// made for it: unlike `Queue::write_buffer`, which lands before the whole next submit, the
-/// copy lands in order with the commands around it (embedded hosts may record several frames
-/// into one encoder).
 /// The ground buffer: the ground, then the per-cell forcing: the damping map's 1 − tau
-/// (`setup.damping_keep`), then room for
-/// the pressure head where the scene has patches (its word offset: [`head_at`]).
+/// (`setup.damping_keep`), then room for the pressure head where the scene has patches (its word
+/// offset: [`head_at`]), then `[infiltration]`'s three parameter planes (volume.wgsl's
+/// `soil_law_at`).
 fn ground_buffer(device: &wgpu::Device, setup: &Setup, usage: wgpu::BufferUsages) -> wgpu::Buffer {
     let cells = (setup.params.nx * setup.params.ny) as usize;
     let mut words: Vec<f32> = setup.ground.to_vec();
