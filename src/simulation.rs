@@ -78,8 +78,8 @@ pub struct Simulation {
     /// The volume target above the still water (metres·cells), as the last chunk left it.
     target: f64,
     /// The height field's books' target, which the next chunk goes on from
-    /// (`ChunkReport::fixed_target`, `engine::fixed` units).
-    fixed_target: i64,
+    /// (`ChunkReport::books_target`).
+    books_target: [f32; 2],
     /// The still water's volume, Σ max(−ground, 0) (metres·cells), in f64.
     still: f64,
     /// Connected bodies of water at the last step, under volume_correction = "regions".
@@ -241,7 +241,7 @@ impl Simulation {
         Ok(Simulation {
             scene: scene.clone(),
             target: totals.sum_depth as f64,
-            fixed_target: crate::engine::fixed::to_fixed(totals.sum_depth),
+            books_target: [totals.sum_depth, 0.0],
             still: p.ground_rel.iter().map(|&b| (-(b as f64)).max(0.0)).sum(),
             regions: (p.params.regions != 0)
                 .then(|| crate::engine::cpu::regions::label(&p.params, &p.ground_rel, &p.eta).1),

@@ -35,11 +35,11 @@ pub(crate) struct Header {
     pub substeps: u32,
     /// The volume target above the still water (metres·cells).
     pub target: f64,
-    /// The height field's books' target (`VolumeState::fixed_target`, `engine::fixed` units), as
+    /// The height field's books' target (`VolumeState::target_hi`, `target_lo`, their bits), as
     /// the next chunk goes on from it (absent in checkpoints of earlier versions: from `target`
     /// less `counted_shortfall`, the last step's shortfall they counted in it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fixed_target: Option<i64>,
+    pub books_target: Option<[u32; 2]>,
     /// Earlier versions' last-step shortfall (read, never written).
     #[serde(default, skip_serializing)]
     pub counted_shortfall: f32,
@@ -195,7 +195,7 @@ mod tests {
                 step: 7,
                 substeps: 1,
                 target: 0.5,
-                fixed_target: Some(134_217_728),
+                books_target: Some([0.5f32.to_bits(), 0]),
                 counted_shortfall: 0.0,
                 region_count: 0,
                 ns_budget: None,

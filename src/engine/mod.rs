@@ -11,7 +11,6 @@ pub mod cpu;
 pub mod edit;
 pub mod fast;
 pub mod feeds;
-pub mod fixed;
 pub mod gpu;
 pub mod infiltration;
 pub mod params;

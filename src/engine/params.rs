@@ -112,9 +112,11 @@ pub use crate::wgsl::common::CORRECT_TARGET;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct VolumeState {
-    /// The volume the water should hold above the still water, in `engine::fixed` units as
-    /// (low, high) words, less the last step's drains' shortfall (the next `settle` adds it).
-    pub fixed_target: [u32; 2],
+    /// The volume the water should hold above the still water (metres·cells) as the unevaluated
+    /// sum `target_hi + target_lo`, less the last step's drains' shortfall (the next `settle`
+    /// adds it).
+    pub target_hi: f32,
+    pub target_lo: f32,
     pub _pad0: u32,
     /// The height every wet cell moves by this step, and what every wet cell's vel moves by.
     pub correction: f32,
@@ -261,6 +263,18 @@ pub fn substeps_needed(scene: &Scene, max_depth: f64) -> u32 {
 /// The `Params::forcing` bits the height field's step reads per cell (the pressure head, the
 /// damping map); `FORCE_INFILTRATION` is the volume pass's.
 pub const STEP_FORCING: u32 = crate::wgsl::common::FORCE_PRESSURE | crate::wgsl::common::FORCE_DAMPING_MAP;
+
+/// An f64 target as the books' pair (`VolumeState::target_hi`, `target_lo`): hi the nearest f32,
+/// lo the rest (hi + lo keeps 48 bits).
+pub fn target_pair(target: f64) -> [f32; 2] {
+    let hi = target as f32;
+    [hi, (target - hi as f64) as f32]
+}
+
+/// The books' pair as one f64.
+pub fn pair_value(pair: [f32; 2]) -> f64 {
+    pair[0] as f64 + pair[1] as f64
+}
 
 pub(crate) fn is_plain(p: &Params) -> bool {
     p.sources == 0 && p.regions == 0 && p.correct != CORRECT_CLAMPS

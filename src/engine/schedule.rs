@@ -191,7 +191,7 @@ impl Schedule {
                 if spray {
                     after.push(Pass::Spray);
                 }
-                if rain {
+                if rain || params.infiltration != 0 {
                     after.push(Pass::PipeRain);
                 }
             }

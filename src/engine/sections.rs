@@ -10,12 +10,12 @@
 
 use crate::scene::Scene;
 
-/// A probe entry's top two bits say which field it reads (`probe` in shallow_water.wgsl).
-pub const KIND_SHIFT: u32 = crate::wgsl::shallow_water::PROBE_SHIFT;
+/// A probe entry's top two bits say which field it reads (probe_entry.wgsl).
+pub const KIND_SHIFT: u32 = crate::wgsl::probe_entry::PROBE_SHIFT;
 /// The cell's unit discharge along x.
-pub const QX: u32 = crate::wgsl::shallow_water::PROBE_QX;
+pub const QX: u32 = crate::wgsl::probe_entry::PROBE_QX;
 /// The cell's unit discharge along y.
-pub const QY: u32 = crate::wgsl::shallow_water::PROBE_QY;
+pub const QY: u32 = crate::wgsl::probe_entry::PROBE_QY;
 
 /// The bits of a probe entry that name its cell.
 pub const CELL_MASK: u32 = (1 << KIND_SHIFT) - 1;

@@ -19,9 +19,9 @@ pub struct ChunkReport {
     /// The volume target after the chunk (metres·cells: × dx² is m³): the start's, plus the
     /// sources and drains asked for, less what drains could not take.
     pub target: f64,
-    /// The height field's books' target after the chunk, in `engine::fixed` units, as the next
-    /// chunk starts from it (the last step's shortfall not yet in it: `VolumeState::target`).
-    pub fixed_target: i64,
+    /// The height field's books' target after the chunk (`VolumeState::target_hi`, `target_lo`),
+    /// as the next chunk goes on from it (the last step's shortfall not yet in it).
+    pub books_target: [f32; 2],
     /// Connected bodies of water after the chunk (0 unless volume_correction = "regions" runs).
     pub regions: u32,
     /// Each body after each step: `steps × bodies × HISTORY_FLOATS`, row per step.
@@ -225,6 +225,8 @@ pub struct SolverState {
     pub sw_flow_maps: Vec<f32>,
     /// `[infiltration]`'s state, four per cell (`engine::infiltration::SOIL_FLOATS`).
     pub soil: Vec<f32>,
+    /// The pipes model's `[infiltration]`: the fraction of a unit each column's ground is owed.
+    pub pipe_soil_owed: Vec<f32>,
 }
 
 impl SolverState {
@@ -264,6 +266,7 @@ impl SolverState {
             Field::SwCarry => cast_slice(&self.sw_carry),
             Field::SwFlowMaps => cast_slice(&self.sw_flow_maps),
             Field::Soil => cast_slice(&self.soil),
+            Field::PipeSoilOwed => cast_slice(&self.pipe_soil_owed),
             _ => &[],
         }
     }
@@ -329,6 +332,7 @@ impl SolverState {
             Field::SwCarry => set(&mut self.sw_carry),
             Field::SwFlowMaps => set(&mut self.sw_flow_maps),
             Field::Soil => set(&mut self.soil),
+            Field::PipeSoilOwed => set(&mut self.pipe_soil_owed),
             _ => return words.is_empty(),
         }
         true
@@ -436,6 +440,7 @@ impl<'a> Setup<'a> {
             rainfall_map: self.rainfall_map,
             ground: self.ground,
             summary: self.summary,
+            soil_law: self.soil_law,
         })
     }
 
@@ -465,6 +470,9 @@ pub struct PipeSetup<'a> {
     pub ground: &'a [f32],
     /// `[output] summary`: the depth above which a column counts wet (None: no summary).
     pub summary: Option<f32>,
+    /// `[infiltration]` (`Params::infiltration`): its law's three parameter planes, a value per
+    /// column each (empty without).
+    pub soil_law: &'a [f32],
 }
 
 impl PipeSetup<'_> {
@@ -489,9 +497,9 @@ impl PipeSetup<'_> {
 pub struct ChunkInput {
     /// metres·cells
     pub target: f64,
-    /// The height field's books' target at the chunk's start (`ChunkReport::fixed_target`, moved
+    /// The height field's books' target at the chunk's start (`ChunkReport::books_target`, moved
     /// by the host's edits).
-    pub fixed_target: i64,
+    pub books_target: [f32; 2],
     /// One entry per step of the chunk, or empty without rain.
     pub rain: crate::engine::rain::RainChunk,
     /// The steps run before the chunk (the spray's random numbers are keyed by the step).
@@ -501,17 +509,17 @@ pub struct ChunkInput {
     pub pressure: Vec<crate::engine::pressure::Patch>,
 }
 
-/// The target after a chunk (metres·cells). Under `CORRECT_TARGET`: the books' (`fixed`, which
+/// The target after a chunk (metres·cells). Under `CORRECT_TARGET`: the books' (`books`, which
 /// has counted the start's, the sources and drains asked for and the rain, less what drains
 /// could not take) with the last step's shortfall `last`, which the next chunk's first `settle`
 /// adds to the books. Under `CORRECT_CLAMPS` the boundary moves water too, so the target is what
 /// the last step held (`held`, measured on the backend) plus that step's sources, drains and rain.
-pub fn chunk_target(input: &ChunkInput, params: &Params, fixed: i64, last: f32, held: f32) -> f64 {
+pub fn chunk_target(input: &ChunkInput, params: &Params, books: [f32; 2], last: f32, held: f32) -> f64 {
     if params.correct == crate::engine::params::CORRECT_CLAMPS {
         let rain_last = input.rain.steps.last().map_or(0.0, |s| s.added as f64);
         return held as f64 + params.source_step as f64 + rain_last + last as f64;
     }
-    crate::engine::fixed::to_f64(fixed + crate::engine::fixed::to_fixed(last))
+    crate::engine::params::pair_value(books) + last as f64
 }
 
 /// What the GPU spent on one pass, summed over every time it ran while timed.

@@ -88,6 +88,8 @@ pub enum Field {
     /// `[infiltration]`: the depth each cell's ground has taken and its law's own count, each
     /// with its rounding (four per cell, `engine::infiltration`).
     Soil,
+    /// The pipes model's `[infiltration]`: the fraction of a unit each column's ground is owed.
+    PipeSoilOwed,
     /// The markers' book: slots used, refused, and the inflow's per-layer share owed and count.
     NsMarkerBook,
     /// GPU work of the markers: a count per 3D cell, the highest marker per column.
@@ -267,6 +269,9 @@ fn pipe_rainfall(s: &Shape) -> bool {
 /// On every model that takes `[infiltration]` (validation refuses it on the others).
 fn soil(s: &Shape) -> bool {
     s.params.forcing & crate::wgsl::common::FORCE_INFILTRATION != 0
+}
+fn pipe_soil(s: &Shape) -> bool {
+    s.pipes.is_some() && soil(s)
 }
 fn sw_summary(s: &Shape) -> bool {
     s.shallow_water && s.params.summary != 0
@@ -638,6 +643,15 @@ pub const FIELDS: &[Spec] = &[
         Kept::State,
         soil,
     ),
+    spec(
+        Field::PipeSoilOwed,
+        "infiltration's owed fractions",
+        Per::Cell,
+        1,
+        4,
+        Kept::State,
+        pipe_soil,
+    ),
 ];
 
 /// The row of `field`.
@@ -782,7 +796,8 @@ mod tests {
                 SwQy,
                 SwCarry,
                 SwFlowMaps,
-                Soil
+                Soil,
+                PipeSoilOwed
             ]
         );
     }

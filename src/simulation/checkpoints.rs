@@ -14,7 +14,7 @@ impl Simulation {
                 step: self.step,
                 substeps: self.substeps,
                 target: self.target,
-                fixed_target: Some(self.fixed_target),
+                books_target: Some(self.books_target.map(f32::to_bits)),
                 counted_shortfall: 0.0,
                 region_count: state.region_count,
                 ns_budget: (state.ns_budget != 0).then_some(state.ns_budget),
@@ -75,9 +75,10 @@ impl Simulation {
         self.solver.load(s)?;
         self.step = h.step;
         self.target = h.target;
-        self.fixed_target = h
-            .fixed_target
-            .unwrap_or_else(|| crate::engine::fixed::of_f64(h.target - h.counted_shortfall as f64));
+        self.books_target = match h.books_target {
+            Some(bits) => bits.map(f32::from_bits),
+            None => crate::engine::params::target_pair(h.target - h.counted_shortfall as f64),
+        };
         if let Some([iterations, residual]) = h.coupling {
             self.coupling = crate::engine::bodies::SolveReport {
                 iterations,

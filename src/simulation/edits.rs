@@ -157,7 +157,8 @@ impl Simulation {
         checkpoint.ground = next.ground_rel.clone();
         let moved = self.still + added - next.still;
         checkpoint.header.target = self.target + moved;
-        checkpoint.header.fixed_target = Some(self.fixed_target + crate::engine::fixed::of_f64(moved));
+        let books = crate::engine::params::pair_value(self.books_target) + moved;
+        checkpoint.header.books_target = Some(crate::engine::params::target_pair(books).map(f32::to_bits));
         carry_face_memory(&mut checkpoint.state, next.params.faces != 0, next.ground_rel.len());
         next.restore(&checkpoint, std::path::Path::new("(the state before the edit)"))?;
         next.coupling = self.coupling;

@@ -480,7 +480,9 @@ impl Prepared {
     /// (what a view from above sees: a bridge deck, a rock's top).
     pub(super) fn pipes(scene: &Scene) -> Result<Prepared> {
         let mut fields = InitialFields::build(scene)?;
-        let probe_cells = probe_cells(scene);
+        // The discharge lines' entries and the gauges' discharges ride after the gauges, as on
+        // the shallow-water model: the pipes' probe pass reads each column's unit discharge.
+        let (probe_cells, sections, gauge_flows) = probe_entries(scene);
         let max_depth = fields
             .surface
             .iter()
@@ -501,7 +503,16 @@ impl Prepared {
         }
         let mut prepared = Self::of_model(scene, fields, probe_cells, substeps, Some(columns), None);
         prepared.params.rainfall = feeds.rainfall_mode();
-        Ok(Prepared { feeds, ..prepared })
+        // `[infiltration]` soaks each column's lowest cell (`pipe_rain`'s `infiltrate`).
+        let soil = crate::engine::infiltration::soil(scene)?.unwrap_or_default();
+        prepared.params.infiltration = soil.law;
+        Ok(Prepared {
+            feeds,
+            soil_law: soil.planes,
+            sections,
+            gauge_flows,
+            ..prepared
+        })
     }
 
     /// What the pipes and the Navier-Stokes layer are built from: no sources, bodies or covers
@@ -565,14 +576,7 @@ impl Prepared {
     /// start's velocities.
     pub(super) fn shallow_water(scene: &Scene) -> Result<Prepared> {
         let fields = InitialFields::build(scene)?;
-        // The discharge lines' entries ride after the gauges: the probe pass reads both.
-        let sections = crate::engine::sections::Sections::of(scene);
-        let mut probe_cells = probe_cells(scene);
-        let gauges = probe_cells.clone();
-        probe_cells.extend(&sections.entries);
-        // `[output] gauges`: each gauge's two unit discharges ride last, for its velocity.
-        let gauge_flows = crate::engine::sections::gauge_entries(scene, &gauges);
-        probe_cells.extend(&gauge_flows);
+        let (probe_cells, sections, gauge_flows) = probe_entries(scene);
         let (eta, ground_rel) = fields.relative_f32();
         let max_depth = deepest(&eta, &ground_rel);
         let (needed, substeps) = plan_substeps(scene, max_depth)?;
@@ -598,10 +602,23 @@ impl Prepared {
             feeds,
             patches,
             sections,
-            gauge_flows: gauge_flows.len(),
+            gauge_flows,
             ..prepared
         })
     }
+}
+
+/// The probe entries of a model whose probe pass reads unit discharges (the shallow-water model,
+/// the pipes): the gauges, then the discharge lines' pieces, then under `[output] gauges` each
+/// gauge's two unit discharges (for its velocity); with the sections and that last count.
+fn probe_entries(scene: &Scene) -> (Vec<u32>, crate::engine::sections::Sections, usize) {
+    let sections = crate::engine::sections::Sections::of(scene);
+    let mut entries = probe_cells(scene);
+    let gauges = entries.clone();
+    entries.extend(&sections.entries);
+    let gauge_flows = crate::engine::sections::gauge_entries(scene, &gauges);
+    entries.extend(&gauge_flows);
+    (entries, sections, gauge_flows.len())
 }
 
 /// The scene's bodies at rest and the water settled around them: `eta` then carries their

@@ -89,6 +89,9 @@ impl Simulation {
                 let [h, depth, ..] = self.gauge_values(eta[c], c, None);
                 match &uv {
                     Some(uv) => [h, depth, uv[c][0] as f64, uv[c][1] as f64],
+                    // A model whose probe pass reads the gauges' discharges but which keeps no
+                    // velocity field (the pipes) starts at rest.
+                    None if self.gauge_flows > 0 => [h, depth, 0.0, 0.0],
                     None => [h, depth, f64::NAN, f64::NAN],
                 }
             })
@@ -171,9 +174,9 @@ impl Simulation {
         self.books.units.map(|(_, target, per_unit)| (target, per_unit))
     }
 
-    /// The height field's books' target (`engine::fixed` units), as the next chunk goes on from it.
-    pub(crate) fn fixed_target(&self) -> i64 {
-        self.fixed_target
+    /// The height field's books' target, as the next chunk goes on from it.
+    pub(crate) fn books_target(&self) -> [f32; 2] {
+        self.books_target
     }
 
     /// The volume the water should hold now, m³ (moved only by sources, drains and rain).

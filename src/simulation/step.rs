@@ -24,7 +24,7 @@ impl Simulation {
             let chunk = left.min(aligned) as u32;
             let input = ChunkInput {
                 target: self.target,
-                fixed_target: self.fixed_target,
+                books_target: self.books_target,
                 rain: if self.feeds.any() {
                     self.feeds.chunk(self.step, chunk)
                 } else {
@@ -53,7 +53,7 @@ impl Simulation {
                 .take(&report, chunk, self.step, &self.scene, &mut self.notes)?;
             self.totals = report.totals;
             self.target = report.target;
-            self.fixed_target = report.fixed_target;
+            self.books_target = report.books_target;
             if self.regions.is_some() {
                 self.regions = Some(report.regions);
             }

@@ -544,11 +544,11 @@ impl Water {
         let gpu = self.gpu();
         // The target's two words, not the whole books buffer (its partial sums grow with the grid);
         // the last step's drains' shortfall, if a drain ran short, joins it on the next step.
-        let at = std::mem::offset_of!(crate::engine::params::VolumeState, fixed_target) as u64;
+        let at = std::mem::offset_of!(crate::engine::params::VolumeState, target_hi) as u64;
         let range = (&gpu.state().books, books_at(Books::Volume) + at, 8);
         let raw = crate::engine::gpu::readback::read_ranges(gpu.device(), gpu.queue(), &[range])?;
-        let words: [u32; 2] = bytemuck::pod_read_unaligned(&raw[0]);
-        let target = crate::engine::fixed::to_f64(crate::engine::fixed::from_words(words)) + still;
+        let pair: [f32; 2] = bytemuck::pod_read_unaligned(&raw[0]);
+        let target = crate::engine::params::pair_value(pair) + still;
         Ok((volume * dx * dx, target * dx * dx))
     }
 
@@ -620,7 +620,7 @@ fn embedded_chunks(sim: &Simulation, at: u64, steps: u32) -> Vec<EmbeddedChunk> 
         let first_step = at + done as u64;
         let chunk = crate::engine::solver::ChunkInput {
             target: 0.0,
-            fixed_target: 0,
+            books_target: [0.0; 2],
             rain: if sim.feeds().any() {
                 sim.feeds().chunk(first_step, n)
             } else {
@@ -753,7 +753,7 @@ fn height_field_surface(
     if let Some(depth) = options.max_depth {
         sim.plan_for_depth(depth)?;
     }
-    let target = sim.fixed_target();
+    let target = sim.books_target();
     let gpu = sim
         .gpu_solver()
         .ok_or_else(|| Error::Embed("Water needs the GPU backend".into()))?;

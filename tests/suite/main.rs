@@ -22,7 +22,7 @@ mod fuzz;
 mod geotiff;
 mod gpu_vs_cpu;
 mod infiltration;
-mod infiltration_hf;
+mod infiltration_models;
 mod limits;
 mod makers;
 mod models;

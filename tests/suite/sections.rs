@@ -293,3 +293,64 @@ fn gauges_on_a_model_without_a_velocity_give_the_depth_alone() {
     );
     assert!(!dir.path().join("bad/gauges.csv").exists());
 }
+
+#[test]
+fn the_pipes_discharge_through_the_dam_line_is_the_water_east_of_it() {
+    // The same dam break on the pipes: no Ritter here (the pipes' front runs at a third of his
+    // speed, issue 51), so the check is the books: what crossed the dam line, ∫Q dt, is the water
+    // east of it now. The line's pieces take their cells' unit discharge (each cell's water times
+    // its mean pipe velocity, the one the spray reads), not the pipes' own fluxes through the
+    // line: measured 6.5 % under the water that crossed (0.2779 against 0.2973 m³ in 2 s). Checked
+    // to 10 %, which a wrong sign, axis or unit fails by far; the pipes' fluxes themselves would
+    // make it exact (left for the pipes' own section pass).
+    let dir = tempfile::tempdir().unwrap();
+    let steps = 400;
+    let scene = dam(dir.path(), steps);
+    let text = std::fs::read_to_string(dir.path().join("scene.toml"))
+        .unwrap()
+        .replace("model = \"shallow-water\"", "model = \"pipes\"");
+    std::fs::write(dir.path().join("scene.toml"), text).unwrap();
+    let scene = Scene::from_file(&scene.origin).unwrap();
+    let mut sim = simulation(&scene, Backend::Reference);
+    sim.step(steps).unwrap();
+    let crossed: f64 = sim.take_section_rows().iter().map(|r| r[0] * 0.005).sum();
+    let surface = sim.surface().unwrap();
+    let ground = sim.ground();
+    let east: f64 = (0..surface.len())
+        .filter(|c| c % 400 >= 200)
+        .map(|c| (surface[c] - ground[c]).max(0.0) * 0.05 * 0.05)
+        .sum();
+    let gauges = sim.take_gauge_rows();
+    let [_, depth, u, v] = gauges.last().unwrap()[0];
+    eprintln!("pipes: crossed the dam line {crossed:.6e} m³, east of it {east:.6e} m³; gauge depth {depth:.4} m, u {u:.4}, v {v:.2e} m/s");
+    assert!(east > 0.01, "the water went nowhere: {east} m³");
+    assert!(
+        (crossed - east).abs() < 0.1 * east,
+        "∫Q dt {crossed} m³ against the water east of the line {east} m³"
+    );
+    // The gauge 1 m past the dam: water moving east, none across the channel.
+    assert!(
+        depth > 0.0 && u > 0.0 && v.abs() < 1e-3 * u,
+        "gauge: depth {depth}, u {u}, v {v}"
+    );
+    let rows_of = |backend| {
+        let mut sim = simulation(&scene, backend);
+        sim.step(steps).unwrap();
+        (sim.take_section_rows(), sim.take_gauge_rows())
+    };
+    let twin = rows_of(Backend::Reference);
+    assert!(rows_of(Backend::Cpu) == twin, "the fast CPU left the twin's bits");
+    hold_gpu();
+    let gpu = rows_of(Backend::Gpu);
+    release_gpu();
+    // The pipes' units are integers: the GPU's water is the twin's; its velocities are f32 sums
+    // in another order (1e-5 of the flow).
+    for (g, c) in gpu.0.iter().zip(&twin.0) {
+        assert!(
+            (g[0] - c[0]).abs() <= 1e-5 * c[0].abs().max(1e-3),
+            "GPU {} vs twin {}",
+            g[0],
+            c[0]
+        );
+    }
+}

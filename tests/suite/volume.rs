@@ -525,7 +525,8 @@ fn text_of_beach() -> String {
 fn the_same_steps_give_the_same_bits_however_they_are_submitted() {
     // Drops, a source and a drain, under the global correction: the target moves every step.
     // It used to be the host's f64 at each submit's start plus an f32 sum of the submit's feeds,
-    // so 37 + 63 steps ended 1e-8 m from 100; in fixed point it is the same number either way.
+    // so 1 + 36 + 63 steps ended 1e-8 m from 100; the books now move it step by step in the same
+    // operations, and the host hands back the very words it read.
     let scene = scene(
         "[grid]\nnx = 40\nny = 30\ndx = 0.05\n[time]\ndt = 0.01\n[terrain]\nflat = -0.1\n[water]\nlevel = 0.0\n\
          [rain]\nrate = 30.0\nradius = 0.04\nheight = 0.005\nseed = 5\n\

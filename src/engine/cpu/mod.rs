@@ -454,7 +454,7 @@ impl Solver for CpuSolver {
     }
 
     fn advance(&mut self, steps: u32, substeps: u32, input: &ChunkInput) -> Result<ChunkReport> {
-        self.volume = crate::engine::params::VolumeState::start(input.fixed_target);
+        self.volume = crate::engine::params::VolumeState::start(input.books_target);
         let mut chunk = Chunk {
             input,
             first_bad: None,
@@ -476,11 +476,11 @@ impl Solver for CpuSolver {
             target: crate::engine::solver::chunk_target(
                 input,
                 &self.params,
-                self.volume.target_units(),
+                self.volume.target_pair(),
                 self.totals.shortfall,
                 self.volume.held,
             ),
-            fixed_target: self.volume.target_units(),
+            books_target: self.volume.target_pair(),
             regions: self.regions.as_ref().map_or(0, |r| r.count()),
             bodies: chunk.history,
             coupling: self.bodies.as_ref().map_or(Default::default(), |b| b.last),

@@ -5,7 +5,30 @@
 use crate::engine::cpu::volume::held_in_faces;
 use crate::engine::params::Params;
 
-pub use crate::engine::fixed::{to_fixed, to_real};
+/// Units per metre·cell of the fixed-point sums (2^28).
+const FIXED: f64 = 268_435_456.0;
+
+/// `x` in units of 2^-28, rounded to nearest, ties to even (the shader's `to_fixed`: the same
+/// value, as f64 holds |x|·2^28 exactly).
+pub fn to_fixed(x: f32) -> i64 {
+    let m = (x.abs() as f64 * FIXED).round_ties_even() as i64;
+    if x < 0.0 {
+        -m
+    } else {
+        m
+    }
+}
+
+/// The shader's `to_real`: the same f32 operations on the magnitude's two words.
+pub fn to_real(v: i64) -> f32 {
+    let m = v.unsigned_abs();
+    let r = ((m >> 32) as u32 as f32 * 4_294_967_296.0 + m as u32 as f32) * (1.0 / FIXED as f32);
+    if v < 0 {
+        -r
+    } else {
+        r
+    }
+}
 
 /// The neighbour of cell (x, y) along `dir` (0 east, 1 north, 2 west, 3 south), wrapping on
 /// periodic sides.

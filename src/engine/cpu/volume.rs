@@ -6,38 +6,44 @@ use crate::wgsl::common::RAINFALL_MAP;
 
 use crate::engine::params::VolumeState;
 
-/// [`VolumeState`] is the twin of WGSL `Volume`: the target in fixed point, this step's
+/// [`VolumeState`] is the twin of WGSL `Volume`: the target as a pair of floats, this step's
 /// correction.
 impl VolumeState {
-    /// The books holding `target` (`engine::fixed` units).
-    pub fn start(target: i64) -> VolumeState {
+    /// The books holding the target `pair` (`target_hi`, `target_lo`).
+    pub fn start(pair: [f32; 2]) -> VolumeState {
         VolumeState {
-            fixed_target: crate::engine::fixed::words(target),
+            target_hi: pair[0],
+            target_lo: pair[1],
             ..VolumeState::default()
         }
     }
 
-    /// The target, in `engine::fixed` units.
-    pub fn target_units(&self) -> i64 {
-        crate::engine::fixed::from_words(self.fixed_target)
+    /// The target as the pair the books hold.
+    pub fn target_pair(&self) -> [f32; 2] {
+        [self.target_hi, self.target_lo]
+    }
+
+    /// Twin of `target_plus` (common.wgsl): the target moved by `x`.
+    fn add(&mut self, x: f32) {
+        let (s, e) = two_sum(self.target_hi, x);
+        (self.target_hi, self.target_lo) = two_sum(s, self.target_lo + e);
     }
 
     /// Twin of `settled` (common.wgsl); `fed` is the step's rain (`RainStep::added`).
     pub fn settle(&mut self, p: &Params, totals: &Totals, fed: f32) {
-        use crate::engine::fixed::{to_fixed, to_real};
-        let mut target = self.target_units() + to_fixed(totals.shortfall);
+        self.add(totals.shortfall);
         let wet = totals.wet as f32;
         (self.correction, self.vel_correction) = match p.correct {
             _ if totals.wet == 0 => (0.0, 0.0),
             CORRECT_TARGET => (
-                to_real(target - to_fixed(totals.sum_depth)) / wet,
+                ((self.target_hi - totals.sum_depth) + self.target_lo) / wet,
                 -totals.sum_vel / wet,
             ),
             CORRECT_CLAMPS => (-totals.made / wet, totals.dropped / wet),
             _ => (0.0, 0.0),
         };
-        target += to_fixed(p.source_step) + to_fixed(fed);
-        self.fixed_target = crate::engine::fixed::words(target);
+        self.add(p.source_step);
+        self.add(fed);
         self.held = totals.sum_depth - totals.made;
     }
 }

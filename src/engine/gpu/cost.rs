@@ -176,7 +176,7 @@ pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams, fused: bool) -> Co
             2,
         ),
         Pass::Probe => fixed(1, "one thread per probe"),
-        Pass::PipeFlow | Pass::PipeApply | Pass::Spray | Pass::PipeRain => pipes_cost(pass),
+        Pass::PipeFlow | Pass::PipeApply | Pass::Spray | Pass::PipeRain => pipes_cost(pass, p),
         Pass::NsSpray | Pass::NavierStokes | Pass::NsBodies => layer_cost(pass),
         // stage_one: ground, eta, qx, qy of the cell's 9-point cross in (16 B a cell from
         // memory: a 16×16 tile reads its 2-cell frame too, 1.5× the tile, the neighbours' share
@@ -212,7 +212,8 @@ pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams, fused: bool) -> Co
 }
 
 /// The pipes' passes: per cell of a column, or per column.
-fn pipes_cost(pass: Pass) -> Cost {
+fn pipes_cost(pass: Pass, p: &Params) -> Cost {
+    let on = |flag: bool, bytes: u32| if flag { bytes } else { 0 };
     match pass {
         // One cell per column (overhangs multiply the pipes by layers²): geometry, water,
         // velocity and the 8 pipes' velocities in; the pipes' velocities, the units each gives
@@ -240,8 +241,29 @@ fn pipes_cost(pass: Pass) -> Cost {
             )
         },
         // One thread per drop entry: the column's geometry up to its top cell, its water and
-        // its exchange; on steps with drops only.
-        Pass::PipeRain => fixed(1, "one thread per column a drop wets, on steps with drops"),
+        // its exchange; on steps with drops only. Per column: `[rainfall]` reads the column's
+        // carry (and map share), its geometry up to its top cell, its top water and exchange,
+        // and writes the three back; `[infiltration]` reads the soil's state (16 B), the law's
+        // three planes, the owed fraction, the lowest cell's water and the exchange, and writes
+        // all but the law back.
+        Pass::PipeRain => {
+            let rainfall = p.rainfall != 0;
+            let soaking = p.infiltration != 0;
+            if !rainfall && !soaking {
+                return fixed(1, "one thread per column a drop wets, on steps with drops");
+            }
+            Cost {
+                note: "+ one thread per column a drop wets, on steps with drops; the geometry \
+                       up to each column's top cell (one layer counted)",
+                ..cost(
+                    on(rainfall, F32 + 2 * F32 + F32 + 2 * F32)
+                        + on(p.rainfall == crate::engine::feeds::RAINFALL_MAP, F32)
+                        + on(soaking, 4 * F32 + 3 * F32 + F32 + F32 + 2 * F32),
+                    on(rainfall, F32 + F32 + 2 * F32) + on(soaking, 4 * F32 + F32 + F32 + 2 * F32),
+                    rainfall as u32 + soaking as u32,
+                )
+            }
+        }
         other => unreachable!("{other:?} is not a pass of the pipes"),
     }
 }

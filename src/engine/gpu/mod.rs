@@ -162,7 +162,7 @@ impl GpuSolver {
         if let Some(s) = &self.summary {
             s.upload(&self.queue, input.first_step);
         }
-        self.set_target(input.fixed_target);
+        self.set_target(input.books_target);
     }
 
     /// Reads one per-cell field through the field-sized staging buffer kept for output steps.
@@ -394,13 +394,13 @@ impl GpuSolver {
         }
     }
 
-    /// Writes the volume target the GPU goes on from (`VolumeState::fixed_target`: metres·cells
-    /// above the still water in `engine::fixed` units).
-    pub fn set_target(&self, fixed_target: i64) {
+    /// Writes the volume target the GPU goes on from (`VolumeState::target_hi`, `target_lo`:
+    /// metres·cells above the still water).
+    pub fn set_target(&self, pair: [f32; 2]) {
         self.queue.write_buffer(
             &self.state.books,
-            books_at(Books::Volume) + std::mem::offset_of!(crate::engine::params::VolumeState, fixed_target) as u64,
-            bytemuck::cast_slice(&crate::engine::fixed::words(fixed_target)),
+            books_at(Books::Volume) + std::mem::offset_of!(crate::engine::params::VolumeState, target_hi) as u64,
+            bytemuck::cast_slice(&pair),
         );
     }
 
@@ -532,13 +532,13 @@ impl Solver for GpuSolver {
             _ => Default::default(),
         };
         scopes.pop()?;
-        let fixed_target = crate::engine::fixed::from_words(head.fixed_target);
+        let books_target = head.books_target;
         Ok(ChunkReport {
             first_bad_step: (head.first_bad_step != u32::MAX).then_some(head.first_bad_step),
             totals,
             probes,
-            target: chunk_target(input, &self.params, fixed_target, totals.shortfall, head.held),
-            fixed_target,
+            target: chunk_target(input, &self.params, books_target, totals.shortfall, head.held),
+            books_target,
             regions: head.regions,
             bodies: body_history,
             coupling,

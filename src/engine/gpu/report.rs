@@ -25,8 +25,8 @@ pub struct Report {
     pub totals: Totals,
     /// First step within the chunk that went non-finite; u32::MAX when none.
     pub first_bad_step: u32,
-    /// `VolumeState::fixed_target` and `::held` after the chunk.
-    pub fixed_target: [u32; 2],
+    /// `VolumeState::target_hi`, `::target_lo` and `::held` after the chunk.
+    pub books_target: [f32; 2],
     /// `RegionCounts::count` (left 0 unless "regions" runs).
     pub regions: u32,
     pub held: f32,
@@ -73,8 +73,8 @@ pub fn record(
         )
     };
     volume(
-        offset_of!(VolumeState, fixed_target),
-        offset_of!(Report, fixed_target),
+        offset_of!(VolumeState, target_hi),
+        offset_of!(Report, books_target),
         2 * word,
         encoder,
     );
@@ -127,7 +127,8 @@ mod tests {
             "Volume",
             size_of::<VolumeState>(),
             fields!(VolumeState {
-                fixed_target,
+                target_hi,
+                target_lo,
                 correction,
                 vel_correction,
                 held,

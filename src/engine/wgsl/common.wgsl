@@ -1,5 +1,4 @@
 #import exact
-#import fixed
 #import sides
 #import slot
 #import cover
@@ -121,12 +120,13 @@ fn depth(eta: f32, ground_rel: f32) -> f32 {
 // The volume target and this step's correction (volume.wgsl; edit.wgsl moves the target by
 // what a host edit changed).
 struct Volume {
-    // The volume the water should hold above the still water (metres·cells) as 64-bit fixed
-    // point (fixed.wgsl), less the last step's drains' shortfall, which the next `settle` adds:
-    // each step's own feed moves it, so the same steps give the same target however they are
-    // split into chunks (a resumed run is the straight run's bits). The host writes it only
-    // with what it read back, moved by its edits.
-    fixed_target: vec2<u32>,
+    // The volume the water should hold above the still water (metres·cells) as an unevaluated
+    // sum target_hi + target_lo (|lo| ≤ half an ulp of hi: 48 bits), less the last step's
+    // drains' shortfall, which the next `settle` adds. Each step's own feed moves it in the same
+    // operations however the steps are split into chunks, and the host writes back only the
+    // words it read (moved by its edits), so a resumed run is the straight run's bits.
+    target_hi: f32,
+    target_lo: f32,
     _pad0: u32,
     // The height every wet cell moves by this step.
     correction: f32,
@@ -137,6 +137,18 @@ struct Volume {
     // Σ depth above the still water before a host edit (edit.wgsl's `mark`).
     marked: f32,
     _pad1: u32,
+}
+
+// The target moved by x: TwoSum, the error joining the low word, renormalised (Fast2Sum on
+// ordered operands: exact.wgsl's `sum_exact_through`, the same bits as the twin's Knuth TwoSum).
+// Twin: `VolumeState::add`.
+fn target_plus(v_in: Volume, x: f32) -> Volume {
+    var v = v_in;
+    let s = sum_exact_through(v.target_hi, x, params.one);
+    let r = sum_exact_through(s.x, v.target_lo + s.y, params.one);
+    v.target_hi = r.x;
+    v.target_lo = r.y;
+    return v;
 }
 
 // volume.wgsl's `apply` on one wet cell (e, v, r) over ground b: the height moves by the
@@ -155,24 +167,23 @@ fn take_correction(e: f32, v: f32, r: f32, b: f32, delta: vec2<f32>) -> vec3<f32
 
 // volume.wgsl's `settle` from the level's totals, with `fed` the step's rain, drops and
 // hydrographs (metres·cells, `RainStep::added`): the last step's shortfall joins the target, every
-// wet cell's correction is (target − V)/W (the difference exact in fixed point, then rounded
-// once), and the step's own sources and rain join the target for the next step. Also run by
-// close.wgsl, so one function holds the rule. Twin: `VolumeState::settle`.
+// wet cell's correction is (target − V)/W (hi − V is exact, two nearby floats), and the step's own
+// sources and rain join the target for the next step. Also run by close.wgsl, so one function
+// holds the rule. Twin: `VolumeState::settle`.
 fn settled(v_in: Volume, t: Totals, fed: f32) -> Volume {
-    var v = v_in;
-    v.fixed_target = add64(v.fixed_target, to_fixed(t.shortfall));
+    var v = target_plus(v_in, t.shortfall);
     var correction = 0.0;
     var vel_correction = 0.0;
     let wet = f32(t.wet);
     if params.correct == CORRECT_TARGET && t.wet > 0u {
-        correction = to_real(add64(v.fixed_target, negate64(to_fixed(t.sum_depth)))) / wet;
+        correction = ((v.target_hi - t.sum_depth) + v.target_lo) / wet;
         vel_correction = -t.sum_vel / wet;
     } else if params.correct == CORRECT_CLAMPS && t.wet > 0u {
         // Take back the water the dry-cell rule made, and give back the change it dropped.
         correction = -t.made / wet;
         vel_correction = t.dropped / wet;
     }
-    v.fixed_target = add64(add64(v.fixed_target, to_fixed(params.source_step)), to_fixed(fed));
+    v = target_plus(target_plus(v, params.source_step), fed);
     v.correction = correction;
     v.vel_correction = vel_correction;
     v.held = t.sum_depth - t.made;

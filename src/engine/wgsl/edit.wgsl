@@ -50,8 +50,5 @@ fn mark() {
 
 @compute @workgroup_size(1)
 fn rebase() {
-    books.volume.fixed_target = add64(
-        books.volume.fixed_target,
-        add64(to_fixed(books.totals.sum_depth), negate64(to_fixed(books.volume.marked))),
-    );
+    books.volume = target_plus(books.volume, books.totals.sum_depth - books.volume.marked);
 }

@@ -6,7 +6,7 @@
 // and drains. Once per step, after the solver and a reduction (reduce.wgsl) of the new level:
 //
 //   settle   one thread. CORRECT_TARGET (closed sides): the target T (metres·cells above the
-//            still water, fixed point in the books) is the start's water plus every step's
+//            still water, a pair of floats in the books) is the start's water plus every step's
 //            requested sources, drains and rain so far, less what drains could not take;
 //            Δ = (T − V)/W over the W wet cells (reduce.wgsl measures V). Each step moves T by
 //            its own feed, so T is the same however the steps are split into chunks.

@@ -36,6 +36,7 @@ impl Model for Pipes {
             HeldSources,
             Rain,
             Rainfall,
+            Infiltration,
             OpenSides,
             Friction,
             FloodMaps,
@@ -44,6 +45,7 @@ impl Model for Pipes {
             Embedding,
             Browser,
             Probes,
+            Sections,
             Checkpoints,
             FastCpu,
         ]

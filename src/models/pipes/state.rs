@@ -127,6 +127,24 @@ pub fn surface_units(p: &PipeParams, s: &PipeState, c: usize) -> i32 {
     top
 }
 
+/// Twin of `probe` (pipes.wgsl): what probe entry `entry` reads (probe_entry.wgsl): its column's
+/// surface h − ref in metres, or its unit discharge along x or y (m²/s: each cell's water times
+/// its mean velocity, over the column's cells).
+pub fn probe(p: &PipeParams, s: &PipeState, entry: u32) -> f32 {
+    use crate::engine::sections::{CELL_MASK, KIND_SHIFT, QX};
+    let c = (entry & CELL_MASK) as usize;
+    let surface = surface_units(p, s, c) as f32 * p.quantum;
+    let kind = entry >> KIND_SHIFT;
+    if kind == 0 {
+        return surface;
+    }
+    let l = p.layers as usize;
+    let axis = usize::from(kind != QX);
+    (0..l).fold(0.0, |q, a| {
+        q + s.water[c * l + a] as f32 * p.quantum * s.vel[c * l + a][axis]
+    })
+}
+
 /// h − ref in metres of every column (`surface`).
 pub fn surface(p: &PipeParams, s: &PipeState) -> Vec<f32> {
     (0..p.columns as usize)

@@ -287,12 +287,9 @@ pub fn books_at(part: Books) -> u64 {
     *offset as u64
 }
 
-/// The books at the start: zero totals and volume, no bad step, zero partials; the size rounded
-/// up to the struct's 8-byte alignment (the volume's fixed-point target), as the shader's
-/// minimum binding size is.
+/// The books at the start: zero totals and volume, no bad step, zero partials.
 fn books_bytes(n_partials: u64) -> Vec<u8> {
-    let size = books_at(Books::Partials) + n_partials * size_of::<Totals>() as u64;
-    let mut bytes = vec![0u8; size.next_multiple_of(8) as usize];
+    let mut bytes = vec![0u8; (books_at(Books::Partials) + n_partials * size_of::<Totals>() as u64) as usize];
     let bad = books_at(Books::FirstBadStep) as usize;
     bytes[bad..bad + 4].copy_from_slice(&u32::MAX.to_le_bytes());
     bytes

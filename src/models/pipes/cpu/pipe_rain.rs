@@ -34,3 +34,40 @@ pub fn rainfall(s: &mut PipeState, mode: u32, share: &[f32], per_unit: f32, heig
         }
     }
 }
+
+/// Twin of `infiltrate`: each column's ground takes its law's capacity (`engine::infiltration`)
+/// in whole units of `per_unit` per metre from its lowest cell, never more than that holds, the
+/// fraction left over owed to the next step (`owed`); the units leave the column's exchange.
+/// `rain`: what the step's rainfall gave the column (m), which the curve number counts.
+pub fn infiltrate(
+    s: &mut PipeState,
+    law: u32,
+    planes: &[f32],
+    soil: &mut [[f32; 4]],
+    owed: &mut [f32],
+    per_unit: f32,
+    rain: impl Fn(usize) -> f32,
+) {
+    let (n, l) = (owed.len(), s.layers);
+    for c in 0..n {
+        let par = [planes[c], planes[n + c], planes[2 * n + c]];
+        let (cap, mut st) = crate::engine::infiltration::capacity(law, par, soil[c], rain(c));
+        let want = cap * per_unit + owed[c];
+        let whole = want.floor();
+        let held = s.water[c * l];
+        let take = if whole < held as f32 {
+            owed[c] = want - whole;
+            whole as u32
+        } else {
+            // Short of water: the ground takes what there is and is owed nothing more.
+            owed[c] = 0.0;
+            held
+        };
+        if take > 0 {
+            s.water[c * l] = held - take;
+            s.exchange[c] -= take as i64;
+            st = crate::engine::infiltration::took(law, st, take as f32 / per_unit, cap);
+        }
+        soil[c] = st;
+    }
+}

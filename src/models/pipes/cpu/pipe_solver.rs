@@ -27,6 +27,11 @@ pub struct CpuPipes {
     /// `[rainfall]`: its mode, each column's share, units per metre, and each column's carry.
     rainfall: (u32, Vec<f32>, f32),
     rain_carry: Vec<f32>,
+    /// `[infiltration]`: its law, parameter planes, each column's soil and owed fraction (empty
+    /// without).
+    soil_law: (u32, Vec<f32>),
+    soil: Vec<[f32; 4]>,
+    soil_owed: Vec<f32>,
     /// `[output] summary`: each column's top floor − ref, the wet depth, and the maps so far.
     ground: Vec<f32>,
     wet_depth: f32,
@@ -64,6 +69,23 @@ impl CpuPipes {
             rain_carry: vec![
                 0.0;
                 if setup.params.rainfall != 0 {
+                    setup.columns.rate.len()
+                } else {
+                    0
+                }
+            ],
+            soil_law: (setup.params.infiltration, setup.soil_law.to_vec()),
+            soil: vec![
+                [0.0; 4];
+                if setup.params.infiltration != 0 {
+                    setup.columns.rate.len()
+                } else {
+                    0
+                }
+            ],
+            soil_owed: vec![
+                0.0;
+                if setup.params.infiltration != 0 {
                     setup.columns.rate.len()
                 } else {
                     0
@@ -110,7 +132,8 @@ impl Solver for CpuPipes {
                         spray::step(p, s, &mut self.state, step);
                     }
                     Pass::PipeRain => {
-                        if let Some(step) = rain.steps.get(k as usize) {
+                        let step = rain.steps.get(k as usize);
+                        if let Some(step) = step {
                             let run = step.start as usize..(step.start + step.count) as usize;
                             crate::models::pipes::cpu::pipe_rain::rain(
                                 &mut self.state,
@@ -130,6 +153,26 @@ impl Solver for CpuPipes {
                                 );
                             }
                         }
+                        let (law, planes) = (self.soil_law.0, &self.soil_law.1);
+                        if law != 0 {
+                            let (mode, share, per_unit) = (self.rainfall.0, &self.rainfall.1, self.rainfall.2);
+                            let height = step.map_or(0.0, |s| s.rainfall);
+                            // As the WGSL's: the step's height at the column's share.
+                            let rain = |c: usize| match mode {
+                                0 => 0.0,
+                                crate::engine::feeds::RAINFALL_MAP => height * share[c],
+                                _ => height,
+                            };
+                            crate::models::pipes::cpu::pipe_rain::infiltrate(
+                                &mut self.state,
+                                law,
+                                planes,
+                                &mut self.soil,
+                                &mut self.soil_owed,
+                                per_unit,
+                                rain,
+                            );
+                        }
                     }
                     Pass::Summary => {
                         let sp = crate::summary::SummaryParams {
@@ -141,9 +184,11 @@ impl Solver for CpuPipes {
                         let surface = state::surface(&self.params, &self.state);
                         crate::engine::cpu::summary::fold(&sp, k, &self.ground, &surface, &mut self.summary);
                     }
-                    Pass::Probe => probes.extend(self.probe_cells.iter().map(|&c| {
-                        state::surface_units(&self.params, &self.state, c as usize) as f32 * self.params.quantum
-                    })),
+                    Pass::Probe => probes.extend(
+                        self.probe_cells
+                            .iter()
+                            .map(|&e| state::probe(&self.params, &self.state, e)),
+                    ),
                     other => unreachable!("{other:?} is not a pass of the pipes model"),
                 }
             }
@@ -163,6 +208,10 @@ impl Solver for CpuPipes {
         Ok(Vec::new())
     }
 
+    fn read_soil(&mut self) -> Result<Vec<f32>> {
+        Ok(self.soil.iter().flatten().copied().collect())
+    }
+
     fn read_summary(&mut self) -> Result<Vec<crate::summary::SummaryCell>> {
         Ok(self.summary.clone())
     }
@@ -174,6 +223,8 @@ impl Solver for CpuPipes {
     fn save(&mut self) -> Result<SolverState> {
         Ok(SolverState {
             pipe_rain_carry: self.rain_carry.clone(),
+            soil: self.soil.iter().flatten().copied().collect(),
+            pipe_soil_owed: self.soil_owed.clone(),
             summary: self.summary.clone(),
             ..self
                 .state
@@ -183,6 +234,10 @@ impl Solver for CpuPipes {
 
     fn load(&mut self, saved: &SolverState) -> Result<()> {
         self.state.load(saved)?;
+        if !self.soil.is_empty() {
+            self.soil = saved.soil.chunks_exact(4).map(|k| [k[0], k[1], k[2], k[3]]).collect();
+            self.soil_owed.clone_from(&saved.pipe_soil_owed);
+        }
         if saved.pipe_rain_carry.len() == self.rain_carry.len() {
             self.rain_carry.clone_from(&saved.pipe_rain_carry);
         }

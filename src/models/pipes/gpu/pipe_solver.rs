@@ -66,8 +66,10 @@ impl GpuPipes {
             mode: setup.params.rainfall,
             share: setup.rainfall_map,
             per_unit: (1.0 / setup.columns.quantum) as f32,
+            infiltration: setup.params.infiltration,
+            soil_law: setup.soil_law,
         };
-        let rain = setup.rain.then(|| {
+        let rain = (setup.rain || setup.params.infiltration != 0).then(|| {
             crate::models::pipes::gpu::pipe_rain::PipeRain::new(
                 device,
                 &buffers,
@@ -314,6 +316,17 @@ impl Solver for GpuPipes {
         self.report(encoder, steps)
     }
 
+    fn read_soil(&mut self) -> Result<Vec<f32>> {
+        match &self.rain {
+            Some(r) if r.soaking() => Ok(bytemuck::pod_collect_to_vec(&crate::engine::gpu::readback::read(
+                &self.device,
+                &self.queue,
+                &r.soil,
+            )?)),
+            _ => Ok(Vec::new()),
+        }
+    }
+
     fn read_summary(&mut self) -> Result<Vec<crate::summary::SummaryCell>> {
         match &self.summary {
             Some((_, maps, _)) => Ok(bytemuck::pod_collect_to_vec(&crate::engine::gpu::readback::read(
@@ -366,6 +379,10 @@ impl Solver for GpuPipes {
             _ => none,
         };
         let summary = self.summary.as_ref().map_or(none, |(_, maps, _)| whole(maps));
+        let (soil, owed) = match &self.rain {
+            Some(r) if r.soaking() => (whole(&r.soil), whole(&r.owed)),
+            _ => (none, none),
+        };
         let particles = self.spray.as_ref().map_or(none, |(_, spray, _)| {
             (
                 &spray.particles,
@@ -381,8 +398,10 @@ impl Solver for GpuPipes {
             carry,
             summary,
             particles,
+            soil,
+            owed,
         ];
-        let [water, vel, flow, feed, carry, summary, particles] =
+        let [water, vel, flow, feed, carry, summary, particles, soil, owed] =
             crate::engine::gpu::readback::read_ranges(&self.device, &self.queue, &ranges)?
                 .try_into()
                 .expect("one read per range");
@@ -396,6 +415,8 @@ impl Solver for GpuPipes {
         Ok(SolverState {
             pipe_rain_carry: bytemuck::pod_collect_to_vec(&carry),
             summary: bytemuck::pod_collect_to_vec(&summary),
+            soil: bytemuck::pod_collect_to_vec(&soil),
+            pipe_soil_owed: bytemuck::pod_collect_to_vec(&owed),
             ..twin.save(&particles)
         })
     }
@@ -415,6 +436,10 @@ impl Solver for GpuPipes {
         write(&b.feed, bytemuck::cast_slice(&twin.feed));
         if let Some(r) = self.rain.as_ref().filter(|_| !saved.pipe_rain_carry.is_empty()) {
             write(&r.carry, bytemuck::cast_slice(&saved.pipe_rain_carry));
+        }
+        if let Some(r) = self.rain.as_ref().filter(|r| r.soaking()) {
+            write(&r.soil, bytemuck::cast_slice(&saved.soil));
+            write(&r.owed, bytemuck::cast_slice(&saved.pipe_soil_owed));
         }
         if let Some((_, maps, _)) = self.summary.as_ref().filter(|_| !saved.summary.is_empty()) {
             write(maps, bytemuck::cast_slice(&saved.summary));

@@ -181,6 +181,7 @@ impl Pipes {
                 (16, &b.probe_cells),
                 (17, &b.history),
                 (18, &b.partials),
+                (19, &b.vel),
             ],
         );
         let slot_group = slot_bind_group(device, &slot_layout, &b.slots);

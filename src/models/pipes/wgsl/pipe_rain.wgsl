@@ -1,5 +1,6 @@
 #import columns
 #import rain_step
+#import soil
 // Rain on the pipes model (SCENE.md [rain], [rainfall], and the hydrographs' entries): each
 // step's drops and hydrograph entries, rasterised by the host as for the height field (feeds.rs)
 // and rounded to whole units of the columns' water, fall into each column's top cell (the one
@@ -16,7 +17,8 @@ struct RainParams {
     per_unit: f32,
     // Always 1.0: hides the products from the compiler, which would fuse them (see common.wgsl).
     one: f32,
-    _pad0: u32,
+    // [infiltration]'s law (soil.wgsl's SOIL_*; 0: none).
+    infiltration: u32,
     _pad1: u32,
     _pad2: u32,
 }
@@ -36,6 +38,12 @@ const RAINFALL_MAP: u32 = 2u;
 // rounding, and the water stays whole units).
 @group(2) @binding(0) var<storage, read> share: array<f32>;
 @group(2) @binding(1) var<storage, read_write> carry: array<f32>;
+// [infiltration] (soil.wgsl): each column's soil state, its law's three parameter planes, and the
+// fraction of a unit its ground is owed (the water leaves in whole units: the fraction a step's
+// capacity leaves over is owed to the next, so the law's rate holds in the long run).
+@group(3) @binding(0) var<storage, read_write> soil: array<vec4<f32>>;
+@group(3) @binding(1) var<storage, read> soil_law: array<f32>;
+@group(3) @binding(2) var<storage, read_write> owed: array<f32>;
 
 // The column's top cell: the one open to the sky (a bridge deck's, not the arch's under it).
 fn top_cell(c: u32) -> u32 {
@@ -84,4 +92,45 @@ fn rain(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let k = step.start + gid.x;
     fall(rain_cells[k], rain_units[k]);
+}
+
+// [infiltration] on every column, once per step after the rain: the ground takes its law's
+// capacity in whole units from the column's lowest cell (the one on the ground), never more than
+// it holds; the units leave the column's exchange, so the target drops by exactly what the ground
+// took. Twin: `pipe_rain::infiltrate`.
+@compute @workgroup_size(64)
+fn infiltrate(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let c = gid.x + gid.y * groups.x * 64u;
+    let n = rp.columns;
+    if c >= n {
+        return;
+    }
+    var rain = 0.0;
+    if rp.rainfall != 0u {
+        let s = select(1.0, share[c], rp.rainfall == RAINFALL_MAP);
+        rain = (rain_steps[slot.index].rainfall * s) * rp.one;
+    }
+    let law = vec3<f32>(soil_law[c], soil_law[n + c], soil_law[2u * n + c]);
+    let step = soil_capacity(rp.infiltration, law, soil[c], rain, rp.one);
+    var st = step.st;
+    let want = step.cap * rp.per_unit * rp.one + owed[c];
+    let whole = floor(want);
+    let held = water[c];
+    var take = held;
+    if whole < f32(held) {
+        take = u32(whole);
+        owed[c] = want - whole;
+    } else {
+        // Short of water: the ground takes what there is and is owed nothing more.
+        owed[c] = 0.0;
+    }
+    if take > 0u {
+        water[c] = held - take;
+        var e = exchange[c];
+        e.hi = e.hi - select(0u, 1u, e.lo < take);
+        e.lo = e.lo - take;
+        exchange[c] = e;
+        st = soil_took(rp.infiltration, st, f32(take) / rp.per_unit, step.cap, rp.one);
+    }
+    soil[c] = st;
 }

@@ -1,5 +1,6 @@
 #import sides
 #import columns
+#import probe_entry
 // Seed 004's volume model: columns over the terrain, each a stack of up to MAX_LAYERS cells (open
 // spans between solids, Mould & Yang), and a pipe from every cell to every cell of the eight
 // neighbouring columns whose span overlaps its own. Twin: src/cpu/pipes.rs.
@@ -83,6 +84,7 @@ const TO_NOTHING: u32 = 2u;
 @group(0) @binding(16) var<storage, read> probe_cells: array<u32>;
 @group(0) @binding(17) var<storage, read_write> history: array<f32>;
 @group(0) @binding(18) var<storage, read_write> partials: array<vec4<u32>>;
+@group(0) @binding(19) var<storage, read> view_vel: array<vec2<f32>>;
 
 // NaN and ±inf have an all-ones exponent (bits, not comparisons, which compilers may fold).
 fn is_finite(x: f32) -> bool {
@@ -414,7 +416,20 @@ fn probe(@builtin(global_invocation_id) gid: vec3<u32>) {
     if p >= pp.n_probes {
         return;
     }
-    history[slot.index * pp.n_probes + p] = surface_metres(probe_cells[p]);
+    let entry = probe_cells[p];
+    let c = probe_cell(entry);
+    let kind = probe_kind(entry);
+    var value = surface_metres(c);
+    if kind != PROBE_ETA {
+        // The column's unit discharge (m²/s): each cell's water times its mean velocity.
+        let n = pp.columns;
+        var q = vec2<f32>(0.0, 0.0);
+        for (var a = 0u; a < pp.layers; a++) {
+            q = q + f32(view_water[a * n + c]) * pp.quantum * view_vel[a * n + c];
+        }
+        value = select(q.y, q.x, kind == PROBE_QX);
+    }
+    history[slot.index * pp.n_probes + p] = value;
 }
 
 // The totals of a chunk, per workgroup of 64 columns (the host adds the workgroups up in

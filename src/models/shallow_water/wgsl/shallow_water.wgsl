@@ -1,6 +1,7 @@
 #import sides
 #import sw_common
 #import sw_velocity
+#import probe_entry
 // The nonlinear shallow-water equations: hydrostatic reconstruction (Audusse et al. 2004), HLL,
 // MUSCL with a generalised minmod, SSP-RK2, Manning friction implicit in each stage. The scheme is
 // written down in the twin, src/models/shallow_water/cpu/shallow_water.rs, function by function:
@@ -533,20 +534,14 @@ fn totals(
     }
 }
 
-// A probe entry is a cell with what to read of it in its top two bits: the surface (a gauge)
-// or a unit discharge (a piece of a discharge line, engine/sections.rs).
-const PROBE_SHIFT: u32 = 30u;
-const PROBE_ETA: u32 = 0u;
-const PROBE_QX: u32 = 1u;
-const PROBE_QY: u32 = 2u;
-
+// Probe entries: probe_entry.wgsl.
 @compute @workgroup_size(64)
 fn probe(@builtin(global_invocation_id) gid: vec3<u32>) {
     let k = gid.x;
     if k < p.n_probes {
         let entry = probe_cells[k];
-        let c = entry & ((1u << PROBE_SHIFT) - 1u);
-        let kind = entry >> PROBE_SHIFT;
+        let c = probe_cell(entry);
+        let kind = probe_kind(entry);
         var value = eta0[c];
         if kind == PROBE_QX {
             value = qx0[c];

@@ -54,15 +54,8 @@ fn two_sum(a: f32, b: f32) -> vec2<f32> {
     return two_sum_through(a, b, p.one);
 }
 
-// The stages' TwoSum: Dekker's Fast2Sum on the operands ordered by magnitude (exact then, so the
-// same s and e as Knuth's, the twin's `two_sum`), every step through p.one. Knuth's form lost
-// its error to zero inside the stages on lavapipe (rain far under the surface's ulp vanished),
-// where the feed's kept it: this shorter form is what the stages use.
+// The stages' TwoSum (exact.wgsl's `sum_exact_through`): Knuth's form lost its error to zero
+// inside the stages on lavapipe (rain far under the surface's ulp vanished).
 fn sum_exact(a: f32, b: f32) -> vec2<f32> {
-    let swap = abs(a) < abs(b);
-    let hi = select(a, b, swap);
-    let lo = select(b, a, swap);
-    let s = (hi + lo) * p.one;
-    let e = (lo - (s - hi) * p.one) * p.one;
-    return vec2<f32>(s, e);
+    return sum_exact_through(a, b, p.one);
 }
