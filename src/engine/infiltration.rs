@@ -71,6 +71,12 @@ pub fn capacity(law: u32, par: [f32; 3], soil: [f32; 4], rain: f32) -> (f32, [f3
     (cap, st)
 }
 
+/// Cell `c`'s three parameters from the law's planes (`Soil::planes`: a plane of `cells` values
+/// each), as every model's pass reads them.
+pub fn parameters_at(planes: &[f32], cells: usize, c: usize) -> [f32; 3] {
+    [planes[c], planes[cells + c], planes[2 * cells + c]]
+}
+
 /// Twin of `soil_took` (soil.wgsl): the state after the cell gave `take` (> 0) of its capacity
 /// `cap`.
 pub fn took(law: u32, soil: [f32; 4], take: f32, cap: f32) -> [f32; 4] {

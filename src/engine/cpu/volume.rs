@@ -127,7 +127,11 @@ pub fn apply(p: &Params, volume: &VolumeState, cells: &mut Cells) {
                 added = -take;
             }
             if p.infiltration != 0 {
-                let law = law_of(cells.soil_law, cells.first + c);
+                let law = crate::engine::infiltration::parameters_at(
+                    cells.soil_law,
+                    cells.soil_law.len() / 3,
+                    cells.first + c,
+                );
                 let took;
                 (e, r, cells.soil[c], took) = infiltrated(p, b, e, r, cells.soil[c], law, rain);
                 short -= took;
@@ -154,12 +158,6 @@ pub fn apply(p: &Params, volume: &VolumeState, cells: &mut Cells) {
         cells.vel[c] = v;
         cells.carry[c] = r;
     }
-}
-
-/// Cell `c`'s three parameters from the law's planes.
-fn law_of(planes: &[f32], c: usize) -> [f32; 3] {
-    let n = planes.len() / 3;
-    [planes[c], planes[n + c], planes[2 * n + c]]
 }
 
 /// Twin of `apply_at`'s infiltration: a cell over ground `b` at (e, r), its soil `soil` and

@@ -50,7 +50,7 @@ pub fn infiltrate(
 ) {
     let (n, l) = (owed.len(), s.layers);
     for c in 0..n {
-        let par = [planes[c], planes[n + c], planes[2 * n + c]];
+        let par = crate::engine::infiltration::parameters_at(planes, n, c);
         let (cap, mut st) = crate::engine::infiltration::capacity(law, par, soil[c], rain(c));
         let want = cap * per_unit + owed[c];
         let whole = want.floor();

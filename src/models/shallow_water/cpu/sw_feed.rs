@@ -88,8 +88,7 @@ pub fn infiltrated(p: &SwParams, b: f32, cell: Fed, soil: [f32; 4], par: [f32; 3
 
 /// The parameters of cell `c` from the stages' ground (`SwParams::soil_at`).
 pub fn soil_parameters(p: &SwParams, stages: &[f32], c: usize) -> [f32; 3] {
-    let (at, n) = (p.soil_at as usize, p.cells as usize);
-    [stages[at + c], stages[at + n + c], stages[at + 2 * n + c]]
+    crate::engine::infiltration::parameters_at(&stages[p.soil_at as usize..], p.cells as usize, c)
 }
 
 /// The rain cell `c` had from the step's rainfall `height` (0 without `[rainfall]`), as
