@@ -34,7 +34,7 @@ def main() -> None:
     h, b, d, t = sim.surface(), sim.ground(), sim.depth(), sim.time
     sim.step(steps - first)
 
-    extent = (0, scene.nx * scene.dx, 0, scene.ny * scene.dx)
+    extent = sim.extent  # (west, east, south, north): origin="lower" puts north up
     figure, (top, bottom) = plt.subplots(2, 1, figsize=(9, 7), constrained_layout=True)
 
     # The surface where there is water, the ground (grey) where there is none.

@@ -2,8 +2,8 @@
 
 use crate::errors::{IntoPy, ShoalError};
 use crate::run::{parse_backend, scene_of};
-use numpy::ndarray::Array2;
-use numpy::{IntoPyArray, PyArray2, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::ndarray::{Array2, Array3};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -81,6 +81,11 @@ fn cell_object<'py>(py: Python<'py>, cell: &Cell) -> PyResult<Bound<'py, PyAny>>
         Cell::Text(t) => t.into_pyobject(py)?.into_any(),
         Cell::Empty => py.None().into_bound(py),
     })
+}
+
+/// The centres of `n` cells of `dx` metres from 0.
+fn centres(n: u32, dx: f64) -> Vec<f64> {
+    (0..n).map(|i| (i as f64 + 0.5) * dx).collect()
 }
 
 /// A NumPy structured array of `rows` under `columns` ("step" and "body" as int64, the rest
@@ -187,6 +192,156 @@ impl Simulation {
         let u = grid(py, &inner.sim, v.iter().map(|uv| uv[0]).collect());
         let w = grid(py, &inner.sim, v.iter().map(|uv| uv[1]).collect());
         Ok(Some((u, w)))
+    }
+
+    /// The cell centres' x, metres from the domain's west edge: float64 `[nx]`, (i + ½)·dx.
+    #[getter]
+    fn x<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let g = self.lock()?.sim.scene().grid;
+        Ok(centres(g.nx, g.dx).into_pyarray(py))
+    }
+
+    /// The cell centres' y, metres from the domain's south edge: float64 `[ny]`, (j + ½)·dx
+    /// (row j of every field; plot with `origin="lower"`).
+    #[getter]
+    fn y<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let g = self.lock()?.sim.scene().grid;
+        Ok(centres(g.ny, g.dx).into_pyarray(py))
+    }
+
+    /// The domain's edges (west, east, south, north), metres: matplotlib's
+    /// `imshow(field, origin="lower", extent=sim.extent)` draws a field the right way up.
+    #[getter]
+    fn extent(&self) -> PyResult<(f64, f64, f64, f64)> {
+        let g = self.lock()?.sim.scene().grid;
+        Ok((0.0, g.nx as f64 * g.dx, 0.0, g.ny as f64 * g.dx))
+    }
+
+    /// The water at `points` (an `[n, 2]` array-like of x, y in metres; off the grid, its edge):
+    /// a dict of `height` (the surface, float64 `[n]`; the ground's where dry), `depth` (float64
+    /// `[n]`) and `normal` (the surface's unit normal, float32 `[n, 3]`), bilinear between cell
+    /// centres. Answered at once from the state after the last step.
+    fn query<'py>(&self, py: Python<'py>, points: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
+        let np = py.import("numpy")?;
+        let array = np.call_method1("ascontiguousarray", (points, "float64"))?;
+        // One (x, y) pair is a query of one point.
+        let shape: Vec<usize> = array.getattr("shape")?.extract()?;
+        let array = match shape[..] {
+            [2] => np.call_method1("reshape", (array, (1usize, 2usize)))?,
+            [_, 2] => array,
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "query: points of shape {shape:?}; it takes (x, y) pairs, shape [n, 2]"
+                )))
+            }
+        };
+        let array: PyReadonlyArray2<f64> = array.extract()?;
+        let points: Vec<[f64; 2]> = array.as_slice()?.chunks_exact(2).map(|p| [p[0], p[1]]).collect();
+        if let Some(p) = points.iter().find(|p| !p.iter().all(|v| v.is_finite())) {
+            return Err(PyValueError::new_err(format!("query: the point {p:?} is not finite")));
+        }
+        let mut inner = self.lock()?;
+        inner.flush(py)?;
+        let sim = &mut inner.sim;
+        let samples = py.detach(|| sim.query(&points)).py_err()?;
+        let d = PyDict::new(py);
+        d.set_item(
+            "height",
+            samples.iter().map(|s| s.height).collect::<Vec<f64>>().into_pyarray(py),
+        )?;
+        d.set_item(
+            "depth",
+            samples.iter().map(|s| s.depth).collect::<Vec<f64>>().into_pyarray(py),
+        )?;
+        let normals = samples.iter().flat_map(|s| s.normal).collect();
+        let normals = Array2::from_shape_vec((samples.len(), 3), normals).expect("three per sample");
+        d.set_item("normal", normals.into_pyarray(py))?;
+        Ok(d)
+    }
+
+    /// The flood maps so far (`[output] summary`), as the run writes them: a dict of float32
+    /// `[ny, nx]` arrays by file stem (`max_depth`, `max_surface`, `first_wet` (−1: never),
+    /// `time_wet`, and on the shallow-water model `max_speed` and `max_hazard`); None without
+    /// `[output] summary`.
+    fn summary<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let mut inner = self.lock()?;
+        inner.flush(py)?;
+        let Some(maps) = inner.sim.summary().py_err()? else {
+            return Ok(None);
+        };
+        let d = PyDict::new(py);
+        for (name, map) in maps.named() {
+            d.set_item(name, grid(py, &inner.sim, map.to_vec()))?;
+        }
+        Ok(Some(d))
+    }
+
+    /// The spray's particles in flight, a NumPy structured array of (x, y, z, vx, vy, vz, volume):
+    /// absolute metres, m/s and m³ of water each carries; empty for a model or scene without
+    /// spray.
+    fn particles<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let mut inner = self.lock()?;
+        inner.flush(py)?;
+        let particles = inner.sim.particles().py_err()?;
+        let columns = ["x", "y", "z", "vx", "vy", "vz", "volume"].map(String::from);
+        let rows = particles
+            .iter()
+            .map(|p| Ok(pyo3::types::PyTuple::new(py, p.map(|v| v as f64))?.into_any()))
+            .collect::<PyResult<_>>()?;
+        records(py, &columns, rows)
+    }
+
+    /// The Navier-Stokes layer's foam (with its `[spray]`), a NumPy structured array of (x, y, z,
+    /// life): absolute metres and the seconds each fleck has left; empty without it.
+    fn foam<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let mut inner = self.lock()?;
+        inner.flush(py)?;
+        let foam = inner.sim.foam().py_err()?;
+        let columns = ["x", "y", "z", "life"].map(String::from);
+        let rows = foam
+            .iter()
+            .map(|p| Ok(pyo3::types::PyTuple::new(py, p.map(|v| v as f64))?.into_any()))
+            .collect::<PyResult<_>>()?;
+        records(py, &columns, rows)
+    }
+
+    /// The Navier-Stokes layer's 3D grid now, cell-centred, C order `[nz, ny, nx]` (z up; the
+    /// layer's columns are `[navier_stokes] coarsen` × the scene's cells): a dict of float32
+    /// `u`, `v`, `w` (m/s) and `pressure` (Pa, relative to the air), 0 in solid and empty cells,
+    /// and its cells' centres `x`, `y` and `z` (float64, metres, z absolute); None on the other
+    /// models.
+    fn layer<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let mut inner = self.lock()?;
+        inner.flush(py)?;
+        let Some(f) = inner.sim.layer_fields().py_err()? else {
+            return Ok(None);
+        };
+        let shape = (f.nz, f.ny, f.nx);
+        let cube = |values: Vec<f32>| -> Bound<'py, PyArray3<f32>> {
+            Array3::from_shape_vec(shape, values)
+                .expect("a value per cell")
+                .into_pyarray(py)
+        };
+        let d = PyDict::new(py);
+        for (axis, name) in ["u", "v", "w"].iter().enumerate() {
+            d.set_item(*name, cube(f.velocity.iter().map(|v| v[axis]).collect()))?;
+        }
+        d.set_item("pressure", cube(f.pressure))?;
+        let g = inner.sim.scene().grid;
+        d.set_item(
+            "x",
+            centres(f.nx as u32, g.nx as f64 * g.dx / f.nx as f64).into_pyarray(py),
+        )?;
+        d.set_item(
+            "y",
+            centres(f.ny as u32, g.ny as f64 * g.dx / f.ny as f64).into_pyarray(py),
+        )?;
+        if let Some((floor, top)) = inner.sim.layer_extent() {
+            let dz = (top - floor) / f.nz as f64;
+            let z: Vec<f64> = (0..f.nz).map(|k| floor + (k as f64 + 0.5) * dz).collect();
+            d.set_item("z", z.into_pyarray(py))?;
+        }
+        Ok(Some(d))
     }
 
     /// The ground b, float32 `[ny, nx]`.

@@ -150,6 +150,95 @@ def test_the_shallow_water_velocity_comes_back_and_matches_the_files(tmp_path):
     assert pool(backend="cpu").velocity() is None
 
 
+def test_coordinates_put_the_fields_the_right_way_up():
+    # x and y are the cell centres (row j of a field is y = (j + ½)·dx), extent the domain's
+    # edges for imshow(origin="lower"): the start's bump, at (0.8, 1.0) m, peaks there.
+    sim = pool(backend="cpu")
+    assert sim.x.shape == (48,) and sim.y.shape == (40,)
+    np.testing.assert_allclose(sim.x[[0, -1]], [0.025, 2.375])
+    np.testing.assert_allclose(sim.y[[0, -1]], [0.025, 1.975])
+    assert sim.extent == pytest.approx((0.0, 2.4, 0.0, 2.0))
+    wet_surface = np.where(sim.depth() > 0, sim.surface(), -np.inf)
+    j, i = np.unravel_index(np.argmax(wet_surface), wet_surface.shape)
+    # Within half a cell (the bump's centre lies on a cell edge).
+    assert abs(sim.x[i] - 0.8) <= 0.0251 and abs(sim.y[j] - 1.0) <= 0.0251
+
+
+@pytest.mark.parametrize("model", ["height-field", "pipes", "shallow-water"])
+def test_a_query_reads_the_surface_and_depth_at_points(model):
+    # On cell centres a query is that cell's surface (f32 about the level: 1e-6 m) and depth;
+    # on the dry beach (x > 1.2 m) depth 0 and the ground's height; normals of unit length.
+    text = POOL + f'[physics]\nmodel = "{model}"\n'
+    sim = shoal.Simulation(shoal.Scene.from_toml(text), backend="cpu")
+    sim.step(20)
+    h, b = sim.surface(), sim.ground()
+    cells = [(20, 10), (5, 30), (30, 16)]
+    points = [(sim.x[i], sim.y[j]) for j, i in cells]
+    q = sim.query(points)
+    assert q["height"].shape == (3,) and q["normal"].shape == (3, 3)
+    np.testing.assert_allclose(q["height"], [h[j, i] for j, i in cells], atol=1e-6)
+    np.testing.assert_allclose(q["depth"], [h[j, i] - b[j, i] for j, i in cells], atol=1e-6)
+    assert q["depth"][1] == 0.0
+    np.testing.assert_allclose(np.linalg.norm(q["normal"], axis=1), 1.0, atol=1e-6)
+    # One pair is one point; other shapes and non-finite points are errors naming the call.
+    assert sim.query(points[0])["height"][0] == q["height"][0]
+    with pytest.raises(ValueError, match="finite"):
+        sim.query([(np.nan, 1.0)])
+    with pytest.raises(ValueError, match=r"shape \[n, 2\]"):
+        sim.query([(1.0, 2.0, 3.0), (4.0, 5.0, 6.0)])
+
+
+@pytest.mark.parametrize("model", ["height-field", "pipes", "shallow-water"])
+def test_the_flood_maps_are_the_files_the_run_writes(tmp_path, model):
+    text = POOL.replace("every = 20\n", "every = 20\nsummary = true\n")
+    scene = shoal.Scene.from_toml(text + f'[physics]\nmodel = "{model}"\n')
+    sim = shoal.Simulation(scene, backend="cpu")
+    start = sim.depth()
+    sim.step(40)
+    maps = sim.summary()
+    shoal.run(scene, str(tmp_path / "out"), backend="cpu")
+    names = ["max_depth", "max_surface", "first_wet", "time_wet"]
+    if model == "shallow-water":
+        names += ["max_speed", "max_hazard"]
+    assert sorted(maps) == sorted(names)
+    for name in names:
+        np.testing.assert_array_equal(maps[name], np.load(tmp_path / "out" / f"{name}.npy"), err_msg=name)
+    # The deepest water each cell had includes the start's, and the highest surface stands on
+    # the ground.
+    assert np.all(maps["max_depth"] >= start - 1e-6)
+    assert np.all(maps["max_surface"] >= sim.ground() - 1e-6)
+    assert pool(backend="cpu").summary() is None
+
+
+def test_the_spray_and_the_layer_come_back_as_arrays():
+    # The pipes' spray: a particle per row, the water they carry the stats' particle_volume.
+    sim = shoal.Simulation(str(SCENES / "waterfall.toml"), backend="cpu")
+    text = sim.scene.to_toml() + "[spray]\n"
+    sim = shoal.Simulation(shoal.Scene.from_toml(text, base_dir=str(SCENES)), backend="cpu")
+    sim.step(60)
+    p = sim.particles()
+    stats = sim.stats()
+    assert p.dtype.names == ("x", "y", "z", "vx", "vy", "vz", "volume")
+    assert len(p) == stats["particles"] and len(p) > 0
+    assert p["volume"].sum() == pytest.approx(stats["particle_volume"], rel=1e-6)
+    assert len(sim.foam()) == 0 and sim.layer() is None
+    # The Navier-Stokes layer's grid [nz, ny, nx] (jet_tank's 2× coarser than the scene's) with
+    # its cells' centres; at the start the water stands at rest, so the pressure is
+    # hydrostatic: ρ·g·(level − z) in the wet layers.
+    tank = shoal.Simulation(str(SCENES / "jet_tank.toml"), backend="cpu")
+    layer = tank.layer()
+    shape = (len(layer["z"]), len(layer["y"]), len(layer["x"]))
+    assert shape == (40, 1, 30) and layer["u"].shape == shape and layer["pressure"].shape == shape
+    assert np.all(np.diff(layer["z"]) > 0) and np.all(np.diff(layer["x"]) > 0)
+    np.testing.assert_allclose(layer["x"][[0, -1]], tank.x[[0, -1]] + [0.5, -0.5] * np.diff(tank.x[:2]))
+    level = np.median(tank.surface()[tank.depth() > 0])
+    wet = layer["z"] < level - 0.05
+    want = 1000.0 * 9.81 * (level - layer["z"][wet])
+    got = layer["pressure"][wet, 0, 15]
+    np.testing.assert_allclose(got, want, rtol=0.05)
+    assert len(pool(backend="cpu").particles()) == 0
+
+
 def test_a_new_ground_round_trips_and_carries_the_water():
     scene = shoal.Scene.from_dict(
         {"grid": {"nx": 24, "ny": 20, "dx": 0.1}, "time": {"dt": 0.01, "steps": 10},

@@ -103,7 +103,7 @@ pub trait Solver: wgpu::WasmNotSend + std::any::Any {
         Ok(Vec::new())
     }
     /// The water at `points` (metres) on the current level (`query.wgsl`; on the GPU a pass and
-    /// a readback of 32 B a point). Height-field models only.
+    /// a readback of 32 B a point). Models with a surface over a ground (not the layer).
     fn query(&mut self, _dx: f32, _points: &[[f32; 2]]) -> Result<Vec<crate::query::RawSample>> {
         Err(crate::error::Error::Unsupported(
             "height queries read the height field: this model has its own surface".into(),

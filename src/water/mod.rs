@@ -306,6 +306,11 @@ impl Water {
         for (id, points) in std::mem::take(&mut self.queries) {
             let answer = match self.model {
                 Model::ShallowWater(_) => shallow_water::sw(&mut self.sim).record_query(encoder, dx, &points),
+                Model::Pipes { .. } => self
+                    .sim
+                    .gpu_pipes()
+                    .expect("built on the GPU pipes")
+                    .record_query(encoder, dx, &points),
                 _ => solver(&mut self.sim).record_query(encoder, dx, &points),
             };
             let mapped = std::sync::Arc::new(std::sync::Mutex::new(None));

@@ -33,6 +33,14 @@ fn the_shallow_water_model_answers_as_the_height_field_does() {
     answers_on(&format!("{POOL}[physics]\nmodel = \"shallow-water\"\n"));
 }
 
+#[test]
+fn the_pipes_answer_on_their_columns_surface_over_the_top_floors() {
+    // Each column's surface (the top of its highest water, its top floor where dry) over the
+    // floor a view from above sees: the same pass and the same checks; the twin, the fast CPU
+    // and the GPU count the same units, so all three answer alike.
+    answers_on(&format!("{POOL}[physics]\nmodel = \"pipes\"\n"));
+}
+
 /// A `Simulation` on `text` (the pool, on some model) asked at `points()` after 20 steps, on
 /// every backend.
 fn answers_on(text: &str) {
@@ -98,11 +106,20 @@ fn answers_on(text: &str) {
 
 #[test]
 fn an_embedded_water_answers_after_the_submit_without_waiting() {
-    // The host asks, records and submits; `answers` never blocks: before the submit it has
-    // nothing, after it the answer arrives within a few non-blocking polls, and it is the
-    // twin's query of the level the frame left.
+    embedded_answers(POOL);
+}
+
+#[test]
+fn an_embedded_water_on_the_pipes_answers_after_the_submit_without_waiting() {
+    embedded_answers(&format!("{POOL}[physics]\nmodel = \"pipes\"\n"));
+}
+
+/// The host asks, records and submits; `answers` never blocks: before the submit it has
+/// nothing, after it the answer arrives within a few non-blocking polls, and it is the twin's
+/// query of the level the frame left.
+fn embedded_answers(text: &str) {
     let (device, queue) = crate::embed::own_device();
-    let s = scene(POOL);
+    let s = scene(text);
     let mut water = Water::new(&device, &queue, &s, WaterOptions::default()).unwrap();
     let id = water.query(&points()).unwrap();
     let mut encoder = device.create_command_encoder(&Default::default());

@@ -157,10 +157,21 @@ impl Query {
     ) -> crate::error::Result<Vec<RawSample>> {
         let mut encoder = device.create_command_encoder(&Default::default());
         let answer = self.record(device, &mut encoder, level, dx, points);
-        queue.submit([encoder.finish()]);
-        let bytes = crate::engine::gpu::readback::map(device, &answer, answer.size())?;
-        let mut samples: Vec<RawSample> = bytemuck::pod_collect_to_vec(&bytes);
-        samples.truncate(points.len());
-        Ok(samples)
+        submit_and_read(device, queue, encoder, &answer, points.len())
     }
+}
+
+/// Submits `encoder`, which ends with a query's `answer`, and reads its `points` samples back.
+pub fn submit_and_read(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    encoder: wgpu::CommandEncoder,
+    answer: &wgpu::Buffer,
+    points: usize,
+) -> crate::error::Result<Vec<RawSample>> {
+    queue.submit([encoder.finish()]);
+    let bytes = crate::engine::gpu::readback::map(device, answer, answer.size())?;
+    let mut samples: Vec<RawSample> = bytemuck::pod_collect_to_vec(&bytes);
+    samples.truncate(points);
+    Ok(samples)
 }

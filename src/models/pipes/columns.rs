@@ -73,7 +73,8 @@ pub struct Columns {
     pub rate: Vec<f64>,
     /// The still level, units.
     pub still: i32,
-    /// The floor of each column's top cell (metres, absolute): the ground a view from above sees.
+    /// The floor of each column's top cell (metres, absolute, a whole number of units from the
+    /// reference): the ground a view from above sees.
     pub top_floor: Vec<f64>,
 }
 
@@ -262,7 +263,9 @@ impl Columns {
                 geometry[a * n + c] = [floor, ceiling];
                 water[a * n + c] = initial_water(floor, ceiling, level, slot_shift);
                 if ceiling == SKY {
-                    top_floor[c] = lo;
+                    // The floor the columns stand their water on, in whole units: a dry column's
+                    // surface is exactly its ground (depth 0, not the unit's rounding).
+                    top_floor[c] = reference + floor as f64 * quantum;
                 }
             }
         }
@@ -516,7 +519,8 @@ mod tests {
         assert_eq!(head(c.geometry[0], c.water[0]), 0);
         assert_eq!(head(c.geometry[n], c.water[n]), 0);
         assert_eq!(head(c.geometry[3], c.water[3]), 0);
-        assert_eq!(c.top_floor[0], 0.7);
+        // The top floors stand on the units' grid, within half a unit of the solids' tops.
+        assert!((c.top_floor[0] - 0.7).abs() <= c.quantum / 2.0);
         assert_eq!(c.top_floor[3], 0.0);
     }
 

@@ -17,7 +17,7 @@ use crate::models::{Feature, Model};
 
 /// The pipes as the engine sees them. Not built yet: bodies, the height field's forcing (air
 /// pressure, damping maps, wave makers), ghost sides, "regions" (the columns conserve by
-/// construction), edits and queries. Every pipeline of theirs, the spray's included, binds at
+/// construction) and edits. Height queries read each column's surface over its top floor. Every pipeline of theirs, the spray's included, binds at
 /// most 10 storage buffers (`tests/suite/models.rs` builds them on a device limited to 10).
 pub struct Pipes;
 
@@ -42,6 +42,7 @@ impl Model for Pipes {
             FloodMaps,
             Spray,
             Overhangs,
+            Queries,
             Embedding,
             Browser,
             Probes,

@@ -204,6 +204,21 @@ impl Solver for CpuPipes {
         Ok(state::surface(&self.params, &self.state))
     }
 
+    /// The height field's query twin on the columns' surface over their top floors (what a view
+    /// from above sees), which mean what the height field's eta and ground do.
+    fn query(&mut self, dx: f32, points: &[[f32; 2]]) -> Result<Vec<crate::query::RawSample>> {
+        let (nx, ny) = (self.params.nx, self.params.ny);
+        let surface = state::surface(&self.params, &self.state);
+        Ok(crate::engine::cpu::query::query(
+            nx,
+            ny,
+            dx,
+            &surface,
+            &self.ground,
+            points,
+        ))
+    }
+
     fn read_regions(&mut self) -> Result<Vec<u32>> {
         Ok(Vec::new())
     }

@@ -37,6 +37,10 @@ pub struct GpuPipes {
     /// `[output] summary`: the flood maps' fold over the columns' surface, the maps, and the
     /// step slots' bind group it reads.
     summary: Option<(crate::engine::gpu::summary::Summary, wgpu::Buffer, wgpu::BindGroup)>,
+    /// Each column's top floor − ref (the ground a query measures depth from), and the query
+    /// pass on it and the surface, built at the first query.
+    ground: Vec<f32>,
+    query: Option<crate::engine::gpu::query::Query>,
     /// The live particles after the last chunk (the tally's count).
     particles: u32,
     /// Substeps per step (the sources' feed is per substep).
@@ -107,6 +111,8 @@ impl GpuPipes {
             spray,
             rain,
             summary,
+            ground: setup.ground.to_vec(),
+            query: None,
             particles: 0,
             substeps: setup.params.substeps,
             adapter,
@@ -180,6 +186,36 @@ impl GpuPipes {
     /// highest water, or the top floor where a column holds none there), f32, row-major.
     pub fn record_surface(&self, pass: &mut wgpu::ComputePass) {
         self.pipes.surface(pass);
+    }
+
+    /// Records a height query on the state into `encoder` (`Simulation::query`, `Water::query`):
+    /// the surface pass, then `query.wgsl` on it over the top floors; returns the answer's
+    /// buffer, mappable once the encoder's work is done.
+    pub fn record_query(&mut self, encoder: &mut wgpu::CommandEncoder, dx: f32, points: &[[f32; 2]]) -> wgpu::Buffer {
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("shoal pipes surface"),
+                timestamp_writes: None,
+            });
+            self.pipes.surface(&mut pass);
+        }
+        let (device, buffers, params, ground) = (&self.device, &self.buffers, &self.params, &self.ground);
+        let query = self.query.get_or_insert_with(|| {
+            use wgpu::util::DeviceExt;
+            let floors = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("pipes top floor (queries)"),
+                contents: bytemuck::cast_slice(ground),
+                usage: wgpu::BufferUsages::STORAGE,
+            });
+            let source = crate::engine::gpu::query::QuerySource {
+                nx: params.nx,
+                ny: params.ny,
+                ground: &floors,
+                levels: &[&buffers.eta],
+            };
+            crate::engine::gpu::query::Query::new(device, source)
+        });
+        query.record(device, encoder, 0, dx, points)
     }
 
     /// The surface `record_surface` writes (f32 per column, row-major [ny, nx], h − ref).
@@ -349,6 +385,12 @@ impl Solver for GpuPipes {
         self.queue.submit([encoder.finish()]);
         let surface = crate::engine::gpu::readback::map(&self.device, &self.eta_readback, bytes)?;
         Ok(bytemuck::pod_collect_to_vec(&surface))
+    }
+
+    fn query(&mut self, dx: f32, points: &[[f32; 2]]) -> Result<Vec<crate::query::RawSample>> {
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        let answer = self.record_query(&mut encoder, dx, points);
+        crate::engine::gpu::query::submit_and_read(&self.device, &self.queue, encoder, &answer, points.len())
     }
 
     fn read_regions(&mut self) -> Result<Vec<u32>> {
