@@ -157,11 +157,28 @@ pub trait Model: Sync {
     fn name(&self) -> &'static str;
     /// The features it takes.
     fn features(&self) -> &'static [Feature];
+    /// The features its physics rules out, each with why in a few words (a feature neither
+    /// taken nor ruled out is one not built yet).
+    fn ruled_out(&self) -> &'static [(Feature, &'static str)] {
+        &[]
+    }
     /// Whether it takes `feature`.
     fn takes(&self, feature: Feature) -> bool {
         self.features().contains(&feature)
     }
+    /// Why its physics rules `feature` out, if it does.
+    fn why_not(&self, feature: Feature) -> Option<&'static str> {
+        self.ruled_out()
+            .iter()
+            .find(|(f, _)| *f == feature)
+            .map(|(_, why)| *why)
+    }
 }
+
+/// Why the seeds' implicit step is the height field's alone (the same words for every model
+/// that rules it out).
+pub(crate) const ADI_IS_KASS_AND_MILLERS: &str =
+    "ADI is Kass & Miller's implicit step for the height field's wave equation; this model steps its own equations";
 
 /// Every model, in the order the table prints them.
 pub const ALL: [&dyn Model; 4] = [
@@ -194,6 +211,13 @@ pub fn refusal(model: WaterModel, feature: Feature, what: &str) -> String {
         0 => "no model takes it yet".to_string(),
         _ => format!("needs physics.model = {}", takers.join(" or ")),
     };
+    if let Some(why) = of(model).why_not(feature) {
+        return format!(
+            "{what} {needs}: the {} does not take {} ({why}; `shoal info --models` lists what each model takes)",
+            of(model).name(),
+            feature.name()
+        );
+    }
     format!(
         "{what} {needs}: {} is not built yet for the {} (`shoal info --models` lists what each model takes)",
         feature.name(),
@@ -210,7 +234,8 @@ pub fn require(model: WaterModel, feature: Feature, what: &str) -> crate::error:
     Err(crate::error::Error::Unsupported(refusal(model, feature, what)))
 }
 
-/// The table `shoal info --models` prints: a row per feature, a column per model.
+/// The table `shoal info --models` prints: a row per feature, a column per model; "yes" where
+/// the model takes it, "n/a" where its physics rules it out, "-" where it is not built yet.
 pub fn table() -> String {
     let width = Feature::ALL.iter().map(|f| f.name().chars().count()).max().unwrap_or(0);
     let mut out = format!("{:width$}", "feature");
@@ -221,7 +246,12 @@ pub fn table() -> String {
     for f in Feature::ALL {
         out.push_str(&format!("{:width$}", f.name()));
         for m in ALL {
-            out.push_str(&format!("  {:>13}", if m.takes(f) { "yes" } else { "-" }));
+            let cell = match (m.takes(f), m.why_not(f)) {
+                (true, _) => "yes",
+                (false, Some(_)) => "n/a",
+                (false, None) => "-",
+            };
+            out.push_str(&format!("  {cell:>13}"));
         }
         out.push('\n');
     }

@@ -242,6 +242,54 @@ fn water_and_the_browser_take_the_models_the_table_says() {
 }
 
 #[test]
+fn what_the_physics_rules_out_is_never_taken_and_its_refusal_says_why() {
+    let table = shoal::models_table();
+    for model in ALL {
+        for &(feature, why) in model.ruled_out() {
+            assert!(
+                !model.takes(feature),
+                "{} both takes and rules out {feature:?}",
+                model.key()
+            );
+            let e = models::refusal(model_of(model.key()), feature, "a key");
+            assert!(
+                e.contains(why) && e.contains(model.name()) && e.contains(feature.name()),
+                "{e}"
+            );
+        }
+    }
+    // "n/a" in the table exactly where a model rules the feature out.
+    let n_a: usize = ALL.iter().map(|m| m.ruled_out().len()).sum();
+    assert_eq!(table.matches("n/a").count(), n_a, "{table}");
+    // A scene's key gets it: "regions" on the shallow-water model.
+    let dir = files();
+    let e = parse(
+        dir.path(),
+        &pool("shallow-water", "volume_correction = \"regions\"\n", ""),
+    )
+    .err()
+    .unwrap()
+    .to_string();
+    assert!(
+        e.contains("physics.volume_correction") && e.contains("by construction"),
+        "{e}"
+    );
+}
+
+/// The scene's model of a `physics.model` key.
+fn model_of(key: &str) -> shoal::scene::WaterModel {
+    [
+        shoal::scene::WaterModel::HeightField,
+        shoal::scene::WaterModel::Pipes,
+        shoal::scene::WaterModel::NavierStokes,
+        shoal::scene::WaterModel::ShallowWater,
+    ]
+    .into_iter()
+    .find(|&m| models::of(m).key() == key)
+    .unwrap()
+}
+
+#[test]
 fn the_table_names_every_model_and_feature() {
     let table = shoal::models_table();
     for model in ALL {

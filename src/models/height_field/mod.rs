@@ -51,4 +51,21 @@ impl Model for HeightField {
             FastCpu,
         ]
     }
+    fn ruled_out(&self) -> &'static [(Feature, &'static str)] {
+        use Feature::*;
+        const NO_VELOCITY: &str = "Kass & Miller's height field carries no velocity for Manning's law to slow: \
+                                   physics.damping is its drag";
+        &[
+            (Friction, NO_VELOCITY),
+            (FrictionMap, NO_VELOCITY),
+            (
+                Velocities,
+                "Kass & Miller's equations carry no velocity: the surface and its change are the state",
+            ),
+            (
+                Overhangs,
+                "a height field holds one surface per column, so no water under a solid",
+            ),
+        ]
+    }
 }

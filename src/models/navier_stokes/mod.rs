@@ -33,4 +33,7 @@ impl Model for NavierStokes {
         use Feature::*;
         &[Bodies, Spray, Probes, Checkpoints, FastCpu]
     }
+    fn ruled_out(&self) -> &'static [(Feature, &'static str)] {
+        &[(Feature::ImplicitSolver, super::ADI_IS_KASS_AND_MILLERS)]
+    }
 }

@@ -51,4 +51,13 @@ impl Model for Pipes {
             FastCpu,
         ]
     }
+    fn ruled_out(&self) -> &'static [(Feature, &'static str)] {
+        &[
+            (Feature::ImplicitSolver, super::ADI_IS_KASS_AND_MILLERS),
+            (
+                Feature::Regions,
+                "the columns count whole units, conserved by construction: there is no correction to share",
+            ),
+        ]
+    }
 }

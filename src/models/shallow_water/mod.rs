@@ -63,4 +63,19 @@ impl Model for ShallowWater {
             FastCpu,
         ]
     }
+    fn ruled_out(&self) -> &'static [(Feature, &'static str)] {
+        use Feature::*;
+        &[
+            (ImplicitSolver, super::ADI_IS_KASS_AND_MILLERS),
+            (
+                GhostSides,
+                "its \"free\" side is the zero-gradient (ghost-slope) condition on depth and discharge",
+            ),
+            (
+                Regions,
+                "its finite-volume fluxes conserve every body of water by construction: there is no correction to share",
+            ),
+            (Overhangs, "depth-averaged, it holds one water column per cell, so no water under a solid"),
+        ]
+    }
 }
