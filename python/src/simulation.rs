@@ -353,8 +353,9 @@ impl Simulation {
     }
 
     /// Replaces the ground with `ground` (metres, `[ny, nx]`, any float dtype): each column keeps
-    /// its water (on the shallow-water model its discharges too), none made or lost. The height
-    /// field and the shallow-water model.
+    /// its water (on the shallow-water model its discharges too), none made or lost. On the pipes
+    /// it is the terrain under their solids (overhangs and rocks stay), the water carried in
+    /// whole units. Not on the Navier-Stokes layer.
     fn set_ground(&self, py: Python<'_>, ground: &Bound<'_, PyAny>) -> PyResult<()> {
         let np = py.import("numpy")?;
         let array = np.call_method1("ascontiguousarray", (ground, "float64"))?;

@@ -1,7 +1,8 @@
 //! The checkpoint file: a run's whole state at one step, written atomically, read back only if
 //! intact. Layout: the magic `SHOALCK4`, a TOML header (length-prefixed), the state's fields and
 //! the ground in the order of `state_table::FIELDS` (each a word count and little-endian 32-bit
-//! words), and a CRC-32 of all before it.
+//! words), the terrain an edit gave the run (f64 bits as word pairs; none: the scene's own), and
+//! a CRC-32 of all before it.
 
 use crate::engine::solver::SolverState;
 use crate::engine::state_table::{self, Field};
@@ -24,6 +25,11 @@ pub struct Checkpoint {
     /// scene still builds the same terrain.
     pub(crate) ground: Vec<f32>,
     pub(crate) state: SolverState,
+    /// The terrain an edit gave the run (`Scene::ground_override`: absolute metres, the ground
+    /// under the pipes' solids), so that a loaded checkpoint builds on it to the bit: `ground`
+    /// holds f32 heights relative to the reference, and on the pipes the columns' top floors.
+    /// None: the scene's own terrain (and every file from before it).
+    pub(crate) terrain: Option<std::sync::Arc<Vec<f64>>>,
 }
 
 /// The scalars of a checkpoint.
@@ -97,6 +103,8 @@ impl Checkpoint {
                 field => words_u32(&mut out, s.words(field)),
             }
         }
+        let terrain = self.terrain.as_ref().map_or(&[][..], |t| &t[..]);
+        words_u32(&mut out, bytemuck::cast_slice(terrain));
         out.extend(crc32fast::hash(&out).to_le_bytes());
         atomic::write_bytes(path, &out)
     }
@@ -150,7 +158,21 @@ impl Checkpoint {
                 _ => {}
             }
         }
-        Ok(Checkpoint { header, ground, state })
+        // Last: a file from before it ends here.
+        let terrain = match reader.rest.is_empty() {
+            true => Vec::new(),
+            false => reader.words().ok_or_else(truncated)?,
+        };
+        if terrain.len() % 2 != 0 {
+            return Err(bad("its terrain is unreadable"));
+        }
+        let terrain = (!terrain.is_empty()).then(|| std::sync::Arc::new(bytemuck::pod_collect_to_vec(&terrain)));
+        Ok(Checkpoint {
+            header,
+            ground,
+            state,
+            terrain,
+        })
     }
 }
 
@@ -208,6 +230,7 @@ mod tests {
                 eta: vec![0.25; 4],
                 ..SolverState::default()
             },
+            terrain: None,
         };
         checkpoint.write(&path).unwrap();
         let bytes = std::fs::read(&path).unwrap();
@@ -222,5 +245,38 @@ mod tests {
         bad.extend(crc32fast::hash(cut).to_le_bytes());
         std::fs::write(&path, &bad).unwrap();
         assert!(Checkpoint::read(&path).is_err());
+    }
+
+    #[test]
+    fn an_edited_terrain_comes_back_to_the_bit() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("edited.bin");
+        let mut checkpoint = Checkpoint {
+            header: Header {
+                nx: 2,
+                ny: 1,
+                step: 3,
+                substeps: 1,
+                target: 0.0,
+                books_target: None,
+                counted_shortfall: 0.0,
+                region_count: 0,
+                ns_budget: None,
+                pipes: None,
+                scene: None,
+                coupling: None,
+            },
+            ground: vec![0.1, 0.2],
+            state: SolverState {
+                eta: vec![0.3; 2],
+                ..SolverState::default()
+            },
+            terrain: Some(std::sync::Arc::new(vec![100.1 + 1e-12, -3.7])),
+        };
+        checkpoint.write(&path).unwrap();
+        assert_eq!(Checkpoint::read(&path).unwrap(), checkpoint);
+        checkpoint.terrain = None;
+        checkpoint.write(&path).unwrap();
+        assert_eq!(Checkpoint::read(&path).unwrap(), checkpoint);
     }
 }

@@ -61,8 +61,10 @@ pub enum Feature {
     Spray,
     /// `[[terrain.overhang]]` and `[[terrain.rock]]`: solids with water under them.
     Overhangs,
-    /// `Simulation::edit`, `set_ground` and `Water`'s brush and disturbances.
+    /// `Simulation::edit` and `set_ground` (and Python's `brush`, `disturb`, `set_ground`).
     Edits,
+    /// `Water::brush` and `Water::disturb`: edits of the GPU buffers in place, within a frame.
+    InPlaceEdits,
     /// Height queries (`Simulation::query`, `Water::query`).
     Queries,
     /// `Water`: the model recorded into a host renderer's encoder.
@@ -81,7 +83,7 @@ pub enum Feature {
 
 impl Feature {
     /// Every feature, in the order `shoal info --models` prints them.
-    pub const ALL: [Feature; 29] = [
+    pub const ALL: [Feature; 30] = [
         Feature::ImplicitSolver,
         Feature::Bodies,
         Feature::Sources,
@@ -104,6 +106,7 @@ impl Feature {
         Feature::Spray,
         Feature::Overhangs,
         Feature::Edits,
+        Feature::InPlaceEdits,
         Feature::Queries,
         Feature::Embedding,
         Feature::Browser,
@@ -138,6 +141,7 @@ impl Feature {
             Feature::Spray => "[spray]",
             Feature::Overhangs => "overhangs and rocks",
             Feature::Edits => "edits (brush, disturb, set_ground)",
+            Feature::InPlaceEdits => "Water's in-place brush and disturb",
             Feature::Queries => "height queries",
             Feature::Embedding => "Water (a host's encoder)",
             Feature::Browser => "the browser (10 storage buffers a stage)",

@@ -33,6 +33,7 @@ impl Simulation {
             },
             ground: self.ground_rel.clone(),
             state,
+            terrain: self.scene.ground_override.clone(),
         })
     }
 

@@ -14,8 +14,11 @@ impl Simulation {
     /// brush moves the ground and the water on it (no water made or lost), a splash adds water
     /// at rest, which joins the volume target (and its region's, under "regions"); on the
     /// shallow-water model a trough's water leaves with its velocity
-    /// (`shallow_water::state::edited_discharges`). The height field and the shallow-water
-    /// model; the backend is rebuilt on the new ground, so batch edits into one call.
+    /// (`shallow_water::state::edited_discharges`). On the pipes a brush moves the terrain under
+    /// the solids and the water rides in whole units, and a splash adds whole units to each
+    /// column's top cell (`models::pipes::edit`). The height field, the pipes and the
+    /// shallow-water model; the backend is rebuilt on the new ground, so batch edits into one
+    /// call.
     pub fn edit(&mut self, edits: &[HostEdit]) -> Result<()> {
         self.editable("edits")?;
         if edits.is_empty() {
@@ -40,6 +43,9 @@ impl Simulation {
                     g.ny as f64 * g.dx
                 )));
             }
+        }
+        if self.scene.physics.model == crate::scene::WaterModel::Pipes {
+            return self.edit_pipes(edits, None);
         }
         let mut checkpoint = self.checkpoint()?;
         let nx = self.scene.grid.nx as usize;
@@ -76,8 +82,10 @@ impl Simulation {
 
     /// Replaces the ground with `ground` (absolute metres, row-major `[ny, nx]`). Each column keeps
     /// its depth (and, on the shallow-water model, its discharges): the water rides on the new
-    /// ground, none made or lost; a dry cell stays dry. The height field and the shallow-water
-    /// model; the backend is rebuilt on the new ground.
+    /// ground, none made or lost; a dry cell stays dry. On the pipes `ground` is the terrain under
+    /// their solids (the overhangs and rocks stay), and each cell's water rides in whole units.
+    /// The height field, the pipes and the shallow-water model; the backend is rebuilt on the new
+    /// ground.
     pub fn set_ground(&mut self, ground: &[f64]) -> Result<()> {
         self.editable("set_ground")?;
         let g = self.scene.grid;
@@ -99,6 +107,9 @@ impl Simulation {
                 ground[c],
                 crate::scene::validate::limits::LENGTH
             )));
+        }
+        if self.scene.physics.model == crate::scene::WaterModel::Pipes {
+            return self.edit_pipes(&[], Some(ground.to_vec()));
         }
         let checkpoint = self.checkpoint()?;
         let depths = depths(&checkpoint.state.eta, &checkpoint.ground);
@@ -124,20 +135,7 @@ impl Simulation {
         mut checkpoint: crate::engine::checkpoint::Checkpoint,
         added: f64,
     ) -> Result<()> {
-        let mut scene = self.scene.clone();
-        scene.ground_override = Some(std::sync::Arc::new(ground));
-        // The heights stay relative to the same level (a scene whose level came from its water
-        // map would otherwise take another one from the edited water).
-        scene.water.level.get_or_insert(self.fields.reference.0);
-        let mut next = match (self.backend, self.gpu_solver()) {
-            (Backend::Gpu, Some(gpu)) => {
-                let (device, queue) = (gpu.device().clone(), gpu.queue().clone());
-                Simulation::from_device(&scene, &device, &queue)?
-            }
-            (backend, _) => Simulation::new(&scene, backend)?,
-        };
-        next.backend = self.backend;
-        next.context = self.context.take();
+        let mut next = self.build_on(ground)?;
         // The water on the new ground, column by column. Where the rebuilt ground keeps the bits of
         // the ground the level stands on (every cell an edit did not move, and those it moved
         // unless the f64 round trip rounds), the level stays as it is: rebuilt as b + d, each wet
@@ -160,17 +158,57 @@ impl Simulation {
         let books = crate::engine::params::pair_value(self.books_target) + moved;
         checkpoint.header.books_target = Some(crate::engine::params::target_pair(books).map(f32::to_bits));
         carry_face_memory(&mut checkpoint.state, next.params.faces != 0, next.ground_rel.len());
-        next.restore(&checkpoint, std::path::Path::new("(the state before the edit)"))?;
-        next.coupling = self.coupling;
-        // The rebuild's notes are the first build's again: keep the ones the user has not taken.
-        next.notes = std::mem::take(&mut self.notes);
+        checkpoint.terrain = next.scene.ground_override.clone();
+        next.restore(&checkpoint, std::path::Path::new(EDITED))?;
         // The deepest water now may need more substeps (the per-step change is rescaled).
         next.totals.max_depth = depths.iter().fold(0.0f32, |m, &d| m.max(d));
         next.check_stability()?;
-        *self = next;
+        self.adopt(next);
         Ok(())
     }
+
+    /// A `Simulation` of this scene on the terrain `ground` (absolute metres; on the pipes the
+    /// ground under their solids), on the same backend and device, at the start: what an edit
+    /// carries the state onto. The heights stay relative to the same level (a scene whose level
+    /// came from its water map would otherwise take another one from the edited water).
+    pub(super) fn build_on(&mut self, ground: Vec<f64>) -> Result<Simulation> {
+        let mut scene = self.scene.clone();
+        scene.ground_override = Some(std::sync::Arc::new(ground));
+        scene.water.level.get_or_insert(self.fields.reference.0);
+        let mut next = match self.device_and_queue() {
+            Some((device, queue)) => Simulation::from_device(&scene, &device, &queue)?,
+            None => Simulation::new(&scene, self.backend)?,
+        };
+        next.backend = self.backend;
+        next.context = self.context.take();
+        Ok(next)
+    }
+
+    /// The device and queue a GPU backend runs on (None on the CPU).
+    fn device_and_queue(&mut self) -> Option<(wgpu::Device, wgpu::Queue)> {
+        if self.backend != Backend::Gpu {
+            return None;
+        }
+        if let Some(gpu) = self.gpu_solver() {
+            return Some((gpu.device().clone(), gpu.queue().clone()));
+        }
+        if let Some(gpu) = self.gpu_pipes() {
+            return Some((gpu.device().clone(), gpu.queue().clone()));
+        }
+        self.gpu_sw().map(|gpu| (gpu.device().clone(), gpu.queue().clone()))
+    }
+
+    /// Makes `next` (from `build_on`, holding the state before the edit) this simulation.
+    pub(super) fn adopt(&mut self, mut next: Simulation) {
+        next.coupling = self.coupling;
+        // The rebuild's notes are the first build's again: keep the ones the user has not taken.
+        next.notes = std::mem::take(&mut self.notes);
+        *self = next;
+    }
 }
+
+/// What a restore's errors call the state an edit carries over.
+pub(super) const EDITED: &str = "(the state before the edit)";
 
 /// The faces' flux memory across an edit that changes whether the scene keeps it (a shoreline
 /// made or removed: `prepare::can_dry`): kept where both keep it, none where the edited scene
@@ -210,7 +248,13 @@ impl Simulation {
         let base = path.parent().unwrap_or(std::path::Path::new("."));
         let mut scene = crate::scene::Scene::parse(text, path, base)?;
         let mut sim = Simulation::new(&scene, backend)?;
-        if checkpoint.ground != sim.ground_rel && checkpoint.ground.len() == sim.ground_rel.len() {
+        if let Some(terrain) = checkpoint.terrain.as_ref().filter(|t| t.len() == sim.ground_rel.len()) {
+            // An edit gave the run this terrain: build on it exactly (the pipes' columns stand on
+            // it under their solids).
+            scene.ground_override = Some(terrain.clone());
+            scene.water.level.get_or_insert(sim.fields.reference.0);
+            sim = Simulation::new(&scene, backend)?;
+        } else if checkpoint.ground != sim.ground_rel && checkpoint.ground.len() == sim.ground_rel.len() {
             // The ground was edited after the scene built it: build on the one the state stands on.
             let reference = sim.fields.reference.0;
             let ground = checkpoint.ground.iter().map(|&b| reference + b as f64).collect();

@@ -344,7 +344,11 @@ impl Water {
 
     /// Queues an edit after checking its numbers: a NaN here would reach every cell it touches.
     fn push_edit(&mut self, what: &str, kind: u32, x: f64, y: f64, radius: f64, height: f64) -> Result<()> {
-        crate::models::require(self.sim.scene().physics.model, crate::models::Feature::Edits, what)?;
+        crate::models::require(
+            self.sim.scene().physics.model,
+            crate::models::Feature::InPlaceEdits,
+            what,
+        )?;
         if ![x, y, radius, height].iter().all(|v| v.is_finite()) || radius <= 0.0 {
             return Err(Error::Embed(format!(
                 "{what}({x}, {y}, radius {radius}, height {height}): need finite numbers and a positive radius"

@@ -32,6 +32,7 @@ mod ns_bodies;
 mod ns_markers;
 mod ns_spray;
 mod physics;
+mod pipe_edits;
 mod pipes;
 mod query;
 mod regions;

@@ -80,6 +80,7 @@ fn asks(feature: Feature) -> Option<(&'static str, &'static str, bool)> {
             false,
         ),
         Feature::Edits
+        | Feature::InPlaceEdits
         | Feature::Queries
         | Feature::Embedding
         | Feature::Browser
@@ -207,6 +208,19 @@ fn water_and_the_browser_take_the_models_the_table_says() {
         match (model.takes(Feature::Embedding), model.takes(Feature::Browser), water) {
             // Within a browser's 10 storage buffers: it builds and steps.
             (true, true, Ok(mut water)) => {
+                // A brush in place where the model declares it, a refusal naming both where not.
+                match (model.takes(Feature::InPlaceEdits), water.brush(0.8, 0.8, 0.2, 0.01)) {
+                    (true, Ok(())) => {}
+                    (true, Err(e)) => panic!("{} declares in-place edits, but: {e}", model.key()),
+                    (false, Ok(())) => panic!("{} took an in-place brush it does not declare", model.key()),
+                    (false, Err(e)) => {
+                        let e = e.to_string();
+                        assert!(
+                            e.contains(model.name()) && e.contains(Feature::InPlaceEdits.name()),
+                            "{e}"
+                        );
+                    }
+                }
                 let mut encoder = device.create_command_encoder(&Default::default());
                 water.record(&mut encoder, 4);
                 queue.submit([encoder.finish()]);

@@ -43,6 +43,7 @@ impl Model for HeightField {
             Regions,
             FloodMaps,
             Edits,
+            InPlaceEdits,
             Queries,
             Embedding,
             Browser,

@@ -9,6 +9,7 @@
 
 pub mod columns;
 pub mod cpu;
+pub mod edit;
 pub mod gpu;
 pub mod spray;
 pub mod state;
@@ -17,7 +18,9 @@ use crate::models::{Feature, Model};
 
 /// The pipes as the engine sees them. Not built yet: bodies, the height field's forcing (air
 /// pressure, damping maps, wave makers), ghost sides, "regions" (the columns conserve by
-/// construction) and edits. Height queries read each column's surface over its top floor. Every pipeline of theirs, the spray's included, binds at
+/// construction) and `Water`'s in-place edits (a `Simulation` edits the terrain under the solids
+/// and carries the water onto the columns it builds: `edit`). Height queries read each column's
+/// surface over its top floor. Every pipeline of theirs, the spray's included, binds at
 /// most 10 storage buffers (`tests/suite/models.rs` builds them on a device limited to 10).
 pub struct Pipes;
 
@@ -42,6 +45,7 @@ impl Model for Pipes {
             FloodMaps,
             Spray,
             Overhangs,
+            Edits,
             Queries,
             Embedding,
             Browser,

@@ -54,6 +54,7 @@ impl Model for ShallowWater {
             OpenSides,
             FloodMaps,
             Edits,
+            InPlaceEdits,
             Queries,
             Embedding,
             Browser,

@@ -39,6 +39,11 @@ pub struct CpuPipes {
 }
 
 impl CpuPipes {
+    /// The columns it runs (as the scene built them).
+    pub(crate) fn columns(&self) -> &Columns {
+        &self.columns
+    }
+
     /// The backend for `setup`; `parallel`: the fast backend.
     pub fn new(setup: &PipeSetup, parallel: bool) -> CpuPipes {
         let params = pipe_params(

@@ -229,6 +229,16 @@ impl GpuPipes {
         self.spray.as_ref().map(|(_, b, _)| (&b.particles, &b.draw))
     }
 
+    /// The columns it runs (as the scene built them).
+    pub(crate) fn columns(&self) -> &Columns {
+        &self.columns
+    }
+
+    /// The queue it submits to.
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.queue
+    }
+
     /// The device and queue it runs on.
     pub fn device(&self) -> &wgpu::Device {
         &self.device
