@@ -204,6 +204,24 @@ impl<'a> Reader<'a> {
 mod tests {
     use super::*;
 
+    /// A header of an `nx` × `ny` height-field run at step 3, no more.
+    fn header(nx: u32, ny: u32) -> Header {
+        Header {
+            nx,
+            ny,
+            step: 3,
+            substeps: 1,
+            target: 0.0,
+            books_target: None,
+            counted_shortfall: 0.0,
+            region_count: 0,
+            ns_budget: None,
+            pipes: None,
+            scene: None,
+            coupling: None,
+        }
+    }
+
     #[test]
     fn a_checkpoint_from_before_the_layers_spray_and_markers_still_reads() {
         // The fields NsDrops, NsMarkers and NsMarkerBook came last; a file written before them
@@ -212,18 +230,10 @@ mod tests {
         let path = dir.path().join("old.bin");
         let checkpoint = Checkpoint {
             header: Header {
-                nx: 2,
-                ny: 2,
                 step: 7,
-                substeps: 1,
                 target: 0.5,
                 books_target: Some([0.5f32.to_bits(), 0]),
-                counted_shortfall: 0.0,
-                region_count: 0,
-                ns_budget: None,
-                pipes: None,
-                scene: None,
-                coupling: None,
+                ..header(2, 2)
             },
             ground: vec![-1.0; 4],
             state: SolverState {
@@ -252,20 +262,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("edited.bin");
         let mut checkpoint = Checkpoint {
-            header: Header {
-                nx: 2,
-                ny: 1,
-                step: 3,
-                substeps: 1,
-                target: 0.0,
-                books_target: None,
-                counted_shortfall: 0.0,
-                region_count: 0,
-                ns_budget: None,
-                pipes: None,
-                scene: None,
-                coupling: None,
-            },
+            header: header(2, 1),
             ground: vec![0.1, 0.2],
             state: SolverState {
                 eta: vec![0.3; 2],

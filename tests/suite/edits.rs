@@ -12,7 +12,7 @@ fn pool() -> String {
 }
 
 /// A hill raised under the water, a pit dug, the dry beach raised, and two splashes.
-fn edits(dx: f64) -> Vec<HostEdit> {
+pub(crate) fn edits(dx: f64) -> Vec<HostEdit> {
     vec![
         HostEdit::at(EDIT_BRUSH, 0.6, 0.6, 0.2, 0.15, dx),
         HostEdit::at(EDIT_BRUSH, 0.9, 0.4, 0.15, -0.1, dx),

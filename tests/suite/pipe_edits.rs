@@ -4,23 +4,14 @@
 
 use crate::common::{scene, simulation};
 use shoal::low_level::{HostEdit, EDIT_BRUSH, EDIT_DISTURB};
+
+// The edits are edits.rs's (a hill raised under the water, a pit dug, the dry beach raised, a
+// splash and a dip where the water is 0.2 m deep, so the dip takes what it asks).
 use shoal::{Backend, Simulation};
 
 /// embed.rs's pool (a beach on its east side, a bump released at rest) on the pipes.
 fn pool() -> shoal::Scene {
     scene(&crate::embed::POOL.replace("[terrain]", "[physics]\nmodel = \"pipes\"\n[terrain]"))
-}
-
-/// A hill raised under the water, a pit dug, the dry beach raised, a splash and a dip (the dip
-/// where the water is 0.2 m deep, so it takes what it asks).
-fn edits(dx: f64) -> Vec<HostEdit> {
-    vec![
-        HostEdit::at(EDIT_BRUSH, 0.6, 0.6, 0.2, 0.15, dx),
-        HostEdit::at(EDIT_BRUSH, 0.9, 0.4, 0.15, -0.1, dx),
-        HostEdit::at(EDIT_BRUSH, 2.2, 1.0, 0.2, 0.1, dx),
-        HostEdit::at(EDIT_DISTURB, 1.0, 1.4, 0.12, 0.04, dx),
-        HostEdit::at(EDIT_DISTURB, 0.4, 1.6, 0.1, -0.02, dx),
-    ]
 }
 
 /// The units the columns and the spray in flight hold, and the units they should.
@@ -47,12 +38,12 @@ fn edits_on_the_pipes_move_the_water_in_whole_units_and_keep_the_books_on_every_
         assert_eq!(w0, t0, "{backend:?}: the books before the edit");
         let q0 = quantum(&sim);
         let ground0 = sim.ground().to_vec();
-        sim.edit(&edits(dx)).unwrap();
+        sim.edit(&crate::edits::edits(dx)).unwrap();
         let q1 = quantum(&sim);
         let scale = (q0 / q1).round() as i64;
         assert!(scale >= 1 && (q0 / q1 - scale as f64).abs() < 1e-12, "{q0} → {q1}");
         // The splashes' units: each column's bump height in whole units of the new quantum.
-        let splashed: i64 = edits(dx)
+        let splashed: i64 = crate::edits::edits(dx)
             .iter()
             .filter(|e| e.kind == EDIT_DISTURB)
             .flat_map(|e| {
@@ -66,7 +57,7 @@ fn edits_on_the_pipes_move_the_water_in_whole_units_and_keep_the_books_on_every_
         // The beach (dry) rose by the brush's bump within a unit; a column far from every edit
         // kept its ground.
         let beach = 20 * nx + 44;
-        let lift = 0.1 * edits(dx)[2].weight(44, 20) as f64;
+        let lift = 0.1 * crate::edits::edits(dx)[2].weight(44, 20) as f64;
         assert!(
             (sim.ground()[beach] - ground0[beach] - lift).abs() <= q1,
             "{backend:?}: the beach"
