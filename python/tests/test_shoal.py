@@ -164,7 +164,7 @@ def test_coordinates_put_the_fields_the_right_way_up():
     assert abs(sim.x[i] - 0.8) <= 0.0251 and abs(sim.y[j] - 1.0) <= 0.0251
 
 
-@pytest.mark.parametrize("model", ["height-field", "pipes", "shallow-water"])
+@pytest.mark.parametrize("model", ["height-field", "pipes", "shallow-water", "navier-stokes"])
 def test_a_query_reads_the_surface_and_depth_at_points(model):
     # On cell centres a query is that cell's surface (f32 about the level: 1e-6 m) and depth;
     # on the dry beach (x > 1.2 m) depth 0 and the ground's height; normals of unit length.
@@ -188,7 +188,7 @@ def test_a_query_reads_the_surface_and_depth_at_points(model):
         sim.query([(1.0, 2.0, 3.0), (4.0, 5.0, 6.0)])
 
 
-@pytest.mark.parametrize("model", ["height-field", "pipes", "shallow-water"])
+@pytest.mark.parametrize("model", ["height-field", "pipes", "shallow-water", "navier-stokes"])
 def test_the_flood_maps_are_the_files_the_run_writes(tmp_path, model):
     text = POOL.replace("every = 20\n", "every = 20\nsummary = true\n")
     scene = shoal.Scene.from_toml(text + f'[physics]\nmodel = "{model}"\n')

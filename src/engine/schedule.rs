@@ -218,7 +218,7 @@ impl Schedule {
         if params.n_probes != 0 {
             after.push(Pass::Probe);
         }
-        if params.summary != 0 && !matches!(model, ModelRun::NavierStokes { .. }) {
+        if params.summary != 0 {
             after.push(Pass::Summary);
             if model == ModelRun::ShallowWater {
                 after.push(Pass::SwMaps);

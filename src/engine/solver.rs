@@ -103,7 +103,7 @@ pub trait Solver: wgpu::WasmNotSend + std::any::Any {
         Ok(Vec::new())
     }
     /// The water at `points` (metres) on the current level (`query.wgsl`; on the GPU a pass and
-    /// a readback of 32 B a point). Models with a surface over a ground (not the layer).
+    /// a readback of 32 B a point). Every model answers with its surface over its ground.
     fn query(&mut self, _dx: f32, _points: &[[f32; 2]]) -> Result<Vec<crate::query::RawSample>> {
         Err(crate::error::Error::Unsupported(
             "height queries read the height field: this model has its own surface".into(),

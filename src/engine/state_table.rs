@@ -277,7 +277,7 @@ fn sw_summary(s: &Shape) -> bool {
     s.shallow_water && s.params.summary != 0
 }
 fn summary(s: &Shape) -> bool {
-    s.navier_stokes.is_none() && s.params.summary != 0
+    s.params.summary != 0
 }
 fn faces(s: &Shape) -> bool {
     height_field(s) && s.params.faces != 0

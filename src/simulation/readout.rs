@@ -348,8 +348,8 @@ impl Simulation {
     /// The water at `points` (x, y in metres; off the grid, its edge): surface height, depth
     /// and normal, bilinear between cell centres (`crate::query`). Answered at once from the
     /// state after the last step: on the GPU backend a small pass and a readback of 32 bytes a
-    /// point from an idle device. The height field, the pipes (each column's surface over its top
-    /// floor) and the shallow-water model; not the Navier-Stokes layer.
+    /// point from an idle device. Every model: the pipes read each column's surface over its top
+    /// floor, the Navier-Stokes layer its height field.
     pub fn query(&mut self, points: &[[f64; 2]]) -> Result<Vec<crate::query::WaterSample>> {
         crate::models::require(
             self.scene.physics.model,

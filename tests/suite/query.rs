@@ -41,6 +41,12 @@ fn the_pipes_answer_on_their_columns_surface_over_the_top_floors() {
     answers_on(&format!("{POOL}[physics]\nmodel = \"pipes\"\n"));
 }
 
+#[test]
+fn the_navier_stokes_layer_answers_on_its_height_field() {
+    // The layer's surface over its ground, which mean what the height field's do.
+    answers_on(&format!("{POOL}[physics]\nmodel = \"navier-stokes\"\n"));
+}
+
 /// A `Simulation` on `text` (the pool, on some model) asked at `points()` after 20 steps, on
 /// every backend.
 fn answers_on(text: &str) {

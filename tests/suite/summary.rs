@@ -144,19 +144,87 @@ fn a_run_writes_the_maps_at_its_end_and_checkpoints_and_a_resume_carries_them() 
 }
 
 #[test]
-fn the_maps_are_the_height_fields_and_the_pipes_and_their_keys_are_checked() {
-    for (extra, says) in [
-        ("[output]\nsummary = true\nwet_depth = -1.0\n", "output.wet_depth"),
-        (
-            "[physics]\nmodel = \"navier-stokes\"\n[output]\nsummary = true\n",
-            "output.summary",
-        ),
-    ] {
-        let text = format!("[grid]\nnx = 8\nny = 8\ndx = 0.1\n[time]\ndt = 0.01\n{extra}");
-        let err = shoal::Scene::parse(&text, std::path::Path::new("s.toml"), std::path::Path::new("."))
-            .expect_err(extra)
-            .to_string();
-        assert!(err.contains(says), "{extra}: {err}");
+fn the_maps_keys_are_checked() {
+    let text = "[grid]\nnx = 8\nny = 8\ndx = 0.1\n[time]\ndt = 0.01\n[output]\nsummary = true\nwet_depth = -1.0\n";
+    let err = shoal::Scene::parse(text, std::path::Path::new("s.toml"), std::path::Path::new("."))
+        .expect_err("a negative wet depth")
+        .to_string();
+    assert!(err.contains("output.wet_depth"), "{err}");
+}
+
+#[test]
+fn the_navier_stokes_layer_keeps_the_maps_of_the_surface_it_steps() {
+    // A dam break in the layer (0.3 m of water behind x = 0.5 m, a dry flume beyond): stepped
+    // one step at a time, the maps are the worst of the surfaces each step left (deepest water
+    // and highest surface to f32 rounding, first wetting and time wet to the step), the fast
+    // CPU's bits are the twin's, and the GPU's maps are the twin's within the layer's GPU
+    // rounding (a front a step early or late at a cell: the times to one step, the depths to
+    // 1 mm).
+    let dir = tempfile::tempdir().unwrap();
+    write_npy(dir.path(), "h.npy", 2, 40, |i, _| if i < 10 { 0.3 } else { -0.1 });
+    let scene = scene_in(
+        dir.path(),
+        "[grid]\nnx = 40\nny = 2\ndx = 0.05\n[time]\ndt = 0.005\n[physics]\nmodel = \"navier-stokes\"\n\
+         [navier_stokes]\nlayers = 16\n[terrain]\nflat = -0.1\n[water]\nnpy = \"h.npy\"\n\
+         [output]\nsummary = true\nwet_depth = 0.001\n",
+    );
+    let dt = scene.time.dt;
+    let mut maps = Vec::new();
+    for backend in [Backend::Reference, Backend::Cpu, Backend::Gpu] {
+        let mut sim = simulation(&scene, backend);
+        let ground = sim.ground().to_vec();
+        let (mut deepest, mut first) = (vec![0.0f64; 80], vec![f64::NAN; 80]);
+        for step in 0..=60 {
+            if step > 0 {
+                sim.step(1).unwrap();
+            }
+            for (c, (h, b)) in sim.surface().unwrap().iter().zip(&ground).enumerate() {
+                deepest[c] = deepest[c].max(h - b);
+                if h - b > 0.001 && first[c].is_nan() {
+                    first[c] = step as f64 * dt;
+                }
+            }
+        }
+        let m = sim.summary().unwrap().expect("the layer keeps the maps");
+        if backend == Backend::Reference {
+            for c in 0..80 {
+                assert!(
+                    (m.max_depth[c] as f64 - deepest[c]).abs() < 1e-6,
+                    "cell {c}: {} vs {}",
+                    m.max_depth[c],
+                    deepest[c]
+                );
+                let want = if first[c].is_nan() { -1.0 } else { first[c] };
+                assert!(
+                    (m.first_wet[c] as f64 - want).abs() < 1e-6,
+                    "cell {c}: wet at {} vs {want}",
+                    m.first_wet[c]
+                );
+            }
+            let reached = m.first_wet.iter().filter(|&&t| t > 0.0).count();
+            assert!(reached >= 6, "the front reached {reached} dry cells");
+        }
+        maps.push(m);
+    }
+    assert_eq!(maps[0], maps[1], "the fast CPU's maps are not the twin's");
+    // A checkpoint keeps them: saved at step 30 and resumed, the run ends with the straight
+    // run's maps (both in submits of 30: the layer's pressure budget follows its submits).
+    let mut straight = simulation(&scene, Backend::Cpu);
+    straight.step(30).unwrap();
+    let saved = straight.checkpoint().unwrap();
+    straight.step(30).unwrap();
+    let mut resumed = simulation(&scene, Backend::Cpu);
+    resumed.restore(&saved, std::path::Path::new("checkpoint")).unwrap();
+    resumed.step(30).unwrap();
+    assert_eq!(
+        resumed.summary().unwrap(),
+        straight.summary().unwrap(),
+        "the resumed maps"
+    );
+    for (c, (a, b)) in maps[0].max_depth.iter().zip(&maps[2].max_depth).enumerate() {
+        assert!((a - b).abs() < 1e-3, "cell {c}: GPU depth {b} vs {a}");
+        let (ta, tb) = (maps[0].first_wet[c], maps[2].first_wet[c]);
+        assert!((ta - tb).abs() <= dt as f32 * 1.01, "cell {c}: GPU wet at {tb} vs {ta}");
     }
 }
 

@@ -31,7 +31,7 @@ impl Model for NavierStokes {
     }
     fn features(&self) -> &'static [Feature] {
         use Feature::*;
-        &[Bodies, Spray, Probes, Checkpoints, FastCpu]
+        &[Bodies, FloodMaps, Spray, Queries, Probes, Checkpoints, FastCpu]
     }
     fn ruled_out(&self) -> &'static [(Feature, &'static str)] {
         &[(Feature::ImplicitSolver, super::ADI_IS_KASS_AND_MILLERS)]

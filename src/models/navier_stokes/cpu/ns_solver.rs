@@ -37,6 +37,9 @@ pub struct CpuNs {
     markers: Option<(MarkerParams, Markers)>,
     /// The bodies (None: the scene has none), moved by the layer's loads on them (`ns_bodies`).
     bodies: Option<LayerBodies>,
+    /// `[output] summary`: the wet depth and the flood maps so far (empty without).
+    wet_depth: f32,
+    summary: Vec<crate::summary::SummaryCell>,
 }
 
 /// The bodies in the layer on the CPU.
@@ -102,6 +105,10 @@ impl CpuNs {
             spray: layer.spray.map(|p| (p, NsSprayState::new(&p))),
             markers: layer.markers.clone(),
             bodies,
+            wet_depth: setup.summary.unwrap_or(0.0),
+            summary: setup.summary.map_or(Vec::new(), |wet| {
+                crate::summary::initial(&layer.surface.h, &layer.surface.ground, wet)
+            }),
         };
         // Water crossing a side changes the volume: the correction would undo it (the fluxes
         // conserve by construction; the sides exchange exactly what their faces carry).
@@ -229,6 +236,8 @@ impl Solver for CpuNs {
         'steps: for k in 0..steps {
             for &pass in &passes {
                 match pass {
+                    // Folded below, on the step's corrected surface.
+                    Pass::Summary => {}
                     Pass::NavierStokes => {
                         let (r, courant) = self.substep_layer(dt, &records[substep]);
                         substep += 1;
@@ -282,6 +291,16 @@ impl Solver for CpuNs {
                 let delta = ns_surface::correction(&ns_surface::volume(&self.surface, self.cover()), target, in_air);
                 ns_surface::correct(&mut self.surface, delta);
             }
+            if !self.summary.is_empty() {
+                let sp = crate::summary::SummaryParams {
+                    first_step: input.first_step as u32,
+                    wet_depth: self.wet_depth,
+                    cells: self.summary.len() as u32,
+                    _pad: 0,
+                };
+                let f = &self.surface;
+                crate::engine::cpu::summary::fold(&sp, k, &f.ground, &f.h, &mut self.summary);
+            }
         }
         Ok(self.report(input, worst, fastest, first_bad_step, probes, history))
     }
@@ -294,8 +313,25 @@ impl Solver for CpuNs {
         Ok(self.surface.h.clone())
     }
 
+    fn read_summary(&mut self) -> Result<Vec<crate::summary::SummaryCell>> {
+        Ok(self.summary.clone())
+    }
+
     fn read_regions(&mut self) -> Result<Vec<u32>> {
         Ok(Vec::new())
+    }
+
+    /// The height field's query twin on the layer's surface over its ground.
+    fn query(&mut self, dx: f32, points: &[[f32; 2]]) -> Result<Vec<crate::query::RawSample>> {
+        let f = &self.surface;
+        Ok(crate::engine::cpu::query::query(
+            f.nx as u32,
+            f.ny as u32,
+            dx,
+            &f.h,
+            &f.ground,
+            points,
+        ))
     }
 
     fn read_markers(&mut self) -> Result<Vec<[f32; 2]>> {
@@ -333,6 +369,7 @@ impl Solver for CpuNs {
                 .map_or_else(Vec::new, |(_, m)| m.book(self.params.nz)),
             bodies: self.bodies.as_ref().map_or_else(Vec::new, |b| b.set.states.clone()),
             cover: self.cover().to_vec(),
+            summary: self.summary.clone(),
             ..SolverState::default()
         })
     }
@@ -361,6 +398,9 @@ impl Solver for CpuNs {
         }
         if saved.ns_budget != 0 {
             self.budget = saved.ns_budget;
+        }
+        if saved.summary.len() == self.summary.len() {
+            self.summary.clone_from(&saved.summary);
         }
         if let Some((_, spray)) = &mut self.spray {
             spray.load(&saved.ns_drops);

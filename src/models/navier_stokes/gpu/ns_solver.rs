@@ -50,6 +50,13 @@ pub struct GpuNs {
     /// The start's state: its columns' ground fills a regrown forcing buffer.
     start: NsState,
     adapter: String,
+    /// The height field's cells along x and y, and the query pass on it, built at the first
+    /// query.
+    cells: [u32; 2],
+    query: Option<crate::engine::gpu::query::Query>,
+    /// `[output] summary`: the flood maps' fold over the height field, the maps, and the step
+    /// slots' bind group it reads.
+    summary: Option<(crate::engine::gpu::summary::Summary, wgpu::Buffer, wgpu::BindGroup)>,
     /// The spray and foam (None: the scene has none).
     spray: Option<NsSpray>,
     /// Marker particles set the flags (None: the height field does).
@@ -127,6 +134,9 @@ impl GpuNs {
         let bodies = (body_buffers.count != 0)
             .then(|| LayerBodies::new(device, setup, &buffers, &grid.grid_layout, &slots, body_buffers));
         let spray = layer.spray.map(|p| NsSpray::new(device, &buffers, p, &slots));
+        let summary = setup
+            .summary
+            .map(|wet| summary_pass(device, layer, &buffers, &slots, wet));
         let report_readback = crate::engine::gpu::readback::buffer(
             device,
             "ns report readback",
@@ -155,6 +165,9 @@ impl GpuNs {
             forcing: layer.forcing.clone(),
             start: layer.state.clone(),
             adapter,
+            cells: [layer.surface.nx as u32, layer.surface.ny as u32],
+            query: None,
+            summary,
             spray,
             markers,
             bodies,
@@ -249,6 +262,9 @@ impl GpuNs {
         let forcing_at = (2 * p.nx * p.ny * 4) as u64;
         self.uploads
             .stage(encoder, &self.buffers.col, forcing_at, bytemuck::cast_slice(&records));
+        if let Some((summary, _, _)) = &self.summary {
+            summary.stage(encoder, input.first_step);
+        }
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("shoal navier-stokes"),
@@ -278,11 +294,16 @@ impl GpuNs {
                             bodies.record(&mut pass, p, &self.grid, self.level, step * self.slot_stride);
                         }
                         Pass::Probe => self.surface.probe(&mut pass, step * self.slot_stride),
+                        // Folded below, on the step's corrected surface.
+                        Pass::Summary => {}
                         other => unreachable!("{other:?} is not a pass of the Navier-Stokes layer"),
                     }
                 }
                 if self.uniforms.correct != 0 {
                     self.surface.volume(&mut pass, true);
+                }
+                if let Some((summary, _, slots)) = &self.summary {
+                    summary.record(&mut pass, slots, 0, step * self.slot_stride);
                 }
             }
             // The totals: the volume's fold, not applied; the spray and foam now.
@@ -434,6 +455,30 @@ impl Solver for GpuNs {
         Ok(Vec::new())
     }
 
+    fn read_summary(&mut self) -> Result<Vec<crate::summary::SummaryCell>> {
+        match &self.summary {
+            Some((_, maps, _)) => self.read(maps),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// `query.wgsl` on the layer's height field, whose surface and ground mean what the height
+    /// field's do.
+    fn query(&mut self, dx: f32, points: &[[f32; 2]]) -> Result<Vec<crate::query::RawSample>> {
+        let (device, queue) = (self.device.clone(), self.queue.clone());
+        let (buffers, [nx, ny]) = (&self.buffers, self.cells);
+        let query = self.query.get_or_insert_with(|| {
+            let source = crate::engine::gpu::query::QuerySource {
+                nx,
+                ny,
+                ground: &buffers.ground,
+                levels: &[&buffers.h],
+            };
+            crate::engine::gpu::query::Query::new(&device, source)
+        });
+        query.answer(&device, &queue, 0, dx, points)
+    }
+
     fn read_markers(&mut self) -> Result<Vec<[f32; 2]>> {
         Ok(self.marker_state()?.map_or_else(Vec::new, |m| m.at))
     }
@@ -458,7 +503,7 @@ impl Solver for GpuNs {
         let b = &self.buffers;
         let markers = self.markers.as_ref();
         let bodies = self.bodies.as_ref();
-        let [h, p, vel, flags, drops, book, at, states, cover] = crate::engine::gpu::readback::read_whole(
+        let [h, p, vel, flags, drops, book, at, states, cover, summary] = crate::engine::gpu::readback::read_whole(
             &self.device,
             &self.queue,
             &[
@@ -471,6 +516,7 @@ impl Solver for GpuNs {
                 markers.map(|m| &m.markers),
                 bodies.map(|b| &b.buffers.states),
                 bodies.map(|b| &b.buffers.cover),
+                self.summary.as_ref().map(|(_, maps, _)| maps),
             ],
         )?
         .try_into()
@@ -502,6 +548,7 @@ impl Solver for GpuNs {
             ns_marker_book: markers.as_ref().map_or_else(Vec::new, |m| m.book(params.nz)),
             bodies: bytemuck::pod_collect_to_vec(&states),
             cover: bytemuck::pod_collect_to_vec(&cover),
+            summary: bytemuck::pod_collect_to_vec(&summary),
             ..SolverState::default()
         })
     }
@@ -556,6 +603,9 @@ impl Solver for GpuNs {
             self.queue
                 .write_buffer(&b.buffers.cover, 0, bytemuck::cast_slice(&saved.cover));
         }
+        if let Some((_, maps, _)) = self.summary.as_ref().filter(|_| !saved.summary.is_empty()) {
+            self.queue.write_buffer(maps, 0, bytemuck::cast_slice(&saved.summary));
+        }
         Ok(())
     }
 
@@ -570,4 +620,33 @@ impl Solver for GpuNs {
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
         self
     }
+}
+
+/// The flood maps' fold over the layer's height field (`[output] summary`): the pass, its maps
+/// (from the start's surface) and the step slots' bind group.
+fn summary_pass(
+    device: &wgpu::Device,
+    layer: &NsLayer,
+    buffers: &NsBuffers,
+    slots: &wgpu::Buffer,
+    wet: f32,
+) -> (crate::engine::gpu::summary::Summary, wgpu::Buffer, wgpu::BindGroup) {
+    let f = &layer.surface;
+    let first = crate::summary::initial(&f.h, &f.ground, wet);
+    let maps = filled_buffer(
+        device,
+        "ns summary",
+        bytemuck::cast_slice(&first),
+        U::STORAGE | U::COPY_SRC | U::COPY_DST,
+    );
+    let slot_layout = crate::engine::gpu::binding::slot_layout(device, "summary slot");
+    let source = crate::engine::gpu::summary::SummarySource {
+        ground: &buffers.ground,
+        levels: [&buffers.h, &buffers.h],
+        summary: &maps,
+        cells: f.h.len() as u32,
+    };
+    let pass = crate::engine::gpu::summary::Summary::new(device, source, &slot_layout, wet);
+    let slots = crate::engine::gpu::binding::slot_bind_group(device, &slot_layout, slots);
+    (pass, maps, slots)
 }
