@@ -182,7 +182,7 @@ impl Simulation {
     }
 
     /// The depth-averaged velocity (u, v), m/s, 0 where dry: two float32 `[ny, nx]` arrays, on
-    /// models with a velocity (the shallow-water model); None on the others.
+    /// models with a velocity (the shallow-water model, the pipes); None on the others.
     fn velocity<'py>(&self, py: Python<'py>) -> PyResult<Option<Pair<'py>>> {
         let mut inner = self.lock()?;
         inner.flush(py)?;

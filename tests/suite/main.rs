@@ -33,6 +33,7 @@ mod ns_markers;
 mod ns_spray;
 mod physics;
 mod pipe_edits;
+mod pipe_velocity;
 mod pipes;
 mod query;
 mod regions;

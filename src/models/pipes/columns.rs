@@ -76,6 +76,8 @@ pub struct Columns {
     /// The floor of each column's top cell (metres, absolute, a whole number of units from the
     /// reference): the ground a view from above sees.
     pub top_floor: Vec<f64>,
+    /// `[water] u_npy`, `v_npy`: each column's velocity at the start, m/s (empty: at rest).
+    pub velocity: Vec<[f32; 2]>,
 }
 
 /// Each column's open spans (floor, ceiling) between its solids, bottom up; a column with more
@@ -280,6 +282,7 @@ impl Columns {
             rate,
             still: units(scene.water.level.unwrap_or(reference)),
             top_floor,
+            velocity: crate::scene::read_velocity(scene)?,
         })
     }
 

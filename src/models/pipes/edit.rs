@@ -133,6 +133,7 @@ mod tests {
             rate: vec![0.0],
             still: 0,
             top_floor: vec![0.0],
+            velocity: Vec::new(),
         }
     }
 

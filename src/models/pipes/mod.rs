@@ -42,6 +42,7 @@ impl Model for Pipes {
             Infiltration,
             OpenSides,
             Friction,
+            Velocities,
             FloodMaps,
             Spray,
             Overhangs,

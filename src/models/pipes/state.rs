@@ -145,6 +145,28 @@ pub fn probe(p: &PipeParams, s: &PipeState, entry: u32) -> f32 {
     })
 }
 
+/// Each column's depth-averaged velocity (u, v), m/s: its cells' mean velocities weighted by
+/// their water (0 where dry), as `--velocity` writes it.
+pub fn velocities(s: &PipeState) -> Vec<[f32; 2]> {
+    let l = s.layers;
+    (0..s.columns())
+        .map(|c| {
+            let (mut q, mut w) = ([0.0f32; 2], 0.0f32);
+            for a in 0..l {
+                let units = s.water[c * l + a] as f32;
+                let v = s.vel[c * l + a];
+                q = [q[0] + units * v[0], q[1] + units * v[1]];
+                w += units;
+            }
+            if w > 0.0 {
+                [q[0] / w, q[1] / w]
+            } else {
+                [0.0; 2]
+            }
+        })
+        .collect()
+}
+
 /// h − ref in metres of every column (`surface`).
 pub fn surface(p: &PipeParams, s: &PipeState) -> Vec<f32> {
     (0..p.columns as usize)

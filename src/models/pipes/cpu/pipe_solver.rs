@@ -53,7 +53,8 @@ impl CpuPipes {
             setup.probe_cells.len() as u32,
         );
         let feed = setup.columns.feed(setup.scene, setup.params.substeps);
-        let state = PipeState::new(setup.columns, feed);
+        let mut state = PipeState::new(setup.columns, feed);
+        pipes::start_moving(&params, &mut state, &setup.columns.velocity);
         let summary = setup.summary.map_or(Vec::new(), |wet| {
             crate::summary::initial(&state::surface(&params, &state), setup.ground, wet)
         });
@@ -226,6 +227,10 @@ impl Solver for CpuPipes {
 
     fn read_regions(&mut self) -> Result<Vec<u32>> {
         Ok(Vec::new())
+    }
+
+    fn read_velocity(&mut self) -> Result<Option<Vec<[f32; 2]>>> {
+        Ok(Some(state::velocities(&self.state)))
     }
 
     fn read_soil(&mut self) -> Result<Vec<f32>> {

@@ -448,3 +448,47 @@ pub fn totals(s: &PipeState) -> (u64, i64, u32, u32) {
     let bad = s.flow.iter().filter(|f| !f.is_finite()).count() as u32;
     (water, exchange, deepest, bad)
 }
+
+/// Sets the start's velocities `uv` (m/s per column; empty: at rest): each open pipe of a wet
+/// cell carries its column's velocity along its direction, and each cell's mean is what `apply`
+/// reads back from them (with all eight pipes open, 0.25·Σ e_k (e_k · U) = U).
+pub fn start_moving(p: &PipeParams, s: &mut PipeState, uv: &[[f32; 2]]) {
+    if uv.is_empty() {
+        return;
+    }
+    let l = p.layers as usize;
+    let pipes = 8 * l * l;
+    for (c, &u) in uv.iter().enumerate() {
+        let (i, j) = ((c % p.nx as usize) as u32, (c / p.nx as usize) as u32);
+        let lowest = s.geometry[c * l];
+        for a in 0..l {
+            let ga = s.geometry[c * l + a];
+            if ga[0] == SKY {
+                break;
+            }
+            let mut v = [0.0f32; 2];
+            for k in 0..8 {
+                let far = neighbour(p, i, j, k);
+                for b in 0..l {
+                    let gb = match far {
+                        Far::Nothing => break,
+                        Far::Ghost(_) if b > 0 => break,
+                        Far::Ghost(_) => ghost_geometry(lowest),
+                        Far::Cell(q) => s.geometry[q * l + b],
+                    };
+                    if gb[0] == SKY {
+                        break;
+                    }
+                    if s.water[c * l + a] == 0 || ga[1].min(gb[1]) <= ga[0].max(gb[0]) {
+                        continue;
+                    }
+                    let e = unit(k);
+                    let along = e[0] * u[0] + e[1] * u[1];
+                    s.flow[c * pipes + slot(p, k, a, b)] = along;
+                    v = [v[0] + e[0] * along, v[1] + e[1] * along];
+                }
+            }
+            s.vel[c * l + a] = [0.25 * v[0], 0.25 * v[1]];
+        }
+    }
+}

@@ -56,10 +56,22 @@ impl GpuPipes {
     pub fn new(device: &wgpu::Device, queue: &wgpu::Queue, adapter: String, setup: &PipeSetup) -> Result<GpuPipes> {
         let n_probes = setup.probe_cells.len() as u32;
         let params = pipe_params(setup.scene, setup.columns, setup.params.substeps, n_probes);
-        let shape = PipeState::new(setup.columns, setup.columns.feed(setup.scene, setup.params.substeps));
+        let mut shape = PipeState::new(setup.columns, setup.columns.feed(setup.scene, setup.params.substeps));
+        crate::models::pipes::cpu::pipes::start_moving(&params, &mut shape, &setup.columns.velocity);
         PipeBuffers::check_fits(&device.limits(), &shape, setup.scene.grid.nx, setup.scene.grid.ny)?;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let buffers = PipeBuffers::new(device, &params, &shape, setup.probe_cells, MAX_CHUNK);
+        if !setup.columns.velocity.is_empty() {
+            // The start's velocities (`start_moving`): its pipes and cells' means.
+            let l = shape.layers;
+            let flow = shape.to_gpu_layout(&shape.flow, 8 * l * l);
+            queue.write_buffer(&buffers.flow, 0, bytemuck::cast_slice(&flow));
+            queue.write_buffer(
+                &buffers.vel,
+                0,
+                bytemuck::cast_slice(&shape.to_gpu_layout(&shape.vel, l)),
+            );
+        }
         let pipes = Pipes::new(device, &buffers, params.columns);
         let spray = setup.spray().map(|p| {
             let b = SprayBuffers::new(device, &p);
@@ -335,6 +347,16 @@ impl GpuPipes {
     fn twin(&self) -> PipeState {
         PipeState::new(&self.columns, self.columns.feed(&self.scene, self.substeps))
     }
+
+    /// The twin's state holding the water and the cells' velocities read back (the GPU's
+    /// layer-major bytes).
+    fn twin_holding(&self, water: &[u8], vel: &[u8]) -> PipeState {
+        let mut twin = self.twin();
+        let l = twin.layers;
+        twin.water = twin.in_twin_layout(&bytemuck::pod_collect_to_vec(water), l);
+        twin.vel = twin.in_twin_layout(&bytemuck::pod_collect_to_vec(vel), l);
+        twin
+    }
 }
 
 impl Solver for GpuPipes {
@@ -407,6 +429,16 @@ impl Solver for GpuPipes {
         Ok(Vec::new())
     }
 
+    /// The columns' water and cells' velocities read back (one submit), weighted as the twin's.
+    fn read_velocity(&mut self) -> Result<Option<Vec<[f32; 2]>>> {
+        let b = &self.buffers;
+        let ranges = [(&b.water, 0, b.water.size()), (&b.vel, 0, b.vel.size())];
+        let [water, vel] = crate::engine::gpu::readback::read_ranges(&self.device, &self.queue, &ranges)?
+            .try_into()
+            .expect("one read per range");
+        Ok(Some(crate::models::pipes::state::velocities(&self.twin_holding(&water, &vel))))
+    }
+
     fn read_particles(&mut self) -> Result<Vec<Particle>> {
         let Some((_, b, _)) = &self.spray else {
             return Ok(Vec::new());
@@ -457,10 +489,8 @@ impl Solver for GpuPipes {
             crate::engine::gpu::readback::read_ranges(&self.device, &self.queue, &ranges)?
                 .try_into()
                 .expect("one read per range");
-        let mut twin = self.twin();
+        let mut twin = self.twin_holding(&water, &vel);
         let l = twin.layers;
-        twin.water = twin.in_twin_layout(&bytemuck::pod_collect_to_vec(&water), l);
-        twin.vel = twin.in_twin_layout(&bytemuck::pod_collect_to_vec(&vel), l);
         twin.flow = twin.in_twin_layout(&bytemuck::pod_collect_to_vec(&flow), 8 * l * l);
         twin.feed = bytemuck::pod_collect_to_vec(&feed);
         let particles: Vec<Particle> = bytemuck::pod_collect_to_vec(&particles);
