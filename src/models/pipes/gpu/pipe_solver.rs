@@ -436,7 +436,9 @@ impl Solver for GpuPipes {
         let [water, vel] = crate::engine::gpu::readback::read_ranges(&self.device, &self.queue, &ranges)?
             .try_into()
             .expect("one read per range");
-        Ok(Some(crate::models::pipes::state::velocities(&self.twin_holding(&water, &vel))))
+        Ok(Some(crate::models::pipes::state::velocities(
+            &self.twin_holding(&water, &vel),
+        )))
     }
 
     fn read_particles(&mut self) -> Result<Vec<Particle>> {
