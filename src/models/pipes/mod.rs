@@ -4,6 +4,8 @@
 //! - `columns.rs`: the columns as a scene builds them, and the uniforms of `wgsl/pipes.wgsl`;
 //! - `spray.rs`: the particle and the spray's uniforms (the Navier-Stokes layer's spray reuses
 //!   the particle);
+//! - `stencil.rs`: the nine-point stencil's directions and neighbours, and the start's velocities
+//!   on the pipes; `edit.rs`: edits carried onto rebuilt columns in whole units;
 //! - `cpu/`, `gpu/`, `wgsl/`: the passes, twin by twin (`pipes`, `pipe_rain`, `spray`) and each
 //!   backend's solver (`pipe_solver.rs`).
 
@@ -13,6 +15,7 @@ pub mod edit;
 pub mod gpu;
 pub mod spray;
 pub mod state;
+pub mod stencil;
 
 use crate::models::{Feature, Model};
 

@@ -54,7 +54,7 @@ impl CpuPipes {
         );
         let feed = setup.columns.feed(setup.scene, setup.params.substeps);
         let mut state = PipeState::new(setup.columns, feed);
-        pipes::start_moving(&params, &mut state, &setup.columns.velocity);
+        crate::models::pipes::stencil::start_moving(&params, &mut state, &setup.columns.velocity);
         let summary = setup.summary.map_or(Vec::new(), |wet| {
             crate::summary::initial(&state::surface(&params, &state), setup.ground, wet)
         });

@@ -9,72 +9,10 @@
 
 use crate::models::pipes::columns::{PipeParams, NO_HOLD, SKY};
 use crate::models::pipes::state::PipeState;
+use crate::models::pipes::stencil::{ghost_geometry, neighbour, opposite, slot, unit, Far};
 use crate::wgsl::pipes::{LIMIT_MARGIN, MOST_UNITS};
-use crate::wgsl::sides::{OPEN, PERIODIC, REFLECT};
+use crate::wgsl::sides::OPEN;
 use rayon::prelude::*;
-
-/// What a pipe's far end is.
-#[derive(Clone, Copy, PartialEq)]
-enum Far {
-    Cell(usize),
-    Ghost(u32),
-    Nothing,
-}
-
-/// Direction k's (di, dj): E, N, W, S, NE, NW, SW, SE (columns.wgsl `offset`).
-pub const OFFSETS: [(i32, i32); 8] = [(1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (-1, -1), (1, -1)];
-
-fn opposite(k: usize) -> usize {
-    (k & 4) | ((k + 2) & 3)
-}
-
-fn unit(k: usize) -> [f32; 2] {
-    let (x, y) = OFFSETS[k];
-    let (x, y) = (x as f32, y as f32);
-    if k >= 4 {
-        [x * 0.70710677, y * 0.70710677]
-    } else {
-        [x, y]
-    }
-}
-
-/// Slot of pipe (direction k, own layer a, far layer b) within its column's run of pipes.
-fn slot(p: &PipeParams, k: usize, a: usize, b: usize) -> usize {
-    (k * p.layers as usize + a) * p.layers as usize + b
-}
-
-fn neighbour(p: &PipeParams, i: u32, j: u32, k: usize) -> Far {
-    let (ox, oy) = OFFSETS[k];
-    let mut x = i as i32 + ox;
-    let mut y = j as i32 + oy;
-    let mut ghost = None;
-    if x < 0 || x >= p.nx as i32 {
-        let side = if x < 0 { p.bc_west } else { p.bc_east };
-        if side == REFLECT {
-            return Far::Nothing;
-        }
-        if side == PERIODIC {
-            x = (x + p.nx as i32) % p.nx as i32;
-        } else {
-            ghost = Some(side);
-        }
-    }
-    if y < 0 || y >= p.ny as i32 {
-        let side = if y < 0 { p.bc_south } else { p.bc_north };
-        if side == REFLECT {
-            return Far::Nothing;
-        }
-        if side == PERIODIC {
-            y = (y + p.ny as i32) % p.ny as i32;
-        } else if ghost.is_none() {
-            ghost = Some(side);
-        }
-    }
-    match ghost {
-        Some(side) => Far::Ghost(side),
-        None => Far::Cell(y as usize * p.nx as usize + x as usize),
-    }
-}
 
 /// A cell's head in units (pipes.wgsl `head`).
 pub fn head(p: &PipeParams, g: [i32; 2], w: u32) -> i32 {
@@ -84,10 +22,6 @@ pub fn head(p: &PipeParams, g: [i32; 2], w: u32) -> i32 {
     } else {
         g[1].wrapping_add((w as i32).wrapping_sub(cap) << p.slot_shift)
     }
-}
-
-fn ghost_geometry(lowest: [i32; 2]) -> [i32; 2] {
-    [lowest[0], SKY]
 }
 
 fn ghost_head(p: &PipeParams, lowest: [i32; 2], side: u32) -> i32 {
@@ -447,48 +381,4 @@ pub fn totals(s: &PipeState) -> (u64, i64, u32, u32) {
     }
     let bad = s.flow.iter().filter(|f| !f.is_finite()).count() as u32;
     (water, exchange, deepest, bad)
-}
-
-/// Sets the start's velocities `uv` (m/s per column; empty: at rest): each open pipe of a wet
-/// cell carries its column's velocity along its direction, and each cell's mean is what `apply`
-/// reads back from them (with all eight pipes open, 0.25·Σ e_k (e_k · U) = U).
-pub fn start_moving(p: &PipeParams, s: &mut PipeState, uv: &[[f32; 2]]) {
-    if uv.is_empty() {
-        return;
-    }
-    let l = p.layers as usize;
-    let pipes = 8 * l * l;
-    for (c, &u) in uv.iter().enumerate() {
-        let (i, j) = ((c % p.nx as usize) as u32, (c / p.nx as usize) as u32);
-        let lowest = s.geometry[c * l];
-        for a in 0..l {
-            let ga = s.geometry[c * l + a];
-            if ga[0] == SKY {
-                break;
-            }
-            let mut v = [0.0f32; 2];
-            for k in 0..8 {
-                let far = neighbour(p, i, j, k);
-                for b in 0..l {
-                    let gb = match far {
-                        Far::Nothing => break,
-                        Far::Ghost(_) if b > 0 => break,
-                        Far::Ghost(_) => ghost_geometry(lowest),
-                        Far::Cell(q) => s.geometry[q * l + b],
-                    };
-                    if gb[0] == SKY {
-                        break;
-                    }
-                    if s.water[c * l + a] == 0 || ga[1].min(gb[1]) <= ga[0].max(gb[0]) {
-                        continue;
-                    }
-                    let e = unit(k);
-                    let along = e[0] * u[0] + e[1] * u[1];
-                    s.flow[c * pipes + slot(p, k, a, b)] = along;
-                    v = [v[0] + e[0] * along, v[1] + e[1] * along];
-                }
-            }
-            s.vel[c * l + a] = [0.25 * v[0], 0.25 * v[1]];
-        }
-    }
 }

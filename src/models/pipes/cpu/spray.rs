@@ -201,7 +201,7 @@ fn emit(p: &SprayParams, s: &mut SprayState, pipes: &PipeState, step: u32, mut n
         let top = top_units(g, w);
         let key = hash(p.seed ^ hash(step ^ hash(c as u32)));
         let mut mean = [0.0f32; 2];
-        for (ox, oy) in crate::models::pipes::cpu::pipes::OFFSETS {
+        for (ox, oy) in crate::models::pipes::stencil::OFFSETS {
             let (x, y) = (i as i32 + ox, j as i32 + oy);
             if x >= 0 && y >= 0 && x < p.nx as i32 && y < p.ny as i32 {
                 let q = y as usize * nx + x as usize;

@@ -57,7 +57,7 @@ impl GpuPipes {
         let n_probes = setup.probe_cells.len() as u32;
         let params = pipe_params(setup.scene, setup.columns, setup.params.substeps, n_probes);
         let mut shape = PipeState::new(setup.columns, setup.columns.feed(setup.scene, setup.params.substeps));
-        crate::models::pipes::cpu::pipes::start_moving(&params, &mut shape, &setup.columns.velocity);
+        crate::models::pipes::stencil::start_moving(&params, &mut shape, &setup.columns.velocity);
         PipeBuffers::check_fits(&device.limits(), &shape, setup.scene.grid.nx, setup.scene.grid.ny)?;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let buffers = PipeBuffers::new(device, &params, &shape, setup.probe_cells, MAX_CHUNK);
