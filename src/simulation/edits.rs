@@ -180,7 +180,6 @@ impl Simulation {
             None => Simulation::new(&scene, self.backend)?,
         };
         next.backend = self.backend;
-        next.context = self.context.take();
         Ok(next)
     }
 
@@ -198,8 +197,11 @@ impl Simulation {
         self.gpu_sw().map(|gpu| (gpu.device().clone(), gpu.queue().clone()))
     }
 
-    /// Makes `next` (from `build_on`, holding the state before the edit) this simulation.
+    /// Makes `next` (from `build_on`, holding the state before the edit) this simulation. Until
+    /// here `self` is whole: an edit refused on the way leaves the run as it was, its GPU context
+    /// included.
     pub(super) fn adopt(&mut self, mut next: Simulation) {
+        next.context = self.context.take();
         next.coupling = self.coupling;
         // The rebuild's notes are the first build's again: keep the ones the user has not taken.
         next.notes = std::mem::take(&mut self.notes);

@@ -23,13 +23,7 @@ impl Simulation {
         let mut checkpoint = self.checkpoint()?;
         let mut next = self.build_on(edit::brushed_terrain(&terrain, nx, edits))?;
         let new = next.pipe_columns().clone();
-        let shift = match edit::finer_by(&old, &new) {
-            Ok(shift) => shift,
-            Err(e) => {
-                self.context = next.context.take();
-                return Err(e);
-            }
-        };
+        let shift = edit::finer_by(&old, &new)?;
         let s = &mut checkpoint.state;
         let mut water = edit::carry_water(&old, &new, &s.pipe_water, shift);
         let added = edit::splash(
