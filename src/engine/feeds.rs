@@ -132,6 +132,12 @@ pub struct Feeds {
     /// Steady sources and drains as per-step entries (the shallow-water model's; the height
     /// field takes them from its source field): each one's disc and its height a step (m).
     steady: Vec<(Vec<u32>, f64)>,
+    /// Held heights as per-step entries (the shallow-water model's): each held cell and its
+    /// level − ref, its cell word flagged `HELD`; a later source's level wins where discs
+    /// overlap.
+    held: BTreeMap<u32, f32>,
+    /// The reference level the models count heights from (the held levels are relative to it).
+    reference: f64,
     grid: crate::scene::Grid,
     dt: f64,
 }
@@ -207,6 +213,8 @@ impl Feeds {
             rainfall,
             makers,
             steady: Vec::new(),
+            held: BTreeMap::new(),
+            reference: fields.reference.0,
             grid,
             dt: scene.time.dt,
         })
@@ -215,7 +223,15 @@ impl Feeds {
     /// These feeds with the scene's steady sources and drains among each step's entries (a drain's
     /// negative), rate·dt spread evenly over its disc as `source_field` spreads it: for a model
     /// that adds every feed in one pass (the shallow-water model's `sw_feed`).
+    /// Held heights come the same way: each held cell an entry a step with its level (`HELD`).
     pub fn with_steady_sources(mut self, scene: &Scene) -> Feeds {
+        for s in scene.sources.iter() {
+            if let Some(level) = s.height {
+                for c in disc_cells(&self.grid, s.x, s.y, s.radius) {
+                    self.held.insert(c, (level - self.reference) as f32);
+                }
+            }
+        }
         self.steady = scene
             .sources
             .iter()
@@ -237,6 +253,7 @@ impl Feeds {
             || self.rainfall.is_some()
             || !self.makers.is_empty()
             || !self.steady.is_empty()
+            || !self.held.is_empty()
     }
 
     /// The most water (m³) each feed can add over the first `duration` seconds, by the key that
@@ -332,11 +349,23 @@ impl Feeds {
             };
             let mut added = rainfall_total;
             for (c, h) in cells {
+                // A held cell is set to its level: what else falls on it is moot (and two
+                // entries on one cell would race).
+                if self.held.contains_key(&c) {
+                    continue;
+                }
                 let h = h as f32;
                 out.cells.push(c);
                 out.heights.push(h);
                 added += h as f64;
             }
+            // What a held cell gains is known once it is held (`sw_feed`'s `hold_cell`): the
+            // model's books add it from the entry's height after the chunk.
+            for (&c, &level) in &self.held {
+                out.cells.push(c | crate::wgsl::sw_feed::HELD);
+                out.heights.push(level);
+            }
+            step.count = (out.cells.len() as u32) - step.start;
             step.added = added as f32;
             out.total += added;
             out.steps.push(step);

@@ -1,6 +1,7 @@
 //! The uniform every pass reads, mirrored in `wgsl/common.wgsl` (`struct Params`), and the numbers
 //! that set it: the step coefficient, damping and the substep count.
 
+use crate::error::Result;
 use crate::scene::{Scene, Sides};
 use bytemuck::{Pod, Zeroable};
 
@@ -278,4 +279,28 @@ pub fn pair_value(pair: [f32; 2]) -> f64 {
 
 pub(crate) fn is_plain(p: &Params) -> bool {
     p.sources == 0 && p.regions == 0 && p.correct != CORRECT_CLAMPS
+}
+
+/// Each cell's 1 − tau (per step of `time.dt`) under `physics.damping_map`: the scene's tau plus the map's, in [0, 1]
+/// (NPY values as they are, a PNG's shades as shares of 1). Empty without a map.
+pub fn damping_keep(scene: &Scene) -> Result<Vec<f32>> {
+    let Some(map) = &scene.physics.damping_map else {
+        return Ok(Vec::new());
+    };
+    let (values, _) = crate::scene::read_map(scene, "physics.damping_map", map)?;
+    let tau = scene.physics.damping;
+    if let Some(bad) = values.iter().position(|&v| !(v >= 0.0 && tau + v <= 1.0)) {
+        let text = std::fs::read_to_string(&scene.origin).ok();
+        return Err(scene.error_at(
+            text.as_deref(),
+            "physics.damping_map",
+            format!(
+                "\"{}\": cell {bad} holds {}: a cell's damping, physics.damping ({tau}) plus the map's, must \
+                 lie in [0, 1]",
+                map.display(),
+                values[bad]
+            ),
+        ));
+    }
+    Ok(values.iter().map(|&v| (1.0 - (tau + v)) as f32).collect())
 }

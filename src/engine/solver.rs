@@ -441,6 +441,7 @@ impl<'a> Setup<'a> {
             ground: self.ground,
             summary: self.summary,
             soil_law: self.soil_law,
+            pressure_patches: self.pressure_patches,
         })
     }
 
@@ -473,6 +474,8 @@ pub struct PipeSetup<'a> {
     /// `[infiltration]` (`Params::infiltration`): its law's three parameter planes, a value per
     /// column each (empty without).
     pub soil_law: &'a [f32],
+    /// `[[pressure]]` patches per step (`ChunkInput::pressure` holds as many per step).
+    pub pressure_patches: u32,
 }
 
 impl PipeSetup<'_> {

@@ -37,8 +37,9 @@ pub enum Feature {
     Infiltration,
     /// `[[pressure]]`: air-pressure patches on the surface.
     AirPressure,
-    /// `physics.damping_map`: damping cell by cell.
-    DampingMap,
+    /// `physics.damping` and `physics.damping_map`: Kass & Miller's τ, over the grid and cell by
+    /// cell (a drag on the velocities where the model has them).
+    Damping,
     /// A `"maker"` side and `[boundary.maker]`: waves made at a side.
     WaveMakers,
     /// `"open"`, `"periodic"` and `"absorb"` sides.
@@ -93,7 +94,7 @@ impl Feature {
         Feature::Rainfall,
         Feature::Infiltration,
         Feature::AirPressure,
-        Feature::DampingMap,
+        Feature::Damping,
         Feature::WaveMakers,
         Feature::OpenSides,
         Feature::GhostSides,
@@ -128,7 +129,7 @@ impl Feature {
             Feature::Rainfall => "[rainfall]",
             Feature::Infiltration => "[infiltration]",
             Feature::AirPressure => "air pressure ([[pressure]])",
-            Feature::DampingMap => "physics.damping_map",
+            Feature::Damping => "damping (physics.damping, damping_map)",
             Feature::WaveMakers => "wave makers (\"maker\" sides)",
             Feature::OpenSides => "open, periodic and absorbing sides",
             Feature::GhostSides => "ghost-mean and ghost-slope sides",

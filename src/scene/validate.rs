@@ -821,23 +821,6 @@ impl Check<'_> {
             return self.fail("pipes.friction", format!("must be in (0, 1] (got {})", p.friction));
         }
         self.spray()?;
-        for (k, s) in scene.sources.iter().enumerate() {
-            match s.height {
-                Some(h) if !h.is_finite() => {
-                    return self.fail(
-                        &format!("source[{k}].height"),
-                        format!("must be a finite number (got {h})"),
-                    )
-                }
-                Some(_) if s.rate != 0.0 => {
-                    return self.fail(
-                        &format!("source[{k}].height"),
-                        "a source holds a height or gives a rate, not both".into(),
-                    )
-                }
-                _ => {}
-            }
-        }
         for (k, o) in scene.terrain.overhangs.iter().enumerate() {
             let key = |name: &str| format!("terrain.overhang[{k}].{name}");
             for (name, v) in [

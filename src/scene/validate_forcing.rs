@@ -17,6 +17,21 @@ impl Check<'_> {
                     "a source holds a height or gives a rate (steady or a hydrograph), not both".into(),
                 );
             }
+            match s.height {
+                Some(h) if !h.is_finite() => {
+                    return self.fail(
+                        &format!("source[{k}].height"),
+                        format!("must be a finite number (got {h})"),
+                    )
+                }
+                Some(_) if s.rate != 0.0 => {
+                    return self.fail(
+                        &format!("source[{k}].height"),
+                        "a source holds a height or gives a rate, not both".into(),
+                    )
+                }
+                _ => {}
+            }
         }
         if let Some(r) = &scene.rainfall {
             if let Some(i) = r.intensity {

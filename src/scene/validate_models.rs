@@ -37,8 +37,11 @@ pub fn requests(scene: &Scene) -> Vec<(Feature, String, String)> {
     if !scene.pressure.is_empty() {
         ask(Feature::AirPressure, "pressure[0].strength", "[[pressure]]");
     }
+    if scene.physics.damping > 0.0 {
+        ask(Feature::Damping, "physics.damping", "physics.damping");
+    }
     if scene.physics.damping_map.is_some() {
-        ask(Feature::DampingMap, "physics.damping_map", "physics.damping_map");
+        ask(Feature::Damping, "physics.damping_map", "physics.damping_map");
     }
     if scene.boundary.maker.is_some() {
         ask(Feature::WaveMakers, "boundary.maker", "a wave maker");

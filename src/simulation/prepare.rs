@@ -130,30 +130,6 @@ pub(super) fn damping_per_substep(keep: &[f32], substeps: u32) -> Vec<f32> {
         .collect()
 }
 
-/// Each cell's 1 − tau (per step of `time.dt`) under `physics.damping_map`: the scene's tau plus the map's, in [0, 1]
-/// (NPY values as they are, a PNG's shades as shares of 1). Empty without a map.
-pub(super) fn damping_keep(scene: &Scene) -> Result<Vec<f32>> {
-    let Some(map) = &scene.physics.damping_map else {
-        return Ok(Vec::new());
-    };
-    let (values, _) = crate::scene::read_map(scene, "physics.damping_map", map)?;
-    let tau = scene.physics.damping;
-    if let Some(bad) = values.iter().position(|&v| !(v >= 0.0 && tau + v <= 1.0)) {
-        let text = std::fs::read_to_string(&scene.origin).ok();
-        return Err(scene.error_at(
-            text.as_deref(),
-            "physics.damping_map",
-            format!(
-                "\"{}\": cell {bad} holds {}: a cell's damping, physics.damping ({tau}) plus the map's, must \
-                 lie in [0, 1]",
-                map.display(),
-                values[bad]
-            ),
-        ));
-    }
-    Ok(values.iter().map(|&v| (1.0 - (tau + v)) as f32).collect())
-}
-
 /// Height per step each cell's sources ask for (drains negative): a source spreads rate·dt evenly
 /// over the cells whose centres lie in its disc (the cell it stands in, if none do). Empty when the
 /// scene has no sources.
@@ -204,8 +180,10 @@ pub(super) fn schedule(scene: &Scene, p: &Params) -> Schedule {
         crate::scene::WaterModel::ShallowWater => ModelRun::ShallowWater,
         crate::scene::WaterModel::HeightField => ModelRun::HeightField(scene.physics.solver),
     };
-    // The shallow-water model's steady sources come as per-step entries too (`sw_feed`).
-    let sw_sources = model == ModelRun::ShallowWater && scene.sources.iter().any(|s| s.rate != 0.0);
+    // The shallow-water model's steady sources and held heights come as per-step entries too
+    // (`sw_feed`).
+    let sw_sources =
+        model == ModelRun::ShallowWater && scene.sources.iter().any(|s| s.rate != 0.0 || s.height.is_some());
     Schedule::new(model, p, crate::engine::feeds::staged(scene) || sw_sources)
 }
 
@@ -440,7 +418,7 @@ impl Prepared {
             source = vec![0.0; eta.len()];
             params.sources = 1;
         }
-        let damping_keep = damping_keep(scene)?;
+        let damping_keep = params::damping_keep(scene)?;
         if !damping_keep.is_empty() {
             params.forcing |= crate::wgsl::common::FORCE_DAMPING_MAP;
         }
@@ -506,8 +484,12 @@ impl Prepared {
         // `[infiltration]` soaks each column's lowest cell (`pipe_rain`'s `infiltrate`).
         let soil = crate::engine::infiltration::soil(scene)?.unwrap_or_default();
         prepared.params.infiltration = soil.law;
+        // Air pressure: `pressure.wgsl` writes each step's head per column before the substeps,
+        // which the flow adds to its top cells' push (`pipes.wgsl` `air_on`).
+        let patches = pressure_patches(scene, &mut prepared.params);
         Ok(Prepared {
             feeds,
+            patches,
             soil_law: soil.planes,
             sections,
             gauge_flows,
@@ -594,6 +576,10 @@ impl Prepared {
         // Air pressure: `pressure.wgsl` writes each step's head after the ground, which the
         // stages lift the surface and ground by (`SwParams::air_at`).
         let patches = pressure_patches(scene, &mut prepared.params);
+        if !sw.drag.is_empty() {
+            // Each stage reads its cell's drag (the cost model's count).
+            prepared.params.forcing |= crate::wgsl::common::FORCE_DAMPING_MAP;
+        }
         if needed > scene.time.substeps {
             prepared.notes.push(substep_note(scene, substeps, max_depth));
         }

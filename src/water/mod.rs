@@ -214,8 +214,9 @@ impl Water {
                     } else {
                         Default::default()
                     };
+                    let pressure = self.sim.patches().chunk(at, n);
                     let pipes = self.sim.gpu_pipes().expect("built on the GPU pipes");
-                    pipes.record_chunk(encoder, n, substeps, at, &rain);
+                    pipes.record_chunk(encoder, n, substeps, at, &rain, &pressure);
                     done += n;
                 }
                 let pipes = self.sim.gpu_pipes().expect("built on the GPU pipes");

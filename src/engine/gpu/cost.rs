@@ -187,7 +187,11 @@ pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams, fused: bool) -> Co
         Pass::ShallowWater => Cost {
             note: "two fused stages on 16×16 tiles; the 2-cell halo (1.5× the tile) from cache",
             ..cost(
-                4 * F32 + (4 * F32 + 3 * F32) + 2 * F32 + on(p.forcing & FORCE_PRESSURE != 0, 2 * F32),
+                4 * F32
+                    + (4 * F32 + 3 * F32)
+                    + 2 * F32
+                    + on(p.forcing & FORCE_PRESSURE != 0, 2 * F32)
+                    + on(p.forcing & FORCE_DAMPING_MAP != 0, 2 * F32),
                 3 * F32 + 3 * F32 + 2 * F32,
                 2,
             )

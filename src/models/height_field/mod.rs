@@ -36,7 +36,7 @@ impl Model for HeightField {
             Rainfall,
             Infiltration,
             AirPressure,
-            DampingMap,
+            Damping,
             WaveMakers,
             OpenSides,
             GhostSides,

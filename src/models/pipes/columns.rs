@@ -35,6 +35,11 @@ pub struct PipeParams {
     /// `physics.manning`: g·n²·dt (m^(1/3)·s), the semi-implicit Manning term's weight; 0
     /// without.
     pub manning: f32,
+    /// 1 with `[[pressure]]` patches: the flow reads each top cell's air-pressure head.
+    pub air: u32,
+    /// g, m/s²: the air's head (metres, not units) times it is its push.
+    pub gravity: f32,
+    pub _pad: [u32; 2],
 }
 
 /// The internal step `[pipes] friction` is a factor per, s: seed 004's (and `[pipes] dt`'s
@@ -78,6 +83,9 @@ pub struct Columns {
     pub top_floor: Vec<f64>,
     /// `[water] u_npy`, `v_npy`: each column's velocity at the start, m/s (empty: at rest).
     pub velocity: Vec<[f32; 2]>,
+    /// Per column: 1 − τ, the share of its pipes' velocity kept per step of `time.dt` under
+    /// `physics.damping` and `damping_map` (empty without damping).
+    pub keep: Vec<f32>,
 }
 
 /// Each column's open spans (floor, ceiling) between its solids, bottom up; a column with more
@@ -283,18 +291,26 @@ impl Columns {
             still: units(scene.water.level.unwrap_or(reference)),
             top_floor,
             velocity: crate::scene::read_velocity(scene)?,
+            keep: damping(scene, n)?,
         })
     }
 
     /// Per column (units per substep its sources give, the height it holds or `NO_HOLD`, the
-    /// spray's impact pressure: none yet, 0).
+    /// spray's impact pressure: none yet, the share of its pipes' velocity the damping takes a
+    /// substep, 1 − keep^(1/substeps), as f32 bits: `cpu::pipes::lost`).
     pub fn feed(&self, scene: &Scene, substeps: u32) -> Vec<[i32; 4]> {
         let per_unit = scene.grid.dx * scene.grid.dx * self.quantum;
         let dt_sub = scene.time.dt / substeps as f64;
+        let lost = |c: usize| match self.keep.get(c) {
+            // In f64: 1 − a rounded keep would lose τ's digits when it is small.
+            Some(&keep) => ((1.0 - (keep as f64).powf(1.0 / substeps as f64)) as f32).to_bits() as i32,
+            None => 0,
+        };
         self.rate
             .iter()
             .zip(&self.hold)
-            .map(|(&r, &h)| [(r * dt_sub / per_unit).round() as i32, h, 0, 0])
+            .enumerate()
+            .map(|(c, (&r, &h))| [(r * dt_sub / per_unit).round() as i32, h, 0, lost(c)])
             .collect()
     }
 
@@ -311,6 +327,17 @@ impl Columns {
     pub fn total(water: &[u32]) -> u64 {
         water.iter().map(|&w| w as u64).sum()
     }
+}
+
+/// Each column's 1 − τ per step under `physics.damping` and `damping_map` (the height field's
+/// Kass & Miller τ, here a drag on the pipes' velocities: a wave decays at −ln(1 − τ)/(2·dt) per
+/// second, as on the height field); empty without damping.
+fn damping(scene: &Scene, columns: usize) -> Result<Vec<f32>> {
+    let keep = crate::engine::params::damping_keep(scene)?;
+    if keep.is_empty() && scene.physics.damping > 0.0 {
+        return Ok(vec![(1.0 - scene.physics.damping) as f32; columns]);
+    }
+    Ok(keep)
 }
 
 /// Units of water a cell from `floor` to `ceiling` holds at `level`: up to the level, and past
@@ -431,6 +458,9 @@ pub fn pipe_params(scene: &Scene, columns: &Columns, substeps: u32, n_probes: u3
         quantum: columns.quantum as f32,
         dynamic: if pipes.dynamic_head { 0.5 } else { 0.0 },
         manning: (scene.physics.gravity * scene.physics.manning * scene.physics.manning * dt) as f32,
+        air: (!scene.pressure.is_empty()) as u32,
+        gravity: scene.physics.gravity as f32,
+        _pad: [0; 2],
     }
 }
 
@@ -473,7 +503,9 @@ mod tests {
                 n_probes,
                 quantum,
                 dynamic,
-                manning
+                manning,
+                air,
+                gravity
             }),
         );
     }

@@ -134,6 +134,7 @@ mod tests {
             still: 0,
             top_floor: vec![0.0],
             velocity: Vec::new(),
+            keep: Vec::new(),
         }
     }
 

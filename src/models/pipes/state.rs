@@ -24,8 +24,11 @@ pub struct PipeState {
     /// Each cell's mean velocity, from its pipes.
     pub vel: Vec<[f32; 2]>,
     /// Per column: (units per substep its sources give, held head or NO_HOLD, the spray's impact
-    /// pressure on the top cell in units of head, 0).
+    /// pressure on the top cell in units of head, the damping's share: `Columns::feed`).
     pub feed: Vec<[i32; 4]>,
+    /// Per column: this step's air-pressure head p/(ρ·g) on its top cell, m (`[[pressure]]`,
+    /// written before the substeps; empty without patches).
+    pub air: Vec<f32>,
     /// Per column: water its sources, drains and open sides made since the chunk began.
     pub exchange: Vec<i64>,
 }
@@ -44,6 +47,7 @@ impl PipeState {
             scale: vec![1.0; l * n],
             vel: vec![[0.0; 2]; l * n],
             feed,
+            air: Vec::new(),
             exchange: vec![0; n],
         };
         for a in 0..l {

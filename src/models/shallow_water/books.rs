@@ -3,22 +3,32 @@
 
 use crate::engine::solver::ChunkInput;
 
-/// What the drains and troughs of a chunk could not take, from its entries after the feed ran
-/// (`heights` as the passes left them, a negative entry's replaced by what its cell could not
-/// give; `asked` as the chunk brought them), summed in entry order in f64: both backends add the
-/// same f32 values in the same order.
-pub fn shortfall(asked: &[f32], heights: &[f32]) -> f64 {
-    asked
+/// What a chunk's entries changed beyond what it asked, from its entries after the feed ran
+/// (`heights` as the passes left them; `cells` and `asked` as the chunk brought them): back what
+/// the drains and troughs could not take (a negative entry's height replaced by it), and what
+/// the held cells gained (a `HELD` entry's replaced by it; the chunk's total asks nothing of
+/// them). Summed in entry order in f64: both backends add the same f32 values in the same order.
+pub fn unasked(cells: &[u32], asked: &[f32], heights: &[f32]) -> f64 {
+    use crate::wgsl::sw_feed::HELD;
+    cells
         .iter()
-        .zip(heights)
-        .filter(|(&a, _)| a < 0.0)
-        .map(|(_, &h)| h as f64)
+        .zip(asked.iter().zip(heights))
+        .filter(|(&c, (&a, _))| c & HELD != 0 || a < 0.0)
+        .map(|(_, (_, &h))| h as f64)
         .sum()
 }
 
+/// Whether the books need a chunk's entries back after its feed ran (`unasked`): it brought a
+/// drain, a trough or a held cell.
+pub fn needs_back(rain: &crate::engine::rain::RainChunk) -> bool {
+    use crate::wgsl::sw_feed::HELD;
+    rain.heights.iter().any(|&h| h < 0.0) || rain.cells.iter().any(|&c| c & HELD != 0)
+}
+
 /// The volume target after a chunk whose feed left its entries' `heights` (metres·cells): the
-/// start's, what the chunk fed, and back what drains and troughs could not take. Water also
-/// crosses open and river sides, which the target does not follow.
+/// start's, what the chunk fed, back what drains and troughs could not take, and what the held
+/// cells gained. Water also crosses open and river sides, which the target does not follow.
 pub fn fed_target(input: &ChunkInput, heights: &[f32]) -> f64 {
-    input.target + input.rain.total + shortfall(&input.rain.heights, heights)
+    let rain = &input.rain;
+    input.target + rain.total + unasked(&rain.cells, &rain.heights, heights)
 }

@@ -22,11 +22,12 @@ pub mod state;
 use crate::models::{Feature, Model};
 
 /// The shallow-water model as the engine sees it. Sources, drains, hydrographs, rain, rainfall
-/// and wave makers' line sources fall after the substeps (`sw_feed`); air pressure lifts surface
-/// and ground alike in the stencil (`cpu::shallow_water::lift`). `Water` runs it in a host's
+/// wave makers' line sources and held heights fall after the substeps (`sw_feed`); air pressure lifts surface
+/// and ground alike in the stencil (`cpu::shallow_water::lift`); damping is a linear drag on the
+/// discharges, implicit with Manning's (`setup::drag_rate`). `Water` runs it in a host's
 /// frame (`src/water/shallow_water.rs`, with `gpu/sw_water.rs`'s edits and velocity field), and
 /// so the browser: its pipelines bind at most 9 storage buffers, within the web's 10. Not built
-/// yet: bodies, held-height sources, ghost sides, regions (it conserves by construction), spray
+/// yet: bodies, ghost sides, regions (it conserves by construction), spray
 /// and overhangs.
 pub struct ShallowWater;
 
@@ -42,10 +43,12 @@ impl Model for ShallowWater {
         &[
             Sources,
             Hydrographs,
+            HeldSources,
             Rain,
             Rainfall,
             Infiltration,
             AirPressure,
+            Damping,
             WaveMakers,
             Friction,
             FrictionMap,

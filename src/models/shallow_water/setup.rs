@@ -25,7 +25,7 @@ pub const SW_TARGET: f32 = 0.3;
 /// Steps per submit at most: the Courant number is checked between submits.
 pub const SW_CHUNK: u32 = 16;
 
-/// Mirror of WGSL `SwParams` (sw_common.wgsl), 80 bytes.
+/// Mirror of WGSL `SwParams` (sw_common.wgsl), 96 bytes.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct SwParams {
@@ -68,6 +68,12 @@ pub struct SwParams {
     pub infiltration: u32,
     /// Where its three parameter planes start in the ground buffer (after the friction map's).
     pub soil_at: u32,
+    /// `physics.damping` as a drag on the discharges, 1/s (`drag_rate`); 0 without.
+    pub drag: f32,
+    /// `physics.damping_map`: the word of the ground buffer where each cell's drag starts (after
+    /// the soil's planes); 0 without: every cell takes `drag`.
+    pub drag_at: u32,
+    pub _pad: [u32; 2],
 }
 
 /// Mirror of WGSL `SwSlot` (shallow_water.wgsl): one step's index within its submit and the
@@ -109,6 +115,20 @@ pub struct SwSetup {
     pub friction: Vec<f32>,
     /// `[infiltration]`'s three parameter planes (empty without).
     pub soil: Vec<f32>,
+    /// `physics.damping_map`: each cell's drag, 1/s (empty without: `SwParams::drag` everywhere).
+    pub drag: Vec<f32>,
+}
+
+/// Kass & Miller's τ (`physics.damping`, the share of a wave's per-step change lost per step of
+/// `dt`) as a linear drag on the discharges, r = −ln(1 − τ)/dt per second, so a long wave decays
+/// at r/2 = −ln(1 − τ)/(2·dt) per second, as it does on the height field at the same τ (the
+/// damped wave equation η_tt + r·η_t = c²·∇²η). τ = 1 (all lost) is a drag of 1e30/s: the
+/// implicit stage stops the water (q/(1 + dt·r)) without an infinity in the buffer.
+pub fn drag_rate(keep: f64, dt: f64) -> f32 {
+    if keep <= 0.0 {
+        return 1e30;
+    }
+    (-keep.ln() / dt) as f32
 }
 
 /// The most Manning's n a map may hold, s/m^(1/3): 10× the roughest floodplain in Chow's tables
@@ -211,6 +231,11 @@ impl SwSetup {
         let sides = scene.boundary.sides();
         let friction = friction_map(scene)?;
         let soil = crate::engine::infiltration::soil(scene)?.unwrap_or_default();
+        let dt = scene.time.dt;
+        let drag: Vec<f32> = crate::engine::params::damping_keep(scene)?
+            .iter()
+            .map(|&keep| drag_rate(keep as f64, dt))
+            .collect();
         let cells = scene.grid.nx * scene.grid.ny;
         // The stages' ground: the ground, the air-pressure head with patches, then n² with a map.
         let air_at = if scene.pressure.is_empty() { 0 } else { cells };
@@ -241,6 +266,12 @@ impl SwSetup {
                 0 => 0,
                 _ => cells + air_at + friction.len() as u32,
             },
+            drag: drag_rate(1.0 - scene.physics.damping, dt),
+            drag_at: match drag.is_empty() {
+                true => 0,
+                false => cells + air_at + (friction.len() + soil.planes.len()) as u32,
+            },
+            _pad: [0; 2],
         };
         Ok(SwSetup {
             base,
@@ -249,6 +280,7 @@ impl SwSetup {
             rivers: crate::models::shallow_water::rivers::Rivers::new(scene, reference)?,
             friction,
             soil: soil.planes,
+            drag,
         })
     }
 
@@ -271,15 +303,16 @@ impl SwSetup {
     }
 }
 
-/// The ground as the stages read it (`SwParams::air_at`, `friction_at`, `soil_at`): the ground;
-/// with `[[pressure]]` patches, room for each step's air-pressure head (`pressure.wgsl` writes
-/// it); with `[friction] map`, each cell's n²; with `[infiltration]`, its three parameter planes.
+/// The ground as the stages read it (`SwParams::air_at`, `friction_at`, `soil_at`, `drag_at`):
+/// the ground; with `[[pressure]]` patches, room for each step's air-pressure head
+/// (`pressure.wgsl` writes it); with `[friction] map`, each cell's n²; with `[infiltration]`, its
+/// three parameter planes; with `physics.damping_map`, each cell's drag.
 pub fn stage_ground(ground: &[f32], patches: u32, sw: &SwSetup) -> Vec<f32> {
     let air = match patches {
         0 => Vec::new(),
         _ => vec![0.0; ground.len()],
     };
-    [ground, &air, &sw.friction, &sw.soil].concat()
+    [ground, &air, &sw.friction, &sw.soil, &sw.drag].concat()
 }
 
 /// Substeps for water `max_depth` deep at rest: 2·sqrt(g·d)·dt/dx within `SW_TARGET`.
@@ -341,7 +374,9 @@ mod tests {
                 air_at,
                 friction_at,
                 infiltration,
-                soil_at
+                soil_at,
+                drag,
+                drag_at
             }),
         );
         check_mirror("SwSlot", size_of::<SwSlot>(), fields!(SwSlot { index, sides }));

@@ -36,6 +36,8 @@ pub struct CpuPipes {
     ground: Vec<f32>,
     wet_depth: f32,
     summary: Vec<crate::summary::SummaryCell>,
+    /// `[[pressure]]` patches per step (0 without).
+    patches: usize,
 }
 
 impl CpuPipes {
@@ -54,6 +56,9 @@ impl CpuPipes {
         );
         let feed = setup.columns.feed(setup.scene, setup.params.substeps);
         let mut state = PipeState::new(setup.columns, feed);
+        if setup.pressure_patches > 0 {
+            state.air = vec![0.0; state.columns()];
+        }
         crate::models::pipes::stencil::start_moving(&params, &mut state, &setup.columns.velocity);
         let summary = setup.summary.map_or(Vec::new(), |wet| {
             crate::summary::initial(&state::surface(&params, &state), setup.ground, wet)
@@ -100,6 +105,7 @@ impl CpuPipes {
             ground: setup.ground.to_vec(),
             wet_depth: setup.summary.unwrap_or(0.0),
             summary,
+            patches: setup.pressure_patches as usize,
         }
     }
 }
@@ -129,6 +135,11 @@ impl Solver for CpuPipes {
         for k in 0..steps {
             for pass in self.schedule.step(substeps) {
                 match pass {
+                    Pass::Pressure => {
+                        let n = self.patches;
+                        let patches = &input.pressure[k as usize * n..(k as usize + 1) * n];
+                        crate::engine::cpu::pressure::head(self.params.nx, patches, &mut self.state.air);
+                    }
                     Pass::PipeFlow => pipes::flow_step(&self.params, &mut self.state, self.parallel),
                     Pass::PipeApply => pipes::apply(&self.params, &mut self.state, self.parallel),
                     Pass::Spray => {

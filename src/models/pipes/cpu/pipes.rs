@@ -49,13 +49,15 @@ fn dot(v: [f32; 2]) -> f32 {
     v[0] * v[0] + v[1] * v[1]
 }
 
-/// One end of a pipe: its geometry, head, the pressure on it (units of head) and velocity.
+/// One end of a pipe: its geometry, head, the pressure on it (units of head), velocity and the
+/// air's head on it (m).
 #[derive(Clone, Copy)]
 struct End {
     g: [i32; 2],
     h: i32,
     p: i32,
     v: [f32; 2],
+    air: f32,
 }
 
 /// The external pressure on a cell (pipes.wgsl `pressure`): the spray's impacts on a top cell.
@@ -67,13 +69,37 @@ fn pressure(g: [i32; 2], feed: [i32; 4]) -> i32 {
     }
 }
 
+/// Twin of `air_on`: the air's head on a cell, m: its column's on a top cell (the one open to the
+/// sky), 0 under a solid or without patches.
+fn air_on(p: &PipeParams, g: [i32; 2], air: &[f32], c: usize) -> f32 {
+    if p.air == 0 || g[1] != SKY {
+        return 0.0;
+    }
+    air[c]
+}
+
+/// Twin of `lost`: the share of its velocity a column's pipes lose per substep to the damping
+/// (`physics.damping` and its map), kept in its feed's fourth word.
+pub fn lost(feed: [i32; 4]) -> f32 {
+    f32::from_bits(feed[3] as u32)
+}
+
+/// The velocity a pipe between two columns keeps per substep beside the seed's friction: 1 −
+/// the mean of their losses, the same for both copies of the pipe (1 exactly without damping).
+pub fn kept(lost_a: f32, lost_b: f32) -> f32 {
+    1.0 - 0.5 * (lost_a + lost_b)
+}
+
 #[allow(clippy::too_many_arguments)]
-fn pipe_velocity(p: &PipeParams, old: f32, k: usize, a: End, b: End) -> f32 {
+fn pipe_velocity(p: &PipeParams, old: f32, keep: f32, k: usize, a: End, b: End) -> f32 {
     let sill = a.g[0].max(b.g[0]);
     let top = a.g[1].min(b.g[1]);
-    let push = p.g_quantum * a.h.wrapping_add(a.p).wrapping_sub(b.h.wrapping_add(b.p)) as f32
+    let mut push = p.g_quantum * a.h.wrapping_add(a.p).wrapping_sub(b.h.wrapping_add(b.p)) as f32
         + p.dynamic * (dot(a.v) - dot(b.v));
-    let mut v = p.friction * old + dt_l(p, k) * push;
+    if p.air != 0 {
+        push += p.gravity * (a.air - b.air);
+    }
+    let mut v = (p.friction * keep) * old + dt_l(p, k) * push;
     let wet = (if v > 0.0 { a.h } else { b.h }).min(top) - sill;
     if wet > 0 && p.manning > 0.0 {
         v = manning(p, v, old, wet);
@@ -98,14 +124,16 @@ fn wet_height(v: f32, a: End, b: End) -> i32 {
 
 /// A pipe's far end: a cell's geometry, head and velocity, or the ghost's; None past the last
 /// used layer.
-fn far_end(p: &PipeParams, s: &Shared, far: Far, b: usize, lowest: [i32; 2], own: [f32; 2]) -> Option<End> {
+/// A ghost takes `own`'s velocity and air (no push across the side).
+fn far_end(p: &PipeParams, s: &Shared, far: Far, b: usize, lowest: [i32; 2], own: End) -> Option<End> {
     let l = p.layers as usize;
     match far {
         Far::Ghost(side) => (b == 0).then(|| End {
             g: ghost_geometry(lowest),
             h: ghost_head(p, lowest, side),
             p: 0,
-            v: own,
+            v: own.v,
+            air: own.air,
         }),
         Far::Cell(q) => {
             let g = s.geometry[q * l + b];
@@ -114,6 +142,7 @@ fn far_end(p: &PipeParams, s: &Shared, far: Far, b: usize, lowest: [i32; 2], own
                 h: head(p, g, s.water[q * l + b]),
                 p: pressure(g, s.feed[q]),
                 v: s.vel[q * l + b],
+                air: air_on(p, g, s.air, q),
             })
         }
         Far::Nothing => None,
@@ -126,6 +155,7 @@ struct Shared<'a> {
     water: &'a [u32],
     vel: &'a [[f32; 2]],
     feed: &'a [[i32; 4]],
+    air: &'a [f32],
 }
 
 /// `flow_step` for column `c`: its pipes' velocities (`flow`, its run of pipes), what it gives
@@ -145,23 +175,33 @@ fn flow_column(p: &PipeParams, s: &Shared, c: usize, flow: &mut [f32], given: &m
             h: head(p, ga, wa),
             p: pressure(ga, s.feed[c]),
             v: s.vel[c * l + a],
+            air: air_on(p, ga, s.air, c),
         };
         let mut sum = 0.0f32;
         let mut exact = 0u32;
+        let lost_a = lost(s.feed[c]);
         for k in 0..8 {
             let far = neighbour(p, i, j, k);
             if far == Far::Nothing {
                 continue;
             }
+            let keep = kept(
+                lost_a,
+                if let Far::Cell(q) = far {
+                    lost(s.feed[q])
+                } else {
+                    lost_a
+                },
+            );
             for b in 0..l {
-                let Some(end_b) = far_end(p, s, far, b, lowest, end_a.v) else {
+                let Some(end_b) = far_end(p, s, far, b, lowest, end_a) else {
                     break;
                 };
                 if ga[1].min(end_b.g[1]) <= ga[0].max(end_b.g[0]) {
                     continue;
                 }
                 let at = slot(p, k, a, b);
-                let v = pipe_velocity(p, flow[at], k, end_a, end_b);
+                let v = pipe_velocity(p, flow[at], keep, k, end_a, end_b);
                 flow[at] = v;
                 let mut t = 0u32;
                 if v > 0.0 {
@@ -245,12 +285,14 @@ fn apply_column(
                                 h: ghost_head(p, lowest, side),
                                 p: 0,
                                 v: [0.0; 2],
+                                air: 0.0,
                             };
                             let own = End {
                                 g: ga,
                                 h: ha,
                                 p: 0,
                                 v: [0.0; 2],
+                                air: 0.0,
                             };
                             let t = tentative(p, -u, wet_height(u, own, ghost), k);
                             inn = inn.wrapping_add(t);
@@ -317,6 +359,7 @@ pub fn flow_step(p: &PipeParams, s: &mut PipeState, parallel: bool) {
         water: &s.water,
         vel: &s.vel,
         feed: &s.feed,
+        air: &s.air,
     };
     let flow_work = |(c, ((flow, given), scale)): (usize, FlowRun)| flow_column(p, &shared, c, flow, given, scale);
     let columns = s

@@ -34,6 +34,8 @@ pub struct GpuPipes {
     spray: Option<(SprayParams, SprayBuffers, Spray)>,
     /// The rain's pass, where the scene rains.
     rain: Option<crate::models::pipes::gpu::pipe_rain::PipeRain>,
+    /// `[[pressure]]`: each step's air-pressure head per column (None: no patches).
+    pressure: Option<crate::engine::gpu::pressure::Pressure>,
     /// `[output] summary`: the flood maps' fold over the columns' surface, the maps, and the
     /// step slots' bind group it reads.
     summary: Option<(crate::engine::gpu::summary::Summary, wgpu::Buffer, wgpu::BindGroup)>,
@@ -73,6 +75,11 @@ impl GpuPipes {
             );
         }
         let pipes = Pipes::new(device, &buffers, params.columns);
+        let pressure = (setup.pressure_patches > 0).then(|| {
+            let grid = [params.nx, params.ny];
+            let (slots, _) = pipes.slots();
+            crate::engine::gpu::pressure::Pressure::new(device, grid, &buffers.air, slots, setup.pressure_patches, 0)
+        });
         let spray = setup.spray().map(|p| {
             let b = SprayBuffers::new(device, &p);
             let passes = Spray::new(device, &b, &buffers, &p);
@@ -122,6 +129,7 @@ impl GpuPipes {
             eta_readback,
             spray,
             rain,
+            pressure,
             summary,
             ground: setup.ground.to_vec(),
             query: None,
@@ -145,7 +153,11 @@ impl GpuPipes {
         substeps: u32,
         first_step: u64,
         rain: &crate::engine::rain::RainChunk,
+        pressure: &[crate::engine::pressure::Patch],
     ) {
+        if let Some(air) = &self.pressure {
+            air.stage(encoder, pressure);
+        }
         if let Some(pass) = &mut self.rain {
             let units = self.columns.rain_units(&rain.heights);
             pass.stage(&self.device, encoder, rain, &units);
@@ -169,6 +181,10 @@ impl GpuPipes {
         for step in 0..steps {
             for p in self.schedule.step(substeps) {
                 match p {
+                    Pass::Pressure => {
+                        let air = self.pressure.as_ref().expect("the schedule presses only with patches");
+                        air.record(&mut pass, self.pipes.slots().1, step * self.buffers.slot_stride);
+                    }
                     Pass::PipeFlow => self.pipes.flow(&mut pass),
                     Pass::PipeApply => self.pipes.apply(&mut pass),
                     Pass::Probe => self
@@ -380,7 +396,14 @@ impl Solver for GpuPipes {
         let mut encoder = self.device.create_command_encoder(&Default::default());
         // The chunk reports what the sources, drains and sides made during it.
         encoder.clear_buffer(&self.buffers.exchange, 0, None);
-        self.record_chunk(&mut encoder, steps, substeps, input.first_step, &input.rain);
+        self.record_chunk(
+            &mut encoder,
+            steps,
+            substeps,
+            input.first_step,
+            &input.rain,
+            &input.pressure,
+        );
         self.report(encoder, steps)
     }
 

@@ -23,6 +23,8 @@ pub struct PipeBuffers {
     pub vel: wgpu::Buffer,
     pub feed: wgpu::Buffer,
     pub exchange: wgpu::Buffer,
+    /// Per column: the step's air-pressure head (`[[pressure]]`; one unread word without).
+    pub air: wgpu::Buffer,
     pub eta: wgpu::Buffer,
     pub probe_cells: wgpu::Buffer,
     pub history: wgpu::Buffer,
@@ -108,6 +110,12 @@ impl PipeBuffers {
             vel: zeroed_buffer(device, "pipe velocity", largest[2].1, storage),
             feed: filled_buffer(device, "pipe feed", bytemuck::cast_slice(&state.feed), storage),
             exchange: zeroed_buffer(device, "pipe exchange", (n * 8) as u64, storage),
+            air: zeroed_buffer(
+                device,
+                "pipe air head",
+                if p.air != 0 { (n * 4) as u64 } else { 4 },
+                storage,
+            ),
             eta: zeroed_buffer(device, "pipe surface", (n * 4) as u64, storage),
             // Never empty: a binding cannot be zero bytes.
             probe_cells: filled_buffer(
@@ -138,6 +146,7 @@ pub struct Pipes {
     totals: wgpu::ComputePipeline,
     step_group: wgpu::BindGroup,
     view_group: wgpu::BindGroup,
+    slot_layout: wgpu::BindGroupLayout,
     slot_group: wgpu::BindGroup,
     groups: (u32, u32),
 }
@@ -145,8 +154,8 @@ pub struct Pipes {
 impl Pipes {
     pub fn new(device: &wgpu::Device, b: &PipeBuffers, columns: u32) -> Pipes {
         let module = crate::engine::gpu::shaders::module(device, "pipes.wgsl", crate::engine::gpu::shaders::PIPES);
-        // flow_step and apply: the state; surface, probe and totals: the view (read-only state
-        // and the outputs). Each layout stays within 8 storage buffers (WebGPU's default).
+        // flow_step and apply: the state (9 storage buffers with the air's head); surface, probe
+        // and totals: the view (read-only state and the outputs). Each within the web's 10.
         let bindings = crate::wgsl::pipes::BINDINGS;
         let step_layout = reflected_layout(device, "pipes step", bindings, &["flow_step", "apply"], 0);
         let view_layout = reflected_layout(device, "pipes view", bindings, &["surface", "probe", "totals"], 0);
@@ -165,6 +174,7 @@ impl Pipes {
                 (6, &b.vel),
                 (7, &b.feed),
                 (8, &b.exchange),
+                (9, &b.air),
             ],
         );
         let view_group = bind_group_at(
@@ -194,9 +204,16 @@ impl Pipes {
             totals: pipeline(device, &module, &[&view_layout], "totals"),
             step_group,
             view_group,
+            slot_layout,
             slot_group,
             groups: linear_groups(columns.div_ceil(WG), max),
         }
+    }
+
+    /// The step slots' layout and bind group (a `StepSlot` per step of a chunk), for the passes
+    /// beside the pipes' own that read them (the air pressure's).
+    pub fn slots(&self) -> (&wgpu::BindGroupLayout, &wgpu::BindGroup) {
+        (&self.slot_layout, &self.slot_group)
     }
 
     /// Records the flow pass alone.

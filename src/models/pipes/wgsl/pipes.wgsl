@@ -48,6 +48,12 @@ struct PipeParams {
     dynamic: f32,
     // physics.manning: g·n²·dt, the semi-implicit Manning term's weight (0 without).
     manning: f32,
+    // 1 with [[pressure]] patches: the flow reads each top cell's air-pressure head (`air`).
+    air: u32,
+    // g: the air's head, in metres, times it is its push.
+    gravity: f32,
+    _pad0: u32,
+    _pad1: u32,
 }
 
 const PIPES_PER_LAYER_PAIR: u32 = 8u;
@@ -72,9 +78,13 @@ const TO_NOTHING: u32 = 2u;
 @group(0) @binding(5) var<storage, read_write> scale: array<f32>;
 @group(0) @binding(6) var<storage, read_write> vel: array<vec2<f32>>;
 // Per column: (units per substep its sources give, the height it holds or NO_HOLD, the spray's
-// impact pressure on its top cell in units of head, 0).
+// impact pressure on its top cell in units of head, the share of its pipes' velocity the damping
+// takes a substep as f32 bits: `lost`).
 @group(0) @binding(7) var<storage, read> feed: array<vec4<i32>>;
 @group(0) @binding(8) var<storage, read_write> exchange: array<Exchange>;
+// Per column: this step's air-pressure head p/(ρ·g) on its top cell, m (pressure.wgsl writes it
+// before the substeps; unread without patches).
+@group(0) @binding(9) var<storage, read> air: array<f32>;
 // surface, probe, totals: the same buffers under the view layout.
 @group(0) @binding(11) var<storage, read> view_geometry: array<vec2<i32>>;
 @group(0) @binding(12) var<storage, read> view_water: array<u32>;
@@ -175,15 +185,40 @@ fn pressure(g: vec2<i32>, c: u32) -> i32 {
     return select(0, feed[c].z, g.y == SKY);
 }
 
-// The new velocity of pipe (k, a, b) from its old one and the two ends (heads ha, hb; pa, pb the
-// pressures on them); 0 where no water can pass.
-fn pipe_velocity(old: f32, k: u32, ga: vec2<i32>, ha: i32, pa: i32, va: vec2<f32>, gb: vec2<i32>, hb: i32, pb: i32, vb: vec2<f32>) -> f32 {
+// Twin: `pipes::air_on`. The air's head on a cell, m: its column's on a top cell (the one open
+// to the sky), 0 under a solid or without patches.
+fn air_on(g: vec2<i32>, c: u32) -> f32 {
+    if pp.air == 0u || g.y != SKY {
+        return 0.0;
+    }
+    return air[c];
+}
+
+// Twin: `pipes::lost`. The share of its velocity column c's pipes lose per substep to the
+// damping (physics.damping and its map): its feed's fourth word.
+fn lost(c: u32) -> f32 {
+    return bitcast<f32>(feed[c].w);
+}
+
+// Twin: `pipes::kept`. What a pipe between two columns keeps per substep beside the seed's
+// friction: 1 − the mean of their losses, alike for both copies of the pipe (1 without damping).
+fn kept(lost_a: f32, lost_b: f32) -> f32 {
+    return 1.0 - 0.5 * (lost_a + lost_b);
+}
+
+// The new velocity of pipe (k, a, b) from its old one, what it keeps of it beside the friction,
+// and the two ends (heads ha, hb; pa, pb the pressures on them; aa, ab the air's heads, m); 0
+// where no water can pass.
+fn pipe_velocity(old: f32, keep: f32, k: u32, ga: vec2<i32>, ha: i32, pa: i32, va: vec2<f32>, aa: f32, gb: vec2<i32>, hb: i32, pb: i32, vb: vec2<f32>, ab: f32) -> f32 {
     let sill = max(ga.x, gb.x);
     let top = min(ga.y, gb.y);
-    // The seed's eq.: η = f·η₀ + Δt·(Q_head − Q_tail)/(ρ·l), Q/ρ = g·h + v²/2 + E/ρ (air pressure
-    // cancels).
-    let push = pp.g_quantum * f32((ha + pa) - (hb + pb)) + pp.dynamic * (dot(va, va) - dot(vb, vb));
-    var v = pp.friction * old + dt_l(k) * push;
+    // The seed's eq.: η = f·η₀ + Δt·(Q_head − Q_tail)/(ρ·l), Q/ρ = g·h + v²/2 + E/ρ (a uniform air
+    // pressure cancels; `[[pressure]]` patches add g·(a_head − a_tail), antisymmetric as the rest).
+    var push = pp.g_quantum * f32((ha + pa) - (hb + pb)) + pp.dynamic * (dot(va, va) - dot(vb, vb));
+    if pp.air != 0u {
+        push = push + pp.gravity * (aa - ab);
+    }
+    var v = (pp.friction * keep) * old + dt_l(k) * push;
     let wet = min(select(hb, ha, v > 0.0), top) - sill;
     if wet > 0 && pp.manning > 0.0 {
         v = manning(v, old, wet);
@@ -226,18 +261,23 @@ fn flow_step(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgro
         let ha = head(ga, wa);
         let pa = pressure(ga, c);
         let va = vel[a * n + c];
+        let aa = air_on(ga, c);
         var sum = 0.0;
         var exact = 0u;
+        let lost_a = lost(c);
         for (var k = 0u; k < 8u; k++) {
             let far = neighbour(i, j, k);
             if far.x == TO_NOTHING {
                 continue;
             }
+            let keep = kept(lost_a, select(lost_a, lost(far.y), far.x == TO_CELL));
             for (var b = 0u; b < pp.layers; b++) {
                 var gb: vec2<i32>;
                 var hb: i32;
                 var pb = 0;
                 var vb = va;
+                // A ghost stands under its column's air: no push across the side.
+                var ab = aa;
                 if far.x == TO_GHOST {
                     if b > 0u {
                         break;
@@ -252,12 +292,13 @@ fn flow_step(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgro
                     hb = head(gb, water[b * n + far.y]);
                     pb = pressure(gb, far.y);
                     vb = vel[b * n + far.y];
+                    ab = air_on(gb, far.y);
                 }
                 if min(ga.y, gb.y) <= max(ga.x, gb.x) {
                     continue;
                 }
                 let p = pipe(k, a, b, c);
-                let v = pipe_velocity(flow[p], k, ga, ha, pa, va, gb, hb, pb, vb);
+                let v = pipe_velocity(flow[p], keep, k, ga, ha, pa, va, aa, gb, hb, pb, vb, ab);
                 flow[p] = v;
                 var t = 0u;
                 if v > 0.0 {

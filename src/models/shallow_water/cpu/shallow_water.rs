@@ -419,21 +419,28 @@ pub fn courant(p: &SwParams, eta: f32, b: f32, qx: f32, qy: f32) -> f32 {
     (u.abs() + v.abs() + 2.0 * (p.g * h).sqrt()) * p.dt * p.inv_dx
 }
 
-/// Twin of `friction_of`: cell c's Manning n², its map's (in the stages' ground, from
-/// `p.friction_at`) or the scene's one value.
-pub fn friction_of(p: &SwParams, ground: &[f32], c: usize) -> f32 {
-    match p.friction_at {
+/// Twin of `friction_of`: cell c's friction, Manning's n² (its map's, in the stages' ground
+/// from `p.friction_at`, or the scene's one value) and the damping's linear drag in 1/s (its
+/// map's from `p.drag_at`, or the scene's).
+pub fn friction_of(p: &SwParams, ground: &[f32], c: usize) -> [f32; 2] {
+    let n2 = match p.friction_at {
         0 => p.n2,
         at => ground[at as usize + c],
-    }
+    };
+    let drag = match p.drag_at {
+        0 => p.drag,
+        at => ground[at as usize + c],
+    };
+    [n2, drag]
 }
 
 /// One Euler stage of a cell at `dt` from (eta, qx, qy) with `rate`, then the dry-cell rule and
-/// the implicit friction: the cell's new (eta, qx, qy), and the surface it is owed beyond it, for
-/// the carry: what rounding the sum lost (TwoSum's error), and where the cell ends dry what the
-/// dry-cell rule gave it (negative). A trickle into a dry cell under half its ground's ulp is
-/// owed, not lost: dropped, it took 1e-4 of a settling floodplain's water in 20 hours.
-pub fn euler(p: &SwParams, b: f32, n2: f32, cell: [f32; 3], rate: [f32; 3]) -> ([f32; 3], f32) {
+/// the implicit friction (`friction`: n² and the drag, one factor): the cell's new (eta, qx, qy),
+/// and the surface it is owed beyond it, for the carry: what rounding the sum lost (TwoSum's
+/// error), and where the cell ends dry what the dry-cell rule gave it (negative). A trickle into
+/// a dry cell under half its ground's ulp is owed, not lost: dropped, it took 1e-4 of a settling
+/// floodplain's water in 20 hours.
+pub fn euler(p: &SwParams, b: f32, friction: [f32; 2], cell: [f32; 3], rate: [f32; 3]) -> ([f32; 3], f32) {
     let (sum, lost) = two_sum(cell[0], p.dt * rate[0]);
     let eta = sum.max(b);
     let h = eta - b;
@@ -441,10 +448,14 @@ pub fn euler(p: &SwParams, b: f32, n2: f32, cell: [f32; 3], rate: [f32; 3]) -> (
         return ([eta, 0.0, 0.0], (sum - eta) + lost);
     }
     let (mut qx, mut qy) = (cell[1] + p.dt * rate[1], cell[2] + p.dt * rate[2]);
-    if n2 > 0.0 {
+    // Without a drag the factor is 1 + 0 = 1 exactly, so Manning's alone keeps its bits.
+    let mut keep = 1.0 + p.dt * friction[1];
+    if friction[0] > 0.0 {
         let (u, v) = (velocity(qx, h, p.film), velocity(qy, h, p.film));
         let speed = (u * u + v * v).sqrt();
-        let keep = 1.0 + p.dt * p.g * n2 * speed / h.max(p.film).powf(4.0 / 3.0);
+        keep += p.dt * p.g * friction[0] * speed / h.max(p.film).powf(4.0 / 3.0);
+    }
+    if keep != 1.0 {
         qx /= keep;
         qy /= keep;
     }

@@ -114,12 +114,37 @@ pub fn infiltrate(p: &SwParams, ground: &[f32], stages: &[f32], share: &[f32], h
     }
 }
 
+/// Twin of `hold_cell`'s arithmetic: a cell over ground `b` holding `cell` holds `level` (− ref;
+/// its ground where that is below). Returns the cell after, and what it gained (negative: gave);
+/// the surface's rounding goes to the carry, so surface + carry moves by exactly that.
+pub fn held(b: f32, cell: Fed, level: f32) -> (Fed, f32) {
+    let [e, qx, qy, carry] = cell;
+    let target = level.max(b);
+    let (gained, lost) = two_sum(target, -e);
+    let carry = carry - lost;
+    if target <= b {
+        return ([target, 0.0, 0.0, carry], gained);
+    }
+    ([target, qx, qy, carry], gained)
+}
+
+/// Twin of `hold_cell`: cell `c` of `s` holds `level`; returns what it gained.
+pub fn hold_cell(ground: &[f32], s: &mut SwState, c: usize, level: f32) -> f32 {
+    let (out, gained) = held(ground[c], [s.eta[c], s.qx[c], s.qy[c], s.carry[c]], level);
+    [s.eta[c], s.qx[c], s.qy[c], s.carry[c]] = out;
+    gained
+}
+
 /// Twin of `drops`: step `step`'s entries of `cells` and `heights`; a negative entry's height is
-/// replaced by what its cell could not give.
+/// replaced by what its cell could not give, a held entry's (`HELD` in its cell word: its height
+/// the level) by what its cell gained.
 pub fn drops(ground: &[f32], step: &RainStep, cells: &[u32], heights: &mut [f32], s: &mut SwState) {
+    use crate::wgsl::sw_feed::HELD;
     let run = step.start as usize..(step.start + step.count) as usize;
     for (&c, h) in cells[run.clone()].iter().zip(&mut heights[run]) {
-        if *h > 0.0 {
+        if c & HELD != 0 {
+            *h = hold_cell(ground, s, (c & !HELD) as usize, *h);
+        } else if *h > 0.0 {
             feed_cell(ground, s, c as usize, *h);
         } else if *h < 0.0 {
             *h = feed_cell(ground, s, c as usize, *h);

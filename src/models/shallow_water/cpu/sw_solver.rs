@@ -58,12 +58,13 @@ impl CpuSw {
         let summary = setup
             .summary
             .map_or(Vec::new(), |wet| crate::summary::initial(&state.eta, setup.ground, wet));
+        // Without patches or a map the stages read `ground` itself.
+        let no_maps = sw.friction.is_empty() && sw.soil.is_empty() && sw.drag.is_empty();
         CpuSw {
             params: sw.params(setup.params.substeps),
             setup: sw.clone(),
             ground: setup.ground.to_vec(),
-            // Without patches or a friction map the stages read `ground` itself.
-            forced: match (setup.pressure_patches, sw.friction.is_empty() && sw.soil.is_empty()) {
+            forced: match (setup.pressure_patches, no_maps) {
                 (0, true) => Vec::new(),
                 (n, _) => crate::models::shallow_water::setup::stage_ground(setup.ground, n, sw),
             },

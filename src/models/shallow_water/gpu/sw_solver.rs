@@ -295,7 +295,11 @@ impl GpuSw {
     /// could not give): the bytes to map after the submit, 0 when none was (the others are as
     /// the chunk brought them).
     fn stage_fed_heights(&mut self, encoder: &mut wgpu::CommandEncoder, rain: &crate::engine::rain::RainChunk) -> u64 {
-        let Some(feed) = self.feed.as_ref().filter(|_| rain.heights.iter().any(|&h| h < 0.0)) else {
+        let Some(feed) = self
+            .feed
+            .as_ref()
+            .filter(|_| crate::models::shallow_water::books::needs_back(rain))
+        else {
             return 0;
         };
         let bytes = rain.heights.len() as u64 * 4;

@@ -399,17 +399,23 @@ fn courant(eta: f32, b: f32, qx: f32, qy: f32) -> f32 {
     return (abs(u) + abs(v) + 2.0 * sqrt(p.g * h)) * p.dt * p.inv_dx;
 }
 
-// Cell c's Manning n²: its map's, or the scene's one value.
-fn friction_of(c: u32) -> f32 {
-    if p.friction_at == 0u {
-        return p.n2;
+// Cell c's friction: Manning's n² (its map's, or the scene's one value) and the damping's
+// linear drag in 1/s (its map's, or the scene's).
+fn friction_of(c: u32) -> vec2<f32> {
+    var f = vec2<f32>(p.n2, p.drag);
+    if p.friction_at != 0u {
+        f.x = ground[p.friction_at + c];
     }
-    return ground[p.friction_at + c];
+    if p.drag_at != 0u {
+        f.y = ground[p.drag_at + c];
+    }
+    return f;
 }
 
 // One Euler stage: the new (eta, qx, qy) and, in w, the surface the cell is owed beyond it
 // (twin: `euler`): what rounding the sum lost, and where it ends dry what the dry-cell rule gave.
-fn euler(b: f32, n2: f32, cell: vec3<f32>, rate: vec3<f32>) -> vec4<f32> {
+// `friction`: n² and the drag, both implicit in one factor.
+fn euler(b: f32, friction: vec2<f32>, cell: vec3<f32>, rate: vec3<f32>) -> vec4<f32> {
     let sum = sum_exact(cell.x, p.dt * rate.x);
     let eta = max(sum.x, b);
     let h = eta - b;
@@ -418,11 +424,14 @@ fn euler(b: f32, n2: f32, cell: vec3<f32>, rate: vec3<f32>) -> vec4<f32> {
     }
     var qx = cell.y + p.dt * rate.y;
     var qy = cell.z + p.dt * rate.z;
-    if n2 > 0.0 {
+    var keep = 1.0 + p.dt * friction.y;
+    if friction.x > 0.0 {
         let u = velocity(qx, h, p.film);
         let v = velocity(qy, h, p.film);
         let speed = sqrt(u * u + v * v);
-        let keep = 1.0 + p.dt * p.g * n2 * speed / pow(max(h, p.film), 4.0 / 3.0);
+        keep = keep + p.dt * p.g * friction.x * speed / pow(max(h, p.film), 4.0 / 3.0);
+    }
+    if keep != 1.0 {
         qx = qx / keep;
         qy = qy / keep;
     }

@@ -30,6 +30,12 @@ struct SwParams {
     // parameter planes start in `ground`.
     infiltration: u32,
     soil_at: u32,
+    // physics.damping as a drag on the discharges (1/s), and physics.damping_map: where each
+    // cell's drag starts in `ground`; 0 without (every cell takes drag).
+    drag: f32,
+    drag_at: u32,
+    _pad0: u32,
+    _pad1: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: SwParams;

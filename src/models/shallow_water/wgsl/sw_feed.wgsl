@@ -10,6 +10,11 @@
 // rainfall: every cell takes the step's rainfall (dense, one thread a cell);
 // drops:    each entry of the step (one thread an entry: no two on a cell).
 //
+// held:     a [[source]] with a height: its cells' entries, flagged HELD in the cell word, carry
+//           the level (− ref) the cell holds; it is set to it (its ground, dry, where the level
+//           is below), and the entry's height is replaced by what the cell gained (negative:
+//           gave), which the host adds to the volume target.
+//
 // Water falls at rest: a cell's discharges stay, so its velocity slows by the depth it gains.
 // What a negative entry (a drain, a maker's trough) takes leaves with its velocity, and never
 // more than the cell holds: the height it could not take is written back over the entry, which
@@ -34,6 +39,8 @@
 @group(2) @binding(1) var<storage, read_write> soil: array<vec4<f32>>;
 
 const RAINFALL_MAP: u32 = 2u;
+// An entry's cell word with this bit holds its level (a held height), not a height to add.
+const HELD: u32 = 0x80000000u;
 
 
 // Twin: `feed_cell`. Cell c takes `want` m (negative: gives); returns what it could not give.
@@ -62,6 +69,24 @@ fn feed_cell(c: u32, want: f32) -> f32 {
     return -want - take;
 }
 
+// Twin: `hold_cell`. Cell c holds the level `level` (− ref), its ground where that is below:
+// returns what it gained (m, negative: gave). The surface is set to the level and the rounding
+// of the change goes to the carry, so surface + carry moves by exactly the height returned. The
+// discharges stay (a reservoir's water flows on), but a cell left dry is at rest.
+fn hold_cell(c: u32, level: f32) -> f32 {
+    let b = ground[c];
+    let e = eta[c];
+    let held = max(level, b);
+    let change = two_sum(held, -e);
+    eta[c] = held;
+    carry[c] = carry[c] - change.y;
+    if held <= b {
+        qx[c] = 0.0;
+        qy[c] = 0.0;
+    }
+    return change.x;
+}
+
 @compute @workgroup_size(256)
 fn rainfall(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let c = gid.x + gid.y * groups.x * 256u;
@@ -83,7 +108,10 @@ fn drops(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let k = step.start + gid.x;
     let h = rain_heights[k];
-    if h > 0.0 {
+    let cell = rain_cells[k];
+    if (cell & HELD) != 0u {
+        rain_heights[k] = hold_cell(cell & ~HELD, h);
+    } else if h > 0.0 {
         _ = feed_cell(rain_cells[k], h);
     } else if h < 0.0 {
         rain_heights[k] = feed_cell(rain_cells[k], h);
