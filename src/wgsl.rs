@@ -192,7 +192,8 @@ mod tests {
                 markers,
                 window_lo,
                 window_hi,
-                bodies
+                bodies,
+                drag
             }),
         );
     }

@@ -304,3 +304,16 @@ pub fn damping_keep(scene: &Scene) -> Result<Vec<f32>> {
     }
     Ok(values.iter().map(|&v| (1.0 - (tau + v)) as f32).collect())
 }
+
+/// Kass & Miller's τ (`physics.damping`, the share of a wave's per-step change lost per step of
+/// `dt`) as a linear drag on a model's velocities (the shallow-water model's discharges, the
+/// Navier-Stokes layer's velocities), r = −ln(1 − τ)/dt per second, so a long wave decays at
+/// r/2 = −ln(1 − τ)/(2·dt) per second, as it does on the height field at the same τ (the damped
+/// wave equation η_tt + r·η_t = c²·∇²η). τ = 1 (all lost) is a drag of 1e30/s: the implicit
+/// division stops the water (q/(1 + dt·r)) without an infinity in a buffer.
+pub fn drag_rate(keep: f64, dt: f64) -> f32 {
+    if keep <= 0.0 {
+        return 1e30;
+    }
+    (-keep.ln() / dt) as f32
+}

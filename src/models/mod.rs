@@ -37,9 +37,10 @@ pub enum Feature {
     Infiltration,
     /// `[[pressure]]`: air-pressure patches on the surface.
     AirPressure,
-    /// `physics.damping` and `physics.damping_map`: Kass & Miller's τ, over the grid and cell by
-    /// cell (a drag on the velocities where the model has them).
+    /// `physics.damping`: Kass & Miller's τ (a drag on the velocities where the model has them).
     Damping,
+    /// `physics.damping_map`: τ cell by cell.
+    DampingMap,
     /// A `"maker"` side and `[boundary.maker]`: waves made at a side.
     WaveMakers,
     /// `"open"`, `"periodic"` and `"absorb"` sides.
@@ -84,7 +85,7 @@ pub enum Feature {
 
 impl Feature {
     /// Every feature, in the order `shoal info --models` prints them.
-    pub const ALL: [Feature; 30] = [
+    pub const ALL: [Feature; 31] = [
         Feature::ImplicitSolver,
         Feature::Bodies,
         Feature::Sources,
@@ -95,6 +96,7 @@ impl Feature {
         Feature::Infiltration,
         Feature::AirPressure,
         Feature::Damping,
+        Feature::DampingMap,
         Feature::WaveMakers,
         Feature::OpenSides,
         Feature::GhostSides,
@@ -129,7 +131,8 @@ impl Feature {
             Feature::Rainfall => "[rainfall]",
             Feature::Infiltration => "[infiltration]",
             Feature::AirPressure => "air pressure ([[pressure]])",
-            Feature::Damping => "damping (physics.damping, damping_map)",
+            Feature::Damping => "damping (physics.damping)",
+            Feature::DampingMap => "physics.damping_map",
             Feature::WaveMakers => "wave makers (\"maker\" sides)",
             Feature::OpenSides => "open, periodic and absorbing sides",
             Feature::GhostSides => "ghost-mean and ghost-slope sides",

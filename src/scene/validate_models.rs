@@ -41,7 +41,7 @@ pub fn requests(scene: &Scene) -> Vec<(Feature, String, String)> {
         ask(Feature::Damping, "physics.damping", "physics.damping");
     }
     if scene.physics.damping_map.is_some() {
-        ask(Feature::Damping, "physics.damping_map", "physics.damping_map");
+        ask(Feature::DampingMap, "physics.damping_map", "physics.damping_map");
     }
     if scene.boundary.maker.is_some() {
         ask(Feature::WaveMakers, "boundary.maker", "a wave maker");

@@ -53,7 +53,8 @@ fn asks(feature: Feature) -> Option<(&'static str, &'static str, bool)> {
             "[[pressure]]\nshape = \"gaussian\"\nradius = 0.3\nstrength = 400.0\nx = 0.8\ny = 0.8\n",
             true,
         ),
-        Feature::Damping => ("damping_map = \"damping.npy\"\n", "", false),
+        Feature::Damping => ("damping = 0.01\n", "", false),
+        Feature::DampingMap => ("damping_map = \"damping.npy\"\n", "", false),
         Feature::WaveMakers => (
             "",
             "[boundary]\nwest = \"maker\"\n[boundary.maker]\nkind = \"sine\"\namplitude = 0.01\nperiod = 0.5\n",

@@ -37,6 +37,7 @@ impl Model for HeightField {
             Infiltration,
             AirPressure,
             Damping,
+            DampingMap,
             WaveMakers,
             OpenSides,
             GhostSides,

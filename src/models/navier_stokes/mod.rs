@@ -17,9 +17,11 @@ pub mod state;
 
 use crate::models::{Feature, Model};
 
-/// The layer as the engine sees it. Not built yet: sources, rain and rainfall, sides other than
-/// walls (its inflow and outflow are its own), the height field's forcing, "regions", flood
-/// maps, edits, queries and `Water` (its substeps follow its flow from one submit to the next).
+/// The layer as the engine sees it. `physics.damping` is a drag on its tentative velocities
+/// (`cpu::navier_stokes` `dragged`). Not built yet: sources, rain and rainfall, sides other than
+/// walls (its inflow and outflow are its own), the height field's other forcing (the damping
+/// map, air pressure), "regions", edits and `Water` (its substeps follow its flow from one
+/// submit to the next).
 pub struct NavierStokes;
 
 impl Model for NavierStokes {
@@ -31,7 +33,7 @@ impl Model for NavierStokes {
     }
     fn features(&self) -> &'static [Feature] {
         use Feature::*;
-        &[Bodies, FloodMaps, Spray, Queries, Probes, Checkpoints, FastCpu]
+        &[Bodies, Damping, FloodMaps, Spray, Queries, Probes, Checkpoints, FastCpu]
     }
     fn ruled_out(&self) -> &'static [(Feature, &'static str)] {
         &[(Feature::ImplicitSolver, super::ADI_IS_KASS_AND_MILLERS)]

@@ -142,6 +142,7 @@ impl NsLayer {
             wave: [0.0; 3],
             markers,
             window,
+            drag: crate::engine::params::drag_rate(1.0 - scene.physics.damping, scene.time.dt),
         };
         let state = NsState::at_rest(&params, &coarse_ground, &coarse_h);
         // The wave forcing's depth defaults to the mean over the wet columns.

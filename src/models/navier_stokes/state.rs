@@ -46,6 +46,9 @@ pub struct NsParams {
     /// The inflow side's faces pump between these heights (relative to the reference level);
     /// the rest of the side is a wall.
     pub window: [f32; 2],
+    /// `physics.damping` as a drag on the velocities, 1/s (`engine::params::drag_rate`): each
+    /// tentative velocity is divided by 1 + dt·drag, so a wave decays as on the height field.
+    pub drag: f32,
 }
 
 /// An inflow over the whole side.
@@ -96,6 +99,7 @@ impl NsParams {
             wave: [0.0; 3],
             markers: false,
             window: WHOLE_SIDE,
+            drag: 0.0,
         }
     }
 

@@ -47,6 +47,7 @@ impl Model for Pipes {
             Infiltration,
             AirPressure,
             Damping,
+            DampingMap,
             OpenSides,
             Friction,
             Velocities,

@@ -49,6 +49,7 @@ impl Model for ShallowWater {
             Infiltration,
             AirPressure,
             Damping,
+            DampingMap,
             WaveMakers,
             Friction,
             FrictionMap,

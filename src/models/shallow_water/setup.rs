@@ -119,17 +119,7 @@ pub struct SwSetup {
     pub drag: Vec<f32>,
 }
 
-/// Kass & Miller's τ (`physics.damping`, the share of a wave's per-step change lost per step of
-/// `dt`) as a linear drag on the discharges, r = −ln(1 − τ)/dt per second, so a long wave decays
-/// at r/2 = −ln(1 − τ)/(2·dt) per second, as it does on the height field at the same τ (the
-/// damped wave equation η_tt + r·η_t = c²·∇²η). τ = 1 (all lost) is a drag of 1e30/s: the
-/// implicit stage stops the water (q/(1 + dt·r)) without an infinity in the buffer.
-pub fn drag_rate(keep: f64, dt: f64) -> f32 {
-    if keep <= 0.0 {
-        return 1e30;
-    }
-    (-keep.ln() / dt) as f32
-}
+pub use crate::engine::params::drag_rate;
 
 /// The most Manning's n a map may hold, s/m^(1/3): 10× the roughest floodplain in Chow's tables
 /// (dense brush, 0.16), far past any calibration.

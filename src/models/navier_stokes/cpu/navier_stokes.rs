@@ -156,7 +156,7 @@ impl Old<'_> {
             + (self.flux(wb, ub, c) - self.flux(wt, c, ut)) / dz;
         let diffuse = p.nu
             * ((ue - 2.0 * c + uw) / (dx * dx) + (un - 2.0 * c + us) / (dx * dx) + (ut - 2.0 * c + ub) / (dz * dz));
-        c + self.dt * (advect + (self.pressure(i - 1, j, k) - self.pressure(i, j, k)) / dx + diffuse)
+        self.dragged(c + self.dt * (advect + (self.pressure(i - 1, j, k) - self.pressure(i, j, k)) / dx + diffuse))
     }
 
     /// The tentative v of interior face (i, j, k), 0 where it does not move or on a side.
@@ -180,7 +180,7 @@ impl Old<'_> {
             + (self.flux(wb, vb, c) - self.flux(wt, c, vt)) / dz;
         let diffuse = p.nu
             * ((ve - 2.0 * c + vw) / (dx * dx) + (vn - 2.0 * c + vs) / (dx * dx) + (vt - 2.0 * c + vb) / (dz * dz));
-        c + self.dt * (advect + (self.pressure(i, j - 1, k) - self.pressure(i, j, k)) / dx + diffuse)
+        self.dragged(c + self.dt * (advect + (self.pressure(i, j - 1, k) - self.pressure(i, j, k)) / dx + diffuse))
     }
 
     /// The tentative w of interior face (i, j, k), 0 where it does not move, at the floor or the
@@ -205,7 +205,18 @@ impl Old<'_> {
             + (self.flux(vs, ws, c) - self.flux(vn, c, wn)) / dx;
         let diffuse = p.nu
             * ((we - 2.0 * c + ww) / (dx * dx) + (wn - 2.0 * c + ws) / (dx * dx) + (wt - 2.0 * c + wb) / (dz * dz));
-        c + self.dt * (advect - p.g + (self.pressure(i, j, k - 1) - self.pressure(i, j, k)) / dz + diffuse)
+        self.dragged(
+            c + self.dt * (advect - p.g + (self.pressure(i, j, k - 1) - self.pressure(i, j, k)) / dz + diffuse),
+        )
+    }
+
+    /// Twin of `dragged`: a tentative velocity under `physics.damping`'s drag, implicit (÷ 1 +
+    /// dt·drag); as it is without damping.
+    fn dragged(&self, v: f32) -> f32 {
+        if self.p.drag == 0.0 {
+            return v;
+        }
+        v / (1.0 + self.dt * self.p.drag)
     }
 
     /// The new u of any face (i, j, k), a side's role applied (`side_velocity`).

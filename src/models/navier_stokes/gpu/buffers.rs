@@ -106,6 +106,9 @@ pub struct NsUniforms {
     pub window_hi: f32,
     /// 1: the scene has bodies (their held volume is not water).
     pub bodies: u32,
+    /// `physics.damping`'s drag, 1/s.
+    pub drag: f32,
+    pub _pad: [u32; 3],
 }
 
 impl NsUniforms {
@@ -154,6 +157,8 @@ impl NsUniforms {
             window_lo: p.window[0],
             window_hi: p.window[1],
             bodies: 0,
+            drag: p.drag,
+            _pad: [0; 3],
         }
     }
 }

@@ -167,7 +167,7 @@ fn new_u(i: i32, j: i32, k: i32) -> f32 {
         + (carried(wb, ub, c) - carried(wt, c, ut)) / dz;
     let diffuse = ns.nu * ((ue - 2.0 * c + uw) / (dx * dx) + (un - 2.0 * c + us) / (dx * dx)
         + (ut - 2.0 * c + ub) / (dz * dz));
-    return c + ns.dt * (advect + (pressure_at(i - 1, j, k) - pressure_at(i, j, k)) / dx + diffuse);
+    return dragged(c + ns.dt * (advect + (pressure_at(i - 1, j, k) - pressure_at(i, j, k)) / dx + diffuse));
 }
 
 fn new_v(i: i32, j: i32, k: i32) -> f32 {
@@ -191,7 +191,7 @@ fn new_v(i: i32, j: i32, k: i32) -> f32 {
         + (carried(wb, vb, c) - carried(wt, c, vt)) / dz;
     let diffuse = ns.nu * ((ve - 2.0 * c + vw) / (dx * dx) + (vn - 2.0 * c + vs) / (dx * dx)
         + (vt - 2.0 * c + vb) / (dz * dz));
-    return c + ns.dt * (advect + (pressure_at(i, j - 1, k) - pressure_at(i, j, k)) / dx + diffuse);
+    return dragged(c + ns.dt * (advect + (pressure_at(i, j - 1, k) - pressure_at(i, j, k)) / dx + diffuse));
 }
 
 fn new_w(i: i32, j: i32, k: i32) -> f32 {
@@ -215,7 +215,16 @@ fn new_w(i: i32, j: i32, k: i32) -> f32 {
         + (carried(vs, ws, c) - carried(vn, c, wn)) / dx;
     let diffuse = ns.nu * ((we - 2.0 * c + ww) / (dx * dx) + (wn - 2.0 * c + ws) / (dx * dx)
         + (wt - 2.0 * c + wb) / (dz * dz));
-    return c + ns.dt * (advect - ns.g + (pressure_at(i, j, k - 1) - pressure_at(i, j, k)) / dz + diffuse);
+    return dragged(c + ns.dt * (advect - ns.g + (pressure_at(i, j, k - 1) - pressure_at(i, j, k)) / dz + diffuse));
+}
+
+// Twin: `dragged`. A tentative velocity under physics.damping's drag, implicit (÷ 1 + dt·drag);
+// as it is without damping.
+fn dragged(v: f32) -> f32 {
+    if ns.drag == 0.0 {
+        return v;
+    }
+    return v / (1.0 + ns.dt * ns.drag);
 }
 
 // A side face's velocity into the domain's +axis direction (`inward` ±1): twin of `side_velocity`.

@@ -61,6 +61,11 @@ struct NsUniforms {
     // 1: the scene has bodies: the height field carries their submerged volume (ns_surface.wgsl's
     // `cover`), which is not water.
     bodies: u32,
+    // physics.damping as a drag on the tentative velocities, 1/s (0 without).
+    drag: f32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> ns: NsUniforms;
