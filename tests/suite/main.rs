@@ -34,6 +34,7 @@ mod ns_markers;
 mod ns_spray;
 mod physics;
 mod pipe_edits;
+mod pipe_friction;
 mod pipe_pressure;
 mod pipe_velocity;
 mod pipes;

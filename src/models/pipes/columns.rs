@@ -39,7 +39,11 @@ pub struct PipeParams {
     pub air: u32,
     /// g, m/s²: the air's head (metres, not units) times it is its push.
     pub gravity: f32,
-    pub _pad: [u32; 2],
+    /// 1 with `[friction] map`: each pipe's Manning weight is g·dt times the mean of its two
+    /// columns' n² (`manning` unread).
+    pub friction_map: u32,
+    /// g·dt, m/s (the map's n² times it is a Manning weight).
+    pub g_dt: f32,
 }
 
 /// The internal step `[pipes] friction` is a factor per, s: seed 004's (and `[pipes] dt`'s
@@ -86,6 +90,8 @@ pub struct Columns {
     /// Per column: 1 − τ, the share of its pipes' velocity kept per step of `time.dt` under
     /// `physics.damping` and `damping_map` (empty without damping).
     pub keep: Vec<f32>,
+    /// Per column: Manning's n² under `[friction] map` (empty without a map).
+    pub n2: Vec<f32>,
 }
 
 /// Each column's open spans (floor, ceiling) between its solids, bottom up; a column with more
@@ -292,6 +298,7 @@ impl Columns {
             top_floor,
             velocity: crate::scene::read_velocity(scene)?,
             keep: damping(scene, n)?,
+            n2: crate::models::shallow_water::setup::friction_map(scene)?,
         })
     }
 
@@ -460,7 +467,8 @@ pub fn pipe_params(scene: &Scene, columns: &Columns, substeps: u32, n_probes: u3
         manning: (scene.physics.gravity * scene.physics.manning * scene.physics.manning * dt) as f32,
         air: (!scene.pressure.is_empty()) as u32,
         gravity: scene.physics.gravity as f32,
-        _pad: [0; 2],
+        friction_map: !columns.n2.is_empty() as u32,
+        g_dt: (scene.physics.gravity * dt) as f32,
     }
 }
 
@@ -505,7 +513,9 @@ mod tests {
                 dynamic,
                 manning,
                 air,
-                gravity
+                gravity,
+                friction_map,
+                g_dt
             }),
         );
     }

@@ -135,6 +135,7 @@ mod tests {
             top_floor: vec![0.0],
             velocity: Vec::new(),
             keep: Vec::new(),
+            n2: Vec::new(),
         }
     }
 

@@ -22,7 +22,7 @@ use crate::models::{Feature, Model};
 /// The pipes as the engine sees them. `physics.damping` and its map slow the pipes' velocities
 /// (each column's share in its feed, `columns::Columns::feed`); `[[pressure]]` pushes the top
 /// cells (`pressure.wgsl` writes each step's head per column, `pipes.wgsl` adds g·Δ of it to a
-/// pipe's push). Not built yet: bodies, wave makers, ghost sides, "regions" (the columns conserve by
+/// pipe's push); `[friction] map` gives each pipe the mean of its columns' n². Not built yet: bodies, wave makers, ghost sides, "regions" (the columns conserve by
 /// construction) and `Water`'s in-place edits (a `Simulation` edits the terrain under the solids
 /// and carries the water onto the columns it builds: `edit`). Height queries read each column's
 /// surface over its top floor. Every pipeline of theirs, the spray's included, binds at
@@ -50,6 +50,7 @@ impl Model for Pipes {
             DampingMap,
             OpenSides,
             Friction,
+            FrictionMap,
             Velocities,
             FloodMaps,
             Spray,

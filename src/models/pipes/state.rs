@@ -26,11 +26,24 @@ pub struct PipeState {
     /// Per column: (units per substep its sources give, held head or NO_HOLD, the spray's impact
     /// pressure on the top cell in units of head, the damping's share: `Columns::feed`).
     pub feed: Vec<[i32; 4]>,
-    /// Per column: this step's air-pressure head p/(ρ·g) on its top cell, m (`[[pressure]]`,
-    /// written before the substeps; empty without patches).
-    pub air: Vec<f32>,
+    /// Per column, two planes: this step's air-pressure head p/(ρ·g) on its top cell, m
+    /// (`[[pressure]]`, written before the substeps), then Manning's n² (`[friction] map`).
+    /// Empty without either (`column_forcing`).
+    pub column_forcing: Vec<f32>,
     /// Per column: water its sources, drains and open sides made since the chunk began.
     pub exchange: Vec<i64>,
+}
+
+/// The per-column forcing's two planes (`PipeState::column_forcing`): room for the air's head with
+/// `[[pressure]]`, and the friction map's n²; empty without either.
+pub fn column_forcing(columns: &crate::models::pipes::columns::Columns, patches: bool) -> Vec<f32> {
+    let n = columns.top_floor.len();
+    if !patches && columns.n2.is_empty() {
+        return Vec::new();
+    }
+    let mut planes = vec![0.0; n];
+    planes.extend_from_slice(&columns.n2);
+    planes
 }
 
 impl PipeState {
@@ -47,7 +60,7 @@ impl PipeState {
             scale: vec![1.0; l * n],
             vel: vec![[0.0; 2]; l * n],
             feed,
-            air: Vec::new(),
+            column_forcing: Vec::new(),
             exchange: vec![0; n],
         };
         for a in 0..l {

@@ -128,7 +128,7 @@ pub const MOST_MANNING: f64 = 1.0;
 /// `[friction] map` as n² per cell (f32, as the stages use it), its errors naming the key: an NPY
 /// or GeoTIFF of n (a PNG's shades are no n), every value finite in [0, `MOST_MANNING`]; a
 /// GeoTIFF's nodata pixels take 0 (`read_map`'s rule for maps).
-fn friction_map(scene: &Scene) -> Result<Vec<f32>> {
+pub(crate) fn friction_map(scene: &Scene) -> Result<Vec<f32>> {
     let Some(f) = &scene.friction else {
         return Ok(Vec::new());
     };

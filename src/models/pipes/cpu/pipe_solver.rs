@@ -56,9 +56,7 @@ impl CpuPipes {
         );
         let feed = setup.columns.feed(setup.scene, setup.params.substeps);
         let mut state = PipeState::new(setup.columns, feed);
-        if setup.pressure_patches > 0 {
-            state.air = vec![0.0; state.columns()];
-        }
+        state.column_forcing = crate::models::pipes::state::column_forcing(setup.columns, setup.pressure_patches > 0);
         crate::models::pipes::stencil::start_moving(&params, &mut state, &setup.columns.velocity);
         let summary = setup.summary.map_or(Vec::new(), |wet| {
             crate::summary::initial(&state::surface(&params, &state), setup.ground, wet)
@@ -138,7 +136,8 @@ impl Solver for CpuPipes {
                     Pass::Pressure => {
                         let n = self.patches;
                         let patches = &input.pressure[k as usize * n..(k as usize + 1) * n];
-                        crate::engine::cpu::pressure::head(self.params.nx, patches, &mut self.state.air);
+                        let air = &mut self.state.column_forcing[..self.params.columns as usize];
+                        crate::engine::cpu::pressure::head(self.params.nx, patches, air);
                     }
                     Pass::PipeFlow => pipes::flow_step(&self.params, &mut self.state, self.parallel),
                     Pass::PipeApply => pipes::apply(&self.params, &mut self.state, self.parallel),

@@ -71,11 +71,22 @@ fn pressure(g: [i32; 2], feed: [i32; 4]) -> i32 {
 
 /// Twin of `air_on`: the air's head on a cell, m: its column's on a top cell (the one open to the
 /// sky), 0 under a solid or without patches.
-fn air_on(p: &PipeParams, g: [i32; 2], air: &[f32], c: usize) -> f32 {
+fn air_on(p: &PipeParams, g: [i32; 2], column_forcing: &[f32], c: usize) -> f32 {
     if p.air == 0 || g[1] != SKY {
         return 0.0;
     }
-    air[c]
+    column_forcing[c]
+}
+
+/// Twin of `manning_weight`: the Manning weight g·n²·dt of a pipe between columns `a` and `b`:
+/// the scene's, or under `[friction] map` g·dt times the mean of their n² (the same for both
+/// copies of the pipe).
+pub fn manning_weight(p: &PipeParams, forcing: &[f32], a: usize, b: usize) -> f32 {
+    if p.friction_map == 0 {
+        return p.manning;
+    }
+    let n = p.columns as usize;
+    p.g_dt * (0.5 * (forcing[n + a] + forcing[n + b]))
 }
 
 /// Twin of `lost`: the share of its velocity a column's pipes lose per substep to the damping
@@ -91,7 +102,7 @@ pub fn kept(lost_a: f32, lost_b: f32) -> f32 {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn pipe_velocity(p: &PipeParams, old: f32, keep: f32, k: usize, a: End, b: End) -> f32 {
+fn pipe_velocity(p: &PipeParams, old: f32, [keep, weight]: [f32; 2], k: usize, a: End, b: End) -> f32 {
     let sill = a.g[0].max(b.g[0]);
     let top = a.g[1].min(b.g[1]);
     let mut push = p.g_quantum * a.h.wrapping_add(a.p).wrapping_sub(b.h.wrapping_add(b.p)) as f32
@@ -101,8 +112,8 @@ fn pipe_velocity(p: &PipeParams, old: f32, keep: f32, k: usize, a: End, b: End) 
     }
     let mut v = (p.friction * keep) * old + dt_l(p, k) * push;
     let wet = (if v > 0.0 { a.h } else { b.h }).min(top) - sill;
-    if wet > 0 && p.manning > 0.0 {
-        v = manning(p, v, old, wet);
+    if wet > 0 && weight > 0.0 {
+        v = manning(p, weight, v, old, wet);
     }
     if wet > 0 && top > sill {
         v
@@ -111,11 +122,11 @@ fn pipe_velocity(p: &PipeParams, old: f32, keep: f32, k: usize, a: End, b: End) 
     }
 }
 
-/// Twin of `manning`: Manning's friction on a pipe's velocity `v` (its last substep's `old`)
-/// over `wet` units of wetted height, semi-implicit.
-pub fn manning(p: &PipeParams, v: f32, old: f32, wet: i32) -> f32 {
+/// Twin of `manning`: Manning's friction of weight g·n²·dt on a pipe's velocity `v` (its last
+/// substep's `old`) over `wet` units of wetted height, semi-implicit.
+pub fn manning(p: &PipeParams, weight: f32, v: f32, old: f32, wet: i32) -> f32 {
     let r = wet as f32 * p.quantum;
-    v / (1.0 + p.manning * old.abs() / (r * r.powf(1.0 / 3.0)))
+    v / (1.0 + weight * old.abs() / (r * r.powf(1.0 / 3.0)))
 }
 
 fn wet_height(v: f32, a: End, b: End) -> i32 {
@@ -142,7 +153,7 @@ fn far_end(p: &PipeParams, s: &Shared, far: Far, b: usize, lowest: [i32; 2], own
                 h: head(p, g, s.water[q * l + b]),
                 p: pressure(g, s.feed[q]),
                 v: s.vel[q * l + b],
-                air: air_on(p, g, s.air, q),
+                air: air_on(p, g, s.column_forcing, q),
             })
         }
         Far::Nothing => None,
@@ -155,7 +166,7 @@ struct Shared<'a> {
     water: &'a [u32],
     vel: &'a [[f32; 2]],
     feed: &'a [[i32; 4]],
-    air: &'a [f32],
+    column_forcing: &'a [f32],
 }
 
 /// `flow_step` for column `c`: its pipes' velocities (`flow`, its run of pipes), what it gives
@@ -175,7 +186,7 @@ fn flow_column(p: &PipeParams, s: &Shared, c: usize, flow: &mut [f32], given: &m
             h: head(p, ga, wa),
             p: pressure(ga, s.feed[c]),
             v: s.vel[c * l + a],
-            air: air_on(p, ga, s.air, c),
+            air: air_on(p, ga, s.column_forcing, c),
         };
         let mut sum = 0.0f32;
         let mut exact = 0u32;
@@ -185,14 +196,9 @@ fn flow_column(p: &PipeParams, s: &Shared, c: usize, flow: &mut [f32], given: &m
             if far == Far::Nothing {
                 continue;
             }
-            let keep = kept(
-                lost_a,
-                if let Far::Cell(q) = far {
-                    lost(s.feed[q])
-                } else {
-                    lost_a
-                },
-            );
+            // A ghost's far column is the column itself.
+            let q = if let Far::Cell(q) = far { q } else { c };
+            let friction = [kept(lost_a, lost(s.feed[q])), manning_weight(p, s.column_forcing, c, q)];
             for b in 0..l {
                 let Some(end_b) = far_end(p, s, far, b, lowest, end_a) else {
                     break;
@@ -201,7 +207,7 @@ fn flow_column(p: &PipeParams, s: &Shared, c: usize, flow: &mut [f32], given: &m
                     continue;
                 }
                 let at = slot(p, k, a, b);
-                let v = pipe_velocity(p, flow[at], keep, k, end_a, end_b);
+                let v = pipe_velocity(p, flow[at], friction, k, end_a, end_b);
                 flow[at] = v;
                 let mut t = 0u32;
                 if v > 0.0 {
@@ -359,7 +365,7 @@ pub fn flow_step(p: &PipeParams, s: &mut PipeState, parallel: bool) {
         water: &s.water,
         vel: &s.vel,
         feed: &s.feed,
-        air: &s.air,
+        column_forcing: &s.column_forcing,
     };
     let flow_work = |(c, ((flow, given), scale)): (usize, FlowRun)| flow_column(p, &shared, c, flow, given, scale);
     let columns = s

@@ -60,6 +60,7 @@ impl GpuPipes {
         let params = pipe_params(setup.scene, setup.columns, setup.params.substeps, n_probes);
         let mut shape = PipeState::new(setup.columns, setup.columns.feed(setup.scene, setup.params.substeps));
         crate::models::pipes::stencil::start_moving(&params, &mut shape, &setup.columns.velocity);
+        shape.column_forcing = crate::models::pipes::state::column_forcing(setup.columns, setup.pressure_patches > 0);
         PipeBuffers::check_fits(&device.limits(), &shape, setup.scene.grid.nx, setup.scene.grid.ny)?;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let buffers = PipeBuffers::new(device, &params, &shape, setup.probe_cells, MAX_CHUNK);
@@ -78,7 +79,14 @@ impl GpuPipes {
         let pressure = (setup.pressure_patches > 0).then(|| {
             let grid = [params.nx, params.ny];
             let (slots, _) = pipes.slots();
-            crate::engine::gpu::pressure::Pressure::new(device, grid, &buffers.air, slots, setup.pressure_patches, 0)
+            crate::engine::gpu::pressure::Pressure::new(
+                device,
+                grid,
+                &buffers.column_forcing,
+                slots,
+                setup.pressure_patches,
+                0,
+            )
         });
         let spray = setup.spray().map(|p| {
             let b = SprayBuffers::new(device, &p);

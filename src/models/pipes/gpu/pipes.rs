@@ -23,8 +23,9 @@ pub struct PipeBuffers {
     pub vel: wgpu::Buffer,
     pub feed: wgpu::Buffer,
     pub exchange: wgpu::Buffer,
-    /// Per column: the step's air-pressure head (`[[pressure]]`; one unread word without).
-    pub air: wgpu::Buffer,
+    /// Per column, two planes: the step's air-pressure head (`[[pressure]]`), Manning's n²
+    /// (`[friction] map`); one unread word without either (`state::column_forcing`).
+    pub column_forcing: wgpu::Buffer,
     pub eta: wgpu::Buffer,
     pub probe_cells: wgpu::Buffer,
     pub history: wgpu::Buffer,
@@ -110,12 +111,15 @@ impl PipeBuffers {
             vel: zeroed_buffer(device, "pipe velocity", largest[2].1, storage),
             feed: filled_buffer(device, "pipe feed", bytemuck::cast_slice(&state.feed), storage),
             exchange: zeroed_buffer(device, "pipe exchange", (n * 8) as u64, storage),
-            air: zeroed_buffer(
-                device,
-                "pipe air head",
-                if p.air != 0 { (n * 4) as u64 } else { 4 },
-                storage,
-            ),
+            column_forcing: match state.column_forcing.is_empty() {
+                true => zeroed_buffer(device, "pipe column forcing", 4, storage),
+                false => filled_buffer(
+                    device,
+                    "pipe column forcing",
+                    bytemuck::cast_slice(&state.column_forcing),
+                    storage,
+                ),
+            },
             eta: zeroed_buffer(device, "pipe surface", (n * 4) as u64, storage),
             // Never empty: a binding cannot be zero bytes.
             probe_cells: filled_buffer(
@@ -174,7 +178,7 @@ impl Pipes {
                 (6, &b.vel),
                 (7, &b.feed),
                 (8, &b.exchange),
-                (9, &b.air),
+                (9, &b.column_forcing),
             ],
         );
         let view_group = bind_group_at(

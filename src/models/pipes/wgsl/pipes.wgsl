@@ -52,8 +52,10 @@ struct PipeParams {
     air: u32,
     // g: the air's head, in metres, times it is its push.
     gravity: f32,
-    _pad0: u32,
-    _pad1: u32,
+    // 1 with [friction] map: a pipe's Manning weight is g_dt times the mean of its columns' n²
+    // (`column_forcing`'s second plane), not `manning`.
+    friction_map: u32,
+    g_dt: f32,
 }
 
 const PIPES_PER_LAYER_PAIR: u32 = 8u;
@@ -82,9 +84,9 @@ const TO_NOTHING: u32 = 2u;
 // takes a substep as f32 bits: `lost`).
 @group(0) @binding(7) var<storage, read> feed: array<vec4<i32>>;
 @group(0) @binding(8) var<storage, read_write> exchange: array<Exchange>;
-// Per column: this step's air-pressure head p/(ρ·g) on its top cell, m (pressure.wgsl writes it
-// before the substeps; unread without patches).
-@group(0) @binding(9) var<storage, read> air: array<f32>;
+// Per column, two planes: this step's air-pressure head p/(ρ·g) on its top cell, m (pressure.wgsl
+// writes it before the substeps), then Manning's n² under [friction] map; unread without them.
+@group(0) @binding(9) var<storage, read> column_forcing: array<f32>;
 // surface, probe, totals: the same buffers under the view layout.
 @group(0) @binding(11) var<storage, read> view_geometry: array<vec2<i32>>;
 @group(0) @binding(12) var<storage, read> view_water: array<u32>;
@@ -191,7 +193,16 @@ fn air_on(g: vec2<i32>, c: u32) -> f32 {
     if pp.air == 0u || g.y != SKY {
         return 0.0;
     }
-    return air[c];
+    return column_forcing[c];
+}
+
+// Twin: `pipes::manning_weight`. The Manning weight g·n²·dt of a pipe between columns a and b:
+// the scene's, or under [friction] map g·dt times the mean of their n² (alike for both copies).
+fn manning_weight(a: u32, b: u32) -> f32 {
+    if pp.friction_map == 0u {
+        return pp.manning;
+    }
+    return pp.g_dt * (0.5 * (column_forcing[pp.columns + a] + column_forcing[pp.columns + b]));
 }
 
 // Twin: `pipes::lost`. The share of its velocity column c's pipes lose per substep to the
@@ -209,7 +220,7 @@ fn kept(lost_a: f32, lost_b: f32) -> f32 {
 // The new velocity of pipe (k, a, b) from its old one, what it keeps of it beside the friction,
 // and the two ends (heads ha, hb; pa, pb the pressures on them; aa, ab the air's heads, m); 0
 // where no water can pass.
-fn pipe_velocity(old: f32, keep: f32, k: u32, ga: vec2<i32>, ha: i32, pa: i32, va: vec2<f32>, aa: f32, gb: vec2<i32>, hb: i32, pb: i32, vb: vec2<f32>, ab: f32) -> f32 {
+fn pipe_velocity(old: f32, friction: vec2<f32>, k: u32, ga: vec2<i32>, ha: i32, pa: i32, va: vec2<f32>, aa: f32, gb: vec2<i32>, hb: i32, pb: i32, vb: vec2<f32>, ab: f32) -> f32 {
     let sill = max(ga.x, gb.x);
     let top = min(ga.y, gb.y);
     // The seed's eq.: η = f·η₀ + Δt·(Q_head − Q_tail)/(ρ·l), Q/ρ = g·h + v²/2 + E/ρ (a uniform air
@@ -218,21 +229,22 @@ fn pipe_velocity(old: f32, keep: f32, k: u32, ga: vec2<i32>, ha: i32, pa: i32, v
     if pp.air != 0u {
         push = push + pp.gravity * (aa - ab);
     }
-    var v = (pp.friction * keep) * old + dt_l(k) * push;
+    var v = (pp.friction * friction.x) * old + dt_l(k) * push;
     let wet = min(select(hb, ha, v > 0.0), top) - sill;
-    if wet > 0 && pp.manning > 0.0 {
-        v = manning(v, old, wet);
+    if wet > 0 && friction.y > 0.0 {
+        v = manning(friction.y, v, old, wet);
     }
     return select(0.0, v, wet > 0 && top > sill);
 }
 
-// Twin: `pipes::manning`. Manning's friction on a pipe's velocity v (its last substep's `old`)
+// Twin: `pipes::manning`. Manning's friction of weight g·n²·dt on a pipe's velocity v (its last
+// substep's `old`)
 // over `wet` units of wetted height, its hydraulic radius: semi-implicit, v / (1 + g·n²·dt·|old|
 // / R^(4/3)), so a thin film stops rather than reverses. Both ends divide alike: the two copies of
 // a pipe stay exact opposites.
-fn manning(v: f32, old: f32, wet: i32) -> f32 {
+fn manning(weight: f32, v: f32, old: f32, wet: i32) -> f32 {
     let r = f32(wet) * pp.quantum;
-    return v / (1.0 + pp.manning * abs(old) / (r * pow(r, 1.0 / 3.0)));
+    return v / (1.0 + weight * abs(old) / (r * pow(r, 1.0 / 3.0)));
 }
 
 // Wetted height of the opening, from the head of the end that gives.
@@ -270,7 +282,9 @@ fn flow_step(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgro
             if far.x == TO_NOTHING {
                 continue;
             }
-            let keep = kept(lost_a, select(lost_a, lost(far.y), far.x == TO_CELL));
+            // A ghost's far column is the column itself.
+            let q = select(c, far.y, far.x == TO_CELL);
+            let friction = vec2<f32>(kept(lost_a, lost(q)), manning_weight(c, q));
             for (var b = 0u; b < pp.layers; b++) {
                 var gb: vec2<i32>;
                 var hb: i32;
@@ -298,7 +312,7 @@ fn flow_step(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgro
                     continue;
                 }
                 let p = pipe(k, a, b, c);
-                let v = pipe_velocity(flow[p], keep, k, ga, ha, pa, va, aa, gb, hb, pb, vb, ab);
+                let v = pipe_velocity(flow[p], friction, k, ga, ha, pa, va, aa, gb, hb, pb, vb, ab);
                 flow[p] = v;
                 var t = 0u;
                 if v > 0.0 {
