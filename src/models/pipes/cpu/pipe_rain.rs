@@ -4,6 +4,7 @@
 use crate::engine::feeds::RAINFALL_MAP;
 use crate::models::pipes::columns::SKY;
 use crate::models::pipes::state::PipeState;
+use rayon::prelude::*;
 
 /// Twin of `fall`: `units` into column c's top cell and its exchange.
 fn fall(s: &mut PipeState, c: usize, units: u32) {
@@ -21,53 +22,134 @@ pub fn rain(s: &mut PipeState, cells: &[u32], units: &[u32]) {
     }
 }
 
-/// Twin of `rainfall`: the step's `height` (m at a share of 1) on every column, in whole units
-/// of `per_unit` per metre, each column's fraction carried in `carry`.
-pub fn rainfall(s: &mut PipeState, mode: u32, share: &[f32], per_unit: f32, height: f32, carry: &mut [f32]) {
-    for (c, carried) in carry.iter_mut().enumerate() {
-        let sh = if mode == RAINFALL_MAP { share[c] } else { 1.0 };
-        let add = height * sh * per_unit + *carried;
-        let units = add.floor();
-        *carried = add - units;
-        if units > 0.0 {
-            fall(s, c, units as u32);
-        }
+/// One column's slices as `rainfall` hands them out: its cells' geometry and water, its exchange
+/// and its carried fraction.
+type RainfallRun<'a> = (((&'a [[i32; 2]], &'a mut [u32]), &'a mut i64), &'a mut f32);
+/// One column's slices as `infiltrate` hands them out: its cells' water, its exchange, soil and
+/// owed fraction.
+type SoakRun<'a> = (((&'a mut [u32], &'a mut i64), &'a mut [f32; 4]), &'a mut f32);
+
+/// Twin of `rainfall`'s work on one column (`geometry`, `water`: its cells; `exchange`, `carried`:
+/// its own): the height `add` in units plus what it carried; the whole units fall, the fraction
+/// carries on.
+fn rainfall_column(geometry: &[[i32; 2]], water: &mut [u32], exchange: &mut i64, carried: &mut f32, add: f32) {
+    let add = add + *carried;
+    let units = add.floor();
+    *carried = add - units;
+    if units > 0.0 {
+        let top = (1..water.len()).rfind(|&a| geometry[a][0] != SKY).unwrap_or(0);
+        water[top] += units as u32;
+        *exchange += units as i64;
     }
 }
 
-/// Twin of `infiltrate`: each column's ground takes its law's capacity (`engine::infiltration`)
-/// in whole units of `per_unit` per metre from its lowest cell, never more than that holds, the
-/// fraction left over owed to the next step (`owed`); the units leave the column's exchange.
-/// `rain`: what the step's rainfall gave the column (m), which the curve number counts.
-pub fn infiltrate(
+/// Twin of `rainfall`: the step's `height` (m at a share of 1) on every column, in whole units
+/// of `per_unit` per metre, each column's fraction carried in `carry`. `parallel` spreads the
+/// columns over rayon's pool (the fast backend): each reads and writes only its own column, so
+/// the bits are the same.
+pub fn rainfall(
     s: &mut PipeState,
-    law: u32,
-    planes: &[f32],
+    mode: u32,
+    share: &[f32],
+    per_unit: f32,
+    height: f32,
+    carry: &mut [f32],
+    parallel: bool,
+) {
+    let l = s.layers;
+    let add = |c: usize| height * if mode == RAINFALL_MAP { share[c] } else { 1.0 } * per_unit;
+    let work = |(c, (((geometry, water), exchange), carried)): (usize, RainfallRun)| {
+        rainfall_column(geometry, water, exchange, carried, add(c))
+    };
+    if parallel {
+        s.geometry
+            .par_chunks(l)
+            .zip(s.water.par_chunks_mut(l))
+            .zip(s.exchange.par_iter_mut())
+            .zip(carry.par_iter_mut())
+            .enumerate()
+            .for_each(work);
+    } else {
+        s.geometry
+            .chunks(l)
+            .zip(s.water.chunks_mut(l))
+            .zip(s.exchange.iter_mut())
+            .zip(carry.iter_mut())
+            .enumerate()
+            .for_each(work);
+    }
+}
+
+/// What `infiltrate` needs of a step beyond the columns: the law, its parameter planes, units per
+/// metre, and the rain each column's rainfall gave it (m), which the curve number counts.
+pub struct Soaking<'a, R: Fn(usize) -> f32 + Sync> {
+    pub law: u32,
+    pub planes: &'a [f32],
+    pub per_unit: f32,
+    pub rain: R,
+}
+
+/// Twin of `infiltrate`'s work on one column (`lowest`: its lowest cell's water; `exchange`,
+/// `soil`, `owed`: its own).
+fn infiltrate_column<R: Fn(usize) -> f32 + Sync>(
+    k: &Soaking<R>,
+    n: usize,
+    c: usize,
+    lowest: &mut u32,
+    exchange: &mut i64,
+    soil: &mut [f32; 4],
+    owed: &mut f32,
+) {
+    let par = crate::engine::infiltration::parameters_at(k.planes, n, c);
+    let (cap, mut st) = crate::engine::infiltration::capacity(k.law, par, *soil, (k.rain)(c));
+    let want = cap * k.per_unit + *owed;
+    let whole = want.floor();
+    let held = *lowest;
+    let take = if whole < held as f32 {
+        *owed = want - whole;
+        whole as u32
+    } else {
+        // Short of water: the ground takes what there is and is owed nothing more.
+        *owed = 0.0;
+        held
+    };
+    if take > 0 {
+        *lowest = held - take;
+        *exchange -= take as i64;
+        st = crate::engine::infiltration::took(k.law, st, take as f32 / k.per_unit, cap);
+    }
+    *soil = st;
+}
+
+/// Twin of `infiltrate`: each column's ground takes its law's capacity (`engine::infiltration`)
+/// in whole units from its lowest cell, never more than that holds, the fraction left over owed
+/// to the next step (`owed`); the units leave the column's exchange. `parallel` as `rainfall`.
+pub fn infiltrate<R: Fn(usize) -> f32 + Sync>(
+    s: &mut PipeState,
+    k: &Soaking<R>,
     soil: &mut [[f32; 4]],
     owed: &mut [f32],
-    per_unit: f32,
-    rain: impl Fn(usize) -> f32,
+    parallel: bool,
 ) {
     let (n, l) = (owed.len(), s.layers);
-    for c in 0..n {
-        let par = crate::engine::infiltration::parameters_at(planes, n, c);
-        let (cap, mut st) = crate::engine::infiltration::capacity(law, par, soil[c], rain(c));
-        let want = cap * per_unit + owed[c];
-        let whole = want.floor();
-        let held = s.water[c * l];
-        let take = if whole < held as f32 {
-            owed[c] = want - whole;
-            whole as u32
-        } else {
-            // Short of water: the ground takes what there is and is owed nothing more.
-            owed[c] = 0.0;
-            held
-        };
-        if take > 0 {
-            s.water[c * l] = held - take;
-            s.exchange[c] -= take as i64;
-            st = crate::engine::infiltration::took(law, st, take as f32 / per_unit, cap);
-        }
-        soil[c] = st;
+    let work = |(c, (((column, exchange), soil), owed)): (usize, SoakRun)| {
+        infiltrate_column(k, n, c, &mut column[0], exchange, soil, owed)
+    };
+    if parallel {
+        s.water
+            .par_chunks_mut(l)
+            .zip(s.exchange.par_iter_mut())
+            .zip(soil.par_iter_mut())
+            .zip(owed.par_iter_mut())
+            .enumerate()
+            .for_each(work);
+    } else {
+        s.water
+            .chunks_mut(l)
+            .zip(s.exchange.iter_mut())
+            .zip(soil.iter_mut())
+            .zip(owed.iter_mut())
+            .enumerate()
+            .for_each(work);
     }
 }

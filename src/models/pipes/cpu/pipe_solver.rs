@@ -166,6 +166,7 @@ impl Solver for CpuPipes {
                                     per_unit,
                                     step.rainfall,
                                     carry,
+                                    self.parallel,
                                 );
                             }
                         }
@@ -179,14 +180,18 @@ impl Solver for CpuPipes {
                                 crate::engine::feeds::RAINFALL_MAP => height * share[c],
                                 _ => height,
                             };
-                            crate::models::pipes::cpu::pipe_rain::infiltrate(
-                                &mut self.state,
+                            let soaking = crate::models::pipes::cpu::pipe_rain::Soaking {
                                 law,
                                 planes,
-                                &mut self.soil,
-                                &mut self.soil_owed,
                                 per_unit,
                                 rain,
+                            };
+                            crate::models::pipes::cpu::pipe_rain::infiltrate(
+                                &mut self.state,
+                                &soaking,
+                                &mut self.soil,
+                                &mut self.soil_owed,
+                                self.parallel,
                             );
                         }
                     }
