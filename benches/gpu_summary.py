@@ -1,4 +1,4 @@
-"""The README's GPU table rows from benches/gpu_table.sh's output (its file, or standard input).
+"""docs/performance.md's GPU table rows from benches/gpu_table.sh's output (its file, or standard input).
 
     bash benches/gpu_table.sh "" 1024 4096 8192 | tee table.txt; python3 benches/gpu_summary.py table.txt
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's GPU table: the explicit step, an ADI step, the default scene's passes, the
+# The GPU table of docs/performance.md: the explicit step, an ADI step, the default scene's passes, the
 # shallow-water model and the pipes at 1024², 4096² and 8192², each by `shoal run --profile` (GPU
 # timestamps per pass where the model takes them, bytes per cell and dispatches from the cost model,
 # the wall clock's steps/s), the Navier-Stokes layer's presets as shipped, then the same explicit
@@ -8,7 +8,7 @@
 #
 #   benches/gpu_table.sh [SHOAL] [SIZES...]     e.g. benches/gpu_table.sh target/release/shoal 1024 4096
 #                                               ("" for SHOAL: the packed .peers/shoal.xz)
-#   ... | tee table.txt; python3 benches/gpu_summary.py table.txt     the README's rows from it
+#   ... | tee table.txt; python3 benches/gpu_summary.py table.txt     docs/performance.md's rows from it
 #
 # The scenes are the benches' basin (4 m square, 1 m deep, a 2 cm bump, one substep): "explicit" and
 # "adi" with no volume correction and no probes (the bare step, Courant number 0.2), "default" with

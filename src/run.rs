@@ -1006,7 +1006,7 @@ fn snapshot(
 }
 
 /// Relative difference between a closed domain's volume and its target past which a height-field
-/// or shallow-water run stops (README, *Volume*): their flux forms keep it to rounding (5e-6 over
+/// or shallow-water run stops (docs/models/height-field.md, *Volume*): their flux forms keep it to rounding (5e-6 over
 /// 20,000 steps uncorrected, 1e-7 corrected), so past 1e-3 water is being made or lost.
 pub const VOLUME_TOLERANCE: f64 = 1e-3;
 

@@ -7,7 +7,7 @@ not blank.
 
     python3 web/test.py [--scene all|default|beach|…] [--steps 60] [--shoal target/release/shoal]
 
-Needs chromium, the built page (web/pkg/, see the README), the shoal binary, and Pillow for
+Needs chromium, the built page (web/pkg/, see docs/browser.md), the shoal binary, and Pillow for
 the picture (the CI's Python environment has it)."""
 
 import argparse
@@ -257,14 +257,40 @@ def check(scene, args):
     assert colours > 100, f"{scene}: the canvas is blank or flat ({colours} colours)"
 
 
+def needs(args):
+    """What the test needs, each missing piece named with what provides it; the CLI (the native
+    run each page is checked against) built with cargo when it is not there."""
+    import shutil
+
+    missing = []
+    if shutil.which("chromium") is None:
+        missing.append("chromium (apt-get install -y chromium)")
+    if not (WEB / "pkg" / "shoal_web.js").exists():
+        missing.append("the built page, web/pkg/ (web/build.sh)")
+    try:
+        import PIL  # noqa: F401
+    except ImportError:
+        missing.append("Pillow, for the pictures (pip install pillow)")
+    if missing:
+        sys.exit("web/test.py needs: " + "; ".join(missing))
+    if args.shoal is None:
+        args.shoal = str(REPO / "target" / "release" / "shoal")
+        if not pathlib.Path(args.shoal).exists():
+            print("web/test.py: building the shoal CLI (cargo build --release), which each page is checked against")
+            subprocess.run(["cargo", "build", "--release", "--bin", "shoal"], cwd=REPO, check=True)
+    elif not pathlib.Path(args.shoal).exists():
+        sys.exit(f"web/test.py needs the shoal binary: {args.shoal} does not exist")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--scene", default="all")
     parser.add_argument("--steps", type=int, default=60)
-    parser.add_argument("--shoal", default=str(REPO / "target" / "release" / "shoal"))
+    parser.add_argument("--shoal", default=None, help="the shoal binary (default: target/release/shoal, built if missing)")
     parser.add_argument("--timeout", type=float, default=300.0)
     parser.add_argument("--picture", default=None, help="keep each canvas here (PNG; {scene} is replaced)")
     args = parser.parse_args()
+    needs(args)
     for scene in PRESETS if args.scene == "all" else [args.scene]:
         check(scene, args)
     for scene in VISITOR_PRESETS if args.scene == "all" else [args.scene]:

@@ -504,7 +504,7 @@ impl Stack {
     }
 }
 
-/// A flood map's meaning and unit (README, *Flood maps*).
+/// A flood map's meaning and unit (docs/guide.md, *Flood maps*).
 fn map_meaning(name: &str) -> (&'static str, &'static str) {
     match name {
         "max_depth" => ("greatest water depth so far", "m"),

@@ -14,6 +14,7 @@ mod common;
 mod costs;
 mod damping;
 mod divergence;
+mod docs;
 mod ea_benchmarks;
 mod edits;
 mod embed;

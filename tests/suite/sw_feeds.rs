@@ -230,7 +230,7 @@ intensity = 100.0
 /// 5 % (measured −3.3 %) and the period within 2 % (+0.06 %). Further down the scheme damps them:
 /// measured −5.7 % at 3 m, −8.6 % at 5 m, −16.6 % at 8 m, about 1.7 % a wavelength (the limiter
 /// is first order at each crest and trough), where the height field's explicit step keeps +0.8 %
-/// at 5 m: the height field is the model for waves (README, "Which model").
+/// at 5 m: the height field is the model for waves (docs/guide.md, "Which model").
 #[test]
 fn a_sine_maker_makes_waves_of_its_amplitude_on_the_shallow_water_model() {
     let text = "[grid]\nnx = 400\nny = 2\ndx = 0.025\n[time]\ndt = 0.01\n[physics]\nmodel = \"shallow-water\"\n\

@@ -12,7 +12,10 @@ mod children;
 #[command(
     name = "shoal",
     version,
-    about = "GPU height-field water: waves, wet/dry beaches, volume that holds"
+    about = "GPU height-field water: waves, wet/dry beaches, volume that holds",
+    after_help = "The guide: docs/guide.md; every scene key: docs/scenes.md; the command line and its \
+                  outputs: docs/cli.md; the models: docs/models/ (in the repository; `shoal info --models` \
+                  prints what each takes)"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -29,7 +32,7 @@ enum Command {
     /// Continue a run in DIR from its last checkpoint, writing into the same DIR.
     Resume(ResumeArgs),
     /// Run a sweep: a list of scenes and/or one scene over a grid of values (the sweep file's
-    /// keys: the README's "Sweeps").
+    /// keys: docs/cli.md, "Sweeps").
     Batch(BatchArgs),
     /// Check a scene without running it.
     Validate {
