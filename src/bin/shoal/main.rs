@@ -434,15 +434,19 @@ fn rate(steps: u64, seconds: f64) -> String {
     format!("{value:.digits$} {unit}steps/s")
 }
 
-/// The closing line of a run.
+/// The closing line of a run: the water at the end in m³, how far it moved from the start (which
+/// sources, rain and drains move on purpose), and how far it ended from what the run's books say
+/// it should hold (the error; open and river sides move water the books do not follow).
 fn summarise(name: &str, summary: &shoal::run::RunSummary) {
-    let drift = if summary.initial_volume > 0.0 {
-        (summary.final_volume - summary.initial_volume) / summary.initial_volume
-    } else {
-        0.0
+    let relative = |a: f64, b: f64| if b > 0.0 { (a - b) / b } else { 0.0 };
+    // Plain digits where a reader reads them at a glance, powers of ten past them.
+    let water = match summary.final_volume {
+        v if (1e-2..1e7).contains(&v) => format!("{v:.4}"),
+        v => format!("{v:.4e}"),
     };
     eprintln!(
-        "ran \"{}\": {} steps ({} substep{}) in {:.2} s ({}) on {}; volume change {:+.2e}; wrote {}",
+        "ran \"{}\": {} steps ({} substep{}) in {:.2} s ({}) on {}; water {} m³, {:+.2e} of the start's, \
+         {:+.2e} off its target (relative); wrote {}",
         name,
         summary.steps,
         summary.substeps,
@@ -450,7 +454,9 @@ fn summarise(name: &str, summary: &shoal::run::RunSummary) {
         summary.seconds,
         rate(summary.steps, summary.seconds),
         summary.backend,
-        drift,
+        water,
+        relative(summary.final_volume, summary.initial_volume),
+        summary.volume_error(),
         summary.out.display()
     );
 }
