@@ -5,7 +5,7 @@
 //! η_tt + r·η_t = c²·∇²η the same decay, which these tests measure on each model beside the
 //! height field; and a map of one value is the uniform damping to the bit.
 
-use crate::common::{scene_in, simulation, write_npy};
+use crate::common::{run, scene_in, simulation, write_npy};
 use shoal::Backend;
 use std::path::Path;
 
@@ -109,13 +109,6 @@ fn a_damping_map_of_one_value_is_the_uniform_damping_to_the_bit() {
     }
 }
 
-/// The whole surface after `steps` steps.
-fn surface_after(scene: &shoal::Scene, backend: Backend, steps: u64) -> Vec<f32> {
-    let mut sim = simulation(scene, backend);
-    sim.step(steps).unwrap_or_else(|e| panic!("{e}"));
-    sim.eta().unwrap()
-}
-
 /// A sponge: the damping map strong in the basin's east quarter. The GPU steps it as the twin
 /// does (to f32 rounding: the GPU's own order of a few sums), and the fast CPU path is the twin's
 /// bits.
@@ -131,14 +124,14 @@ fn a_sponge_damps_the_same_on_the_gpu_and_the_twins() {
     });
     for model in ["pipes", "shallow-water"] {
         let scene = basin(dir.path(), model, "damping_map = \"sponge.npy\"\n");
-        let reference = surface_after(&scene, Backend::Reference, 60);
-        let fast = surface_after(&scene, Backend::Cpu, 60);
+        let reference = run(&scene, Backend::Reference, 60);
+        let fast = run(&scene, Backend::Cpu, 60);
         assert_eq!(reference, fast, "{model}: the fast CPU left the twin");
-        let gpu = surface_after(&scene, Backend::Gpu, 60);
+        let gpu = run(&scene, Backend::Gpu, 60);
         for (c, (a, b)) in reference.iter().zip(&gpu).enumerate() {
             assert!((a - b).abs() < 1e-6, "{model}, cell {c}: GPU {b} vs twin {a}");
         }
-        let plain = surface_after(&basin(dir.path(), model, ""), Backend::Cpu, 60);
+        let plain = run(&basin(dir.path(), model, ""), Backend::Cpu, 60);
         assert_ne!(plain, reference, "{model}: the sponge did nothing");
     }
 }
@@ -150,19 +143,15 @@ fn a_sponge_damps_the_same_on_the_gpu_and_the_twins() {
 fn the_layers_drag_is_the_same_on_the_gpu_and_the_twins() {
     let dir = tempfile::tempdir().unwrap();
     let scene = basin(dir.path(), "navier-stokes", "damping = 0.05\n");
-    let reference = surface_after(&scene, Backend::Reference, 40);
-    assert_eq!(
-        reference,
-        surface_after(&scene, Backend::Cpu, 40),
-        "the fast CPU left the twin"
-    );
-    let gpu = surface_after(&scene, Backend::Gpu, 40);
+    let reference = run(&scene, Backend::Reference, 40);
+    assert_eq!(reference, run(&scene, Backend::Cpu, 40), "the fast CPU left the twin");
+    let gpu = run(&scene, Backend::Gpu, 40);
     let apart = reference
         .iter()
         .zip(&gpu)
         .map(|(a, b)| (a - b).abs())
-        .fold(0.0f32, f32::max);
+        .fold(0.0, f64::max);
     assert!(apart < 1e-6, "the GPU's surface lies {apart} m from the twin's");
-    let plain = surface_after(&basin(dir.path(), "navier-stokes", ""), Backend::Cpu, 40);
+    let plain = run(&basin(dir.path(), "navier-stokes", ""), Backend::Cpu, 40);
     assert_ne!(plain, reference, "the drag did nothing");
 }

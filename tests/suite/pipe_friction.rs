@@ -3,7 +3,7 @@
 //! `physics.manning = n` to float32 rounding, a rough reach slows the flow, and the GPU and the
 //! fast CPU step it as the twin does.
 
-use crate::common::{scene_in, simulation, write_npy};
+use crate::common::{run, scene_in, write_npy};
 use shoal::Backend;
 use std::path::Path;
 
@@ -23,12 +23,6 @@ fn channel(dir: &Path, physics: &str, map: Option<&str>) -> shoal::Scene {
     )
 }
 
-fn surface(scene: &shoal::Scene, backend: Backend, steps: u64) -> Vec<f64> {
-    let mut sim = simulation(scene, backend);
-    sim.step(steps).unwrap_or_else(|e| panic!("{e}"));
-    sim.surface().unwrap()
-}
-
 /// The water east of the dam (m³ per metre of width) after the run.
 fn carried(surface: &[f64]) -> f64 {
     (20..40).map(|i| surface[i] - 0.02).sum::<f64>() * 0.1
@@ -39,16 +33,16 @@ fn a_friction_map_of_one_n_is_the_scenes_n_and_a_rough_reach_slows_the_flow() {
     let dir = tempfile::tempdir().unwrap();
     write_npy(dir.path(), "n.npy", 4, 40, |_, _| 0.03);
     write_npy(dir.path(), "rough.npy", 4, 40, |i, _| if i >= 20 { 0.1 } else { 0.03 });
-    let uniform = surface(&channel(dir.path(), "manning = 0.03\n", None), Backend::Cpu, 100);
-    let map = surface(&channel(dir.path(), "", Some("n.npy")), Backend::Cpu, 100);
+    let uniform = run(&channel(dir.path(), "manning = 0.03\n", None), Backend::Cpu, 100);
+    let map = run(&channel(dir.path(), "", Some("n.npy")), Backend::Cpu, 100);
     // The weights differ in their last bits (g·n²·dt rounded once, or g·dt times the mean of
     // n² in f32): a unit of water here and there after 100 steps.
     let apart = uniform.iter().zip(&map).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
     assert!(apart < 1e-5, "a map of n = 0.03 lies {apart} m from manning = 0.03");
     // n = 0.1 east of the dam only: the flow into that reach slows, less than where the whole
     // channel is that rough (measured 0.0897, 0.0823 and 0.0756 m³/m carried east in 1 s).
-    let rough = surface(&channel(dir.path(), "", Some("rough.npy")), Backend::Cpu, 100);
-    let roughest = surface(&channel(dir.path(), "manning = 0.1\n", None), Backend::Cpu, 100);
+    let rough = run(&channel(dir.path(), "", Some("rough.npy")), Backend::Cpu, 100);
+    let roughest = run(&channel(dir.path(), "manning = 0.1\n", None), Backend::Cpu, 100);
     let (smooth, slowed, slowest) = (carried(&map), carried(&rough), carried(&roughest));
     eprintln!(
         "carried east of the dam in 1 s: {smooth:.5} m³/m at n = 0.03, {slowed:.5} at 0.1 east, {slowest:.5} at 0.1"
@@ -66,13 +60,9 @@ fn a_friction_map_steps_the_same_on_the_gpu_and_the_twins() {
         0.01 + 0.004 * i as f64 + 0.01 * j as f64
     });
     let scene = channel(dir.path(), "", Some("rough.npy"));
-    let reference = surface(&scene, Backend::Reference, 60);
-    assert_eq!(
-        reference,
-        surface(&scene, Backend::Cpu, 60),
-        "the fast CPU left the twin"
-    );
-    let gpu = surface(&scene, Backend::Gpu, 60);
+    let reference = run(&scene, Backend::Reference, 60);
+    assert_eq!(reference, run(&scene, Backend::Cpu, 60), "the fast CPU left the twin");
+    let gpu = run(&scene, Backend::Gpu, 60);
     let apart = reference
         .iter()
         .zip(&gpu)

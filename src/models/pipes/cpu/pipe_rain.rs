@@ -6,10 +6,16 @@ use crate::models::pipes::columns::SKY;
 use crate::models::pipes::state::PipeState;
 use rayon::prelude::*;
 
+/// Twin of `top_cell`: the layer of a column's top cell (the one open to the sky), from its
+/// cells' geometry.
+fn top_cell(geometry: &[[i32; 2]]) -> usize {
+    (1..geometry.len()).rfind(|&a| geometry[a][0] != SKY).unwrap_or(0)
+}
+
 /// Twin of `fall`: `units` into column c's top cell and its exchange.
 fn fall(s: &mut PipeState, c: usize, units: u32) {
     let l = s.layers;
-    let top = (1..l).rfind(|&a| s.geometry[c * l + a][0] != SKY).unwrap_or(0);
+    let top = top_cell(&s.geometry[c * l..(c + 1) * l]);
     s.water[c * l + top] += units;
     s.exchange[c] += units as i64;
 }
@@ -37,8 +43,7 @@ fn rainfall_column(geometry: &[[i32; 2]], water: &mut [u32], exchange: &mut i64,
     let units = add.floor();
     *carried = add - units;
     if units > 0.0 {
-        let top = (1..water.len()).rfind(|&a| geometry[a][0] != SKY).unwrap_or(0);
-        water[top] += units as u32;
+        water[top_cell(geometry)] += units as u32;
         *exchange += units as i64;
     }
 }

@@ -101,7 +101,6 @@ pub fn kept(lost_a: f32, lost_b: f32) -> f32 {
     1.0 - 0.5 * (lost_a + lost_b)
 }
 
-#[allow(clippy::too_many_arguments)]
 fn pipe_velocity(p: &PipeParams, old: f32, [keep, weight]: [f32; 2], k: usize, a: End, b: End) -> f32 {
     let sill = a.g[0].max(b.g[0]);
     let top = a.g[1].min(b.g[1]);
@@ -133,9 +132,8 @@ fn wet_height(v: f32, a: End, b: End) -> i32 {
     (if v > 0.0 { a.h } else { b.h }).min(a.g[1].min(b.g[1])) - a.g[0].max(b.g[0])
 }
 
-/// A pipe's far end: a cell's geometry, head and velocity, or the ghost's; None past the last
-/// used layer.
-/// A ghost takes `own`'s velocity and air (no push across the side).
+/// A pipe's far end: a cell's geometry, head and velocity, or the ghost's, which takes `own`'s
+/// velocity and air (no push across the side); None past the last used layer.
 fn far_end(p: &PipeParams, s: &Shared, far: Far, b: usize, lowest: [i32; 2], own: End) -> Option<End> {
     let l = p.layers as usize;
     match far {
