@@ -29,7 +29,9 @@ pub mod gpu {
     pub use crate::models::height_field::gpu::explicit::{force_step_layout, StepLayout};
 }
 
-pub use crate::engine::bodies::{BodyParams, Cover, COUPLING_JACOBI, COUPLING_PCG, SHAPE_BOX, SHAPE_ELLIPSOID, TAGGED};
+pub use crate::engine::bodies::{
+    BodyParams, BodyState, Cover, COUPLING_JACOBI, COUPLING_PCG, SHAPE_BOX, SHAPE_ELLIPSOID, TAGGED,
+};
 pub use crate::engine::edit::{HostEdit, EDIT_BRUSH, EDIT_DISTURB};
 pub use crate::engine::params::{Params, Totals};
 pub use crate::engine::rain::RainChunk;

@@ -227,7 +227,12 @@ impl Simulation {
 
     pub(crate) fn build(scene: &Scene, make: impl FnOnce(&Setup) -> Result<Box<dyn Solver>>) -> Result<Simulation> {
         let p = Prepared::new(scene)?;
-        let totals = start_totals(&p.params, &p.ground_rel, &p.eta, &p.cover);
+        let carried = if p.body_params.pressed != 0 {
+            &[][..]
+        } else {
+            &p.cover[..]
+        };
+        let totals = start_totals(&p.params, &p.ground_rel, &p.eta, carried);
         let own_model = p.columns.is_some() || p.layer.is_some() || p.shallow.is_some();
         let (vel, faces) = start_change(
             scene,

@@ -234,7 +234,8 @@ mod tests {
                 angular_drag,
                 width,
                 height,
-                box_cells
+                box_cells,
+                pressed
             }),
         );
         check_mirror(

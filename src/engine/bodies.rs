@@ -30,7 +30,8 @@ pub struct BodyState {
 
 /// `BodyState::kind` shapes and motions, `BodyParams::method` (from `wgsl/bodies_common.wgsl`).
 pub use crate::wgsl::body::{
-    COUPLING_JACOBI, COUPLING_PCG, MOTION_FIXED, MOTION_FREE, MOTION_KINEMATIC, SHAPE_BOX, SHAPE_ELLIPSOID,
+    COUPLING_JACOBI, COUPLING_PCG, LOADS_COLUMNS, LOADS_CURRENT, LOADS_LAYER, MOTION_FIXED, MOTION_FREE,
+    MOTION_KINEMATIC, SHAPE_BOX, SHAPE_ELLIPSOID,
 };
 /// `Cover::bottom` of a column no body covers.
 pub use crate::wgsl::cover::NO_BODY;
@@ -47,8 +48,10 @@ pub struct BodyParams {
     pub iterations: u32,
     /// `COUPLING_PCG` or `COUPLING_JACOBI`.
     pub method: u32,
-    /// 1: the water's forces come from the Navier-Stokes layer's loads (`ns_bodies.wgsl`), not
-    /// from the displaced columns.
+    /// Where the water's forces come from: `LOADS_COLUMNS` (the displaced columns, still
+    /// water), `LOADS_LAYER` (the Navier-Stokes layer's loads, `ns_bodies.wgsl`) or
+    /// `LOADS_CURRENT` (the heads a body presses the shallow-water model's water with, drag
+    /// against its velocity: `sw_bodies.wgsl`).
     pub loads: u32,
     /// Step length, s.
     pub dt: f32,
@@ -72,8 +75,9 @@ pub struct BodyParams {
     pub height: f32,
     /// The most cells one body's coupling box can hold (`box_cells`).
     pub box_cells: u32,
-    /// Padding.
-    pub _pad1: f32,
+    /// 1: the model takes `Cover::held` as a pressure head on its water (the shallow-water
+    /// model): `footprint` leaves the surface alone and no coupling solve runs.
+    pub pressed: u32,
 }
 
 /// Mirror of WGSL `Cover` (16 bytes): what covers one column.
@@ -203,7 +207,11 @@ impl BodyParams {
                 CouplingMethod::Pcg => COUPLING_PCG,
                 CouplingMethod::Jacobi => COUPLING_JACOBI,
             },
-            loads: (p.model == crate::scene::WaterModel::NavierStokes) as u32,
+            loads: match p.model {
+                crate::scene::WaterModel::NavierStokes => LOADS_LAYER,
+                crate::scene::WaterModel::ShallowWater => LOADS_CURRENT,
+                _ => LOADS_COLUMNS,
+            },
             dt: scene.time.dt as f32,
             gravity: p.gravity as f32,
             water_density: p.water_density as f32,
@@ -215,7 +223,7 @@ impl BodyParams {
             width: (g.nx as f64 * g.dx) as f32,
             height: (g.ny as f64 * g.dx) as f32,
             box_cells: box_cells(scene),
-            _pad1: 0.0,
+            pressed: (p.model == crate::scene::WaterModel::ShallowWater) as u32,
         }
     }
 

@@ -84,7 +84,10 @@ pub fn initial(scene: &Scene, reference: f64, eta: &[f32], ground: &[f32]) -> Ve
 /// under the water keeps its water, every covered column holds the body's volume below the
 /// waterline (`Cover::held`), and the water that makes room for them raises all the rest evenly. Without this a body placed in the water expels its whole
 /// draft in its first steps, with the momentum of a blow: a 20 cm post at once threw a ring of
-/// water half a metre high. Returns the columns' cover to start from (empty without bodies).
+/// water half a metre high. A model that takes the held volume as a pressure head
+/// (`BodyParams::pressed`, the shallow-water model) keeps its surface the water's own: a pierced
+/// column's water stands at the underside, a flooded one's where it was. Returns the columns'
+/// cover to start from (empty without bodies).
 pub fn settle_initial_water(
     params: &crate::engine::params::Params,
     body_params: &BodyParams,
@@ -100,16 +103,21 @@ pub fn settle_initial_water(
     let mut tags = vec![crate::engine::bodies::EMPTY_BOX; bodies.len()];
     crate::engine::cpu::bodies::footprint(params, body_params, bodies, ground, &mut probe, &mut cover, &mut tags);
     // A tagged column keeps its water up to the underside and shows the body's volume above it;
-    // a flooded one keeps its water and the body's volume raises the rest.
+    // a flooded one keeps its surface, the body's volume in it raising the rest. Pressed, the
+    // surface shows the water alone: the flooded column's is lowered by the body's volume.
     let mut room = 0.0f64;
+    let pressed = body_params.pressed != 0;
     for (e, c) in eta.iter_mut().zip(&cover) {
         if c.tagged() {
             if *e > c.bottom {
                 room += (*e - c.bottom) as f64;
-                *e = c.bottom + c.held;
+                *e = c.bottom + if pressed { 0.0 } else { c.held };
             }
         } else {
             room += c.held as f64;
+            if pressed {
+                *e -= c.held;
+            }
         }
     }
     let open: Vec<usize> = (0..eta.len())

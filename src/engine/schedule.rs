@@ -66,6 +66,12 @@ pub enum Pass {
     /// `sw_maps.wgsl` `fold_flow`: the step's speed and d·|u| into the shallow-water model's
     /// flood maps, after `Summary`.
     SwMaps,
+    /// `sw_bodies.wgsl` `press`: the bodies' draft as a pressure head on the shallow-water
+    /// model's water, before its substeps (after `Pressure`).
+    SwPress,
+    /// `sw_bodies.wgsl` `loads`: the force and torque of the heads each body presses the water
+    /// with, and the water's velocity around it, which `Integrate` moves it by.
+    SwLoads,
 }
 
 impl Pass {
@@ -99,6 +105,8 @@ impl Pass {
             Pass::ShallowWater => "shallow_water",
             Pass::SwFeed => "sw_feed",
             Pass::SwMaps => "sw_maps",
+            Pass::SwPress => "sw_bodies.press",
+            Pass::SwLoads => "sw_bodies.loads",
         }
     }
 }
@@ -201,6 +209,11 @@ impl Schedule {
                 if rain || params.forcing & crate::wgsl::common::FORCE_INFILTRATION != 0 {
                     after.push(Pass::SwFeed);
                 }
+                // The bodies press on the water (`SwPress`, before the next step's substeps):
+                // no coupling solve, the model's pressure gradient moves the water.
+                if params.bodies != 0 {
+                    after.extend([Pass::Footprint, Pass::SwLoads, Pass::Integrate]);
+                }
             }
             ModelRun::HeightField(_) => {
                 if params.bodies != 0 {
@@ -225,9 +238,13 @@ impl Schedule {
             }
         }
         let pressure = params.forcing & crate::wgsl::common::FORCE_PRESSURE != 0;
+        let mut before = if pressure { vec![Pass::Pressure] } else { Vec::new() };
+        if model == ModelRun::ShallowWater && params.bodies != 0 {
+            before.push(Pass::SwPress);
+        }
         Schedule {
             model,
-            before: if pressure { vec![Pass::Pressure] } else { Vec::new() },
+            before,
             substep: model.substep(params),
             after,
             rain,

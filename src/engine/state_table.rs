@@ -288,10 +288,10 @@ fn clamps(s: &Shape) -> bool {
 fn regions(s: &Shape) -> bool {
     height_field(s) && s.params.regions != 0
 }
-/// Bodies float on the height field and on the Navier-Stokes layer's (not yet on the pipes or
-/// the shallow-water model).
+/// Bodies float on the height field, the Navier-Stokes layer's and the shallow-water model (not
+/// yet on the pipes).
 fn bodies(s: &Shape) -> bool {
-    s.pipes.is_none() && !s.shallow_water && s.params.bodies != 0
+    s.pipes.is_none() && s.params.bodies != 0
 }
 /// The layer's loads on its bodies (`ns_bodies.wgsl`).
 fn ns_bodies(s: &Shape) -> bool {

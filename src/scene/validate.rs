@@ -634,6 +634,17 @@ impl Check<'_> {
             if b.fixed && b.kinematic {
                 return self.fail(&key("kinematic"), "a body cannot be both fixed and kinematic".into());
             }
+            let pressed = self.scene.physics.model == crate::scene::WaterModel::ShallowWater;
+            if pressed && (b.fixed || b.kinematic) {
+                let which = if b.fixed { "fixed" } else { "kinematic" };
+                return self.fail(
+                    &key(which),
+                    "the shallow-water model floats free bodies only: a body it does not move would press on \
+                     the water with its draft, which the water around it feeds back on (raise the terrain \
+                     for an obstacle)"
+                        .into(),
+                );
+            }
             let cells = b.size[0].min(b.size[1]) / self.scene.grid.dx;
             if cells > (self.scene.grid.nx.max(self.scene.grid.ny)) as f64 {
                 return self.fail(&key("size"), "the body is larger than the domain".into());

@@ -571,8 +571,12 @@ impl Prepared {
         // Drops, hydrographs, steady sources and drains, makers and rainfall: all in `sw_feed`.
         let feeds = crate::engine::feeds::Feeds::new(scene, &fields)?.with_steady_sources(scene);
         sw.base.rainfall = feeds.rainfall_mode();
+        let reference = fields.reference.0;
         let mut prepared = Self::of_model(scene, fields, probe_cells, substeps, None, None);
         prepared.params.rainfall = feeds.rainfall_mode();
+        // Bodies press on the water (`BodyParams::pressed`): the surface stays the water's own.
+        let p = &mut prepared;
+        (p.bodies, p.body_params, p.cover) = place_bodies(scene, reference, &p.params, &p.ground_rel, &mut p.eta);
         // Air pressure: `pressure.wgsl` writes each step's head after the ground, which the
         // stages lift the surface and ground by (`SwParams::air_at`).
         let patches = pressure_patches(scene, &mut prepared.params);
@@ -635,7 +639,8 @@ pub(super) fn place_bodies(
 }
 
 /// The initial water, as the backends' own reduction measures it (no shortfall yet): submerged
-/// bodies' volume in their columns (`cover`) is not water.
+/// bodies' volume in their columns (`cover`) is not water. Where the model takes that volume as
+/// a pressure head (`BodyParams::pressed`) the surface never carried it: pass no cover.
 pub(super) fn start_totals(
     params: &Params,
     ground_rel: &[f32],
@@ -645,6 +650,7 @@ pub(super) fn start_totals(
     let before_sources = Params {
         sources: 0,
         correct: 0,
+        bodies: if cover.is_empty() { 0 } else { params.bodies },
         ..*params
     };
     let rest = vec![0.0f32; eta.len()];

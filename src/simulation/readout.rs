@@ -30,8 +30,13 @@ impl Simulation {
         let mut eta = self.solver.read_eta()?;
         // Over a body, the water's top (SCENE.md): the surface less the body volume the column
         // holds under it, so Σ max(h − b, 0)·dx² is the water's volume there too (a floating
-        // body's underside where water runs under it, the ground where it rests on it).
-        for (e, cover) in eta.iter_mut().zip(self.solver.read_cover()?) {
+        // body's underside where water runs under it, the ground where it rests on it). A model
+        // the bodies press on (`BodyParams::pressed`) shows the water's top already.
+        let carried = match self.body_params.pressed {
+            0 => self.solver.read_cover()?,
+            _ => Vec::new(),
+        };
+        for (e, cover) in eta.iter_mut().zip(carried) {
             if cover.held > 0.0 {
                 *e -= cover.held;
             }

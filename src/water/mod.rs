@@ -229,6 +229,12 @@ impl Water {
             }
             Model::ShallowWater(part) => {
                 let edits = std::mem::take(&mut self.edits);
+                let body_writes = std::mem::take(&mut self.body_writes);
+                if let Some(states) = shallow_water::sw(&mut self.sim).body_states() {
+                    for (offset, bytes) in &body_writes {
+                        self.uploads.stage(encoder, states, *offset, bytes);
+                    }
+                }
                 part.record(&mut self.sim, encoder, &edits, self.steps, steps);
                 0
             }
@@ -435,11 +441,14 @@ impl Water {
     /// 64, kind (shape, …) at 128. Usage STORAGE | VERTEX | COPY_SRC | COPY_DST, so it binds as a
     /// per-instance vertex buffer. None without bodies.
     pub fn bodies_buffer(&mut self) -> Option<&wgpu::Buffer> {
-        if !matches!(self.model, Model::HeightField { .. }) {
-            return None;
+        match self.model {
+            Model::HeightField { .. } => {
+                let state = self.gpu().state();
+                (state.bodies.count > 0).then_some(&state.bodies.states)
+            }
+            Model::ShallowWater(_) => shallow_water::sw(&mut self.sim).body_states(),
+            Model::Pipes { .. } => None,
         }
-        let state = self.gpu().state();
-        (state.bodies.count > 0).then_some(&state.bodies.states)
     }
 
     /// What covers each column, `crate::engine::bodies::Cover` (16 B) per cell, row-major [ny, nx]:

@@ -221,6 +221,63 @@ pub fn trajectory(sim: &mut Simulation, steps: u64) -> Vec<Vec<shoal::BodySample
     rows
 }
 
+/// A body `height` tall of `density` released at rest at `draft` below the still level in the
+/// middle of a 1.6 m pool (`body` → scene, from the body's TOML lines), 300 steps: its draft
+/// (underside to the waterline around it) averaged over the last 100, and its fastest heave then.
+pub fn settled_draft(
+    shape: &str,
+    size: [f64; 3],
+    density: f64,
+    draft: f64,
+    scene_of: impl Fn(&str) -> Scene,
+) -> (f64, f64) {
+    let body = format!(
+        "shape = \"{shape}\"\nsize = {size:?}\nposition = [0.8, 0.8, {}]\ndensity = {density}",
+        size[2] / 2.0 - draft
+    );
+    let mut sim = simulation(&scene_of(&body), Backend::Cpu);
+    let rows = trajectory(&mut sim, 300);
+    let tail = &rows[200..];
+    let mean = tail
+        .iter()
+        .map(|r| r[0].waterline - (r[0].position[2] - size[2] / 2.0))
+        .sum::<f64>()
+        / tail.len() as f64;
+    let heave = tail.iter().map(|r| r[0].velocity[2].abs()).fold(0.0, f64::max);
+    println!("{shape} {density}: draft {mean:.5} m (Archimedes {draft}), |w| ≤ {heave:.4} m/s");
+    (mean, heave)
+}
+
+/// A body dropped into the water, `steps` steps: its lowest centre (m), fastest fall (m/s), the
+/// water's volume change relative to the start, and its last sample.
+pub fn drop_in(sim: &mut Simulation, steps: u64) -> (f64, f64, f64, shoal::BodySample) {
+    let before = water_volume(sim);
+    let rows = trajectory(sim, steps);
+    let lowest = rows.iter().map(|r| r[0].position[2]).fold(f64::MAX, f64::min);
+    let fastest = rows.iter().map(|r| r[0].velocity[2]).fold(0.0, f64::min);
+    let change = water_volume(sim) / before - 1.0;
+    let b = rows.last().unwrap()[0];
+    println!(
+        "lowest centre {lowest:.3} m, fastest fall {fastest:.2} m/s, end centre {:.3} m, volume change {change:.2e}",
+        b.position[2]
+    );
+    (lowest, fastest, change, b)
+}
+
+/// The largest gaps between two runs' first body, step by step: position (m), orientation
+/// (quaternion components), velocity (m/s).
+pub fn trajectory_gaps(a: &[Vec<shoal::BodySample>], b: &[Vec<shoal::BodySample>]) -> [f64; 3] {
+    let worst = |x: &[f64], y: &[f64]| x.iter().zip(y).map(|(p, q)| (p - q).abs()).fold(0.0, f64::max);
+    let mut gaps = [0.0f64; 3];
+    for (c, g) in a.iter().zip(b) {
+        let (c, g) = (c[0], g[0]);
+        gaps[0] = gaps[0].max(worst(&c.position, &g.position));
+        gaps[1] = gaps[1].max(worst(&c.orientation, &g.orientation));
+        gaps[2] = gaps[2].max(worst(&c.velocity, &g.velocity));
+    }
+    gaps
+}
+
 /// The water in a run's surface, m³ (a body's volume in its columns left out).
 pub fn water_volume(sim: &mut Simulation) -> f64 {
     let surface = sim.surface().unwrap();

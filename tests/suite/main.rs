@@ -49,6 +49,7 @@ mod shallow_water;
 mod shorelines;
 mod stops;
 mod summary;
+mod sw_bodies;
 mod sw_embed;
 mod sw_feeds;
 mod sw_pressure;

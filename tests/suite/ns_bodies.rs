@@ -31,20 +31,7 @@ fn pool(physics: &str, bodies: &[&str]) -> String {
 #[test]
 fn bodies_float_at_their_archimedes_draft_on_the_layers_pressure() {
     for (shape, size, density, draft) in [("box", [0.4, 0.4, 0.2], 500.0, 0.1), ("sphere", [0.4; 3], 500.0, 0.2)] {
-        let body = format!(
-            "shape = \"{shape}\"\nsize = {size:?}\nposition = [0.8, 0.8, {}]\ndensity = {density}",
-            size[2] / 2.0 - draft
-        );
-        let mut sim = simulation(&scene(&pool("", &[&body])), Backend::Cpu);
-        let rows = trajectory(&mut sim, 300);
-        let tail = &rows[200..];
-        let mean = tail
-            .iter()
-            .map(|r| r[0].waterline - (r[0].position[2] - size[2] / 2.0))
-            .sum::<f64>()
-            / tail.len() as f64;
-        let heave = tail.iter().map(|r| r[0].velocity[2].abs()).fold(0.0, f64::max);
-        println!("{shape} {density}: draft {mean:.5} m (Archimedes {draft}), |w| ≤ {heave:.4} m/s");
+        let (mean, heave) = settled_draft(shape, size, density, draft, |b| scene(&pool("", &[b])));
         assert!(
             (mean - draft).abs() <= 0.03 * draft,
             "a {shape} of density {density} floats at draft {mean:.5} m, not {draft} ± 3 %"
@@ -61,16 +48,7 @@ fn bodies_float_at_their_archimedes_draft_on_the_layers_pressure() {
 fn a_dropped_box_splashes_floats_and_keeps_the_water() {
     let body = "shape = \"box\"\nsize = [0.4, 0.4, 0.2]\nposition = [0.8, 0.8, 0.25]\ndensity = 500";
     let mut sim = simulation(&scene(&pool("volume_correction = \"none\"", &[body])), Backend::Cpu);
-    let before = water_volume(&mut sim);
-    let rows = trajectory(&mut sim, 400);
-    let lowest = rows.iter().map(|r| r[0].position[2]).fold(f64::MAX, f64::min);
-    let fastest = rows.iter().map(|r| r[0].velocity[2]).fold(0.0, f64::min);
-    let change = water_volume(&mut sim) / before - 1.0;
-    let b = rows.last().unwrap()[0];
-    println!(
-        "lowest centre {lowest:.3} m, fastest fall {fastest:.2} m/s, end centre {:.3} m, volume change {change:.2e}",
-        b.position[2]
-    );
+    let (lowest, fastest, change, b) = drop_in(&mut sim, 400);
     assert!(fastest < -1.0, "it never fell: {fastest} m/s");
     assert!(lowest > -0.3, "it sank to {lowest} m");
     assert!(
@@ -130,14 +108,7 @@ fn the_gpu_follows_the_cpu_twin_and_reruns_bit_for_bit() {
         let mut sim = simulation(&s, backend);
         runs.push(trajectory(&mut sim, 60));
     }
-    let (mut dp, mut dq, mut dv) = (0.0f64, 0.0f64, 0.0f64);
-    for (c, g) in runs[0].iter().zip(&runs[1]) {
-        let (c, g) = (c[0], g[0]);
-        let worst = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max);
-        dp = dp.max(worst(&c.position, &g.position));
-        dq = dq.max(worst(&c.orientation, &g.orientation));
-        dv = dv.max(worst(&c.velocity, &g.velocity));
-    }
+    let [dp, dq, dv] = trajectory_gaps(&runs[0], &runs[1]);
     let fall = runs[0].iter().map(|r| r[0].velocity[2]).fold(0.0, f64::min);
     println!("GPU vs CPU over 60 steps: {dp:.2e} m, {dq:.2e}, {dv:.2e} m/s (fastest fall {fall:.2} m/s)");
     assert!(fall < -1.0, "it never fell: {fall}");

@@ -243,3 +243,48 @@ fn a_deep_splash_raises_the_embedded_substeps() {
     let deep = Water::new(&device, &queue, &scene, options).unwrap();
     assert!(deep.substeps() > planned, "max_depth planned {}", deep.substeps());
 }
+
+/// Bodies on the embedded shallow-water model step as in the batch run: a box floating in the
+/// pool over frames of any length gives the batch run's surface bit for bit and, in the states
+/// buffer a renderer binds per instance, its bodies; a host's `move_body` lands in that buffer
+/// before the next steps.
+#[test]
+fn embedded_bodies_float_as_in_the_batch_run() {
+    let (device, queue) = own_device();
+    let body = "[[body]]\nshape = \"box\"\nsize = [0.3, 0.2, 0.1]\nposition = [0.5, 0.6, 0.0]\ndensity = 400\n";
+    let scene = common::scene(&pool(body));
+    let mut water = Water::new(&device, &queue, &scene, WaterOptions::default()).unwrap();
+    run(&device, &queue, &mut water, &[7, 0, 23, 30]);
+    let mut batch = common::simulation(&scene, Backend::Gpu);
+    batch.step(60).unwrap();
+    let (eta, _) = water.read_level().unwrap();
+    assert_eq!(eta, batch.eta().unwrap(), "the surface");
+    let states = water.bodies_buffer().expect("the scene has a body").clone();
+    let got: Vec<shoal::low_level::BodyState> =
+        bytemuck::pod_collect_to_vec(&shoal::readback::read(&device, &queue, &states).unwrap());
+    let want = batch.bodies()[0];
+    let b = got[0];
+    assert_eq!(
+        [b.position[0], b.position[1]].map(f64::from),
+        [want.position[0], want.position[1]],
+        "the body's place"
+    );
+    assert_eq!(
+        b.velocity[..3].iter().map(|&v| v as f64).collect::<Vec<_>>(),
+        want.velocity,
+        "its velocity"
+    );
+    assert!(
+        want.velocity.iter().any(|v| v.abs() > 1e-4),
+        "the bump's waves move it: {want:?}"
+    );
+    water.move_body(0, [0.9, 0.7, 0.0], [0.0; 3]).unwrap();
+    run(&device, &queue, &mut water, &[0]);
+    let moved: Vec<shoal::low_level::BodyState> =
+        bytemuck::pod_collect_to_vec(&shoal::readback::read(&device, &queue, &states).unwrap());
+    assert_eq!(
+        [moved[0].position[0], moved[0].position[1]],
+        [0.9, 0.7],
+        "the host's move"
+    );
+}

@@ -3,6 +3,7 @@
 
 use crate::engine::bodies::{BodyParams, BodyState, Cover, MOTION_FIXED, MOTION_FREE, NO_BODY, SHAPE_BOX, TAGGED};
 use crate::engine::bodies::{TagBox, EMPTY_BOX};
+use crate::engine::bodies::{LOADS_COLUMNS, LOADS_LAYER};
 use crate::engine::params::Params;
 use glam::{Vec3, Vec4};
 
@@ -165,7 +166,7 @@ pub fn footprint(
                 }
             }
             let old = cover[c];
-            let water = (eta[c] - old.held).max(ground[c]);
+            let water = (eta[c] - if bp.pressed != 0 { 0.0 } else { old.held }).max(ground[c]);
             let mut held = 0.0;
             let mut tag = 0;
             if owner != 0 {
@@ -180,7 +181,7 @@ pub fn footprint(
                     body_tags[k] = grow(body_tags[k], i, j);
                 }
             }
-            if old.held != 0.0 || held != 0.0 {
+            if bp.pressed == 0 && (old.held != 0.0 || held != 0.0) {
                 eta[c] = water + held;
             }
             cover[c] = Cover {
@@ -328,14 +329,18 @@ pub fn integrate(
             lift * Vec3::new(s.z, -s.y, 0.0),
             Vec3::ZERO,
         );
-        if bp.loads != 0 {
-            (force, turning, fluid) = (v3(loads[3 * k]), v3(loads[3 * k + 1]), v3(loads[3 * k + 2]));
+        if bp.loads == LOADS_LAYER {
+            (force, turning) = (v3(loads[3 * k]), v3(loads[3 * k + 1]));
+        }
+        if bp.loads != LOADS_COLUMNS {
+            fluid = v3(loads[3 * k + 2]);
         }
         if motion == MOTION_FREE {
             v += bp.dt * (force / mass - Vec3::new(0.0, 0.0, bp.gravity));
-            if bp.loads != 0 {
-                // The layer's pressure answers the heave a step late: its hydrostatic stiffness
-                // ρ·g·A over the wetted footprint A taken implicitly.
+            if bp.loads != LOADS_COLUMNS {
+                // The layer's pressure (or the shallow-water model's waterline) answers the heave
+                // a step late: its hydrostatic stiffness ρ·g·A over the wetted footprint A taken
+                // implicitly.
                 let stiff = bp.water_density * bp.gravity * touching * area / mass;
                 v.z /= 1.0 + bp.dt * bp.dt * stiff;
             }

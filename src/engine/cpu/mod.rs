@@ -239,7 +239,9 @@ impl CpuSolver {
             | Pass::NsBodies
             | Pass::ShallowWater
             | Pass::SwFeed
-            | Pass::SwMaps => {
+            | Pass::SwMaps
+            | Pass::SwPress
+            | Pass::SwLoads => {
                 unreachable!("the pipes, Navier-Stokes and shallow-water models have their own backends")
             }
             Pass::Probe => self.probe(chunk),

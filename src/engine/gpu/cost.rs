@@ -183,19 +183,22 @@ pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams, fused: bool) -> Co
         // from cache), U1's three out; stage_two: the same of U1, and U0's three of the cell
         // itself, U2's three out over U0; each stage reads and writes the cell's carry (the
         // surface's rounding, kept).
-        // Under air pressure each stage reads the cell's head beside its ground.
+        // Under air pressure or bodies each stage reads the cell's head beside its ground.
         Pass::ShallowWater => Cost {
             note: "two fused stages on 16×16 tiles; the 2-cell halo (1.5× the tile) from cache",
             ..cost(
                 4 * F32
                     + (4 * F32 + 3 * F32)
                     + 2 * F32
-                    + on(p.forcing & FORCE_PRESSURE != 0, 2 * F32)
+                    + on(p.forcing & FORCE_PRESSURE != 0 || p.bodies != 0, 2 * F32)
                     + on(p.forcing & FORCE_DAMPING_MAP != 0, 2 * F32),
                 3 * F32 + 3 * F32 + 2 * F32,
                 2,
             )
         },
+        // The cover's held in (its 16 B record), the head read (with patches) and written.
+        Pass::SwPress => cost(4 * F32 + on(p.forcing & FORCE_PRESSURE != 0, F32), F32, 1),
+        Pass::SwLoads => fixed(1, "one workgroup per body, over its footprint and 2 cells around"),
         // ground, eta, qx, qy in; the two maps read and written.
         Pass::SwMaps => cost(4 * F32 + 2 * F32, 2 * F32, 1),
         // rainfall: ground, eta, carry (+ the map's share) in, eta and carry out, where it

@@ -348,7 +348,9 @@ impl GpuSolver {
             | Pass::NsBodies
             | Pass::ShallowWater
             | Pass::SwFeed
-            | Pass::SwMaps => {
+            | Pass::SwMaps
+            | Pass::SwPress
+            | Pass::SwLoads => {
                 unreachable!("the pipes, Navier-Stokes and shallow-water models have their own backends")
             }
         }

@@ -130,8 +130,9 @@ fn footprint(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let old = cover[c];
     let g = ground[c];
-    // The water's own top: the surface less what the column held for a submerged body.
-    let water = max(eta[c] - old.held, g);
+    // The water's own top: the surface less what the column held for a submerged body (pressed,
+    // the surface is the water's alone).
+    let water = max(eta[c] - select(old.held, 0.0, bp.pressed != 0u), g);
     var held = 0.0;
     var tag = 0u;
     if owner != 0u {
@@ -152,7 +153,7 @@ fn footprint(@builtin(global_invocation_id) gid: vec3<u32>) {
             atomicMax(&solve.clusters[owner - 1u].max_j, j);
         }
     }
-    if old.held != 0.0 || held != 0.0 {
+    if bp.pressed == 0u && (old.held != 0.0 || held != 0.0) {
         eta[c] = water + held;
     }
     cover[c] = Cover(bottom, top, owner | tag, held);
@@ -255,20 +256,23 @@ fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_in
     let motion = b.kind.y;
     // The water's force and torque (world frame) and the velocity of the water around the body:
     // buoyancy by the displaced columns in still water, or with `bp.loads` what ns_bodies.wgsl
-    // measured in the Navier-Stokes layer.
+    // measured in the Navier-Stokes layer or sw_bodies.wgsl on the shallow-water model.
     var force = vec3<f32>(0.0, 0.0, lift * s.x);
     var turning = lift * vec3<f32>(s.z, -s.y, 0.0);
     var fluid = vec3<f32>(0.0);
-    if bp.loads != 0u {
+    if bp.loads == LOADS_LAYER {
         force = loads[3u * k].xyz;
         turning = loads[3u * k + 1u].xyz;
+    }
+    if bp.loads != LOADS_COLUMNS {
         fluid = loads[3u * k + 2u].xyz;
     }
     if motion == MOTION_FREE {
         v = v + bp.dt * (force / mass - vec3<f32>(0.0, 0.0, bp.gravity));
-        if bp.loads != 0u {
-            // The layer's pressure answers the body's heave a step late: its hydrostatic
-            // stiffness ρ·g·A over the wetted footprint A is taken implicitly.
+        if bp.loads != LOADS_COLUMNS {
+            // The layer's pressure (or the shallow-water model's waterline) answers the body's
+            // heave a step late: its hydrostatic stiffness ρ·g·A over the wetted footprint A is
+            // taken implicitly.
             let stiff = bp.water_density * bp.gravity * s_more[0].y * area / mass;
             v.z = v.z / (1.0 + bp.dt * bp.dt * stiff);
         }

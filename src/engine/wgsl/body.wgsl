@@ -31,8 +31,11 @@ struct BodyParams {
     iterations: u32,
     // COUPLING_PCG or COUPLING_JACOBI.
     method: u32,
-    // 1: the water's forces on each body come from `loads` (ns_bodies.wgsl: the Navier-Stokes
-    // layer's pressure and velocities), not from the columns it displaces.
+    // LOADS_COLUMNS: buoyancy by the columns a body displaces, drag against still water;
+    // LOADS_LAYER: the water's forces on each body come from `loads` (ns_bodies.wgsl: the
+    // Navier-Stokes layer's pressure and velocities); LOADS_CURRENT: the heads a body presses
+    // the shallow-water model's water with, and drag against its velocity around the body, in
+    // `loads` (sw_bodies.wgsl).
     loads: u32,
     // Seconds per step (bodies move once per step, after all substeps).
     dt: f32,
@@ -53,7 +56,10 @@ struct BodyParams {
     // The most cells one body's coupling box can hold (`crate::bodies::box_cells`): past
     // coupling.wgsl's SOLO the host records the passes over the box.
     box_cells: u32,
-    _pad1: f32,
+    // 1: the model takes each column's `held` as a pressure head on its water (the shallow-water
+    // model, sw_bodies.wgsl's `press`): `footprint` leaves the surface alone and the coupling
+    // solve does not run, the model's own pressure gradient moving the water from under a body.
+    pressed: u32,
 }
 
 const SHAPE_BOX: u32 = 0u;
@@ -63,6 +69,9 @@ const MOTION_FIXED: u32 = 1u;
 const MOTION_KINEMATIC: u32 = 2u;
 const COUPLING_PCG: u32 = 0u;
 const COUPLING_JACOBI: u32 = 1u;
+const LOADS_COLUMNS: u32 = 0u;
+const LOADS_LAYER: u32 = 1u;
+const LOADS_CURRENT: u32 = 2u;
 
 // v rotated by the unit quaternion q.
 fn rotate(q: vec4<f32>, v: vec3<f32>) -> vec3<f32> {

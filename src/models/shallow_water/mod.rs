@@ -9,6 +9,8 @@
 //! - `books.rs`: the volume target of a chunk the scene fed;
 //! - `rivers.rs`: the discharge and stage sides' values over time;
 //! - `cpu/sw_feed.rs` (twin), `gpu/sw_feed.rs`, `wgsl/sw_feed.wgsl`: rain, sources and makers;
+//! - `cpu/sw_bodies.rs` (twin), `gpu/sw_bodies.rs`, `wgsl/sw_bodies.wgsl`: the bodies' draft as a
+//!   pressure head on the water and the current they drift in;
 //! - `cpu/`, `fast/`, `gpu/`, `wgsl/`: the passes, and each backend's solver (`sw_solver.rs`).
 
 pub mod books;
@@ -26,9 +28,9 @@ use crate::models::{Feature, Model};
 /// and ground alike in the stencil (`cpu::shallow_water::lift`); damping is a linear drag on the
 /// discharges, implicit with Manning's (`setup::drag_rate`). `Water` runs it in a host's
 /// frame (`src/water/shallow_water.rs`, with `gpu/sw_water.rs`'s edits and velocity field), and
-/// so the browser: its pipelines bind at most 9 storage buffers, within the web's 10. Not built
-/// yet: bodies, ghost sides, regions (it conserves by construction), spray
-/// and overhangs.
+/// so the browser: its pipelines bind at most 9 storage buffers, within the web's 10. Bodies
+/// press on the water with their draft's head and drift with its current (`sw_bodies`). Not
+/// built yet: spray; ghost sides, regions and overhangs are ruled out.
 pub struct ShallowWater;
 
 impl Model for ShallowWater {
@@ -41,6 +43,7 @@ impl Model for ShallowWater {
     fn features(&self) -> &'static [Feature] {
         use Feature::*;
         &[
+            Bodies,
             Sources,
             Hydrographs,
             HeldSources,

@@ -58,8 +58,9 @@ pub struct SwParams {
     /// Always 1.0: `sw_feed.wgsl`'s TwoSum multiplies by it so that no compiler folds the
     /// rounding error it recovers to zero.
     pub one: f32,
-    /// `[[pressure]]`: the word of the ground buffer where each step's air-pressure head
-    /// p/(ρ·g) per cell starts (`pressure.wgsl` writes it after the ground: `cells`); 0 without.
+    /// `[[pressure]]` or bodies: the word of the ground buffer where each step's pressure head
+    /// p/(ρ·g) per cell starts (`pressure.wgsl` and `sw_bodies.wgsl` write it after the ground:
+    /// `cells`); 0 without.
     pub air_at: u32,
     /// `[friction] map`: the word of the ground buffer where each cell's n² starts (after the
     /// ground and the air-pressure head); 0 without: every cell takes `n2`.
@@ -73,7 +74,10 @@ pub struct SwParams {
     /// `physics.damping_map`: the word of the ground buffer where each cell's drag starts (after
     /// the soil's planes); 0 without: every cell takes `drag`.
     pub drag_at: u32,
-    pub _pad: [u32; 2],
+    /// 1: `[[pressure]]` patches write the head at `air_at` each step before the bodies add
+    /// their draft to it (`sw_bodies.wgsl`'s `press`); 0: the bodies write it alone.
+    pub patched: u32,
+    pub _pad: u32,
 }
 
 /// Mirror of WGSL `SwSlot` (shallow_water.wgsl): one step's index within its submit and the
@@ -227,8 +231,13 @@ impl SwSetup {
             .map(|&keep| drag_rate(keep as f64, dt))
             .collect();
         let cells = scene.grid.nx * scene.grid.ny;
-        // The stages' ground: the ground, the air-pressure head with patches, then n² with a map.
-        let air_at = if scene.pressure.is_empty() { 0 } else { cells };
+        // The stages' ground: the ground, the air-pressure head with patches or bodies (which
+        // press on the water with their draft, `sw_bodies.wgsl`), then n² with a map.
+        let air_at = if scene.pressure.is_empty() && scene.bodies.is_empty() {
+            0
+        } else {
+            cells
+        };
         let base = SwParams {
             nx: scene.grid.nx,
             ny: scene.grid.ny,
@@ -261,7 +270,8 @@ impl SwSetup {
                 true => 0,
                 false => cells + air_at + (friction.len() + soil.planes.len()) as u32,
             },
-            _pad: [0; 2],
+            patched: !scene.pressure.is_empty() as u32,
+            _pad: 0,
         };
         Ok(SwSetup {
             base,
@@ -294,11 +304,11 @@ impl SwSetup {
 }
 
 /// The ground as the stages read it (`SwParams::air_at`, `friction_at`, `soil_at`, `drag_at`):
-/// the ground; with `[[pressure]]` patches, room for each step's air-pressure head
-/// (`pressure.wgsl` writes it); with `[friction] map`, each cell's n²; with `[infiltration]`, its
-/// three parameter planes; with `physics.damping_map`, each cell's drag.
-pub fn stage_ground(ground: &[f32], patches: u32, sw: &SwSetup) -> Vec<f32> {
-    let air = match patches {
+/// the ground; with `[[pressure]]` patches or bodies, room for each step's pressure head
+/// (`pressure.wgsl` and `sw_bodies.wgsl` write it); with `[friction] map`, each cell's n²; with
+/// `[infiltration]`, its three parameter planes; with `physics.damping_map`, each cell's drag.
+pub fn stage_ground(ground: &[f32], sw: &SwSetup) -> Vec<f32> {
+    let air = match sw.base.air_at {
         0 => Vec::new(),
         _ => vec![0.0; ground.len()],
     };
@@ -366,7 +376,8 @@ mod tests {
                 infiltration,
                 soil_at,
                 drag,
-                drag_at
+                drag_at,
+                patched
             }),
         );
         check_mirror("SwSlot", size_of::<SwSlot>(), fields!(SwSlot { index, sides }));

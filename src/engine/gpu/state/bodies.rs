@@ -89,6 +89,22 @@ impl BodyBuffers {
     }
 }
 
+impl BodyBuffers {
+    /// The columns' covers and the bodies' states, read back (a checkpoint, `read_cover`): two
+    /// copies, one wait.
+    pub fn read(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> crate::error::Result<(Vec<Cover>, Vec<BodyState>)> {
+        let read = crate::engine::gpu::readback::read_whole(device, queue, &[Some(&self.cover), Some(&self.states)])?;
+        Ok((
+            bytemuck::pod_collect_to_vec(&read[0]),
+            bytemuck::pod_collect_to_vec(&read[1]),
+        ))
+    }
+}
+
 /// The height field the body passes and the coupling act on: the height-field models' two
 /// levels, or the Navier-Stokes layer's one surface (then both levels name it).
 pub struct BodySurface<'a> {

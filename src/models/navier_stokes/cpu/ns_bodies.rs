@@ -231,7 +231,7 @@ mod tests {
             count: 1,
             water_density: 1000.0,
             gravity: 9.81,
-            loads: 1,
+            loads: crate::engine::bodies::LOADS_LAYER,
             ..BodyParams::default()
         }
     }

@@ -438,11 +438,7 @@ impl Solver for GpuNs {
 
     fn read_cover(&mut self) -> Result<Vec<crate::engine::bodies::Cover>> {
         match &self.bodies {
-            Some(b) => Ok(bytemuck::pod_collect_to_vec(&crate::engine::gpu::readback::read(
-                &self.device,
-                &self.queue,
-                &b.buffers.cover,
-            )?)),
+            Some(b) => Ok(b.buffers.read(&self.device, &self.queue)?.0),
             None => Ok(Vec::new()),
         }
     }

@@ -1,12 +1,14 @@
 //! The shallow-water model on the CPU: the schedule's passes by the twin (single-threaded, the
 //! reference) or by the fast path (rayon's pool, the same bits).
 
+use crate::engine::bodies::{BodyState, Cover};
+use crate::engine::cpu::bodies::BodySet;
 use crate::engine::params::Totals;
 use crate::engine::schedule::{ModelRun, Pass, Schedule};
 use crate::engine::solver::{ChunkInput, ChunkReport, ModelReport, Setup, Solver, SolverState};
 use crate::error::Result;
 use crate::models::shallow_water::cpu::shallow_water;
-use crate::models::shallow_water::cpu::{sw_feed, sw_maps};
+use crate::models::shallow_water::cpu::{sw_bodies, sw_feed, sw_maps};
 use crate::models::shallow_water::fast::shallow_water as fast;
 use crate::models::shallow_water::fast::sw_feed as fast_feed;
 use crate::models::shallow_water::setup::{SwParams, SwSetup};
@@ -39,6 +41,8 @@ pub struct CpuSw {
     parallel: bool,
     /// The state, flood maps and flow maps a chunk started from (`hold_chunk_start`).
     held: Option<Held>,
+    /// The bodies (None: the scene has none).
+    bodies: Option<Bodies>,
 }
 
 /// What a chunk changes, as it stood at the chunk's start.
@@ -46,6 +50,44 @@ struct Held {
     state: SwState,
     summary: Vec<SummaryCell>,
     flow_maps: Vec<[f32; 2]>,
+    bodies: Vec<BodyState>,
+    cover: Vec<Cover>,
+}
+
+/// The bodies on the water: the height field's body passes over the model's surface, pressed
+/// (`BodyParams::pressed`), and the water's loads on each (`sw_bodies::loads`).
+struct Bodies {
+    set: BodySet,
+    /// The grid's uniforms the body passes read.
+    grid: crate::engine::params::Params,
+    /// Three per body (`sw_bodies::loads`).
+    loads: Vec<[f32; 4]>,
+}
+
+impl Bodies {
+    /// Runs body pass `pass` of a step over `state` (its stages' ground `stages`), appending
+    /// `Integrate`'s rows to `history`.
+    fn run(
+        &mut self,
+        pass: Pass,
+        p: &SwParams,
+        (ground, stages): (&[f32], &mut [f32]),
+        state: &mut SwState,
+        history: &mut Vec<f32>,
+    ) {
+        match pass {
+            Pass::SwPress => sw_bodies::press(p, &self.set.cover, stages),
+            // Pressed: the cover only, the surface left as it is.
+            Pass::Footprint => self.set.footprint(&self.grid, ground, &mut state.eta),
+            Pass::SwLoads => {
+                let bp = &self.set.params;
+                let bodies = (&self.set.states[..], &mut self.set.cover[..]);
+                sw_bodies::loads(p, bp, bodies, ground, state, &mut self.loads)
+            }
+            Pass::Integrate => self.set.integrate(&self.grid, ground, &state.eta, &self.loads, history),
+            other => unreachable!("{other:?} is not a body pass"),
+        }
+    }
 }
 
 impl CpuSw {
@@ -64,9 +106,9 @@ impl CpuSw {
             params: sw.params(setup.params.substeps),
             setup: sw.clone(),
             ground: setup.ground.to_vec(),
-            forced: match (setup.pressure_patches, no_maps) {
-                (0, true) => Vec::new(),
-                (n, _) => crate::models::shallow_water::setup::stage_ground(setup.ground, n, sw),
+            forced: match sw.base.air_at == 0 && no_maps {
+                true => Vec::new(),
+                false => crate::models::shallow_water::setup::stage_ground(setup.ground, sw),
             },
             patches: setup.pressure_patches as usize,
             scratch: [state.clone(), state.clone()],
@@ -79,6 +121,11 @@ impl CpuSw {
             summary,
             parallel,
             held: None,
+            bodies: BodySet::new(setup).map(|set| Bodies {
+                loads: vec![[0.0; 4]; 3 * set.states.len()],
+                set,
+                grid: setup.params,
+            }),
         }
     }
 
@@ -148,17 +195,25 @@ impl Solver for CpuSw {
     }
 
     fn hold_chunk_start(&mut self) -> Result<bool> {
+        let (bodies, cover) = self
+            .bodies
+            .as_ref()
+            .map_or((&[][..], &[][..]), |b| (&b.set.states, &b.set.cover));
         match &mut self.held {
             Some(held) => {
                 held.state.clone_from(&self.state);
                 held.summary.clone_from(&self.summary);
                 held.flow_maps.clone_from(&self.flow_maps);
+                held.bodies.clone_from_slice(bodies);
+                held.cover.clone_from_slice(cover);
             }
             None => {
                 self.held = Some(Held {
                     state: self.state.clone(),
                     summary: self.summary.clone(),
                     flow_maps: self.flow_maps.clone(),
+                    bodies: bodies.to_vec(),
+                    cover: cover.to_vec(),
                 })
             }
         }
@@ -170,6 +225,10 @@ impl Solver for CpuSw {
             self.state.clone_from(&held.state);
             self.summary.clone_from(&held.summary);
             self.flow_maps.clone_from(&held.flow_maps);
+            if let Some(b) = &mut self.bodies {
+                b.set.states.clone_from(&held.bodies);
+                b.set.cover.clone_from(&held.cover);
+            }
         }
         Ok(())
     }
@@ -179,6 +238,7 @@ impl Solver for CpuSw {
         let mut courant = 0.0f32;
         let passes: Vec<Pass> = self.schedule.step(substeps).collect();
         let mut heights = input.rain.heights.clone();
+        let mut history = Vec::new();
         for k in 0..steps {
             let sides = self.setup.slot(input.first_step + k as u64, k).sides;
             for &pass in &passes {
@@ -206,6 +266,14 @@ impl Solver for CpuSw {
                         let fp = self.flow_map_params();
                         sw_maps::fold_flow(&fp, &self.ground, &self.state, &mut self.flow_maps);
                     }
+                    Pass::SwPress | Pass::Footprint | Pass::SwLoads | Pass::Integrate => {
+                        let bodies = self
+                            .bodies
+                            .as_mut()
+                            .expect("the schedule has body passes only with bodies");
+                        let stages = (&self.ground[..], &mut self.forced[..]);
+                        bodies.run(pass, &self.params, stages, &mut self.state, &mut history);
+                    }
                     other => unreachable!("{other:?} is not a pass of the shallow-water model"),
                 }
             }
@@ -215,8 +283,13 @@ impl Solver for CpuSw {
             probes,
             target: crate::models::shallow_water::books::fed_target(input, &heights),
             model: ModelReport::Shallow { courant },
+            bodies: history,
             ..ChunkReport::default()
         })
+    }
+
+    fn read_cover(&mut self) -> Result<Vec<Cover>> {
+        Ok(self.bodies.as_ref().map_or(Vec::new(), |b| b.set.cover.clone()))
     }
 
     fn read_eta(&mut self) -> Result<Vec<f32>> {
@@ -261,12 +334,18 @@ impl Solver for CpuSw {
         Ok(SolverState {
             summary: self.summary.clone(),
             sw_flow_maps: bytemuck::cast_slice(&self.flow_maps).to_vec(),
+            bodies: self.bodies.as_ref().map_or(Vec::new(), |b| b.set.states.clone()),
+            cover: self.bodies.as_ref().map_or(Vec::new(), |b| b.set.cover.clone()),
             ..self.state.save()
         })
     }
 
     fn load(&mut self, saved: &SolverState) -> Result<()> {
         self.state.load(saved)?;
+        if let Some(b) = &mut self.bodies {
+            b.set.states.clone_from(&saved.bodies);
+            b.set.cover.clone_from(&saved.cover);
+        }
         if saved.summary.len() == self.summary.len() {
             self.summary.clone_from(&saved.summary);
         }

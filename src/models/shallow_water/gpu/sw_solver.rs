@@ -8,6 +8,7 @@ use crate::engine::solver::{ChunkInput, ChunkReport, ModelReport, Setup, Solver,
 use crate::error::{Error, Result};
 use crate::models::shallow_water::books::fed_target;
 use crate::models::shallow_water::gpu::shallow_water::{ShallowWater, SwBuffers, BOOK_WORDS};
+use crate::models::shallow_water::gpu::sw_bodies::SwBodies;
 use crate::models::shallow_water::gpu::sw_feed::SwFeed;
 use crate::models::shallow_water::gpu::sw_maps::SwMaps;
 use crate::models::shallow_water::setup::{FlowMapParams, SwParams, SwSetup};
@@ -48,6 +49,8 @@ pub struct GpuSw {
     /// whether the next chunk's submit copies into them first.
     held: Vec<wgpu::Buffer>,
     holding: bool,
+    /// The bodies (None: the scene has none).
+    bodies: Option<SwBodies>,
 }
 
 impl GpuSw {
@@ -65,7 +68,7 @@ impl GpuSw {
         if params.infiltration != 0 {
             state.soil = vec![0.0; crate::engine::infiltration::SOIL_FLOATS * state.cells()];
         }
-        let stage_ground = crate::models::shallow_water::setup::stage_ground(setup.ground, setup.pressure_patches, sw);
+        let stage_ground = crate::models::shallow_water::setup::stage_ground(setup.ground, sw);
         let buffers = SwBuffers::new(device, &params, &stage_ground, &state, setup.probe_cells);
         let pass = ShallowWater::new(device, &buffers, &params);
         let feed = (setup.rain || params.infiltration != 0).then(|| {
@@ -113,10 +116,13 @@ impl GpuSw {
             SwMaps::new(device, &buffers, &fp, &vec![0.0; 2 * params.cells as usize])
         });
         let n_probes = setup.probe_cells.len() as u32;
+        let bodies = (!setup.bodies.is_empty()).then(|| SwBodies::new(device, setup, &buffers));
         let report_readback = crate::engine::gpu::readback::buffer(
             device,
             "sw report readback",
-            BOOK_WORDS * 4 + n_probes.max(1) as u64 * crate::engine::params::MAX_CHUNK as u64 * 4,
+            BOOK_WORDS * 4
+                + n_probes.max(1) as u64 * crate::engine::params::MAX_CHUNK as u64 * 4
+                + bodies.as_ref().map_or(0, |b| b.buffers.history.size()),
         );
         if let Some(e) = crate::engine::gpu::context::caught(scope.pop()) {
             return Err(Error::Gpu(e.to_string()));
@@ -144,6 +150,7 @@ impl GpuSw {
             cost_params: setup.params,
             held: Vec::new(),
             holding: false,
+            bodies,
         })
     }
 
@@ -176,13 +183,16 @@ impl GpuSw {
     /// Records a chunk of `steps` steps into `encoder` (its slots, feeds and pressure in place):
     /// one compute pass for them all, or while `profiler` times them, one per pass with its
     /// timestamps.
-    /// The buffers a chunk changes: level 0's surface and discharges, the carry, the soil, and
-    /// the flood and flow maps where the run keeps them.
+    /// The buffers a chunk changes: level 0's surface and discharges, the carry, the soil, the
+    /// flood and flow maps where the run keeps them, and the bodies and their covers.
     fn chunk_state(&self) -> Vec<&wgpu::Buffer> {
         let mut buffers: Vec<&wgpu::Buffer> = self.buffers.levels[0].iter().collect();
         buffers.extend([&self.buffers.carry, &self.buffers.soil]);
         buffers.extend(self.summary.as_ref().map(|(_, maps)| maps));
         buffers.extend(self.flow_maps.as_ref().map(|m| &m.maps));
+        if let Some(b) = &self.bodies {
+            buffers.extend([&b.buffers.states, &b.buffers.cover]);
+        }
         buffers
     }
 
@@ -251,6 +261,13 @@ impl GpuSw {
                 let maps = self.flow_maps.as_ref().expect("the schedule folds only with summary");
                 maps.record(pass);
             }
+            Pass::SwPress | Pass::Footprint | Pass::SwLoads | Pass::Integrate => {
+                let bodies = self
+                    .bodies
+                    .as_ref()
+                    .expect("the schedule has body passes only with bodies");
+                bodies.record(pass, p, offset);
+            }
             other => unreachable!("{other:?} is not a pass of the shallow-water model"),
         }
     }
@@ -260,16 +277,24 @@ impl GpuSw {
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let book_bytes = BOOK_WORDS * 4;
         let probe_bytes = (steps * self.n_probes * 4) as u64;
-        encoder.copy_buffer_to_buffer(&self.buffers.books, 0, &self.report_readback, 0, book_bytes);
+        let body_bytes = self.bodies.as_ref().map_or(0, |b| {
+            (steps * b.buffers.count) as u64 * crate::engine::bodies::HISTORY_FLOATS as u64 * 4
+        });
+        let rb = &self.report_readback;
+        encoder.copy_buffer_to_buffer(&self.buffers.books, 0, rb, 0, book_bytes);
         if probe_bytes > 0 {
-            encoder.copy_buffer_to_buffer(&self.buffers.history, 0, &self.report_readback, book_bytes, probe_bytes);
+            encoder.copy_buffer_to_buffer(&self.buffers.history, 0, rb, book_bytes, probe_bytes);
+        }
+        if let Some(b) = self.bodies.as_ref().filter(|_| body_bytes > 0) {
+            encoder.copy_buffer_to_buffer(&b.buffers.history, 0, rb, book_bytes + probe_bytes, body_bytes);
         }
         self.queue.submit([encoder.finish()]);
-        let bytes = crate::engine::gpu::readback::map(&self.device, &self.report_readback, book_bytes + probe_bytes)?;
+        let bytes = crate::engine::gpu::readback::map(&self.device, rb, book_bytes + probe_bytes + body_bytes)?;
         if let Some(e) = crate::engine::gpu::context::caught(scope.pop()) {
             return Err(Error::Gpu(e.to_string()));
         }
-        let (books, probes) = bytes.split_at(book_bytes as usize);
+        let (books, rest) = bytes.split_at(book_bytes as usize);
+        let (probes, body_history) = rest.split_at(probe_bytes as usize);
         let books: Vec<u32> = bytemuck::pod_collect_to_vec(books);
         use crate::wgsl::shallow_water::{BOOK_COURANT, BOOK_DEEPEST, BOOK_NONFINITE};
         let nonfinite = books[BOOK_NONFINITE as usize];
@@ -286,6 +311,7 @@ impl GpuSw {
             model: ModelReport::Shallow {
                 courant: f32::from_bits(books[BOOK_COURANT as usize]),
             },
+            bodies: bytemuck::pod_collect_to_vec(body_history),
             ..ChunkReport::default()
         })
     }
@@ -314,6 +340,12 @@ impl GpuSw {
         let staging = self.fed_readback.as_ref().expect("made above");
         encoder.copy_buffer_to_buffer(feed.heights(), 0, staging, 0, bytes);
         bytes
+    }
+
+    /// The bodies' states (`BodyState` per body), None without bodies: `Water` binds them and
+    /// stages a host's moves into them.
+    pub fn body_states(&self) -> Option<&wgpu::Buffer> {
+        self.bodies.as_ref().map(|b| &b.buffers.states)
     }
 
     /// The device the state lives on.
@@ -491,6 +523,13 @@ impl Solver for GpuSw {
         Ok(Vec::new())
     }
 
+    fn read_cover(&mut self) -> Result<Vec<crate::engine::bodies::Cover>> {
+        match &self.bodies {
+            Some(b) => Ok(b.buffers.read(&self.device, &self.queue)?.0),
+            None => Ok(Vec::new()),
+        }
+    }
+
     fn read_summary(&mut self) -> Result<Vec<SummaryCell>> {
         match &self.summary {
             Some((_, maps)) => Ok(bytemuck::pod_collect_to_vec(&crate::engine::gpu::readback::read(
@@ -523,9 +562,15 @@ impl Solver for GpuSw {
 
     fn save(&mut self) -> Result<SolverState> {
         let flow: Vec<[f32; 2]> = self.read_flow_maps()?;
+        let (cover, bodies) = match &self.bodies {
+            Some(b) => b.buffers.read(&self.device, &self.queue)?,
+            None => Default::default(),
+        };
         Ok(SolverState {
             summary: self.read_summary()?,
             sw_flow_maps: bytemuck::cast_slice(&flow).to_vec(),
+            bodies,
+            cover,
             ..self.read_state()?.save()
         })
     }
@@ -553,6 +598,12 @@ impl Solver for GpuSw {
                 self.queue
                     .write_buffer(&m.maps, 0, bytemuck::cast_slice(&saved.sw_flow_maps));
             }
+        }
+        if let Some(b) = &self.bodies {
+            self.queue
+                .write_buffer(&b.buffers.states, 0, bytemuck::cast_slice(&saved.bodies));
+            self.queue
+                .write_buffer(&b.buffers.cover, 0, bytemuck::cast_slice(&saved.cover));
         }
         Ok(())
     }

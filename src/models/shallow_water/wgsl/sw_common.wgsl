@@ -21,8 +21,8 @@ struct SwParams {
     // sw_feed.wgsl's: [rainfall]'s mode, and 1.0 for its TwoSum.
     rainfall: u32,
     one: f32,
-    // [[pressure]]: where each step's air-pressure head starts in `ground` (pressure.wgsl
-    // writes it after the ground); 0 without.
+    // [[pressure]] or bodies: where each step's pressure head starts in `ground` (pressure.wgsl
+    // and sw_bodies.wgsl write it after the ground); 0 without.
     air_at: u32,
     // [friction] map: where each cell's n² starts in `ground`; 0 without (every cell takes n2).
     friction_at: u32,
@@ -34,8 +34,10 @@ struct SwParams {
     // cell's drag starts in `ground`; 0 without (every cell takes drag).
     drag: f32,
     drag_at: u32,
+    // 1: [[pressure]] patches write each step's head at `air_at` (pressure.wgsl) before the
+    // bodies add their draft to it (sw_bodies.wgsl's `press`); 0: the bodies write it alone.
+    patched: u32,
     _pad0: u32,
-    _pad1: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: SwParams;
