@@ -132,7 +132,7 @@ pub struct Feeds {
     /// Steady sources and drains as per-step entries (the shallow-water model's; the height
     /// field takes them from its source field): each one's disc and its height a step (m).
     steady: Vec<(Vec<u32>, f64)>,
-    /// Held heights as per-step entries (the shallow-water model's): each held cell and its
+    /// Held heights as per-step entries: each held cell and its
     /// level − ref, its cell word flagged `HELD`; a later source's level wins where discs
     /// overlap.
     held: BTreeMap<u32, f32>,
@@ -223,15 +223,9 @@ impl Feeds {
     /// These feeds with the scene's steady sources and drains among each step's entries (a drain's
     /// negative), rate·dt spread evenly over its disc as `source_field` spreads it: for a model
     /// that adds every feed in one pass (the shallow-water model's `sw_feed`).
-    /// Held heights come the same way: each held cell an entry a step with its level (`HELD`).
+    /// Held heights come the same way (`with_held`).
     pub fn with_steady_sources(mut self, scene: &Scene) -> Feeds {
-        for s in scene.sources.iter() {
-            if let Some(level) = s.height {
-                for c in disc_cells(&self.grid, s.x, s.y, s.radius) {
-                    self.held.insert(c, (level - self.reference) as f32);
-                }
-            }
-        }
+        self = self.with_held(scene);
         self.steady = scene
             .sources
             .iter()
@@ -242,6 +236,20 @@ impl Feeds {
             })
             .filter(|(_, h)| *h != 0.0)
             .collect();
+        self
+    }
+
+    /// These feeds with the scene's held heights among each step's entries: each held cell an
+    /// entry a step with its level − ref, its cell word flagged `HELD` (the height field's
+    /// `volume.wgsl` and the shallow-water model's `sw_feed.wgsl` set the cell to it).
+    pub fn with_held(mut self, scene: &Scene) -> Feeds {
+        for s in scene.sources.iter() {
+            if let Some(level) = s.height {
+                for c in disc_cells(&self.grid, s.x, s.y, s.radius) {
+                    self.held.insert(c, (level - self.reference) as f32);
+                }
+            }
+        }
         self
     }
 
@@ -362,7 +370,7 @@ impl Feeds {
             // What a held cell gains is known once it is held (`sw_feed`'s `hold_cell`): the
             // model's books add it from the entry's height after the chunk.
             for (&c, &level) in &self.held {
-                out.cells.push(c | crate::wgsl::sw_feed::HELD);
+                out.cells.push(c | crate::wgsl::rain_step::HELD);
                 out.heights.push(level);
             }
             step.count = (out.cells.len() as u32) - step.start;

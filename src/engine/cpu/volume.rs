@@ -229,13 +229,25 @@ pub(crate) fn apply_plain(p: &Params, volume: &VolumeState, b: f32, e: f32, v: f
 
 /// Twin of `rain`: one step's entries.
 pub fn rain(p: &Params, cells: &mut Cells, entries: &[u32], heights: &[f32]) {
-    for (&c, &h) in entries.iter().zip(heights) {
-        let c = c as usize;
-        let (e, r) = two_sum(cells.eta[c].max(cells.ground[c]), h + cells.carry[c]);
-        cells.eta[c] = e;
-        cells.carry[c] = r;
+    use crate::wgsl::rain_step::HELD;
+    for (&word, &h) in entries.iter().zip(heights) {
+        let c = (word & !HELD) as usize;
+        let b = cells.ground[c];
+        let mut added = h;
+        if word & HELD != 0 {
+            let held = h.max(b);
+            added = (held - cells.eta[c].max(b)) - cells.carry[c];
+            cells.eta[c] = held;
+            cells.vel[c] = 0.0;
+            cells.carry[c] = 0.0;
+            cells.shortfall[c] += added;
+        } else {
+            let (e, r) = two_sum(cells.eta[c].max(b), h + cells.carry[c]);
+            cells.eta[c] = e;
+            cells.carry[c] = r;
+        }
         if p.regions != 0 {
-            cells.pending[c] += h;
+            cells.pending[c] += added;
         }
     }
 }

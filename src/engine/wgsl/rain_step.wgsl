@@ -9,3 +9,7 @@ struct RainStep {
     // The rainfall's height this step at a map share of 1, m (src/feeds.rs).
     rainfall: f32,
 }
+
+// An entry's cell word with this bit holds its level (a [[source]] with a height), not a height to
+// add (volume.wgsl's and sw_feed.wgsl's `rain` / `drops`).
+const HELD: u32 = 0x80000000u;

@@ -203,7 +203,11 @@ fn apply_regions(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
 }
 
-// This step's drops, after `apply`: each entry raises its cell's surface (both levels).
+// This step's drops, after `apply`: each entry raises its cell's surface (both levels). A held
+// entry (`HELD` in its cell word: a [[source]] with a height) sets its cell to its level (the
+// ground, dry, where the level is below) at rest (no per-step change), and books what the cell
+// gained (negative: gave) as the target's: with the drains' shortfall, which the next `settle`
+// adds to the target (and under "regions" in the cell's `pending`).
 @compute @workgroup_size(64)
 fn rain(@builtin(global_invocation_id) gid: vec3<u32>) {
     let step = rain_steps[slot.index];
@@ -211,12 +215,23 @@ fn rain(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     let k = step.start + gid.x;
-    let c = rain_cells[k];
+    let word = rain_cells[k];
+    let c = word & ~HELD;
     let b = ground[c];
-    let s = two_sum(max(eta[c], b), rain_heights[k] + carry[c]);
-    eta[c] = s.x;
-    carry[c] = s.y;
+    var added = rain_heights[k];
+    if (word & HELD) != 0u {
+        let held = max(rain_heights[k], b);
+        added = (held - max(eta[c], b)) - carry[c];
+        eta[c] = held;
+        vel[c] = 0.0;
+        carry[c] = 0.0;
+        shortfall[c] = shortfall[c] + added;
+    } else {
+        let s = two_sum(max(eta[c], b), rain_heights[k] + carry[c]);
+        eta[c] = s.x;
+        carry[c] = s.y;
+    }
     if params.regions != 0u {
-        pending[c] = pending[c] + rain_heights[k];
+        pending[c] = pending[c] + added;
     }
 }

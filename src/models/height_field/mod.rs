@@ -14,8 +14,9 @@ pub mod gpu;
 
 use crate::models::{Feature, Model};
 
-/// The height field as the engine sees it: it takes every feature but the pipes' own (held
-/// heights, overhangs) and spray.
+/// The height field as the engine sees it: it takes every feature but the pipes' own
+/// (overhangs) and spray. Held heights set their cells in the volume pass's `rain`, booked with
+/// the drains' shortfall.
 pub struct HeightField;
 
 impl Model for HeightField {
@@ -32,6 +33,7 @@ impl Model for HeightField {
             Bodies,
             Sources,
             Hydrographs,
+            HeldSources,
             Rain,
             Rainfall,
             Infiltration,

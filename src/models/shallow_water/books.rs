@@ -9,7 +9,7 @@ use crate::engine::solver::ChunkInput;
 /// the held cells gained (a `HELD` entry's replaced by it; the chunk's total asks nothing of
 /// them). Summed in entry order in f64: both backends add the same f32 values in the same order.
 pub fn unasked(cells: &[u32], asked: &[f32], heights: &[f32]) -> f64 {
-    use crate::wgsl::sw_feed::HELD;
+    use crate::wgsl::rain_step::HELD;
     cells
         .iter()
         .zip(asked.iter().zip(heights))
@@ -21,7 +21,7 @@ pub fn unasked(cells: &[u32], asked: &[f32], heights: &[f32]) -> f64 {
 /// Whether the books need a chunk's entries back after its feed ran (`unasked`): it brought a
 /// drain, a trough or a held cell.
 pub fn needs_back(rain: &crate::engine::rain::RainChunk) -> bool {
-    use crate::wgsl::sw_feed::HELD;
+    use crate::wgsl::rain_step::HELD;
     rain.heights.iter().any(|&h| h < 0.0) || rain.cells.iter().any(|&c| c & HELD != 0)
 }
 

@@ -139,7 +139,7 @@ pub fn hold_cell(ground: &[f32], s: &mut SwState, c: usize, level: f32) -> f32 {
 /// replaced by what its cell could not give, a held entry's (`HELD` in its cell word: its height
 /// the level) by what its cell gained.
 pub fn drops(ground: &[f32], step: &RainStep, cells: &[u32], heights: &mut [f32], s: &mut SwState) {
-    use crate::wgsl::sw_feed::HELD;
+    use crate::wgsl::rain_step::HELD;
     let run = step.start as usize..(step.start + step.count) as usize;
     for (&c, h) in cells[run.clone()].iter().zip(&mut heights[run]) {
         if c & HELD != 0 {

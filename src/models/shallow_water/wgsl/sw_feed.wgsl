@@ -39,8 +39,6 @@
 @group(2) @binding(1) var<storage, read_write> soil: array<vec4<f32>>;
 
 const RAINFALL_MAP: u32 = 2u;
-// An entry's cell word with this bit holds its level (a held height), not a height to add.
-const HELD: u32 = 0x80000000u;
 
 
 // Twin: `feed_cell`. Cell c takes `want` m (negative: gives); returns what it could not give.
