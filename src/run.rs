@@ -1015,7 +1015,7 @@ pub const VOLUME_TOLERANCE: f64 = 1e-3;
 /// theirs to the unit each chunk; the Navier-Stokes layer's markers keep none).
 fn check_volume(sim: &Simulation, step: u64, volume: f64) -> Result<()> {
     let scene = sim.scene();
-    let closed = crate::engine::params::sides_are_closed(&scene.boundary.sides());
+    let closed = crate::engine::params::sides_are_closed(&scene.boundary.sides().run_by(scene.physics.model));
     let model = scene.physics.model;
     let floats = !matches!(
         model,

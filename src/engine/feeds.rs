@@ -136,10 +136,33 @@ pub struct Feeds {
     /// level − ref, its cell word flagged `HELD`; a later source's level wins where discs
     /// overlap.
     held: BTreeMap<u32, f32>,
+    /// River sides as per-step entries (the height field's): each discharge or stage side's edge
+    /// cells, and the sides' values over time (`rivers::Rivers`).
+    river_sides: Option<RiverSides>,
     /// The reference level the models count heights from (the held levels are relative to it).
     reference: f64,
     grid: crate::scene::Grid,
     dt: f64,
+}
+
+/// The height field's river sides: a `"discharge"` side's edge cells take q·dt/dx a step (q at
+/// the step's middle), a `"stage"` side's are held at its level; the side itself is a wall.
+#[derive(Clone, Debug)]
+struct RiverSides {
+    values: crate::models::shallow_water::rivers::Rivers,
+    /// West, east, south, north: the side's edge cells, and whether it is a stage (None: neither).
+    sides: [Option<(Vec<u32>, bool)>; 4],
+}
+
+/// The cells along side `k` (west, east, south, north) of `grid`.
+fn edge_cells(grid: &crate::scene::Grid, k: usize) -> Vec<u32> {
+    let (nx, ny) = (grid.nx, grid.ny);
+    match k {
+        0 => (0..ny).map(|j| j * nx).collect(),
+        1 => (0..ny).map(|j| j * nx + nx - 1).collect(),
+        2 => (0..nx).collect(),
+        _ => (0..nx).map(|i| (ny - 1) * nx + i).collect(),
+    }
 }
 
 /// The cells whose centres lie in a disc (the cell its centre stands in, if none do): where a
@@ -214,6 +237,7 @@ impl Feeds {
             makers,
             steady: Vec::new(),
             held: BTreeMap::new(),
+            river_sides: None,
             reference: fields.reference.0,
             grid,
             dt: scene.time.dt,
@@ -253,6 +277,35 @@ impl Feeds {
         self
     }
 
+    /// These feeds with the scene's `"discharge"` and `"stage"` sides as per-step entries along
+    /// their edges (the height field's, whose passes run them as walls): a discharge's q·dt/dx
+    /// a step into each edge cell, so q·L·dt over the side's length L; a stage's level held in
+    /// each (`HELD`). A corner two discharge sides share takes both; a stage wins a corner.
+    pub fn with_river_sides(mut self, scene: &Scene) -> Result<Feeds> {
+        let s = scene.boundary.sides();
+        let modes = [s.west, s.east, s.south, s.north];
+        let sides: [Option<(Vec<u32>, bool)>; 4] = std::array::from_fn(|k| match modes[k] {
+            crate::scene::BoundaryMode::Discharge => Some((edge_cells(&self.grid, k), false)),
+            crate::scene::BoundaryMode::Stage => Some((edge_cells(&self.grid, k), true)),
+            _ => None,
+        });
+        if sides.iter().any(Option::is_some) {
+            let values = crate::models::shallow_water::rivers::Rivers::new(scene, self.reference)?;
+            self.river_sides = Some(RiverSides { values, sides });
+        }
+        Ok(self)
+    }
+
+    /// Whether some cell is held at a level (a `[[source]]` with a height, a `"stage"` side): its
+    /// gains are booked with the drains' shortfall.
+    pub fn holds(&self) -> bool {
+        !self.held.is_empty()
+            || self
+                .river_sides
+                .as_ref()
+                .is_some_and(|r| r.sides.iter().flatten().any(|(_, stage)| *stage))
+    }
+
     /// Whether each chunk brings a per-step table (`ChunkInput::rain`): drops, hydrographs or
     /// rainfall.
     pub fn any(&self) -> bool {
@@ -262,6 +315,7 @@ impl Feeds {
             || !self.makers.is_empty()
             || !self.steady.is_empty()
             || !self.held.is_empty()
+            || self.river_sides.is_some()
     }
 
     /// The most water (m³) each feed can add over the first `duration` seconds, by the key that
@@ -338,6 +392,24 @@ impl Feeds {
                     *cells.entry(c).or_default() += height;
                 }
             }
+            // A stage side's cells are held this step; a source's held disc wins over them.
+            let mut held = BTreeMap::new();
+            if let Some(r) = &self.river_sides {
+                let values = r.values.at(0.5 * (t0 + t1));
+                for (side, &value) in r.sides.iter().zip(&values) {
+                    match side {
+                        Some((edge, true)) => held.extend(edge.iter().map(|&c| (c, value))),
+                        Some((edge, false)) => {
+                            let height = value as f64 * self.dt / self.grid.dx;
+                            for &c in edge {
+                                *cells.entry(c).or_default() += height;
+                            }
+                        }
+                        None => {}
+                    }
+                }
+            }
+            held.extend(self.held.iter().map(|(&c, &level)| (c, level)));
             let (rainfall, rainfall_total) = match &self.rainfall {
                 Some(r) => {
                     let factor = match &r.series {
@@ -359,7 +431,7 @@ impl Feeds {
             for (c, h) in cells {
                 // A held cell is set to its level: what else falls on it is moot (and two
                 // entries on one cell would race).
-                if self.held.contains_key(&c) {
+                if held.contains_key(&c) {
                     continue;
                 }
                 let h = h as f32;
@@ -369,7 +441,7 @@ impl Feeds {
             }
             // What a held cell gains is known once it is held (`sw_feed`'s `hold_cell`): the
             // model's books add it from the entry's height after the chunk.
-            for (&c, &level) in &self.held {
+            for (&c, &level) in &held {
                 out.cells.push(c | crate::wgsl::rain_step::HELD);
                 out.heights.push(level);
             }

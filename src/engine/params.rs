@@ -147,7 +147,7 @@ pub const CELLS_PER_PARTIAL: usize = (crate::wgsl::sums::SUMS_WG * crate::wgsl::
 impl Params {
     /// The uniforms for `scene` at `substeps` substeps per step.
     pub fn new(scene: &Scene, substeps: u32, n_probes: u32) -> Params {
-        let sides: Sides = scene.boundary.sides();
+        let sides: Sides = scene.boundary.sides().run_by(scene.physics.model);
         let cells = scene.grid.cells();
         let mut p = Params {
             nx: scene.grid.nx,

@@ -747,6 +747,17 @@ impl BoundaryMode {
             m => m,
         }
     }
+
+    /// The mode the height field's passes run: as `as_run`, and a river side as the height field
+    /// takes it: `"free"` (transmissive) is Mur's absorbing side, `"discharge"` and `"stage"` are
+    /// walls whose edge cells the feeds fill or hold (`feeds::Feeds::with_river_sides`).
+    pub fn on_height_field(self) -> BoundaryMode {
+        match self {
+            BoundaryMode::Free => BoundaryMode::Absorb,
+            BoundaryMode::Discharge | BoundaryMode::Stage => BoundaryMode::Reflect,
+            m => m.as_run(),
+        }
+    }
 }
 
 /// `[boundary]` as written: each side optional.
@@ -915,6 +926,20 @@ impl Sides {
     /// Whether some side is `mode`.
     pub fn any(&self, mode: BoundaryMode) -> bool {
         [self.west, self.east, self.south, self.north].contains(&mode)
+    }
+
+    /// The sides as `model`'s passes run them: on the height field its river sides
+    /// (`BoundaryMode::on_height_field`), the others' as written.
+    pub fn run_by(self, model: WaterModel) -> Sides {
+        if model != WaterModel::HeightField {
+            return self;
+        }
+        Sides {
+            west: self.west.on_height_field(),
+            east: self.east.on_height_field(),
+            south: self.south.on_height_field(),
+            north: self.north.on_height_field(),
+        }
     }
 }
 

@@ -410,12 +410,13 @@ impl Prepared {
         }
         // Held heights set their cells in the volume pass's `rain`, booked with the drains'
         // shortfall (volume.wgsl).
-        let feeds = crate::engine::feeds::Feeds::new(scene, &fields)?.with_held(scene);
+        let feeds = crate::engine::feeds::Feeds::new(scene, &fields)?
+            .with_held(scene)
+            .with_river_sides(scene)?;
         params.rainfall = feeds.rainfall_mode();
         let soil = crate::engine::infiltration::soil(scene)?.unwrap_or_default();
         params.infiltration = soil.law;
-        let held = scene.sources.iter().any(|s| s.height.is_some());
-        if (params.rainfall != 0 || params.infiltration != 0 || held) && source.is_empty() {
+        if (params.rainfall != 0 || params.infiltration != 0 || feeds.holds()) && source.is_empty() {
             // Rainfall falls in the volume pass with the sources, from a field of none; what the
             // ground takes leaves there too, booked with the drains' shortfall (volume.wgsl).
             source = vec![0.0; eta.len()];

@@ -238,7 +238,9 @@ pub fn rain(p: &Params, cells: &mut Cells, entries: &[u32], heights: &[f32]) {
             let held = h.max(b);
             added = (held - cells.eta[c].max(b)) - cells.carry[c];
             cells.eta[c] = held;
-            cells.vel[c] = 0.0;
+            if held <= b {
+                cells.vel[c] = 0.0;
+            }
             cells.carry[c] = 0.0;
             cells.shortfall[c] += added;
         } else {

@@ -204,10 +204,14 @@ fn apply_regions(@builtin(global_invocation_id) gid: vec3<u32>) {
 }
 
 // This step's drops, after `apply`: each entry raises its cell's surface (both levels). A held
-// entry (`HELD` in its cell word: a [[source]] with a height) sets its cell to its level (the
-// ground, dry, where the level is below) at rest (no per-step change), and books what the cell
-// gained (negative: gave) as the target's: with the drains' shortfall, which the next `settle`
-// adds to the target (and under "regions" in the cell's `pending`).
+// entry (`HELD` in its cell word: a [[source]] with a height, a "stage" side's edge) sets its
+// cell to its level (the ground, dry, where the level is below) and books what the cell gained
+// (negative: gave) as the target's: with the drains' shortfall, which the next `settle` adds to
+// the target (and under "regions" in the cell's `pending`). Its per-step change stays as the step
+// left it: the negative of what its neighbours' changes took from it, so the changes still sum to
+// the water's, and what the cell gives grows as the flow out of it does. (Zeroing it gave the
+// neighbours momentum no cell paid for, which `apply`'s −Σvel/W then took from every cell: a
+// stage side filled its channel at a sixth of the wave's rate while the far end sank.)
 @compute @workgroup_size(64)
 fn rain(@builtin(global_invocation_id) gid: vec3<u32>) {
     let step = rain_steps[slot.index];
@@ -223,7 +227,7 @@ fn rain(@builtin(global_invocation_id) gid: vec3<u32>) {
         let held = max(rain_heights[k], b);
         added = (held - max(eta[c], b)) - carry[c];
         eta[c] = held;
-        vel[c] = 0.0;
+        vel[c] = select(vel[c], 0.0, held <= b);
         carry[c] = 0.0;
         shortfall[c] = shortfall[c] + added;
     } else {

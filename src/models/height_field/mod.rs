@@ -16,7 +16,8 @@ use crate::models::{Feature, Model};
 
 /// The height field as the engine sees it: it takes every feature but the pipes' own
 /// (overhangs) and spray. Held heights set their cells in the volume pass's `rain`, booked with
-/// the drains' shortfall.
+/// the drains' shortfall; a `"discharge"` or `"stage"` side is a wall whose edge cells the feeds
+/// fill or hold, a `"free"` one Mur's absorbing side (`BoundaryMode::on_height_field`).
 pub struct HeightField;
 
 impl Model for HeightField {
@@ -43,6 +44,7 @@ impl Model for HeightField {
             WaveMakers,
             OpenSides,
             GhostSides,
+            RiverSides,
             Regions,
             FloodMaps,
             Edits,
