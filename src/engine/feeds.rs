@@ -154,6 +154,9 @@ struct RiverSides {
     sides: [Option<(Vec<u32>, bool)>; 4],
 }
 
+/// The sides in the order the feeds keep them.
+const SIDE_NAMES: [&str; 4] = ["west", "east", "south", "north"];
+
 /// The cells along side `k` (west, east, south, north) of `grid`.
 fn edge_cells(grid: &crate::scene::Grid, k: usize) -> Vec<u32> {
     let (nx, ny) = (grid.nx, grid.ny);
@@ -345,7 +348,41 @@ impl Feeds {
             let drop = footprint * rain.height.abs();
             added.push(("rain.rate".into(), rain.rate * duration * drop));
         }
+        if let Some(r) = &self.river_sides {
+            for (k, side) in r.sides.iter().enumerate() {
+                if let Some((edge, false)) = side {
+                    let length = edge.len() as f64 * self.grid.dx;
+                    added.push((
+                        format!("boundary.{}", SIDE_NAMES[k]),
+                        (r.values.discharged(k, duration) * length).max(0.0),
+                    ));
+                }
+            }
+        }
+        for m in &self.makers {
+            // A signal's crest is at most its largest value for the whole run (a bound).
+            let most = (0..=64)
+                .map(|k| m.signal.at(duration * k as f64 / 64.0).abs())
+                .fold(0.0, f64::max);
+            let line = m.cells.len() as f64 * self.grid.dx * self.grid.dx;
+            added.push(("boundary.maker".into(), m.gain * most * duration * line));
+        }
         added
+    }
+
+    /// The highest level each `"stage"` side holds (m, absolute), by the key that asks for it:
+    /// what a model whose water has a finite range checks that range against, as `added_over`.
+    pub fn stage_levels(&self) -> Vec<(String, f64)> {
+        let Some(r) = &self.river_sides else {
+            return Vec::new();
+        };
+        (0..4)
+            .filter_map(|k| {
+                r.values
+                    .highest_stage(k)
+                    .map(|l| (format!("boundary.{}", SIDE_NAMES[k]), l))
+            })
+            .collect()
     }
 
     /// `Params::rainfall`.

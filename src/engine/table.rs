@@ -52,6 +52,11 @@ impl Table {
     pub fn min(&self) -> f64 {
         self.rows.iter().map(|r| r.1).fold(f64::INFINITY, f64::min)
     }
+
+    /// The largest value in the table (the value never goes above it).
+    pub fn max(&self) -> f64 {
+        self.rows.iter().map(|r| r.1).fold(f64::NEG_INFINITY, f64::max)
+    }
 }
 
 /// A scene's CSV file of `time,value` rows (`io::csv::read_series`: two rows at least, times

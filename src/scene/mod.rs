@@ -748,9 +748,10 @@ impl BoundaryMode {
         }
     }
 
-    /// The mode the height field's passes run: as `as_run`, and a river side as the height field
-    /// takes it: `"free"` (transmissive) is Mur's absorbing side, `"discharge"` and `"stage"` are
-    /// walls whose edge cells the feeds fill or hold (`feeds::Feeds::with_river_sides`).
+    /// The mode the height field's and the pipes' passes run: as `as_run`, and a river side as
+    /// they take it: `"free"` (transmissive) is their absorbing side (Mur's, Flather's),
+    /// `"discharge"` and `"stage"` are walls whose edge cells the feeds fill or hold
+    /// (`feeds::Feeds::with_river_sides`).
     pub fn on_height_field(self) -> BoundaryMode {
         match self {
             BoundaryMode::Free => BoundaryMode::Absorb,
@@ -928,10 +929,10 @@ impl Sides {
         [self.west, self.east, self.south, self.north].contains(&mode)
     }
 
-    /// The sides as `model`'s passes run them: on the height field its river sides
-    /// (`BoundaryMode::on_height_field`), the others' as written.
+    /// The sides as `model`'s passes run them: on the height field and the pipes their river
+    /// sides and makers (`BoundaryMode::on_height_field`), the others' as written.
     pub fn run_by(self, model: WaterModel) -> Sides {
-        if model != WaterModel::HeightField {
+        if !matches!(model, WaterModel::HeightField | WaterModel::Pipes) {
             return self;
         }
         Sides {

@@ -184,7 +184,15 @@ pub(super) fn schedule(scene: &Scene, p: &Params) -> Schedule {
     // (`sw_feed`).
     let sw_sources =
         model == ModelRun::ShallowWater && scene.sources.iter().any(|s| s.rate != 0.0 || s.height.is_some());
-    Schedule::new(model, p, crate::engine::feeds::staged(scene) || sw_sources)
+    // The pipes' river sides are per-step entries (`pipe_rain`).
+    let sides = scene.boundary.sides();
+    let pipe_rivers = matches!(model, ModelRun::Pipes { .. })
+        && (sides.any(crate::scene::BoundaryMode::Discharge) || sides.any(crate::scene::BoundaryMode::Stage));
+    Schedule::new(
+        model,
+        p,
+        crate::engine::feeds::staged(scene) || sw_sources || pipe_rivers,
+    )
 }
 
 /// A scene's fields and uniforms, checked, before any backend exists.
@@ -472,13 +480,14 @@ impl Prepared {
             .map(|(h, b)| h - b)
             .fold(0.0, f64::max);
         let (_, substeps) = plan_substeps(scene, max_depth)?;
-        // Drops, hydrographs and rainfall fall into the columns in whole units (`pipe_rain`); the
-        // columns' units must hold what they bring (the pipes have no wave makers, the only
-        // feeds that read the fields).
-        let feeds = crate::engine::feeds::Feeds::new(scene, &fields)?;
+        // Drops, hydrographs, rainfall, wave makers and river sides fall into (or, a maker's
+        // trough, leave) the columns in whole units (`pipe_rain`); a stage side's edge cells are
+        // held at its level there. The columns' units must hold what they bring.
+        let feeds = crate::engine::feeds::Feeds::new(scene, &fields)?.with_river_sides(scene)?;
         let duration = scene.time.steps as f64 * scene.time.dt;
         let added = feeds.added_over(duration);
-        let columns = crate::models::pipes::columns::Columns::build(scene, &fields, substeps, &added)?;
+        let columns =
+            crate::models::pipes::columns::Columns::build(scene, &fields, substeps, &added, &feeds.stage_levels())?;
         fields.ground.clone_from(&columns.top_floor);
         for (h, b) in fields.surface.iter_mut().zip(&fields.ground) {
             *h = h.max(*b);

@@ -37,6 +37,7 @@ mod physics;
 mod pipe_edits;
 mod pipe_friction;
 mod pipe_pressure;
+mod pipe_sides;
 mod pipe_velocity;
 mod pipes;
 mod query;

@@ -1,6 +1,6 @@
 // The side codes of `[boundary]` (`BoundaryMode` in Rust), shared by both water models
 // (`#import sides`). reflect: a wall; open: a ghost at the still level; periodic: wraps;
-// absorb: non-reflecting (the height field) or a free outfall (the pipes); the ghost modes are
+// absorb: non-reflecting (Mur's on the height field, Flather's on the pipes); the ghost modes are
 // Wilson et al.'s, height field only.
 
 const REFLECT: u32 = 0u;
@@ -9,7 +9,7 @@ const PERIODIC: u32 = 2u;
 const ABSORB: u32 = 3u;
 const GHOST_MEAN: u32 = 4u;
 const GHOST_SLOPE: u32 = 5u;
-// A wave maker (height field only): never reaches a shader. The side runs as ABSORB, and the
+// A wave maker (the height field, the pipes): never reaches a shader. The side runs as ABSORB, and the
 // host feeds a line of cells just inside it with the maker's waves (src/feeds.rs).
 const MAKER: u32 = 7u;
 // Transmissive (the shallow-water model): the ghost copies the edge cell (zero gradient).

@@ -128,9 +128,15 @@ const MOST_FEED_UNITS: f64 = (1u32 << 27) as f64;
 
 /// The highest |level − reference| the water can reach, and the key that asks for the most: a
 /// lake holding the start's water, what the sources and `added` bring over the run, over the
-/// highest ground, surface or held height (a lake's level L over ground b holding V obeys
-/// L ≤ max b + V/area), twice over for the water that piles up while it flows.
-fn water_reach(scene: &Scene, fields: &InitialFields, added: &[(String, f64)]) -> (f64, String) {
+/// highest ground, surface or held height (a source's, a stage side's `levels`; a lake's level L
+/// over ground b holding V obeys L ≤ max b + V/area), twice over for the water that piles up
+/// while it flows.
+fn water_reach(
+    scene: &Scene,
+    fields: &InitialFields,
+    added: &[(String, f64)],
+    levels: &[(String, f64)],
+) -> (f64, String) {
     let reference = fields.reference.0;
     let area = scene.grid.cells() as f64 * scene.grid.dx * scene.grid.dx;
     let duration = scene.time.steps as f64 * scene.time.dt;
@@ -148,6 +154,12 @@ fn water_reach(scene: &Scene, fields: &InitialFields, added: &[(String, f64)]) -
         .iter()
         .chain(&fields.surface)
         .fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+    for (key, level) in levels {
+        if *level > top {
+            top = *level;
+            asker = (key.clone(), f64::INFINITY);
+        }
+    }
     let mut volume = start;
     let mut feeds: Vec<(String, f64)> = added.to_vec();
     for (k, s) in scene.sources.iter().enumerate() {
@@ -222,8 +234,15 @@ impl Columns {
     /// `added`: the most water (m³) each feed beyond the steady sources can add over the run,
     /// by its key (`Feeds::added_over`). Every height the run can reach, the water those feeds
     /// and the held sources can raise included, must fit the units (`water_reach`): a scene past
-    /// them is refused naming the key that asks for the most.
-    pub fn build(scene: &Scene, fields: &InitialFields, substeps: u32, added: &[(String, f64)]) -> Result<Columns> {
+    /// them is refused naming the key that asks for the most. `levels`: the highest level each
+    /// stage side holds (`Feeds::stage_levels`).
+    pub fn build(
+        scene: &Scene,
+        fields: &InitialFields,
+        substeps: u32,
+        added: &[(String, f64)],
+        levels: &[(String, f64)],
+    ) -> Result<Columns> {
         let n = fields.ground.len();
         let reference = fields.reference.0;
         let spans = column_spans(scene, fields)?;
@@ -232,7 +251,7 @@ impl Columns {
         // Every finite height, relative to the reference, must fit in i32 units with room for
         // the water above it: the solids and the start's surface, and the highest level the water
         // can reach.
-        let (reach, asker) = water_reach(scene, fields, added);
+        let (reach, asker) = water_reach(scene, fields, added, levels);
         let extent = height_extent(&spans, fields).max(reach);
         let exponent = (f64::from(1u32 << 28) / (2.0 * extent)).log2().floor().min(24.0);
         if exponent < COARSEST_UNIT_BITS {
@@ -321,12 +340,14 @@ impl Columns {
             .collect()
     }
 
-    /// A chunk's rain heights (metres, `rain::chunk`) as whole units of these columns' water,
-    /// rounded to the nearest: what `pipe_rain` adds, exactly, to the columns and the target.
+    /// A chunk's entries (`feeds::Feeds::chunk`: metres) as whole units of these columns'
+    /// water, rounded to the nearest, as i32 bits: what `pipe_rain` adds (a drop, a hydrograph, a
+    /// discharge side) or takes (a wave maker's trough) exactly, to the columns and the target;
+    /// a held entry's (its cell flagged `HELD`) is its level, units from the reference level.
     pub fn rain_units(&self, heights: &[f32]) -> Vec<u32> {
         heights
             .iter()
-            .map(|&h| (h as f64 / self.quantum).round() as u32)
+            .map(|&h| (h as f64 / self.quantum).round() as i32 as u32)
             .collect()
     }
 
@@ -436,7 +457,7 @@ fn sources(scene: &Scene, n: usize, units: &dyn Fn(f64) -> i32, top_floor: &[f64
 
 /// The uniforms for `substeps` substeps per step.
 pub fn pipe_params(scene: &Scene, columns: &Columns, substeps: u32, n_probes: u32) -> PipeParams {
-    let sides = scene.boundary.sides();
+    let sides = scene.boundary.sides().run_by(scene.physics.model);
     let pipes = scene.pipes.unwrap_or_default();
     let dx = scene.grid.dx;
     let dt = scene.time.dt / substeps as f64;
@@ -529,7 +550,7 @@ mod tests {
 
     fn columns(extra: &str) -> Columns {
         let s = scene(extra);
-        Columns::build(&s, &InitialFields::build(&s).unwrap(), 2, &[]).unwrap()
+        Columns::build(&s, &InitialFields::build(&s).unwrap(), 2, &[], &[]).unwrap()
     }
 
     #[test]

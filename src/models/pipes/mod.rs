@@ -22,8 +22,10 @@ use crate::models::{Feature, Model};
 /// The pipes as the engine sees them. `physics.damping` and its map slow the pipes' velocities
 /// (each column's share in its feed, `columns::Columns::feed`); `[[pressure]]` pushes the top
 /// cells (`pressure.wgsl` writes each step's head per column, `pipes.wgsl` adds g·Δ of it to a
-/// pipe's push); `[friction] map` gives each pipe the mean of its columns' n². Not built yet: bodies, wave makers, ghost sides, "regions" (the columns conserve by
-/// construction) and `Water`'s in-place edits (a `Simulation` edits the terrain under the solids
+/// pipe's push); `[friction] map` gives each pipe the mean of its columns' n². An absorbing side
+/// is Flather's radiation condition (`pipes.wgsl` `radiated`); wave makers and river sides come
+/// as per-step entries (`pipe_rain`), as on the height field. Not built yet: bodies, ghost sides,
+/// "regions" (the columns conserve by construction) and `Water`'s in-place edits (a `Simulation` edits the terrain under the solids
 /// and carries the water onto the columns it builds: `edit`). Height queries read each column's
 /// surface over its top floor. Every pipeline of theirs, the spray's included, binds at
 /// most 10 storage buffers (`tests/suite/models.rs` builds them on a device limited to 10).
@@ -48,7 +50,9 @@ impl Model for Pipes {
             AirPressure,
             Damping,
             DampingMap,
+            WaveMakers,
             OpenSides,
+            RiverSides,
             Friction,
             FrictionMap,
             Velocities,

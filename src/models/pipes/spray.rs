@@ -68,7 +68,7 @@ pub fn spray_params(scene: &Scene, columns: &Columns) -> Option<SprayParams> {
         return None;
     }
     let g = scene.grid;
-    let sides = scene.boundary.sides();
+    let sides = scene.boundary.sides().run_by(scene.physics.model);
     let n = g.cells() as u32;
     let q = columns.quantum;
     let dt = scene.time.dt;

@@ -75,6 +75,25 @@ impl Rivers {
         Ok(Rivers { sides, reference })
     }
 
+    /// Side `k`'s discharge over the first `duration` seconds, ∫q dt (m² per metre of side); 0
+    /// for a side that is not a discharge.
+    pub fn discharged(&self, k: usize, duration: f64) -> f64 {
+        match &self.sides[k] {
+            Some((Series::Steady(q), false)) => q * duration,
+            Some((Series::Table(t), false)) => t.integral(duration) - t.integral(0.0),
+            _ => 0.0,
+        }
+    }
+
+    /// Side `k`'s highest level (m, absolute) if it is a stage.
+    pub fn highest_stage(&self, k: usize) -> Option<f64> {
+        match &self.sides[k] {
+            Some((Series::Steady(level), true)) => Some(*level),
+            Some((Series::Table(t), true)) => Some(t.max()),
+            _ => None,
+        }
+    }
+
     /// The sides' values at time `t` (s), as the passes read them.
     pub fn at(&self, t: f64) -> [f32; 4] {
         std::array::from_fn(|k| match &self.sides[k] {

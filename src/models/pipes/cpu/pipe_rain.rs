@@ -4,6 +4,7 @@
 use crate::engine::feeds::RAINFALL_MAP;
 use crate::models::pipes::columns::SKY;
 use crate::models::pipes::state::PipeState;
+use crate::wgsl::rain_step::HELD;
 use rayon::prelude::*;
 
 /// Twin of `top_cell`: the layer of a column's top cell (the one open to the sky), from its
@@ -20,11 +21,36 @@ fn fall(s: &mut PipeState, c: usize, units: u32) {
     s.exchange[c] += units as i64;
 }
 
-/// Twin of `rain`: adds `units[k]` to the top cell of column `cells[k]`, for each entry of one
-/// step.
+/// Twin of `take`: up to `units` from column c's top cell, never more than it holds.
+fn take(s: &mut PipeState, c: usize, units: u32) {
+    let l = s.layers;
+    let at = c * l + top_cell(&s.geometry[c * l..(c + 1) * l]);
+    let t = units.min(s.water[at]);
+    s.water[at] -= t;
+    s.exchange[c] -= t as i64;
+}
+
+/// Twin of `hold`: column c's top cell set to `level` (units from the reference level).
+fn hold(s: &mut PipeState, c: usize, level: i32) {
+    let l = s.layers;
+    let at = c * l + top_cell(&s.geometry[c * l..(c + 1) * l]);
+    let want = level.wrapping_sub(s.geometry[at][0]).max(0) as u32;
+    s.exchange[c] += want as i64 - s.water[at] as i64;
+    s.water[at] = want;
+}
+
+/// Twin of `rain`: each entry of one step on the top cell of column `cells[k]`: `units[k]` (i32
+/// bits) added or, negative, taken; a cell flagged `HELD` set to the level `units[k]`.
 pub fn rain(s: &mut PipeState, cells: &[u32], units: &[u32]) {
     for (&c, &u) in cells.iter().zip(units) {
-        fall(s, c as usize, u);
+        let u = u as i32;
+        if c & HELD != 0 {
+            hold(s, (c & !HELD) as usize, u);
+        } else if u >= 0 {
+            fall(s, c as usize, u as u32);
+        } else {
+            take(s, c as usize, u.unsigned_abs());
+        }
     }
 }
 

@@ -10,8 +10,8 @@
 use crate::models::pipes::columns::{PipeParams, NO_HOLD, SKY};
 use crate::models::pipes::state::PipeState;
 use crate::models::pipes::stencil::{ghost_geometry, neighbour, opposite, slot, unit, Far};
-use crate::wgsl::pipes::{LIMIT_MARGIN, MOST_UNITS};
-use crate::wgsl::sides::OPEN;
+use crate::wgsl::pipes::{DIAGONAL_SHARE, LIMIT_MARGIN, MOST_UNITS};
+use crate::wgsl::sides::ABSORB;
 use rayon::prelude::*;
 
 /// A cell's head in units (pipes.wgsl `head`).
@@ -24,11 +24,24 @@ pub fn head(p: &PipeParams, g: [i32; 2], w: u32) -> i32 {
     }
 }
 
-fn ghost_head(p: &PipeParams, lowest: [i32; 2], side: u32) -> i32 {
-    if side == OPEN {
-        p.still.max(lowest[0])
+fn ghost_head(p: &PipeParams, lowest: [i32; 2]) -> i32 {
+    p.still.max(lowest[0])
+}
+
+/// Twin of `radiated`: the velocity of a pipe through an absorbing side (Flather's radiation
+/// condition), sqrt(g/d)·(η − still) with |η − still| ≤ d, along the pipe's share of the side's
+/// normal.
+fn radiated(p: &PipeParams, k: usize, lowest: [i32; 2], ha: i32) -> f32 {
+    let d = ha.wrapping_sub(lowest[0]) as f32 * p.quantum;
+    if d <= 0.0 {
+        return 0.0;
+    }
+    let e = ha.wrapping_sub(ghost_head(p, lowest)) as f32 * p.quantum;
+    let u = e.clamp(-d, d) * (p.gravity / d).sqrt();
+    if k >= 4 {
+        u * DIAGONAL_SHARE
     } else {
-        lowest[0]
+        u
     }
 }
 
@@ -137,9 +150,9 @@ fn wet_height(v: f32, a: End, b: End) -> i32 {
 fn far_end(p: &PipeParams, s: &Shared, far: Far, b: usize, lowest: [i32; 2], own: End) -> Option<End> {
     let l = p.layers as usize;
     match far {
-        Far::Ghost(side) => (b == 0).then(|| End {
+        Far::Ghost(_) => (b == 0).then(|| End {
             g: ghost_geometry(lowest),
-            h: ghost_head(p, lowest, side),
+            h: ghost_head(p, lowest),
             p: 0,
             v: own.v,
             air: own.air,
@@ -205,7 +218,11 @@ fn flow_column(p: &PipeParams, s: &Shared, c: usize, flow: &mut [f32], given: &m
                     continue;
                 }
                 let at = slot(p, k, a, b);
-                let v = pipe_velocity(p, flow[at], friction, k, end_a, end_b);
+                let v = if far == Far::Ghost(ABSORB) {
+                    radiated(p, k, lowest, end_a.h)
+                } else {
+                    pipe_velocity(p, flow[at], friction, k, end_a, end_b)
+                };
                 flow[at] = v;
                 let mut t = 0u32;
                 if v > 0.0 {
@@ -279,14 +296,14 @@ fn apply_column(
                 let mut u = flow[at];
                 out = out.wrapping_add(own_given[at]);
                 match far {
-                    Far::Ghost(side) => {
+                    Far::Ghost(_) => {
                         if b > 0 {
                             break;
                         }
                         if u < 0.0 {
                             let ghost = End {
                                 g: ghost_geometry(lowest),
-                                h: ghost_head(p, lowest, side),
+                                h: ghost_head(p, lowest),
                                 p: 0,
                                 v: [0.0; 2],
                                 air: 0.0,

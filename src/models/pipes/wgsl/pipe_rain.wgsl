@@ -84,6 +84,35 @@ fn rainfall(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
     }
 }
 
+// Adds `delta` units to column c's exchange (a two's-complement i64 in two words).
+fn exchange_add(c: u32, delta: i32) {
+    var e = exchange[c];
+    let lo = e.lo + bitcast<u32>(delta);
+    e.hi = e.hi + select(0u, 0xffffffffu, delta < 0) + select(0u, 1u, lo < e.lo);
+    e.lo = lo;
+    exchange[c] = e;
+}
+
+// Takes `units` from column c's top cell, never more than it holds (a wave maker's trough).
+fn take(c: u32, units: u32) {
+    let at = top_cell(c) * rp.columns + c;
+    let w = water[at];
+    let t = min(units, w);
+    water[at] = w - t;
+    exchange_add(c, -i32(t));
+}
+
+// Sets column c's top cell to `level` (units from the reference level; a stage side's edge):
+// its water up to the level, none where its floor stands above it.
+fn hold(c: u32, level: i32) {
+    let at = top_cell(c) * rp.columns + c;
+    let want = u32(max(level - geometry[at].x, 0));
+    exchange_add(c, i32(want) - i32(water[at]));
+    water[at] = want;
+}
+
+// One thread per entry: a drop's or a hydrograph's units fall, a wave maker's (signed, i32 bits)
+// fall or leave, a held entry (its cell flagged HELD) sets its column's level.
 @compute @workgroup_size(64)
 fn rain(@builtin(global_invocation_id) gid: vec3<u32>) {
     let step = rain_steps[slot.index];
@@ -91,7 +120,15 @@ fn rain(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     let k = step.start + gid.x;
-    fall(rain_cells[k], rain_units[k]);
+    let cell = rain_cells[k];
+    let units = bitcast<i32>(rain_units[k]);
+    if (cell & HELD) != 0u {
+        hold(cell & ~HELD, units);
+    } else if units >= 0 {
+        fall(cell, u32(units));
+    } else {
+        take(cell, u32(-units));
+    }
 }
 
 // [infiltration] on every column, once per step after the rain: the ground takes its law's

@@ -59,6 +59,8 @@ struct PipeParams {
 }
 
 const PIPES_PER_LAYER_PAIR: u32 = 8u;
+// A diagonal pipe's share of the normal of the side it crosses: cos 45°.
+const DIAGONAL_SHARE: f32 = 0.70710677;
 // A limited cell gives this share of its water at most: covers the f32 rounding of the limiter
 // (≤ 128 terms summed, a division and a product, < 8e-6 relative), so the whole units it gives
 // never exceed what it holds.
@@ -163,13 +165,29 @@ fn head(g: vec2<i32>, w: u32) -> i32 {
 }
 
 // The ghost beyond an open or absorbing side: one cell from the column's lowest floor up, holding
-// the still level (open) or nothing (absorb: a free outfall). It never runs dry.
+// the still level (or the floor, where that stands higher). It never runs dry.
 fn ghost_geometry(lowest: vec2<i32>) -> vec2<i32> {
     return vec2<i32>(lowest.x, SKY);
 }
 
-fn ghost_head(lowest: vec2<i32>, side: u32) -> i32 {
-    return select(lowest.x, max(pp.still, lowest.x), side == OPEN);
+fn ghost_head(lowest: vec2<i32>) -> i32 {
+    return max(pp.still, lowest.x);
+}
+
+// Twin: `pipes::radiated`. The velocity of a pipe through an absorbing side (Flather's radiation
+// condition, 1976): a long wave leaving with the edge cell's surface η carries u = sqrt(g/d)·(η −
+// still), so the side passes it as if the water went on (a lake at rest loses nothing; a surface
+// below the still level draws water in). Along the pipe: 1 axial, 1/√2 diagonal (the side's
+// normal's share). Where the cell's floor stands above the still level, |η − still| is at most
+// its depth d: its water leaves at the critical sqrt(g·d), a free outfall's rate.
+fn radiated(k: u32, lowest: vec2<i32>, ha: i32) -> f32 {
+    let d = f32(ha - lowest.x) * pp.quantum;
+    if d <= 0.0 {
+        return 0.0;
+    }
+    let e = f32(ha - ghost_head(lowest)) * pp.quantum;
+    let u = clamp(e, -d, d) * sqrt(pp.gravity / d);
+    return select(u, u * DIAGONAL_SHARE, k >= 4u);
 }
 
 fn dt_l(k: u32) -> f32 {
@@ -297,7 +315,7 @@ fn flow_step(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgro
                         break;
                     }
                     gb = ghost_geometry(lowest);
-                    hb = ghost_head(lowest, far.z);
+                    hb = ghost_head(lowest);
                 } else {
                     gb = geometry[b * n + far.y];
                     if gb.x == SKY {
@@ -312,7 +330,12 @@ fn flow_step(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgro
                     continue;
                 }
                 let p = pipe(k, a, b, c);
-                let v = pipe_velocity(flow[p], friction, k, ga, ha, pa, va, aa, gb, hb, pb, vb, ab);
+                var v: f32;
+                if far.x == TO_GHOST && far.z == ABSORB {
+                    v = radiated(k, lowest, ha);
+                } else {
+                    v = pipe_velocity(flow[p], friction, k, ga, ha, pa, va, aa, gb, hb, pb, vb, ab);
+                }
                 flow[p] = v;
                 var t = 0u;
                 if v > 0.0 {
@@ -377,7 +400,7 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
                     }
                     if u < 0.0 {
                         let gb = ghost_geometry(lowest);
-                        let t = tentative(-u, wet_height(u, ga, ha, gb, ghost_head(lowest, far.z)), k);
+                        let t = tentative(-u, wet_height(u, ga, ha, gb, ghost_head(lowest)), k);
                         inn += t;
                         made += i32(t);
                     }
