@@ -648,15 +648,19 @@ fn reach_depth(sim: &mut shoal::Simulation) -> f64 {
 #[test]
 fn manning_on_the_pipes_brings_a_sheet_down_a_slope_to_its_normal_depth() {
     // Steady uniform flow: q = d^(5/3)·√S/n, so q = 0.05 m²/s on S = 0.01 at n = 0.03 runs at
-    // the normal depth (q·n/√S)^(3/5) = 80.5 mm. Within 3 %: the nine-point stencil's discharge
-    // is d·v only on average (measured 82.3 mm, +2.2 %).
+    // the normal depth (q·n/√S)^(3/5) = 80.5 mm. Within 0.5 % (measured 80.47 mm, to the
+    // digit): Manning's drag on each pipe follows the water's speed, so the nine-point stencil
+    // carries d·v. (Until 2026-12 it took the pipe's own speed, which over-carried 6 % on the
+    // diagonals, while the walls' missing diagonals under-carried: +2.2 % here, −3.6 % in the
+    // open.)
     let dir = tempfile::tempdir().unwrap();
     let mut sim = simulation(&manning_channel(dir.path(), 0.03), Backend::Cpu);
     sim.step(15_000).unwrap();
     let depth = reach_depth(&mut sim);
     let normal = (0.05f64 * 0.03 / 0.1).powf(0.6);
+    eprintln!("the sheet runs {depth:.5} m deep, Manning's normal depth {normal:.5} m");
     assert!(
-        (depth / normal - 1.0).abs() < 0.03,
+        (depth / normal - 1.0).abs() < 0.005,
         "depth {depth} m against Manning's {normal} m"
     );
     // No n, no friction at all: the sheet runs far thinner than Manning's.

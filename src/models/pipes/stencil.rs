@@ -9,7 +9,9 @@ use crate::wgsl::sides::{PERIODIC, REFLECT};
 /// What a pipe's far end is.
 #[derive(Clone, Copy, PartialEq)]
 pub enum Far {
-    Cell(usize),
+    /// A column, and the direction of its copy of the pipe (`opposite(k)`, or its mirror for a
+    /// diagonal mirrored in a wall).
+    Cell(usize, usize),
     Ghost(u32),
     Nothing,
 }
@@ -38,17 +40,27 @@ pub fn slot(p: &PipeParams, k: usize, a: usize, b: usize) -> usize {
     (k * p.layers as usize + a) * p.layers as usize + b
 }
 
+/// Twin of `neighbour`: what lies at direction k's far end from column (i, j). A diagonal
+/// through a wall is mirrored in it: the pipe joins the two columns along the wall, or reaches
+/// the ghost beyond the other side; through a corner of two walls, nothing (pipes.wgsl explains
+/// why).
 pub fn neighbour(p: &PipeParams, i: u32, j: u32, k: usize) -> Far {
     let (ox, oy) = OFFSETS[k];
     let mut x = i as i32 + ox;
     let mut y = j as i32 + oy;
     let mut ghost = None;
+    let mut back = opposite(k);
+    let mut mirrored = false;
     if x < 0 || x >= p.nx as i32 {
         let side = if x < 0 { p.bc_west } else { p.bc_east };
         if side == REFLECT {
-            return Far::Nothing;
-        }
-        if side == PERIODIC {
+            if oy == 0 {
+                return Far::Nothing;
+            }
+            x = i as i32;
+            back ^= 1;
+            mirrored = true;
+        } else if side == PERIODIC {
             x = (x + p.nx as i32) % p.nx as i32;
         } else {
             ghost = Some(side);
@@ -57,9 +69,12 @@ pub fn neighbour(p: &PipeParams, i: u32, j: u32, k: usize) -> Far {
     if y < 0 || y >= p.ny as i32 {
         let side = if y < 0 { p.bc_south } else { p.bc_north };
         if side == REFLECT {
-            return Far::Nothing;
-        }
-        if side == PERIODIC {
+            if ox == 0 || mirrored {
+                return Far::Nothing;
+            }
+            y = j as i32;
+            back = 11 - back;
+        } else if side == PERIODIC {
             y = (y + p.ny as i32) % p.ny as i32;
         } else if ghost.is_none() {
             ghost = Some(side);
@@ -67,7 +82,7 @@ pub fn neighbour(p: &PipeParams, i: u32, j: u32, k: usize) -> Far {
     }
     match ghost {
         Some(side) => Far::Ghost(side),
-        None => Far::Cell(y as usize * p.nx as usize + x as usize),
+        None => Far::Cell(y as usize * p.nx as usize + x as usize, back),
     }
 }
 
@@ -101,7 +116,7 @@ pub fn start_moving(p: &PipeParams, s: &mut PipeState, uv: &[[f32; 2]]) {
                         Far::Nothing => break,
                         Far::Ghost(_) if b > 0 => break,
                         Far::Ghost(_) => ghost_geometry(lowest),
-                        Far::Cell(q) => s.geometry[q * l + b],
+                        Far::Cell(q, _) => s.geometry[q * l + b],
                     };
                     if gb[0] == SKY {
                         break;

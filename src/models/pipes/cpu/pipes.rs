@@ -9,7 +9,7 @@
 
 use crate::models::pipes::columns::{PipeParams, NO_HOLD, SKY};
 use crate::models::pipes::state::PipeState;
-use crate::models::pipes::stencil::{ghost_geometry, neighbour, opposite, slot, unit, Far};
+use crate::models::pipes::stencil::{ghost_geometry, neighbour, slot, unit, Far};
 use crate::wgsl::pipes::{DIAGONAL_SHARE, LIMIT_MARGIN, MOST_UNITS};
 use crate::wgsl::sides::ABSORB;
 use rayon::prelude::*;
@@ -125,7 +125,7 @@ fn pipe_velocity(p: &PipeParams, old: f32, [keep, weight]: [f32; 2], k: usize, a
     let mut v = (p.friction * keep) * old + dt_l(p, k) * push;
     let wet = (if v > 0.0 { a.h } else { b.h }).min(top) - sill;
     if wet > 0 && weight > 0.0 {
-        v = manning(p, weight, v, old, wet);
+        v = manning(p, weight, v, flow_speed(a.v, b.v), wet);
     }
     if wet > 0 && top > sill {
         v
@@ -134,11 +134,16 @@ fn pipe_velocity(p: &PipeParams, old: f32, [keep, weight]: [f32; 2], k: usize, a
     }
 }
 
-/// Twin of `manning`: Manning's friction of weight g·n²·dt on a pipe's velocity `v` (its last
-/// substep's `old`) over `wet` units of wetted height, semi-implicit.
-pub fn manning(p: &PipeParams, weight: f32, v: f32, old: f32, wet: i32) -> f32 {
+/// Twin of `flow_speed`: the water's speed at a pipe, the mean of its two cells' speeds.
+fn flow_speed(a: [f32; 2], b: [f32; 2]) -> f32 {
+    0.5 * (dot(a).sqrt() + dot(b).sqrt())
+}
+
+/// Twin of `manning`: Manning's friction of weight g·n²·dt on a pipe's velocity `v` at the
+/// water's `speed` (`flow_speed`) over `wet` units of wetted height, semi-implicit.
+pub fn manning(p: &PipeParams, weight: f32, v: f32, speed: f32, wet: i32) -> f32 {
     let r = wet as f32 * p.quantum;
-    v / (1.0 + weight * old.abs() / (r * r.powf(1.0 / 3.0)))
+    v / (1.0 + weight * speed / (r * r.powf(1.0 / 3.0)))
 }
 
 fn wet_height(v: f32, a: End, b: End) -> i32 {
@@ -157,7 +162,7 @@ fn far_end(p: &PipeParams, s: &Shared, far: Far, b: usize, lowest: [i32; 2], own
             v: own.v,
             air: own.air,
         }),
-        Far::Cell(q) => {
+        Far::Cell(q, _) => {
             let g = s.geometry[q * l + b];
             (g[0] != SKY).then(|| End {
                 g,
@@ -208,7 +213,7 @@ fn flow_column(p: &PipeParams, s: &Shared, c: usize, flow: &mut [f32], given: &m
                 continue;
             }
             // A ghost's far column is the column itself.
-            let q = if let Far::Cell(q) = far { q } else { c };
+            let q = if let Far::Cell(q, _) = far { q } else { c };
             let friction = [kept(lost_a, lost(s.feed[q])), manning_weight(p, s.column_forcing, c, q)];
             for b in 0..l {
                 let Some(end_b) = far_end(p, s, far, b, lowest, end_a) else {
@@ -325,11 +330,11 @@ fn apply_column(
                             flow[at] = u;
                         }
                     }
-                    Far::Cell(q) => {
+                    Far::Cell(q, back) => {
                         if s.geometry[q * l + b][0] == SKY {
                             break;
                         }
-                        inn = inn.wrapping_add(s.given[q * pipes + slot(p, opposite(k), b, a)]);
+                        inn = inn.wrapping_add(s.given[q * pipes + slot(p, back, b, a)]);
                         let share = if u > 0.0 { s_own } else { s.scale[q * l + b] };
                         if u != 0.0 && share < 1.0 {
                             u *= share;
