@@ -212,6 +212,7 @@ impl Simulation {
                         .as_ref()
                         .and_then(|l| l.markers.as_ref().map(|m| m.0.capacity)),
                     shallow_water: prepared.shallow.is_some(),
+                    ns_fed: crate::models::navier_stokes::fed(scene),
                 },
                 prepared.bodies.len(),
             ),

@@ -126,6 +126,22 @@ pub enum ModelRun {
 }
 
 impl ModelRun {
+    /// What runs, in the scene's words: the model's key (SCENE.md's `physics.model`), the
+    /// height field's solver, and the spray or markers where they run.
+    pub fn describe(self) -> String {
+        match self {
+            ModelRun::HeightField(Method::Explicit) => "height-field, explicit".into(),
+            ModelRun::HeightField(Method::Adi) => "height-field, adi".into(),
+            ModelRun::Pipes { spray } => format!("pipes{}", if spray { ", spray" } else { "" }),
+            ModelRun::NavierStokes { spray, markers } => format!(
+                "navier-stokes{}{}",
+                if spray { ", spray" } else { "" },
+                if markers { ", markers" } else { "" }
+            ),
+            ModelRun::ShallowWater => "shallow-water".into(),
+        }
+    }
+
     /// The passes of one substep, in order.
     pub fn substep(self, params: &Params) -> Vec<Pass> {
         match self {
@@ -187,6 +203,11 @@ impl Schedule {
             ModelRun::NavierStokes { spray, .. } => {
                 if spray {
                     after.push(Pass::NsSpray);
+                }
+                // Sources, rain and rainfall on its height field: the shallow-water model's feed
+                // (`models::navier_stokes::feed`), which the 3D grid takes at its next substep.
+                if rain {
+                    after.push(Pass::SwFeed);
                 }
                 // The coupling expels the water from under the bodies as on the height field;
                 // the layer's pressure, not the columns, then moves them.

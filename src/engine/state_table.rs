@@ -164,6 +164,9 @@ pub struct Shape<'a> {
     pub ns_markers: Option<u32>,
     /// The shallow-water model runs.
     pub shallow_water: bool,
+    /// The Navier-Stokes layer's height field is fed (`models::navier_stokes::feed`): it keeps
+    /// the feed's carry as the shallow-water model does.
+    pub ns_fed: bool,
 }
 
 /// The pipes model's dimensions.
@@ -237,6 +240,10 @@ fn height_field(s: &Shape) -> bool {
 }
 fn shallow_water(s: &Shape) -> bool {
     s.shallow_water
+}
+/// The shallow-water model's feed's carry: its own, and the fed Navier-Stokes layer's.
+fn fed_carry(s: &Shape) -> bool {
+    s.shallow_water || (s.navier_stokes.is_some() && s.ns_fed)
 }
 /// A surface per cell: the height field's, and the Navier-Stokes layer's.
 fn surface(s: &Shape) -> bool {
@@ -623,7 +630,7 @@ pub const FIELDS: &[Spec] = &[
         1,
         4,
         Kept::State,
-        shallow_water,
+        fed_carry,
     ),
     spec(
         Field::SwFlowMaps,
@@ -726,6 +733,7 @@ mod tests {
             ns_spray: false,
             ns_markers: None,
             shallow_water: false,
+            ns_fed: false,
         }
     }
 
@@ -821,6 +829,7 @@ mod tests {
             ns_spray: false,
             ns_markers: None,
             shallow_water: false,
+            ns_fed: false,
         };
         use Field::*;
         assert_eq!(

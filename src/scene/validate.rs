@@ -452,6 +452,14 @@ impl Check<'_> {
                 "[spray] takes water from a height field; with markers the surface is drawn from them".into(),
             );
         }
+        if crate::models::navier_stokes::fed(self.scene) {
+            return self.fail(
+                "navier_stokes.surface",
+                "sources, rain and rainfall fall on the layer's height field; with markers the surface is drawn \
+                 from them"
+                    .into(),
+            );
+        }
         let m = ns.markers.unwrap_or_default();
         let rows = (m.per_cell as f64).sqrt().round() as u32;
         if !(1..=64).contains(&m.per_cell) || rows * rows != m.per_cell {

@@ -109,6 +109,7 @@ impl Simulation {
             ns_spray: self.books.layer_spray,
             ns_markers: self.books.marker_capacity,
             shallow_water: self.scene.physics.model == crate::scene::WaterModel::ShallowWater,
+            ns_fed: crate::models::navier_stokes::fed(&self.scene),
         };
         for spec in state_table::FIELDS
             .iter()

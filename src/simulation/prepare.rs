@@ -180,10 +180,10 @@ pub(super) fn schedule(scene: &Scene, p: &Params) -> Schedule {
         crate::scene::WaterModel::ShallowWater => ModelRun::ShallowWater,
         crate::scene::WaterModel::HeightField => ModelRun::HeightField(scene.physics.solver),
     };
-    // The shallow-water model's steady sources and held heights come as per-step entries too
-    // (`sw_feed`).
-    let sw_sources =
-        model == ModelRun::ShallowWater && scene.sources.iter().any(|s| s.rate != 0.0 || s.height.is_some());
+    // The shallow-water model's and the Navier-Stokes layer's steady sources and held heights
+    // come as per-step entries too (`sw_feed`).
+    let sw_sources = matches!(model, ModelRun::ShallowWater | ModelRun::NavierStokes { .. })
+        && scene.sources.iter().any(|s| s.rate != 0.0 || s.height.is_some());
     // The pipes' river sides are per-step entries (`pipe_rain`).
     let sides = scene.boundary.sides();
     let pipe_rivers = matches!(model, ModelRun::Pipes { .. })
@@ -554,15 +554,47 @@ impl Prepared {
         let (mut eta, ground_rel) = fields.relative_f32();
         let (_, substeps) = plan_substeps(scene, deepest(&eta, &ground_rel))?;
         let params = Params::new(scene, substeps, probe_cells.len() as u32);
+        let mut params = params;
         let (bodies, body_params, cover) = place_bodies(scene, fields.reference.0, &params, &ground_rel, &mut eta);
-        let layer = crate::models::navier_stokes::setup::NsLayer::build(scene, &eta, &ground_rel, fields.reference.0)?;
+        // Sources, drains, held heights, hydrographs, drops and rainfall: the shallow-water
+        // model's feed on the layer's height field (`models::navier_stokes::feed`).
+        let feeds = crate::engine::feeds::Feeds::new(scene, &fields)?.with_steady_sources(scene);
+        params.rainfall = feeds.rainfall_mode();
+        let reach = fed_reach(scene, &feeds, fields.reference.0);
+        let layer =
+            crate::models::navier_stokes::setup::NsLayer::build(scene, &eta, &ground_rel, fields.reference.0, reach)?;
+        let prepared = Self::of_model(scene, fields, probe_cells, substeps, None, Some(layer));
         Ok(Prepared {
             eta,
             bodies,
             body_params,
             cover,
-            ..Self::of_model(scene, fields, probe_cells, substeps, None, Some(layer))
+            feeds,
+            params,
+            ..prepared
         })
+    }
+}
+
+/// How high `feeds` can raise a Navier-Stokes layer's water over the run: everything they and the
+/// steady sources can add spread over the domain, and the highest held level.
+fn fed_reach(
+    scene: &Scene,
+    feeds: &crate::engine::feeds::Feeds,
+    reference: f64,
+) -> crate::models::navier_stokes::setup::FedReach {
+    let duration = scene.time.steps as f64 * scene.time.dt;
+    let steady: f64 = scene.sources.iter().map(|s| s.rate.max(0.0) * duration).sum();
+    let added: f64 = feeds.added_over(duration).iter().map(|(_, v)| v).sum::<f64>() + steady;
+    let area = scene.grid.cells() as f64 * scene.grid.dx * scene.grid.dx;
+    let level = scene
+        .sources
+        .iter()
+        .filter_map(|s| s.height)
+        .fold(f64::NEG_INFINITY, f64::max);
+    crate::models::navier_stokes::setup::FedReach {
+        rise: (added / area) as f32,
+        level: (level - reference) as f32,
     }
 }
 

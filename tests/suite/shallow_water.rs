@@ -579,7 +579,8 @@ fn bad_river_input_is_refused_naming_the_key() {
         .expect_err("refused")
         .to_string();
     assert!(err.contains("physics.manning"), "{err}");
-    let other = base.replace("model = \"shallow-water\"", "model = \"pipes\"") + "[boundary]\nwest = \"free\"\n";
+    let other =
+        base.replace("model = \"shallow-water\"", "model = \"navier-stokes\"") + "[boundary]\nwest = \"free\"\n";
     let err = Scene::parse(&other, Path::new("s.toml"), dir.path())
         .expect_err("refused")
         .to_string();

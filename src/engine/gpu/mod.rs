@@ -126,6 +126,7 @@ impl GpuSolver {
                 ns_spray: false,
                 ns_markers: None,
                 shallow_water: false,
+                ns_fed: false,
             }),
             report_readback: readback(
                 "report readback",

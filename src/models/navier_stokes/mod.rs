@@ -3,12 +3,14 @@
 //!
 //! - `setup.rs`: the layer as a scene builds it (the grid over the terrain, the height field);
 //! - `forcing.rs`: the inflow, outflow and surface pressure per substep, evaluated on the host;
+//! - `feed.rs`: sources, rain and rainfall on its height field (the shallow-water model's feed);
 //! - `spray.rs`: the uniforms of `wgsl/ns_spray.wgsl`;
 //! - `cpu/`, `fast/`, `gpu/`, `wgsl/`: the passes (`navier_stokes`, `ns_surface`, `ns_markers`,
 //!   `ns_spray`, `ns_bodies`) and each backend's solver (`ns_solver.rs`).
 
 pub mod cpu;
 pub mod fast;
+pub mod feed;
 pub mod forcing;
 pub mod gpu;
 pub mod setup;
@@ -18,11 +20,20 @@ pub mod state;
 use crate::models::{Feature, Model};
 
 /// The layer as the engine sees it. `physics.damping` is a drag on its tentative velocities
-/// (`cpu::navier_stokes` `dragged`). Not built yet: sources, rain and rainfall, sides other than
-/// walls (its inflow and outflow are its own), the height field's other forcing (the damping
-/// map, air pressure), "regions", edits and `Water` (its substeps follow its flow from one
-/// submit to the next).
+/// (`cpu::navier_stokes` `dragged`). Sources, drains, held heights, hydrographs, drops and
+/// rainfall fall on its height field after the substeps by the shallow-water model's feed
+/// (`sw_feed.wgsl`, `feed.rs`), and the volume then follows what they gave, uncorrected. Not
+/// built yet: `[infiltration]`, sides other than walls (its inflow and outflow are its own), the
+/// height field's other forcing (the damping map, air pressure), "regions", edits and `Water`
+/// (its substeps follow its flow from one submit to the next).
 pub struct NavierStokes;
+
+/// Whether `scene`'s layer is fed on its height field (`feed.rs`): steady sources or drains,
+/// held heights, hydrographs, drops or rainfall.
+pub fn fed(scene: &crate::scene::Scene) -> bool {
+    scene.physics.model == crate::scene::WaterModel::NavierStokes
+        && (crate::engine::feeds::staged(scene) || scene.sources.iter().any(|s| s.rate != 0.0 || s.height.is_some()))
+}
 
 impl Model for NavierStokes {
     fn key(&self) -> &'static str {
@@ -33,7 +44,21 @@ impl Model for NavierStokes {
     }
     fn features(&self) -> &'static [Feature] {
         use Feature::*;
-        &[Bodies, Damping, FloodMaps, Spray, Queries, Probes, Checkpoints, FastCpu]
+        &[
+            Bodies,
+            Sources,
+            Hydrographs,
+            HeldSources,
+            Rain,
+            Rainfall,
+            Damping,
+            FloodMaps,
+            Spray,
+            Queries,
+            Probes,
+            Checkpoints,
+            FastCpu,
+        ]
     }
     fn ruled_out(&self) -> &'static [(Feature, &'static str)] {
         &[(Feature::ImplicitSolver, super::ADI_IS_KASS_AND_MILLERS)]

@@ -90,6 +90,26 @@ pub struct NsLayer {
     pub spray: Option<crate::models::navier_stokes::spray::NsSprayParams>,
     /// `navier_stokes.surface = "markers"`: the markers' settings and their start (§4.1).
     pub markers: Option<(MarkerParams, Markers)>,
+    /// Sources, rain or rainfall fall on its height field (`feed.rs`).
+    pub fed: bool,
+}
+
+/// How high what a scene feeds the layer can raise its water (`NsLayer::build` stands the grid's
+/// top over it): the feeds' volume over the domain's area, m, and the highest held level (− ref;
+/// −∞ without).
+#[derive(Clone, Copy, Debug)]
+pub struct FedReach {
+    pub rise: f32,
+    pub level: f32,
+}
+
+impl Default for FedReach {
+    fn default() -> FedReach {
+        FedReach {
+            rise: 0.0,
+            level: f32::NEG_INFINITY,
+        }
+    }
 }
 
 impl NsLayer {
@@ -99,7 +119,7 @@ impl NsLayer {
             spray: self.spray.is_some(),
             markers: self.markers.is_some(),
         };
-        crate::engine::schedule::Schedule::new(model, params, false)
+        crate::engine::schedule::Schedule::new(model, params, self.fed)
     }
 
     /// The 3D grid's cells along x, y and z.
@@ -108,8 +128,15 @@ impl NsLayer {
     }
 
     /// The layer for `scene` over `ground` with the surface `eta` (both h − ref per cell, f32,
-    /// `reference` the reference level).
-    pub fn build(scene: &Scene, eta: &[f32], ground: &[f32], reference: f64) -> crate::error::Result<NsLayer> {
+    /// `reference` the reference level); `fed`: how high its feeds can raise the water, which the
+    /// grid's top stands over with its headroom.
+    pub fn build(
+        scene: &Scene,
+        eta: &[f32],
+        ground: &[f32],
+        reference: f64,
+        fed: FedReach,
+    ) -> crate::error::Result<NsLayer> {
         let ns = scene.navier_stokes.clone().unwrap_or_default();
         let g = &scene.grid;
         let cz = ns.coarsen as usize;
@@ -123,6 +150,7 @@ impl NsLayer {
         };
         let (coarse_ground, coarse_h) = (surface.coarse_mean(ground), surface.coarse_mean(&surface.h));
         let (floor, highest, deepest, window) = water_extent(&coarse_ground, &coarse_h, &ns, reference);
+        let highest = highest.max(fed.level) + fed.rise;
         let markers = ns.surface == NsSurfaceMode::Markers;
         let headroom = ns.headroom.map_or((0.25 * deepest).max(g.dx as f32), |h| h as f32);
         let dz = (highest + headroom - floor) / ns.layers as f32;
@@ -173,6 +201,7 @@ impl NsLayer {
             forcing,
             spray: crate::models::navier_stokes::spray::ns_spray_params(scene),
             markers,
+            fed: crate::models::navier_stokes::fed(scene),
         })
     }
 }

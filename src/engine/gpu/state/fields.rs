@@ -24,6 +24,7 @@ impl<'a> FieldAlloc<'a> {
             ns_spray: false,
             ns_markers: None,
             shallow_water: false,
+            ns_fed: false,
         };
         FieldAlloc {
             device,

@@ -40,6 +40,8 @@ pub struct CpuNs {
     /// `[output] summary`: the wet depth and the flood maps so far (empty without).
     wet_depth: f32,
     summary: Vec<crate::summary::SummaryCell>,
+    /// Sources, rain and rainfall on the height field (None: the scene feeds it nothing).
+    feed: Option<crate::models::navier_stokes::feed::LayerFeed>,
 }
 
 /// The bodies in the layer on the CPU.
@@ -109,11 +111,22 @@ impl CpuNs {
             summary: setup.summary.map_or(Vec::new(), |wet| {
                 crate::summary::initial(&layer.surface.h, &layer.surface.ground, wet)
             }),
+            feed: layer.fed.then(|| {
+                let f = &layer.surface;
+                crate::models::navier_stokes::feed::LayerFeed::new(
+                    f.nx,
+                    f.ny,
+                    params.rainfall,
+                    setup.rainfall_map,
+                    fast,
+                )
+            }),
         };
-        // Water crossing a side changes the volume: the correction would undo it (the fluxes
-        // conserve by construction; the sides exchange exactly what their faces carry).
-        // With markers the height field is drawn from them: nothing to correct.
-        if params.correct != 0 && !layer.forcing.open_sides() && layer.markers.is_none() {
+        // Water crossing a side or fed changes the volume: the correction would undo it (the
+        // fluxes conserve by construction; the sides exchange exactly what their faces carry,
+        // the feed books what it gives). With markers the height field is drawn from them:
+        // nothing to correct.
+        if params.correct != 0 && !layer.forcing.open_sides() && layer.markers.is_none() && !layer.fed {
             solver.target = Some(start_target(&solver.surface, setup.cover));
         }
         held_from(&mut solver.surface.held, setup.cover);
@@ -231,6 +244,7 @@ impl Solver for CpuNs {
         let mut first_bad_step = None;
         let mut fastest = 0.0f32;
         let records = self.forcing.chunk(input.first_step, steps, substeps);
+        let mut heights = input.rain.heights.clone();
         let mut substep = 0;
         let passes: Vec<Pass> = self.schedule.step(substeps).collect();
         'steps: for k in 0..steps {
@@ -283,6 +297,11 @@ impl Solver for CpuNs {
                         b.run(pass, &self.params, &self.state, &mut self.surface, &mut history);
                     }
                     Pass::Probe => probes.extend(self.probe_cells.iter().map(|&c| self.surface.h[c as usize])),
+                    Pass::SwFeed => {
+                        let feed = self.feed.as_mut().expect("the schedule feeds only with feeds");
+                        let f = &mut self.surface;
+                        feed.step(&mut f.h, &f.ground, &input.rain, &mut heights, k as usize);
+                    }
                     other => unreachable!("{other:?} is not a pass of the Navier-Stokes layer"),
                 }
             }
@@ -302,7 +321,15 @@ impl Solver for CpuNs {
                 crate::engine::cpu::summary::fold(&sp, k, &f.ground, &f.h, &mut self.summary);
             }
         }
-        Ok(self.report(input, worst, fastest, first_bad_step, probes, history))
+        let report = self.report(input, worst, fastest, first_bad_step, probes, history);
+        // What the feed gave: the books follow it (no correction runs where the layer is fed).
+        Ok(match self.feed {
+            Some(_) => ChunkReport {
+                target: crate::models::shallow_water::books::fed_target(input, &heights),
+                ..report
+            },
+            None => report,
+        })
     }
 
     fn read_cover(&mut self) -> Result<Vec<crate::engine::bodies::Cover>> {
@@ -370,6 +397,7 @@ impl Solver for CpuNs {
             bodies: self.bodies.as_ref().map_or_else(Vec::new, |b| b.set.states.clone()),
             cover: self.cover().to_vec(),
             summary: self.summary.clone(),
+            sw_carry: self.feed.as_ref().map_or_else(Vec::new, |f| f.carry().to_vec()),
             ..SolverState::default()
         })
     }
@@ -404,6 +432,9 @@ impl Solver for CpuNs {
         }
         if let Some((_, spray)) = &mut self.spray {
             spray.load(&saved.ns_drops);
+        }
+        if let Some(feed) = &mut self.feed {
+            feed.set_carry(&saved.sw_carry);
         }
         if let Some((_, markers)) = &mut self.markers {
             *markers = Markers::from_book(&saved.ns_marker_book, &saved.ns_markers, self.params.nz);

@@ -1,6 +1,7 @@
 //! The Navier-Stokes layer's GPU passes and their solver.
 
 pub mod buffers;
+pub mod feed;
 pub mod navier_stokes;
 pub mod ns_bodies;
 pub mod ns_markers;

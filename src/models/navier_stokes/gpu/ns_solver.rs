@@ -63,6 +63,8 @@ pub struct GpuNs {
     markers: Option<NsMarkers>,
     /// The bodies (None: the scene has none).
     bodies: Option<LayerBodies>,
+    /// Sources, rain and rainfall on the height field (None: the scene feeds it nothing).
+    feed: Option<crate::models::navier_stokes::gpu::feed::LayerFeed>,
 }
 
 /// Bytes of the bookkeeping and of the volume's fold in a chunk's report.
@@ -137,6 +139,18 @@ impl GpuNs {
         let summary = setup
             .summary
             .map(|wet| summary_pass(device, layer, &buffers, &slots, wet));
+        let feed = layer.fed.then(|| {
+            crate::models::navier_stokes::gpu::feed::LayerFeed::new(
+                device,
+                &buffers.h,
+                &buffers.ground,
+                &slots,
+                [layer.surface.nx, layer.surface.ny],
+                params.rainfall,
+                setup.rainfall_map,
+                MAX_CHUNK,
+            )
+        });
         let report_readback = crate::engine::gpu::readback::buffer(
             device,
             "ns report readback",
@@ -171,13 +185,15 @@ impl GpuNs {
             spray,
             markers,
             bodies,
+            feed,
         })
     }
 
     /// The layer's uniforms for `layer` and `setup`, stepping `dt` s per substep.
     fn uniforms(device: &wgpu::Device, layer: &NsLayer, setup: &Setup, dt: f32) -> NsUniforms {
-        // As the CPU twin: no correction where water crosses a side.
-        let corrected = setup.params.correct != 0 && !layer.forcing.open_sides() && layer.markers.is_none();
+        // As the CPU twin: no correction where water crosses a side or is fed.
+        let corrected =
+            setup.params.correct != 0 && !layer.forcing.open_sides() && layer.markers.is_none() && !layer.fed;
         let target = corrected.then(|| crate::models::navier_stokes::setup::start_target(&layer.surface, setup.cover));
         let max = device.limits().max_compute_workgroups_per_dimension.min(65535);
         let n_probes = setup.probe_cells.len() as u32;
@@ -294,6 +310,10 @@ impl GpuNs {
                             bodies.record(&mut pass, p, &self.grid, self.level, step * self.slot_stride);
                         }
                         Pass::Probe => self.surface.probe(&mut pass, step * self.slot_stride),
+                        Pass::SwFeed => {
+                            let feed = self.feed.as_ref().expect("the schedule feeds only with feeds");
+                            feed.record(&mut pass, step, step * self.slot_stride);
+                        }
                         // Folded below, on the step's corrected surface.
                         Pass::Summary => {}
                         other => unreachable!("{other:?} is not a pass of the Navier-Stokes layer"),
@@ -421,9 +441,16 @@ impl Solver for GpuNs {
                 .write_buffer(&self.buffers.uniforms, 0, bytemuck::bytes_of(&self.uniforms));
         }
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        if let Some(feed) = &mut self.feed {
+            feed.upload(&self.device, &self.queue, &input.rain);
+        }
         let mut encoder = self.device.create_command_encoder(&Default::default());
         self.record_chunk(&mut encoder, steps, substeps, input);
         let (probe_bytes, body_bytes) = self.copy_report(&mut encoder, steps);
+        let fed_bytes = match &mut self.feed {
+            Some(feed) => feed.stage_back(&self.device, &mut encoder, &input.rain),
+            None => 0,
+        };
         self.queue.submit([encoder.finish()]);
         let bytes = crate::engine::gpu::readback::map(
             &self.device,
@@ -433,7 +460,18 @@ impl Solver for GpuNs {
         if let Some(e) = crate::engine::gpu::context::caught(scope.pop()) {
             return Err(Error::Gpu(e.to_string()));
         }
-        Ok(self.report(&bytes, steps, probe_bytes, input))
+        let report = self.report(&bytes, steps, probe_bytes, input);
+        // What the feed gave: the books follow it (no correction runs where the layer is fed).
+        match &self.feed {
+            Some(feed) => {
+                let heights = feed.heights_after(&self.device, fed_bytes, &input.rain)?;
+                Ok(ChunkReport {
+                    target: crate::models::shallow_water::books::fed_target(input, &heights),
+                    ..report
+                })
+            }
+            None => Ok(report),
+        }
     }
 
     fn read_cover(&mut self) -> Result<Vec<crate::engine::bodies::Cover>> {
@@ -499,24 +537,26 @@ impl Solver for GpuNs {
         let b = &self.buffers;
         let markers = self.markers.as_ref();
         let bodies = self.bodies.as_ref();
-        let [h, p, vel, flags, drops, book, at, states, cover, summary] = crate::engine::gpu::readback::read_whole(
-            &self.device,
-            &self.queue,
-            &[
-                Some(&b.h),
-                Some(&b.p),
-                Some(&b.vel[self.level]),
-                Some(&b.flag),
-                self.spray.as_ref().map(|s| &s.drops),
-                markers.map(|m| &m.book),
-                markers.map(|m| &m.markers),
-                bodies.map(|b| &b.buffers.states),
-                bodies.map(|b| &b.buffers.cover),
-                self.summary.as_ref().map(|(_, maps, _)| maps),
-            ],
-        )?
-        .try_into()
-        .expect("one read per buffer");
+        let [h, p, vel, flags, drops, book, at, states, cover, summary, carry] =
+            crate::engine::gpu::readback::read_whole(
+                &self.device,
+                &self.queue,
+                &[
+                    Some(&b.h),
+                    Some(&b.p),
+                    Some(&b.vel[self.level]),
+                    Some(&b.flag),
+                    self.spray.as_ref().map(|s| &s.drops),
+                    markers.map(|m| &m.book),
+                    markers.map(|m| &m.markers),
+                    bodies.map(|b| &b.buffers.states),
+                    bodies.map(|b| &b.buffers.cover),
+                    self.summary.as_ref().map(|(_, maps, _)| maps),
+                    self.feed.as_ref().map(|f| &f.carry),
+                ],
+            )?
+            .try_into()
+            .expect("one read per buffer");
         let params = &self.params;
         let vel: Vec<f32> = bytemuck::pod_collect_to_vec(&vel);
         let (nu, nv) = (
@@ -545,6 +585,7 @@ impl Solver for GpuNs {
             bodies: bytemuck::pod_collect_to_vec(&states),
             cover: bytemuck::pod_collect_to_vec(&cover),
             summary: bytemuck::pod_collect_to_vec(&summary),
+            sw_carry: bytemuck::pod_collect_to_vec(&carry),
             ..SolverState::default()
         })
     }
@@ -601,6 +642,14 @@ impl Solver for GpuNs {
         }
         if let Some((_, maps, _)) = self.summary.as_ref().filter(|_| !saved.summary.is_empty()) {
             self.queue.write_buffer(maps, 0, bytemuck::cast_slice(&saved.summary));
+        }
+        if let Some(feed) = self
+            .feed
+            .as_ref()
+            .filter(|f| saved.sw_carry.len() as u64 * 4 == f.carry.size())
+        {
+            self.queue
+                .write_buffer(&feed.carry, 0, bytemuck::cast_slice(&saved.sw_carry));
         }
         Ok(())
     }

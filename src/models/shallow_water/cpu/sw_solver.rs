@@ -10,7 +10,6 @@ use crate::error::Result;
 use crate::models::shallow_water::cpu::shallow_water;
 use crate::models::shallow_water::cpu::{sw_bodies, sw_feed, sw_maps};
 use crate::models::shallow_water::fast::shallow_water as fast;
-use crate::models::shallow_water::fast::sw_feed as fast_feed;
 use crate::models::shallow_water::setup::{SwParams, SwSetup};
 use crate::models::shallow_water::state::SwState;
 use crate::summary::{SummaryCell, SummaryParams};
@@ -159,27 +158,14 @@ impl CpuSw {
     /// Step `k`'s feed of `rain` (its entries' `heights`, a negative one's replaced by what its
     /// cell could not give): the rainfall, then the entries, then what the ground takes.
     fn feed(&mut self, rain: &crate::engine::rain::RainChunk, heights: &mut [f32], k: usize) {
-        let (p, ground) = (&self.params, &self.ground[..]);
-        let step = rain.steps.get(k);
-        let height = step.map_or(0.0, |s| s.rainfall);
-        if let Some(step) = step {
-            if p.rainfall != 0 && step.rainfall > 0.0 {
-                if self.parallel {
-                    fast_feed::rainfall(p, ground, &self.share, step.rainfall, &mut self.state);
-                } else {
-                    sw_feed::rainfall(p, ground, &self.share, step.rainfall, &mut self.state);
-                }
-            }
-            sw_feed::drops(ground, step, &rain.cells, heights, &mut self.state);
-        }
-        if p.infiltration != 0 {
-            let stages = &self.forced[..];
-            if self.parallel {
-                fast_feed::infiltrate(p, ground, stages, &self.share, height, &mut self.state);
-            } else {
-                sw_feed::infiltrate(p, ground, stages, &self.share, height, &mut self.state);
-            }
-        }
+        let feeding = sw_feed::Feeding {
+            p: &self.params,
+            ground: &self.ground,
+            share: &self.share,
+            stages: &self.forced,
+            parallel: self.parallel,
+        };
+        sw_feed::feed_step(&feeding, rain, heights, k, &mut self.state);
     }
 }
 

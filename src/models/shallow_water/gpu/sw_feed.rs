@@ -21,15 +21,46 @@ pub struct SwFeed {
     raining: bool,
     infiltrating: bool,
     groups: (u32, u32),
+    /// Staging for the entries' heights after a chunk's feed (`stage_back`), grown to fit.
+    readback: Option<wgpu::Buffer>,
+}
+
+/// The buffers a feed changes and reads: its uniforms (`SwParams`), the ground (with the soil's
+/// parameter planes at `soil_at` under `[infiltration]`), the surface, the discharges, the carry
+/// and the soil's state (a 16-byte stand-in without).
+pub struct FeedBuffers<'a> {
+    pub params: &'a wgpu::Buffer,
+    pub ground: &'a wgpu::Buffer,
+    pub eta: &'a wgpu::Buffer,
+    pub qx: &'a wgpu::Buffer,
+    pub qy: &'a wgpu::Buffer,
+    pub carry: &'a wgpu::Buffer,
+    pub soil: &'a wgpu::Buffer,
+}
+
+impl<'a> FeedBuffers<'a> {
+    /// The shallow-water model's: its current level.
+    pub fn of(b: &'a SwBuffers) -> FeedBuffers<'a> {
+        let [eta, qx, qy] = &b.levels[0];
+        FeedBuffers {
+            params: &b.params,
+            ground: &b.ground,
+            eta,
+            qx,
+            qy,
+            carry: &b.carry,
+            soil: &b.soil,
+        }
+    }
 }
 
 impl SwFeed {
-    /// The feed of the state in `b`, with the step slots' layout `slot_layout`, the uniforms `p`
+    /// The feed of the water in `b`, with the step slots' layout `slot_layout`, the uniforms `p`
     /// (`[rainfall]`'s mode, `[infiltration]`'s law), the rainfall's map share (empty when
     /// uniform), and room for `max_chunk` steps.
     pub fn new(
         device: &wgpu::Device,
-        b: &SwBuffers,
+        b: FeedBuffers,
         slot_layout: &wgpu::BindGroupLayout,
         p: &crate::models::shallow_water::setup::SwParams,
         share: &[f32],
@@ -47,7 +78,6 @@ impl SwFeed {
             bytemuck::cast_slice(&words),
             wgpu::BufferUsages::STORAGE,
         );
-        let [eta, qx, qy] = &b.levels[0];
         let layouts = [&state_layout, slot_layout, &share_layout];
         let max = device.limits().max_compute_workgroups_per_dimension;
         let cells = p.cells;
@@ -58,13 +88,43 @@ impl SwFeed {
             entries: RainBuffers::new(
                 device,
                 &state_layout,
-                &[&b.params, &b.ground, eta, qx, qy, &b.carry],
+                &[b.params, b.ground, b.eta, b.qx, b.qy, b.carry],
                 max_chunk,
             ),
-            share: bind_group(device, "sw feed share", &share_layout, &[&share_buffer, &b.soil]),
+            share: bind_group(device, "sw feed share", &share_layout, &[&share_buffer, b.soil]),
             raining: p.rainfall != 0,
             infiltrating: p.infiltration != 0,
             groups: linear_groups(cells.div_ceil(256), max),
+            readback: None,
+        }
+    }
+
+    /// Copies the chunk's entry heights after its feed into the staging buffer (grown to fit)
+    /// where the books need them back (`books::needs_back`: a drain, a trough or a held cell,
+    /// whose entries the pass replaced by what their cells could not give or gained): the bytes
+    /// to map after the submit, 0 when none (the others are as the chunk brought them).
+    pub fn stage_back(&mut self, device: &wgpu::Device, encoder: &mut wgpu::CommandEncoder, rain: &RainChunk) -> u64 {
+        if !crate::models::shallow_water::books::needs_back(rain) {
+            return 0;
+        }
+        let bytes = rain.heights.len() as u64 * 4;
+        if self.readback.as_ref().is_none_or(|b| b.size() < bytes) {
+            let size = bytes.next_power_of_two();
+            self.readback = Some(crate::engine::gpu::readback::buffer(device, "fed heights", size));
+        }
+        let staging = self.readback.as_ref().expect("made above");
+        encoder.copy_buffer_to_buffer(self.heights(), 0, staging, 0, bytes);
+        bytes
+    }
+
+    /// The chunk's entry heights as its feed left them: `bytes` (`stage_back`'s) mapped from the
+    /// staging once the submit's report has been waited for, or the chunk's own where 0.
+    pub fn heights_after(&self, device: &wgpu::Device, bytes: u64, rain: &RainChunk) -> crate::error::Result<Vec<f32>> {
+        match (&self.readback, bytes) {
+            (Some(staging), bytes) if bytes > 0 => Ok(bytemuck::pod_collect_to_vec(
+                &crate::engine::gpu::readback::map(device, staging, bytes)?,
+            )),
+            _ => Ok(rain.heights.clone()),
         }
     }
 

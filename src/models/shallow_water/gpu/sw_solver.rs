@@ -36,8 +36,6 @@ pub struct GpuSw {
     flow_maps: Option<SwMaps>,
     /// Staging for a chunk's report: the books, then the probes' rows.
     report_readback: wgpu::Buffer,
-    /// Staging for a chunk's entry heights where one was negative (grown to fit).
-    fed_readback: Option<wgpu::Buffer>,
     /// The height queries' pass on level 0's surface, built at the first query.
     query: Option<crate::engine::gpu::query::Query>,
     /// `shoal run --profile`'s timestamps (None until asked), and whether the next chunks take them.
@@ -75,7 +73,7 @@ impl GpuSw {
             let max_chunk = crate::engine::params::MAX_CHUNK;
             SwFeed::new(
                 device,
-                &buffers,
+                crate::models::shallow_water::gpu::sw_feed::FeedBuffers::of(&buffers),
                 &pass.slot_layout,
                 &params,
                 setup.rainfall_map,
@@ -143,7 +141,6 @@ impl GpuSw {
             summary,
             flow_maps,
             report_readback,
-            fed_readback: None,
             query: None,
             profiler: None,
             timing: false,
@@ -316,32 +313,6 @@ impl GpuSw {
         })
     }
 
-    /// Copies the chunk's entry heights after its feed into the staging buffer (grown to fit),
-    /// where one was negative (a drain's or a trough's, which the pass replaced by what its cell
-    /// could not give): the bytes to map after the submit, 0 when none was (the others are as
-    /// the chunk brought them).
-    fn stage_fed_heights(&mut self, encoder: &mut wgpu::CommandEncoder, rain: &crate::engine::rain::RainChunk) -> u64 {
-        let Some(feed) = self
-            .feed
-            .as_ref()
-            .filter(|_| crate::models::shallow_water::books::needs_back(rain))
-        else {
-            return 0;
-        };
-        let bytes = rain.heights.len() as u64 * 4;
-        if self.fed_readback.as_ref().is_none_or(|b| b.size() < bytes) {
-            let size = bytes.next_power_of_two();
-            self.fed_readback = Some(crate::engine::gpu::readback::buffer(
-                &self.device,
-                "sw fed heights",
-                size,
-            ));
-        }
-        let staging = self.fed_readback.as_ref().expect("made above");
-        encoder.copy_buffer_to_buffer(feed.heights(), 0, staging, 0, bytes);
-        bytes
-    }
-
     /// The bodies' states (`BodyState` per body), None without bodies: `Water` binds them and
     /// stages a host's moves into them.
     pub fn body_states(&self) -> Option<&wgpu::Buffer> {
@@ -447,7 +418,10 @@ impl Solver for GpuSw {
         }
         let mut profiler = if self.timing { self.profiler.take() } else { None };
         self.record_chunk(&mut encoder, steps, substeps, input.first_step, profiler.as_mut());
-        let fed_bytes = self.stage_fed_heights(&mut encoder, &input.rain);
+        let fed_bytes = match &mut self.feed {
+            Some(feed) => feed.stage_back(&self.device, &mut encoder, &input.rain),
+            None => 0,
+        };
         if let Some(profiler) = &profiler {
             profiler.resolve(&mut encoder);
         }
@@ -461,11 +435,9 @@ impl Solver for GpuSw {
             self.profiler = Some(profiler);
         }
         let report = report?;
-        let heights = match (&self.fed_readback, fed_bytes) {
-            (Some(staging), bytes) if bytes > 0 => {
-                bytemuck::pod_collect_to_vec(&crate::engine::gpu::readback::map(&self.device, staging, bytes)?)
-            }
-            _ => input.rain.heights.clone(),
+        let heights = match &self.feed {
+            Some(feed) => feed.heights_after(&self.device, fed_bytes, &input.rain)?,
+            None => input.rain.heights.clone(),
         };
         Ok(ChunkReport {
             target: fed_target(input, &heights),

@@ -1,0 +1,88 @@
+//! Sources, drains, held heights, hydrographs, drops and rainfall on the Navier-Stokes layer's
+//! height field: the shallow-water model's feed (`sw_feed.wgsl`, twin `cpu::sw_feed`), run once
+//! a step after the layer's substeps (and its spray) on the surface `h` over its ground, both
+//! h − ref at the scene's grid. The 3D grid takes the water at its next substep, when it sets its
+//! cells from the surface: new water starts at the velocity of the faces it fills.
+//!
+//! The feed's discharges are stand-ins (zeros: the layer's velocities live on its 3D grid), so a
+//! drain or a trough takes its water and nothing else; its carry holds the rounding of each cell's
+//! fed water (rain of 1e-7 m a step on a surface metres from the reference level is kept), which
+//! checkpoints save as the shallow-water model's (`Field::SwCarry`). Where the layer is fed, its
+//! global correction does not run: the fluxes conserve by construction, and the volume follows
+//! what the feed gave (`shallow_water::books::fed_target`).
+
+use crate::engine::rain::RainChunk;
+use crate::models::shallow_water::cpu::sw_feed;
+use crate::models::shallow_water::setup::SwParams;
+use crate::models::shallow_water::state::SwState;
+
+/// The feed's uniforms for a height field of `nx` × `ny` cells under `[rainfall]`'s `mode`
+/// (`feeds::RAINFALL_*`): the fields `sw_feed.wgsl` reads (no infiltration).
+pub fn feed_params(nx: usize, ny: usize, rainfall: u32) -> SwParams {
+    SwParams {
+        nx: nx as u32,
+        ny: ny as u32,
+        cells: (nx * ny) as u32,
+        rainfall,
+        one: 1.0,
+        ..SwParams::default()
+    }
+}
+
+/// The layer's feed on a CPU backend.
+pub struct LayerFeed {
+    params: SwParams,
+    /// `[rainfall]`'s share per cell (empty when uniform).
+    share: Vec<f32>,
+    /// The water as the feed takes it: the surface lent in for each step (`eta` empty between),
+    /// the stand-in discharges and the carry.
+    water: SwState,
+    /// The fast backend: the rainfall over rayon's pool (the same bits).
+    parallel: bool,
+}
+
+impl LayerFeed {
+    /// The feed of a height field of `nx` × `ny` cells, `[rainfall]`'s `mode` and `share`.
+    pub fn new(nx: usize, ny: usize, mode: u32, share: &[f32], parallel: bool) -> LayerFeed {
+        let cells = nx * ny;
+        LayerFeed {
+            params: feed_params(nx, ny, mode),
+            share: share.to_vec(),
+            water: SwState {
+                eta: Vec::new(),
+                qx: vec![0.0; cells],
+                qy: vec![0.0; cells],
+                carry: vec![0.0; cells],
+                soil: Vec::new(),
+            },
+            parallel,
+        }
+    }
+
+    /// Step `k`'s feed of `rain` on the surface `h` over `ground` (`heights`: the chunk's entries,
+    /// as `sw_feed::feed_step` leaves them).
+    pub fn step(&mut self, h: &mut Vec<f32>, ground: &[f32], rain: &RainChunk, heights: &mut [f32], k: usize) {
+        std::mem::swap(h, &mut self.water.eta);
+        let feeding = sw_feed::Feeding {
+            p: &self.params,
+            ground,
+            share: &self.share,
+            stages: ground,
+            parallel: self.parallel,
+        };
+        sw_feed::feed_step(&feeding, rain, heights, k, &mut self.water);
+        std::mem::swap(h, &mut self.water.eta);
+    }
+
+    /// The rounding each cell's fed water has yet to give it, m.
+    pub fn carry(&self) -> &[f32] {
+        &self.water.carry
+    }
+
+    /// Restores the carry (a checkpoint's); a carry of another size is left as it is.
+    pub fn set_carry(&mut self, carry: &[f32]) {
+        if carry.len() == self.water.carry.len() {
+            self.water.carry.copy_from_slice(carry);
+        }
+    }
+}
