@@ -474,9 +474,12 @@ fn describe(scene: &Scene, checked: &shoal::Checked) -> String {
         scene.time.dt,
         checked.substeps,
         if checked.substeps == 1 { "" } else { "s" },
-        match scene.physics.model {
-            shoal::scene::WaterModel::HeightField => format!("solver {:?}", scene.physics.solver),
-            model => format!("model {model:?}"),
+        // The scene's own words (SCENE.md's keys), not Rust's names.
+        match (scene.physics.model, scene.physics.solver) {
+            (shoal::scene::WaterModel::HeightField, shoal::scene::Method::Explicit) =>
+                "solver \"explicit\"".to_string(),
+            (shoal::scene::WaterModel::HeightField, shoal::scene::Method::Adi) => "solver \"adi\"".to_string(),
+            (model, _) => format!("model \"{}\"", shoal::low_level::models::of(model).key()),
         },
         checked.gpu_bytes as f64 / (1024.0 * 1024.0)
     )

@@ -390,8 +390,8 @@ pub fn describe(schedule: &Schedule, substeps: u32, p: &Params, bodies: &BodyPar
     let (rows, total) = step_cost(schedule, substeps, p, bodies);
     let fused = schedule.fuses_correction(p);
     let mut out = format!(
-        "# schedule ({:?}), per step of {substeps} substep(s):\n",
-        schedule.model
+        "# schedule ({}), per step of {substeps} substep(s):\n",
+        schedule.model.describe()
     );
     for (pass, times, c) in rows {
         let note = if c.note.is_empty() {
