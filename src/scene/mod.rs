@@ -1487,6 +1487,17 @@ impl Default for Output {
 }
 
 impl Scene {
+    /// Whether the scene feeds its water: a `[[source]]` with a rate or a held height, a
+    /// hydrograph, `[rain]` or `[rainfall]` (a model without per-step feeds refuses them).
+    pub fn feeds_water(&self) -> bool {
+        self.rain.is_some()
+            || self.rainfall.is_some()
+            || self
+                .sources
+                .iter()
+                .any(|s| s.rate != 0.0 || s.height.is_some() || s.hydrograph.is_some())
+    }
+
     /// Reads and validates a scene file; relative paths resolve against its folder.
     pub fn from_file(path: &Path) -> Result<Scene> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;

@@ -452,7 +452,7 @@ impl Check<'_> {
                 "[spray] takes water from a height field; with markers the surface is drawn from them".into(),
             );
         }
-        if crate::models::navier_stokes::fed(self.scene) {
+        if self.scene.feeds_water() {
             return self.fail(
                 "navier_stokes.surface",
                 "sources, rain and rainfall fall on the layer's height field; with markers the surface is drawn \

@@ -283,3 +283,27 @@ pub fn water_volume(sim: &mut Simulation) -> f64 {
     let surface = sim.surface().unwrap();
     sim.stats(&surface).volume
 }
+
+/// Largest |a − b| of two fields.
+pub fn max_diff(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max)
+}
+
+/// A run's surfaces on the twin, the fast path and the GPU, in that order: the fast path's are
+/// the twin's bits, the GPU's within `tolerance` m of them.
+pub fn assert_backends_agree(surfaces: &[Vec<f64>], tolerance: f64, what: &str) {
+    assert_eq!(surfaces[0], surfaces[1], "{what}: the fast path left the twin's bits");
+    let diff = max_diff(&surfaces[2], &surfaces[0]);
+    assert!(diff < tolerance, "{what}: GPU and twin differ by {diff} m");
+}
+
+/// The river sides' test channel: 4 × 1 m, 0.3 m deep, walls along it, `model_lines` after
+/// `[physics]`, `sides` in `[boundary]`, a discharge of 0.02 m²/s and a stage at 0.05 m for
+/// whichever side asks, and a gauge at its middle.
+pub fn river_channel(model_lines: &str, sides: &str) -> String {
+    format!(
+        "[grid]\nnx = 40\nny = 10\ndx = 0.1\n[time]\ndt = 0.01\n[physics]\n{model_lines}\n[terrain]\nflat = -0.3\n\
+         [water]\nlevel = 0.0\n[boundary]\n{sides}\n[boundary.discharge]\nq = 0.02\n[boundary.stage]\nlevel = 0.05\n\
+         [[output.probe]]\nname = \"middle\"\nx = 2.0\ny = 0.5\n"
+    )
+}

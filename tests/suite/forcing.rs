@@ -628,13 +628,7 @@ fn a_held_height_fills_or_drains_the_basin_to_its_level_on_the_height_field() {
 /// the absorbing side's bits.
 #[test]
 fn river_sides_on_the_height_field_let_in_their_discharge_and_hold_their_stage() {
-    let channel = |sides: &str| {
-        format!(
-            "[grid]\nnx = 40\nny = 10\ndx = 0.1\n[time]\ndt = 0.01\n[terrain]\nflat = -0.3\n[water]\nlevel = 0.0\n\
-             [boundary]\n{sides}\n[boundary.discharge]\nq = 0.02\n[boundary.stage]\nlevel = 0.05\n\
-             [[output.probe]]\nname = \"middle\"\nx = 2.0\ny = 0.5\n"
-        )
-    };
+    let channel = |sides: &str| crate::common::river_channel("solver = \"explicit\"", sides);
     let start = 4.0 * 1.0 * 0.3;
     for (sides, case) in [("west = \"discharge\"", "discharge"), ("east = \"stage\"", "stage")] {
         let scene = scene_in(Path::new("."), &channel(sides));

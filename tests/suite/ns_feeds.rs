@@ -2,7 +2,7 @@
 //! heights, hydrographs, drops and rainfall on its height field, by the shallow-water model's
 //! feed, after the layer's substeps.
 
-use crate::common::{resumed_and_straight, scene_in, simulation, water_volume};
+use crate::common::{assert_backends_agree, resumed_and_straight, scene_in, simulation, water_volume};
 use shoal::Backend;
 use std::path::Path;
 
@@ -12,11 +12,6 @@ fn basin(extra: &str) -> String {
         "[grid]\nnx = 32\nny = 16\ndx = 0.1\n[time]\ndt = 0.01\n[physics]\nmodel = \"navier-stokes\"\n\
          [navier_stokes]\nlayers = 8\n[terrain]\nflat = -0.3\n[water]\nlevel = 0.0\n{extra}"
     )
-}
-
-/// Largest |a − b|.
-fn max_diff(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max)
 }
 
 /// Issue 53's test: rain on the layer adds ∫ intensity · area, to 1e-5. Rainfall of 3600 mm/h
@@ -50,9 +45,7 @@ fn rainfall_sources_and_drains_on_the_layer_add_what_they_give() {
         );
         surfaces.push(sim.surface().unwrap());
     }
-    assert_eq!(surfaces[0], surfaces[1], "the fast path left the twin's bits");
-    let diff = max_diff(&surfaces[2], &surfaces[0]);
-    assert!(diff < 1e-6, "GPU and twin differ by {diff} m");
+    assert_backends_agree(&surfaces, 1e-6, "rainfall, a source and a drain");
 }
 
 /// A held height and drops: a `[[source]]` holding 0.05 m above the still water keeps its cells
@@ -91,9 +84,7 @@ fn held_heights_and_drops_on_the_layer_keep_their_books() {
         );
         surfaces.push(sim.surface().unwrap());
     }
-    assert_eq!(surfaces[0], surfaces[1], "the fast path left the twin's bits");
-    let diff = max_diff(&surfaces[2], &surfaces[0]);
-    assert!(diff < 1e-5, "GPU and twin differ by {diff} m");
+    assert_backends_agree(&surfaces, 1e-5, "a held height and drops");
 }
 
 /// Rain of 1e-8 m a step (3.6 mm/h at dt = 0.01 s) on water 7 m above the reference level,

@@ -12,7 +12,7 @@
 //! what the feed gave (`shallow_water::books::fed_target`).
 
 use crate::engine::rain::RainChunk;
-use crate::models::shallow_water::cpu::sw_feed;
+use crate::models::shallow_water::cpu::feeding;
 use crate::models::shallow_water::setup::SwParams;
 use crate::models::shallow_water::state::SwState;
 
@@ -60,17 +60,17 @@ impl LayerFeed {
     }
 
     /// Step `k`'s feed of `rain` on the surface `h` over `ground` (`heights`: the chunk's entries,
-    /// as `sw_feed::feed_step` leaves them).
+    /// as `feeding::feed_step` leaves them).
     pub fn step(&mut self, h: &mut Vec<f32>, ground: &[f32], rain: &RainChunk, heights: &mut [f32], k: usize) {
         std::mem::swap(h, &mut self.water.eta);
-        let feeding = sw_feed::Feeding {
+        let feeding = feeding::Feeding {
             p: &self.params,
             ground,
             share: &self.share,
             stages: ground,
             parallel: self.parallel,
         };
-        sw_feed::feed_step(&feeding, rain, heights, k, &mut self.water);
+        feeding::feed_step(&feeding, rain, heights, k, &mut self.water);
         std::mem::swap(h, &mut self.water.eta);
     }
 

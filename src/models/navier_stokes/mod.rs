@@ -31,8 +31,7 @@ pub struct NavierStokes;
 /// Whether `scene`'s layer is fed on its height field (`feed.rs`): steady sources or drains,
 /// held heights, hydrographs, drops or rainfall.
 pub fn fed(scene: &crate::scene::Scene) -> bool {
-    scene.physics.model == crate::scene::WaterModel::NavierStokes
-        && (crate::engine::feeds::staged(scene) || scene.sources.iter().any(|s| s.rate != 0.0 || s.height.is_some()))
+    scene.physics.model == crate::scene::WaterModel::NavierStokes && scene.feeds_water()
 }
 
 impl Model for NavierStokes {

@@ -152,45 +152,6 @@ pub fn drops(ground: &[f32], step: &RainStep, cells: &[u32], heights: &mut [f32]
     }
 }
 
-/// What one step's feed reads beside the water (`feed_step`): the uniforms, the ground, the
-/// rainfall's map share, the stages' ground holding the soil's parameters (`infiltrate`), and
-/// whether the dense passes run on rayon's pool (the fast backend: the same bits).
-pub struct Feeding<'a> {
-    pub p: &'a SwParams,
-    pub ground: &'a [f32],
-    pub share: &'a [f32],
-    pub stages: &'a [f32],
-    pub parallel: bool,
-}
-
-/// Step `k`'s feed of `rain` on `s` (`SwFeed::record`, pass by pass): the rainfall, then the
-/// entries (their `heights`, a negative one's replaced by what its cell could not give, a held
-/// one's by what its cell gained), then what the ground takes. The shallow-water model's, and
-/// the Navier-Stokes layer's height field's (`models::navier_stokes::feed`).
-pub fn feed_step(f: &Feeding, rain: &crate::engine::rain::RainChunk, heights: &mut [f32], k: usize, s: &mut SwState) {
-    use crate::models::shallow_water::fast::sw_feed as fast;
-    let (p, ground) = (f.p, f.ground);
-    let step = rain.steps.get(k);
-    let height = step.map_or(0.0, |s| s.rainfall);
-    if let Some(step) = step {
-        if p.rainfall != 0 && step.rainfall > 0.0 {
-            if f.parallel {
-                fast::rainfall(p, ground, f.share, step.rainfall, s);
-            } else {
-                rainfall(p, ground, f.share, step.rainfall, s);
-            }
-        }
-        drops(ground, step, &rain.cells, heights, s);
-    }
-    if p.infiltration != 0 {
-        if f.parallel {
-            fast::infiltrate(p, ground, f.stages, f.share, height, s);
-        } else {
-            infiltrate(p, ground, f.stages, f.share, height, s);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

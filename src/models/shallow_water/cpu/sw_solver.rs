@@ -8,7 +8,7 @@ use crate::engine::schedule::{ModelRun, Pass, Schedule};
 use crate::engine::solver::{ChunkInput, ChunkReport, ModelReport, Setup, Solver, SolverState};
 use crate::error::Result;
 use crate::models::shallow_water::cpu::shallow_water;
-use crate::models::shallow_water::cpu::{sw_bodies, sw_feed, sw_maps};
+use crate::models::shallow_water::cpu::{feeding, sw_bodies, sw_maps};
 use crate::models::shallow_water::fast::shallow_water as fast;
 use crate::models::shallow_water::setup::{SwParams, SwSetup};
 use crate::models::shallow_water::state::SwState;
@@ -158,14 +158,14 @@ impl CpuSw {
     /// Step `k`'s feed of `rain` (its entries' `heights`, a negative one's replaced by what its
     /// cell could not give): the rainfall, then the entries, then what the ground takes.
     fn feed(&mut self, rain: &crate::engine::rain::RainChunk, heights: &mut [f32], k: usize) {
-        let feeding = sw_feed::Feeding {
+        let feeding = feeding::Feeding {
             p: &self.params,
             ground: &self.ground,
             share: &self.share,
             stages: &self.forced,
             parallel: self.parallel,
         };
-        sw_feed::feed_step(&feeding, rain, heights, k, &mut self.state);
+        feeding::feed_step(&feeding, rain, heights, k, &mut self.state);
     }
 }
 
