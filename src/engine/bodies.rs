@@ -75,8 +75,8 @@ pub struct BodyParams {
     pub height: f32,
     /// The most cells one body's coupling box can hold (`box_cells`).
     pub box_cells: u32,
-    /// 1: the model takes `Cover::held` as a pressure head on its water (the shallow-water
-    /// model): `footprint` leaves the surface alone and no coupling solve runs.
+    /// 1: the model takes `Cover::held` as a pressure head on its water (`WaterModel::presses_bodies`): `footprint`
+    /// leaves the surface alone and no coupling solve runs.
     pub pressed: u32,
 }
 
@@ -209,7 +209,7 @@ impl BodyParams {
             },
             loads: match p.model {
                 crate::scene::WaterModel::NavierStokes => LOADS_LAYER,
-                crate::scene::WaterModel::ShallowWater => LOADS_CURRENT,
+                m if m.presses_bodies() => LOADS_CURRENT,
                 _ => LOADS_COLUMNS,
             },
             dt: scene.time.dt as f32,
@@ -223,7 +223,7 @@ impl BodyParams {
             width: (g.nx as f64 * g.dx) as f32,
             height: (g.ny as f64 * g.dx) as f32,
             box_cells: box_cells(scene),
-            pressed: (p.model == crate::scene::WaterModel::ShallowWater) as u32,
+            pressed: p.model.presses_bodies() as u32,
         }
     }
 

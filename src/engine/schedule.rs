@@ -72,6 +72,15 @@ pub enum Pass {
     /// `sw_bodies.wgsl` `loads`: the force and torque of the heads each body presses the water
     /// with, and the water's velocity around it, which `Integrate` moves it by.
     SwLoads,
+    /// `pipes.wgsl` `surface`: each column's surface, which the body passes read (the pipes with
+    /// bodies; readouts and the flood maps run it on their own).
+    PipeSurface,
+    /// `pipe_bodies.wgsl` `press`: the bodies' weight as a pressure head on the columns' top
+    /// cells, before the substeps (after `Pressure`).
+    PipePress,
+    /// `pipe_bodies.wgsl` `loads`: the heads each body presses its columns with, and the water's
+    /// velocity around it, which `Integrate` moves it by.
+    PipeLoads,
 }
 
 impl Pass {
@@ -107,6 +116,9 @@ impl Pass {
             Pass::SwMaps => "sw_maps",
             Pass::SwPress => "sw_bodies.press",
             Pass::SwLoads => "sw_bodies.loads",
+            Pass::PipeSurface => "pipes.surface",
+            Pass::PipePress => "pipe_bodies.press",
+            Pass::PipeLoads => "pipe_bodies.loads",
         }
     }
 }
@@ -223,6 +235,11 @@ impl Schedule {
                 if rain || params.infiltration != 0 {
                     after.push(Pass::PipeRain);
                 }
+                // The bodies press on the top cells (`PipePress`, before the next step's
+                // substeps), as on the shallow-water model: the pipes move the water.
+                if params.bodies != 0 {
+                    after.extend([Pass::PipeSurface, Pass::Footprint, Pass::PipeLoads, Pass::Integrate]);
+                }
             }
             // Conserved by construction (fluxes both cells of a face compute alike): no correction;
             // what the scene feeds it falls after the substeps.
@@ -260,8 +277,12 @@ impl Schedule {
         }
         let pressure = params.forcing & crate::wgsl::common::FORCE_PRESSURE != 0;
         let mut before = if pressure { vec![Pass::Pressure] } else { Vec::new() };
-        if model == ModelRun::ShallowWater && params.bodies != 0 {
-            before.push(Pass::SwPress);
+        if params.bodies != 0 {
+            match model {
+                ModelRun::ShallowWater => before.push(Pass::SwPress),
+                ModelRun::Pipes { .. } => before.push(Pass::PipePress),
+                _ => {}
+            }
         }
         Schedule {
             model,

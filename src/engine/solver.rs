@@ -430,8 +430,9 @@ impl<'a> Setup<'a> {
     }
 
     /// The pipes model's setup, when the scene runs it.
-    pub fn pipe_setup(&self) -> Option<PipeSetup<'a>> {
+    pub fn pipe_setup(&self) -> Option<PipeSetup<'_>> {
         self.pipes.map(|(scene, columns)| PipeSetup {
+            base: self,
             scene,
             columns,
             params: self.params,
@@ -455,6 +456,8 @@ impl<'a> Setup<'a> {
 /// What the pipes model's backends are built from.
 #[derive(Clone, Copy, Debug)]
 pub struct PipeSetup<'a> {
+    /// The whole setup it is part of (the bodies, their uniforms and covers).
+    pub base: &'a Setup<'a>,
     /// The scene (its `[pipes]`, sides, step).
     pub scene: &'a crate::scene::Scene,
     /// The columns, their water and sources.
@@ -487,6 +490,12 @@ impl PipeSetup<'_> {
             &self.params,
             self.rain,
         )
+    }
+
+    /// Whether the flow reads an air head on the top cells: `[[pressure]]`'s, or the one the
+    /// bodies press with (`pipe_bodies.wgsl` `press`).
+    pub fn air(&self) -> bool {
+        self.pressure_patches > 0 || !self.base.bodies.is_empty()
     }
 
     /// The spray's uniforms, or None without spray.

@@ -295,10 +295,9 @@ fn clamps(s: &Shape) -> bool {
 fn regions(s: &Shape) -> bool {
     height_field(s) && s.params.regions != 0
 }
-/// Bodies float on the height field, the Navier-Stokes layer's and the shallow-water model (not
-/// yet on the pipes).
+/// Bodies float on every model.
 fn bodies(s: &Shape) -> bool {
-    s.pipes.is_none() && s.params.bodies != 0
+    s.params.bodies != 0
 }
 /// The layer's loads on its bodies (`ns_bodies.wgsl`).
 fn ns_bodies(s: &Shape) -> bool {

@@ -164,6 +164,17 @@ pub enum WaterModel {
     ShallowWater,
 }
 
+impl WaterModel {
+    /// Whether the model's bodies press on its water with their weight, a pressure head its own
+    /// pressure gradient answers (`BodyParams::pressed`: the shallow-water model's
+    /// `sw_bodies.wgsl`, the pipes' `pipe_bodies.wgsl`), rather than the height field's coupling
+    /// solve expelling the water from under them or the Navier-Stokes layer's pressure pushing
+    /// them.
+    pub fn presses_bodies(self) -> bool {
+        matches!(self, WaterModel::ShallowWater | WaterModel::Pipes)
+    }
+}
+
 /// `[navier_stokes]`: seed 003's 3D layer, a staggered grid whose velocities drive the height
 /// field.
 #[derive(Clone, Debug, Serialize, Deserialize)]

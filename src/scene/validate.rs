@@ -642,15 +642,21 @@ impl Check<'_> {
             if b.fixed && b.kinematic {
                 return self.fail(&key("kinematic"), "a body cannot be both fixed and kinematic".into());
             }
-            let pressed = self.scene.physics.model == crate::scene::WaterModel::ShallowWater;
-            if pressed && (b.fixed || b.kinematic) {
+            let model = self.scene.physics.model;
+            if model.presses_bodies() && (b.fixed || b.kinematic) {
                 let which = if b.fixed { "fixed" } else { "kinematic" };
                 return self.fail(
                     &key(which),
-                    "the shallow-water model floats free bodies only: a body it does not move would press on \
-                     the water with its draft, which the water around it feeds back on (raise the terrain \
-                     for an obstacle)"
-                        .into(),
+                    format!(
+                        "the {} floats free bodies only: a body it does not move would press on the water \
+                         with its draft, which the water around it feeds back on (raise the terrain for an \
+                         obstacle)",
+                        if model == crate::scene::WaterModel::Pipes {
+                            "pipes model"
+                        } else {
+                            "shallow-water model"
+                        }
+                    ),
                 );
             }
             let cells = b.size[0].min(b.size[1]) / self.scene.grid.dx;
@@ -808,7 +814,7 @@ impl Check<'_> {
     }
 
     /// The water model, and what each model reads: overhangs, rocks, held sources and `[pipes]`
-    /// belong to the pipes; the pipes do not yet couple bodies.
+    /// belong to the pipes.
     fn model(&self) -> Result<()> {
         let scene = self.scene;
         let pipes = scene.physics.model == WaterModel::Pipes;

@@ -486,13 +486,23 @@ impl Prepared {
         let feeds = crate::engine::feeds::Feeds::new(scene, &fields)?.with_river_sides(scene)?;
         let duration = scene.time.steps as f64 * scene.time.dt;
         let added = feeds.added_over(duration);
-        let columns =
-            crate::models::pipes::columns::Columns::build(scene, &fields, substeps, &added, &feeds.stage_levels())?;
+        let build = |fields: &InitialFields| {
+            crate::models::pipes::columns::Columns::build(scene, fields, substeps, &added, &feeds.stage_levels())
+        };
+        let mut columns = build(&fields)?;
+        // The bodies settle into the water over the columns' top floors (pressed: the water stands
+        // at a pierced body's underside), and the columns hold the water they leave.
+        let params = Params::new(scene, substeps, probe_cells.len() as u32);
+        let placed = settle_on_columns(scene, &params, &columns.top_floor, &mut fields);
+        if !placed.0.is_empty() {
+            columns = build(&fields)?;
+        }
         fields.ground.clone_from(&columns.top_floor);
         for (h, b) in fields.surface.iter_mut().zip(&fields.ground) {
             *h = h.max(*b);
         }
         let mut prepared = Self::of_model(scene, fields, probe_cells, substeps, Some(columns), None);
+        (prepared.bodies, prepared.body_params, prepared.cover) = placed;
         prepared.params.rainfall = feeds.rainfall_mode();
         // `[infiltration]` soaks each column's lowest cell (`pipe_rain`'s `infiltrate`).
         let soil = crate::engine::infiltration::soil(scene)?.unwrap_or_default();
@@ -681,6 +691,40 @@ pub(super) fn place_bodies(
         }
     }
     (bodies, body_params, cover)
+}
+
+/// The scene's bodies placed on the pipes' columns (`place_bodies` over their top floors
+/// `top_floor`, absolute): the surface of `fields` then holds the water settled around them where
+/// it changed. Empty without bodies.
+fn settle_on_columns(
+    scene: &Scene,
+    params: &Params,
+    top_floor: &[f64],
+    fields: &mut InitialFields,
+) -> (
+    Vec<crate::engine::bodies::BodyState>,
+    crate::engine::bodies::BodyParams,
+    Vec<crate::engine::bodies::Cover>,
+) {
+    let reference = fields.reference.0;
+    if scene.bodies.is_empty() {
+        return (Vec::new(), crate::engine::bodies::BodyParams::new(scene), Vec::new());
+    }
+    let floor: Vec<f32> = top_floor.iter().map(|b| (b - reference) as f32).collect();
+    let start: Vec<f32> = fields
+        .surface
+        .iter()
+        .zip(top_floor)
+        .map(|(h, b)| (h.max(*b) - reference) as f32)
+        .collect();
+    let mut eta = start.clone();
+    let placed = place_bodies(scene, reference, params, &floor, &mut eta);
+    for ((h, e), s) in fields.surface.iter_mut().zip(&eta).zip(&start) {
+        if e != s {
+            *h = *e as f64 + reference;
+        }
+    }
+    placed
 }
 
 /// The initial water, as the backends' own reduction measures it (no shortfall yet): submerged

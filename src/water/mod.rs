@@ -19,8 +19,8 @@ use shallow_water::SwPart;
 enum Model {
     /// The height field: the host's edits.
     HeightField { edit: Edit },
-    /// The pipes (seed 004): the top floor the render side reads as the ground, and a stand-in
-    /// cover (no bodies).
+    /// The pipes (seed 004): the top floor the render side reads as the ground, and the bodies'
+    /// covers (a stand-in without bodies).
     Pipes { ground: wgpu::Buffer, cover: wgpu::Buffer },
     /// The shallow-water model: its edits, velocities, volume books and flow-following substeps.
     ShallowWater(Box<SwPart>),
@@ -202,6 +202,13 @@ impl Water {
                 )
             }
             Model::Pipes { .. } => {
+                let body_writes = std::mem::take(&mut self.body_writes);
+                let pipes = self.sim.gpu_pipes().expect("built on the GPU pipes");
+                if let Some(states) = pipes.body_states() {
+                    for (offset, bytes) in &body_writes {
+                        self.uploads.stage(encoder, states, *offset, bytes);
+                    }
+                }
                 let mut done = 0;
                 while done < steps {
                     let n = (steps - done).min(crate::engine::params::MAX_CHUNK);
@@ -447,7 +454,7 @@ impl Water {
                 (state.bodies.count > 0).then_some(&state.bodies.states)
             }
             Model::ShallowWater(_) => shallow_water::sw(&mut self.sim).body_states(),
-            Model::Pipes { .. } => None,
+            Model::Pipes { .. } => self.sim.gpu_pipes()?.body_states(),
         }
     }
 
@@ -710,7 +717,8 @@ fn check_options(scene: &Scene, options: &WaterOptions) -> Result<()> {
 /// What the surface pass reads and the model's own part of `Water`, for one model.
 type Built = (Model, Surface, Option<Caustics>, bool);
 
-/// The pipes' surface: their columns' top floor and the surface their pass writes, no covers.
+/// The pipes' surface: their columns' top floor, the surface their pass writes and the bodies'
+/// covers (a stand-in without bodies).
 fn pipes_surface(device: &wgpu::Device, sim: &mut Simulation, out: &SurfaceBuffers) -> Result<Built> {
     let (nx, ny) = (sim.scene().grid.nx, sim.scene().grid.ny);
     use wgpu::util::DeviceExt;
@@ -723,10 +731,11 @@ fn pipes_surface(device: &wgpu::Device, sim: &mut Simulation, out: &SurfaceBuffe
         contents: bytemuck::cast_slice(sim.ground_relative()),
         usage,
     });
-    let cover = no_cover(device);
     let gpu = sim
         .gpu_pipes()
         .ok_or_else(|| Error::Embed("Water needs the GPU backend".into()))?;
+    // The bodies' covers where the scene has bodies (they press the water: the surface is its own).
+    let cover = gpu.body_covers().cloned().unwrap_or_else(|| no_cover(device));
     let level = gpu.surface_buffer();
     let source = SurfaceSource {
         nx,

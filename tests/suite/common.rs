@@ -248,6 +248,35 @@ pub fn settled_draft(
     (mean, heave)
 }
 
+/// Archimedes: a box (draft 0.1 m) and a sphere (0.2 m) of density 500 released at their drafts
+/// in the pool `scene_of` builds float there within 3 % (the bound), heaving below
+/// `heave` m/s (`settled_draft`).
+pub fn assert_archimedes(heave: f64, scene_of: impl Fn(&str) -> Scene) {
+    for (shape, size, density, draft) in [("box", [0.4, 0.4, 0.2], 500.0, 0.1), ("sphere", [0.4; 3], 500.0, 0.2)] {
+        let (mean, most) = settled_draft(shape, size, density, draft, &scene_of);
+        assert!(
+            (mean - draft).abs() <= 0.03 * draft,
+            "a {shape} of density {density} floats at draft {mean:.5} m, not {draft} ± 3 %"
+        );
+        assert!(most < heave, "a {shape} still heaves at {most} m/s");
+    }
+}
+
+/// A box dropped into the water (`drop_in`, 400 steps) falls faster than 1 m/s, stops above the
+/// floor (its centre above −0.3 m) and ends floating near 0 (within 5 cm), the water's volume
+/// changed by less than `volume` relative.
+pub fn assert_dropped_box_floats(sim: &mut Simulation, volume: f64) {
+    let (lowest, fastest, change, b) = drop_in(sim, 400);
+    assert!(fastest < -1.0, "it never fell: {fastest} m/s");
+    assert!(lowest > -0.3, "it sank to {lowest} m");
+    assert!(
+        b.position[2].abs() < 0.05,
+        "it ends at {} m, not floating near 0",
+        b.position[2]
+    );
+    assert!(change.abs() < volume, "the water changed by {change:.2e}");
+}
+
 /// A body dropped into the water, `steps` steps: its lowest centre (m), fastest fall (m/s), the
 /// water's volume change relative to the start, and its last sample.
 pub fn drop_in(sim: &mut Simulation, steps: u64) -> (f64, f64, f64, shoal::BodySample) {
@@ -276,6 +305,63 @@ pub fn trajectory_gaps(a: &[Vec<shoal::BodySample>], b: &[Vec<shoal::BodySample>
         gaps[2] = gaps[2].max(worst(&c.velocity, &g.velocity));
     }
     gaps
+}
+
+/// A body's run of `steps` steps on the twin, the fast path and the GPU twice: the fast path's
+/// bodies and surface are the twin's bits, a GPU rerun the GPU's. Returns the GPU's largest gaps
+/// from the fast path (position m, orientation, velocity m/s) and the first body's fastest fall
+/// (m/s), printed.
+pub fn bodies_on_every_backend(s: &Scene, steps: u64) -> ([f64; 3], f64) {
+    let mut runs: Vec<Vec<Vec<shoal::BodySample>>> = Vec::new();
+    let mut surfaces = Vec::new();
+    for backend in [Backend::Reference, Backend::Cpu, Backend::Gpu, Backend::Gpu] {
+        let mut sim = simulation(s, backend);
+        runs.push(trajectory(&mut sim, steps));
+        surfaces.push(sim.eta().unwrap());
+    }
+    assert_eq!(runs[0], runs[1], "the fast path's bodies");
+    assert_eq!(surfaces[0], surfaces[1], "the fast path's surface");
+    assert_eq!(runs[2], runs[3], "a GPU rerun differs");
+    let [dp, dq, dv] = trajectory_gaps(&runs[1], &runs[2]);
+    let fall = runs[1].iter().map(|r| r[0].velocity[2]).fold(0.0, f64::min);
+    println!("GPU vs CPU over {steps} steps: {dp:.2e} m, {dq:.2e}, {dv:.2e} m/s (fastest fall {fall:.2} m/s)");
+    ([dp, dq, dv], fall)
+}
+
+/// A run resumed from a checkpoint at `half` steps ends on the bodies and surface of a straight
+/// run of twice as many, on both backends.
+pub fn assert_bodies_resume(s: &Scene, half: u64, dir: &Path) {
+    for backend in BOTH {
+        let (mut again, mut straight) = resumed_and_straight(s, backend, half, dir);
+        assert_eq!(again.bodies(), straight.bodies(), "{backend:?}: the bodies");
+        assert_eq!(
+            again.eta().unwrap(),
+            straight.eta().unwrap(),
+            "{backend:?}: the surface"
+        );
+    }
+}
+
+/// A log set down in a current of `u` m/s along x at y = `y`: after `steps` steps on the CPU it
+/// moves with the current within `share` of it, straight down its line (within 1 cm, 1 cm/s
+/// across), and has gone past `past` m.
+pub fn assert_drifts(sim: &mut Simulation, steps: u64, (u, y, share, past): (f64, f64, f64, f64)) {
+    let rows = trajectory(sim, steps);
+    let b = rows.last().unwrap()[0];
+    println!(
+        "after {steps} steps: at x {:.3} m, moving {:.4} m/s along x, {:.4} across",
+        b.position[0], b.velocity[0], b.velocity[1]
+    );
+    assert!(
+        (b.velocity[0] - u).abs() < share * u,
+        "it drifts at {} m/s",
+        b.velocity[0]
+    );
+    assert!(
+        b.velocity[1].abs() < 0.01 && (b.position[1] - y).abs() < 0.01,
+        "it left its line: {b:?}"
+    );
+    assert!(b.position[0] > past, "it went only to {}", b.position[0]);
 }
 
 /// The water in a run's surface, m³ (a body's volume in its columns left out).

@@ -35,6 +35,7 @@ mod ns_feeds;
 mod ns_markers;
 mod ns_spray;
 mod physics;
+mod pipe_bodies;
 mod pipe_edits;
 mod pipe_friction;
 mod pipe_pressure;

@@ -30,14 +30,7 @@ fn pool(physics: &str, bodies: &[&str]) -> String {
 /// late (the bodies suite damps its pool for that case).
 #[test]
 fn bodies_float_at_their_archimedes_draft_on_the_layers_pressure() {
-    for (shape, size, density, draft) in [("box", [0.4, 0.4, 0.2], 500.0, 0.1), ("sphere", [0.4; 3], 500.0, 0.2)] {
-        let (mean, heave) = settled_draft(shape, size, density, draft, |b| scene(&pool("", &[b])));
-        assert!(
-            (mean - draft).abs() <= 0.03 * draft,
-            "a {shape} of density {density} floats at draft {mean:.5} m, not {draft} ± 3 %"
-        );
-        assert!(heave < 0.1, "a {shape} still heaves at {heave} m/s");
-    }
+    assert_archimedes(0.1, |b| scene(&pool("", &[b])));
 }
 
 /// A dropped box falls, splashes and comes back up to float: its fall is stopped by the water's
@@ -48,15 +41,7 @@ fn bodies_float_at_their_archimedes_draft_on_the_layers_pressure() {
 fn a_dropped_box_splashes_floats_and_keeps_the_water() {
     let body = "shape = \"box\"\nsize = [0.4, 0.4, 0.2]\nposition = [0.8, 0.8, 0.25]\ndensity = 500";
     let mut sim = simulation(&scene(&pool("volume_correction = \"none\"", &[body])), Backend::Cpu);
-    let (lowest, fastest, change, b) = drop_in(&mut sim, 400);
-    assert!(fastest < -1.0, "it never fell: {fastest} m/s");
-    assert!(lowest > -0.3, "it sank to {lowest} m");
-    assert!(
-        b.position[2].abs() < 0.05,
-        "it ends at {} m, not floating near 0",
-        b.position[2]
-    );
-    assert!(change.abs() < 1e-4, "the water changed by {change:.2e}");
+    assert_dropped_box_floats(&mut sim, 1e-4);
 }
 
 /// A kinematic body pushed into the pool: the coupling expels the water under it, so the pool rises
@@ -126,25 +111,8 @@ fn the_gpu_follows_the_cpu_twin_and_reruns_bit_for_bit() {
 #[test]
 fn a_resumed_run_with_bodies_ends_on_the_bits_of_a_straight_one() {
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("checkpoint.bin");
     let body = "shape = \"box\"\nsize = [0.4, 0.4, 0.2]\nposition = [0.8, 0.8, 0.2]\ndensity = 500";
-    let s = scene(&pool("", &[body]));
-    for backend in BOTH {
-        let mut straight = simulation(&s, backend);
-        straight.step(32).unwrap();
-        let mut first = simulation(&s, backend);
-        first.step(16).unwrap();
-        first.checkpoint().unwrap().write(&file).unwrap();
-        let mut again = simulation(&s, backend);
-        again.restore(&shoal::Checkpoint::read(&file).unwrap(), &file).unwrap();
-        again.step(16).unwrap();
-        assert_eq!(again.bodies(), straight.bodies(), "{backend:?}: the bodies");
-        assert_eq!(
-            again.eta().unwrap(),
-            straight.eta().unwrap(),
-            "{backend:?}: the surface"
-        );
-    }
+    assert_bodies_resume(&scene(&pool("", &[body])), 16, dir.path());
 }
 
 /// Marker particles (2D runs) draw no height field for a body to float on: refused, naming the

@@ -5,7 +5,7 @@
 //! resumed run ends on the bits of a straight one.
 
 use crate::common::*;
-use shoal::{Backend, BodySample};
+use shoal::Backend;
 
 /// A 1.6 m square pool, 0.5 m deep (still level 0), cells of 4 cm, dt 10 ms, with bodies.
 fn pool(bodies: &[&str]) -> String {
@@ -26,14 +26,7 @@ fn pool(bodies: &[&str]) -> String {
 /// buoyancy follows answers a step late, which the pool, undamped, never stops rocking).
 #[test]
 fn bodies_float_at_their_archimedes_draft_on_the_shallow_water_model() {
-    for (shape, size, density, draft) in [("box", [0.4, 0.4, 0.2], 500.0, 0.1), ("sphere", [0.4; 3], 500.0, 0.2)] {
-        let (mean, heave) = settled_draft(shape, size, density, draft, |b| scene(&pool(&[b])));
-        assert!(
-            (mean - draft).abs() <= 0.03 * draft,
-            "a {shape} of density {density} floats at draft {mean:.5} m, not {draft} ± 3 %"
-        );
-        assert!(heave < 0.15, "a {shape} still heaves at {heave} m/s");
-    }
+    assert_archimedes(0.15, |b| scene(&pool(&[b])));
 }
 
 /// A box dropped from above the water falls, splashes and comes back up to float near its
@@ -43,15 +36,7 @@ fn bodies_float_at_their_archimedes_draft_on_the_shallow_water_model() {
 fn a_dropped_box_splashes_floats_and_keeps_the_water() {
     let body = "shape = \"box\"\nsize = [0.4, 0.4, 0.2]\nposition = [0.8, 0.8, 0.25]\ndensity = 500";
     let mut sim = simulation(&scene(&pool(&[body])), Backend::Cpu);
-    let (lowest, fastest, change, b) = drop_in(&mut sim, 400);
-    assert!(fastest < -1.0, "it never fell: {fastest} m/s");
-    assert!(lowest > -0.3, "it sank to {lowest} m");
-    assert!(
-        b.position[2].abs() < 0.05,
-        "it ends at {} m, not floating near 0",
-        b.position[2]
-    );
-    assert!(change.abs() < 1e-6, "the water changed by {change:.2e}");
+    assert_dropped_box_floats(&mut sim, 1e-6);
 }
 
 /// A channel 8 m long and 1 m wide, 0.5 m deep, periodic along x, its water moving at 0.5 m/s with
@@ -68,22 +53,7 @@ fn a_log_drifts_with_the_river() {
                 [water]\nlevel = 0.0\nu_npy = \"u.npy\"\n[[body]]\nshape = \"box\"\nsize = [0.8, 0.2, 0.1]\n\
                 position = [1.0, 0.5, 0.0]\ndensity = 600\n";
     let mut sim = simulation(&scene_in(dir.path(), text), Backend::Cpu);
-    let rows = trajectory(&mut sim, 600);
-    let b = rows.last().unwrap()[0];
-    println!(
-        "after 6 s: at x {:.3} m, moving {:.4} m/s along x, {:.4} across",
-        b.position[0], b.velocity[0], b.velocity[1]
-    );
-    assert!(
-        (b.velocity[0] - 0.5).abs() < 0.025,
-        "it drifts at {} m/s",
-        b.velocity[0]
-    );
-    assert!(
-        b.velocity[1].abs() < 0.01 && (b.position[1] - 0.5).abs() < 0.01,
-        "it left its line: {b:?}"
-    );
-    assert!(b.position[0] > 3.0, "it went only to {}", b.position[0]);
+    assert_drifts(&mut sim, 600, (0.5, 0.5, 0.05, 3.0));
 }
 
 /// The GPU's `press` and `loads` and the body passes over the model's surface follow the CPU
@@ -96,25 +66,12 @@ fn a_log_drifts_with_the_river() {
 fn the_gpu_follows_the_cpu_twin_and_the_fast_path_is_the_twin() {
     let body = "shape = \"box\"\nsize = [0.3, 0.2, 0.15]\nposition = [0.7, 0.9, 0.2]\n\
                 rotation = [15.0, -10.0, 25.0]\ndensity = 450";
-    let s = scene(&pool(&[body]));
-    let mut runs: Vec<Vec<Vec<BodySample>>> = Vec::new();
-    let mut surfaces = Vec::new();
-    for backend in [Backend::Reference, Backend::Cpu, Backend::Gpu, Backend::Gpu] {
-        let mut sim = simulation(&s, backend);
-        runs.push(trajectory(&mut sim, 60));
-        surfaces.push(sim.eta().unwrap());
-    }
-    assert_eq!(runs[0], runs[1], "the fast path's bodies");
-    assert_eq!(surfaces[0], surfaces[1], "the fast path's surface");
-    let [dp, dq, dv] = trajectory_gaps(&runs[1], &runs[2]);
-    let fall = runs[1].iter().map(|r| r[0].velocity[2]).fold(0.0, f64::min);
-    println!("GPU vs CPU over 60 steps: {dp:.2e} m, {dq:.2e}, {dv:.2e} m/s (fastest fall {fall:.2} m/s)");
+    let ([dp, dq, dv], fall) = bodies_on_every_backend(&scene(&pool(&[body])), 60);
     assert!(fall < -1.0, "it never fell: {fall}");
     assert!(
         dp < 2e-3 && dq < 2e-3 && dv < 0.03,
         "{dp:.2e} m, {dq:.2e}, {dv:.2e} m/s"
     );
-    assert_eq!(runs[2], runs[3], "a GPU rerun differs");
 }
 
 /// A checkpoint carries the bodies and their columns' covers (whose heads the next step presses
@@ -124,16 +81,7 @@ fn the_gpu_follows_the_cpu_twin_and_the_fast_path_is_the_twin() {
 fn a_resumed_run_with_bodies_ends_on_the_bits_of_a_straight_one() {
     let dir = tempfile::tempdir().unwrap();
     let body = "shape = \"box\"\nsize = [0.4, 0.4, 0.2]\nposition = [0.8, 0.8, 0.2]\ndensity = 500";
-    let s = scene(&pool(&[body]));
-    for backend in BOTH {
-        let (mut again, mut straight) = resumed_and_straight(&s, backend, 20, dir.path());
-        assert_eq!(again.bodies(), straight.bodies(), "{backend:?}: the bodies");
-        assert_eq!(
-            again.eta().unwrap(),
-            straight.eta().unwrap(),
-            "{backend:?}: the surface"
-        );
-    }
+    assert_bodies_resume(&scene(&pool(&[body])), 20, dir.path());
 }
 
 /// A fixed or kinematic body would press on the water with its draft, which the water beside it

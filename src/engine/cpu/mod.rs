@@ -4,6 +4,7 @@ pub mod bodies;
 pub mod caustics;
 pub mod coupling;
 pub mod edit;
+pub mod pressed;
 pub mod pressure;
 pub mod probe;
 pub mod query;
@@ -241,7 +242,10 @@ impl CpuSolver {
             | Pass::SwFeed
             | Pass::SwMaps
             | Pass::SwPress
-            | Pass::SwLoads => {
+            | Pass::SwLoads
+            | Pass::PipeSurface
+            | Pass::PipePress
+            | Pass::PipeLoads => {
                 unreachable!("the pipes, Navier-Stokes and shallow-water models have their own backends")
             }
             Pass::Probe => self.probe(chunk),

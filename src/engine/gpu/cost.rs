@@ -176,7 +176,13 @@ pub fn pass_cost(pass: Pass, p: &Params, bodies: &BodyParams, fused: bool) -> Co
             2,
         ),
         Pass::Probe => fixed(1, "one thread per probe"),
-        Pass::PipeFlow | Pass::PipeApply | Pass::Spray | Pass::PipeRain => pipes_cost(pass, p),
+        Pass::PipeFlow
+        | Pass::PipeApply
+        | Pass::Spray
+        | Pass::PipeRain
+        | Pass::PipeSurface
+        | Pass::PipePress
+        | Pass::PipeLoads => pipes_cost(pass, p),
         Pass::NsSpray | Pass::NavierStokes | Pass::NsBodies => layer_cost(pass),
         // stage_one: ground, eta, qx, qy of the cell's 9-point cross in (16 B a cell from
         // memory: a 16×16 tile reads its 2-cell frame too, 1.5× the tile, the neighbours' share
@@ -271,6 +277,19 @@ fn pipes_cost(pass: Pass, p: &Params) -> Cost {
                 )
             }
         }
+        // Per column: each cell's geometry and water up to the top (one layer counted); the
+        // surface out.
+        Pass::PipeSurface => Cost {
+            note: "per column; the geometry and water of each cell up to the top (one layer counted)",
+            ..cost(2 * F32 + F32, F32, 1)
+        },
+        // The cover's held in (its 16 B record), the air's head read (with patches) and written.
+        Pass::PipePress => cost(
+            4 * F32 + on(p.forcing & crate::wgsl::common::FORCE_PRESSURE != 0, F32),
+            F32,
+            1,
+        ),
+        Pass::PipeLoads => fixed(1, "one workgroup per body, over its footprint and 2 cells around"),
         other => unreachable!("{other:?} is not a pass of the pipes"),
     }
 }

@@ -8,6 +8,7 @@ pub mod cost;
 pub mod coupling;
 pub mod edit;
 pub mod level;
+pub mod pressed;
 pub mod pressure;
 pub mod probe;
 pub mod profile;
@@ -351,7 +352,10 @@ impl GpuSolver {
             | Pass::SwFeed
             | Pass::SwMaps
             | Pass::SwPress
-            | Pass::SwLoads => {
+            | Pass::SwLoads
+            | Pass::PipeSurface
+            | Pass::PipePress
+            | Pass::PipeLoads => {
                 unreachable!("the pipes, Navier-Stokes and shallow-water models have their own backends")
             }
         }

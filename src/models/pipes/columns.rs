@@ -35,7 +35,7 @@ pub struct PipeParams {
     /// `physics.manning`: g·n²·dt (m^(1/3)·s), the semi-implicit Manning term's weight; 0
     /// without.
     pub manning: f32,
-    /// 1 with `[[pressure]]` patches: the flow reads each top cell's air-pressure head.
+    /// 1 with `[[pressure]]` patches or bodies: the flow reads each top cell's air-pressure head.
     pub air: u32,
     /// g, m/s²: the air's head (metres, not units) times it is its push.
     pub gravity: f32,
@@ -486,7 +486,8 @@ pub fn pipe_params(scene: &Scene, columns: &Columns, substeps: u32, n_probes: u3
         quantum: columns.quantum as f32,
         dynamic: if pipes.dynamic_head { 0.5 } else { 0.0 },
         manning: (scene.physics.gravity * scene.physics.manning * scene.physics.manning * dt) as f32,
-        air: (!scene.pressure.is_empty()) as u32,
+        // The bodies press the top cells through the air's head (`pipe_bodies.wgsl` `press`).
+        air: (!scene.pressure.is_empty() || !scene.bodies.is_empty()) as u32,
         gravity: scene.physics.gravity as f32,
         friction_map: !columns.n2.is_empty() as u32,
         g_dt: (scene.physics.gravity * dt) as f32,

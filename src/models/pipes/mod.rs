@@ -9,6 +9,7 @@
 //! - `cpu/`, `gpu/`, `wgsl/`: the passes, twin by twin (`pipes`, `pipe_rain`, `spray`) and each
 //!   backend's solver (`pipe_solver.rs`).
 
+pub mod bodies;
 pub mod columns;
 pub mod cpu;
 pub mod edit;
@@ -24,7 +25,9 @@ use crate::models::{Feature, Model};
 /// cells (`pressure.wgsl` writes each step's head per column, `pipes.wgsl` adds g·Δ of it to a
 /// pipe's push); `[friction] map` gives each pipe the mean of its columns' n². An absorbing side
 /// is Flather's radiation condition (`pipes.wgsl` `radiated`); wave makers and river sides come
-/// as per-step entries (`pipe_rain`), as on the height field. Not built yet: bodies, ghost sides,
+/// as per-step entries (`pipe_rain`), as on the height field. Bodies press their columns' top
+/// cells with their weight through the air's head (`pipe_bodies.wgsl`), as on the shallow-water
+/// model. Not built yet: ghost sides,
 /// "regions" (the columns conserve by construction) and `Water`'s in-place edits (a `Simulation` edits the terrain under the solids
 /// and carries the water onto the columns it builds: `edit`). Height queries read each column's
 /// surface over its top floor. Every pipeline of theirs, the spray's included, binds at
@@ -41,6 +44,7 @@ impl Model for Pipes {
     fn features(&self) -> &'static [Feature] {
         use Feature::*;
         &[
+            Bodies,
             Sources,
             Hydrographs,
             HeldSources,

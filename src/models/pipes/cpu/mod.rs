@@ -1,5 +1,6 @@
 //! The pipes' CPU twins and their solver.
 
+pub mod pipe_bodies;
 pub mod pipe_rain;
 pub mod pipe_solver;
 pub mod pipes;

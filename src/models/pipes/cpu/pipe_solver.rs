@@ -5,9 +5,10 @@ use crate::engine::params::{Params, Totals};
 use crate::engine::schedule::{Pass, Schedule};
 use crate::engine::solver::{ChunkInput, ChunkReport, ModelReport, PipeSetup, Solver, SolverState};
 use crate::error::Result;
+use crate::models::pipes::bodies::PressGrid;
 use crate::models::pipes::columns::{pipe_params, Columns, PipeParams};
-use crate::models::pipes::cpu::pipes;
 use crate::models::pipes::cpu::spray::{self, SprayState};
+use crate::models::pipes::cpu::{pipe_bodies, pipes};
 use crate::models::pipes::state;
 use crate::models::pipes::state::PipeState;
 use crate::scene::Scene;
@@ -38,6 +39,42 @@ pub struct CpuPipes {
     summary: Vec<crate::summary::SummaryCell>,
     /// `[[pressure]]` patches per step (0 without).
     patches: usize,
+    /// The bodies (None: the scene has none).
+    bodies: Option<Bodies>,
+}
+
+/// The bodies on the columns: the height field's body passes over the columns' surface and top
+/// floors, pressed (`BodyParams::pressed`), and `pipe_bodies`' press and loads.
+struct Bodies {
+    set: crate::engine::cpu::bodies::BodySet,
+    /// The grid's uniforms the body passes read, and `pipe_bodies`'.
+    grid: Params,
+    press: PressGrid,
+    /// The columns' surface as `PipeSurface` last left it.
+    surface: Vec<f32>,
+    /// Three per body (`pipe_bodies::loads`).
+    loads: Vec<[f32; 4]>,
+}
+
+impl Bodies {
+    /// Runs body pass `pass` of a step over `state` (the columns' top floors `ground`),
+    /// appending `Integrate`'s rows to `history`.
+    fn run(&mut self, pass: Pass, p: &PipeParams, ground: &[f32], state: &mut PipeState, history: &mut Vec<f32>) {
+        match pass {
+            Pass::PipePress => pipe_bodies::press(&self.press, &self.set.cover, state),
+            Pass::PipeSurface => self.surface = state::surface(p, state),
+            // Pressed: the cover only, the surface left as it is.
+            Pass::Footprint => self.set.footprint(&self.grid, ground, &mut self.surface),
+            Pass::PipeLoads => {
+                let bodies = (&self.set.states[..], &mut self.set.cover[..]);
+                pipe_bodies::loads(&self.press, &self.set.params, bodies, state, &mut self.loads)
+            }
+            Pass::Integrate => self
+                .set
+                .integrate(&self.grid, ground, &self.surface, &self.loads, history),
+            other => unreachable!("{other:?} is not a body pass"),
+        }
+    }
 }
 
 impl CpuPipes {
@@ -56,7 +93,7 @@ impl CpuPipes {
         );
         let feed = setup.columns.feed(setup.scene, setup.params.substeps);
         let mut state = PipeState::new(setup.columns, feed);
-        state.column_forcing = crate::models::pipes::state::column_forcing(setup.columns, setup.pressure_patches > 0);
+        state.column_forcing = crate::models::pipes::state::column_forcing(setup.columns, setup.air());
         crate::models::pipes::stencil::start_moving(&params, &mut state, &setup.columns.velocity);
         let summary = setup.summary.map_or(Vec::new(), |wet| {
             crate::summary::initial(&state::surface(&params, &state), setup.ground, wet)
@@ -104,6 +141,13 @@ impl CpuPipes {
             wet_depth: setup.summary.unwrap_or(0.0),
             summary,
             patches: setup.pressure_patches as usize,
+            bodies: crate::engine::cpu::bodies::BodySet::new(setup.base).map(|set| Bodies {
+                loads: vec![[0.0; 4]; 3 * set.states.len()],
+                set,
+                grid: setup.base.params,
+                press: PressGrid::new(&params, setup.pressure_patches > 0),
+                surface: Vec::new(),
+            }),
         }
     }
 }
@@ -130,6 +174,7 @@ impl Solver for CpuPipes {
         let rain = &input.rain;
         let rain_units = self.columns.rain_units(&rain.heights);
         let mut probes = Vec::with_capacity(steps as usize * self.probe_cells.len());
+        let mut history = Vec::new();
         for k in 0..steps {
             for pass in self.schedule.step(substeps) {
                 match pass {
@@ -195,6 +240,13 @@ impl Solver for CpuPipes {
                             );
                         }
                     }
+                    Pass::PipePress | Pass::PipeSurface | Pass::Footprint | Pass::PipeLoads | Pass::Integrate => {
+                        let bodies = self
+                            .bodies
+                            .as_mut()
+                            .expect("the schedule has body passes only with bodies");
+                        bodies.run(pass, &self.params, &self.ground, &mut self.state, &mut history);
+                    }
                     Pass::Summary => {
                         let sp = crate::summary::SummaryParams {
                             first_step: input.first_step as u32,
@@ -215,10 +267,15 @@ impl Solver for CpuPipes {
             }
         }
         let mut report = report(&self.columns, &self.state, steps, probes);
+        report.bodies = history;
         if let ModelReport::Pipes { spray, .. } = &mut report.model {
             *spray = self.spray.as_mut().map(|(_, s)| s.report());
         }
         Ok(report)
+    }
+
+    fn read_cover(&mut self) -> Result<Vec<crate::engine::bodies::Cover>> {
+        Ok(self.bodies.as_ref().map_or(Vec::new(), |b| b.set.cover.clone()))
     }
 
     fn read_eta(&mut self) -> Result<Vec<f32>> {
@@ -266,6 +323,8 @@ impl Solver for CpuPipes {
             soil: self.soil.iter().flatten().copied().collect(),
             pipe_soil_owed: self.soil_owed.clone(),
             summary: self.summary.clone(),
+            bodies: self.bodies.as_ref().map_or(Vec::new(), |b| b.set.states.clone()),
+            cover: self.bodies.as_ref().map_or(Vec::new(), |b| b.set.cover.clone()),
             ..self
                 .state
                 .save(self.spray.as_ref().map_or(&[], |(_, s)| &s.particles[..]))
@@ -286,6 +345,10 @@ impl Solver for CpuPipes {
         }
         if let Some((_, s)) = &mut self.spray {
             s.particles = saved.particles.clone();
+        }
+        if let Some(b) = &mut self.bodies {
+            b.set.states.clone_from(&saved.bodies);
+            b.set.cover.clone_from(&saved.cover);
         }
         Ok(())
     }

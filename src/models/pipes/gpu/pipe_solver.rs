@@ -36,6 +36,8 @@ pub struct GpuPipes {
     rain: Option<crate::models::pipes::gpu::pipe_rain::PipeRain>,
     /// `[[pressure]]`: each step's air-pressure head per column (None: no patches).
     pressure: Option<crate::engine::gpu::pressure::Pressure>,
+    /// The bodies and their passes (None: the scene has none).
+    bodies: Option<crate::models::pipes::gpu::pipe_bodies::PipeBodies>,
     /// `[output] summary`: the flood maps' fold over the columns' surface, the maps, and the
     /// step slots' bind group it reads.
     summary: Option<(crate::engine::gpu::summary::Summary, wgpu::Buffer, wgpu::BindGroup)>,
@@ -60,7 +62,7 @@ impl GpuPipes {
         let params = pipe_params(setup.scene, setup.columns, setup.params.substeps, n_probes);
         let mut shape = PipeState::new(setup.columns, setup.columns.feed(setup.scene, setup.params.substeps));
         crate::models::pipes::stencil::start_moving(&params, &mut shape, &setup.columns.velocity);
-        shape.column_forcing = crate::models::pipes::state::column_forcing(setup.columns, setup.pressure_patches > 0);
+        shape.column_forcing = crate::models::pipes::state::column_forcing(setup.columns, setup.air());
         PipeBuffers::check_fits(&device.limits(), &shape, setup.scene.grid.nx, setup.scene.grid.ny)?;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let buffers = PipeBuffers::new(device, &params, &shape, setup.probe_cells, MAX_CHUNK);
@@ -110,13 +112,31 @@ impl GpuPipes {
                 rainfall,
             )
         });
+        // Each column's top floor − ref: the ground the flood maps measure depth from and the
+        // bodies rest on.
+        let floors = (setup.summary.is_some() || !setup.base.bodies.is_empty()).then(|| {
+            crate::engine::gpu::binding::filled_buffer(
+                device,
+                "pipes top floor",
+                bytemuck::cast_slice(setup.ground),
+                wgpu::BufferUsages::STORAGE,
+            )
+        });
         let summary = setup
             .summary
-            .map(|wet| summary_pass(device, setup, &params, &buffers, wet));
+            .map(|wet| summary_pass(device, setup, &params, &buffers, floors.as_ref().expect("floors"), wet));
+        let bodies = (!setup.base.bodies.is_empty()).then(|| {
+            let grid = crate::models::pipes::bodies::PressGrid::new(&params, setup.pressure_patches > 0);
+            let floors = floors.as_ref().expect("floors");
+            crate::models::pipes::gpu::pipe_bodies::PipeBodies::new(device, setup, &grid, &buffers, floors)
+        });
         let staging = |label: &str, size: u64| crate::engine::gpu::readback::buffer(device, label, size);
         let report_readback = staging(
             "pipes report readback",
-            buffers.partials.size() + TALLY_BYTES + buffers.history.size(),
+            buffers.partials.size()
+                + TALLY_BYTES
+                + buffers.history.size()
+                + bodies.as_ref().map_or(0, |b| b.buffers.history.size()),
         );
         let eta_readback = staging("pipes surface readback", buffers.eta.size());
         if let Some(e) = crate::engine::gpu::context::caught(scope.pop()) {
@@ -138,6 +158,7 @@ impl GpuPipes {
             spray,
             rain,
             pressure,
+            bodies,
             summary,
             ground: setup.ground.to_vec(),
             query: None,
@@ -207,6 +228,12 @@ impl GpuPipes {
                         .as_ref()
                         .expect("the schedule rains only with rain")
                         .record(&mut pass, step),
+                    Pass::PipeSurface => self.pipes.surface(&mut pass),
+                    Pass::PipePress | Pass::Footprint | Pass::PipeLoads | Pass::Integrate => self
+                        .bodies
+                        .as_ref()
+                        .expect("the schedule has body passes only with bodies")
+                        .record(&mut pass, p, step * self.buffers.slot_stride),
                     Pass::Summary => {
                         let (summary, _, slots) = self.summary.as_ref().expect("summary");
                         self.pipes.surface(&mut pass);
@@ -259,6 +286,17 @@ impl GpuPipes {
         &self.buffers.eta
     }
 
+    /// The bodies' states (`BodyState` per body), None without bodies: `Water` binds them and
+    /// a renderer draws them.
+    pub fn body_states(&self) -> Option<&wgpu::Buffer> {
+        self.bodies.as_ref().map(|b| &b.buffers.states)
+    }
+
+    /// What covers each column (`Cover` per column), None without bodies.
+    pub fn body_covers(&self) -> Option<&wgpu::Buffer> {
+        self.bodies.as_ref().map(|b| &b.buffers.cover)
+    }
+
     /// The particles in flight (`Particle`, 32 B each; the first `count` live, `count` in
     /// `draw_args`), and the indirect draw args `[6, count, 0, 0]`: None without spray.
     pub fn particle_buffers(&self) -> Option<(&wgpu::Buffer, &wgpu::Buffer)> {
@@ -309,11 +347,20 @@ impl GpuPipes {
                 probe_bytes,
             );
         }
+        // Then each body after each step.
+        let body_bytes = self.bodies.as_ref().map_or(0, |b| {
+            (steps * b.buffers.count) as u64 * crate::engine::bodies::HISTORY_FLOATS as u64 * 4
+        });
+        if let Some(b) = self.bodies.as_ref().filter(|_| body_bytes > 0) {
+            let at = partial_bytes + TALLY_BYTES + probe_bytes;
+            encoder.copy_buffer_to_buffer(&b.buffers.history, 0, &self.report_readback, at, body_bytes);
+        }
         self.queue.submit([encoder.finish()]);
-        let total = partial_bytes + TALLY_BYTES + probe_bytes;
+        let total = partial_bytes + TALLY_BYTES + probe_bytes + body_bytes;
         let bytes = crate::engine::gpu::readback::map(&self.device, &self.report_readback, total)?;
         let (partial_bytes, rest) = bytes.split_at(partial_bytes as usize);
-        let (tally_bytes, probe_bytes) = rest.split_at(TALLY_BYTES as usize);
+        let (tally_bytes, rest) = rest.split_at(TALLY_BYTES as usize);
+        let (probe_bytes, body_history) = rest.split_at(probe_bytes as usize);
         let partials: Vec<[u32; 8]> = bytemuck::pod_collect_to_vec(partial_bytes);
         let probes: Vec<f32> = bytemuck::pod_collect_to_vec(probe_bytes);
         let spray = self.spray.as_ref().map(|_| {
@@ -342,6 +389,7 @@ impl GpuPipes {
                 ..Totals::default()
             },
             probes,
+            bodies: bytemuck::pod_collect_to_vec(body_history),
             model: ModelReport::Pipes {
                 water_units: (water, exchange),
                 spray,
@@ -437,6 +485,13 @@ impl Solver for GpuPipes {
         }
     }
 
+    fn read_cover(&mut self) -> Result<Vec<crate::engine::bodies::Cover>> {
+        match &self.bodies {
+            Some(b) => Ok(b.buffers.read(&self.device, &self.queue)?.0),
+            None => Ok(Vec::new()),
+        }
+    }
+
     fn read_eta(&mut self) -> Result<Vec<f32>> {
         let mut encoder = self.device.create_command_encoder(&Default::default());
         {
@@ -527,7 +582,13 @@ impl Solver for GpuPipes {
         twin.flow = twin.in_twin_layout(&bytemuck::pod_collect_to_vec(&flow), 8 * l * l);
         twin.feed = bytemuck::pod_collect_to_vec(&feed);
         let particles: Vec<Particle> = bytemuck::pod_collect_to_vec(&particles);
+        let (cover, bodies) = match &self.bodies {
+            Some(b) => b.buffers.read(&self.device, &self.queue)?,
+            None => Default::default(),
+        };
         Ok(SolverState {
+            bodies,
+            cover,
             pipe_rain_carry: bytemuck::pod_collect_to_vec(&carry),
             summary: bytemuck::pod_collect_to_vec(&summary),
             soil: bytemuck::pod_collect_to_vec(&soil),
@@ -555,6 +616,10 @@ impl Solver for GpuPipes {
         if let Some(r) = self.rain.as_ref().filter(|r| r.soaking()) {
             write(&r.soil, bytemuck::cast_slice(&saved.soil));
             write(&r.owed, bytemuck::cast_slice(&saved.pipe_soil_owed));
+        }
+        if let Some(b) = &self.bodies {
+            write(&b.buffers.states, bytemuck::cast_slice(&saved.bodies));
+            write(&b.buffers.cover, bytemuck::cast_slice(&saved.cover));
         }
         if let Some((_, maps, _)) = self.summary.as_ref().filter(|_| !saved.summary.is_empty()) {
             write(maps, bytemuck::cast_slice(&saved.summary));
@@ -598,21 +663,16 @@ fn summary_pass(
     setup: &PipeSetup,
     params: &PipeParams,
     buffers: &PipeBuffers,
+    ground: &wgpu::Buffer,
     wet: f32,
 ) -> (crate::engine::gpu::summary::Summary, wgpu::Buffer, wgpu::BindGroup) {
     let twin = PipeState::new(setup.columns, setup.columns.feed(setup.scene, setup.params.substeps));
     let first = crate::summary::initial(&crate::models::pipes::state::surface(params, &twin), setup.ground, wet);
     let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
     let maps = crate::engine::gpu::binding::filled_buffer(device, "pipes summary", bytemuck::cast_slice(&first), usage);
-    let ground = crate::engine::gpu::binding::filled_buffer(
-        device,
-        "pipes top floor",
-        bytemuck::cast_slice(setup.ground),
-        wgpu::BufferUsages::STORAGE,
-    );
     let slot_layout = crate::engine::gpu::binding::slot_layout(device, "summary slot");
     let source = crate::engine::gpu::summary::SummarySource {
-        ground: &ground,
+        ground,
         levels: [&buffers.eta, &buffers.eta],
         summary: &maps,
         cells: params.columns,

@@ -48,7 +48,8 @@ struct PipeParams {
     dynamic: f32,
     // physics.manning: g·n²·dt, the semi-implicit Manning term's weight (0 without).
     manning: f32,
-    // 1 with [[pressure]] patches: the flow reads each top cell's air-pressure head (`air`).
+    // 1 with [[pressure]] patches or bodies: the flow reads each top cell's air-pressure head
+    // (`air`; the bodies press through it: pipe_bodies.wgsl).
     air: u32,
     // g: the air's head, in metres, times it is its push.
     gravity: f32,

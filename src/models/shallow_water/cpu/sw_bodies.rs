@@ -2,11 +2,9 @@
 //! force, torque and the water's velocity around each body (`loads`). The body passes themselves
 //! are the height field's (`engine::cpu::bodies`), pressed.
 
-use crate::engine::bodies::MOTION_FREE;
 use crate::engine::bodies::{BodyParams, BodyState, Cover};
 use crate::models::shallow_water::setup::SwParams;
 use crate::models::shallow_water::state::SwState;
-use crate::wgsl::sw_bodies::REACH;
 
 /// Twin of `press`: each cell's head at `p.air_at` of the stages' ground `stages` becomes the
 /// patches' (when `p.patched`) plus the one its cover presses the water with (`held`, as `loads`
@@ -19,56 +17,20 @@ pub fn press(p: &SwParams, cover: &[Cover], stages: &mut [f32]) {
     }
 }
 
-/// Twin of `loads`: per body, each column it covers has its `held` scaled to the head it presses
-/// with (a free body's mass over the water its columns' draft holds; 1 without draft or free
-/// body), and its third load becomes the water's velocity (Σ qx / Σ d, Σ qy / Σ d) over the cells
-/// deeper than the film in its `rect` grown by `REACH` (0 where none is). The GPU folds the sums
-/// in a workgroup's tree, so the two agree to rounding, as `integrate`'s own sums do.
+/// Twin of `loads`: `engine::cpu::pressed::loads` over the cells deeper than the film.
 pub fn loads(
     p: &SwParams,
     bp: &BodyParams,
-    (bodies, cover): (&[BodyState], &mut [Cover]),
+    bodies: (&[BodyState], &mut [Cover]),
     ground: &[f32],
     s: &SwState,
     loads: &mut [[f32; 4]],
 ) {
-    for (k, b) in bodies.iter().enumerate() {
-        let r = b.rect;
-        if !(r[0] <= r[2] && r[1] <= r[3]) {
-            loads[3 * k + 2] = [0.0; 4];
-            continue;
-        }
-        let cells = || {
-            (r[1].saturating_sub(REACH)..=(r[3] + REACH).min(p.ny - 1)).flat_map(move |j| {
-                (r[0].saturating_sub(REACH)..=(r[2] + REACH).min(p.nx - 1)).map(move |i| (j * p.nx + i) as usize)
-            })
-        };
-        let mut sum = [0.0f32; 4];
-        for c in cells() {
-            let d = s.eta[c] - ground[c];
-            if d > p.film {
-                sum = [sum[0] + s.qx[c], sum[1] + s.qy[c], sum[2] + d, sum[3]];
-            }
-            if cover[c].owner() == k as u32 + 1 {
-                sum[3] += cover[c].held;
-            }
-        }
-        let draft = bp.water_density * bp.dx * bp.dx * sum[3];
-        let scale = if b.kind[1] == MOTION_FREE && draft > 0.0 {
-            b.position[3] / draft
-        } else {
-            1.0
-        };
-        for c in cells() {
-            if cover[c].owner() == k as u32 + 1 {
-                cover[c].held *= scale;
-            }
-        }
-        loads[3 * k + 2] = match sum[2] > 0.0 {
-            true => [sum[0] / sum[2], sum[1] / sum[2], 0.0, 0.0],
-            false => [0.0; 4],
-        };
-    }
+    let water = |c: usize| {
+        let d = s.eta[c] - ground[c];
+        (d > p.film).then(|| [s.qx[c], s.qy[c], d])
+    };
+    crate::engine::cpu::pressed::loads((p.nx, p.ny), bp, bodies, water, loads);
 }
 
 #[cfg(test)]

@@ -1,9 +1,9 @@
 //! Bodies on the shallow-water model on the GPU: the height field's body passes (`bodies.wgsl`,
 //! pressed) bound to the model's surface, and `wgsl/sw_bodies.wgsl`'s `press` and `loads`
-//! (twin `cpu::sw_bodies`), pipelines and bind groups built once.
+//! (twin `cpu::sw_bodies`), recorded by `engine::gpu::pressed`, built once.
 
-use crate::engine::gpu::binding::{bind_group, filled_buffer, linear_groups, pipeline, reflected_layout, UNIFORM};
-use crate::engine::gpu::bodies::Bodies;
+use crate::engine::gpu::binding::{bind_group, filled_buffer, reflected_layout, UNIFORM};
+use crate::engine::gpu::pressed::{PressShader, Pressed};
 use crate::engine::gpu::state::{BodyBuffers, BodySurface, FieldAlloc};
 use crate::engine::schedule::Pass;
 use crate::engine::solver::Setup;
@@ -12,12 +12,7 @@ use crate::models::shallow_water::gpu::shallow_water::SwBuffers;
 /// The model's bodies: their buffers and passes.
 pub struct SwBodies {
     pub buffers: BodyBuffers,
-    bodies: Bodies,
-    press: wgpu::ComputePipeline,
-    loads: wgpu::ComputePipeline,
-    group: wgpu::BindGroup,
-    /// `press`'s workgroups over the cells.
-    groups: (u32, u32),
+    passes: Pressed,
 }
 
 impl SwBodies {
@@ -37,7 +32,6 @@ impl SwBodies {
             nx: setup.params.nx,
             ny: setup.params.ny,
         };
-        let bodies = Bodies::new(device, &surface, &buffers);
         let module =
             crate::engine::gpu::shaders::module(device, "sw_bodies.wgsl", crate::engine::gpu::shaders::SW_BODIES);
         let layout = reflected_layout(device, "sw bodies", crate::wgsl::sw_bodies::BINDINGS, &[], 0);
@@ -57,35 +51,20 @@ impl SwBodies {
                 &buffers.loads,
             ],
         );
-        let cells = setup.params.nx * setup.params.ny;
-        SwBodies {
-            press: pipeline(device, &module, &[&layout], "press"),
-            loads: pipeline(device, &module, &[&layout], "loads"),
+        let shader = PressShader {
+            module: &module,
+            layout: &layout,
             group,
-            groups: linear_groups(
-                cells.div_ceil(256),
-                device.limits().max_compute_workgroups_per_dimension,
-            ),
+            cells: setup.params.nx * setup.params.ny,
+        };
+        SwBodies {
+            passes: Pressed::new(device, &surface, &buffers, shader),
             buffers,
-            bodies,
         }
     }
 
     /// Records body pass `p` of the step whose slot is at `slot_offset`.
     pub fn record(&self, pass: &mut wgpu::ComputePass, p: Pass, slot_offset: u32) {
-        match p {
-            Pass::SwPress => {
-                pass.set_bind_group(0, &self.group, &[]);
-                crate::engine::gpu::binding::dispatch(pass, &self.press, self.groups);
-            }
-            Pass::Footprint => self.bodies.footprint(pass, 0, slot_offset),
-            Pass::SwLoads => {
-                pass.set_pipeline(&self.loads);
-                pass.set_bind_group(0, &self.group, &[]);
-                pass.dispatch_workgroups(self.buffers.count, 1, 1);
-            }
-            Pass::Integrate => self.bodies.integrate(pass, 0, slot_offset),
-            other => unreachable!("{other:?} is not a body pass of the shallow-water model"),
-        }
+        self.passes.record(pass, p, slot_offset);
     }
 }
