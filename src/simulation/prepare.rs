@@ -571,8 +571,13 @@ impl Prepared {
         let feeds = crate::engine::feeds::Feeds::new(scene, &fields)?.with_steady_sources(scene);
         params.rainfall = feeds.rainfall_mode();
         let reach = fed_reach(scene, &feeds, fields.reference.0);
-        let layer =
-            crate::models::navier_stokes::setup::NsLayer::build(scene, &eta, &ground_rel, fields.reference.0, reach)?;
+        let velocity = crate::scene::read_velocity(scene)?;
+        let layer = crate::models::navier_stokes::setup::NsLayer::build(
+            scene,
+            (&eta, &ground_rel, &velocity),
+            fields.reference.0,
+            reach,
+        )?;
         let prepared = Self::of_model(scene, fields, probe_cells, substeps, None, Some(layer));
         Ok(Prepared {
             eta,

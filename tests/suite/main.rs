@@ -34,6 +34,7 @@ mod ns_bodies;
 mod ns_feeds;
 mod ns_markers;
 mod ns_spray;
+mod ns_velocity;
 mod physics;
 mod pipe_bodies;
 mod pipe_edits;

@@ -51,6 +51,7 @@ impl Model for NavierStokes {
             Rain,
             Rainfall,
             Damping,
+            Velocities,
             FloodMaps,
             Spray,
             Queries,

@@ -3,7 +3,7 @@
 //! at the scene's resolution. What the backends are built from.
 
 use crate::models::navier_stokes::state::{
-    MarkerParams, Markers, NsParams, NsState, Surface, EMPTY, FULL, SURFACE, WHOLE_SIDE,
+    MarkerParams, Markers, NsParams, NsState, Surface, EMPTY, FULL, SOLID, SURFACE, WHOLE_SIDE,
 };
 use crate::scene::NsSurfaceMode;
 use crate::scene::Scene;
@@ -128,12 +128,12 @@ impl NsLayer {
     }
 
     /// The layer for `scene` over `ground` with the surface `eta` (both h − ref per cell, f32,
-    /// `reference` the reference level); `fed`: how high its feeds can raise the water, which the
-    /// grid's top stands over with its headroom.
+    /// `reference` the reference level) and the start's depth-averaged `velocity` per cell (empty:
+    /// at rest); `fed`: how high its feeds can raise the water, which the grid's top stands over
+    /// with its headroom.
     pub fn build(
         scene: &Scene,
-        eta: &[f32],
-        ground: &[f32],
+        (eta, ground, velocity): (&[f32], &[f32], &[[f32; 2]]),
         reference: f64,
         fed: FedReach,
     ) -> crate::error::Result<NsLayer> {
@@ -172,7 +172,12 @@ impl NsLayer {
             window,
             drag: crate::engine::params::drag_rate(1.0 - scene.physics.damping, scene.time.dt),
         };
-        let state = NsState::at_rest(&params, &coarse_ground, &coarse_h);
+        let mut state = NsState::at_rest(&params, &coarse_ground, &coarse_h);
+        if !velocity.is_empty() {
+            let along = |k: usize| velocity.iter().map(|v| v[k]).collect::<Vec<f32>>();
+            let (u, v) = (surface.coarse_mean(&along(0)), surface.coarse_mean(&along(1)));
+            start_moving(&params, &mut state, &u, &v);
+        }
         // The wave forcing's depth defaults to the mean over the wet columns.
         let mean_depth = mean_wet_depth(&surface.h, &surface.ground);
         let forcing = crate::models::navier_stokes::forcing::Forcing::new(scene, mean_depth)?;
@@ -180,8 +185,7 @@ impl NsLayer {
         if let Some(w) = forcing.wave() {
             params.wave = [w.k as f32, w.direction[0] as f32, w.direction[1] as f32];
         }
-        // At rest under the pressure applied at the start.
-        let mut state = state;
+        // Under the pressure applied at the start.
         let start = forcing.at(0.0);
         let columns = params.nx * params.ny;
         for (at, p) in state.p.iter_mut().enumerate() {
@@ -319,6 +323,32 @@ impl NsState {
             }
         }
         s
+    }
+}
+
+/// The start's velocities (`[water] u_npy`, `v_npy`): each face between two cells of the grid,
+/// neither solid and one holding fluid, takes the mean of its two columns' depth-averaged
+/// velocity `u` (or `v`, per 3D column, the coarse means of the scene's), the same at every
+/// depth; the domain's sides stay walls. The first substep's pressure makes the field
+/// divergence-free.
+pub fn start_moving(p: &NsParams, s: &mut NsState, u: &[f32], v: &[f32]) {
+    let NsState { flag, u: su, v: sv, .. } = s;
+    let moves = |a: usize, b: usize| {
+        let (fa, fb) = (flag[a], flag[b]);
+        fa != SOLID && fb != SOLID && (matches!(fa, FULL | SURFACE) || matches!(fb, FULL | SURFACE))
+    };
+    for k in 0..p.nz {
+        for j in 0..p.ny {
+            for i in 0..p.nx {
+                let c = j * p.nx + i;
+                if i > 0 && moves(p.cell(i - 1, j, k), p.cell(i, j, k)) {
+                    su[p.uf(i, j, k)] = 0.5 * (u[c - 1] + u[c]);
+                }
+                if j > 0 && moves(p.cell(i, j - 1, k), p.cell(i, j, k)) {
+                    sv[p.vf(i, j, k)] = 0.5 * (v[c - p.nx] + v[c]);
+                }
+            }
+        }
     }
 }
 

@@ -311,6 +311,49 @@ pub fn layer_fields(p: &NsParams, s: &NsState) -> crate::models::navier_stokes::
     out
 }
 
+/// Water thinner than this (m) has no velocity in `depth_averaged`: the flood maps' film.
+pub const DRY: f32 = 1e-4;
+
+/// Each height-field cell's depth-averaged velocity (u, v), m/s, row-major `[ny, nx]`, 0 where its
+/// water is thinner than `DRY`: its 3D column's cell-centred velocities (`layer_fields`') weighted
+/// by the water each cell holds up to the column's surface (the mean of the water tops over it,
+/// as the layer sets its flags), the column's value on each of its cells.
+pub fn depth_averaged(p: &NsParams, s: &NsState, surface: &Surface) -> Vec<[f32; 2]> {
+    let fields = layer_fields(p, s);
+    let tops: Vec<f32> = (0..surface.h.len()).map(|c| surface.water_top(c)).collect();
+    let top = surface.coarse_mean(&tops);
+    let column: Vec<[f32; 2]> = (0..p.columns())
+        .map(|c| {
+            let (mut sum, mut wet) = ([0.0f32; 2], 0.0f32);
+            for k in 0..p.nz {
+                let at = c + k * p.columns();
+                let bottom = p.z0 + k as f32 * p.dz;
+                let share = (top[c] - bottom).clamp(0.0, p.dz);
+                if fluid(s.flag[at]) && share > 0.0 {
+                    let [u, v, _] = fields.velocity[at];
+                    sum = [sum[0] + share * u, sum[1] + share * v];
+                    wet += share;
+                }
+            }
+            if wet > 0.0 {
+                [sum[0] / wet, sum[1] / wet]
+            } else {
+                [0.0; 2]
+            }
+        })
+        .collect();
+    let cz = surface.coarsen;
+    (0..surface.h.len())
+        .map(|c| {
+            let (fi, fj) = (c % surface.nx, c / surface.nx);
+            match surface.water_top(c) - surface.ground[c] > DRY {
+                true => column[(fj / cz) * p.nx + fi / cz],
+                false => [0.0; 2],
+            }
+        })
+        .collect()
+}
+
 /// The slots that hold spray or foam, in slot order (what `read_particles` gives).
 pub fn in_use(drops: &[Particle]) -> Vec<Particle> {
     drops.iter().filter(|d| is_spray(d) || is_foam(d)).copied().collect()

@@ -370,6 +370,14 @@ impl Solver for CpuNs {
         Ok(self.spray.as_ref().map_or_else(Vec::new, |(_, s)| in_use(&s.drops)))
     }
 
+    fn read_velocity(&mut self) -> Result<Option<Vec<[f32; 2]>>> {
+        Ok(Some(crate::models::navier_stokes::state::depth_averaged(
+            &self.params,
+            &self.state,
+            &self.surface,
+        )))
+    }
+
     fn read_layer(&mut self) -> Result<Option<crate::models::navier_stokes::state::LayerFields>> {
         Ok(Some(crate::models::navier_stokes::state::layer_fields(
             &self.params,

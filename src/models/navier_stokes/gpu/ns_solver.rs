@@ -525,6 +525,29 @@ impl Solver for GpuNs {
         }
     }
 
+    /// The 3D grid, the height field and its ground read back (output steps only), averaged as
+    /// the CPU twin's (`state::depth_averaged`).
+    fn read_velocity(&mut self) -> Result<Option<Vec<[f32; 2]>>> {
+        let [nx, ny] = self.cells.map(|n| n as usize);
+        let held = match &self.bodies {
+            Some(_) => self.read_cover()?.iter().map(|c| c.held).collect(),
+            None => Vec::new(),
+        };
+        let surface = crate::models::navier_stokes::state::Surface {
+            nx,
+            ny,
+            coarsen: nx / self.params.nx,
+            h: self.read(&self.buffers.h)?,
+            ground: self.read(&self.buffers.ground)?,
+            held,
+        };
+        Ok(Some(crate::models::navier_stokes::state::depth_averaged(
+            &self.params,
+            &self.grid_state()?,
+            &surface,
+        )))
+    }
+
     fn read_layer(&mut self) -> Result<Option<LayerFields>> {
         Ok(Some(crate::models::navier_stokes::state::layer_fields(
             &self.params,
