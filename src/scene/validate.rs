@@ -460,6 +460,14 @@ impl Check<'_> {
                     .into(),
             );
         }
+        if !self.scene.pressure.is_empty() {
+            return self.fail(
+                "navier_stokes.surface",
+                "[[pressure]] presses the layer's height field's columns; with markers the surface is drawn from \
+                 them"
+                    .into(),
+            );
+        }
         let m = ns.markers.unwrap_or_default();
         let rows = (m.per_cell as f64).sqrt().round() as u32;
         if !(1..=64).contains(&m.per_cell) || rows * rows != m.per_cell {

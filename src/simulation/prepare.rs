@@ -578,6 +578,9 @@ impl Prepared {
             fields.reference.0,
             reach,
         )?;
+        // Air pressure: `pressure.wgsl` writes each step's head per height-field cell before the
+        // substeps, which the columns add to the pressure they apply at the surface.
+        let patches = pressure_patches(scene, &mut params);
         let prepared = Self::of_model(scene, fields, probe_cells, substeps, None, Some(layer));
         Ok(Prepared {
             eta,
@@ -586,6 +589,7 @@ impl Prepared {
             cover,
             feeds,
             params,
+            patches,
             ..prepared
         })
     }

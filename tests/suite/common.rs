@@ -380,7 +380,40 @@ pub fn max_diff(a: &[f64], b: &[f64]) -> f64 {
 pub fn assert_backends_agree(surfaces: &[Vec<f64>], tolerance: f64, what: &str) {
     assert_eq!(surfaces[0], surfaces[1], "{what}: the fast path left the twin's bits");
     let diff = max_diff(&surfaces[2], &surfaces[0]);
+    eprintln!("{what}: GPU vs twin {diff:.2e} m");
     assert!(diff < tolerance, "{what}: GPU and twin differ by {diff} m");
+}
+
+/// The air-pressure tests' pool: 16 × 16 m, 1 m deep (dx = 0.5 m), flat and at rest, under a
+/// Gaussian low of −500 Pa (σ = 3 m) at its centre, damped (τ = 0.02 a step) so that it settles
+/// within a minute; `physics` lines (the model) after `[physics]`, `extra` tables after them.
+pub fn pool_under_a_low(physics: &str, extra: &str) -> Scene {
+    scene_in(
+        Path::new("."),
+        &format!(
+            "[grid]\nnx = 32\nny = 32\ndx = 0.5\n[time]\ndt = 0.05\n[physics]\n{physics}\ndamping = 0.02\n\
+             {extra}[terrain]\nflat = -1.0\n[water]\nlevel = 0.0\n\
+             [[pressure]]\nshape = \"gaussian\"\nx = 8.0\ny = 8.0\nradius = 3.0\nstrength = -500.0\n"
+        ),
+    )
+}
+
+/// How `surface` (absolute, the low's pool) stands against the inverse barometer: its rise from
+/// the corner to the centre over the low's head there, less 1, and the spread of h + a (m), which
+/// is 0 at rest.
+pub fn against_the_barometer(surface: &[f64]) -> (f64, f64) {
+    // The low's head at cell (i, j), m (negative), ρ·g at the scenes' defaults.
+    let head = |i: usize, j: usize| {
+        let (x, y) = (0.5 * (i as f64 + 0.5), 0.5 * (j as f64 + 0.5));
+        -500.0 / (1000.0 * 9.81) * (-((x - 8.0).powi(2) + (y - 8.0).powi(2)) / 18.0).exp()
+    };
+    let (lo, hi) = surface
+        .iter()
+        .enumerate()
+        .map(|(c, h)| h + head(c % 32, c / 32))
+        .fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
+    let rise = surface[16 * 32 + 16] - surface[0];
+    (rise / (head(0, 0) - head(16, 16)) - 1.0, hi - lo)
 }
 
 /// The river sides' test channel: 4 × 1 m, 0.3 m deep, walls along it, `model_lines` after

@@ -50,6 +50,7 @@ impl Model for NavierStokes {
             HeldSources,
             Rain,
             Rainfall,
+            AirPressure,
             Damping,
             Velocities,
             FloodMaps,

@@ -147,6 +147,7 @@ impl NsLayer {
             h: eta.iter().zip(ground).map(|(&h, &b)| h.max(b)).collect(),
             ground: ground.to_vec(),
             held: Vec::new(),
+            air: Vec::new(),
         };
         let (coarse_ground, coarse_h) = (surface.coarse_mean(ground), surface.coarse_mean(&surface.h));
         let (floor, highest, deepest, window) = water_extent(&coarse_ground, &coarse_h, &ns, reference);

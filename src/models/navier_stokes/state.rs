@@ -143,6 +143,10 @@ pub struct Surface {
     /// Per cell the body volume its surface carries (bodies' `Cover::held`, m), which the
     /// fluxes do not move; empty without bodies.
     pub held: Vec<f32>,
+    /// Per cell the air's head p/(ρ·g) this step (`[[pressure]]`, m; `pressure.wgsl` writes it
+    /// before the substeps), which the 3D columns take as the mean over their cells; empty
+    /// without patches.
+    pub air: Vec<f32>,
 }
 
 impl Surface {

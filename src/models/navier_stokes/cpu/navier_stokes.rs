@@ -421,9 +421,11 @@ pub(crate) fn ghost_share(p: &NsParams, s: &NsState, column: usize, k: usize) ->
 /// The Surface cells' pressure: the ghost-fluid line from the Full cell under them to the applied
 /// pressure at the surface (`ghost_share`), or hydrostatic from the surface where no Full cell
 /// is under; Empty cells the applied pressure. At rest with none applied both give g·(h − z_c).
-pub fn surface_pressure(p: &NsParams, s: &mut NsState, forcing: &Substep) {
+/// The applied pressure is the forcing's (`applied`) plus g times `air_head` per column (m;
+/// `[[pressure]]`, None without patches).
+pub fn surface_pressure(p: &NsParams, s: &mut NsState, forcing: &Substep, air_head: Option<&[f32]>) {
     for c in 0..p.columns() {
-        let air = applied(p, forcing, c % p.nx, c / p.nx);
+        let air = applied(p, forcing, c % p.nx, c / p.nx) + air_head.map_or(0.0, |a| p.g * a[c]);
         for k in 0..p.nz {
             let at = c + k * p.columns();
             match s.flag[at] {
@@ -571,7 +573,9 @@ pub fn courant(p: &NsParams, u: &[f32], v: &[f32], w: &[f32], dt: f32) -> f32 {
 pub fn columns(p: &NsParams, s: &mut NsState, f: &Surface, forcing: &Substep) {
     s.h = f.coarse_mean(&f.h);
     set_flags(p, s);
-    surface_pressure(p, s, forcing);
+    // `[[pressure]]`'s head over each column, the mean of its cells' as for the surface.
+    let air = (!f.air.is_empty()).then(|| f.coarse_mean(&f.air));
+    surface_pressure(p, s, forcing, air.as_deref());
 }
 
 /// The costly passes of a substep: the reference's, or the fast backend's on threads (the same
@@ -668,6 +672,7 @@ mod tests {
             h: s.h.clone(),
             ground: s.ground.clone(),
             held: Vec::new(),
+            air: Vec::new(),
         }
     }
 

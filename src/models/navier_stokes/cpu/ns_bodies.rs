@@ -197,6 +197,7 @@ mod tests {
             h: vec![0.0; 64],
             ground: vec![-1.0; 64],
             held: Vec::new(),
+            air: Vec::new(),
         };
         let s = NsState::at_rest(&p, &surface.ground, &surface.h);
         (p, s, surface)

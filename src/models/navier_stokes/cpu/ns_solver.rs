@@ -42,6 +42,9 @@ pub struct CpuNs {
     summary: Vec<crate::summary::SummaryCell>,
     /// Sources, rain and rainfall on the height field (None: the scene feeds it nothing).
     feed: Option<crate::models::navier_stokes::feed::LayerFeed>,
+    /// `[[pressure]]` patches per step (0 without): `Pass::Pressure` writes their head into the
+    /// surface's `air`.
+    patches: usize,
 }
 
 /// The bodies in the layer on the CPU.
@@ -121,6 +124,7 @@ impl CpuNs {
                     fast,
                 )
             }),
+            patches: setup.pressure_patches as usize,
         };
         // Water crossing a side or fed changes the volume: the correction would undo it (the
         // fluxes conserve by construction; the sides exchange exactly what their faces carry,
@@ -130,6 +134,9 @@ impl CpuNs {
             solver.target = Some(start_target(&solver.surface, setup.cover));
         }
         held_from(&mut solver.surface.held, setup.cover);
+        if solver.patches > 0 {
+            solver.surface.air = vec![0.0; solver.surface.h.len()];
+        }
         solver
     }
 
@@ -301,6 +308,11 @@ impl Solver for CpuNs {
                         let feed = self.feed.as_mut().expect("the schedule feeds only with feeds");
                         let f = &mut self.surface;
                         feed.step(&mut f.h, &f.ground, &input.rain, &mut heights, k as usize);
+                    }
+                    Pass::Pressure => {
+                        let n = self.patches;
+                        let patches = &input.pressure[k as usize * n..(k as usize + 1) * n];
+                        crate::engine::cpu::pressure::head(self.surface.nx as u32, patches, &mut self.surface.air);
                     }
                     other => unreachable!("{other:?} is not a pass of the Navier-Stokes layer"),
                 }

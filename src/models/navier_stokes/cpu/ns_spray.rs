@@ -287,6 +287,7 @@ mod tests {
             h: vec![0.0; 256],
             ground,
             held: Vec::new(),
+            air: Vec::new(),
         };
         let mut p = NsSprayParams {
             fnx: 16,

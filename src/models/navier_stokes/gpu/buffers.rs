@@ -27,6 +27,8 @@ pub struct NsBuffers {
     /// The height field and its ground.
     pub h: wgpu::Buffer,
     pub ground: wgpu::Buffer,
+    /// Per height-field cell the air's head this step (`[[pressure]]`; zeros without patches).
+    pub air: wgpu::Buffer,
     /// Per height-field cell: its west and south faces' fluxes, and its outflows' share.
     pub faces: wgpu::Buffer,
     pub scale: wgpu::Buffer,
@@ -61,6 +63,7 @@ impl NsBuffers {
             args: zeroed_buffer(device, "ns sweep args", 12, U::STORAGE | U::INDIRECT),
             h: floats("ns surface", &f.h),
             ground: floats("ns ground", &f.ground),
+            air: zeroed_buffer(device, "ns air head", cells * 4, storage),
             faces: zeroed_buffer(device, "ns faces", lattice * 16, storage),
             scale: zeroed_buffer(device, "ns outflow share", cells * 4, storage),
             volume: zeroed_buffer(device, "ns volume", (8 + 8 * u.strips as u64) * 4, storage),

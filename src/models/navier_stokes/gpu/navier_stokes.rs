@@ -60,7 +60,7 @@ impl NavierStokes {
         };
         let grid = group("ns grid", &grid_layout, &[&b.uniforms, &b.flag, &b.p, &b.col, &b.stats]);
         let levels = [0, 1].map(|a| group("ns level", &level_layout, &[&b.vel[a], &b.vel[1 - a]]));
-        let surface = group("ns surface (read)", &surface_layout, &[&b.h]);
+        let surface = group("ns surface (read)", &surface_layout, &[&b.h, &b.air]);
         let args = group("ns sweep args", &args_layout, &[&b.args]);
         let cells = [&grid_layout, &level_layout];
         let with_surface = [&grid_layout, &level_layout, &surface_layout];

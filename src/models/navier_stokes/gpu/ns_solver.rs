@@ -65,6 +65,9 @@ pub struct GpuNs {
     bodies: Option<LayerBodies>,
     /// Sources, rain and rainfall on the height field (None: the scene feeds it nothing).
     feed: Option<crate::models::navier_stokes::gpu::feed::LayerFeed>,
+    /// `[[pressure]]`: each step's air head per height-field cell, and the step slots' bind
+    /// group it reads (None: no patches).
+    pressure: Option<(crate::engine::gpu::pressure::Pressure, wgpu::BindGroup)>,
 }
 
 /// Bytes of the bookkeeping and of the volume's fold in a chunk's report.
@@ -151,6 +154,20 @@ impl GpuNs {
                 MAX_CHUNK,
             )
         });
+        let pressure = (setup.pressure_patches > 0).then(|| {
+            use crate::engine::gpu::binding::{slot_bind_group, slot_layout};
+            let layout = slot_layout(device, "ns pressure slot");
+            let fine = [layer.surface.nx as u32, layer.surface.ny as u32];
+            let pass = crate::engine::gpu::pressure::Pressure::new(
+                device,
+                fine,
+                &buffers.air,
+                &layout,
+                setup.pressure_patches,
+                0,
+            );
+            (pass, slot_bind_group(device, &layout, &slots))
+        });
         let report_readback = crate::engine::gpu::readback::buffer(
             device,
             "ns report readback",
@@ -186,6 +203,7 @@ impl GpuNs {
             markers,
             bodies,
             feed,
+            pressure,
         })
     }
 
@@ -281,6 +299,9 @@ impl GpuNs {
         if let Some((summary, _, _)) = &self.summary {
             summary.stage(encoder, input.first_step);
         }
+        if let Some((air, _)) = &self.pressure {
+            air.stage(encoder, &input.pressure);
+        }
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("shoal navier-stokes"),
@@ -316,6 +337,10 @@ impl GpuNs {
                         }
                         // Folded below, on the step's corrected surface.
                         Pass::Summary => {}
+                        Pass::Pressure => {
+                            let (air, slots) = self.pressure.as_ref().expect("the schedule presses only with patches");
+                            air.record(&mut pass, slots, step * self.slot_stride);
+                        }
                         other => unreachable!("{other:?} is not a pass of the Navier-Stokes layer"),
                     }
                 }
@@ -540,6 +565,7 @@ impl Solver for GpuNs {
             h: self.read(&self.buffers.h)?,
             ground: self.read(&self.buffers.ground)?,
             held,
+            air: Vec::new(),
         };
         Ok(Some(crate::models::navier_stokes::state::depth_averaged(
             &self.params,

@@ -13,8 +13,10 @@
 // The velocities a substep starts from, and those it writes (u, v, w faces in one buffer).
 @group(1) @binding(0) var<storage, read> vel_old: array<f32>;
 @group(1) @binding(1) var<storage, read_write> vel: array<f32>;
-// The height field (`columns` only).
+// The height field (`columns` only), and its cells' air head p/(ρ·g) this step (`[[pressure]]`,
+// m: pressure.wgsl writes it before the substeps; zeros without patches).
 @group(2) @binding(0) var<storage, read> h: array<f32>;
+@group(2) @binding(1) var<storage, read> air_head: array<f32>;
 // The sweeps' indirect arguments (`begin` and `decide` only).
 @group(3) @binding(0) var<storage, read_write> args: array<u32, 3>;
 
@@ -53,9 +55,11 @@ fn columns(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     let j = c / ns.nx;
     let cz = ns.coarsen;
     var sum = 0.0;
+    var head = 0.0;
     for (var fj = j * cz; fj < (j + 1u) * cz; fj++) {
         for (var fi = i * cz; fi < (i + 1u) * cz; fi++) {
             sum += h[fj * ns.fnx + fi];
+            head += air_head[fj * ns.fnx + fi];
         }
     }
     let hc = sum / f32(cz * cz);
@@ -91,7 +95,7 @@ fn columns(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     // A Surface cell's pressure: the line from the Full cell under it to the applied pressure at
     // the surface (`ghost_share`), or hydrostatic where none is under it; Empty cells the applied.
     let n = columns_3d();
-    let air = applied(forcing(), i, j);
+    let air = applied(forcing(), i, j) + ns.g * (head / f32(cz * cz));
     for (var k = 0u; k < ns.nz; k++) {
         let at = c + k * n;
         let f = flag[at];
