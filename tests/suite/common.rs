@@ -248,6 +248,16 @@ pub fn settled_draft(
     (mean, heave)
 }
 
+/// The body suites' pool for `model` (its `physics.model`): 1.6 m square, 0.5 m deep (still
+/// level 0), cells of 4 cm, dt 10 ms, with `bodies` (each body's TOML lines).
+pub fn body_pool(model: &str, bodies: &[&str]) -> String {
+    let bodies: String = bodies.iter().map(|b| format!("[[body]]\n{b}\n")).collect();
+    format!(
+        "[grid]\nnx = 40\nny = 40\ndx = 0.04\n[time]\ndt = 0.01\n[physics]\nmodel = \"{model}\"\n\
+         [terrain]\nflat = -0.5\n[water]\nlevel = 0.0\n{bodies}"
+    )
+}
+
 /// Archimedes: a box (draft 0.1 m) and a sphere (0.2 m) of density 500 released at their drafts
 /// in the pool `scene_of` builds float there within 3 % (the issue's bound), heaving below
 /// `heave` m/s (`settled_draft`).

@@ -7,13 +7,9 @@
 use crate::common::*;
 use shoal::Backend;
 
-/// A 1.6 m square pool, 0.5 m deep (still level 0), cells of 4 cm, dt 10 ms, with bodies.
+/// The body suites' pool on this model (common.rs `body_pool`).
 fn pool(bodies: &[&str]) -> String {
-    let bodies: String = bodies.iter().map(|b| format!("[[body]]\n{b}\n")).collect();
-    format!(
-        "[grid]\nnx = 40\nny = 40\ndx = 0.04\n[time]\ndt = 0.01\n[physics]\nmodel = \"pipes\"\n\
-         [terrain]\nflat = -0.5\n[water]\nlevel = 0.0\n{bodies}"
-    )
+    body_pool("pipes", bodies)
 }
 
 /// Archimedes: released at rest at its draft (density / 1000 of its height below the still
