@@ -572,8 +572,10 @@ impl Solver for GpuPipes {
             particles,
             soil,
             owed,
+            self.bodies.as_ref().map_or(none, |b| whole(&b.buffers.states)),
+            self.bodies.as_ref().map_or(none, |b| whole(&b.buffers.cover)),
         ];
-        let [water, vel, flow, feed, carry, summary, particles, soil, owed] =
+        let [water, vel, flow, feed, carry, summary, particles, soil, owed, bodies, cover] =
             crate::engine::gpu::readback::read_ranges(&self.device, &self.queue, &ranges)?
                 .try_into()
                 .expect("one read per range");
@@ -582,13 +584,9 @@ impl Solver for GpuPipes {
         twin.flow = twin.in_twin_layout(&bytemuck::pod_collect_to_vec(&flow), 8 * l * l);
         twin.feed = bytemuck::pod_collect_to_vec(&feed);
         let particles: Vec<Particle> = bytemuck::pod_collect_to_vec(&particles);
-        let (cover, bodies) = match &self.bodies {
-            Some(b) => b.buffers.read(&self.device, &self.queue)?,
-            None => Default::default(),
-        };
         Ok(SolverState {
-            bodies,
-            cover,
+            bodies: bytemuck::pod_collect_to_vec(&bodies),
+            cover: bytemuck::pod_collect_to_vec(&cover),
             pipe_rain_carry: bytemuck::pod_collect_to_vec(&carry),
             summary: bytemuck::pod_collect_to_vec(&summary),
             soil: bytemuck::pod_collect_to_vec(&soil),
