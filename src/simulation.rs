@@ -13,6 +13,7 @@ use crate::scene::{InitialFields, Scene, VolumeCorrection};
 mod books;
 mod checkpoints;
 mod edits;
+mod layer_edits;
 mod pipe_edits;
 mod prepare;
 mod readout;

@@ -53,6 +53,13 @@ pub(crate) struct Header {
     /// The Navier-Stokes layer's pressure budget for the next chunk (absent for the others).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ns_budget: Option<u32>,
+    /// The Navier-Stokes layer's [floor, top] (their bits; `NsLayer::span`): a loaded checkpoint
+    /// builds its layer over it (an edit may have grown it: `Scene::layer_span`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ns_span: Option<[u32; 2]>,
+    /// The layer's volume target (`SolverState::ns_target`, its bits).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ns_target: Option<[u32; 2]>,
     /// The pipes model's counters (absent for the height field).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pipes: Option<PipeHeader>,
@@ -138,6 +145,7 @@ impl Checkpoint {
         let mut state = SolverState {
             region_count: header.region_count,
             ns_budget: header.ns_budget.unwrap_or(0),
+            ns_target: header.ns_target.map(|t| t.map(f32::from_bits)),
             ..SolverState::default()
         };
         let mut ground = Vec::new();
@@ -216,6 +224,8 @@ mod tests {
             counted_shortfall: 0.0,
             region_count: 0,
             ns_budget: None,
+            ns_span: None,
+            ns_target: None,
             pipes: None,
             scene: None,
             coupling: None,

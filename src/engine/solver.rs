@@ -146,6 +146,11 @@ pub trait Solver: wgpu::WasmNotSend + std::any::Any {
     fn save(&mut self) -> Result<SolverState>;
     /// Replaces the state with a saved one from a backend built from the same scene.
     fn load(&mut self, state: &SolverState) -> Result<()>;
+    /// The device and queue a GPU backend runs on (None on the CPU): an edit rebuilds the
+    /// backend on them.
+    fn device_and_queue(&self) -> Option<(wgpu::Device, wgpu::Queue)> {
+        None
+    }
     /// Adapter or backend in words.
     fn describe(&self) -> String;
     /// Times each GPU pass from the next chunk on (`shoal run --profile`), or says why it cannot.
@@ -206,6 +211,10 @@ pub struct SolverState {
     pub ns_flags: Vec<u32>,
     /// The Navier-Stokes layer's pressure budget for the next chunk (0: none).
     pub ns_budget: u32,
+    /// The Navier-Stokes layer's volume target under its global correction (a compensated pair,
+    /// metres·cells over its whole surface; None: no correction, or a checkpoint from before it:
+    /// the start's).
+    pub ns_target: Option<[f32; 2]>,
     /// The Navier-Stokes layer's spray and foam slots, `ns_spray::SLOTS` per cell.
     pub ns_drops: Vec<crate::models::pipes::spray::Particle>,
     /// The layer's marker particles (x, z) in the order they were made, and their book

@@ -33,11 +33,18 @@ impl InitialFields {
         let (nx, ny) = (scene.grid.nx as usize, scene.grid.ny as usize);
         let ground = build_ground(scene, nx, ny)?;
 
-        let mut surface = match &scene.water.npy {
-            Some(p) => read_field(scene, "water.npy", p, nx, ny)?,
-            None => vec![scene.water.level.unwrap_or(0.0); nx * ny],
+        let mut surface = match (&scene.water_override, &scene.water.npy) {
+            (Some(carried), _) => carried.surface.clone(),
+            (None, Some(p)) => read_field(scene, "water.npy", p, nx, ny)?,
+            (None, None) => vec![scene.water.level.unwrap_or(0.0); nx * ny],
         };
-        for bump in &scene.water.bumps {
+        // An edit's carried water is the surface as it stands: no bump on it again.
+        let bumps = if scene.water_override.is_some() {
+            &[][..]
+        } else {
+            &scene.water.bumps[..]
+        };
+        for bump in bumps {
             let two_sigma2 = 2.0 * bump.radius * bump.radius;
             for_each_centre(scene, |idx, x, y| {
                 let r2 = (x - bump.x).powi(2) + (y - bump.y).powi(2);
@@ -202,9 +209,12 @@ pub fn read_map(scene: &Scene, key: &str, p: &Path) -> Result<(Vec<f64>, bool)> 
     }
 }
 
-/// `[water] u_npy` and `v_npy`: the start's (u, v) per cell, m/s (either absent: 0); empty when
-/// neither is given. Each must be a float NPY of the grid's `[ny, nx]` with finite values.
+/// `[water] u_npy` and `v_npy` (or an edit's carried water): the start's (u, v) per cell, m/s
+/// (either absent: 0); empty when neither is given. Each must be a float NPY of the grid's `[ny, nx]` with finite values.
 pub fn read_velocity(scene: &Scene) -> Result<Vec<[f32; 2]>> {
+    if let Some(carried) = &scene.water_override {
+        return Ok(carried.velocity.clone());
+    }
     let w = &scene.water;
     if w.u_npy.is_none() && w.v_npy.is_none() {
         return Ok(Vec::new());

@@ -92,6 +92,27 @@ pub struct Scene {
     /// `[terrain]` as read.
     #[serde(skip)]
     pub ground_override: Option<std::sync::Arc<Vec<f64>>>,
+    /// The water an edit carries onto the rebuilt Navier-Stokes layer: it takes the place of
+    /// `[water]`'s surface and velocities (`Simulation::edit`). Not a key.
+    #[serde(skip)]
+    pub water_override: Option<std::sync::Arc<CarriedWater>>,
+    /// The Navier-Stokes layer's span, [floor, top] relative to the reference level, as an edit
+    /// left it: the layer is built over it exactly (a loaded checkpoint's), or, with
+    /// `water_override`, over it and whatever more the carried water needs. Not a key.
+    #[serde(skip)]
+    pub layer_span: Option<[f32; 2]>,
+}
+
+/// The water an edit carries onto a rebuilt model (`Scene::water_override`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CarriedWater {
+    /// The surface per cell, absolute metres (row-major `[ny, nx]`).
+    pub surface: Vec<f64>,
+    /// The depth-averaged velocity per cell, m/s (empty: at rest).
+    pub velocity: Vec<[f32; 2]>,
+    /// The Navier-Stokes layer's depth-averaged face velocities, [u on its x faces, v on its y
+    /// faces] (`navier_stokes::setup::face_means`), which it starts from in place of `velocity`.
+    pub layer_faces: Option<[Vec<f32>; 2]>,
 }
 
 fn default_name() -> String {

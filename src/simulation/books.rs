@@ -39,6 +39,9 @@ pub(super) struct ModelBooks {
     pub(super) pipe_shape: Option<state_table::PipeShape>,
     /// The Navier-Stokes layer's 3D grid, [nx, ny, nz] (None: the other models).
     pub(super) layer_shape: Option<[usize; 3]>,
+    /// Its [floor, top] relative to the reference level (`NsLayer::span`), and its grid.
+    pub(super) layer_span: Option<[f32; 2]>,
+    pub(super) layer_grid: Option<crate::models::navier_stokes::state::NsParams>,
 }
 
 impl ModelBooks {
@@ -70,6 +73,8 @@ impl ModelBooks {
             }),
             pipe_shape: columns.map(|c| state_table::PipeShape::of(scene, c)),
             layer_shape: layer.map(|l| l.shape()),
+            layer_span: layer.map(|l| l.span),
+            layer_grid: layer.map(|l| l.params),
             ..Default::default()
         }
     }

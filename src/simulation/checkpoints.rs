@@ -18,6 +18,8 @@ impl Simulation {
                 counted_shortfall: 0.0,
                 region_count: state.region_count,
                 ns_budget: (state.ns_budget != 0).then_some(state.ns_budget),
+                ns_span: self.books.layer_span.map(|span| span.map(f32::to_bits)),
+                ns_target: state.ns_target.map(|t| t.map(f32::to_bits)),
                 pipes: self
                     .books
                     .units
@@ -63,6 +65,22 @@ impl Simulation {
         }
         if let Some(message) = self.misfit(s) {
             return bad(message);
+        }
+        let span = h.ns_span.map(|span| span.map(f32::from_bits));
+        // A checkpoint's layer stands on the span it holds (before spans were kept: the scene's).
+        if span.is_some() && span != self.books.layer_span || span.is_none() && self.scene.layer_span.is_some() {
+            return bad(
+                "an edit moved its Navier-Stokes layer's span: continue it with `Simulation::load`, which \
+                 builds the layer over the span it holds"
+                    .into(),
+            );
+        }
+        if checkpoint.ground != self.ground_rel && checkpoint.terrain.is_some() && self.scene.ground_override.is_none()
+        {
+            return bad(
+                "an edit gave it its terrain: continue it with `Simulation::load`, which builds on the terrain it holds"
+                    .into(),
+            );
         }
         if checkpoint.ground != self.ground_rel {
             return bad("its terrain is not what the scene builds now (did a terrain file change?)".into());

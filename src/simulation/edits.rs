@@ -7,7 +7,7 @@
 use super::{Backend, Simulation};
 use crate::engine::edit::HostEdit;
 use crate::error::{Error, Result};
-use crate::scene::VolumeCorrection;
+use crate::scene::{Scene, VolumeCorrection};
 
 impl Simulation {
     /// Applies brushes and splashes in order (`HostEdit::at`, `EDIT_BRUSH` or `EDIT_DISTURB`): a
@@ -16,9 +16,9 @@ impl Simulation {
     /// shallow-water model a trough's water leaves with its velocity
     /// (`shallow_water::state::edited_discharges`). On the pipes a brush moves the terrain under
     /// the solids and the water rides in whole units, and a splash adds whole units to each
-    /// column's top cell (`models::pipes::edit`). The height field, the pipes and the
-    /// shallow-water model; the backend is rebuilt on the new ground, so batch edits into one
-    /// call.
+    /// column's top cell (`models::pipes::edit`). On the Navier-Stokes layer the layer is built
+    /// again from the edited surface and its depth-averaged flow (`layer_edits.rs`). Every model;
+    /// the backend is rebuilt on the new ground, so batch edits into one call.
     pub fn edit(&mut self, edits: &[HostEdit]) -> Result<()> {
         self.editable("edits")?;
         if edits.is_empty() {
@@ -44,8 +44,10 @@ impl Simulation {
                 )));
             }
         }
-        if self.scene.physics.model == crate::scene::WaterModel::Pipes {
-            return self.edit_pipes(edits, None);
+        match self.scene.physics.model {
+            crate::scene::WaterModel::Pipes => return self.edit_pipes(edits, None),
+            crate::scene::WaterModel::NavierStokes => return self.edit_layer(edits, None),
+            _ => {}
         }
         let mut checkpoint = self.checkpoint()?;
         let nx = self.scene.grid.nx as usize;
@@ -83,9 +85,9 @@ impl Simulation {
     /// Replaces the ground with `ground` (absolute metres, row-major `[ny, nx]`). Each column keeps
     /// its depth (and, on the shallow-water model, its discharges): the water rides on the new
     /// ground, none made or lost; a dry cell stays dry. On the pipes `ground` is the terrain under
-    /// their solids (the overhangs and rocks stay), and each cell's water rides in whole units.
-    /// The height field, the pipes and the shallow-water model; the backend is rebuilt on the new
-    /// ground.
+    /// their solids (the overhangs and rocks stay), and each cell's water rides in whole units;
+    /// on the Navier-Stokes layer its depth-averaged flow rides too. Every model; the backend is
+    /// rebuilt on the new ground.
     pub fn set_ground(&mut self, ground: &[f64]) -> Result<()> {
         self.editable("set_ground")?;
         let g = self.scene.grid;
@@ -108,8 +110,10 @@ impl Simulation {
                 crate::scene::validate::limits::LENGTH
             )));
         }
-        if self.scene.physics.model == crate::scene::WaterModel::Pipes {
-            return self.edit_pipes(&[], Some(ground.to_vec()));
+        match self.scene.physics.model {
+            crate::scene::WaterModel::Pipes => return self.edit_pipes(&[], Some(ground.to_vec())),
+            crate::scene::WaterModel::NavierStokes => return self.edit_layer(&[], Some(ground.to_vec())),
+            _ => {}
         }
         let checkpoint = self.checkpoint()?;
         let depths = depths(&checkpoint.state.eta, &checkpoint.ground);
@@ -172,29 +176,21 @@ impl Simulation {
     /// carries the state onto. The heights stay relative to the same level (a scene whose level
     /// came from its water map would otherwise take another one from the edited water).
     pub(super) fn build_on(&mut self, ground: Vec<f64>) -> Result<Simulation> {
+        self.build_with(ground, |_| {})
+    }
+
+    /// `build_on`, with `change` made to the scene first (an edit's carried water).
+    pub(super) fn build_with(&mut self, ground: Vec<f64>, change: impl FnOnce(&mut Scene)) -> Result<Simulation> {
         let mut scene = self.scene.clone();
         scene.ground_override = Some(std::sync::Arc::new(ground));
         scene.water.level.get_or_insert(self.fields.reference.0);
-        let mut next = match self.device_and_queue() {
+        change(&mut scene);
+        let mut next = match self.solver.device_and_queue() {
             Some((device, queue)) => Simulation::from_device(&scene, &device, &queue)?,
             None => Simulation::new(&scene, self.backend)?,
         };
         next.backend = self.backend;
         Ok(next)
-    }
-
-    /// The device and queue a GPU backend runs on (None on the CPU).
-    fn device_and_queue(&mut self) -> Option<(wgpu::Device, wgpu::Queue)> {
-        if self.backend != Backend::Gpu {
-            return None;
-        }
-        if let Some(gpu) = self.gpu_solver() {
-            return Some((gpu.device().clone(), gpu.queue().clone()));
-        }
-        if let Some(gpu) = self.gpu_pipes() {
-            return Some((gpu.device().clone(), gpu.queue().clone()));
-        }
-        self.gpu_sw().map(|gpu| (gpu.device().clone(), gpu.queue().clone()))
     }
 
     /// Makes `next` (from `build_on`, holding the state before the edit) this simulation. Until
@@ -226,7 +222,7 @@ fn carry_face_memory(state: &mut crate::engine::solver::SolverState, keeps: bool
 }
 
 /// Each column's depth (f32, as the solvers measure it).
-fn depths(eta: &[f32], ground: &[f32]) -> Vec<f32> {
+pub(super) fn depths(eta: &[f32], ground: &[f32]) -> Vec<f32> {
     eta.iter()
         .zip(ground)
         .map(|(&e, &b)| crate::models::height_field::cpu::explicit::depth(e, b))
@@ -249,6 +245,8 @@ impl Simulation {
         };
         let base = path.parent().unwrap_or(std::path::Path::new("."));
         let mut scene = crate::scene::Scene::parse(text, path, base)?;
+        // An edit's Navier-Stokes layer: over the span its state stands on.
+        scene.layer_span = checkpoint.header.ns_span.map(|span| span.map(f32::from_bits));
         let mut sim = Simulation::new(&scene, backend)?;
         if let Some(terrain) = checkpoint.terrain.as_ref().filter(|t| t.len() == sim.ground_rel.len()) {
             // An edit gave the run this terrain: build on it exactly (the pipes' columns stand on

@@ -150,7 +150,9 @@ fn a_still_pool_under_a_steady_low_settles_at_the_inverse_barometer_level() {
         for solver in ["explicit", "adi"] {
             let scene = crate::common::scene(&pool_under(patch, solver));
             let mut sim = simulation(&scene, backend);
-            sim.step(3000).unwrap();
+            // The GPU settles for 150 s (its passes are the twin's; sloshing falls by e every
+            // 5 s): 3000 steps held lavapipe 38 s of CI's critical path.
+            sim.step(if backend == Backend::Gpu { 1500 } else { 3000 }).unwrap();
             let h = sim.surface().unwrap();
             let rise = h[24 * 48 + 24] - h[0];
             assert!(

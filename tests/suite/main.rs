@@ -31,6 +31,7 @@ mod models;
 mod navier_stokes;
 mod netcdf;
 mod ns_bodies;
+mod ns_edits;
 mod ns_feeds;
 mod ns_markers;
 mod ns_pressure;

@@ -84,12 +84,14 @@ fn a_kinematic_body_pushed_down_raises_the_pool() {
 /// adapter that contracts multiply-adds differently, far below a wrong force (a 1 % error in the
 /// lift moves the box by millimetres within the 60 steps). A rerun on the GPU gives the same bits.
 #[test]
-fn the_gpu_follows_the_cpu_twin_and_reruns_bit_for_bit() {
+fn the_gpu_follows_the_cpu_twin() {
     let body = "shape = \"box\"\nsize = [0.3, 0.2, 0.15]\nposition = [0.7, 0.9, 0.2]\n\
                 rotation = [15.0, -10.0, 25.0]\ndensity = 450";
     let s = scene(&pool("", &[body]));
     let mut runs: Vec<Vec<Vec<BodySample>>> = Vec::new();
-    for backend in [Backend::Cpu, Backend::Gpu, Backend::Gpu] {
+    // A GPU rerun's bits: `a_resumed_run_with_bodies_ends_on_the_bits_of_a_straight_one` reruns
+    // a straight run's first half on both backends (a third run here held lavapipe 20 s more).
+    for backend in [Backend::Cpu, Backend::Gpu] {
         let mut sim = simulation(&s, backend);
         runs.push(trajectory(&mut sim, 60));
     }
@@ -101,7 +103,6 @@ fn the_gpu_follows_the_cpu_twin_and_reruns_bit_for_bit() {
         dp < 2e-3 && dq < 2e-3 && dv < 0.03,
         "{dp:.2e} m, {dq:.2e}, {dv:.2e} m/s"
     );
-    assert_eq!(runs[1], runs[2], "a GPU rerun differs");
 }
 
 /// A checkpoint carries the bodies and the covers of their columns: a run resumed halfway through

@@ -91,9 +91,10 @@ fn the_gpu_spray_follows_the_twin_and_reruns_and_resumes_give_the_same_bits() {
     // the air, and fixed slots: the same particles where the layer gives the same surface. The
     // layer itself differs from its twin by ~4e-7 m after 48 dam-break steps (navier_stokes.rs),
     // so a cell near the threshold may throw on one backend and not the other: the counts are
-    // compared within 10 %, and surface + air is kept on both (1e-6 of the target). A GPU rerun
-    // gives the same particles bit for bit, and so does a resume from a checkpoint taken with
-    // spray in the air and foam on the water (on both backends).
+    // compared within 10 %, and surface + air is kept on both (1e-6 of the target). A resume from
+    // a checkpoint taken with spray in the air and foam on the water ends on the straight run's
+    // particles bit for bit (on both backends): its first part is a rerun of the straight run's,
+    // so the GPU reruns to its bits too (a separate rerun held lavapipe 15 s more).
     let dir = tempfile::tempdir().unwrap();
     let scene = scene_in(dir.path(), &dam_break("", ""));
     let bits = |sim: &mut Simulation| {
@@ -119,9 +120,6 @@ fn the_gpu_spray_follows_the_twin_and_reruns_and_resumes_give_the_same_bits() {
             "{surface} + {air} vs {target}"
         );
     }
-    let mut again = simulation(&scene, Backend::Gpu);
-    again.step(64).unwrap();
-    assert!(bits(&mut again) == bits(&mut gpu), "a GPU rerun differs");
     let file = dir.path().join("checkpoint.bin");
     for (backend, straight) in [(Backend::Cpu, &mut cpu), (Backend::Gpu, &mut gpu)] {
         // Split on a submit's boundary (16 steps): the substeps follow the flow per submit.

@@ -655,6 +655,9 @@ impl Solver for GpuSolver {
         scopes.pop()
     }
 
+    fn device_and_queue(&self) -> Option<(wgpu::Device, wgpu::Queue)> {
+        Some((self.device.clone(), self.queue.clone()))
+    }
     fn describe(&self) -> String {
         format!("gpu: {}", self.adapter)
     }

@@ -80,6 +80,9 @@ pub fn next_budget(budget: u32, report: crate::engine::bodies::SolveReport, epsi
 pub struct NsLayer {
     /// The 3D grid's uniforms (the pressure iteration's `epsilon`, `max_sweeps`…).
     pub params: NsParams,
+    /// The 3D grid's [floor, top] relative to the reference level, as its `dz` came from them
+    /// (an edit keeps it: `Scene::layer_span`).
+    pub span: [f32; 2],
     /// The 3D state at rest under the initial surface.
     pub state: NsState,
     /// The height field at the scene's resolution.
@@ -154,7 +157,15 @@ impl NsLayer {
         let highest = highest.max(fed.level) + fed.rise;
         let markers = ns.surface == NsSurfaceMode::Markers;
         let headroom = ns.headroom.map_or((0.25 * deepest).max(g.dx as f32), |h| h as f32);
-        let dz = (highest + headroom - floor) / ns.layers as f32;
+        let span = match (scene.layer_span, &scene.water_override) {
+            // An edit's water: the span the layer had, and more where the water needs it.
+            (Some([low, high]), Some(_)) => [low.min(floor), high.max(highest + headroom)],
+            // A checkpoint of an edited run: the span its state stands on, exactly.
+            (Some(kept), None) => kept,
+            (None, _) => [floor, highest + headroom],
+        };
+        let [floor, top] = span;
+        let dz = (top - floor) / ns.layers as f32;
         let params = NsParams {
             nx: surface.nx / cz,
             ny: surface.ny / cz,
@@ -174,10 +185,27 @@ impl NsLayer {
             drag: crate::engine::params::drag_rate(1.0 - scene.physics.damping, scene.time.dt),
         };
         let mut state = NsState::at_rest(&params, &coarse_ground, &coarse_h);
-        if !velocity.is_empty() {
+        let faces = scene.water_override.as_ref().and_then(|w| w.layer_faces.as_ref());
+        if let Some([u, v]) =
+            faces.filter(|[u, v]| u.len() == (params.nx + 1) * params.ny && v.len() == params.nx * (params.ny + 1))
+        {
+            // An edit's: each line of faces its depth mean before the edit.
+            start_moving(
+                &params,
+                &mut state,
+                |i, j| u[j * (params.nx + 1) + i],
+                |i, j| v[j * params.nx + i],
+            );
+        } else if !velocity.is_empty() {
             let along = |k: usize| velocity.iter().map(|v| v[k]).collect::<Vec<f32>>();
             let (u, v) = (surface.coarse_mean(&along(0)), surface.coarse_mean(&along(1)));
-            start_moving(&params, &mut state, &u, &v);
+            let nx = params.nx;
+            start_moving(
+                &params,
+                &mut state,
+                |i, j| 0.5 * (u[j * nx + i - 1] + u[j * nx + i]),
+                |i, j| 0.5 * (v[(j - 1) * nx + i] + v[j * nx + i]),
+            );
         }
         // The wave forcing's depth defaults to the mean over the wet columns.
         let mean_depth = mean_wet_depth(&surface.h, &surface.ground);
@@ -201,6 +229,7 @@ impl NsLayer {
         };
         Ok(NsLayer {
             params,
+            span,
             state,
             surface,
             forcing,
@@ -327,30 +356,71 @@ impl NsState {
     }
 }
 
-/// The start's velocities (`[water] u_npy`, `v_npy`): each face between two cells of the grid,
-/// neither solid and one holding fluid, takes the mean of its two columns' depth-averaged
-/// velocity `u` (or `v`, per 3D column, the coarse means of the scene's), the same at every
-/// depth; the domain's sides stay walls. The first substep's pressure makes the field
-/// divergence-free.
-pub fn start_moving(p: &NsParams, s: &mut NsState, u: &[f32], v: &[f32]) {
+/// The start's velocities: each face between two cells of the grid, neither solid and one holding
+/// fluid, takes `u(i, j)` (x face i of row j) or `v(i, j)` (y face j of column i), the same at
+/// every depth; the domain's sides stay walls. From `[water] u_npy`, `v_npy`: the mean of the
+/// face's two columns' depth-averaged velocity (the coarse means of the scene's); from an edit,
+/// the face line's depth mean before it (`face_means`). The first substep's pressure makes the
+/// field divergence-free.
+pub fn start_moving(p: &NsParams, s: &mut NsState, u: impl Fn(usize, usize) -> f32, v: impl Fn(usize, usize) -> f32) {
     let NsState { flag, u: su, v: sv, .. } = s;
-    let moves = |a: usize, b: usize| {
-        let (fa, fb) = (flag[a], flag[b]);
-        fa != SOLID && fb != SOLID && (matches!(fa, FULL | SURFACE) || matches!(fb, FULL | SURFACE))
-    };
     for k in 0..p.nz {
         for j in 0..p.ny {
             for i in 0..p.nx {
-                let c = j * p.nx + i;
-                if i > 0 && moves(p.cell(i - 1, j, k), p.cell(i, j, k)) {
-                    su[p.uf(i, j, k)] = 0.5 * (u[c - 1] + u[c]);
+                if i > 0 && moves(flag[p.cell(i - 1, j, k)], flag[p.cell(i, j, k)]) {
+                    su[p.uf(i, j, k)] = u(i, j);
                 }
-                if j > 0 && moves(p.cell(i, j - 1, k), p.cell(i, j, k)) {
-                    sv[p.vf(i, j, k)] = 0.5 * (v[c - p.nx] + v[c]);
+                if j > 0 && moves(flag[p.cell(i, j - 1, k)], flag[p.cell(i, j, k)]) {
+                    sv[p.vf(i, j, k)] = v(i, j);
                 }
             }
         }
     }
+}
+
+/// Whether water moves through the face between cells flagged `a` and `b`: neither solid, one
+/// holding fluid.
+fn moves(a: u8, b: u8) -> bool {
+    a != SOLID && b != SOLID && (matches!(a, FULL | SURFACE) || matches!(b, FULL | SURFACE))
+}
+
+/// Each vertical line of faces' velocity averaged over the water at it, in `p`'s grid with its
+/// `flags` and face velocities `u`, `v`, under each 3D column's water `top` (relative): u on the
+/// x faces ((nx + 1)·ny, row-major), v on the y faces (nx·(ny + 1)); each face that moves water
+/// weighs the depth of water at it under its two columns' mean top. What an edit carries onto
+/// the rebuilt layer (`start_moving`): its depth-averaged flow, face by face, so the columns'
+/// means read back as they were (cell means of cell means would smooth them).
+pub fn face_means(p: &NsParams, flags: &[u8], (u, v): (&[f32], &[f32]), top: &[f32]) -> [Vec<f32>; 2] {
+    let line = |a: usize, b: usize, face: &dyn Fn(usize) -> f32| {
+        let level = 0.5 * (top[a] + top[b]);
+        let (mut sum, mut wet) = (0.0f32, 0.0f32);
+        for k in 0..p.nz {
+            let share = (level - (p.z0 + k as f32 * p.dz)).clamp(0.0, p.dz);
+            if share > 0.0 && moves(flags[a + k * p.columns()], flags[b + k * p.columns()]) {
+                sum += share * face(k);
+                wet += share;
+            }
+        }
+        if wet > 0.0 {
+            sum / wet
+        } else {
+            0.0
+        }
+    };
+    let mut mean_u = vec![0.0f32; (p.nx + 1) * p.ny];
+    let mut mean_v = vec![0.0f32; p.nx * (p.ny + 1)];
+    for j in 0..p.ny {
+        for i in 0..p.nx {
+            let c = j * p.nx + i;
+            if i > 0 {
+                mean_u[j * (p.nx + 1) + i] = line(c - 1, c, &|k| u[p.uf(i, j, k)]);
+            }
+            if j > 0 {
+                mean_v[j * p.nx + i] = line(c - p.nx, c, &|k| v[p.vf(i, j, k)]);
+            }
+        }
+    }
+    [mean_u, mean_v]
 }
 
 /// The volume a corrected layer holds its height field to: the start's, as `ns_surface::volume`

@@ -161,20 +161,7 @@ impl Surface {
 
     /// Each 3D column's mean of `field` over its cells.
     pub fn coarse_mean(&self, field: &[f32]) -> Vec<f32> {
-        let cz = self.coarsen;
-        let (cx, cy) = (self.nx / cz, self.ny / cz);
-        let mut out = vec![0.0f32; cx * cy];
-        for (c, o) in out.iter_mut().enumerate() {
-            let (ci, cj) = (c % cx, c / cx);
-            let mut sum = 0.0f32;
-            for fj in cj * cz..(cj + 1) * cz {
-                for fi in ci * cz..(ci + 1) * cz {
-                    sum += field[fj * self.nx + fi];
-                }
-            }
-            *o = sum / (cz * cz) as f32;
-        }
-        out
+        coarse_mean(field, self.nx, self.coarsen)
     }
 
     /// dt·coarsen/dx: a flux (m²/s) times this is metres of depth in one cell.
@@ -282,6 +269,24 @@ pub fn book_len(nz: usize) -> usize {
 }
 
 /// Whether a cell of that flag holds water.
+/// The means of `field` (a height field `nx` cells a row) over its blocks of `cz` × `cz` cells:
+/// the 3D columns' values.
+pub fn coarse_mean(field: &[f32], nx: usize, cz: usize) -> Vec<f32> {
+    let (cx, cy) = (nx / cz, field.len() / nx / cz);
+    let mut out = vec![0.0f32; cx * cy];
+    for (c, o) in out.iter_mut().enumerate() {
+        let (ci, cj) = (c % cx, c / cx);
+        let mut sum = 0.0f32;
+        for fj in cj * cz..(cj + 1) * cz {
+            for fi in ci * cz..(ci + 1) * cz {
+                sum += field[fj * nx + fi];
+            }
+        }
+        *o = sum / (cz * cz) as f32;
+    }
+    out
+}
+
 pub fn fluid(f: u8) -> bool {
     f == FULL || f == SURFACE
 }

@@ -408,6 +408,7 @@ impl Solver for CpuNs {
             ns_w: self.state.w.clone(),
             ns_flags: self.state.flag.iter().map(|&f| f as u32).collect(),
             ns_budget: self.budget,
+            ns_target: self.target.map(|(hi, lo)| [hi, lo]),
             ns_drops: self.spray.as_ref().map_or_else(Vec::new, |(_, s)| s.drops.clone()),
             ns_markers: self.markers.as_ref().map_or_else(Vec::new, |(_, m)| m.at.clone()),
             ns_marker_book: self
@@ -446,6 +447,9 @@ impl Solver for CpuNs {
         }
         if saved.ns_budget != 0 {
             self.budget = saved.ns_budget;
+        }
+        if let (Some([hi, lo]), Some(_)) = (saved.ns_target, self.target) {
+            self.target = Some((hi, lo));
         }
         if saved.summary.len() == self.summary.len() {
             self.summary.clone_from(&saved.summary);

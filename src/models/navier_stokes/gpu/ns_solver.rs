@@ -628,6 +628,7 @@ impl Solver for GpuNs {
             ns_w: vel[nu + nv..].to_vec(),
             ns_flags: bytemuck::pod_collect_to_vec(&flags),
             ns_budget: self.uniforms.budget,
+            ns_target: (self.uniforms.correct != 0).then_some([self.uniforms.target_hi, self.uniforms.target_lo]),
             ns_drops: bytemuck::pod_collect_to_vec(&drops),
             ns_markers: markers.as_ref().map_or_else(Vec::new, |m| m.at.clone()),
             ns_marker_book: markers.as_ref().map_or_else(Vec::new, |m| m.book(params.nz)),
@@ -672,6 +673,12 @@ impl Solver for GpuNs {
         if saved.ns_budget != 0 {
             self.set_budget(saved.ns_budget);
         }
+        if let Some([hi, lo]) = saved.ns_target.filter(|_| self.uniforms.correct != 0) {
+            self.uniforms.target_hi = hi;
+            self.uniforms.target_lo = lo;
+            self.queue
+                .write_buffer(&self.buffers.uniforms, 0, bytemuck::bytes_of(&self.uniforms));
+        }
         if let Some(spray) = &self.spray {
             spray.load(&self.queue, &self.buffers, &saved.ns_drops);
         }
@@ -703,6 +710,9 @@ impl Solver for GpuNs {
         Ok(())
     }
 
+    fn device_and_queue(&self) -> Option<(wgpu::Device, wgpu::Queue)> {
+        Some((self.device.clone(), self.queue.clone()))
+    }
     fn describe(&self) -> String {
         self.adapter.clone()
     }

@@ -308,12 +308,7 @@ impl GpuPipes {
         &self.columns
     }
 
-    /// The queue it submits to.
-    pub fn queue(&self) -> &wgpu::Queue {
-        &self.queue
-    }
-
-    /// The device and queue it runs on.
+    /// The device it runs on.
     pub fn device(&self) -> &wgpu::Device {
         &self.device
     }
@@ -641,6 +636,9 @@ impl Solver for GpuPipes {
         Ok(())
     }
 
+    fn device_and_queue(&self) -> Option<(wgpu::Device, wgpu::Queue)> {
+        Some((self.device.clone(), self.queue.clone()))
+    }
     fn describe(&self) -> String {
         self.adapter.clone()
     }

@@ -580,6 +580,9 @@ impl Solver for GpuSw {
         Ok(())
     }
 
+    fn device_and_queue(&self) -> Option<(wgpu::Device, wgpu::Queue)> {
+        Some((self.device.clone(), self.queue.clone()))
+    }
     fn describe(&self) -> String {
         self.adapter.clone()
     }
