@@ -20,13 +20,13 @@ pub mod state;
 use crate::models::{Feature, Model};
 
 /// The layer as the engine sees it. `physics.damping` is a drag on its tentative velocities
-/// (`cpu::navier_stokes` `dragged`). Sources, drains, held heights, hydrographs, drops and
+/// (`cpu::navier_stokes` `dragged`), per column under `physics.damping_map`. Sources, drains, held heights, hydrographs, drops and
 /// rainfall fall on its height field after the substeps by the shallow-water model's feed
 /// (`sw_feed.wgsl`, `feed.rs`), and the volume then follows what they gave, uncorrected. Air
 /// pressure adds its head to what the columns apply at the surface; edits rebuild the layer on
 /// the edited ground from the carried water (`simulation/layer_edits.rs`). Not built yet:
-/// `[infiltration]`, sides other than walls (its inflow and outflow are its own), the damping
-/// map, "regions" and `Water` (its substeps follow its flow from one submit to the next).
+/// `[infiltration]`, sides other than walls (its inflow and outflow are its own), "regions" and
+/// `Water` (its substeps follow its flow from one submit to the next).
 pub struct NavierStokes;
 
 /// Whether `scene`'s layer is fed on its height field (`feed.rs`): steady sources or drains,
@@ -53,6 +53,7 @@ impl Model for NavierStokes {
             Rainfall,
             AirPressure,
             Damping,
+            DampingMap,
             Velocities,
             FloodMaps,
             Spray,

@@ -185,6 +185,18 @@ impl NsLayer {
             drag: crate::engine::params::drag_rate(1.0 - scene.physics.damping, scene.time.dt),
         };
         let mut state = NsState::at_rest(&params, &coarse_ground, &coarse_h);
+        // `physics.damping_map`: each column the mean of its cells' drags, as the shallow-water
+        // model takes each cell's (`drag_rate` of its 1 − τ).
+        let keep = crate::engine::params::damping_keep(scene)?;
+        let mut params = params;
+        if !keep.is_empty() {
+            let drag: Vec<f32> = keep
+                .iter()
+                .map(|&keep| crate::engine::params::drag_rate(keep as f64, scene.time.dt))
+                .collect();
+            state.drag = surface.coarse_mean(&drag);
+            params.drag = -1.0;
+        }
         let faces = scene.water_override.as_ref().and_then(|w| w.layer_faces.as_ref());
         if let Some([u, v]) =
             faces.filter(|[u, v]| u.len() == (params.nx + 1) * params.ny && v.len() == params.nx * (params.ny + 1))
@@ -210,7 +222,6 @@ impl NsLayer {
         // The wave forcing's depth defaults to the mean over the wet columns.
         let mean_depth = mean_wet_depth(&surface.h, &surface.ground);
         let forcing = crate::models::navier_stokes::forcing::Forcing::new(scene, mean_depth)?;
-        let mut params = params;
         if let Some(w) = forcing.wave() {
             params.wave = [w.k as f32, w.direction[0] as f32, w.direction[1] as f32];
         }
@@ -342,6 +353,7 @@ impl NsState {
             w: vec![0.0; p.columns() * (p.nz + 1)],
             h: h.iter().zip(ground).map(|(&h, &b)| h.max(b)).collect(),
             ground: ground.to_vec(),
+            drag: Vec::new(),
         };
         crate::models::navier_stokes::cpu::navier_stokes::set_flags(p, &mut s);
         for c in 0..p.columns() {

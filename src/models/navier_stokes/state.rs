@@ -48,6 +48,7 @@ pub struct NsParams {
     pub window: [f32; 2],
     /// `physics.damping` as a drag on the velocities, 1/s (`engine::params::drag_rate`): each
     /// tentative velocity is divided by 1 + dt·drag, so a wave decays as on the height field.
+    /// Negative: each face takes its columns' drag from `NsState::drag` (`physics.damping_map`).
     pub drag: f32,
 }
 
@@ -66,6 +67,9 @@ pub struct NsState {
     pub h: Vec<f32>,
     /// The ground per column, m: a cell whose centre lies below it is solid.
     pub ground: Vec<f32>,
+    /// `physics.damping_map`: each column's drag on the velocities, 1/s (empty without:
+    /// `NsParams::drag` everywhere; with it `drag` is negative, `dragged`'s switch).
+    pub drag: Vec<f32>,
 }
 
 /// How a step's pressure iteration went.
@@ -103,6 +107,10 @@ impl NsParams {
         }
     }
 
+    /// Column (i, j)'s index.
+    pub(crate) fn columns_at(&self, i: usize, j: usize) -> usize {
+        j * self.nx + i
+    }
     pub(crate) fn cell(&self, i: usize, j: usize, k: usize) -> usize {
         (k * self.ny + j) * self.nx + i
     }

@@ -95,6 +95,8 @@ pub(crate) struct Old<'a> {
     pub u: &'a [f32],
     pub v: &'a [f32],
     pub w: &'a [f32],
+    /// Each column's drag under `physics.damping_map` (`NsState::drag`).
+    pub drag: &'a [f32],
     pub dt: f32,
 }
 
@@ -156,7 +158,12 @@ impl Old<'_> {
             + (self.flux(wb, ub, c) - self.flux(wt, c, ut)) / dz;
         let diffuse = p.nu
             * ((ue - 2.0 * c + uw) / (dx * dx) + (un - 2.0 * c + us) / (dx * dx) + (ut - 2.0 * c + ub) / (dz * dz));
-        self.dragged(c + self.dt * (advect + (self.pressure(i - 1, j, k) - self.pressure(i, j, k)) / dx + diffuse))
+        let column = p.columns_at(i as usize, j as usize);
+        self.dragged(
+            c + self.dt * (advect + (self.pressure(i - 1, j, k) - self.pressure(i, j, k)) / dx + diffuse),
+            column - 1,
+            column,
+        )
     }
 
     /// The tentative v of interior face (i, j, k), 0 where it does not move or on a side.
@@ -180,7 +187,12 @@ impl Old<'_> {
             + (self.flux(wb, vb, c) - self.flux(wt, c, vt)) / dz;
         let diffuse = p.nu
             * ((ve - 2.0 * c + vw) / (dx * dx) + (vn - 2.0 * c + vs) / (dx * dx) + (vt - 2.0 * c + vb) / (dz * dz));
-        self.dragged(c + self.dt * (advect + (self.pressure(i, j - 1, k) - self.pressure(i, j, k)) / dx + diffuse))
+        let column = p.columns_at(i as usize, j as usize);
+        self.dragged(
+            c + self.dt * (advect + (self.pressure(i, j - 1, k) - self.pressure(i, j, k)) / dx + diffuse),
+            column - p.nx,
+            column,
+        )
     }
 
     /// The tentative w of interior face (i, j, k), 0 where it does not move, at the floor or the
@@ -205,18 +217,27 @@ impl Old<'_> {
             + (self.flux(vs, ws, c) - self.flux(vn, c, wn)) / dx;
         let diffuse = p.nu
             * ((we - 2.0 * c + ww) / (dx * dx) + (wn - 2.0 * c + ws) / (dx * dx) + (wt - 2.0 * c + wb) / (dz * dz));
+        let column = p.columns_at(i as usize, j as usize);
         self.dragged(
             c + self.dt * (advect - p.g + (self.pressure(i, j, k - 1) - self.pressure(i, j, k)) / dz + diffuse),
+            column,
+            column,
         )
     }
 
     /// Twin of `dragged`: a tentative velocity under `physics.damping`'s drag, implicit (÷ 1 +
-    /// dt·drag); as it is without damping.
-    fn dragged(&self, v: f32) -> f32 {
+    /// dt·drag); as it is without damping. Under `physics.damping_map` a face between columns
+    /// `a` and `b` takes the mean of their drags.
+    fn dragged(&self, v: f32, a: usize, b: usize) -> f32 {
         if self.p.drag == 0.0 {
             return v;
         }
-        v / (1.0 + self.dt * self.p.drag)
+        let drag = if self.p.drag < 0.0 {
+            0.5 * (self.drag[a] + self.drag[b])
+        } else {
+            self.p.drag
+        };
+        v / (1.0 + self.dt * drag)
     }
 
     /// The new u of any face (i, j, k), a side's role applied (`side_velocity`).
@@ -311,6 +332,7 @@ pub(crate) fn momentum_with(
         u: &u0,
         v: &v0,
         w: &w0,
+        drag: &s.drag,
         dt,
     };
     let (mut u, mut v, mut w) = (vec![0.0; u0.len()], vec![0.0; v0.len()], vec![0.0; w0.len()]);

@@ -111,6 +111,7 @@ fn half_sweep(p: &NsParams, s: &mut NsState, beta: f32, dt: f32, colour: usize, 
         w,
         h,
         ground,
+        ..
     } = s;
     let view = NsState {
         flag: std::mem::take(flag),
@@ -120,6 +121,7 @@ fn half_sweep(p: &NsParams, s: &mut NsState, beta: f32, dt: f32, colour: usize, 
         w: Vec::new(),
         h: std::mem::take(h),
         ground: std::mem::take(ground),
+        drag: Vec::new(),
     };
     for parity in 0..2 {
         // Round `parity`: layers k = parity, parity + 2, …, each with its u and v layer, its

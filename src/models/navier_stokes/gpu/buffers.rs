@@ -29,6 +29,8 @@ pub struct NsBuffers {
     pub ground: wgpu::Buffer,
     /// Per height-field cell the air's head this step (`[[pressure]]`; zeros without patches).
     pub air: wgpu::Buffer,
+    /// Each 3D column's drag under `physics.damping_map` (`NsState::drag`; one zero without).
+    pub drag: wgpu::Buffer,
     /// Per height-field cell: its west and south faces' fluxes, and its outflows' share.
     pub faces: wgpu::Buffer,
     pub scale: wgpu::Buffer,
@@ -64,6 +66,10 @@ impl NsBuffers {
             h: floats("ns surface", &f.h),
             ground: floats("ns ground", &f.ground),
             air: zeroed_buffer(device, "ns air head", cells * 4, storage),
+            drag: match s.drag.is_empty() {
+                true => zeroed_buffer(device, "ns drag map", 4, storage),
+                false => floats("ns drag map", &s.drag),
+            },
             faces: zeroed_buffer(device, "ns faces", lattice * 16, storage),
             scale: zeroed_buffer(device, "ns outflow share", cells * 4, storage),
             volume: zeroed_buffer(device, "ns volume", (8 + 8 * u.strips as u64) * 4, storage),

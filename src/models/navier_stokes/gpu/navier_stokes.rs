@@ -60,7 +60,7 @@ impl NavierStokes {
         };
         let grid = group("ns grid", &grid_layout, &[&b.uniforms, &b.flag, &b.p, &b.col, &b.stats]);
         let levels = [0, 1].map(|a| group("ns level", &level_layout, &[&b.vel[a], &b.vel[1 - a]]));
-        let surface = group("ns surface (read)", &surface_layout, &[&b.h, &b.air]);
+        let surface = group("ns surface (read)", &surface_layout, &[&b.h, &b.air, &b.drag]);
         let args = group("ns sweep args", &args_layout, &[&b.args]);
         let cells = [&grid_layout, &level_layout];
         let with_surface = [&grid_layout, &level_layout, &surface_layout];
@@ -69,7 +69,7 @@ impl NavierStokes {
         let groups = |threads: u32| linear_groups(threads.div_ceil(WG), max);
         NavierStokes {
             columns: pipeline(device, &module, &with_surface, "columns"),
-            momentum: pipeline(device, &module, &cells, "momentum"),
+            momentum: pipeline(device, &module, &with_surface, "momentum"),
             surface_velocities: pipeline(device, &module, &cells, "surface_velocities"),
             begin: pipeline(device, &module, &with_args, "begin"),
             check: pipeline(device, &module, &cells, "check"),

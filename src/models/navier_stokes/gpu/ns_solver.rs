@@ -278,6 +278,7 @@ impl GpuNs {
             w: vel[nu + nv..].to_vec(),
             h: Vec::new(),
             ground: Vec::new(),
+            drag: Vec::new(),
         })
     }
 

@@ -17,6 +17,9 @@
 // m: pressure.wgsl writes it before the substeps; zeros without patches).
 @group(2) @binding(0) var<storage, read> h: array<f32>;
 @group(2) @binding(1) var<storage, read> air_head: array<f32>;
+// Each column's drag under physics.damping_map, 1/s (`momentum`, where ns.drag < 0; one zero
+// without the map).
+@group(2) @binding(2) var<storage, read> drag_map: array<f32>;
 // The sweeps' indirect arguments (`begin` and `decide` only).
 @group(3) @binding(0) var<storage, read_write> args: array<u32, 3>;
 
@@ -171,7 +174,9 @@ fn new_u(i: i32, j: i32, k: i32) -> f32 {
         + (carried(wb, ub, c) - carried(wt, c, ut)) / dz;
     let diffuse = ns.nu * ((ue - 2.0 * c + uw) / (dx * dx) + (un - 2.0 * c + us) / (dx * dx)
         + (ut - 2.0 * c + ub) / (dz * dz));
-    return dragged(c + ns.dt * (advect + (pressure_at(i - 1, j, k) - pressure_at(i, j, k)) / dx + diffuse));
+    let column = u32(j) * ns.nx + u32(i);
+    return dragged(c + ns.dt * (advect + (pressure_at(i - 1, j, k) - pressure_at(i, j, k)) / dx + diffuse),
+        column - 1u, column);
 }
 
 fn new_v(i: i32, j: i32, k: i32) -> f32 {
@@ -195,7 +200,9 @@ fn new_v(i: i32, j: i32, k: i32) -> f32 {
         + (carried(wb, vb, c) - carried(wt, c, vt)) / dz;
     let diffuse = ns.nu * ((ve - 2.0 * c + vw) / (dx * dx) + (vn - 2.0 * c + vs) / (dx * dx)
         + (vt - 2.0 * c + vb) / (dz * dz));
-    return dragged(c + ns.dt * (advect + (pressure_at(i, j - 1, k) - pressure_at(i, j, k)) / dx + diffuse));
+    let column = u32(j) * ns.nx + u32(i);
+    return dragged(c + ns.dt * (advect + (pressure_at(i, j - 1, k) - pressure_at(i, j, k)) / dx + diffuse),
+        column - ns.nx, column);
 }
 
 fn new_w(i: i32, j: i32, k: i32) -> f32 {
@@ -219,16 +226,23 @@ fn new_w(i: i32, j: i32, k: i32) -> f32 {
         + (carried(vs, ws, c) - carried(vn, c, wn)) / dx;
     let diffuse = ns.nu * ((we - 2.0 * c + ww) / (dx * dx) + (wn - 2.0 * c + ws) / (dx * dx)
         + (wt - 2.0 * c + wb) / (dz * dz));
-    return dragged(c + ns.dt * (advect - ns.g + (pressure_at(i, j, k - 1) - pressure_at(i, j, k)) / dz + diffuse));
+    let column = u32(j) * ns.nx + u32(i);
+    return dragged(c + ns.dt * (advect - ns.g + (pressure_at(i, j, k - 1) - pressure_at(i, j, k)) / dz + diffuse),
+        column, column);
 }
 
 // Twin: `dragged`. A tentative velocity under physics.damping's drag, implicit (÷ 1 + dt·drag);
-// as it is without damping.
-fn dragged(v: f32) -> f32 {
+// as it is without damping. Under physics.damping_map (ns.drag < 0) a face between columns `a`
+// and `b` takes the mean of their drags.
+fn dragged(v: f32, a: u32, b: u32) -> f32 {
     if ns.drag == 0.0 {
         return v;
     }
-    return v / (1.0 + ns.dt * ns.drag);
+    var rate = ns.drag;
+    if ns.drag < 0.0 {
+        rate = 0.5 * (drag_map[a] + drag_map[b]);
+    }
+    return v / (1.0 + ns.dt * rate);
 }
 
 // A side face's velocity into the domain's +axis direction (`inward` ±1): twin of `side_velocity`.
