@@ -452,11 +452,11 @@ impl Check<'_> {
                 "[spray] takes water from a height field; with markers the surface is drawn from them".into(),
             );
         }
-        if self.scene.feeds_water() {
+        if self.scene.feeds_water() || self.scene.infiltration.is_some() {
             return self.fail(
                 "navier_stokes.surface",
-                "sources, rain and rainfall fall on the layer's height field; with markers the surface is drawn \
-                 from them"
+                "sources, rain and rainfall fall on the layer's height field, and [infiltration] soaks it; with \
+                 markers the surface is drawn from them"
                     .into(),
             );
         }

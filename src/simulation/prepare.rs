@@ -571,6 +571,9 @@ impl Prepared {
         let feeds = crate::engine::feeds::Feeds::new(scene, &fields)?.with_steady_sources(scene);
         params.rainfall = feeds.rainfall_mode();
         let reach = fed_reach(scene, &feeds, fields.reference.0);
+        // `[infiltration]`: the feed's `infiltrate` soaks each cell of the layer's height field.
+        let soil = crate::engine::infiltration::soil(scene)?.unwrap_or_default();
+        params.infiltration = soil.law;
         let velocity = crate::scene::read_velocity(scene)?;
         let layer = crate::models::navier_stokes::setup::NsLayer::build(
             scene,
@@ -590,6 +593,7 @@ impl Prepared {
             feeds,
             params,
             patches,
+            soil_law: soil.planes,
             ..prepared
         })
     }

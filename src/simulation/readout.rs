@@ -198,7 +198,7 @@ impl Simulation {
     /// (its correction must not put the water back).
     fn infiltrated_beside_target(&self) -> f64 {
         match self.scene.physics.model {
-            crate::scene::WaterModel::ShallowWater => self.infiltrated,
+            crate::scene::WaterModel::ShallowWater | crate::scene::WaterModel::NavierStokes => self.infiltrated,
             _ => 0.0,
         }
     }

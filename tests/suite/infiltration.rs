@@ -315,16 +315,4 @@ fn bad_infiltration_is_refused_naming_the_key() {
             "{law}: a stats.csv was written"
         );
     }
-    // The Navier-Stokes layer has no infiltration: refused by name.
-    std::fs::write(
-        dir.path().join("ns.toml"),
-        "[grid]\nnx = 8\nny = 8\ndx = 1.0\n[time]\ndt = 0.01\nsteps = 2\n[physics]\nmodel = \"navier-stokes\"\n\
-         [infiltration]\nmodel = \"constant\"\nrate = 1.0\n",
-    )
-    .unwrap();
-    let (ok, _, err) = shoal(&["run", "ns.toml", "--backend", "cpu", "--out", "out2"], dir.path());
-    assert!(
-        !ok && err.contains("infiltration.model") && err.contains("[infiltration]"),
-        "{err}"
-    );
 }

@@ -20,7 +20,10 @@ const LAWS: [&str; 4] = [
 #[test]
 fn each_law_takes_from_still_water_what_it_takes_on_the_shallow_water_model() {
     let dir = tempfile::tempdir().unwrap();
-    for (model, law) in ["height-field", "pipes"].into_iter().flat_map(|m| LAWS.map(|l| (m, l))) {
+    for (model, law) in ["height-field", "pipes", "navier-stokes"]
+        .into_iter()
+        .flat_map(|m| LAWS.map(|l| (m, l)))
+    {
         // Still water 0.3 m deep for 20 minutes, under 20 mm/h of rain (the curve number counts
         // rain alone): the water never runs short, so each model's soil sees the same steps.
         let extra = format!("[rainfall]\nintensity = 20.0\n[infiltration]\n{law}");
@@ -67,7 +70,7 @@ fn each_law_takes_from_still_water_what_it_takes_on_the_shallow_water_model() {
 #[test]
 fn a_cell_drains_dry_and_the_ground_takes_exactly_what_it_held() {
     let dir = tempfile::tempdir().unwrap();
-    for model in ["height-field", "pipes"] {
+    for model in ["height-field", "pipes", "navier-stokes"] {
         // 3600 mm/h on 1 cm: dry in 10 s.
         let scene = basin_on(
             model,
@@ -100,7 +103,10 @@ fn dam_break(model: &str, dir: &std::path::Path, law: &str) -> shoal::Scene {
 fn every_law_on_the_fast_cpu_is_the_twins_bits_and_the_gpu_its_numbers() {
     let dir = tempfile::tempdir().unwrap();
     let mut runs = Vec::new();
-    for (model, law) in ["height-field", "pipes"].into_iter().flat_map(|m| LAWS.map(|l| (m, l))) {
+    for (model, law) in ["height-field", "pipes", "navier-stokes"]
+        .into_iter()
+        .flat_map(|m| LAWS.map(|l| (m, l)))
+    {
         let scene = dam_break(model, dir.path(), law);
         let twin = after(&scene, Backend::Reference, 200);
         let twin_surface = run(&scene, Backend::Reference, 200);
@@ -144,7 +150,7 @@ fn every_law_on_the_fast_cpu_is_the_twins_bits_and_the_gpu_its_numbers() {
 #[test]
 fn a_resumed_run_keeps_the_soil_and_the_target_to_the_bit_on_both_models() {
     let dir = tempfile::tempdir().unwrap();
-    for model in ["height-field", "pipes"] {
+    for model in ["height-field", "pipes", "navier-stokes"] {
         let scene = dam_break(model, dir.path(), LAWS[1]);
         let (mut resumed, mut straight) = resumed_and_straight(&scene, Backend::Cpu, 50, dir.path());
         assert_eq!(resumed.surface().unwrap(), straight.surface().unwrap(), "{model}");

@@ -118,14 +118,20 @@ fn light_rain_on_a_high_layer_is_kept_and_a_resume_keeps_its_carry() {
 }
 
 /// With markers the layer's surface is drawn from them: a feed has no height field to fall on,
-/// and validation says so, naming the key.
+/// nor `[infiltration]` one to soak, and validation says so, naming the key.
 #[test]
 fn a_fed_layer_with_markers_is_refused_naming_the_key() {
-    let text = "[grid]\nnx = 32\nny = 2\ndx = 0.1\n[time]\ndt = 0.01\n[physics]\nmodel = \"navier-stokes\"\n\
-                [navier_stokes]\nlayers = 8\ncoarsen = 2\nsurface = \"markers\"\n[terrain]\nflat = -0.3\n[water]\nlevel = 0.0\n\
-                [rainfall]\nintensity = 10.0\n";
-    let err = shoal::Scene::parse(text, Path::new("s.toml"), Path::new("."))
-        .expect_err("a fed layer with markers")
-        .to_string();
-    assert!(err.contains("navier_stokes.surface"), "the error names no key: {err}");
+    for feed in [
+        "[rainfall]\nintensity = 10.0\n",
+        "[infiltration]\nmodel = \"constant\"\nrate = 10.0\n",
+    ] {
+        let text = format!(
+            "[grid]\nnx = 32\nny = 2\ndx = 0.1\n[time]\ndt = 0.01\n[physics]\nmodel = \"navier-stokes\"\n\
+             [navier_stokes]\nlayers = 8\ncoarsen = 2\nsurface = \"markers\"\n[terrain]\nflat = -0.3\n[water]\nlevel = 0.0\n{feed}"
+        );
+        let err = shoal::Scene::parse(&text, Path::new("s.toml"), Path::new("."))
+            .expect_err("a fed layer with markers")
+            .to_string();
+        assert!(err.contains("navier_stokes.surface"), "the error names no key: {err}");
+    }
 }

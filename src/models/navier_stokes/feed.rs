@@ -17,16 +17,25 @@ use crate::models::shallow_water::setup::SwParams;
 use crate::models::shallow_water::state::SwState;
 
 /// The feed's uniforms for a height field of `nx` × `ny` cells under `[rainfall]`'s `mode`
-/// (`feeds::RAINFALL_*`): the fields `sw_feed.wgsl` reads (no infiltration).
-pub fn feed_params(nx: usize, ny: usize, rainfall: u32) -> SwParams {
+/// (`feeds::RAINFALL_*`) and `[infiltration]`'s `law` (0: none; its parameter planes follow the
+/// ground in the stages' buffer, `stages`): the fields `sw_feed.wgsl` reads.
+pub fn feed_params(nx: usize, ny: usize, rainfall: u32, law: u32) -> SwParams {
     SwParams {
         nx: nx as u32,
         ny: ny as u32,
         cells: (nx * ny) as u32,
         rainfall,
+        infiltration: law,
+        soil_at: if law != 0 { (nx * ny) as u32 } else { 0 },
         one: 1.0,
         ..SwParams::default()
     }
+}
+
+/// The ground as the feed's stages read it: the ground, then `[infiltration]`'s three parameter
+/// planes (`soil`; none without).
+pub fn stages(ground: &[f32], soil: &[f32]) -> Vec<f32> {
+    [ground, soil].concat()
 }
 
 /// The layer's feed on a CPU backend.
@@ -39,23 +48,41 @@ pub struct LayerFeed {
     water: SwState,
     /// The fast backend: the rainfall over rayon's pool (the same bits).
     parallel: bool,
+    /// The ground and `[infiltration]`'s parameter planes (`stages`; empty without: the
+    /// ground each step lends).
+    stages: Vec<f32>,
 }
 
 impl LayerFeed {
-    /// The feed of a height field of `nx` × `ny` cells, `[rainfall]`'s `mode` and `share`.
-    pub fn new(nx: usize, ny: usize, mode: u32, share: &[f32], parallel: bool) -> LayerFeed {
+    /// The feed of a height field of `nx` × `ny` cells over `ground`, `[rainfall]`'s `mode` and
+    /// `share`, `[infiltration]`'s `law` and parameter planes `soil` (0 and empty without).
+    pub fn new(
+        nx: usize,
+        ny: usize,
+        (mode, share): (u32, &[f32]),
+        (law, soil): (u32, &[f32]),
+        ground: &[f32],
+        parallel: bool,
+    ) -> LayerFeed {
         let cells = nx * ny;
         LayerFeed {
-            params: feed_params(nx, ny, mode),
+            params: feed_params(nx, ny, mode, law),
             share: share.to_vec(),
             water: SwState {
                 eta: Vec::new(),
                 qx: vec![0.0; cells],
                 qy: vec![0.0; cells],
                 carry: vec![0.0; cells],
-                soil: Vec::new(),
+                soil: match law {
+                    0 => Vec::new(),
+                    _ => vec![0.0; crate::engine::infiltration::SOIL_FLOATS * cells],
+                },
             },
             parallel,
+            stages: match law {
+                0 => Vec::new(),
+                _ => stages(ground, soil),
+            },
         }
     }
 
@@ -67,7 +94,7 @@ impl LayerFeed {
             p: &self.params,
             ground,
             share: &self.share,
-            stages: ground,
+            stages: if self.stages.is_empty() { ground } else { &self.stages },
             parallel: self.parallel,
         };
         feeding::feed_step(&feeding, rain, heights, k, &mut self.water);
@@ -83,6 +110,18 @@ impl LayerFeed {
     pub fn set_carry(&mut self, carry: &[f32]) {
         if carry.len() == self.water.carry.len() {
             self.water.carry.copy_from_slice(carry);
+        }
+    }
+
+    /// `[infiltration]`'s state, `SOIL_FLOATS` per cell (empty without).
+    pub fn soil(&self) -> &[f32] {
+        &self.water.soil
+    }
+
+    /// Restores the soil's state (a checkpoint's); one of another size is left as it is.
+    pub fn set_soil(&mut self, soil: &[f32]) {
+        if soil.len() == self.water.soil.len() {
+            self.water.soil.copy_from_slice(soil);
         }
     }
 }

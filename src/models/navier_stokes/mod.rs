@@ -25,14 +25,16 @@ use crate::models::{Feature, Model};
 /// (`sw_feed.wgsl`, `feed.rs`), and the volume then follows what they gave, uncorrected. Air
 /// pressure adds its head to what the columns apply at the surface; edits rebuild the layer on
 /// the edited ground from the carried water (`simulation/layer_edits.rs`). Not built yet:
-/// `[infiltration]`, sides other than walls (its inflow and outflow are its own), "regions" and
-/// `Water` (its substeps follow its flow from one submit to the next).
+/// sides other than walls (its inflow and outflow are its own), "regions" and `Water` (its
+/// substeps follow its flow from one submit to the next). `[infiltration]` soaks its height
+/// field in the feed (`feed.rs`).
 pub struct NavierStokes;
 
 /// Whether `scene`'s layer is fed on its height field (`feed.rs`): steady sources or drains,
-/// held heights, hydrographs, drops or rainfall.
+/// held heights, hydrographs, drops, rainfall, or the ground's `[infiltration]`.
 pub fn fed(scene: &crate::scene::Scene) -> bool {
-    scene.physics.model == crate::scene::WaterModel::NavierStokes && scene.feeds_water()
+    scene.physics.model == crate::scene::WaterModel::NavierStokes
+        && (scene.feeds_water() || scene.infiltration.is_some())
 }
 
 impl Model for NavierStokes {
@@ -51,6 +53,7 @@ impl Model for NavierStokes {
             HeldSources,
             Rain,
             Rainfall,
+            Infiltration,
             AirPressure,
             Damping,
             DampingMap,

@@ -119,8 +119,9 @@ impl CpuNs {
                 crate::models::navier_stokes::feed::LayerFeed::new(
                     f.nx,
                     f.ny,
-                    params.rainfall,
-                    setup.rainfall_map,
+                    (params.rainfall, setup.rainfall_map),
+                    (params.infiltration, setup.soil_law),
+                    &f.ground,
                     fast,
                 )
             }),
@@ -378,6 +379,10 @@ impl Solver for CpuNs {
     }
 
     /// The spray and foam slots in use, in slot order.
+    fn read_soil(&mut self) -> Result<Vec<f32>> {
+        Ok(self.feed.as_ref().map_or_else(Vec::new, |f| f.soil().to_vec()))
+    }
+
     fn read_particles(&mut self) -> Result<Vec<crate::models::pipes::spray::Particle>> {
         Ok(self.spray.as_ref().map_or_else(Vec::new, |(_, s)| in_use(&s.drops)))
     }
@@ -419,6 +424,7 @@ impl Solver for CpuNs {
             cover: self.cover().to_vec(),
             summary: self.summary.clone(),
             sw_carry: self.feed.as_ref().map_or_else(Vec::new, |f| f.carry().to_vec()),
+            soil: self.feed.as_ref().map_or_else(Vec::new, |f| f.soil().to_vec()),
             ..SolverState::default()
         })
     }
@@ -459,6 +465,7 @@ impl Solver for CpuNs {
         }
         if let Some(feed) = &mut self.feed {
             feed.set_carry(&saved.sw_carry);
+            feed.set_soil(&saved.soil);
         }
         if let Some((_, markers)) = &mut self.markers {
             *markers = Markers::from_book(&saved.ns_marker_book, &saved.ns_markers, self.params.nz);

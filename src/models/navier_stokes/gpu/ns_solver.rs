@@ -68,6 +68,8 @@ pub struct GpuNs {
     /// `[[pressure]]`: each step's air head per height-field cell, and the step slots' bind
     /// group it reads (None: no patches).
     pressure: Option<(crate::engine::gpu::pressure::Pressure, wgpu::BindGroup)>,
+    /// `[infiltration]`'s law (0: none): the feed soaks the ground.
+    infiltration: u32,
 }
 
 /// Bytes of the bookkeeping and of the volume's fold in a chunk's report.
@@ -146,11 +148,11 @@ impl GpuNs {
             crate::models::navier_stokes::gpu::feed::LayerFeed::new(
                 device,
                 &buffers.h,
-                &buffers.ground,
+                (&buffers.ground, &layer.surface.ground),
                 &slots,
                 [layer.surface.nx, layer.surface.ny],
-                params.rainfall,
-                setup.rainfall_map,
+                (params.rainfall, setup.rainfall_map),
+                (params.infiltration, setup.soil_law),
                 MAX_CHUNK,
             )
         });
@@ -203,6 +205,7 @@ impl GpuNs {
             markers,
             bodies,
             feed,
+            infiltration: params.infiltration,
             pressure,
         })
     }
@@ -232,6 +235,11 @@ impl GpuNs {
     }
 
     /// The pressure iteration's budget from the next chunk on (written before its submit).
+    /// Whether the feed soaks the ground (`[infiltration]`).
+    fn infiltrating(&self) -> bool {
+        self.infiltration != 0
+    }
+
     fn set_budget(&mut self, budget: u32) {
         if budget != self.uniforms.budget {
             self.uniforms.budget = budget;
@@ -587,7 +595,7 @@ impl Solver for GpuNs {
         let b = &self.buffers;
         let markers = self.markers.as_ref();
         let bodies = self.bodies.as_ref();
-        let [h, p, vel, flags, drops, book, at, states, cover, summary, carry] =
+        let [h, p, vel, flags, drops, book, at, states, cover, summary, carry, soil] =
             crate::engine::gpu::readback::read_whole(
                 &self.device,
                 &self.queue,
@@ -603,6 +611,7 @@ impl Solver for GpuNs {
                     bodies.map(|b| &b.buffers.cover),
                     self.summary.as_ref().map(|(_, maps, _)| maps),
                     self.feed.as_ref().map(|f| &f.carry),
+                    self.feed.as_ref().filter(|_| self.infiltrating()).map(|f| &f.soil),
                 ],
             )?
             .try_into()
@@ -637,6 +646,7 @@ impl Solver for GpuNs {
             cover: bytemuck::pod_collect_to_vec(&cover),
             summary: bytemuck::pod_collect_to_vec(&summary),
             sw_carry: bytemuck::pod_collect_to_vec(&carry),
+            soil: bytemuck::pod_collect_to_vec(&soil),
             ..SolverState::default()
         })
     }
@@ -708,7 +718,22 @@ impl Solver for GpuNs {
             self.queue
                 .write_buffer(&feed.carry, 0, bytemuck::cast_slice(&saved.sw_carry));
         }
+        if let Some(feed) = self
+            .feed
+            .as_ref()
+            .filter(|f| self.infiltrating() && saved.soil.len() as u64 * 4 == f.soil.size())
+        {
+            self.queue
+                .write_buffer(&feed.soil, 0, bytemuck::cast_slice(&saved.soil));
+        }
         Ok(())
+    }
+
+    fn read_soil(&mut self) -> Result<Vec<f32>> {
+        match self.feed.as_ref().filter(|_| self.infiltrating()) {
+            Some(feed) => self.read(&feed.soil),
+            None => Ok(Vec::new()),
+        }
     }
 
     fn device_and_queue(&self) -> Option<(wgpu::Device, wgpu::Queue)> {
