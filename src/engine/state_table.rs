@@ -573,12 +573,14 @@ pub const FIELDS: &[Spec] = &[
         Kept::Scratch,
         ns_spray,
     ),
+    // The fluxes 16 and the outflow's share 4, and the air's head 4 (`NsBuffers::air`, always
+    // there); a column's drag under a damping map is at most 4 more.
     spec(
         Field::NsSurfaceWork,
         "surface fluxes",
         Per::Cell,
         1,
-        20,
+        24,
         Kept::Scratch,
         navier_stokes,
     ),
