@@ -94,10 +94,6 @@ fn what_the_layer_does_not_take_yet_is_a_clear_error() {
     for (extra, key) in [
         ("[navier_stokes]\ncoarsen = 3\n", "navier_stokes.coarsen"),
         ("[navier_stokes]\nbeta0 = 2.0\n", "navier_stokes.beta0"),
-        (
-            "[infiltration]\nmodel = \"constant\"\nrate = 36.0\n",
-            "infiltration.model",
-        ),
         ("[boundary]\neast = \"open\"\n", "boundary.east"),
         (
             "[navier_stokes.inflow]\nside = \"west\"\nkind = \"sine\"\n",
