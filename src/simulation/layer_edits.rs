@@ -1,8 +1,9 @@
 //! Edits of a `Simulation` on the Navier-Stokes layer. The edit moves the ground and the water of
 //! the layer's height field by the height field's rules (`cpu::edit`: a brush carries each
 //! column's water with its ground, a splash adds water); then the layer is built again over the
-//! edited ground from the edited surface and each column's depth-averaged velocity, as
-//! `[water] u_npy` starts one (`NsLayer::build`). The 3D grid keeps its span, growing it where the
+//! edited ground from the edited surface and each vertical line of faces' depth-averaged
+//! velocity (`setup::face_means`), set on its moving faces as a start's `[water] u_npy` is
+//! (`NsLayer::build`). The 3D grid keeps its span, growing it where the
 //! carried water needs more, never shrinking it (`Scene::layer_span`, which checkpoints keep);
 //! within a column the velocity starts again uniform over the depth. What is not the 3D grid's
 //! (spray and foam, bodies, the feeds' carry, the flood maps) carries over as it is. The same on
@@ -21,7 +22,6 @@ impl Simulation {
     /// column keeping its depth: splashes join the volume's target.
     pub(super) fn edit_layer(&mut self, edits: &[HostEdit], terrain: Option<Vec<f64>>) -> Result<()> {
         let mut checkpoint = self.checkpoint()?;
-        let velocity = self.velocity()?.unwrap_or_default();
         let nx = self.scene.grid.nx as usize;
         let reference = self.fields.reference.0;
         let (mut ground, mut eta) = (checkpoint.ground.clone(), checkpoint.state.eta.clone());
@@ -54,15 +54,8 @@ impl Simulation {
                 reference + level as f64
             })
             .collect();
-        // Dry columns carry no velocity.
-        let velocity = match velocity.len() == depth.len() {
-            true => velocity
-                .iter()
-                .zip(&depth)
-                .map(|(&v, &d)| if d > 0.0 { v } else { [0.0; 2] })
-                .collect(),
-            false => Vec::new(),
-        };
+        // The flow as the 3D grid holds it, each line of faces' depth mean (the checkpoint's faces:
+        // no readback of the columns' means, which these supersede).
         let layer_faces = self.books.layer_grid.map(|grid| {
             // Each 3D column's water top before the edit (under the bodies' held volume).
             let s = &checkpoint.state;
@@ -77,7 +70,7 @@ impl Simulation {
         });
         let carried = std::sync::Arc::new(CarriedWater {
             surface,
-            velocity,
+            velocity: Vec::new(),
             layer_faces,
         });
         let span = self.books.layer_span;
