@@ -2,8 +2,9 @@
 //! terrain, spanning the lowest ground to the highest water plus headroom, and the height field
 //! at the scene's resolution. What the backends are built from.
 
+use crate::models::navier_stokes::cpu::navier_stokes::moves;
 use crate::models::navier_stokes::state::{
-    MarkerParams, Markers, NsParams, NsState, Surface, EMPTY, FULL, SOLID, SURFACE, WHOLE_SIDE,
+    MarkerParams, Markers, NsParams, NsState, Surface, EMPTY, FULL, SURFACE, WHOLE_SIDE,
 };
 use crate::scene::NsSurfaceMode;
 use crate::scene::Scene;
@@ -388,12 +389,6 @@ pub fn start_moving(p: &NsParams, s: &mut NsState, u: impl Fn(usize, usize) -> f
             }
         }
     }
-}
-
-/// Whether water moves through the face between cells flagged `a` and `b`: neither solid, one
-/// holding fluid.
-fn moves(a: u8, b: u8) -> bool {
-    a != SOLID && b != SOLID && (matches!(a, FULL | SURFACE) || matches!(b, FULL | SURFACE))
 }
 
 /// Each vertical line of faces' velocity averaged over the water at it, in `p`'s grid with its

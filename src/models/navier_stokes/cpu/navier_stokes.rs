@@ -55,6 +55,12 @@ pub fn set_flags(p: &NsParams, s: &mut NsState) {
     }
 }
 
+/// Whether a face between cells flagged `a` and `b` moves: neither is solid, one holds fluid
+/// (the momentum's faces, and those a start's or an edit's velocities set: `setup::start_moving`).
+pub(crate) fn moves(a: u8, b: u8) -> bool {
+    a != SOLID && b != SOLID && (fluid(a) || fluid(b))
+}
+
 /// The flag of cell (i, j, k), Solid outside the domain (the sides are free-slip walls).
 fn flag_at(p: &NsParams, s: &NsState, i: isize, j: isize, k: isize) -> u8 {
     flag_in(p, &s.flag, i, j, k)
@@ -124,11 +130,6 @@ impl Old<'_> {
         self.pressure[self.p.cell(i as usize, j as usize, k as usize)]
     }
 
-    /// Whether a face between cells flagged `a` and `b` moves: neither is solid, one holds fluid.
-    fn moves(a: u8, b: u8) -> bool {
-        a != SOLID && b != SOLID && (fluid(a) || fluid(b))
-    }
-
     /// What an edge moving at `a` carries of a component that is `l` before it and `r` after
     /// it: the centred product of eq. 2 blended with the donor cell's by `upwind` (γ of Hirt's
     /// SOLA).
@@ -139,7 +140,7 @@ impl Old<'_> {
     /// The tentative u (eq. 2) of interior face (i, j, k), 0 where it does not move or on a side.
     pub(crate) fn u(&self, i: isize, j: isize, k: isize) -> f32 {
         let p = self.p;
-        if i <= 0 || i >= p.nx as isize || !Self::moves(self.flag(i - 1, j, k), self.flag(i, j, k)) {
+        if i <= 0 || i >= p.nx as isize || !moves(self.flag(i - 1, j, k), self.flag(i, j, k)) {
             return 0.0;
         }
         let (dx, dz) = (p.dx, p.dz);
@@ -169,7 +170,7 @@ impl Old<'_> {
     /// The tentative v of interior face (i, j, k), 0 where it does not move or on a side.
     pub(crate) fn v(&self, i: isize, j: isize, k: isize) -> f32 {
         let p = self.p;
-        if j <= 0 || j >= p.ny as isize || !Self::moves(self.flag(i, j - 1, k), self.flag(i, j, k)) {
+        if j <= 0 || j >= p.ny as isize || !moves(self.flag(i, j - 1, k), self.flag(i, j, k)) {
             return 0.0;
         }
         let (dx, dz) = (p.dx, p.dz);
@@ -199,7 +200,7 @@ impl Old<'_> {
     /// top.
     pub(crate) fn w(&self, i: isize, j: isize, k: isize) -> f32 {
         let p = self.p;
-        if k <= 0 || k >= p.nz as isize || !Self::moves(self.flag(i, j, k - 1), self.flag(i, j, k)) {
+        if k <= 0 || k >= p.nz as isize || !moves(self.flag(i, j, k - 1), self.flag(i, j, k)) {
             return 0.0;
         }
         let (dx, dz) = (p.dx, p.dz);
