@@ -193,7 +193,8 @@ mod tests {
                 window_lo,
                 window_hi,
                 bodies,
-                drag
+                drag,
+                manning
             }),
         );
     }

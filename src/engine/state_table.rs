@@ -573,14 +573,15 @@ pub const FIELDS: &[Spec] = &[
         Kept::Scratch,
         ns_spray,
     ),
-    // The fluxes 16 and the outflow's share 4, and the air's head 4 (`NsBuffers::air`, always
-    // there); a column's drag under a damping map is at most 4 more.
+    // The fluxes 16 and the outflow's share 4, the air's head 4 (`NsBuffers::air`, always
+    // there), and a column's drag words under a damping map (4) or Manning's friction (12), a
+    // cell's share at most (a column of one cell).
     spec(
         Field::NsSurfaceWork,
         "surface fluxes",
         Per::Cell,
         1,
-        24,
+        36,
         Kept::Scratch,
         navier_stokes,
     ),

@@ -468,6 +468,19 @@ impl Check<'_> {
                     .into(),
             );
         }
+        if self.scene.physics.manning > 0.0 || self.scene.friction.is_some() {
+            let key = if self.scene.friction.is_some() {
+                "friction.map"
+            } else {
+                "physics.manning"
+            };
+            return self.fail(
+                key,
+                "Manning's friction slows each column of the layer's height field by its depth; with markers \
+                 the water need not stand in columns (a jet, a breaking wave), so it has no depth to take"
+                    .into(),
+            );
+        }
         let m = ns.markers.unwrap_or_default();
         let rows = (m.per_cell as f64).sqrt().round() as u32;
         if !(1..=64).contains(&m.per_cell) || rows * rows != m.per_cell {

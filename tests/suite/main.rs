@@ -33,6 +33,7 @@ mod netcdf;
 mod ns_bodies;
 mod ns_edits;
 mod ns_feeds;
+mod ns_friction;
 mod ns_markers;
 mod ns_pressure;
 mod ns_spray;

@@ -20,7 +20,9 @@ pub mod state;
 use crate::models::{Feature, Model};
 
 /// The layer as the engine sees it. `physics.damping` is a drag on its tentative velocities
-/// (`cpu::navier_stokes` `dragged`), per column under `physics.damping_map`. Sources, drains, held heights, hydrographs, drops and
+/// (`cpu::navier_stokes` `dragged`), per column under `physics.damping_map`; Manning's friction
+/// (`physics.manning`, `[friction]`) sets each column's drag from its depth-averaged flow every
+/// substep (`manning_rate`), the depth-averaged law on every height of the column. Sources, drains, held heights, hydrographs, drops and
 /// rainfall fall on its height field after the substeps by the shallow-water model's feed
 /// (`sw_feed.wgsl`, `feed.rs`), and the volume then follows what they gave, uncorrected. Air
 /// pressure adds its head to what the columns apply at the surface; edits rebuild the layer on
@@ -57,6 +59,8 @@ impl Model for NavierStokes {
             AirPressure,
             Damping,
             DampingMap,
+            Friction,
+            FrictionMap,
             Velocities,
             FloodMaps,
             Spray,

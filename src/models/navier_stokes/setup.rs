@@ -184,19 +184,14 @@ impl NsLayer {
             markers,
             window,
             drag: crate::engine::params::drag_rate(1.0 - scene.physics.damping, scene.time.dt),
+            manning: false,
         };
         let mut state = NsState::at_rest(&params, &coarse_ground, &coarse_h);
-        // `physics.damping_map`: each column the mean of its cells' drags, as the shallow-water
-        // model takes each cell's (`drag_rate` of its 1 − τ).
-        let keep = crate::engine::params::damping_keep(scene)?;
         let mut params = params;
-        if !keep.is_empty() {
-            let drag: Vec<f32> = keep
-                .iter()
-                .map(|&keep| crate::engine::params::drag_rate(keep as f64, scene.time.dt))
-                .collect();
-            state.drag = surface.coarse_mean(&drag);
+        if let Some(drag) = column_drags(scene, &surface, params.drag)? {
+            state.drag = drag;
             params.drag = -1.0;
+            params.manning = state.drag.len() == 3 * params.columns();
         }
         let faces = scene.water_override.as_ref().and_then(|w| w.layer_faces.as_ref());
         if let Some([u, v]) =
@@ -389,6 +384,42 @@ pub fn start_moving(p: &NsParams, s: &mut NsState, u: impl Fn(usize, usize) -> f
             }
         }
     }
+}
+
+/// Each column's drag words (`NsState::drag`), None where every face takes `uniform` (the
+/// scene's `physics.damping` as a rate): under `physics.damping_map` each column the mean of its
+/// cells' drags, as the shallow-water model takes each cell's (`drag_rate` of its 1 − τ); under
+/// Manning's friction (`physics.manning` or the `[friction]` map) three words a column: the drag
+/// `columns` sets each substep (the damping's until then), the damping's, and the mean of its
+/// cells' n² (the flow in a column is one, so its cells' roughness is averaged as the pipes
+/// average two columns').
+fn column_drags(scene: &Scene, surface: &Surface, uniform: f32) -> crate::error::Result<Option<Vec<f32>>> {
+    let keep = crate::engine::params::damping_keep(scene)?;
+    let damping = match keep.is_empty() {
+        true => None,
+        false => {
+            let drag: Vec<f32> = keep
+                .iter()
+                .map(|&keep| crate::engine::params::drag_rate(keep as f64, scene.time.dt))
+                .collect();
+            Some(surface.coarse_mean(&drag))
+        }
+    };
+    let n2 = match scene.friction.is_some() {
+        true => Some(surface.coarse_mean(&crate::models::shallow_water::setup::friction_map(scene)?)),
+        false if scene.physics.manning > 0.0 => {
+            let columns = (surface.nx / surface.coarsen) * (surface.ny / surface.coarsen);
+            Some(vec![(scene.physics.manning * scene.physics.manning) as f32; columns])
+        }
+        false => None,
+    };
+    Ok(match (damping, n2) {
+        (damping, None) => damping,
+        (damping, Some(n2)) => {
+            let base = damping.unwrap_or_else(|| vec![uniform; n2.len()]);
+            Some(base.iter().chain(&base).chain(&n2).copied().collect())
+        }
+    })
 }
 
 /// Each vertical line of faces' velocity averaged over the water at it, in `p`'s grid with its

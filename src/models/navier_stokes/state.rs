@@ -48,8 +48,12 @@ pub struct NsParams {
     pub window: [f32; 2],
     /// `physics.damping` as a drag on the velocities, 1/s (`engine::params::drag_rate`): each
     /// tentative velocity is divided by 1 + dt·drag, so a wave decays as on the height field.
-    /// Negative: each face takes its columns' drag from `NsState::drag` (`physics.damping_map`).
+    /// Negative: each face takes its columns' drag from `NsState::drag` (`physics.damping_map`,
+    /// Manning's friction).
     pub drag: f32,
+    /// Manning's friction (`physics.manning`, `[friction]`): `columns` sets each column's drag
+    /// from its depth-averaged flow each substep (`manning_rate`); `drag` is then negative.
+    pub manning: bool,
 }
 
 /// An inflow over the whole side.
@@ -67,8 +71,10 @@ pub struct NsState {
     pub h: Vec<f32>,
     /// The ground per column, m: a cell whose centre lies below it is solid.
     pub ground: Vec<f32>,
-    /// `physics.damping_map`: each column's drag on the velocities, 1/s (empty without:
-    /// `NsParams::drag` everywhere; with it `drag` is negative, `dragged`'s switch).
+    /// Each column's drag on the velocities, 1/s, under `physics.damping_map` (one word a
+    /// column) or Manning's friction (three: the drag `dragged` reads, which `columns` sets each
+    /// substep; the damping's; Manning's n²). Empty without either: `NsParams::drag` everywhere;
+    /// with one `drag` is negative, `dragged`'s switch.
     pub drag: Vec<f32>,
 }
 
@@ -104,6 +110,7 @@ impl NsParams {
             markers: false,
             window: WHOLE_SIDE,
             drag: 0.0,
+            manning: false,
         }
     }
 

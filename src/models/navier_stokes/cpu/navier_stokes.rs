@@ -592,13 +592,54 @@ pub fn courant(p: &NsParams, u: &[f32], v: &[f32], w: &[f32], dt: f32) -> f32 {
 }
 
 /// Twin of `columns`: each 3D column's surface (the mean of its height-field cells), the flags,
-/// and the Surface and Empty cells' pressures.
+/// under Manning's friction each column's drag (`manning_rate`), and the Surface and Empty
+/// cells' pressures.
 pub fn columns(p: &NsParams, s: &mut NsState, f: &Surface, forcing: &Substep) {
     s.h = f.coarse_mean(&f.h);
     set_flags(p, s);
+    if p.manning {
+        for c in 0..p.columns() {
+            s.drag[c] = manning_rate(p, s, c);
+        }
+    }
     // `[[pressure]]`'s head over each column, the mean of its cells' as for the surface.
     let air = (!f.air.is_empty()).then(|| f.coarse_mean(&f.air));
     surface_pressure(p, s, forcing, air.as_deref());
+}
+
+/// Twin of `manning_rate`: column c's drag under Manning's friction, 1/s, its damping's plus
+/// g·n²·|U|/d^(4/3): U its depth-averaged velocity (each fluid cell's centred velocity, of the
+/// faces the substep starts from, weighted by the water it holds under the column's surface, as
+/// `state::depth_averaged` reads it), d its depth, at least the shallow-water model's film. The
+/// drag divides each tentative velocity of the column by 1 + dt·drag (`dragged`, a face the mean
+/// of its two columns'), the same factor at every height, so the column's mean flow decays as
+/// the depth-averaged law says (dU/dt = −g·n²·|U|·U/d^(4/3)), implicitly: stable at any n and
+/// depth. The law is the flood codes'; the layer's vertical profile is left to its own
+/// equations (no log-law bed layer). Columns in `s.drag`: the drag, the damping's, n².
+pub fn manning_rate(p: &NsParams, s: &NsState, c: usize) -> f32 {
+    let n = p.columns();
+    let base = s.drag[n + c];
+    let depth = s.h[c] - s.ground[c];
+    if depth <= crate::models::navier_stokes::state::DRY {
+        return base;
+    }
+    let (i, j) = (c % p.nx, c / p.nx);
+    let (mut sum, mut wet) = ([0.0f32; 2], 0.0f32);
+    for k in 0..p.nz {
+        let share = (s.h[c] - (p.z0 + k as f32 * p.dz)).clamp(0.0, p.dz);
+        if share > 0.0 && matches!(s.flag[c + k * n], FULL | SURFACE) {
+            let u = 0.5 * (s.u[p.uf(i, j, k)] + s.u[p.uf(i + 1, j, k)]);
+            let v = 0.5 * (s.v[p.vf(i, j, k)] + s.v[p.vf(i, j + 1, k)]);
+            sum = [sum[0] + share * u, sum[1] + share * v];
+            wet += share;
+        }
+    }
+    if wet <= 0.0 {
+        return base;
+    }
+    let (u, v) = (sum[0] / wet, sum[1] / wet);
+    let film = crate::models::shallow_water::setup::FILM;
+    base + p.g * s.drag[2 * n + c] * (u * u + v * v).sqrt() / depth.max(film).powf(4.0 / 3.0)
 }
 
 /// The costly passes of a substep: the reference's, or the fast backend's on threads (the same
@@ -672,6 +713,18 @@ pub(crate) fn step_markers(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn manning_rates_thresholds_are_the_shaders() {
+        assert_eq!(
+            crate::models::navier_stokes::state::DRY,
+            crate::wgsl::navier_stokes::DRY_DEPTH
+        );
+        assert_eq!(
+            crate::models::shallow_water::setup::FILM,
+            crate::wgsl::navier_stokes::FILM
+        );
+    }
 
     /// A 2-D channel (one cell across) `length` m long over flat ground at −`depth`, `nx` cells
     /// along it and `per_metre` layers per metre of depth, with a cell of headroom. The still

@@ -29,7 +29,8 @@ pub struct NsBuffers {
     pub ground: wgpu::Buffer,
     /// Per height-field cell the air's head this step (`[[pressure]]`; zeros without patches).
     pub air: wgpu::Buffer,
-    /// Each 3D column's drag under `physics.damping_map` (`NsState::drag`; one zero without).
+    /// Each 3D column's drag words under `physics.damping_map` or Manning's friction
+    /// (`NsState::drag`; one zero without).
     pub drag: wgpu::Buffer,
     /// Per height-field cell: its west and south faces' fluxes, and its outflows' share.
     pub faces: wgpu::Buffer,
@@ -117,7 +118,9 @@ pub struct NsUniforms {
     pub bodies: u32,
     /// `physics.damping`'s drag, 1/s.
     pub drag: f32,
-    pub _pad: [u32; 3],
+    /// 1: Manning's friction sets each column's drag every substep (`manning_rate`).
+    pub manning: u32,
+    pub _pad: [u32; 2],
 }
 
 impl NsUniforms {
@@ -167,7 +170,8 @@ impl NsUniforms {
             window_hi: p.window[1],
             bodies: 0,
             drag: p.drag,
-            _pad: [0; 3],
+            manning: p.manning as u32,
+            _pad: [0; 2],
         }
     }
 }

@@ -17,9 +17,10 @@
 // m: pressure.wgsl writes it before the substeps; zeros without patches).
 @group(2) @binding(0) var<storage, read> h: array<f32>;
 @group(2) @binding(1) var<storage, read> air_head: array<f32>;
-// Each column's drag under physics.damping_map, 1/s (`momentum`, where ns.drag < 0; one zero
-// without the map).
-@group(2) @binding(2) var<storage, read> drag_map: array<f32>;
+// Each column's drag, 1/s (`momentum`, where ns.drag < 0; one zero without): physics.damping_map's
+// (one word a column), or under Manning's friction three words a column, the drag (`columns`
+// sets it each substep), the damping's and n².
+@group(2) @binding(2) var<storage, read_write> drag_map: array<f32>;
 // The sweeps' indirect arguments (`begin` and `decide` only).
 @group(3) @binding(0) var<storage, read_write> args: array<u32, 3>;
 
@@ -34,6 +35,11 @@ const STAT_SWEEP: u32 = 3u;
 // Over the chunk: the most sweeps a substep ran, and the largest |D| one ended with.
 const STAT_MOST_SWEEPS: u32 = 4u;
 const STAT_RESIDUAL: u32 = 5u;
+
+// Water thinner than this (m) has no depth-averaged velocity (`state::DRY`, the flood maps' film).
+const DRY_DEPTH: f32 = 1e-4;
+// The least depth (m) Manning's law divides by (the shallow-water model's `FILM`).
+const FILM: f32 = 1e-5;
 
 fn ghost_flag(i: i32, j: i32, k: i32) -> u32 {
     if i < 0 || j < 0 || k < 0 || i >= i32(ns.nx) || j >= i32(ns.ny) || k >= i32(ns.nz) {
@@ -95,6 +101,9 @@ fn columns(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
         }
         flag[c + k * columns_3d()] = f;
     }
+    if ns.manning != 0u {
+        drag_map[c] = manning_rate(c, i, j, hc, ground);
+    }
     // A Surface cell's pressure: the line from the Full cell under it to the applied pressure at
     // the surface (`ghost_share`), or hydrostatic where none is under it; Empty cells the applied.
     let n = columns_3d();
@@ -113,6 +122,36 @@ fn columns(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
             p[at] = air;
         }
     }
+}
+
+// Twin of `manning_rate`: column c's drag under Manning's friction, its damping's plus
+// g·n²·|U|/d^(4/3), U its depth-averaged velocity (the fluid cells' centred velocities of the
+// substep's start, weighted by the water each holds under the surface hc), d its depth (at least
+// the shallow-water model's film). Reads only its own column's flags, which `columns` has set.
+fn manning_rate(c: u32, i: u32, j: u32, hc: f32, ground: f32) -> f32 {
+    let n = columns_3d();
+    let base = drag_map[n + c];
+    let depth = hc - ground;
+    if depth <= DRY_DEPTH {
+        return base;
+    }
+    var sum = vec2<f32>(0.0, 0.0);
+    var wet = 0.0;
+    for (var k = 0u; k < ns.nz; k++) {
+        let share = clamp(hc - (ns.z0 + f32(k) * ns.dz), 0.0, ns.dz);
+        if share > 0.0 && is_fluid(flag[c + k * n]) {
+            let u = 0.5 * (vel_old[uf(i, j, k)] + vel_old[uf(i + 1u, j, k)]);
+            let v = 0.5 * (vel_old[vf(i, j, k)] + vel_old[vf(i, j + 1u, k)]);
+            sum += share * vec2<f32>(u, v);
+            wet += share;
+        }
+    }
+    if wet <= 0.0 {
+        return base;
+    }
+    let mean = sum / wet;
+    return base + ns.g * drag_map[2u * n + c] * sqrt(mean.x * mean.x + mean.y * mean.y)
+        / pow(max(depth, FILM), 4.0 / 3.0);
 }
 
 // ---- momentum: twin of `momentum` ----

@@ -63,7 +63,8 @@ struct NsUniforms {
     bodies: u32,
     // physics.damping as a drag on the tentative velocities, 1/s (0 without).
     drag: f32,
-    _pad0: u32,
+    // 1: Manning's friction: `columns` sets each column's drag (`manning_rate`); drag < 0.
+    manning: u32,
     _pad1: u32,
     _pad2: u32,
 }
