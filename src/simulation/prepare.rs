@@ -560,7 +560,9 @@ impl Prepared {
     /// bodies' submerged volume as the height field's does.
     pub(super) fn navier_stokes(scene: &Scene) -> Result<Prepared> {
         let fields = InitialFields::build(scene)?;
-        let probe_cells = probe_cells(scene);
+        // The discharge lines' entries and the gauges' discharges ride after the gauges, as on
+        // the shallow-water model: the layer's probe pass reads each cell's unit discharge.
+        let (probe_cells, sections, gauge_flows) = probe_entries(scene);
         let (mut eta, ground_rel) = fields.relative_f32();
         let (_, substeps) = plan_substeps(scene, deepest(&eta, &ground_rel))?;
         let params = Params::new(scene, substeps, probe_cells.len() as u32);
@@ -594,6 +596,8 @@ impl Prepared {
             params,
             patches,
             soil_law: soil.planes,
+            sections,
+            gauge_flows,
             ..prepared
         })
     }
@@ -667,7 +671,7 @@ impl Prepared {
 }
 
 /// The probe entries of a model whose probe pass reads unit discharges (the shallow-water model,
-/// the pipes): the gauges, then the discharge lines' pieces, then under `[output] gauges` each
+/// the pipes, the Navier-Stokes layer): the gauges, then the discharge lines' pieces, then under `[output] gauges` each
 /// gauge's two unit discharges (for its velocity); with the sections and that last count.
 fn probe_entries(scene: &Scene) -> (Vec<u32>, crate::engine::sections::Sections, usize) {
     let sections = crate::engine::sections::Sections::of(scene);

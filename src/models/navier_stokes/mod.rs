@@ -67,6 +67,7 @@ impl Model for NavierStokes {
             Edits,
             Queries,
             Probes,
+            Sections,
             Checkpoints,
             FastCpu,
         ]

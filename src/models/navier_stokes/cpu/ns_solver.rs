@@ -304,7 +304,14 @@ impl Solver for CpuNs {
                             .expect("the schedule has body passes only with bodies");
                         b.run(pass, &self.params, &self.state, &mut self.surface, &mut history);
                     }
-                    Pass::Probe => probes.extend(self.probe_cells.iter().map(|&c| self.surface.h[c as usize])),
+                    Pass::Probe => probes.extend(self.probe_cells.iter().map(|&e| {
+                        crate::models::navier_stokes::cpu::ns_surface::probe(
+                            &self.params,
+                            &self.state,
+                            &self.surface,
+                            e,
+                        )
+                    })),
                     Pass::SwFeed => {
                         let feed = self.feed.as_mut().expect("the schedule feeds only with feeds");
                         let f = &mut self.surface;

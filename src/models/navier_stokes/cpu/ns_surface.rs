@@ -86,6 +86,31 @@ fn face_flux(p: &NsParams, s: &NsState, f: &Surface, along_x: bool, fi: usize, f
     carried
 }
 
+/// Twin of `probe` (ns_surface.wgsl): what probe entry `entry` reads (probe_entry.wgsl): its
+/// cell's surface, or its unit discharge along x or y (`unit_discharge`).
+pub fn probe(p: &NsParams, s: &NsState, f: &Surface, entry: u32) -> f32 {
+    use crate::engine::sections::{CELL_MASK, KIND_SHIFT, QX, QY};
+    let c = (entry & CELL_MASK) as usize;
+    match entry >> KIND_SHIFT {
+        kind @ (QX | QY) => unit_discharge(p, s, f, kind == QX, c),
+        _ => f.h[c],
+    }
+}
+
+/// Twin of `unit_discharge`: cell c's unit discharge along x (`along_x`) or y, m²/s: the mean of
+/// what its two faces on that axis carry now (`face_flux` under the current velocities and
+/// surface, each face's forwards less backwards), before the limiter (which only trims a cell's
+/// last film within a substep). A discharge line sums these (`engine::sections`).
+pub fn unit_discharge(p: &NsParams, s: &NsState, f: &Surface, along_x: bool, c: usize) -> f32 {
+    let (fi, fj) = (c % f.nx, c / f.nx);
+    let near = face_flux(p, s, f, along_x, fi, fj);
+    let far = match along_x {
+        true => face_flux(p, s, f, true, fi + 1, fj),
+        false => face_flux(p, s, f, false, fi, fj + 1),
+    };
+    0.5 * ((near[0] - near[1]) + (far[0] - far[1]))
+}
+
 /// The four faces of cell c: (west, east, south, north), each [forwards, backwards].
 fn around(f: &Surface, faces: &[[f32; 4]], c: usize) -> [[f32; 2]; 4] {
     let (fi, fj) = (c % f.nx, c / f.nx);

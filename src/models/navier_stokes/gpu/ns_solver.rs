@@ -339,7 +339,7 @@ impl GpuNs {
                                 .expect("the schedule has body passes only with bodies");
                             bodies.record(&mut pass, p, &self.grid, self.level, step * self.slot_stride);
                         }
-                        Pass::Probe => self.surface.probe(&mut pass, step * self.slot_stride),
+                        Pass::Probe => self.surface.probe(&mut pass, step * self.slot_stride, self.level),
                         Pass::SwFeed => {
                             let feed = self.feed.as_ref().expect("the schedule feeds only with feeds");
                             feed.record(&mut pass, step, step * self.slot_stride);

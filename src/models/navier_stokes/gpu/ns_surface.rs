@@ -102,12 +102,13 @@ impl NsSurface {
         }
     }
 
-    /// Records the probes' surfaces into history row `step` (its slot's dynamic offset).
-    pub fn probe(&self, pass: &mut wgpu::ComputePass, slot_offset: u32) {
+    /// Records what the probes read (surfaces, unit discharges under velocity level `level`, the
+    /// current one) into history row `step` (its slot's dynamic offset).
+    pub fn probe(&self, pass: &mut wgpu::ComputePass, slot_offset: u32, level: usize) {
         if self.n_probes == 0 {
             return;
         }
-        self.bind(pass, 0);
+        self.bind(pass, level);
         pass.set_pipeline(&self.probe);
         pass.set_bind_group(2, &self.probes, &[]);
         pass.set_bind_group(3, &self.slot, &[slot_offset]);

@@ -1,10 +1,12 @@
 #import ns_common
 #import slot
 #import cover
+#import probe_entry
 // The Navier-Stokes layer's height field (seed 003, §4.3) at its own resolution: moved by the 3D
 // grid's velocities in flux form (`flux`, `limit`, `apply`: eq. 11 as ∂h/∂t = −∇·∫u dz, no cell
 // giving more than it holds), the global volume correction (`volume_strips`, `volume_fold`,
-// `volume_apply`) and the probes. Twin: src/cpu/ns_surface.rs, function for function.
+// `volume_apply`) and the probes (a gauge's surface, or a unit discharge for a discharge line or
+// a gauge's velocity). Twin: src/cpu/ns_surface.rs, function for function.
 
 // The surface and the ground per height-field cell, m.
 @group(0) @binding(1) var<storage, read_write> h: array<f32>;
@@ -312,5 +314,28 @@ fn probe(@builtin(global_invocation_id) gid: vec3<u32>) {
     if q >= ns.n_probes {
         return;
     }
-    history[slot.index * ns.n_probes + q] = h[probe_cells[q]];
+    let entry = probe_cells[q];
+    let c = probe_cell(entry);
+    let kind = probe_kind(entry);
+    var value = h[c];
+    if kind == PROBE_QX || kind == PROBE_QY {
+        value = unit_discharge(kind == PROBE_QX, c);
+    }
+    history[slot.index * ns.n_probes + q] = value;
+}
+
+// Twin of `unit_discharge`: cell c's unit discharge along x (`along_x`) or y, m²/s: the mean of
+// what its two faces on that axis carry now (`face_flux`, each face's forwards less backwards),
+// under the current velocities and surface, before the limiter.
+fn unit_discharge(along_x: bool, c: u32) -> f32 {
+    let fi = c % ns.fnx;
+    let fj = c / ns.fnx;
+    let near = face_flux(along_x, fi, fj);
+    var far: vec2<f32>;
+    if along_x {
+        far = face_flux(true, fi + 1u, fj);
+    } else {
+        far = face_flux(false, fi, fj + 1u);
+    }
+    return 0.5 * ((near.x - near.y) + (far.x - far.y));
 }
