@@ -388,8 +388,12 @@ pub fn line_rates(c: [Cell; 5], p: &SwParams) -> [f32; 3] {
     let (_, west_of_w) = reconstruct(c[0], c[1], c[2], p);
     let (w, e) = reconstruct(c[1], c[2], c[3], p);
     let (east_of_e, _) = reconstruct(c[2], c[3], c[4], p);
-    let fw = flux(west_of_w, w, p.g);
-    let fe = flux(e, east_of_e, p.g);
+    cell_rates(flux(west_of_w, w, p.g), flux(e, east_of_e, p.g), (w, e), p)
+}
+
+/// What a cell gains per second along one axis from its west and east faces' fluxes `fw`, `fe`
+/// and its own reconstructed faces `(w, e)`: surface, normal and tangential discharge.
+pub fn cell_rates(fw: Flux, fe: Flux, (w, e): (Side, Side), p: &SwParams) -> [f32; 3] {
     let surface = 0.5 * p.g * (w.h + e.h) * (e.eta - w.eta);
     [
         -(fe.mass - fw.mass) * p.inv_dx,
@@ -409,6 +413,12 @@ pub fn rates(p: &SwParams, sides: &Sides, ground: &[f32], s: &SwState, i: u32, j
         std::array::from_fn(|k| at_y(p, sides, ground, s, i, j + k as i32 - 2)),
         p,
     );
+    both_axes(x, y)
+}
+
+/// A cell's rates from its x sweep's and its y sweep's (each surface, normal, tangential): the
+/// surface's, then qx's (x's normal, y's tangential), then qy's.
+pub fn both_axes(x: [f32; 3], y: [f32; 3]) -> [f32; 3] {
     [x[0] + y[0], x[1] + y[2], x[2] + y[1]]
 }
 
@@ -477,14 +487,13 @@ pub fn owed_paid(eta: f32, owed: f32, b: f32) -> (f32, f32) {
 /// rounding owed (U2 takes ½·U1), as (eta, qx, qy, carry); and the cell's Courant number.
 pub fn stage_one_cell(p: &SwParams, sides: &Sides, ground: &[f32], u0: &SwState, c: usize) -> ([f32; 4], f32) {
     let (i, j) = ((c % p.nx as usize) as u32, (c / p.nx as usize) as u32);
+    stage_one_at(p, ground, u0, c, rates(p, sides, ground, u0, i, j))
+}
+
+/// `stage_one_cell` with the cell's `rate` (`rates` of U0) given.
+pub fn stage_one_at(p: &SwParams, ground: &[f32], u0: &SwState, c: usize, rate: [f32; 3]) -> ([f32; 4], f32) {
     let here = [u0.eta[c], u0.qx[c], u0.qy[c]];
-    let (out, lost) = euler(
-        p,
-        ground[c],
-        friction_of(p, ground, c),
-        here,
-        rates(p, sides, ground, u0, i, j),
-    );
+    let (out, lost) = euler(p, ground[c], friction_of(p, ground, c), here, rate);
     (
         [out[0], out[1], out[2], u0.carry[c] + 0.5 * lost],
         courant(p, here[0], ground[c], here[1], here[2]),
@@ -506,14 +515,20 @@ pub fn stage_two_cell(
     c: usize,
 ) -> ([f32; 4], f32) {
     let (i, j) = ((c % p.nx as usize) as u32, (c / p.nx as usize) as u32);
+    stage_two_at(p, ground, u0, u1, c, rates(p, sides, ground, u1, i, j))
+}
+
+/// `stage_two_cell` with the cell's `rate` (`rates` of U1) given.
+pub fn stage_two_at(
+    p: &SwParams,
+    ground: &[f32],
+    u0: &SwState,
+    u1: &SwState,
+    c: usize,
+    rate: [f32; 3],
+) -> ([f32; 4], f32) {
     let one = [u1.eta[c], u1.qx[c], u1.qy[c]];
-    let (v, lost) = euler(
-        p,
-        ground[c],
-        friction_of(p, ground, c),
-        one,
-        rates(p, sides, ground, u1, i, j),
-    );
+    let (v, lost) = euler(p, ground[c], friction_of(p, ground, c), one, rate);
     let (pair, pair_lost) = two_sum(u0.eta[c], v[0]);
     let owed = u1.carry[c] + 0.5 * (lost + pair_lost);
     let (eta, carry) = owed_paid(0.5 * pair, owed, ground[c]);
