@@ -35,6 +35,17 @@ fn rows(scene: &Scene, backend: Backend, steps: u64) -> Vec<Vec<f64>> {
     sim.take_section_rows()
 }
 
+/// The water (m³) a dam-break channel of `nx` 5 cm cells a row holds from column `dam` east: what
+/// crossed a line at the dam.
+fn water_east_of(sim: &mut shoal::Simulation, nx: usize, dam: usize) -> f64 {
+    let surface = sim.surface().unwrap();
+    let ground = sim.ground();
+    (0..surface.len())
+        .filter(|c| c % nx >= dam)
+        .map(|c| (surface[c] - ground[c]).max(0.0) * 0.05 * 0.05)
+        .sum()
+}
+
 /// Ritter's unit discharge at x metres past the dam at t seconds (h0 = 1 m).
 fn ritter_q(x: f64, t: f64) -> f64 {
     let c0 = G.sqrt();
@@ -314,12 +325,7 @@ fn the_pipes_discharge_through_the_dam_line_is_the_water_east_of_it() {
     let mut sim = simulation(&scene, Backend::Reference);
     sim.step(steps).unwrap();
     let crossed: f64 = sim.take_section_rows().iter().map(|r| r[0] * 0.005).sum();
-    let surface = sim.surface().unwrap();
-    let ground = sim.ground();
-    let east: f64 = (0..surface.len())
-        .filter(|c| c % 400 >= 200)
-        .map(|c| (surface[c] - ground[c]).max(0.0) * 0.05 * 0.05)
-        .sum();
+    let east = water_east_of(&mut sim, 400, 200);
     let gauges = sim.take_gauge_rows();
     let [_, depth, u, v] = gauges.last().unwrap()[0];
     eprintln!("pipes: crossed the dam line {crossed:.6e} m³, east of it {east:.6e} m³; gauge depth {depth:.4} m, u {u:.4}, v {v:.2e} m/s");
@@ -384,12 +390,7 @@ fn the_layers_discharge_through_the_dam_line_is_the_water_east_of_it_and_ritters
     let run_of = |backend| {
         let mut sim = simulation(&scene, backend);
         sim.step(steps).unwrap();
-        let surface = sim.surface().unwrap();
-        let ground = sim.ground();
-        let east: f64 = (0..surface.len())
-            .filter(|c| c % nx >= 40)
-            .map(|c| (surface[c] - ground[c]).max(0.0) * 0.05 * 0.05)
-            .sum();
+        let east = water_east_of(&mut sim, nx, 40);
         (sim.take_section_rows(), sim.take_gauge_rows(), east)
     };
     let (twin, gauges, east) = run_of(Backend::Reference);

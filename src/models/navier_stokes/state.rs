@@ -343,29 +343,9 @@ pub const DRY: f32 = 1e-4;
 /// by the water each cell holds up to the column's surface (the mean of the water tops over it,
 /// as the layer sets its flags), the column's value on each of its cells.
 pub fn depth_averaged(p: &NsParams, s: &NsState, surface: &Surface) -> Vec<[f32; 2]> {
-    let fields = layer_fields(p, s);
     let tops: Vec<f32> = (0..surface.h.len()).map(|c| surface.water_top(c)).collect();
     let top = surface.coarse_mean(&tops);
-    let column: Vec<[f32; 2]> = (0..p.columns())
-        .map(|c| {
-            let (mut sum, mut wet) = ([0.0f32; 2], 0.0f32);
-            for k in 0..p.nz {
-                let at = c + k * p.columns();
-                let bottom = p.z0 + k as f32 * p.dz;
-                let share = (top[c] - bottom).clamp(0.0, p.dz);
-                if fluid(s.flag[at]) && share > 0.0 {
-                    let [u, v, _] = fields.velocity[at];
-                    sum = [sum[0] + share * u, sum[1] + share * v];
-                    wet += share;
-                }
-            }
-            if wet > 0.0 {
-                [sum[0] / wet, sum[1] / wet]
-            } else {
-                [0.0; 2]
-            }
-        })
-        .collect();
+    let column: Vec<[f32; 2]> = (0..p.columns()).map(|c| column_velocity(p, s, c, top[c])).collect();
     let cz = surface.coarsen;
     (0..surface.h.len())
         .map(|c| {
@@ -376,6 +356,29 @@ pub fn depth_averaged(p: &NsParams, s: &NsState, surface: &Surface) -> Vec<[f32;
             }
         })
         .collect()
+}
+
+/// Column c's depth-averaged velocity (u, v), m/s, under its water `top` (relative): each fluid
+/// cell's centred velocity (the mean of its two faces, as `layer_fields` gives it) weighted by the
+/// water it holds up to `top`; 0 where none. `depth_averaged` and Manning's drag
+/// (`navier_stokes::manning_rate`, WGSL twin in `navier_stokes.wgsl`) read the flow alike.
+pub fn column_velocity(p: &NsParams, s: &NsState, c: usize, top: f32) -> [f32; 2] {
+    let (i, j) = (c % p.nx, c / p.nx);
+    let (mut sum, mut wet) = ([0.0f32; 2], 0.0f32);
+    for k in 0..p.nz {
+        let share = (top - (p.z0 + k as f32 * p.dz)).clamp(0.0, p.dz);
+        if fluid(s.flag[c + k * p.columns()]) && share > 0.0 {
+            let u = 0.5 * (s.u[p.uf(i, j, k)] + s.u[p.uf(i + 1, j, k)]);
+            let v = 0.5 * (s.v[p.vf(i, j, k)] + s.v[p.vf(i, j + 1, k)]);
+            sum = [sum[0] + share * u, sum[1] + share * v];
+            wet += share;
+        }
+    }
+    if wet > 0.0 {
+        [sum[0] / wet, sum[1] / wet]
+    } else {
+        [0.0; 2]
+    }
 }
 
 /// The slots that hold spray or foam, in slot order (what `read_particles` gives).

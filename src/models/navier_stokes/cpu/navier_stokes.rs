@@ -608,9 +608,8 @@ pub fn columns(p: &NsParams, s: &mut NsState, f: &Surface, forcing: &Substep) {
 }
 
 /// Twin of `manning_rate`: column c's drag under Manning's friction, 1/s, its damping's plus
-/// g·n²·|U|/d^(4/3): U its depth-averaged velocity (each fluid cell's centred velocity, of the
-/// faces the substep starts from, weighted by the water it holds under the column's surface, as
-/// `state::depth_averaged` reads it), d its depth, at least the shallow-water model's film. The
+/// g·n²·|U|/d^(4/3): U its depth-averaged velocity of the faces the substep starts from under the
+/// column's surface (`state::column_velocity`, as the `u_`/`v_` outputs read it), d its depth, at least the shallow-water model's film. The
 /// drag divides each tentative velocity of the column by 1 + dt·drag (`dragged`, a face the mean
 /// of its two columns'), the same factor at every height, so the column's mean flow decays as
 /// the depth-averaged law says (dU/dt = −g·n²·|U|·U/d^(4/3)), implicitly: stable at any n and
@@ -623,21 +622,7 @@ pub fn manning_rate(p: &NsParams, s: &NsState, c: usize) -> f32 {
     if depth <= crate::models::navier_stokes::state::DRY {
         return base;
     }
-    let (i, j) = (c % p.nx, c / p.nx);
-    let (mut sum, mut wet) = ([0.0f32; 2], 0.0f32);
-    for k in 0..p.nz {
-        let share = (s.h[c] - (p.z0 + k as f32 * p.dz)).clamp(0.0, p.dz);
-        if share > 0.0 && matches!(s.flag[c + k * n], FULL | SURFACE) {
-            let u = 0.5 * (s.u[p.uf(i, j, k)] + s.u[p.uf(i + 1, j, k)]);
-            let v = 0.5 * (s.v[p.vf(i, j, k)] + s.v[p.vf(i, j + 1, k)]);
-            sum = [sum[0] + share * u, sum[1] + share * v];
-            wet += share;
-        }
-    }
-    if wet <= 0.0 {
-        return base;
-    }
-    let (u, v) = (sum[0] / wet, sum[1] / wet);
+    let [u, v] = crate::models::navier_stokes::state::column_velocity(p, s, c, s.h[c]);
     let film = crate::models::shallow_water::setup::FILM;
     base + p.g * s.drag[2 * n + c] * (u * u + v * v).sqrt() / depth.max(film).powf(4.0 / 3.0)
 }
