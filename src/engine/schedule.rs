@@ -203,6 +203,8 @@ pub struct Schedule {
     /// The scene feeds its water step by step (`feeds::Feeds::any`): the volume pass drops it
     /// after the correction (the pipes' `pipe_rain`, the shallow-water model's `sw_feed`).
     pub rain: bool,
+    /// The probe pass reads discharge lines' flows (`[[output.section]]`), not heights alone.
+    pub flows: bool,
 }
 
 impl Schedule {
@@ -290,7 +292,13 @@ impl Schedule {
             substep: model.substep(params),
             after,
             rain,
+            flows: false,
         }
+    }
+
+    /// This schedule with the probe pass reading discharge lines' flows where `flows`.
+    pub fn reading_flows(self, flows: bool) -> Schedule {
+        Schedule { flows, ..self }
     }
 
     /// Whether the GPU fuses the volume correction into the explicit step: the step sums the
@@ -307,6 +315,8 @@ impl Schedule {
             && p.correct == crate::engine::params::CORRECT_TARGET
             && crate::engine::params::is_plain(p)
             && !self.rain
+            // close.wgsl records the probes' heights alone.
+            && !self.flows
             && self.after
                 == [Pass::Reduce, Pass::Volume]
                     .into_iter()
@@ -407,6 +417,8 @@ mod tests {
         assert!(fuses(explicit, &Params { n_probes: 0, ..closed }, false));
         // Anything else that reads or writes the level between steps keeps the passes apart.
         assert!(!fuses(explicit, &closed, true));
+        let reading_flows = Schedule::new(explicit, &closed, false).reading_flows(true);
+        assert!(!reading_flows.fuses_correction(&closed));
         assert!(!fuses(ModelRun::HeightField(Method::Adi), &closed, false));
         for other in [
             Params { sources: 1, ..closed },

@@ -25,6 +25,11 @@ pub fn entry(cell: u32, kind: u32) -> u32 {
     cell | (kind << KIND_SHIFT)
 }
 
+/// Whether any of a probe pass's `entries` reads a unit discharge.
+pub fn reads_flows(entries: &[u32]) -> bool {
+    entries.iter().any(|&e| e >> KIND_SHIFT != 0)
+}
+
 /// Every section's probe entries and their weights (m), in file order.
 #[derive(Clone, Debug, Default)]
 pub struct Sections {

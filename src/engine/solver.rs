@@ -459,6 +459,7 @@ impl<'a> Setup<'a> {
     pub fn schedule(&self) -> crate::engine::schedule::Schedule {
         use crate::engine::schedule::{ModelRun, Schedule};
         Schedule::new(ModelRun::HeightField(self.method), &self.params, self.rain)
+            .reading_flows(crate::engine::sections::reads_flows(self.probe_cells))
     }
 }
 

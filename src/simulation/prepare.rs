@@ -193,6 +193,7 @@ pub(super) fn schedule(scene: &Scene, p: &Params) -> Schedule {
         p,
         crate::engine::feeds::staged(scene) || sw_sources || pipe_rivers,
     )
+    .reading_flows(!scene.output.sections.is_empty())
 }
 
 /// A scene's fields and uniforms, checked, before any backend exists.
@@ -399,7 +400,11 @@ impl Prepared {
         }
         let fields = InitialFields::build(scene)?;
         let (eta, ground_rel) = fields.relative_f32();
-        let probe_cells = probe_cells(scene);
+        // The discharge lines' pieces follow the gauges; the model has no velocity for the
+        // gauges' own u and v.
+        let sections = crate::engine::sections::Sections::of(scene);
+        let mut probe_cells = probe_cells(scene);
+        probe_cells.extend(&sections.entries);
 
         let max_depth = deepest(&eta, &ground_rel);
         let (needed, substeps) = plan_substeps(scene, max_depth)?;
@@ -437,9 +442,10 @@ impl Prepared {
         let patches = pressure_patches(scene, &mut params);
         // A shoreline: both solvers keep each face's flux memory, so a face that dries forgets
         // its flow on both sides (cpu::explicit::Memory), and its limited faces never take more
-        // than a cell holds. Where no cell can dry it costs 16 B per cell per step for nothing:
-        // left off.
-        if can_dry(scene, &eta, &ground_rel) {
+        // than a cell holds. A discharge line reads its flow from that memory (probe.wgsl).
+        // Otherwise it costs 16 B per cell per step for nothing: left off. (Where every cell
+        // stays wet the step with it is the step without it, bit for bit: tests/suite/sections.rs.)
+        if can_dry(scene, &eta, &ground_rel) || !sections.is_empty() {
             params.faces = 1;
         }
         Ok(Prepared {
@@ -460,7 +466,7 @@ impl Prepared {
             columns: None,
             layer: None,
             shallow: None,
-            sections: Default::default(),
+            sections,
             gauge_flows: 0,
             soil_law: soil.planes,
         })

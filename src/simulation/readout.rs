@@ -52,7 +52,9 @@ impl Simulation {
 
     /// Each section's discharge now, from the depth-averaged velocity and the depth under
     /// `surface` (q = d·u: the state's discharges where the model keeps them; the rows
-    /// [`Simulation::take_section_rows`] gives read those). Empty without sections.
+    /// [`Simulation::take_section_rows`] gives read those), zero on the height field, which has
+    /// no velocity (its rows read the faces' flux memory: water starts at rest). Empty without
+    /// sections.
     pub fn section_discharges(&mut self, surface: &[f64]) -> Result<Vec<f64>> {
         if self.sections.is_empty() {
             return Ok(Vec::new());

@@ -152,8 +152,10 @@ impl Simulation {
                 );
             }
             if !self.sections.is_empty() {
+                let unit = self.section_unit();
+                let discharges = self.sections.discharges(&row[gauges..gauges + lines]);
                 self.section_rows
-                    .push(self.sections.discharges(&row[gauges..gauges + lines]));
+                    .push(discharges.into_iter().map(|q| q * unit).collect());
             }
             if self.scene.output.gauges {
                 let flows = &row[gauges + lines..];
@@ -165,6 +167,17 @@ impl Simulation {
                     .collect();
                 self.gauge_rows.push(gauge_row);
             }
+        }
+    }
+
+    /// What one unit of a discharge line's probe values is in m²/s: 1, but on the height field,
+    /// whose probe pass reads the faces' memory in metres of height a face moved in a substep
+    /// (probe.wgsl), dx / dt_sub: a face dx wide moving m metres of a dx² cell in dt_sub carries
+    /// m·dx/dt_sub m²/s.
+    fn section_unit(&self) -> f64 {
+        match self.scene.physics.model {
+            crate::scene::WaterModel::HeightField => self.scene.grid.dx * self.substeps as f64 / self.scene.time.dt,
+            _ => 1.0,
         }
     }
 

@@ -277,17 +277,20 @@ impl CpuSolver {
         }
     }
 
-    /// The probes' heights after this step (through the deferred correction where there is one).
+    /// The probes' heights after this step (through the deferred correction where there is one),
+    /// and the discharge lines' flows.
     fn probe(&mut self, chunk: &mut Chunk) {
+        let (p, eta, vel) = (&self.params, &self.eta[self.current], &self.vel[self.current]);
+        let faces = &self.faces[self.current];
         match &self.deferred {
-            Some(volume) => {
-                let (p, eta, vel) = (&self.params, &self.eta[self.current], &self.vel[self.current]);
-                chunk.probes.extend(self.probe_cells.iter().map(|&c| {
-                    let c = c as usize;
-                    volume::apply_plain(p, volume, self.ground[c], eta[c], vel[c], self.carry[c]).0
-                }));
-            }
-            None => probe::record(&self.probe_cells, &self.eta[self.current], &mut chunk.probes),
+            Some(volume) => probe::record(
+                p,
+                &self.probe_cells,
+                |c| volume::apply_plain(p, volume, self.ground[c], eta[c], vel[c], self.carry[c]).0,
+                faces,
+                &mut chunk.probes,
+            ),
+            None => probe::record(p, &self.probe_cells, |c| eta[c], faces, &mut chunk.probes),
         }
     }
 

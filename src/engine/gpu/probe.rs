@@ -1,4 +1,5 @@
-//! The probe pass (`wgsl/probe.wgsl`): eta at the probe cells into a per-step history buffer.
+//! The probe pass (`wgsl/probe.wgsl`): eta at the probe cells, and the discharge lines' flows
+//! from the faces' memory, into a per-step history buffer.
 
 use crate::engine::gpu::state::GpuState;
 
@@ -31,14 +32,14 @@ impl Probe {
                 &[&state.params, &state.probe_cells, &state.probe_history],
             ),
             levels: [
-                bind_group(device, "probe level 0", &level_layout, &[&state.eta[0]]),
-                bind_group(device, "probe level 1", &level_layout, &[&state.eta[1]]),
+                bind_group(device, "probe level 0", &level_layout, &[&state.eta[0], &state.vel[0]]),
+                bind_group(device, "probe level 1", &level_layout, &[&state.eta[1], &state.vel[1]]),
             ],
             slot: slot_bind_group(device, &slot_layout, &state.slots),
         }
     }
 
-    /// Records the probe values of the current level into history row `slot_offset / stride`.
+    /// Records the probe entries of the current level into history row `slot_offset / stride`.
     pub fn record(&self, pass: &mut wgpu::ComputePass, state: &GpuState, slot_offset: u32) {
         if state.n_probes == 0 {
             return;

@@ -53,6 +53,7 @@ impl Model for HeightField {
             Embedding,
             Browser,
             Probes,
+            Sections,
             Checkpoints,
             FastCpu,
         ]
