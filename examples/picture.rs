@@ -28,5 +28,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let palette = shoal::io::picture::Palette::new(&h, &ground);
     let img = shoal::io::picture::render(&h, &ground, &[], nx, ny, scene.grid.dx, &palette);
     shoal::io::picture::write_png(&PathBuf::from(png), &img)?;
+    println!("wrote {png}: step {step} of {}, {nx} × {ny} pixels", out.display());
     Ok(())
 }

@@ -1518,6 +1518,58 @@ impl Default for Output {
     }
 }
 
+/// serde's words for what a key expected, in a scene writer's: `expected u32` is "a whole number
+/// from 0 to 4294967295", `expected f64` "a number", a sequence an array, a map or `struct
+/// Grid` a table.
+fn plain_words(message: &str) -> String {
+    const WORDS: [(&str, &str); 14] = [
+        ("expected u8", "expected a whole number from 0 to 255"),
+        ("expected u16", "expected a whole number from 0 to 65535"),
+        ("expected u32", "expected a whole number from 0 to 4294967295"),
+        ("expected u64", "expected a whole number, 0 or more"),
+        ("expected usize", "expected a whole number, 0 or more"),
+        ("expected i32", "expected a whole number"),
+        ("expected i64", "expected a whole number"),
+        ("expected f32", "expected a number"),
+        ("expected f64", "expected a number"),
+        ("expected a sequence", "expected an array"),
+        ("expected a map", "expected a table"),
+        ("expected a borrowed string", "expected a string"),
+        ("invalid type: sequence", "invalid type: array"),
+        ("invalid type: map", "invalid type: table"),
+    ];
+    let mut out = WORDS
+        .iter()
+        .fold(message.to_string(), |m, (rust, plain)| replace_word(&m, rust, plain));
+    // `expected struct Grid`: a table.
+    while let Some(at) = out.find("expected struct ") {
+        let end = out[at + 16..]
+            .find(|c: char| !c.is_alphanumeric() && c != '_')
+            .map_or(out.len(), |k| at + 16 + k);
+        out.replace_range(at..end, "expected a table");
+    }
+    out
+}
+
+/// `text` with each `word` that does not run on into a longer word (`u32` but not `u320`)
+/// replaced by `by`.
+fn replace_word(text: &str, word: &str, by: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(word) {
+        let after = &rest[at + word.len()..];
+        out.push_str(&rest[..at]);
+        if after.starts_with(|c: char| c.is_alphanumeric() || c == '_') {
+            out.push_str(word);
+        } else {
+            out.push_str(by);
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
 impl Scene {
     /// Whether the scene feeds its water: a `[[source]]` with a rate or a held height, a
     /// hydrograph, `[rain]` or `[rainfall]` (a model without per-step feeds refuses them).
@@ -1546,7 +1598,7 @@ impl Scene {
     /// Parses and validates scene text. `origin` names it in errors; `base_dir` anchors relative paths.
     pub fn parse(text: &str, origin: &Path, base_dir: &Path) -> Result<Scene> {
         let mut scene: Scene = toml::from_str(text).map_err(|e| {
-            let message = e.message().trim().to_string();
+            let message = plain_words(e.message().trim());
             // A table the scene lacks is reported against the whole document (offset 0), where
             // the first key would take the blame: name the table instead, at no line.
             if e.span().is_some_and(|s| s.start == 0) && message.starts_with("missing field") {

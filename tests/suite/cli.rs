@@ -362,13 +362,13 @@ fn without_backend_a_run_takes_the_cpu_where_the_only_adapter_is_a_software_rast
     assert!(ok, "{err}");
     let chosen = info
         .lines()
-        .find(|l| l.starts_with("a run without --backend takes:"))
+        .find(|l| l.starts_with("a run without --backend takes --backend "))
         .expect(&info);
     let dir = tempfile::tempdir().unwrap();
     let (ok, _, err) = shoal(&["run", "--steps", "2", "--out", "out"], dir.path());
     assert!(ok, "{err}");
     if chosen.contains("software rasteriser") {
-        assert!(chosen.contains("Cpu"), "{chosen}");
+        assert!(chosen.contains("takes --backend cpu ("), "{chosen}");
         assert!(
             err.contains("note: the only GPU adapter is a software rasteriser"),
             "{err}"

@@ -265,7 +265,20 @@ fn type_errors_and_duplicate_keys_name_the_key() {
         ),
         (
             "[grid]\nnx = 4\nny = 2\ndx = 1.0\n[time]\ndt = 0.1\nsteps = -5\n",
-            "time.steps: invalid value",
+            "time.steps: invalid value: integer `-5`, expected a whole number, 0 or more",
+        ),
+        // In a scene writer's words, not Rust's (`expected u32`, `expected f64`).
+        (
+            "[grid]\nnx = 10.5\nny = 2\ndx = 1.0\n[time]\ndt = 0.1\n",
+            "grid.nx: invalid type: floating point `10.5`, expected a whole number from 0 to 4294967295",
+        ),
+        (
+            "[grid]\nnx = 4\nny = 2\ndx = \"a\"\n[time]\ndt = 0.1\n",
+            "grid.dx: invalid type: string \"a\", expected a number",
+        ),
+        (
+            "[grid]\nnx = 4\nny = 2\ndx = 1.0\n[time]\ndt = 0.1\n[physics]\nmanning = [1.0]\n",
+            "physics.manning: invalid type: array, expected a number",
         ),
         (
             "[grid]\nnx = 4\nny = 2\ndx = 1.0\n[time]\ndt = 0.1\n[[rain]]\nrate = 1.0\n",

@@ -83,7 +83,7 @@ struct RunArgs {
     #[arg(long)]
     exr: bool,
     /// Write u_NNNNNN.npy and v_NNNNNN.npy at each output step: the depth-averaged velocity
-    /// (m/s, 0 in dry cells), on models with a velocity (shallow-water).
+    /// (m/s, 0 in dry cells), on models with a velocity (shallow-water, pipes, Navier-Stokes layer).
     #[arg(long)]
     velocity: bool,
     /// Write d_NNNNNN.npy at each output step (and d_NNNNNN.tif with --geotiff): the water's
@@ -245,7 +245,12 @@ fn execute(command: Command, threads: Option<u32>) -> shoal::Result<()> {
                 Err(e) => println!("no GPU adapter: {e}"),
             }
             let (backend, why) = shoal::choose_backend();
-            println!("a run without --backend takes: {backend:?} ({why})");
+            let name = match backend {
+                shoal::Backend::Gpu => "--backend gpu",
+                shoal::Backend::Cpu => "--backend cpu",
+                shoal::Backend::Reference => "--backend reference",
+            };
+            println!("a run without --backend takes {name} ({why})");
             Ok(())
         }
         Command::Validate { scene } => {
