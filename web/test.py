@@ -34,11 +34,11 @@ VOLUME_TOLERANCE = 1e-6
 # displaces, which follows the body's place: the GPU's and the CPU's bodies agree to the coupling
 # solve's tolerance, not to rounding (measured: 8e-5 relative on floating_blocks after 60 steps).
 BODY_VOLUME_TOLERANCE = 1e-3
-PRESETS = ["default", "beach", "cube_drop", "floating_blocks", "wake", "open_sea", "run_up_sw"]
+PRESETS = ["default", "beach", "cube_drop", "floating_blocks", "wake", "open_sea", "run_up_sw", "moonlight_cove"]
 # The presets SwiftShader steps at about one a second run fewer steps (60 took a minute each of
 # CI's browser phase); what the test checks (no WebGPU error, the native volume, a picture)
 # shows as well after 20.
-SLOW = {"beach": 20, "run_up_sw": 20}
+SLOW = {"beach": 20, "run_up_sw": 20, "moonlight_cove": 20}
 EXTRA = __import__("os").environ.get("CHROMIUM_FLAGS", "").split()
 
 

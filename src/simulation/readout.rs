@@ -164,6 +164,13 @@ impl Simulation {
             .downcast_mut::<crate::models::pipes::gpu::pipe_solver::GpuPipes>()
     }
 
+    /// The Navier-Stokes layer's GPU backend, for `Water`; None on the CPU or for other models.
+    pub(crate) fn gpu_ns(&mut self) -> Option<&mut crate::models::navier_stokes::gpu::ns_solver::GpuNs> {
+        self.solver
+            .as_any_mut()
+            .downcast_mut::<crate::models::navier_stokes::gpu::ns_solver::GpuNs>()
+    }
+
     /// The shallow-water model's GPU backend, for `Water`; None on the CPU or for other models.
     pub(crate) fn gpu_sw(&mut self) -> Option<&mut crate::models::shallow_water::gpu::sw_solver::GpuSw> {
         self.solver
@@ -253,6 +260,11 @@ impl Simulation {
     /// particles made, ended and refused since the start (None without spray).
     pub fn spray(&self) -> Option<crate::models::pipes::spray::SprayReport> {
         self.books.spray
+    }
+
+    /// The water one spray unit carries, m³; None without spray.
+    pub(crate) fn particle_unit(&self) -> Option<f64> {
+        self.books.particle_unit
     }
 
     /// (particles in flight, the water they carry in m³): (0, 0) for a model without them.

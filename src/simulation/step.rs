@@ -299,11 +299,17 @@ impl Simulation {
         Ok(())
     }
 
-    /// `Water` on the shallow-water model: more substeps from now on when a frame's flow reached
-    /// `courant` past the target, as `check_stability` raises them between a batch run's chunks.
+    /// `Water` on the shallow-water model and the layer: more substeps from now on when a
+    /// frame's flow reached `courant` past the target, as `check_stability` raises them between a
+    /// batch run's chunks.
     pub(crate) fn follow_flow(&mut self, courant: f32) -> Result<()> {
         self.books.flow_courant = courant;
-        let flow = crate::models::shallow_water::setup::flow_substeps(self.substeps, courant);
+        let flow = match self.scene.physics.model {
+            crate::scene::WaterModel::NavierStokes => {
+                crate::models::navier_stokes::setup::flow_substeps(self.substeps, courant)
+            }
+            _ => crate::models::shallow_water::setup::flow_substeps(self.substeps, courant),
+        };
         if flow > self.substeps {
             check_substeps(&self.scene, flow, self.totals.max_depth as f64)?;
             self.set_substeps(flow)?;

@@ -12,7 +12,10 @@ use crate::error::{Error, Result};
 use crate::query::{QueryId, WaterSample};
 use crate::{Scene, Simulation};
 
+mod navier_stokes;
 mod shallow_water;
+mod watch;
+use navier_stokes::NsPart;
 use shallow_water::SwPart;
 
 /// The water model a `Water` runs, with what only it needs.
@@ -24,6 +27,8 @@ enum Model {
     Pipes { ground: wgpu::Buffer, cover: wgpu::Buffer },
     /// The shallow-water model: its edits, velocities, volume books and flow-following substeps.
     ShallowWater(Box<SwPart>),
+    /// The Navier-Stokes layer: its bodies' covers, volume books and flow-following substeps.
+    NavierStokes(Box<NsPart>),
 }
 
 /// What the render-side passes compute.
@@ -125,6 +130,10 @@ impl Water {
                     shallow_water::shallow_water_surface(device, &mut sim, &out, options.max_depth)?;
                 (Model::ShallowWater(Box::new(part)), surface, caustics, false)
             }
+            crate::scene::WaterModel::NavierStokes => {
+                let (part, surface, caustics, bodies) = navier_stokes::layer_surface(device, &mut sim, &out)?;
+                (Model::NavierStokes(Box::new(part)), surface, caustics, bodies)
+            }
             _ => height_field_surface(device, &mut sim, &out, &options)?,
         };
         let look = Look {
@@ -172,6 +181,7 @@ impl Water {
             Model::HeightField { .. } => solver(&mut self.sim).device().clone(),
             Model::Pipes { .. } => self.sim.gpu_pipes().expect("built on the GPU pipes").device().clone(),
             Model::ShallowWater(_) => shallow_water::sw(&mut self.sim).device().clone(),
+            Model::NavierStokes(_) => navier_stokes::ns(&mut self.sim).device().clone(),
         }
     }
 
@@ -243,6 +253,16 @@ impl Water {
                     }
                 }
                 part.record(&mut self.sim, encoder, &edits, self.steps, steps);
+                0
+            }
+            Model::NavierStokes(part) => {
+                let body_writes = std::mem::take(&mut self.body_writes);
+                if let Some((states, _)) = navier_stokes::ns(&mut self.sim).body_buffers() {
+                    for (offset, bytes) in &body_writes {
+                        self.uploads.stage(encoder, states, *offset, bytes);
+                    }
+                }
+                part.record(&mut self.sim, encoder, self.steps, steps);
                 0
             }
         };
@@ -320,6 +340,7 @@ impl Water {
         for (id, points) in std::mem::take(&mut self.queries) {
             let answer = match self.model {
                 Model::ShallowWater(_) => shallow_water::sw(&mut self.sim).record_query(encoder, dx, &points),
+                Model::NavierStokes(_) => navier_stokes::ns(&mut self.sim).record_query(encoder, dx, &points),
                 Model::Pipes { .. } => self
                     .sim
                     .gpu_pipes()
@@ -423,22 +444,29 @@ impl Water {
         match &self.model {
             Model::Pipes { ground, .. } => ground,
             Model::ShallowWater(_) => &shallow_water::sw(&mut self.sim).buffers().ground,
+            Model::NavierStokes(_) => navier_stokes::ns(&mut self.sim).surface_buffers().1,
             Model::HeightField { .. } => &solver(&mut self.sim).state().ground,
         }
     }
 
-    /// The spray's particles (pipes model with `[spray]`): `crate::Particle` (32 B) each,
-    /// position (x, y from the domain's corner, z − ref) at byte 0, units (u32) at 12, velocity
-    /// at 16, age at 28; the first `count` are live. Usage STORAGE | VERTEX | COPY_SRC |
-    /// COPY_DST, so it binds as a per-instance vertex buffer. The same buffer for the life of the
-    /// `Water`; None without spray.
+    /// The spray's particles (`[spray]` on the pipes or the Navier-Stokes layer):
+    /// `crate::Particle` (32 B) each, position (x, y from the domain's corner, z − ref) at byte 0,
+    /// units (u32) at 12, velocity at 16, age at 28. On the pipes the first `count` are live
+    /// (`particle_draw_args`); on the layer every slot is drawn and a shader drops the free ones:
+    /// spray has units > 0, foam units 0 and age > 0 (its seconds left), a free slot neither.
+    /// Usage STORAGE | VERTEX | COPY_SRC | COPY_DST, so it binds as a per-instance vertex
+    /// buffer. The same buffer for the life of the `Water`; None without spray.
     pub fn particles_buffer(&mut self) -> Option<&wgpu::Buffer> {
+        if let Model::NavierStokes(_) = self.model {
+            return navier_stokes::ns(&mut self.sim).particle_slots();
+        }
         self.sim.gpu_pipes()?.particle_buffers().map(|(particles, _)| particles)
     }
 
     /// Indirect draw args for the particles, `[6, count, 0, 0]` (`draw_indirect`: six vertices,
     /// a quad, per live particle), written on the GPU each step: draw the spray with no readback.
-    /// Usage STORAGE | INDIRECT | COPY_SRC | COPY_DST. None without spray.
+    /// Usage STORAGE | INDIRECT | COPY_SRC | COPY_DST. None without spray, and on the layer
+    /// (whose slots are not compacted: draw them all).
     pub fn particle_draw_args(&mut self) -> Option<&wgpu::Buffer> {
         self.sim.gpu_pipes()?.particle_buffers().map(|(_, draw)| draw)
     }
@@ -455,6 +483,9 @@ impl Water {
             }
             Model::ShallowWater(_) => shallow_water::sw(&mut self.sim).body_states(),
             Model::Pipes { .. } => self.sim.gpu_pipes()?.body_states(),
+            Model::NavierStokes(_) => navier_stokes::ns(&mut self.sim)
+                .body_buffers()
+                .map(|(states, _)| states),
         }
     }
 
@@ -465,6 +496,7 @@ impl Water {
         match &self.model {
             Model::Pipes { cover, .. } => cover,
             Model::ShallowWater(part) => &part.cover,
+            Model::NavierStokes(part) => &part.cover,
             Model::HeightField { .. } => &solver(&mut self.sim).state().bodies.cover,
         }
     }
@@ -522,6 +554,9 @@ impl Water {
         if let Model::ShallowWater(_) = self.model {
             return shallow_water::read_level(&mut self.sim);
         }
+        if let Model::NavierStokes(_) = self.model {
+            return navier_stokes::read_level(&mut self.sim);
+        }
         if let Model::Pipes { .. } = self.model {
             let ground = self.sim.ground_relative().to_vec();
             return Ok((self.sim.eta()?, ground));
@@ -547,6 +582,9 @@ impl Water {
     /// scene's sources, drains and rain asked (a drain that ran dry counts as asked).
     pub fn read_volume(&mut self) -> Result<(f64, f64)> {
         if let Model::ShallowWater(part) = &self.model {
+            return part.read_volume(&mut self.sim);
+        }
+        if let Model::NavierStokes(part) = &self.model {
             return part.read_volume(&mut self.sim);
         }
         if let Some((start, per_unit)) = self.sim.unit_books() {
@@ -584,6 +622,9 @@ impl Water {
     pub fn check(&mut self) -> Result<()> {
         let steps = self.steps;
         if let Model::ShallowWater(part) = &mut self.model {
+            return part.check(&mut self.sim, steps);
+        }
+        if let Model::NavierStokes(part) = &mut self.model {
             return part.check(&mut self.sim, steps);
         }
         if let Some(pipes) = self.sim.gpu_pipes() {
@@ -702,14 +743,16 @@ fn check_options(scene: &Scene, options: &WaterOptions) -> Result<()> {
             "WaterOptions::max_depth {depth} must be positive"
         )));
     }
-    // The layer's substeps follow its flow from one submit to the next: `Simulation` owns those.
     crate::models::require(scene.physics.model, crate::models::Feature::Embedding, "Water")?;
-    let pipes = scene.physics.model == crate::scene::WaterModel::Pipes;
-    if pipes && options.max_depth.is_some() {
-        return Err(Error::Embed(
-            "WaterOptions::max_depth plans the height field's substeps: the pipes model has no brush to dig with"
-                .into(),
-        ));
+    let own_substeps = matches!(
+        scene.physics.model,
+        crate::scene::WaterModel::Pipes | crate::scene::WaterModel::NavierStokes
+    );
+    if own_substeps && options.max_depth.is_some() {
+        return Err(Error::Embed(format!(
+            "WaterOptions::max_depth plans the height field's substeps: the {} has no brush to dig with in Water",
+            crate::models::of(scene.physics.model).name()
+        )));
     }
     Ok(())
 }

@@ -20,16 +20,8 @@ pub(super) struct SwPart {
     /// What the scene's sources, drains and rain asked since the build (metres·cells, f64).
     fed: f64,
     /// The books' copy each frame's encoder maps on submit, for the flow's Courant number.
-    watch: wgpu::Buffer,
-    mapped: Mapped,
-    /// The books' copy is mapped or on its way.
-    pending: bool,
-    /// Why the substeps could not follow the flow, reported by `Water::check`.
-    outran: Option<Error>,
+    watch: super::watch::FlowWatch,
 }
-
-/// A map's outcome, set by its callback.
-pub(super) type Mapped = std::sync::Arc<std::sync::Mutex<Option<std::result::Result<(), wgpu::BufferAsyncError>>>>;
 
 /// The shallow-water model's GPU backend (`Water::new` refuses anything else).
 pub(super) fn sw(sim: &mut Simulation) -> &mut GpuSw {
@@ -63,21 +55,13 @@ pub(super) fn shallow_water_surface(
     };
     let (surface, caustics) = super::render_passes(device, source, out);
     let extras = SwWater::new(device, b, nx * ny);
-    let watch = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("sw books watch"),
-        size: b.books.size(),
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
+    let watch = super::watch::FlowWatch::new(device, "sw books watch", b.books.size());
     let part = SwPart {
         extras,
         cover,
         start,
         fed: 0.0,
         watch,
-        mapped: Default::default(),
-        pending: false,
-        outran: None,
     };
     Ok((part, surface, caustics))
 }
@@ -110,13 +94,8 @@ impl SwPart {
         });
         self.extras.record_velocities(&mut pass);
         drop(pass);
-        if steps > 0 && !self.pending {
-            encoder.copy_buffer_to_buffer(&gpu.buffers().books, 0, &self.watch, 0, None);
-            let flag = self.mapped.clone();
-            encoder.map_buffer_on_submit(&self.watch, wgpu::MapMode::Read, .., move |r| {
-                *flag.lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
-            });
-            self.pending = true;
+        if steps > 0 {
+            self.watch.arm(encoder, &gpu.buffers().books);
         }
     }
 
@@ -125,35 +104,8 @@ impl SwPart {
     /// frame or two late, so a flow that outruns the plan by more than the margin between
     /// `SW_TARGET` and `SW_COURANT` in one frame is reported by `check`.
     fn follow_flow(&mut self, sim: &mut Simulation) {
-        if !self.pending {
-            return;
-        }
-        // A non-blocking poll runs the map callbacks that are due.
-        let _ = sw(sim).device().poll(wgpu::PollType::Poll);
-        let state = self.mapped.lock().unwrap_or_else(|e| e.into_inner()).take();
-        let courant = match state {
-            None => return,
-            Some(Err(e)) => {
-                self.outran = Some(Error::Readback(e.to_string()));
-                self.pending = false;
-                return;
-            }
-            Some(Ok(())) => {
-                let bytes = self.watch.slice(..).get_mapped_range().map(|r| r.to_vec());
-                self.watch.unmap();
-                self.pending = false;
-                match bytes {
-                    Ok(bytes) => courant_of(&bytes),
-                    Err(e) => {
-                        self.outran = Some(Error::Readback(e.to_string()));
-                        return;
-                    }
-                }
-            }
-        };
-        if let Err(e) = sim.follow_flow(courant) {
-            self.outran.get_or_insert(e);
-        }
+        let device = sw(sim).device().clone();
+        self.watch.follow(sim, &device, courant_of);
     }
 
     /// The velocity field, (u, v) per cell.
@@ -180,7 +132,7 @@ impl SwPart {
 
     /// Fails if a step went NaN or infinite, or the flow outran the substeps the model can run.
     pub(super) fn check(&mut self, sim: &mut Simulation, steps: u64) -> Result<()> {
-        if let Some(e) = self.outran.take() {
+        if let Some(e) = self.watch.outran() {
             return Err(e);
         }
         let (courant, nonfinite) = sw(sim).read_books()?;

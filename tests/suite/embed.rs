@@ -420,14 +420,21 @@ fn max_depth_plans_the_substeps() {
     };
     let err = Water::new(&device, &queue, &scene, down).err().unwrap();
     assert!(err.to_string().contains("light"), "{err}");
-    // The Navier-Stokes layer is not embeddable yet: a clear error, not a panic.
+    // The Navier-Stokes layer's substeps follow its flow: a depth to plan for is refused by
+    // name, not ignored.
     let layer = crate::common::scene(
         "[grid]\nnx = 8\nny = 8\ndx = 0.1\n[time]\ndt = 0.01\n[physics]\nmodel = \"navier-stokes\"\n[terrain]\nflat = -0.5\n",
     );
-    let err = Water::new(&device, &queue, &layer, WaterOptions::default())
-        .err()
-        .unwrap();
-    assert!(err.to_string().contains("Navier-Stokes"), "{err}");
+    let deep = WaterOptions {
+        max_depth: Some(3.0),
+        ..Default::default()
+    };
+    let err = Water::new(&device, &queue, &layer, deep).err().unwrap();
+    assert!(
+        err.to_string().contains("Navier-Stokes") && err.to_string().contains("max_depth"),
+        "{err}"
+    );
+    assert!(Water::new(&device, &queue, &layer, WaterOptions::default()).is_ok());
 }
 
 /// The scene's rain falls in an embedded run as in a batch run (drops keyed by step, however

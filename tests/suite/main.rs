@@ -32,6 +32,7 @@ mod navier_stokes;
 mod netcdf;
 mod ns_bodies;
 mod ns_edits;
+mod ns_embed;
 mod ns_feeds;
 mod ns_friction;
 mod ns_markers;

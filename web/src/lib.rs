@@ -11,7 +11,7 @@ use wasm_bindgen::prelude::*;
 mod renderer;
 
 /// The preset scenes the page offers: those that read no files (the page has no file system).
-const PRESETS: [(&str, &str); 7] = [
+const PRESETS: [(&str, &str); 8] = [
     ("default", include_str!("../../scenes/default.toml")),
     ("beach", include_str!("../../scenes/beach.toml")),
     ("cube_drop", include_str!("../../scenes/cube_drop.toml")),
@@ -19,6 +19,7 @@ const PRESETS: [(&str, &str); 7] = [
     ("wake", include_str!("../../scenes/wake.toml")),
     ("open_sea", include_str!("../../scenes/open_sea.toml")),
     ("run_up_sw", include_str!("../../scenes/run_up_sw.toml")),
+    ("moonlight_cove", include_str!("../../scenes/moonlight_cove.toml")),
 ];
 
 thread_local! {

@@ -26,10 +26,11 @@ use crate::models::{Feature, Model};
 /// rainfall fall on its height field after the substeps by the shallow-water model's feed
 /// (`sw_feed.wgsl`, `feed.rs`), and the volume then follows what they gave, uncorrected. Air
 /// pressure adds its head to what the columns apply at the surface; edits rebuild the layer on
-/// the edited ground from the carried water (`simulation/layer_edits.rs`). Not built yet:
-/// sides other than walls (its inflow and outflow are its own), "regions" and `Water` (its
-/// substeps follow its flow from one submit to the next). `[infiltration]` soaks its height
-/// field in the feed (`feed.rs`).
+/// the edited ground from the carried water (`simulation/layer_edits.rs`); `Water` records its
+/// chunks into a host's encoder, its substeps following the flow from stats mapped without a
+/// stall (`water/navier_stokes.rs`). Not built yet: sides other than walls (its inflow and
+/// outflow are its own), wave makers, "regions" and in-place edits in `Water`.
+/// `[infiltration]` soaks its height field in the feed (`feed.rs`).
 pub struct NavierStokes;
 
 /// Whether `scene`'s layer is fed on its height field (`feed.rs`): steady sources or drains,
@@ -66,6 +67,8 @@ impl Model for NavierStokes {
             Spray,
             Edits,
             Queries,
+            Embedding,
+            Browser,
             Probes,
             Sections,
             Checkpoints,

@@ -64,8 +64,14 @@ impl NsBuffers {
             stats: zeroed_buffer(device, "ns stats", (STATS * 4) as u64, storage),
             vel: [floats("ns velocity 0", &vel), floats("ns velocity 1", &vel)],
             args: zeroed_buffer(device, "ns sweep args", 12, U::STORAGE | U::INDIRECT),
-            h: floats("ns surface", &f.h),
-            ground: floats("ns ground", &f.ground),
+            // A host's renderer binds these two as vertex buffers too (`Water`).
+            h: filled_buffer(device, "ns surface", bytemuck::cast_slice(&f.h), storage | U::VERTEX),
+            ground: filled_buffer(
+                device,
+                "ns ground",
+                bytemuck::cast_slice(&f.ground),
+                storage | U::VERTEX,
+            ),
             air: zeroed_buffer(device, "ns air head", cells * 4, storage),
             drag: match s.drag.is_empty() {
                 true => zeroed_buffer(device, "ns drag map", 4, storage),

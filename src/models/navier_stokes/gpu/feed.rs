@@ -101,6 +101,11 @@ impl LayerFeed {
         self.pass.upload(device, queue, rain);
     }
 
+    /// Stages a chunk's entries in `encoder` (`Water`: several chunks share one encoder).
+    pub fn stage(&mut self, device: &wgpu::Device, encoder: &mut wgpu::CommandEncoder, rain: &RainChunk) {
+        self.pass.stage(device, encoder, rain);
+    }
+
     /// Records step `index`'s feed, its slot at `offset`.
     pub fn record(&self, pass: &mut wgpu::ComputePass, index: u32, offset: u32) {
         self.pass.record(pass, &self.slot, index, offset);

@@ -295,7 +295,7 @@ impl GpuNs {
         let budget = self.uniforms.budget;
         encoder.clear_buffer(&self.buffers.stats, 0, None);
         if let Some(spray) = &mut self.spray {
-            spray.start_chunk(&self.queue, encoder, input.first_step as u32);
+            spray.start_chunk(&self.uploads, encoder, input.first_step as u32);
         }
         let records = self.forcing.chunk(input.first_step, steps, substeps);
         if records.len() > self.buffers.records {
@@ -366,6 +366,103 @@ impl GpuNs {
                 spray.totals(&mut pass);
             }
         }
+    }
+
+    /// Runs `substeps` per step from the next submit (the uniforms' dt, written before it).
+    fn use_substeps(&mut self, substeps: u32) {
+        if substeps != self.substeps {
+            self.substeps = substeps;
+            self.uniforms.dt = self.dt / substeps as f32;
+            self.queue
+                .write_buffer(&self.buffers.uniforms, 0, bytemuck::bytes_of(&self.uniforms));
+        }
+    }
+
+    /// `Water`: records a chunk of `steps` steps into the host's encoder, its feed's entries
+    /// and the spray's step key staged in it (so several chunks share one encoder), with no
+    /// readback; its stats stay in `stats_buffer` for the host's watch.
+    pub(crate) fn record_embedded(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        steps: u32,
+        substeps: u32,
+        input: &ChunkInput,
+    ) {
+        self.use_substeps(substeps);
+        if let Some(feed) = &mut self.feed {
+            feed.stage(&self.device, encoder, &input.rain);
+        }
+        self.record_chunk(encoder, steps, substeps, input);
+    }
+
+    /// The chunk's stats (`STAT_*` words: the flow's Courant number, the pressure sweeps),
+    /// cleared at each chunk's start.
+    pub(crate) fn stats_buffer(&self) -> &wgpu::Buffer {
+        &self.buffers.stats
+    }
+
+    /// The layer's height field and its ground (f32 per surface cell, h − ref, b − ref).
+    pub(crate) fn surface_buffers(&self) -> (&wgpu::Buffer, &wgpu::Buffer) {
+        (&self.buffers.h, &self.buffers.ground)
+    }
+
+    /// The bodies' states and covers, None without bodies.
+    pub(crate) fn body_buffers(&self) -> Option<(&wgpu::Buffer, &wgpu::Buffer)> {
+        self.bodies.as_ref().map(|b| (&b.buffers.states, &b.buffers.cover))
+    }
+
+    /// The spray's slots (`Particle`, 32 B each: spray with units > 0, foam with units 0 and
+    /// age > 0, free otherwise), None without spray.
+    pub(crate) fn particle_slots(&self) -> Option<&wgpu::Buffer> {
+        self.spray.as_ref().map(|s| &s.drops)
+    }
+
+    /// The device and the queue it runs on.
+    pub(crate) fn device(&self) -> &wgpu::Device {
+        &self.device
+    }
+
+    pub(crate) fn queue(&self) -> &wgpu::Queue {
+        &self.queue
+    }
+
+    /// Records a height query on the height field into `encoder` (`Water::query`); returns the
+    /// answer's buffer, mappable once the encoder's work is done.
+    pub(crate) fn record_query(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        dx: f32,
+        points: &[[f32; 2]],
+    ) -> wgpu::Buffer {
+        let device = self.device.clone();
+        self.layer_query().record(&device, encoder, 0, dx, points)
+    }
+
+    /// `query.wgsl` over the layer's height field, built once.
+    fn layer_query(&mut self) -> &mut crate::engine::gpu::query::Query {
+        let (device, buffers, [nx, ny]) = (&self.device, &self.buffers, self.cells);
+        self.query.get_or_insert_with(|| {
+            let source = crate::engine::gpu::query::QuerySource {
+                nx,
+                ny,
+                ground: &buffers.ground,
+                levels: &[&buffers.h],
+            };
+            crate::engine::gpu::query::Query::new(device, source)
+        })
+    }
+
+    /// The last chunk's stats and volume fold, read back (waits): (the flow's Courant number,
+    /// cells holding NaN or infinity, the spray's units in the air).
+    pub(crate) fn read_books(&self) -> Result<(f32, u32, u32)> {
+        let stats: Vec<u32> = self.read(&self.buffers.stats)?;
+        let fold: Vec<f32> = self.read(&self.buffers.volume)?;
+        let in_flight = fold[crate::models::navier_stokes::spray::IN_FLIGHT as usize].to_bits();
+        Ok((
+            f32::from_bits(stats[STAT_COURANT as usize]),
+            fold[4].to_bits(),
+            in_flight,
+        ))
     }
 
     /// Copies the chunk's report (stats, volume fold, spray tally, marker book, the bodies' solve
@@ -468,12 +565,7 @@ impl Solver for GpuNs {
     }
 
     fn advance(&mut self, steps: u32, substeps: u32, input: &ChunkInput) -> Result<ChunkReport> {
-        if substeps != self.substeps {
-            self.substeps = substeps;
-            self.uniforms.dt = self.dt / substeps as f32;
-            self.queue
-                .write_buffer(&self.buffers.uniforms, 0, bytemuck::bytes_of(&self.uniforms));
-        }
+        self.use_substeps(substeps);
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         if let Some(feed) = &mut self.feed {
             feed.upload(&self.device, &self.queue, &input.rain);
@@ -534,17 +626,7 @@ impl Solver for GpuNs {
     /// field's do.
     fn query(&mut self, dx: f32, points: &[[f32; 2]]) -> Result<Vec<crate::query::RawSample>> {
         let (device, queue) = (self.device.clone(), self.queue.clone());
-        let (buffers, [nx, ny]) = (&self.buffers, self.cells);
-        let query = self.query.get_or_insert_with(|| {
-            let source = crate::engine::gpu::query::QuerySource {
-                nx,
-                ny,
-                ground: &buffers.ground,
-                levels: &[&buffers.h],
-            };
-            crate::engine::gpu::query::Query::new(&device, source)
-        });
-        query.answer(&device, &queue, 0, dx, points)
+        self.layer_query().answer(&device, &queue, 0, dx, points)
     }
 
     fn read_markers(&mut self) -> Result<Vec<[f32; 2]>> {

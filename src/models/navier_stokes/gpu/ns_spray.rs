@@ -41,7 +41,13 @@ impl NsSpray {
             bytemuck::bytes_of(&params),
             crate::engine::gpu::binding::UNIFORM | U::COPY_DST,
         );
-        let drops = zeroed_buffer(device, "ns spray slots", (params.slots() * 32) as u64, storage);
+        // A host's renderer draws the slots as instances (`Water::particles_buffer`).
+        let drops = zeroed_buffer(
+            device,
+            "ns spray slots",
+            (params.slots() * 32) as u64,
+            storage | U::VERTEX,
+        );
         let landed = zeroed_buffer(device, "ns spray landed", params.cells as u64 * 4, storage);
         let tally = zeroed_buffer(device, "ns spray tally", TALLY_BYTES, storage);
         let module =
@@ -84,12 +90,17 @@ impl NsSpray {
         }
     }
 
-    /// Keys the next chunk's random numbers: `first_step` steps ran before it (written before
-    /// its submit).
-    pub fn start_chunk(&mut self, queue: &wgpu::Queue, encoder: &mut wgpu::CommandEncoder, first_step: u32) {
+    /// Keys the next chunk's random numbers: `first_step` steps ran before it (staged in
+    /// `encoder`, so chunks recorded into one encoder each keep their own).
+    pub fn start_chunk(
+        &mut self,
+        uploads: &crate::engine::gpu::uploads::Uploads,
+        encoder: &mut wgpu::CommandEncoder,
+        first_step: u32,
+    ) {
         if self.params.first_step != first_step {
             self.params.first_step = first_step;
-            queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&self.params));
+            uploads.stage(encoder, &self.uniforms, 0, bytemuck::bytes_of(&self.params));
         }
         encoder.clear_buffer(&self.tally, 0, None);
     }
