@@ -29,7 +29,8 @@ use crate::models::{Feature, Model};
 /// the edited ground from the carried water (`simulation/layer_edits.rs`); `Water` records its
 /// chunks into a host's encoder, its substeps following the flow from stats mapped without a
 /// stall (`water/navier_stokes.rs`). Not built yet: sides other than walls (its inflow and
-/// outflow are its own), wave makers, "regions" and in-place edits in `Water`.
+/// outflow are its own), "regions" and in-place edits in `Water`. Wave makers are ruled out:
+/// its inflow side makes its waves.
 /// `[infiltration]` soaks its height field in the feed (`feed.rs`).
 pub struct NavierStokes;
 
@@ -76,6 +77,14 @@ impl Model for NavierStokes {
         ]
     }
     fn ruled_out(&self) -> &'static [(Feature, &'static str)] {
-        &[(Feature::ImplicitSolver, super::ADI_IS_KASS_AND_MILLERS)]
+        &[
+            (Feature::ImplicitSolver, super::ADI_IS_KASS_AND_MILLERS),
+            (
+                Feature::WaveMakers,
+                "the layer's waves come in through its own inflow side ([navier_stokes.inflow]: a velocity, \
+                 a sine or a table), and a maker's surface signal needs a side that absorbs what comes back, \
+                 which the layer has not",
+            ),
+        ]
     }
 }
