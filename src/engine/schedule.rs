@@ -272,6 +272,11 @@ impl Schedule {
             after.push(Pass::Probe);
         }
         if params.summary != 0 {
+            // The pipes' maps fold their surface: the pass that writes it runs once a step (with
+            // bodies it already has, before their footprint, and nothing after moves the water).
+            if matches!(model, ModelRun::Pipes { .. }) && params.bodies == 0 {
+                after.push(Pass::PipeSurface);
+            }
             after.push(Pass::Summary);
             if model == ModelRun::ShallowWater {
                 after.push(Pass::SwMaps);

@@ -240,6 +240,9 @@ impl Solver for CpuPipes {
                             );
                         }
                     }
+                    // Without bodies the surface is the summary's alone, which the twin makes
+                    // where it folds it (`state::surface`, the pass's own function).
+                    Pass::PipeSurface if self.bodies.is_none() => {}
                     Pass::PipePress | Pass::PipeSurface | Pass::Footprint | Pass::PipeLoads | Pass::Integrate => {
                         let bodies = self
                             .bodies

@@ -234,9 +234,9 @@ impl GpuPipes {
                         .as_ref()
                         .expect("the schedule has body passes only with bodies")
                         .record(&mut pass, p, step * self.buffers.slot_stride),
+                    // On the surface the step's `PipeSurface` wrote.
                     Pass::Summary => {
                         let (summary, _, slots) = self.summary.as_ref().expect("summary");
-                        self.pipes.surface(&mut pass);
                         summary.record(&mut pass, slots, 0, step * self.buffers.slot_stride);
                     }
                     other => unreachable!("{other:?} is not a pass of the pipes model"),
