@@ -9,6 +9,7 @@ pub mod cpu {
     pub use crate::engine::cpu::query::query;
     pub use crate::engine::cpu::surface::{decay, surface};
     pub use crate::engine::cpu::CpuSolver;
+    pub use crate::engine::fast::{split_small_grids, SmallGridSplit, CELLS_PER_TASK};
     pub use crate::models::height_field::cpu::adi::{cyclic_factor, sweep_x, sweep_y, thomas};
     pub use crate::models::height_field::cpu::explicit::Level;
 }

@@ -5,10 +5,14 @@
 use crate::common::{beach_scene, scene, scene_in, write_npy};
 use shoal::{Backend, Scene, Simulation};
 
-/// Runs `scene` on the reference and on the fast backend with 1 and 2 threads, `steps` steps in
+/// Runs `scene` on the reference and on the fast backend with 1 and 2 threads (every pass split
+/// into tasks a row or an item long, whatever the grid's size), `steps` steps in
 /// chunks of `chunk`, and demands the same bits of the state (eta, relative to the reference
 /// level) and the same statistics after every chunk.
 fn same_bits(scene: &Scene, steps: u64, chunk: u64) {
+    // These grids are smaller than a task's share (`CELLS_PER_TASK`): split them anyway, so that
+    // two threads share every pass as they would a large grid's.
+    let _split = shoal::low_level::cpu::split_small_grids();
     let mut reference = Simulation::new(scene, Backend::Reference).unwrap();
     let pools: Vec<rayon::ThreadPool> = [1, 2]
         .map(|t| rayon::ThreadPoolBuilder::new().num_threads(t).build().unwrap())

@@ -437,6 +437,8 @@ fn forced_channel_text() -> String {
 
 #[test]
 fn the_fast_cpu_layer_gives_the_references_bits_on_any_thread_count() {
+    // Smaller than a task's share (`CELLS_PER_TASK`): split anyway, as a large grid is.
+    let _split = shoal::low_level::cpu::split_small_grids();
     // Momentum by layers of faces, the pressure sweeps gathered per face, the fluxes per
     // lattice point: each face and cell gets the reference's additions in the reference's
     // order, whatever the threads. The backend threads a layer of at least `FAST_FROM` cells

@@ -82,7 +82,7 @@ fn an_embedded_dam_break_raises_its_substeps_and_books_its_spray() {
     let (device, queue) = own_device();
     let scene = common::scene(
         "[grid]\nnx = 40\nny = 2\ndx = 0.05\n[time]\ndt = 0.02\n[physics]\nmodel = \"navier-stokes\"\n\
-         [navier_stokes]\nlayers = 16\n[terrain]\nflat = -0.05\n\
+         [navier_stokes]\nlayers = 8\n[terrain]\nflat = -0.05\n\
          [[water.bump]]\nx = 0.0\ny = 0.05\nradius = 0.4\nheight = 0.5\n[spray]\nseed = 3\n",
     );
     let mut water = Water::new(&device, &queue, &scene, WaterOptions::default()).unwrap();

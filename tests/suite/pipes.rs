@@ -212,6 +212,8 @@ fn a_waterfall_keeps_its_volume_to_the_unit_and_never_runs_a_cell_negative() {
 
 #[test]
 fn the_fast_cpu_backend_gives_the_references_bits_on_any_thread_count() {
+    // Smaller than a task's share (`CELLS_PER_TASK`): split anyway, as a large grid is.
+    let _split = shoal::low_level::cpu::split_small_grids();
     let scene = waterfall();
     let run = |backend: Backend, threads: usize| {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();

@@ -8,6 +8,7 @@
 use crate::engine::cpu::reduce::{finish, partial_sums, Extras, Lane};
 use crate::engine::cpu::volume::held_in_faces;
 use crate::engine::fast::fold::{workgroup, Lanes};
+use crate::engine::fast::items_per_task;
 use crate::engine::params::{Params, Totals, CELLS_PER_PARTIAL, CORRECT_CLAMPS};
 use rayon::prelude::*;
 
@@ -18,6 +19,7 @@ pub fn reduce(p: &Params, ground: &[f32], eta: &[f32], vel: &[f32], extras: Extr
         eta.par_chunks(CELLS_PER_PARTIAL)
             .zip(vel.par_chunks(CELLS_PER_PARTIAL))
             .zip(ground.par_chunks(CELLS_PER_PARTIAL))
+            .with_min_len(items_per_task(CELLS_PER_PARTIAL))
             .enumerate()
             .map_init(
                 || (Box::<Lanes>::default(), Vec::new()),
@@ -42,6 +44,7 @@ pub fn reduce(p: &Params, ground: &[f32], eta: &[f32], vel: &[f32], extras: Extr
     } else {
         (0..groups)
             .into_par_iter()
+            .with_min_len(items_per_task(CELLS_PER_PARTIAL))
             .map(|group| partial_sums(p, ground, eta, vel, extras, group))
             .collect()
     };

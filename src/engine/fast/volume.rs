@@ -4,6 +4,7 @@
 
 use crate::engine::cpu::volume::{self, apply_plain, Cells};
 
+use crate::engine::fast::items_per_task;
 use crate::engine::params::is_plain;
 use crate::engine::params::{Params, VolumeState};
 use multiversion::multiversion;
@@ -15,13 +16,16 @@ const BAND: usize = 16 * 1024;
 /// As `cpu::volume::apply`.
 pub fn apply(p: &Params, state: &VolumeState, cells: &mut Cells) {
     let plain = is_plain(p);
-    bands(cells).into_par_iter().for_each(|mut band| {
-        if plain {
-            apply_band(p, state, band.ground, band.eta, band.vel, band.carry);
-        } else {
-            volume::apply(p, state, &mut band);
-        }
-    });
+    bands(cells)
+        .into_par_iter()
+        .with_min_len(items_per_task(BAND))
+        .for_each(|mut band| {
+            if plain {
+                apply_band(p, state, band.ground, band.eta, band.vel, band.carry);
+            } else {
+                volume::apply(p, state, &mut band);
+            }
+        });
 }
 
 /// A band where `apply` touches the level alone (`is_plain`): the twin's `apply_plain` on each

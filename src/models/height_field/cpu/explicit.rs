@@ -517,6 +517,12 @@ impl Level<'_> {
     /// Twin of `wave`: (eta', vel') of cell (i, j) before overrides and the dry-cell rule, and
     /// its faces' new memory.
     pub(crate) fn wave(&self, i: u32, j: u32) -> (f32, f32, NewMemory) {
+        self.wave_with(i, j, || self.beyond(i, j))
+    }
+
+    /// `wave` with `Memory::beyond` from `beyond` (the fast path's table of `held_back_at`),
+    /// called only where the level keeps the faces' memory.
+    pub(crate) fn wave_with(&self, i: u32, j: u32, beyond: impl FnOnce() -> [f32; 4]) -> (f32, f32, NewMemory) {
         let rows = Rows {
             south: self.row(j as i64 - 1),
             centre: self.row(j as i64),
@@ -528,10 +534,7 @@ impl Level<'_> {
             mean_surface(self.totals),
             self.vel[self.cell(i, j)],
             self.forcing(),
-            self.memory(i, j).map(|m| Memory {
-                beyond: self.beyond(i, j),
-                ..m
-            }),
+            self.memory(i, j).map(|m| Memory { beyond: beyond(), ..m }),
             i,
             j,
         )

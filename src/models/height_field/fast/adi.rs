@@ -16,6 +16,7 @@
 // stay out of line and the lanes run one by one (measured: scalar code at a third of the speed).
 #![allow(clippy::needless_range_loop)]
 
+use crate::engine::fast::items_per_task;
 use crate::models::height_field::cpu::adi::{
     face_share, finish_cell, kept_change, share, slope_corners, sweeper, Row, Sweep,
 };
@@ -46,17 +47,20 @@ pub fn step(level: &Level, out: &mut Out) -> bool {
     // sweep takes as its velocity with keep 1 (exact).
     let kept: Vec<f32> = if faces {
         let mut kept = vec![0.0f32; nx * ny];
-        kept.par_chunks_mut(nx).enumerate().for_each(|(j, row)| {
-            for (i, v) in row.iter_mut().enumerate() {
-                let c = j * nx + i;
-                *v = match alike(level, i, j) {
-                    // No face of another state and none limited: nothing moved, the twin's
-                    // keep·vel.
-                    Some(_) if shares.whole(c, nx) => level.params.keep * level.vel[c],
-                    _ => kept_change(level, c),
-                };
-            }
-        });
+        kept.par_chunks_mut(nx)
+            .with_min_len(items_per_task(nx))
+            .enumerate()
+            .for_each(|(j, row)| {
+                for (i, v) in row.iter_mut().enumerate() {
+                    let c = j * nx + i;
+                    *v = match alike(level, i, j) {
+                        // No face of another state and none limited: nothing moved, the twin's
+                        // keep·vel.
+                        Some(_) if shares.whole(c, nx) => level.params.keep * level.vel[c],
+                        _ => kept_change(level, c),
+                    };
+                }
+            });
         kept
     } else {
         Vec::new()
@@ -74,6 +78,7 @@ pub fn step(level: &Level, out: &mut Out) -> bool {
     let mut dx = vec![0.0f32; nx * ny];
     let east: Vec<Vec<Lanes>> = dx
         .par_chunks_mut(L * nx)
+        .with_min_len(items_per_task(L * nx))
         .enumerate()
         .map(|(b, band)| {
             let (first, count) = (b * L, band.len() / nx);
@@ -91,6 +96,7 @@ pub fn step(level: &Level, out: &mut Out) -> bool {
     let (columns, _) = sweeper(level, 1, &dx);
     let (dy, north): (Vec<Vec<Lanes>>, Vec<Vec<Lanes>>) = (0..nx.div_ceil(L))
         .into_par_iter()
+        .with_min_len(items_per_task(L * ny))
         .map(|b| {
             let (first, count) = (b * L, L.min(nx - b * L));
             let panel = Panel::columns([level.eta, level.ground, &dx, &shares.north], nx, first, count);
@@ -139,6 +145,7 @@ fn share_table(level: &Level) -> Shares {
         .east
         .par_chunks_mut(nx)
         .zip(shares.north.par_chunks_mut(nx))
+        .with_min_len(items_per_task(nx))
         .enumerate()
         .for_each(|(j, (east, north))| {
             let row = j * nx..(j + 1) * nx;
@@ -221,7 +228,7 @@ fn end_rows_with_faces(
     let nx = level.params.nx as usize;
     out.rows(nx)
         .into_par_iter()
-        .with_min_len(8)
+        .with_min_len(items_per_task(nx).max(8))
         .enumerate()
         .map(|(j, mut row)| {
             (0..nx).fold(false, |bad, i| {
@@ -633,7 +640,7 @@ fn end_rows(level: &Level, out: &mut Out, dx: &[f32], dy: &[Vec<Lanes>]) -> bool
     let nx = level.params.nx as usize;
     let rows = out.rows(nx);
     rows.into_par_iter()
-        .with_min_len(8)
+        .with_min_len(items_per_task(nx).max(8))
         .enumerate()
         .map(|(j, mut row)| {
             let cells = j * nx..(j + 1) * nx;

@@ -23,6 +23,7 @@
 use crate::engine::cpu::reduce::{finish, partial_sums, Extras, Lane};
 use crate::engine::cpu::volume::apply_plain;
 use crate::engine::fast::fold::Folder;
+use crate::engine::fast::items_per_task;
 use crate::engine::params::{Params, Totals, VolumeState};
 use crate::models::height_field::cpu::explicit::{depth, face, mean_surface, two_sum, wave_in, Out, Rows};
 use multiversion::multiversion;
@@ -76,6 +77,7 @@ pub fn step(level: InPlace, fusion: &Fusion) -> (bool, Option<Totals>) {
         .par_chunks_mut(chunk)
         .zip(level.vel.par_chunks_mut(chunk))
         .zip(level.carry.par_chunks_mut(chunk))
+        .with_min_len(items_per_task(chunk))
         .enumerate()
         .map(|(b, ((eta, vel), carry))| band.run(b * band_rows, [eta, vel, carry]))
         .collect();

@@ -7,6 +7,7 @@
 //! additions the twin's cell-by-cell loop gives it, so the order of the threads cannot change a
 //! bit.
 
+use crate::engine::fast::items_per_task;
 use crate::models::navier_stokes::cpu::navier_stokes::{self as twin, divergence, ghost_share, open_at, Costly};
 use crate::models::navier_stokes::cpu::ns_surface;
 use crate::models::navier_stokes::forcing::Substep;
@@ -31,27 +32,36 @@ pub(crate) const FAST: Costly = Costly {
 fn momentum(p: &NsParams, s: &mut NsState, dt: f32, forcing: &Substep) -> f32 {
     twin::momentum_with(p, s, dt, |old, u, v, w| {
         // Nested loops, not a division per face: an integer division costs more than the face.
-        u.par_chunks_mut((p.nx + 1) * p.ny).enumerate().for_each(|(k, layer)| {
-            for (j, row) in layer.chunks_mut(p.nx + 1).enumerate() {
-                for (i, u) in row.iter_mut().enumerate() {
-                    *u = old.u_face(i, j, k, forcing);
+        u.par_chunks_mut((p.nx + 1) * p.ny)
+            .with_min_len(items_per_task((p.nx + 1) * p.ny))
+            .enumerate()
+            .for_each(|(k, layer)| {
+                for (j, row) in layer.chunks_mut(p.nx + 1).enumerate() {
+                    for (i, u) in row.iter_mut().enumerate() {
+                        *u = old.u_face(i, j, k, forcing);
+                    }
                 }
-            }
-        });
-        v.par_chunks_mut(p.nx * (p.ny + 1)).enumerate().for_each(|(k, layer)| {
-            for (j, row) in layer.chunks_mut(p.nx).enumerate() {
-                for (i, v) in row.iter_mut().enumerate() {
-                    *v = old.v_face(i, j, k, forcing);
+            });
+        v.par_chunks_mut(p.nx * (p.ny + 1))
+            .with_min_len(items_per_task(p.nx * (p.ny + 1)))
+            .enumerate()
+            .for_each(|(k, layer)| {
+                for (j, row) in layer.chunks_mut(p.nx).enumerate() {
+                    for (i, v) in row.iter_mut().enumerate() {
+                        *v = old.v_face(i, j, k, forcing);
+                    }
                 }
-            }
-        });
-        w.par_chunks_mut(p.nx * p.ny).enumerate().for_each(|(k, layer)| {
-            for (j, row) in layer.chunks_mut(p.nx).enumerate() {
-                for (i, w) in row.iter_mut().enumerate() {
-                    *w = old.w(i as isize, j as isize, k as isize);
+            });
+        w.par_chunks_mut(p.nx * p.ny)
+            .with_min_len(items_per_task(p.nx * p.ny))
+            .enumerate()
+            .for_each(|(k, layer)| {
+                for (j, row) in layer.chunks_mut(p.nx).enumerate() {
+                    for (i, w) in row.iter_mut().enumerate() {
+                        *w = old.w(i as isize, j as isize, k as isize);
+                    }
                 }
-            }
-        });
+            });
     })
 }
 
@@ -64,6 +74,7 @@ fn pressure(p: &NsParams, s: &mut NsState, dt: f32, budget: u32, sides: &[u32; 4
         let state = &*s;
         let worst = (0..p.nz)
             .into_par_iter()
+            .with_min_len(items_per_task(p.nx * p.ny))
             .map(|k| {
                 let mut worst = 0.0f32;
                 for j in 0..p.ny {
@@ -135,6 +146,7 @@ fn half_sweep(p: &NsParams, s: &mut NsState, beta: f32, dt: f32, colour: usize, 
             .zip(v.par_chunks_mut(2 * vx))
             .zip(w.par_chunks_mut(2 * plane))
             .zip(pr.par_chunks_mut(2 * plane))
+            .with_min_len(items_per_task(2 * plane))
             .enumerate()
             .for_each(|(m, (((u, v), w), pr))| {
                 let k = parity + 2 * m;
@@ -196,14 +208,17 @@ fn height(p: &NsParams, s: &NsState, f: &mut Surface, dt: f32) {
     let lattice = (f.nx + 1) * (f.ny + 1);
     let faces: Vec<[f32; 4]> = (0..lattice)
         .into_par_iter()
+        .with_min_len(items_per_task(1))
         .map(|e| ns_surface::lattice_flux(p, s, f, e))
         .collect();
     let scale: Vec<f32> = (0..f.nx * f.ny)
         .into_par_iter()
+        .with_min_len(items_per_task(1))
         .map(|c| ns_surface::share(f, &faces, run, c))
         .collect();
     let news: Vec<f32> = (0..f.nx * f.ny)
         .into_par_iter()
+        .with_min_len(items_per_task(1))
         .map(|c| ns_surface::moved(f, &faces, &scale, run, c))
         .collect();
     f.h = news;

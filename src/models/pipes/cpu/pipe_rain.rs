@@ -1,6 +1,7 @@
 //! Twin of `wgsl/pipe_rain.wgsl`: a step's drops, whole units per column, into each column's top
 //! cell (the one open to the sky), counted in the column's exchange.
 
+use crate::engine::fast::items_per_task;
 use crate::engine::feeds::RAINFALL_MAP;
 use crate::models::pipes::columns::SKY;
 use crate::models::pipes::state::PipeState;
@@ -98,6 +99,7 @@ pub fn rainfall(
             .zip(s.water.par_chunks_mut(l))
             .zip(s.exchange.par_iter_mut())
             .zip(carry.par_iter_mut())
+            .with_min_len(items_per_task(l))
             .enumerate()
             .for_each(work);
     } else {
@@ -172,6 +174,7 @@ pub fn infiltrate<R: Fn(usize) -> f32 + Sync>(
             .zip(s.exchange.par_iter_mut())
             .zip(soil.par_iter_mut())
             .zip(owed.par_iter_mut())
+            .with_min_len(items_per_task(l))
             .enumerate()
             .for_each(work);
     } else {

@@ -7,6 +7,7 @@
 //! a column's cells and pipes are contiguous (`c·layers + a`, `c·pipes + slot`) so that threads
 //! take whole columns. `PipeState::to_gpu_layout` converts.
 
+use crate::engine::fast::items_per_task;
 use crate::models::pipes::columns::{PipeParams, NO_HOLD, SKY};
 use crate::models::pipes::state::PipeState;
 use crate::models::pipes::stencil::{ghost_geometry, neighbour, slot, unit, Far};
@@ -398,6 +399,7 @@ pub fn flow_step(p: &PipeParams, s: &mut PipeState, parallel: bool) {
             .par_chunks_mut(pipes)
             .zip(s.given.par_chunks_mut(pipes))
             .zip(s.scale.par_chunks_mut(l))
+            .with_min_len(items_per_task(l))
             .enumerate()
             .for_each(flow_work);
     } else {
@@ -424,6 +426,7 @@ pub fn apply(p: &PipeParams, s: &mut PipeState, parallel: bool) {
             .zip(s.vel.par_chunks_mut(l))
             .zip(s.flow.par_chunks_mut(pipes))
             .zip(s.exchange.par_iter_mut())
+            .with_min_len(items_per_task(l))
             .enumerate()
             .for_each(apply_work);
     } else {

@@ -6,6 +6,7 @@
 //! number is the twin's. The Courant number is the largest of the bands' (max is exact in any
 //! order).
 
+use crate::engine::fast::items_per_task;
 use rayon::prelude::*;
 
 use crate::models::shallow_water::cpu::shallow_water::{
@@ -29,6 +30,7 @@ fn bands<'a>(p: &SwParams, out: &'a mut SwState) -> impl IndexedParallelIterator
         .zip(out.qx.par_chunks_mut(cells))
         .zip(out.qy.par_chunks_mut(cells))
         .zip(out.carry.par_chunks_mut(cells))
+        .with_min_len(items_per_task(cells))
         .enumerate()
         .map(|(b, fields)| (b * BAND, fields))
 }

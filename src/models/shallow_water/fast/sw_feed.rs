@@ -2,6 +2,7 @@
 //! same bits (a cell's feed reads only the cell). The drops stay on the twin: a step has at most
 //! one entry per cell, and few.
 
+use crate::engine::fast::items_per_task;
 use rayon::prelude::*;
 
 use crate::models::shallow_water::cpu::sw_feed::{fed, rainfall_height};
@@ -16,6 +17,7 @@ pub fn rainfall(p: &SwParams, ground: &[f32], share: &[f32], height: f32, s: &mu
         .zip(s.qx.par_chunks_mut(nx))
         .zip(s.qy.par_chunks_mut(nx))
         .zip(s.carry.par_chunks_mut(nx))
+        .with_min_len(items_per_task(nx))
         .enumerate()
         .for_each(|(j, (((eta, qx), qy), carry))| {
             for k in 0..eta.len() {
@@ -41,6 +43,7 @@ pub fn infiltrate(p: &SwParams, ground: &[f32], stages: &[f32], share: &[f32], h
         .zip(s.qy.par_chunks_mut(nx))
         .zip(s.carry.par_chunks_mut(nx))
         .zip(s.soil.par_chunks_mut(N * nx))
+        .with_min_len(items_per_task(nx))
         .enumerate()
         .for_each(|(j, ((((eta, qx), qy), carry), soil))| {
             for k in 0..eta.len() {
