@@ -14,6 +14,16 @@ pub mod cpu {
     pub use crate::models::height_field::cpu::explicit::Level;
 }
 
+/// The pipes' in-place edits (`Water::brush`, `Water::disturb`): the pass against its twin on
+/// columns a test builds.
+pub mod pipes {
+    pub use crate::models::pipes::columns::SKY;
+    pub use crate::models::pipes::cpu::pipe_edits::{apply_edits, EDIT_RANGE};
+    pub use crate::models::pipes::edit::PipeEditParams;
+    pub use crate::models::pipes::gpu::pipe_edits::run_once;
+    pub use crate::models::pipes::state::PipeState;
+}
+
 /// The water models' declared features (`shoal info --models`).
 pub mod models {
     pub use crate::models::{of, refusal, Feature, Model, ALL};

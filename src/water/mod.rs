@@ -13,18 +13,20 @@ use crate::query::{QueryId, WaterSample};
 use crate::{Scene, Simulation};
 
 mod navier_stokes;
+mod pipes;
 mod shallow_water;
 mod watch;
 use navier_stokes::NsPart;
+use pipes::PipesPart;
 use shallow_water::SwPart;
 
 /// The water model a `Water` runs, with what only it needs.
 enum Model {
     /// The height field: the host's edits.
-    HeightField { edit: Edit },
-    /// The pipes (seed 004): the top floor the render side reads as the ground, and the bodies'
-    /// covers (a stand-in without bodies).
-    Pipes { ground: wgpu::Buffer, cover: wgpu::Buffer },
+    HeightField { edit: Box<Edit> },
+    /// The pipes (seed 004): the top floor the render side reads as the ground, the bodies'
+    /// covers (a stand-in without bodies) and the host's edits.
+    Pipes(Box<PipesPart>),
     /// The shallow-water model: its edits, velocities, volume books and flow-following substeps.
     ShallowWater(Box<SwPart>),
     /// The Navier-Stokes layer: its bodies' covers, volume books and flow-following substeps.
@@ -43,9 +45,10 @@ pub struct WaterOptions {
     /// The water's refractive index (for the caustics).
     pub refractive_index: f64,
     /// The deepest water (metres) the host's brushes and splashes will make, when deeper than
-    /// the scene's: the substeps are chosen for it. The height field's embedded run cannot raise
-    /// them on the fly as a batch run does (that needs a readback); the shallow-water model's
-    /// follows its flow a frame or two late, from books mapped without a stall.
+    /// the scene's: the substeps are chosen for it. The height field's and the pipes' embedded
+    /// runs cannot raise them on the fly as a batch run does (that needs a readback); the
+    /// shallow-water model's follows its flow a frame or two late, from books mapped without a
+    /// stall. The Navier-Stokes layer takes no edits in `Water` and refuses it.
     pub max_depth: Option<f64>,
 }
 
@@ -124,7 +127,10 @@ impl Water {
         let (nx, ny) = (scene.grid.nx, scene.grid.ny);
         let out = SurfaceBuffers::new(device, nx as u64 * ny as u64, options.caustics);
         let (model, surface, caustics, bodies) = match model {
-            crate::scene::WaterModel::Pipes => pipes_surface(device, &mut sim, &out)?,
+            crate::scene::WaterModel::Pipes => {
+                let (part, surface, caustics) = pipes::pipes_surface(device, &mut sim, &out, options.max_depth)?;
+                (Model::Pipes(Box::new(part)), surface, caustics, false)
+            }
             crate::scene::WaterModel::ShallowWater => {
                 let (part, surface, caustics) =
                     shallow_water::shallow_water_surface(device, &mut sim, &out, options.max_depth)?;
@@ -179,7 +185,7 @@ impl Water {
     fn device(&mut self) -> wgpu::Device {
         match self.model {
             Model::HeightField { .. } => solver(&mut self.sim).device().clone(),
-            Model::Pipes { .. } => self.sim.gpu_pipes().expect("built on the GPU pipes").device().clone(),
+            Model::Pipes(_) => pipes::pipes(&mut self.sim).device().clone(),
             Model::ShallowWater(_) => shallow_water::sw(&mut self.sim).device().clone(),
             Model::NavierStokes(_) => navier_stokes::ns(&mut self.sim).device().clone(),
         }
@@ -194,7 +200,6 @@ impl Water {
             decay: crate::engine::cpu::surface::decay(steps as f64 * dt, self.options.drying_time),
             ..self.look
         };
-        let substeps = self.sim.substeps();
         self.uploads
             .stage(encoder, &self.surface.look, 0, bytemuck::bytes_of(&look));
         let current = match &mut self.model {
@@ -211,37 +216,17 @@ impl Water {
                     steps,
                 )
             }
-            Model::Pipes { .. } => {
+            Model::Pipes(part) => {
+                let edits = std::mem::take(&mut self.edits);
                 let body_writes = std::mem::take(&mut self.body_writes);
-                let pipes = self.sim.gpu_pipes().expect("built on the GPU pipes");
-                if let Some(states) = pipes.body_states() {
-                    for (offset, bytes) in &body_writes {
-                        self.uploads.stage(encoder, states, *offset, bytes);
-                    }
-                }
-                let mut done = 0;
-                while done < steps {
-                    let n = (steps - done).min(crate::engine::params::MAX_CHUNK);
-                    // The scene's rain and hydrographs, step by step as a batch run makes them
-                    // (keyed by step index).
-                    let at = self.steps + done as u64;
-                    let feeds = self.sim.feeds();
-                    let rain = if feeds.any() {
-                        feeds.chunk(at, n)
-                    } else {
-                        Default::default()
-                    };
-                    let pressure = self.sim.patches().chunk(at, n);
-                    let pipes = self.sim.gpu_pipes().expect("built on the GPU pipes");
-                    pipes.record_chunk(encoder, n, substeps, at, &rain, &pressure);
-                    done += n;
-                }
-                let pipes = self.sim.gpu_pipes().expect("built on the GPU pipes");
-                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some("shoal pipes surface"),
-                    timestamp_writes: None,
-                });
-                pipes.record_surface(&mut pass);
+                part.record(
+                    &mut self.sim,
+                    &self.uploads,
+                    encoder,
+                    (&edits, &body_writes),
+                    self.steps,
+                    steps,
+                );
                 0
             }
             Model::ShallowWater(part) => {
@@ -341,11 +326,7 @@ impl Water {
             let answer = match self.model {
                 Model::ShallowWater(_) => shallow_water::sw(&mut self.sim).record_query(encoder, dx, &points),
                 Model::NavierStokes(_) => navier_stokes::ns(&mut self.sim).record_query(encoder, dx, &points),
-                Model::Pipes { .. } => self
-                    .sim
-                    .gpu_pipes()
-                    .expect("built on the GPU pipes")
-                    .record_query(encoder, dx, &points),
+                Model::Pipes(_) => pipes::pipes(&mut self.sim).record_query(encoder, dx, &points),
                 _ => solver(&mut self.sim).record_query(encoder, dx, &points),
             };
             let mapped = std::sync::Arc::new(std::sync::Mutex::new(None));
@@ -438,11 +419,11 @@ impl Water {
     /// The ground b − ref, f32 per cell, row-major [ny, nx], in the buffer's first nx·ny words
     /// (on the height field, Shoal's per-cell forcing follows them: bind or copy that range);
     /// brushes edit it in place. With the pipes, each column's top floor (a bridge deck, a rock's
-    /// top). With the shallow-water model its first nx·ny words too (with air pressure, each
+    /// top; brushes move the ground under the solids, and this where no solid stands above). With the shallow-water model its first nx·ny words too (with air pressure, each
     /// step's head follows them). Usage STORAGE | VERTEX | COPY_SRC | COPY_DST.
     pub fn ground_buffer(&mut self) -> &wgpu::Buffer {
         match &self.model {
-            Model::Pipes { ground, .. } => ground,
+            Model::Pipes(part) => &part.ground,
             Model::ShallowWater(_) => &shallow_water::sw(&mut self.sim).buffers().ground,
             Model::NavierStokes(_) => navier_stokes::ns(&mut self.sim).surface_buffers().1,
             Model::HeightField { .. } => &solver(&mut self.sim).state().ground,
@@ -482,7 +463,7 @@ impl Water {
                 (state.bodies.count > 0).then_some(&state.bodies.states)
             }
             Model::ShallowWater(_) => shallow_water::sw(&mut self.sim).body_states(),
-            Model::Pipes { .. } => self.sim.gpu_pipes()?.body_states(),
+            Model::Pipes(_) => self.sim.gpu_pipes()?.body_states(),
             Model::NavierStokes(_) => navier_stokes::ns(&mut self.sim)
                 .body_buffers()
                 .map(|(states, _)| states),
@@ -494,7 +475,7 @@ impl Water {
     /// `bottom`/`top` the body's underside and top − ref. One stand-in element without bodies.
     pub fn covers_buffer(&mut self) -> &wgpu::Buffer {
         match &self.model {
-            Model::Pipes { cover, .. } => cover,
+            Model::Pipes(part) => &part.cover,
             Model::ShallowWater(part) => &part.cover,
             Model::NavierStokes(part) => &part.cover,
             Model::HeightField { .. } => &solver(&mut self.sim).state().bodies.cover,
@@ -557,9 +538,8 @@ impl Water {
         if let Model::NavierStokes(_) = self.model {
             return navier_stokes::read_level(&mut self.sim);
         }
-        if let Model::Pipes { .. } = self.model {
-            let ground = self.sim.ground_relative().to_vec();
-            return Ok((self.sim.eta()?, ground));
+        if let Model::Pipes(part) = &self.model {
+            return part.read_level(&mut self.sim);
         }
         let gpu = self.gpu();
         let (device, queue) = (gpu.device().clone(), gpu.queue().clone());
@@ -744,13 +724,10 @@ fn check_options(scene: &Scene, options: &WaterOptions) -> Result<()> {
         )));
     }
     crate::models::require(scene.physics.model, crate::models::Feature::Embedding, "Water")?;
-    let own_substeps = matches!(
-        scene.physics.model,
-        crate::scene::WaterModel::Pipes | crate::scene::WaterModel::NavierStokes
-    );
-    if own_substeps && options.max_depth.is_some() {
+    if scene.physics.model == crate::scene::WaterModel::NavierStokes && options.max_depth.is_some() {
         return Err(Error::Embed(format!(
-            "WaterOptions::max_depth plans the height field's substeps: the {} has no brush to dig with in Water",
+            "WaterOptions::max_depth plans the substeps for the deepest water the host's edits make: the {} \
+             has no edits in Water and follows its flow",
             crate::models::of(scene.physics.model).name()
         )));
     }
@@ -759,37 +736,6 @@ fn check_options(scene: &Scene, options: &WaterOptions) -> Result<()> {
 
 /// What the surface pass reads and the model's own part of `Water`, for one model.
 type Built = (Model, Surface, Option<Caustics>, bool);
-
-/// The pipes' surface: their columns' top floor, the surface their pass writes and the bodies'
-/// covers (a stand-in without bodies).
-fn pipes_surface(device: &wgpu::Device, sim: &mut Simulation, out: &SurfaceBuffers) -> Result<Built> {
-    let (nx, ny) = (sim.scene().grid.nx, sim.scene().grid.ny);
-    use wgpu::util::DeviceExt;
-    let usage = wgpu::BufferUsages::STORAGE
-        | wgpu::BufferUsages::VERTEX
-        | wgpu::BufferUsages::COPY_SRC
-        | wgpu::BufferUsages::COPY_DST;
-    let ground = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("pipes top floor"),
-        contents: bytemuck::cast_slice(sim.ground_relative()),
-        usage,
-    });
-    let gpu = sim
-        .gpu_pipes()
-        .ok_or_else(|| Error::Embed("Water needs the GPU backend".into()))?;
-    // The bodies' covers where the scene has bodies (they press the water: the surface is its own).
-    let cover = gpu.body_covers().cloned().unwrap_or_else(|| no_cover(device));
-    let level = gpu.surface_buffer();
-    let source = SurfaceSource {
-        nx,
-        ny,
-        ground: &ground,
-        levels: [level, level],
-        cover: &cover,
-    };
-    let (surface, caustics) = render_passes(device, source, out);
-    Ok((Model::Pipes { ground, cover }, surface, caustics, false))
-}
 
 /// The render side's passes over a model's surface: the surface and, when asked, the caustics.
 fn render_passes(device: &wgpu::Device, source: SurfaceSource, out: &SurfaceBuffers) -> (Surface, Option<Caustics>) {
@@ -832,5 +778,10 @@ fn height_field_surface(
     let state = gpu.state();
     let (surface, caustics) = render_passes(device, state.surface_source(), out);
     let edit = Edit::new(device, state);
-    Ok((Model::HeightField { edit }, surface, caustics, state.bodies.count > 0))
+    Ok((
+        Model::HeightField { edit: Box::new(edit) },
+        surface,
+        caustics,
+        state.bodies.count > 0,
+    ))
 }

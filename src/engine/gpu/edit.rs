@@ -14,15 +14,50 @@ pub struct Edit {
     shared: wgpu::BindGroup,
     /// `levels[p]`: eta level p, edited in place.
     levels: [wgpu::BindGroup; 2],
-    /// `Edits` (a 16-byte count, then the list), sized for `capacity` edits.
-    list: wgpu::Buffer,
+    /// The edits.
+    list: EditList,
+}
+
+/// The host's edits as a pass binds them (`host_edit.wgsl`'s `Edits`: a 16-byte count, then the
+/// edits), staged in the host's encoder. It starts with room for 16 and grows, a new buffer,
+/// when a frame brings more: the pass then rebuilds the bind group that holds it.
+pub(crate) struct EditList {
+    /// The list's buffer (replaced when it grows).
+    pub(crate) buffer: wgpu::Buffer,
     capacity: usize,
     /// Its staged writes' belt.
     uploads: crate::engine::gpu::uploads::Uploads,
 }
 
-/// An `Edits` list (`host_edit.wgsl`: a 16-byte count, then the edits) with room for `capacity`.
-pub(crate) fn list_buffer(device: &wgpu::Device, capacity: usize) -> wgpu::Buffer {
+impl EditList {
+    pub(crate) fn new(device: &wgpu::Device) -> EditList {
+        EditList {
+            buffer: list_buffer(device, 16),
+            capacity: 16,
+            uploads: crate::engine::gpu::uploads::Uploads::new(device),
+        }
+    }
+
+    /// Copies `edits` into the list as a command of `encoder` (before the pass that applies
+    /// them), growing it first if it is too short. True when it grew: rebuild its bind group.
+    pub(crate) fn stage(
+        &mut self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        edits: &[HostEdit],
+    ) -> bool {
+        let grew = edits.len() > self.capacity;
+        if grew {
+            self.capacity = edits.len().next_power_of_two();
+            self.buffer = list_buffer(device, self.capacity);
+        }
+        self.uploads.stage(encoder, &self.buffer, 0, &list_bytes(edits));
+        grew
+    }
+}
+
+/// An `Edits` list with room for `capacity` edits.
+fn list_buffer(device: &wgpu::Device, capacity: usize) -> wgpu::Buffer {
     device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("edits"),
         size: 16 + (capacity * std::mem::size_of::<HostEdit>()) as u64,
@@ -32,7 +67,7 @@ pub(crate) fn list_buffer(device: &wgpu::Device, capacity: usize) -> wgpu::Buffe
 }
 
 /// `edits` as an `Edits` list's bytes: their count, padded to 16 bytes, then the edits.
-pub(crate) fn list_bytes(edits: &[HostEdit]) -> Vec<u8> {
+fn list_bytes(edits: &[HostEdit]) -> Vec<u8> {
     let mut bytes = bytemuck::bytes_of(&[edits.len() as u32, 0, 0, 0]).to_vec();
     bytes.extend_from_slice(bytemuck::cast_slice(edits));
     bytes
@@ -44,19 +79,16 @@ impl Edit {
         let shared_layout = reflected_layout(device, "edit shared", crate::wgsl::edit::BINDINGS, &[], 0);
         let level_layout = reflected_layout(device, "edit level", crate::wgsl::edit::BINDINGS, &[], 1);
         let layouts = [&shared_layout, &level_layout];
-        let capacity = 16;
-        let list = list_buffer(device, capacity);
+        let list = EditList::new(device);
         let level = |p: usize| bind_group(device, "edit level", &level_layout, &[&state.eta[p]]);
         Edit {
-            uploads: crate::engine::gpu::uploads::Uploads::new(device),
             apply: pipeline(device, &module, &layouts, "apply_edits"),
             mark: pipeline(device, &module, &layouts, "mark"),
             rebase: pipeline(device, &module, &layouts, "rebase"),
-            shared: Self::shared(device, &shared_layout, state, &list),
+            shared: Self::shared(device, &shared_layout, state, &list.buffer),
             shared_layout,
             levels: [level(0), level(1)],
             list,
-            capacity,
         }
     }
 
@@ -83,12 +115,9 @@ impl Edit {
         state: &GpuState,
         edits: &[HostEdit],
     ) {
-        if edits.len() > self.capacity {
-            self.capacity = edits.len().next_power_of_two();
-            self.list = list_buffer(device, self.capacity);
-            self.shared = Self::shared(device, &self.shared_layout, state, &self.list);
+        if self.list.stage(device, encoder, edits) {
+            self.shared = Self::shared(device, &self.shared_layout, state, &self.list.buffer);
         }
-        self.uploads.stage(encoder, &self.list, 0, &list_bytes(edits));
     }
 
     /// Records the staged edits on the current level, with the target moved by what they changed:

@@ -4,11 +4,32 @@
 //! units to each column's top cell. No unit is made or lost but a splash's.
 //!
 //! Both backends edit through their saved state (the same code on the CPU and the GPU), so the
-//! GPU gives the twin's bits.
+//! GPU gives the twin's bits. `Water` edits its buffers in place instead (`PipeEditParams`,
+//! `cpu::pipe_edits`, `gpu::pipe_edits`): whole units on the columns it has, no rebuild.
 
 use crate::engine::edit::{HostEdit, EDIT_BRUSH, EDIT_DISTURB};
 use crate::error::{Error, Result};
 use crate::models::pipes::columns::{Columns, SKY};
+use bytemuck::{Pod, Zeroable};
+
+/// Mirror of WGSL `PipeEditParams` (pipe_edits.wgsl): what `Water`'s in-place edits need of the
+/// grid and the columns (`cpu::pipe_edits`, `gpu::pipe_edits`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct PipeEditParams {
+    /// Cells along x.
+    pub nx: u32,
+    /// Columns (nx · ny).
+    pub columns: u32,
+    /// Cells per column.
+    pub layers: u32,
+    /// The columns' unit, metres (a power of two).
+    pub unit: f32,
+    /// 1 / `unit`.
+    pub per_unit: f32,
+    /// Padding.
+    pub _pad: [u32; 3],
+}
 
 /// The terrain `terrain` (absolute metres, row-major, `nx` a row) after the brushes among
 /// `edits`: each raises it by its bump's height (lowers it where negative), as `cpu::edit` raises
@@ -118,6 +139,21 @@ pub fn top_cells(columns: &Columns) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_edit_uniforms_mirror_their_wgsl_field_by_field() {
+        crate::wgsl::check_mirror(
+            "PipeEditParams",
+            std::mem::size_of::<PipeEditParams>(),
+            crate::wgsl::fields!(PipeEditParams {
+                nx,
+                columns,
+                layers,
+                unit,
+                per_unit
+            }),
+        );
+    }
 
     /// Columns of one column with `cells` (floor, ceiling) bottom up.
     fn column(cells: &[[i32; 2]], layers: u32) -> Columns {

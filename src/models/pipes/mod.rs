@@ -6,7 +6,7 @@
 //!   the particle);
 //! - `stencil.rs`: the nine-point stencil's directions and neighbours, and the start's velocities
 //!   on the pipes; `edit.rs`: edits carried onto rebuilt columns in whole units;
-//! - `cpu/`, `gpu/`, `wgsl/`: the passes, twin by twin (`pipes`, `pipe_rain`, `spray`) and each
+//! - `cpu/`, `gpu/`, `wgsl/`: the passes, twin by twin (`pipes`, `pipe_rain`, `pipe_edits`, `spray`) and each
 //!   backend's solver (`pipe_solver.rs`).
 
 pub mod bodies;
@@ -27,9 +27,10 @@ use crate::models::{Feature, Model};
 /// is Flather's radiation condition (`pipes.wgsl` `radiated`); wave makers and river sides come
 /// as per-step entries (`pipe_rain`), as on the height field. Bodies press their columns' top
 /// cells with their weight through the air's head (`pipe_bodies.wgsl`), as on the shallow-water
-/// model. Not built yet: ghost sides,
-/// "regions" (the columns conserve by construction) and `Water`'s in-place edits (a `Simulation` edits the terrain under the solids
-/// and carries the water onto the columns it builds: `edit`). Height queries read each column's
+/// model. Edits: a `Simulation` edits the terrain under the solids and carries the water onto the
+/// columns it builds (`edit`); `Water` edits its buffers in place within a frame, in whole units
+/// (`pipe_edits.wgsl`). Not built yet: ghost sides. "Regions" are ruled out (the columns conserve
+/// by construction). Height queries read each column's
 /// surface over its top floor. Every pipeline of theirs, the spray's included, binds at
 /// most 10 storage buffers (`tests/suite/models.rs` builds them on a device limited to 10).
 pub struct Pipes;
@@ -64,6 +65,7 @@ impl Model for Pipes {
             Spray,
             Overhangs,
             Edits,
+            InPlaceEdits,
             Queries,
             Embedding,
             Browser,

@@ -303,6 +303,23 @@ impl GpuPipes {
         self.spray.as_ref().map(|(_, b, _)| (&b.particles, &b.draw))
     }
 
+    /// Its buffers (what `Water`'s in-place edits bind).
+    pub(crate) fn buffers(&self) -> &PipeBuffers {
+        &self.buffers
+    }
+
+    /// The columns' size and unit, as the in-place edits take them.
+    pub(crate) fn edit_params(&self) -> crate::models::pipes::edit::PipeEditParams {
+        crate::models::pipes::edit::PipeEditParams {
+            nx: self.scene.grid.nx,
+            columns: self.columns.top_floor.len() as u32,
+            layers: self.columns.layers,
+            unit: self.columns.quantum as f32,
+            per_unit: (1.0 / self.columns.quantum) as f32,
+            _pad: [0; 3],
+        }
+    }
+
     /// The columns it runs (as the scene built them).
     pub(crate) fn columns(&self) -> &Columns {
         &self.columns
@@ -311,6 +328,11 @@ impl GpuPipes {
     /// The device it runs on.
     pub fn device(&self) -> &wgpu::Device {
         &self.device
+    }
+
+    /// The queue it submits to.
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.queue
     }
 
     /// Records the totals after what `encoder` holds, submits it and reads the report back: the

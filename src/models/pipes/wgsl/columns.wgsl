@@ -41,3 +41,8 @@ struct Exchange {
     hi: u32,
 }
 
+// `e` plus `delta` units (a two's-complement i64 in two words).
+fn exchange_plus(e: Exchange, delta: i32) -> Exchange {
+    let lo = e.lo + bitcast<u32>(delta);
+    return Exchange(lo, e.hi + select(0u, 0xffffffffu, delta < 0) + select(0u, 1u, lo < e.lo));
+}

@@ -86,11 +86,7 @@ fn rainfall(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
 
 // Adds `delta` units to column c's exchange (a two's-complement i64 in two words).
 fn exchange_add(c: u32, delta: i32) {
-    var e = exchange[c];
-    let lo = e.lo + bitcast<u32>(delta);
-    e.hi = e.hi + select(0u, 0xffffffffu, delta < 0) + select(0u, 1u, lo < e.lo);
-    e.lo = lo;
-    exchange[c] = e;
+    exchange[c] = exchange_plus(exchange[c], delta);
 }
 
 // Takes `units` from column c's top cell, never more than it holds (a wave maker's trough).

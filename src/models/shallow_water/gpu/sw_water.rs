@@ -4,7 +4,7 @@
 
 use crate::engine::edit::HostEdit;
 use crate::engine::gpu::binding::{bind_group, linear_groups, pipeline, reflected_layout, zeroed_buffer};
-use crate::engine::gpu::edit::{list_buffer, list_bytes};
+use crate::engine::gpu::edit::EditList;
 use crate::models::shallow_water::gpu::shallow_water::SwBuffers;
 
 /// The pass: `apply_edits` and `velocities` over one bind group.
@@ -13,16 +13,13 @@ pub struct SwWater {
     velocities: wgpu::ComputePipeline,
     layout: wgpu::BindGroupLayout,
     group: wgpu::BindGroup,
-    /// `Edits` (a 16-byte count, then the list), sized for `capacity` edits.
-    list: wgpu::Buffer,
-    capacity: usize,
+    /// The edits.
+    list: EditList,
     /// The water the host's splashes added to each cell (m, f32 per cell).
     pub added: wgpu::Buffer,
     /// (u, v) per cell, m/s, 0 where dry (`vec2<f32>`): what renderers bind.
     pub velocity: wgpu::Buffer,
     groups: (u32, u32),
-    /// Its staged writes' belt.
-    uploads: crate::engine::gpu::uploads::Uploads,
 }
 
 /// Usage of the buffers a host may bind or copy.
@@ -37,19 +34,16 @@ impl SwWater {
         let module =
             crate::engine::gpu::shaders::module(device, "sw_water.wgsl", crate::engine::gpu::shaders::SW_WATER);
         let layout = reflected_layout(device, "sw water", crate::wgsl::sw_water::BINDINGS, &[], 0);
-        let capacity = 16;
-        let list = list_buffer(device, capacity);
+        let list = EditList::new(device);
         let added = zeroed_buffer(device, "sw edited water", cells as u64 * 4, SHARED);
         let velocity = zeroed_buffer(device, "sw velocity", cells as u64 * 8, SHARED);
-        let group = Self::group(device, &layout, b, &list, &added, &velocity);
+        let group = Self::group(device, &layout, b, &list.buffer, &added, &velocity);
         SwWater {
-            uploads: crate::engine::gpu::uploads::Uploads::new(device),
             apply: pipeline(device, &module, &[&layout], "apply_edits"),
             velocities: pipeline(device, &module, &[&layout], "velocities"),
             layout,
             group,
             list,
-            capacity,
             added,
             velocity,
             groups: linear_groups(
@@ -87,12 +81,9 @@ impl SwWater {
         if edits.is_empty() {
             return;
         }
-        if edits.len() > self.capacity {
-            self.capacity = edits.len().next_power_of_two();
-            self.list = list_buffer(device, self.capacity);
-            self.group = Self::group(device, &self.layout, b, &self.list, &self.added, &self.velocity);
+        if self.list.stage(device, encoder, edits) {
+            self.group = Self::group(device, &self.layout, b, &self.list.buffer, &self.added, &self.velocity);
         }
-        self.uploads.stage(encoder, &self.list, 0, &list_bytes(edits));
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("shoal sw edits"),
             timestamp_writes: None,
