@@ -291,7 +291,7 @@ pub fn inflow_depth(qn: f32, invariant: f32, inward: f32, g: f32, he: f32) -> f3
 }
 
 /// A cell's primitive values: surface, depth, normal and tangential velocities.
-fn primitive(c: Cell, film: f32) -> Side {
+pub fn primitive(c: Cell, film: f32) -> Side {
     let h = (c.eta - c.b).max(0.0);
     Side {
         eta: c.eta,
@@ -306,7 +306,17 @@ fn primitive(c: Cell, film: f32) -> Side {
 /// or the cell's own values (first order) where any of the three is a film or `cur` a river's
 /// given state.
 pub fn reconstruct(prev: Cell, cur: Cell, next: Cell, p: &SwParams) -> (Side, Side) {
-    let (a, c, n) = (primitive(prev, p.film), primitive(cur, p.film), primitive(next, p.film));
+    faces(
+        primitive(prev, p.film),
+        primitive(cur, p.film),
+        primitive(next, p.film),
+        p,
+    )
+}
+
+/// `reconstruct` from the three cells' primitive values (`primitive`): the fast path makes each
+/// cell's once.
+pub fn faces(a: Side, c: Side, n: Side, p: &SwParams) -> (Side, Side) {
     if a.h < p.film || c.h < p.film || n.h < p.film || c.fixed {
         return (c, c);
     }

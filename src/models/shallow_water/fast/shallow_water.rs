@@ -10,7 +10,7 @@ use crate::engine::fast::items_per_task;
 use rayon::prelude::*;
 
 use crate::models::shallow_water::cpu::shallow_water::{
-    at_x, at_y, both_axes, cell_rates, flux, reconstruct, stage_one_at, stage_two_at, Cell, Flux, Side, Sides,
+    at_x, at_y, both_axes, cell_rates, faces, flux, primitive, stage_one_at, stage_two_at, Flux, Side, Sides,
 };
 use crate::models::shallow_water::setup::SwParams;
 use crate::models::shallow_water::state::SwState;
@@ -39,16 +39,16 @@ fn bands<'a>(p: &SwParams, out: &'a mut SwState) -> impl IndexedParallelIterator
 fn band_rates(p: &SwParams, sides: &Sides, ground: &[f32], s: &SwState, rows: std::ops::Range<usize>) -> Vec<[f32; 3]> {
     let nx = p.nx as usize;
     let n = rows.len();
-    // The y sweep: cells of rows first − 2 ..= last + 2 (ghosts past the sides), each cell's
-    // (south, north) faces for rows first − 1 ..= last + 1, and the flux through the south face
-    // of rows first ..= last + 1.
+    // The y sweep: the primitive values of the cells of rows first − 2 ..= last + 2 (ghosts past
+    // the sides), each made once; each cell's (south, north) faces for rows first − 1 ..= last
+    // + 1; the flux through the south face of rows first ..= last + 1.
     let first = rows.start as i32;
-    let cells: Vec<Cell> = (0..n + 4)
+    let prims: Vec<Side> = (0..n + 4)
         .flat_map(|r| (0..nx).map(move |i| (i as i32, first - 2 + r as i32)))
-        .map(|(i, j)| at_y(p, sides, ground, s, i, j))
+        .map(|(i, j)| primitive(at_y(p, sides, ground, s, i, j), p.film))
         .collect();
     let made: Vec<(Side, Side)> = (0..(n + 2) * nx)
-        .map(|k| reconstruct(cells[k], cells[k + nx], cells[k + 2 * nx], p))
+        .map(|k| faces(prims[k], prims[k + nx], prims[k + 2 * nx], p))
         .collect();
     let south: Vec<Flux> = (0..(n + 1) * nx)
         .map(|k| flux(made[k].1, made[k + nx].0, p.g))
@@ -58,11 +58,17 @@ fn band_rates(p: &SwParams, sides: &Sides, ground: &[f32], s: &SwState, rows: st
     for r in 0..n {
         let j = first + r as i32;
         // The x sweep along row j: cells −2 ..= nx + 1, faces of cells −1 ..= nx, the flux
-        // through the west face of cells 0 ..= nx.
+        // through the west face of cells 0 ..= nx. A cell on the grid reads as the y sweep read
+        // it with its axes swapped (the same cell, the same arithmetic), so only the four
+        // ghosts are made here.
+        let row = &prims[(r + 2) * nx..(r + 3) * nx];
+        let ghost = |i: i32| primitive(at_x(p, sides, ground, s, i, j), p.film);
         line.clear();
-        line.extend((-2..nx as i32 + 2).map(|i| at_x(p, sides, ground, s, i, j)));
+        line.extend([ghost(-2), ghost(-1)]);
+        line.extend(row.iter().map(|c| Side { u: c.v, v: c.u, ..*c }));
+        line.extend([ghost(nx as i32), ghost(nx as i32 + 1)]);
         along.clear();
-        along.extend((0..nx + 2).map(|k| reconstruct(line[k], line[k + 1], line[k + 2], p)));
+        along.extend((0..nx + 2).map(|k| faces(line[k], line[k + 1], line[k + 2], p)));
         west.clear();
         west.extend((0..=nx).map(|k| flux(along[k].1, along[k + 1].0, p.g)));
         for i in 0..nx {
