@@ -439,6 +439,13 @@ pub fn courant(p: &SwParams, eta: f32, b: f32, qx: f32, qy: f32) -> f32 {
     (u.abs() + v.abs() + 2.0 * (p.g * h).sqrt()) * p.dt * p.inv_dx
 }
 
+/// `courant` from the cell's primitive values as the y sweep makes them (`primitive` of `at_y`:
+/// `u` is qy's velocity, `v` qx's), the same arithmetic where no air lifts the cell (a lift may
+/// round its depth): the fast path's, which has them made.
+pub fn courant_of_primitive(p: &SwParams, c: Side) -> f32 {
+    (c.v.abs() + c.u.abs() + 2.0 * (p.g * c.h).sqrt()) * p.dt * p.inv_dx
+}
+
 /// Twin of `friction_of`: cell c's friction, Manning's n² (its map's, in the stages' ground
 /// from `p.friction_at`, or the scene's one value) and the damping's linear drag in 1/s (its
 /// map's from `p.drag_at`, or the scene's).
@@ -502,12 +509,15 @@ pub fn stage_one_cell(p: &SwParams, sides: &Sides, ground: &[f32], u0: &SwState,
 
 /// `stage_one_cell` with the cell's `rate` (`rates` of U0) given.
 pub fn stage_one_at(p: &SwParams, ground: &[f32], u0: &SwState, c: usize, rate: [f32; 3]) -> ([f32; 4], f32) {
+    let courant = courant(p, u0.eta[c], ground[c], u0.qx[c], u0.qy[c]);
+    (stage_one_out(p, ground, u0, c, rate), courant)
+}
+
+/// `stage_one_at`'s cell without its Courant number.
+pub fn stage_one_out(p: &SwParams, ground: &[f32], u0: &SwState, c: usize, rate: [f32; 3]) -> [f32; 4] {
     let here = [u0.eta[c], u0.qx[c], u0.qy[c]];
     let (out, lost) = euler(p, ground[c], friction_of(p, ground, c), here, rate);
-    (
-        [out[0], out[1], out[2], u0.carry[c] + 0.5 * lost],
-        courant(p, here[0], ground[c], here[1], here[2]),
-    )
+    [out[0], out[1], out[2], u0.carry[c] + 0.5 * lost]
 }
 
 /// Twin of `stage_two` at cell `c`: U2 = ½·(U0 + F(U1 + dt·L(U1))) with what the cell is owed
@@ -537,6 +547,12 @@ pub fn stage_two_at(
     c: usize,
     rate: [f32; 3],
 ) -> ([f32; 4], f32) {
+    let courant = courant(p, u1.eta[c], ground[c], u1.qx[c], u1.qy[c]);
+    (stage_two_out(p, ground, u0, u1, c, rate), courant)
+}
+
+/// `stage_two_at`'s cell without its Courant number.
+pub fn stage_two_out(p: &SwParams, ground: &[f32], u0: &SwState, u1: &SwState, c: usize, rate: [f32; 3]) -> [f32; 4] {
     let one = [u1.eta[c], u1.qx[c], u1.qy[c]];
     let (v, lost) = euler(p, ground[c], friction_of(p, ground, c), one, rate);
     let (pair, pair_lost) = two_sum(u0.eta[c], v[0]);
@@ -544,10 +560,7 @@ pub fn stage_two_at(
     let (eta, carry) = owed_paid(0.5 * pair, owed, ground[c]);
     let dry = eta <= ground[c];
     let mean = |k: usize, a: &[f32]| if dry { 0.0 } else { 0.5 * (a[c] + v[k]) };
-    (
-        [eta, mean(1, &u0.qx), mean(2, &u0.qy), carry],
-        courant(p, one[0], ground[c], one[1], one[2]),
-    )
+    [eta, mean(1, &u0.qx), mean(2, &u0.qy), carry]
 }
 
 /// Twin of `stage_one`: U0 → U1 over every cell; returns the largest Courant number of U0.

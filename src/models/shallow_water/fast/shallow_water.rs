@@ -10,7 +10,8 @@ use crate::engine::fast::items_per_task;
 use rayon::prelude::*;
 
 use crate::models::shallow_water::cpu::shallow_water::{
-    at_x, at_y, both_axes, cell_rates, faces, flux, primitive, stage_one_at, stage_two_at, Flux, Side, Sides,
+    at_x, at_y, both_axes, cell_rates, courant, courant_of_primitive, faces, flux, primitive, stage_one_out,
+    stage_two_out, Flux, Side, Sides,
 };
 use crate::models::shallow_water::setup::SwParams;
 use crate::models::shallow_water::state::SwState;
@@ -35,8 +36,15 @@ fn bands<'a>(p: &SwParams, out: &'a mut SwState) -> impl IndexedParallelIterator
         .map(|(b, fields)| (b * BAND, fields))
 }
 
-/// The twin's `rates` of every cell of rows `rows` of `s`, row-major.
-fn band_rates(p: &SwParams, sides: &Sides, ground: &[f32], s: &SwState, rows: std::ops::Range<usize>) -> Vec<[f32; 3]> {
+/// The twin's `rates` of every cell of rows `rows` of `s`, row-major, each with the cell's
+/// Courant number (`courant` of `s`).
+fn band_rates(
+    p: &SwParams,
+    sides: &Sides,
+    ground: &[f32],
+    s: &SwState,
+    rows: std::ops::Range<usize>,
+) -> Vec<([f32; 3], f32)> {
     let nx = p.nx as usize;
     let n = rows.len();
     // The y sweep: the primitive values of the cells of rows first − 2 ..= last + 2 (ghosts past
@@ -75,7 +83,14 @@ fn band_rates(p: &SwParams, sides: &Sides, ground: &[f32], s: &SwState, rows: st
             let x = cell_rates(west[i], west[i + 1], along[i + 1], p);
             let at = r * nx + i;
             let y = cell_rates(south[at], south[at + nx], made[at + nx], p);
-            out.push(both_axes(x, y));
+            // The cell's Courant number from the primitive values the sweep made, where no air
+            // lifts it (`courant_of_primitive`).
+            let c = (first as usize + r) * nx + i;
+            let courant = match p.air_at {
+                0 => courant_of_primitive(p, row[i]),
+                _ => courant(p, s.eta[c], ground[c], s.qx[c], s.qy[c]),
+            };
+            out.push((both_axes(x, y), courant));
         }
     }
     out
@@ -88,8 +103,8 @@ pub fn stage_one(p: &SwParams, sides: &Sides, ground: &[f32], u0: &SwState, u1: 
         .map(|(row, (((eta, qx), qy), carry))| {
             let rates = band_rates(p, sides, ground, u0, row..row + eta.len() / nx);
             let mut most = 0.0f32;
-            for (k, &rate) in rates.iter().enumerate() {
-                let (out, courant) = stage_one_at(p, ground, u0, row * nx + k, rate);
+            for (k, &(rate, courant)) in rates.iter().enumerate() {
+                let out = stage_one_out(p, ground, u0, row * nx + k, rate);
                 (eta[k], qx[k], qy[k], carry[k]) = (out[0], out[1], out[2], out[3]);
                 most = most.max(courant);
             }
@@ -105,8 +120,8 @@ pub fn stage_two(p: &SwParams, sides: &Sides, ground: &[f32], u0: &SwState, u1: 
         .map(|(row, (((eta, qx), qy), carry))| {
             let rates = band_rates(p, sides, ground, u1, row..row + eta.len() / nx);
             let mut most = 0.0f32;
-            for (k, &rate) in rates.iter().enumerate() {
-                let (out, courant) = stage_two_at(p, ground, u0, u1, row * nx + k, rate);
+            for (k, &(rate, courant)) in rates.iter().enumerate() {
+                let out = stage_two_out(p, ground, u0, u1, row * nx + k, rate);
                 (eta[k], qx[k], qy[k], carry[k]) = (out[0], out[1], out[2], out[3]);
                 most = most.max(courant);
             }
