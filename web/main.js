@@ -76,7 +76,16 @@ async function run() {
   document.getElementById("adapter").textContent = `Adapter: ${demo.adapter()}; ${demo.limits()}.`;
   status.textContent = `${sceneName} running`;
 
-  // Pointer: a click splashes, a drag brushes sand (Shift: digs).
+  // Pointer: a click splashes, a drag brushes sand (Shift: digs). A model that takes no edits
+  // in place (the Navier-Stokes layer) refuses them with a message, shown beside the status and
+  // not as a failure: the water runs on.
+  const edit = (apply) => {
+    try {
+      apply();
+    } catch (e) {
+      status.textContent = `${sceneName} running; ${firstLine(e)}`;
+    }
+  };
   const ndc = (event) => {
     const r = canvas.getBoundingClientRect();
     return [((event.clientX - r.left) / r.width) * 2 - 1, 1 - ((event.clientY - r.top) / r.height) * 2];
@@ -87,10 +96,10 @@ async function run() {
     if (!down) return;
     const [x, y] = ndc(e);
     if (Math.hypot(x - down[0], y - down[1]) > 0.01) dragged = true;
-    if (dragged) demo.brush(x, y, e.shiftKey ? -0.004 : 0.004);
+    if (dragged) edit(() => demo.brush(x, y, e.shiftKey ? -0.004 : 0.004));
   };
   canvas.onpointerup = (e) => {
-    if (down && !dragged) demo.splash(...ndc(e));
+    if (down && !dragged) edit(() => demo.splash(...ndc(e)));
     down = null;
   };
 
