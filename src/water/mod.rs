@@ -352,8 +352,9 @@ impl Water {
 
     /// Raises the ground at (x, y) metres by `height` at the centre (negative digs), with the
     /// same falloff as `disturb`. Water on it rides along: no water is made or lost. Applied
-    /// at the next `record`. To dig deeper than the scene's deepest water, say how deep in
-    /// `WaterOptions::max_depth`.
+    /// at the next `record`. On the pipes both edits count in whole units of their water, and a
+    /// brush under a slab raises the ground no higher than leaves the water below it its room.
+    /// To dig deeper than the scene's deepest water, say how deep in `WaterOptions::max_depth`.
     pub fn brush(&mut self, x: f64, y: f64, radius: f64, height: f64) -> Result<()> {
         self.push_edit("brush", EDIT_BRUSH, x, y, radius, height)
     }
@@ -419,8 +420,9 @@ impl Water {
     /// The ground b − ref, f32 per cell, row-major [ny, nx], in the buffer's first nx·ny words
     /// (on the height field, Shoal's per-cell forcing follows them: bind or copy that range);
     /// brushes edit it in place. With the pipes, each column's top floor (a bridge deck, a rock's
-    /// top; brushes move the ground under the solids, and this where no solid stands above). With the shallow-water model its first nx·ny words too (with air pressure, each
-    /// step's head follows them). Usage STORAGE | VERTEX | COPY_SRC | COPY_DST.
+    /// top; brushes move the ground under the solids, and this where no solid stands above).
+    /// With the shallow-water model its first nx·ny words too (with air pressure, each step's
+    /// head follows them). Usage STORAGE | VERTEX | COPY_SRC | COPY_DST.
     pub fn ground_buffer(&mut self) -> &wgpu::Buffer {
         match &self.model {
             Model::Pipes(part) => &part.ground,
