@@ -123,6 +123,14 @@ impl PipeState {
     }
 }
 
+/// Twin of the passes' `top_cell` (pipe_rain.wgsl, pipe_edits.wgsl) and `top_layer`
+/// (spray.wgsl), three copies there since a WGSL helper cannot take the storage array and build.rs
+/// validates each imported file alone: the layer of a column's top cell, the one open to the
+/// sky, from its cells' geometry bottom up.
+pub fn top_cell(column: &[[i32; 2]]) -> usize {
+    (1..column.len()).rfind(|&a| column[a][0] != SKY).unwrap_or(0)
+}
+
 /// `surface` of column `c`: the top of its highest water, or its top floor where it holds none
 /// there (units).
 pub fn surface_units(p: &PipeParams, s: &PipeState, c: usize) -> i32 {

@@ -80,8 +80,9 @@ fn held_back_everywhere(level: &Level) -> Vec<[f32; 2]> {
 }
 
 /// What the faces beyond cell (i, j)'s neighbours hand on (the twin's `Level::beyond`), from
-/// `held_back_everywhere`'s table. Its wrap-arounds are the twin's `(a + 2n − 2) % n` and `(a + 1) % n`, with the division only
-/// where a cell is that near the start (a division a cell cost 10 % of a half-dry 512² step).
+/// `held_back_everywhere`'s table. Its wrap-arounds are the twin's `(a + 2n − 2) % n` and
+/// `(a + 1) % n`, with the division only where a cell is that near the start (a division a cell
+/// cost 10 % of a half-dry 512² step).
 #[inline(always)]
 fn beyond(level: &Level, held: &[[f32; 2]], i: usize, j: usize) -> [f32; 4] {
     let (nx, ny) = (level.params.nx as usize, level.params.ny as usize);
@@ -124,8 +125,9 @@ fn row(level: &Level, held: &[[f32; 2]], out: &mut Out, j: u32) -> bool {
 /// clamp record booked by the twin's own `store_step`. A cell that is wet with its four
 /// neighbours has every face open (`open_face`), one that is dry with them none; either keeps
 /// keep·vel, so its change is the plain interior's, and each face's new memory is the twin's
-/// `remember`: keep·q + k·term open, 0 + k·term closed. A cell at a shoreline, one whose faces the twin's `limit` would cap, or one
-/// a face beyond its neighbours hands momentum on to, runs the twin's `wave`.
+/// `remember`: keep·q + k·term open, 0 + k·term closed. A cell at a shoreline, one whose faces
+/// the twin's `limit` would cap, or one a face beyond its neighbours hands momentum on to, runs
+/// the twin's `wave`.
 fn interior_with_faces(
     level: &Level,
     held: &[[f32; 2]],

@@ -6,7 +6,7 @@
 use crate::engine::edit::{HostEdit, EDIT_BRUSH};
 use crate::models::pipes::columns::SKY;
 use crate::models::pipes::edit::PipeEditParams;
-use crate::models::pipes::state::PipeState;
+use crate::models::pipes::state::{top_cell, PipeState};
 
 /// The heights the columns count, in units either side of the reference level (`EDIT_RANGE`).
 pub use crate::wgsl::pipe_edits::EDIT_RANGE;
@@ -39,11 +39,6 @@ pub fn apply_edits(s: &mut PipeState, top_floor: &mut [f32], p: &PipeEditParams,
             }
         }
     }
-}
-
-/// Twin of `top_cell`: the column's cell open to the sky.
-fn top_cell(geometry: &[[i32; 2]]) -> usize {
-    (1..geometry.len()).rfind(|&a| geometry[a][0] != SKY).unwrap_or(0)
 }
 
 /// Twin of `brush`: column c's lowest floor moved by `units`.

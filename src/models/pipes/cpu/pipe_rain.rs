@@ -3,16 +3,9 @@
 
 use crate::engine::fast::items_per_task;
 use crate::engine::feeds::RAINFALL_MAP;
-use crate::models::pipes::columns::SKY;
-use crate::models::pipes::state::PipeState;
+use crate::models::pipes::state::{top_cell, PipeState};
 use crate::wgsl::rain_step::HELD;
 use rayon::prelude::*;
-
-/// Twin of `top_cell`: the layer of a column's top cell (the one open to the sky), from its
-/// cells' geometry.
-fn top_cell(geometry: &[[i32; 2]]) -> usize {
-    (1..geometry.len()).rfind(|&a| geometry[a][0] != SKY).unwrap_or(0)
-}
 
 /// Twin of `fall`: `units` into column c's top cell and its exchange.
 fn fall(s: &mut PipeState, c: usize, units: u32) {

@@ -93,10 +93,10 @@ fn cell(p: &SprayParams, s: &PipeState, c: usize, a: usize) -> ([i32; 2], u32) {
     (s.geometry[at], s.water[at])
 }
 
+/// Twin of `top_layer`.
 fn top_layer(p: &SprayParams, s: &PipeState, c: usize) -> usize {
-    (1..p.layers as usize)
-        .rfind(|&a| cell(p, s, c, a).0[0] != SKY)
-        .unwrap_or(0)
+    let l = p.layers as usize;
+    crate::models::pipes::state::top_cell(&s.geometry[c * l..(c + 1) * l])
 }
 
 fn across(p: &SprayParams, i: u32, j: u32, k: usize) -> Option<usize> {
