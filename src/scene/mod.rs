@@ -435,10 +435,11 @@ pub struct Pipes {
     /// The seed's friction f on a pipe's velocity per internal step, in (0, 1]; default 0.995.
     #[serde(default = "Pipes::default_friction")]
     pub friction: f64,
-    /// Whether the head carries the seed's dynamic term v²/2 besides g·h (default false). Across
-    /// a pipe it is a centred difference of the advection term, which explicit steps amplify in
-    /// fast flow (a weir's pool grows waves a metre high); off, the pipes are hydrostatic, as in
-    /// O'Brien & Hodgins and Mould & Yang.
+    /// Whether the head carries the seed's dynamic term v²/2 besides g·h (default false): a
+    /// centred difference of the advection term across a pipe, stable since overfalls pass
+    /// critical flow (it emptied the pool under a fall before), giving the pipes some inertia
+    /// (docs/models/pipes.md has its figures); off, the pipes are hydrostatic, as in O'Brien &
+    /// Hodgins and Mould & Yang.
     #[serde(default)]
     pub dynamic_head: bool,
 }

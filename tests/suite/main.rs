@@ -46,6 +46,7 @@ mod pipe_friction;
 mod pipe_pressure;
 mod pipe_sides;
 mod pipe_velocity;
+mod pipe_weir;
 mod pipes;
 mod query;
 mod regions;

@@ -44,6 +44,9 @@ pub struct PipeParams {
     pub friction_map: u32,
     /// g·dt, m/s (the map's n² times it is a Manning weight).
     pub g_dt: f32,
+    /// `[spray] breaking`, or −1 without the spray: an axial pipe over a lip the spray breaks
+    /// yields its flow to the spray (pipes.wgsl `yields`).
+    pub breaking: f32,
 }
 
 /// The internal step `[pipes] friction` is a factor per, s: seed 004's (and `[pipes] dt`'s
@@ -491,6 +494,18 @@ pub fn pipe_params(scene: &Scene, columns: &Columns, substeps: u32, n_probes: u3
         gravity: scene.physics.gravity as f32,
         friction_map: !columns.n2.is_empty() as u32,
         g_dt: (scene.physics.gravity * dt) as f32,
+        breaking: spray_breaking(scene),
+    }
+}
+
+/// The spray's breaking criterion as the pipes read it (`PipeParams::breaking`), or −1 where
+/// `[spray] enabled = false`: the same switch `spray::spray_params` builds the spray by.
+fn spray_breaking(scene: &Scene) -> f32 {
+    let spray = scene.spray.unwrap_or_default();
+    if spray.enabled {
+        spray.breaking as f32
+    } else {
+        -1.0
     }
 }
 
@@ -537,7 +552,8 @@ mod tests {
                 air,
                 gravity,
                 friction_map,
-                g_dt
+                g_dt,
+                breaking
             }),
         );
     }

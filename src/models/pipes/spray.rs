@@ -50,7 +50,8 @@ pub struct SprayParams {
     pub drag: f32,
     pub impact: f32,
     pub least: i32,
-    pub _pad: [u32; 3],
+    pub overfall: f32,
+    pub _pad: [u32; 2],
 }
 
 impl SprayParams {
@@ -104,7 +105,10 @@ pub fn spray_params(scene: &Scene, columns: &Columns) -> Option<SprayParams> {
         // F/A as head: μ·|v| / (ρ·g·dx²), in units.
         impact: (spray.impact / (scene.physics.water_density * gravity * cell)) as f32,
         least: (spray.least(g.dx) / q).round().min(i32::MAX as f64) as i32,
-        _pad: [0; 3],
+        // Over a free overfall the axial pipe's share of critical flow, (2/3)·sqrt(g)·(2/3)^(3/2)
+        // per metre^(3/2) of depth: the pipe yields it to the spray (pipes.wgsl `yields`).
+        overfall: (2.0 / 3.0 * (gravity * 8.0 / 27.0).sqrt() * dt / (g.dx * q)) as f32,
+        _pad: [0; 2],
     })
 }
 
@@ -175,7 +179,8 @@ mod tests {
                 restitution,
                 drag,
                 impact,
-                least
+                least,
+                overfall
             }),
         );
     }

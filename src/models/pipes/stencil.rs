@@ -40,6 +40,13 @@ pub fn slot(p: &PipeParams, k: usize, a: usize, b: usize) -> usize {
     (k * p.layers as usize + a) * p.layers as usize + b
 }
 
+/// Twin of `inside`: whether direction k's offset from column (i, j) stays in the grid.
+pub fn inside(p: &PipeParams, i: u32, j: u32, k: usize) -> bool {
+    let (ox, oy) = OFFSETS[k];
+    let (x, y) = (i as i32 + ox, j as i32 + oy);
+    x >= 0 && y >= 0 && x < p.nx as i32 && y < p.ny as i32
+}
+
 /// Twin of `neighbour`: what lies at direction k's far end from column (i, j). A diagonal
 /// through a wall is mirrored in it: the pipe joins the two columns along the wall, or reaches
 /// the ghost beyond the other side; through a corner of two walls, nothing (pipes.wgsl explains

@@ -10,8 +10,8 @@
 use crate::engine::fast::items_per_task;
 use crate::models::pipes::columns::{PipeParams, NO_HOLD, SKY};
 use crate::models::pipes::state::PipeState;
-use crate::models::pipes::stencil::{ghost_geometry, neighbour, slot, unit, Far};
-use crate::wgsl::pipes::{DIAGONAL_SHARE, LIMIT_MARGIN, MOST_UNITS};
+use crate::models::pipes::stencil::{ghost_geometry, inside, neighbour, slot, unit, Far};
+use crate::wgsl::pipes::{DIAGONAL_SHARE, LIMIT_MARGIN, MOST_UNITS, WEIR_SHARE};
 use crate::wgsl::sides::ABSORB;
 use rayon::prelude::*;
 
@@ -115,7 +115,7 @@ pub fn kept(lost_a: f32, lost_b: f32) -> f32 {
     1.0 - 0.5 * (lost_a + lost_b)
 }
 
-fn pipe_velocity(p: &PipeParams, old: f32, [keep, weight]: [f32; 2], k: usize, a: End, b: End) -> f32 {
+fn pipe_velocity(p: &PipeParams, old: f32, [keep, weight]: [f32; 2], k: usize, direct: bool, a: End, b: End) -> f32 {
     let sill = a.g[0].max(b.g[0]);
     let top = a.g[1].min(b.g[1]);
     let mut push = p.g_quantum * a.h.wrapping_add(a.p).wrapping_sub(b.h.wrapping_add(b.p)) as f32
@@ -128,10 +128,55 @@ fn pipe_velocity(p: &PipeParams, old: f32, [keep, weight]: [f32; 2], k: usize, a
     if wet > 0 && weight > 0.0 {
         v = manning(p, weight, v, flow_speed(a.v, b.v), wet);
     }
+    v = overfall(p, v, k, direct, a, b, wet);
     if wet > 0 && top > sill {
         v
     } else {
         0.0
+    }
+}
+
+/// Twin of `overfall`: a pipe over a free overfall (the giver's floor above the receiver's, the
+/// receiver's water at or below it) carries at most critical flow (`critical`), or nothing where
+/// it yields the lip to the spray (`yields`).
+fn overfall(p: &PipeParams, v: f32, k: usize, direct: bool, a: End, b: End, wet: i32) -> f32 {
+    if v > 0.0 && b.g[0] < a.g[0] && b.h <= a.g[0] {
+        return if yields(p, k, direct, a.g, b.g, b.h, wet) {
+            0.0
+        } else {
+            v.min(critical(p, k, wet))
+        };
+    }
+    if v < 0.0 && a.g[0] < b.g[0] && a.h <= b.g[0] {
+        return if yields(p, k, direct, b.g, a.g, a.h, wet) {
+            0.0
+        } else {
+            v.max(-critical(p, k, wet))
+        };
+    }
+    v
+}
+
+/// Twin of `yields`: whether an axial pipe between two top cells leaves a lip the spray breaks
+/// to the spray, which carries the pipe's share of critical flow through it as particles.
+fn yields(p: &PipeParams, k: usize, direct: bool, give: [i32; 2], take: [i32; 2], h_take: i32, wet: i32) -> bool {
+    p.breaking >= 0.0
+        && k < 4
+        && direct
+        && give[1] == SKY
+        && take[1] == SKY
+        && (give[0] - h_take) as f32 > p.breaking * wet as f32
+}
+
+/// Twin of `critical`: the most a pipe carries over a lip `wet` units below the giver's head,
+/// (2/3)^(3/2)·sqrt(g·d) (sqrt(g·d) with the dynamic head), along the pipe its share of it.
+fn critical(p: &PipeParams, k: usize, wet: i32) -> f32 {
+    let share = if p.dynamic > 0.0 { 1.0 } else { WEIR_SHARE };
+    let c = share * (p.gravity * (wet as f32 * p.quantum)).sqrt();
+    if k >= 4 {
+        c * DIAGONAL_SHARE
+    } else {
+        c
     }
 }
 
@@ -215,6 +260,7 @@ fn flow_column(p: &PipeParams, s: &Shared, c: usize, flow: &mut [f32], given: &m
             }
             // A ghost's far column is the column itself.
             let q = if let Far::Cell(q, _) = far { q } else { c };
+            let direct = matches!(far, Far::Cell(..)) && inside(p, i, j, k);
             let friction = [kept(lost_a, lost(s.feed[q])), manning_weight(p, s.column_forcing, c, q)];
             for b in 0..l {
                 let Some(end_b) = far_end(p, s, far, b, lowest, end_a) else {
@@ -227,7 +273,7 @@ fn flow_column(p: &PipeParams, s: &Shared, c: usize, flow: &mut [f32], given: &m
                 let v = if far == Far::Ghost(ABSORB) {
                     radiated(p, k, lowest, end_a.h)
                 } else {
-                    pipe_velocity(p, flow[at], friction, k, end_a, end_b)
+                    pipe_velocity(p, flow[at], friction, k, direct, end_a, end_b)
                 };
                 flow[at] = v;
                 let mut t = 0u32;

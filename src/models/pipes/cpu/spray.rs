@@ -113,8 +113,9 @@ fn column_top(p: &SprayParams, s: &PipeState, c: usize) -> i32 {
     top_units(g, w)
 }
 
-/// spray.wgsl `crest_of`: the crest water leaves column c over through face k, or None.
-fn crest_of(p: &SprayParams, s: &PipeState, c: usize, k: usize, floor: i32, top: i32) -> Option<i32> {
+/// spray.wgsl `crest_of`: the crest water leaves column c over through face k, and whether it
+/// is a free overfall, or None.
+fn crest_of(p: &SprayParams, s: &PipeState, c: usize, k: usize, floor: i32, top: i32) -> Option<(i32, bool)> {
     let n = p.nx as usize;
     let b = across(p, (c % n) as u32, (c / n) as u32, k)?;
     if top <= floor {
@@ -124,19 +125,26 @@ fn crest_of(p: &SprayParams, s: &PipeState, c: usize, k: usize, floor: i32, top:
     let top_b = top_units(gb, wb);
     let depth = (top - floor) as f32;
     if top_b < floor {
-        return ((floor - top_b) as f32 > p.breaking * depth).then_some(floor);
+        return ((floor - top_b) as f32 > p.breaking * depth).then_some((floor, true));
     }
     let over = top - top_b;
     let wave = top_b > gb[0] && over > p.least && over as f32 > p.breaking * depth;
-    wave.then_some(top_b)
+    wave.then_some((top_b, false))
 }
 
+/// spray.wgsl `face_units`: the seed's weir over a wave, the axial pipe's share of critical flow
+/// over a free overfall.
 fn face_units(p: &SprayParams, s: &PipeState, c: usize, k: usize, floor: i32, top: i32, left: u32) -> u32 {
-    let Some(crest) = crest_of(p, s, c, k, floor, top) else {
+    let Some((crest, free)) = crest_of(p, s, c, k, floor, top) else {
         return 0;
     };
-    let h = (top - crest) as f32 * p.quantum;
-    let want = (p.weir * h * h.sqrt()).min((MOST_PER_FACE * p.per_particle) as f32);
+    let mut h = (top - crest) as f32 * p.quantum;
+    if free {
+        // The explicit midpoint rule on the lip's outflow (spray.wgsl says why).
+        h = (h - 0.5 * (p.overfall * h * h.sqrt()) * p.quantum).max(0.0);
+    }
+    let law = if free { p.overfall } else { p.weir };
+    let want = (law * h * h.sqrt()).min((MOST_PER_FACE * p.per_particle) as f32);
     (want as u32).min(left)
 }
 
@@ -218,11 +226,15 @@ fn emit(p: &SprayParams, s: &mut SprayState, pipes: &PipeState, step: u32, mut n
             if u == 0 {
                 continue;
             }
-            let crest = crest_of(p, pipes, c, k, g[0], top).expect("a face that sends spray has a crest");
+            let (crest, free) = crest_of(p, pipes, c, k, g[0], top).expect("a face that sends spray has a crest");
             let (ox, oy) = OFFSETS[k];
             let normal = [ox as f32, oy as f32];
             let h = (top - crest) as f32 * p.quantum;
-            let speed = 0.6666667 * (2.0 * p.gravity * h).sqrt();
+            let speed = if free {
+                (0.6666667 * p.gravity * h).sqrt()
+            } else {
+                0.6666667 * (2.0 * p.gravity * h).sqrt()
+            };
             let mut dir = normal;
             if mean[0] * normal[0] + mean[1] * normal[1] > 0.0 {
                 let len = (mean[0] * mean[0] + mean[1] * mean[1]).sqrt();

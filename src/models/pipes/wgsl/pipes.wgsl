@@ -57,6 +57,9 @@ struct PipeParams {
     // (`column_forcing`'s second plane), not `manning`.
     friction_map: u32,
     g_dt: f32,
+    // The spray's breaking criterion ([spray] breaking), or −1 without the spray: an axial pipe
+    // over a lip the spray breaks yields its flow to the spray (`yields`).
+    breaking: f32,
 }
 
 const PIPES_PER_LAYER_PAIR: u32 = 8u;
@@ -66,6 +69,9 @@ const DIAGONAL_SHARE: f32 = 0.70710677;
 // (≤ 128 terms summed, a division and a product, < 8e-6 relative), so the whole units it gives
 // never exceed what it holds.
 const LIMIT_MARGIN: f32 = 0.99998474;
+// The broad-crested weir's (2/3)^(3/2): critical flow's speed over a lip, in sqrt(g·d) of the
+// depth d upstream of it (`overfall`).
+const WEIR_SHARE: f32 = 0.54433105;
 // Largest tentative transfer (units), before the cell's content caps it.
 const MOST_UNITS: f32 = 2.0e9;
 
@@ -111,6 +117,15 @@ fn is_finite(x: f32) -> bool {
 // Index of pipe (direction k, own layer a, far layer b) of column c.
 fn pipe(k: u32, a: u32, b: u32, c: u32) -> u32 {
     return ((k * pp.layers + a) * pp.layers + b) * pp.columns + c;
+}
+
+// Whether direction k's offset from column (i, j) stays in the grid (its far end neither a ghost
+// nor a mirror nor a wrap). Twin: `stencil::inside`.
+fn inside(i: u32, j: u32, k: u32) -> bool {
+    let o = offset(k);
+    let x = i32(i) + o.x;
+    let y = i32(j) + o.y;
+    return x >= 0 && y >= 0 && x < i32(pp.nx) && y < i32(pp.ny);
 }
 
 // The far end of direction k from column (i, j): (kind, column, and for a cell the direction of
@@ -254,8 +269,9 @@ fn kept(lost_a: f32, lost_b: f32) -> f32 {
 
 // The new velocity of pipe (k, a, b) from its old one, what it keeps of it beside the friction,
 // and the two ends (heads ha, hb; pa, pb the pressures on them; aa, ab the air's heads, m); 0
-// where no water can pass.
-fn pipe_velocity(old: f32, friction: vec2<f32>, k: u32, ga: vec2<i32>, ha: i32, pa: i32, va: vec2<f32>, aa: f32, gb: vec2<i32>, hb: i32, pb: i32, vb: vec2<f32>, ab: f32) -> f32 {
+// where no water can pass. `direct`: the far end is the column k's offset reaches in the grid
+// (not a ghost, a mirror or a wrap).
+fn pipe_velocity(old: f32, friction: vec2<f32>, k: u32, direct: bool, ga: vec2<i32>, ha: i32, pa: i32, va: vec2<f32>, aa: f32, gb: vec2<i32>, hb: i32, pb: i32, vb: vec2<f32>, ab: f32) -> f32 {
     let sill = max(ga.x, gb.x);
     let top = min(ga.y, gb.y);
     // The seed's eq.: η = f·η₀ + Δt·(Q_head − Q_tail)/(ρ·l), Q/ρ = g·h + v²/2 + E/ρ (a uniform air
@@ -269,7 +285,48 @@ fn pipe_velocity(old: f32, friction: vec2<f32>, k: u32, ga: vec2<i32>, ha: i32, 
     if wet > 0 && friction.y > 0.0 {
         v = manning(friction.y, v, flow_speed(va, vb), wet);
     }
+    v = overfall(v, k, direct, ga, ha, gb, hb, wet);
     return select(0.0, v, wet > 0 && top > sill);
+}
+
+// Twin: `pipes::overfall`. A pipe over a free overfall carries at most critical flow. The lip is
+// the giving cell's floor where it stands above the receiving cell's, and the overfall is free
+// while the receiving cell's water stays at or below it (the tailwater does not drown the lip).
+// Without it the drop's whole height pushed the pipe, which sped on until it drained its cell: a
+// weir's discharge was set by the friction along its crest, not by the crest (+103 % over a 25 cm
+// crest, −58 % over 2 m, for a 5 cm head). Hydrostatic pipes have no drawdown, so the giver's
+// depth d is the head over the lip, and the cap is the broad-crested weir's q = sqrt(g)·(2/3·d)^(3/2),
+// a speed (2/3)^(3/2)·sqrt(g·d); with `dynamic_head` the v²/2 in the head draws the lip down to
+// the critical depth itself, and the cap is sqrt(g·d). Along the pipe its share of the flow across
+// the lip: 1 axial, 1/√2 diagonal, as `radiated`. Where the spray breaks the lip, the axial pipe
+// yields its share to it (`yields`). Both copies of the pipe decide alike (their velocities are
+// exact opposites, their wet heights the same), so they stay opposites.
+fn overfall(v: f32, k: u32, direct: bool, ga: vec2<i32>, ha: i32, gb: vec2<i32>, hb: i32, wet: i32) -> f32 {
+    if v > 0.0 && gb.x < ga.x && hb <= ga.x {
+        return select(min(v, critical(k, wet)), 0.0, yields(k, direct, ga, gb, hb, wet));
+    }
+    if v < 0.0 && ga.x < gb.x && ha <= gb.x {
+        return select(max(v, -critical(k, wet)), 0.0, yields(k, direct, gb, ga, ha, wet));
+    }
+    return v;
+}
+
+// Twin: `pipes::yields`. Whether an axial pipe from a top cell (geometry `give`, `wet` units deep
+// over its floor) to the top cell beside it (`take`, its head `h_take`) leaves the lip to the
+// spray: where spray.wgsl `crest_of` breaks that face as a free overfall (the neighbour's water
+// below the floor by more than `breaking`·depth, the same integers and f32 operations), the spray
+// takes the axial pipe's share of critical flow through it as particles (`spray::overfall`, 2/3 of
+// it, the axial pipe's width), and the pipe would carry it twice. The diagonals keep theirs.
+fn yields(k: u32, direct: bool, give: vec2<i32>, take: vec2<i32>, h_take: i32, wet: i32) -> bool {
+    return pp.breaking >= 0.0 && k < 4u && direct && give.y == SKY && take.y == SKY
+        && f32(give.x - h_take) > pp.breaking * f32(wet);
+}
+
+// Twin: `pipes::critical`. The most a pipe carries over a lip `wet` units below the giver's head.
+fn critical(k: u32, wet: i32) -> f32 {
+    let share = select(WEIR_SHARE, 1.0, pp.dynamic > 0.0);
+    let c = share * sqrt(pp.gravity * (f32(wet) * pp.quantum));
+    return select(c, c * DIAGONAL_SHARE, k >= 4u);
 }
 
 // Twin: `pipes::flow_speed`. The water's speed at a pipe: the mean of its two cells' speeds (their
@@ -328,6 +385,7 @@ fn flow_step(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgro
             }
             // A ghost's far column is the column itself.
             let q = select(c, far.y, far.x == TO_CELL);
+            let direct = far.x == TO_CELL && inside(i, j, k);
             let friction = vec2<f32>(kept(lost_a, lost(q)), manning_weight(c, q));
             for (var b = 0u; b < pp.layers; b++) {
                 var gb: vec2<i32>;
@@ -360,7 +418,7 @@ fn flow_step(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgro
                 if far.x == TO_GHOST && far.z == ABSORB {
                     v = radiated(k, lowest, ha);
                 } else {
-                    v = pipe_velocity(flow[p], friction, k, ga, ha, pa, va, aa, gb, hb, pb, vb, ab);
+                    v = pipe_velocity(flow[p], friction, k, direct, ga, ha, pa, va, aa, gb, hb, pb, vb, ab);
                 }
                 flow[p] = v;
                 var t = 0u;
