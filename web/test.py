@@ -155,6 +155,19 @@ class Page:
         result = self.call("Runtime.evaluate", self.session, expression=expression, returnByValue=True)
         return result["result"].get("value")
 
+    def evaluate_async(self, expression):
+        """Evaluates an expression that gives a Promise and returns what it resolves to."""
+        result = self.call("Runtime.evaluate", self.session, expression=expression, returnByValue=True,
+                           awaitPromise=True)
+        return result["result"].get("value")
+
+    def mouse(self, kind, x, y, buttons=0):
+        """A mouse event at (x, y) CSS pixels of the viewport, as a visitor's hand makes it
+        (Chromium turns it into the pointer events the page listens to)."""
+        button = "left" if kind != "mouseMoved" or buttons else "none"
+        self.call("Input.dispatchMouseEvent", self.session, type=kind, x=x, y=y, button=button,
+                  buttons=buttons, clickCount=1 if kind != "mouseMoved" else 0)
+
     def screenshot(self):
         return base64.b64decode(self.call("Page.captureScreenshot", self.session, format="png")["data"])
 
@@ -202,6 +215,7 @@ def check_visitor(scene, args):
                 sys.exit(f"FAIL: {scene} as a visitor opens it: not running after {args.timeout:.0f} s")
             note = page.evaluate("document.getElementById('canvas-note').textContent")
             shot = Image.open(io.BytesIO(page.screenshot())).convert("RGB")
+            edits = check_edits(page, scene)
         finally:
             page.close()
             server.shutdown()
@@ -211,8 +225,46 @@ def check_visitor(scene, args):
     if args.picture:
         shot.save(args.picture.replace("{scene}", f"{scene}_visitor"))
     print(f"{scene} as a visitor opens it: {count - first} steps in {VISITOR_SECONDS:.0f} s, {status}"
-          f"{'; ' + note if note else ''}; the screen shows {colours} colours")
+          f"{'; ' + note if note else ''}; the screen shows {colours} colours; {edits}")
     assert colours > 100, f"{scene}: the visitor's screen is blank or flat ({colours} colours)"
+
+
+# A click's splash (`Demo::splash`: `Water::disturb`, 4 cm at the centre of a 12 cm radius,
+# the edits' falloff (1 − r²/R²)²) adds 0.04·π·0.12²/3 = 6.03e-4 m³ to what the grid's cells
+# sample of it (the default scene's: +0.02 %, 2026-12-06); the water's volume must grow by it
+# within 5 %.
+SPLASH_VOLUME = 0.04 * 3.141592653589793 * 0.12 ** 2 / 3
+
+
+def check_edits(page, scene):
+    """A visitor's click at the canvas's centre splashes water onto what it looks at, and a drag
+    across it brushes sand: the water's volume grows by the splash and then stays (the brush
+    carries the water it lifts), the page steps on and shows no refusal. (What the brush does to
+    the ground is the native tests' to check: the page reads back no ground.) Returns a line
+    saying what was measured."""
+    box = page.evaluate("(() => { const r = document.getElementById('water').getBoundingClientRect();"
+                        " return [r.left + r.width / 2, r.top + r.height / 2]; })()")
+    x, y = box
+    volume = "window.shoal.demo.volume()"
+    before = page.evaluate_async(volume)
+    page.mouse("mousePressed", x, y, buttons=1)
+    page.mouse("mouseReleased", x, y)
+    threading.Event().wait(2.0)
+    splashed = page.evaluate_async(volume)
+    page.mouse("mousePressed", x - 60, y, buttons=1)
+    for dx in range(-50, 70, 10):
+        page.mouse("mouseMoved", x + dx, y, buttons=1)
+        threading.Event().wait(0.05)
+    page.mouse("mouseReleased", x + 60, y)
+    threading.Event().wait(2.0)
+    brushed = page.evaluate_async(volume)
+    status = page.evaluate("document.getElementById('status').textContent") or ""
+    assert status == f"{scene} running", f"{scene}: after a click and a drag the status reads {status!r}"
+    grew = splashed - before
+    assert abs(grew / SPLASH_VOLUME - 1) < 0.05, f"{scene}: a click added {grew:.3e} m³ (a splash is {SPLASH_VOLUME:.3e})"
+    assert abs(brushed - splashed) < 1e-3 * splashed, f"{scene}: a drag changed the water {splashed} → {brushed} m³"
+    return (f"a click splashed {grew:.3e} m³ in (the splash's {SPLASH_VOLUME:.3e}), "
+            f"a drag brushed sand keeping the water to {abs(brushed - splashed) / splashed:.1e}")
 
 
 def check_unknown(scene, args):
