@@ -10,7 +10,7 @@
 //! The file grows a record at each snapshot and always opens: a record is written while the
 //! header still counts only the records before it, then the header is rewritten to count it
 //! (the crate writes a header each time a definition is set; the first writer's goes nowhere,
-//! see [`Region`]). A killed run's file opens up to its last complete record, and a resumed run
+//! see `Region`). A killed run's file opens up to its last complete record, and a resumed run
 //! rewrites the records from its checkpoint on, so its file ends as an uninterrupted run's does,
 //! byte for byte.
 

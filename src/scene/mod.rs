@@ -1360,7 +1360,7 @@ pub enum PressureShape {
     /// strength·exp(−r²/(2·radius²)).
     #[default]
     Gaussian,
-    /// strength over a size[0] × size[1] rectangle.
+    /// strength over a `size[0]` × `size[1]` rectangle.
     Box,
 }
 
