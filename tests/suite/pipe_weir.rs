@@ -92,6 +92,11 @@ fn a_free_overfall_passes_critical_flow_over_any_crest_without_friction() {
         let scene = weir(dir.path(), 0.0191, 0.5, pipes, spray);
         assert_critical_head(&scene, 0.0191, 0.015, &format!("{pipes:?}, spray {spray}"));
     }
+    // A lip deeper than the spray's 8 particles a face a step carry (0.3 m²/s, H = 31 cm: its
+    // law wants 1.6 times them): the pipe carries what they leave, −0.06 % (when it yielded the
+    // whole lip to the spray, the lip was dammed: +45 %).
+    let scene = weir(dir.path(), 0.3, 0.5, "friction = 1.0", true);
+    assert_critical_head(&scene, 0.3, 0.015, "a deep lip, spray on");
 }
 
 /// Asserts that the weir's settled head is critical flow's for `q` within `tolerance` (a share).
@@ -125,11 +130,15 @@ fn at_the_seeds_friction_a_sharp_crest_passes_critical_flow_within_ten_percent()
 
 #[test]
 fn the_overfall_and_its_spray_step_alike_on_the_gpu_and_the_twins() {
-    // The cap, the spray's yielding lip and the dynamic head's cap, 200 steps (4 s: the first
-    // water over the lip and the pool drawing down), on every backend.
+    // The cap, the spray's yielding lip (0.0191 m²/s) and its deep one (0.3 m²/s, past 23 cm
+    // over the lip after 2 s) and the dynamic head's cap, 200 steps (4 s), on every backend.
     let dir = tempfile::tempdir().unwrap();
-    for (pipes, spray) in [("friction = 1.0", true), ("dynamic_head = true", false)] {
-        let scene = weir(dir.path(), 0.0191, 0.25, pipes, spray);
+    for (pipes, spray, q) in [
+        ("friction = 1.0", true, 0.0191),
+        ("friction = 1.0", true, 0.3),
+        ("dynamic_head = true", false, 0.0191),
+    ] {
+        let scene = weir(dir.path(), q, 0.25, pipes, spray);
         let runs: Vec<(Vec<f64>, (u32, f64))> = [Backend::Reference, Backend::Cpu, Backend::Gpu]
             .into_iter()
             .map(|backend| {

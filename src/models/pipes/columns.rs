@@ -45,8 +45,13 @@ pub struct PipeParams {
     /// g·dt, m/s (the map's n² times it is a Manning weight).
     pub g_dt: f32,
     /// `[spray] breaking`, or −1 without the spray: an axial pipe over a lip the spray breaks
-    /// yields its flow to the spray (pipes.wgsl `yields`).
+    /// yields its flow to the spray (pipes.wgsl `piped`).
     pub breaking: f32,
+    /// The spray's overfall law (`SprayParams::overfall`, units a step per m^(3/2) of depth) and
+    /// the most units it sends through a face a step: a pipe over a lip the spray breaks carries
+    /// what the spray leaves (pipes.wgsl `piped`).
+    pub spray_law: f32,
+    pub spray_most: f32,
 }
 
 /// The internal step `[pipes] friction` is a factor per, s: seed 004's (and `[pipes] dt`'s
@@ -494,18 +499,25 @@ pub fn pipe_params(scene: &Scene, columns: &Columns, substeps: u32, n_probes: u3
         gravity: scene.physics.gravity as f32,
         friction_map: !columns.n2.is_empty() as u32,
         g_dt: (scene.physics.gravity * dt) as f32,
-        breaking: spray_breaking(scene),
+        ..spray_yield(scene, columns)
     }
 }
 
-/// The spray's breaking criterion as the pipes read it (`PipeParams::breaking`), or −1 where
-/// `[spray] enabled = false`: the same switch `spray::spray_params` builds the spray by.
-fn spray_breaking(scene: &Scene) -> f32 {
-    let spray = scene.spray.unwrap_or_default();
-    if spray.enabled {
-        spray.breaking as f32
-    } else {
-        -1.0
+/// What the pipes read of the spray (`breaking`, `spray_law`, `spray_most`; the other fields
+/// default): its breaking criterion, its overfall law and its most units a face a step, or
+/// `breaking` −1 where `[spray] enabled = false`.
+fn spray_yield(scene: &Scene, columns: &Columns) -> PipeParams {
+    match crate::models::pipes::spray::spray_params(scene, columns) {
+        Some(spray) => PipeParams {
+            breaking: spray.breaking,
+            spray_law: spray.overfall,
+            spray_most: (crate::models::pipes::spray::MOST_PER_FACE * spray.per_particle) as f32,
+            ..PipeParams::default()
+        },
+        None => PipeParams {
+            breaking: -1.0,
+            ..PipeParams::default()
+        },
     }
 }
 
@@ -553,7 +565,9 @@ mod tests {
                 gravity,
                 friction_map,
                 g_dt,
-                breaking
+                breaking,
+                spray_law,
+                spray_most
             }),
         );
     }

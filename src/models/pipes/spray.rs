@@ -106,7 +106,7 @@ pub fn spray_params(scene: &Scene, columns: &Columns) -> Option<SprayParams> {
         impact: (spray.impact / (scene.physics.water_density * gravity * cell)) as f32,
         least: (spray.least(g.dx) / q).round().min(i32::MAX as f64) as i32,
         // Over a free overfall the axial pipe's share of critical flow, (2/3)·sqrt(g)·(2/3)^(3/2)
-        // per metre^(3/2) of depth: the pipe yields it to the spray (pipes.wgsl `yields`).
+        // per metre^(3/2) of depth: the pipe yields it to the spray (pipes.wgsl `piped`).
         overfall: (2.0 / 3.0 * (gravity * 8.0 / 27.0).sqrt() * dt / (g.dx * q)) as f32,
         _pad: [0; 2],
     })

@@ -137,35 +137,37 @@ fn pipe_velocity(p: &PipeParams, old: f32, [keep, weight]: [f32; 2], k: usize, d
 }
 
 /// Twin of `overfall`: a pipe over a free overfall (the giver's floor above the receiver's, the
-/// receiver's water at or below it) carries at most critical flow (`critical`), or nothing where
-/// it yields the lip to the spray (`yields`).
+/// receiver's water at or below it) carries at most critical flow (`critical`), or the share of it
+/// the spray leaves where the spray breaks the lip (`piped`).
 fn overfall(p: &PipeParams, v: f32, k: usize, direct: bool, a: End, b: End, wet: i32) -> f32 {
     if v > 0.0 && b.g[0] < a.g[0] && b.h <= a.g[0] {
-        return if yields(p, k, direct, a.g, b.g, b.h, wet) {
-            0.0
-        } else {
-            v.min(critical(p, k, wet))
-        };
+        return v.min(critical(p, k, wet) * piped(p, k, direct, a.g, b.g, b.h, wet));
     }
     if v < 0.0 && a.g[0] < b.g[0] && a.h <= b.g[0] {
-        return if yields(p, k, direct, b.g, a.g, a.h, wet) {
-            0.0
-        } else {
-            v.max(-critical(p, k, wet))
-        };
+        return v.max(-(critical(p, k, wet) * piped(p, k, direct, b.g, a.g, a.h, wet)));
     }
     v
 }
 
-/// Twin of `yields`: whether an axial pipe between two top cells leaves a lip the spray breaks
-/// to the spray, which carries the pipe's share of critical flow through it as particles.
-fn yields(p: &PipeParams, k: usize, direct: bool, give: [i32; 2], take: [i32; 2], h_take: i32, wet: i32) -> bool {
-    p.breaking >= 0.0
+/// Twin of `piped`: the share of its critical flow a pipe over a lip carries: 1, but for an axial
+/// pipe between two top cells over a lip the spray breaks, what the spray's most units a face a
+/// step leave of it, 1 − most/law (0 where they carry it all).
+fn piped(p: &PipeParams, k: usize, direct: bool, give: [i32; 2], take: [i32; 2], h_take: i32, wet: i32) -> f32 {
+    let breaks = p.breaking >= 0.0
         && k < 4
         && direct
         && give[1] == SKY
         && take[1] == SKY
-        && (give[0] - h_take) as f32 > p.breaking * wet as f32
+        && (give[0] - h_take) as f32 > p.breaking * wet as f32;
+    if !breaks {
+        return 1.0;
+    }
+    let d = wet as f32 * p.quantum;
+    let law = p.spray_law * d * d.sqrt();
+    if law <= p.spray_most {
+        return 0.0;
+    }
+    1.0 - p.spray_most / law
 }
 
 /// Twin of `critical`: the most a pipe carries over a lip `wet` units below the giver's head,

@@ -58,8 +58,12 @@ struct PipeParams {
     friction_map: u32,
     g_dt: f32,
     // The spray's breaking criterion ([spray] breaking), or −1 without the spray: an axial pipe
-    // over a lip the spray breaks yields its flow to the spray (`yields`).
+    // over a lip the spray breaks yields its flow to the spray (`piped`).
     breaking: f32,
+    // The spray's overfall law (units a step per m^(3/2) of depth) and the most units it sends
+    // through a face a step: a pipe yields what the spray carries of a lip (`piped`).
+    spray_law: f32,
+    spray_most: f32,
 }
 
 const PIPES_PER_LAYER_PAIR: u32 = 8u;
@@ -299,27 +303,38 @@ fn pipe_velocity(old: f32, friction: vec2<f32>, k: u32, direct: bool, ga: vec2<i
 // a speed (2/3)^(3/2)·sqrt(g·d); with `dynamic_head` the v²/2 in the head draws the lip down to
 // the critical depth itself, and the cap is sqrt(g·d). Along the pipe its share of the flow across
 // the lip: 1 axial, 1/√2 diagonal, as `radiated`. Where the spray breaks the lip, the axial pipe
-// yields its share to it (`yields`). Both copies of the pipe decide alike (their velocities are
+// yields its share to it (`piped`). Both copies of the pipe decide alike (their velocities are
 // exact opposites, their wet heights the same), so they stay opposites.
 fn overfall(v: f32, k: u32, direct: bool, ga: vec2<i32>, ha: i32, gb: vec2<i32>, hb: i32, wet: i32) -> f32 {
     if v > 0.0 && gb.x < ga.x && hb <= ga.x {
-        return select(min(v, critical(k, wet)), 0.0, yields(k, direct, ga, gb, hb, wet));
+        return min(v, critical(k, wet) * piped(k, direct, ga, gb, hb, wet));
     }
     if v < 0.0 && ga.x < gb.x && ha <= gb.x {
-        return select(max(v, -critical(k, wet)), 0.0, yields(k, direct, gb, ga, ha, wet));
+        return max(v, -(critical(k, wet) * piped(k, direct, gb, ga, ha, wet)));
     }
     return v;
 }
 
-// Twin: `pipes::yields`. Whether an axial pipe from a top cell (geometry `give`, `wet` units deep
-// over its floor) to the top cell beside it (`take`, its head `h_take`) leaves the lip to the
-// spray: where spray.wgsl `crest_of` breaks that face as a free overfall (the neighbour's water
-// below the floor by more than `breaking`·depth, the same integers and f32 operations), the spray
-// takes the axial pipe's share of critical flow through it as particles (`spray::overfall`, 2/3 of
-// it, the axial pipe's width), and the pipe would carry it twice. The diagonals keep theirs.
-fn yields(k: u32, direct: bool, give: vec2<i32>, take: vec2<i32>, h_take: i32, wet: i32) -> bool {
-    return pp.breaking >= 0.0 && k < 4u && direct && give.y == SKY && take.y == SKY
+// Twin: `pipes::piped`. The share of its critical flow a pipe over a lip carries: 1, but for an
+// axial pipe from a top cell (geometry `give`, `wet` units deep over its floor) to the top cell
+// beside it (`take`, its head `h_take`) where spray.wgsl `crest_of` breaks that face as a free
+// overfall (the neighbour's water below the floor by more than `breaking`·depth, the same integers
+// and f32 operations): there the spray takes the axial pipe's share of critical flow through it
+// as particles (`spray::overfall`, 2/3 of it, the pipe's width), and the pipe carries what the
+// spray's 8 particles a face a step leave of it, 1 − most/law (0 where they hold it all), so that
+// a lip deeper than they carry is neither dammed nor passed twice.
+fn piped(k: u32, direct: bool, give: vec2<i32>, take: vec2<i32>, h_take: i32, wet: i32) -> f32 {
+    let breaks = pp.breaking >= 0.0 && k < 4u && direct && give.y == SKY && take.y == SKY
         && f32(give.x - h_take) > pp.breaking * f32(wet);
+    if !breaks {
+        return 1.0;
+    }
+    let d = f32(wet) * pp.quantum;
+    let law = pp.spray_law * d * sqrt(d);
+    if law <= pp.spray_most {
+        return 0.0;
+    }
+    return 1.0 - pp.spray_most / law;
 }
 
 // Twin: `pipes::critical`. The most a pipe carries over a lip `wet` units below the giver's head.

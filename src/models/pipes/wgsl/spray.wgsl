@@ -156,8 +156,8 @@ fn column_top(c: u32) -> i32 {
 // The crest water leaves column c over through face k (units), or SKY where it does not break,
 // and 1 for a free overfall (else 0):
 //  - over an edge, where the neighbour's water (or dry ground) lies below the column's floor by
-//    more than breaking·depth: a free overfall, whatever its depth (pipes.wgsl `yields` the
-//    axial pipe's flow through it to the spray);
+//    more than breaking·depth: a free overfall, whatever its depth (pipes.wgsl `piped` leaves
+//    the axial pipe's flow through it to the spray);
 //  - over a wave, where the neighbour is wet and the water stands over its surface by more than
 //    breaking·depth (the seed's 0.78) and by more than the least height (a ripple of the grid
 //    is not a breaking wave).
