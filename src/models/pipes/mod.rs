@@ -1,7 +1,8 @@
 //! Seed 004's virtual-pipe columns (after Mould & Yang) with their spray: each column of the grid
 //! a stack of open spans between solids, water counted in whole units, pipes between neighbours.
 //!
-//! - `columns.rs`: the columns as a scene builds them, and the uniforms of `wgsl/pipes.wgsl`;
+//! - `columns.rs`: the columns as a scene builds them, and the uniforms of `wgsl/pipes.wgsl`,
+//!   which `params.rs` fills from the scene, the columns and the spray;
 //! - `spray.rs`: the particle and the spray's uniforms (the Navier-Stokes layer's spray reuses
 //!   the particle);
 //! - `stencil.rs`: the nine-point stencil's directions and neighbours, and the start's velocities
@@ -14,6 +15,7 @@ pub mod columns;
 pub mod cpu;
 pub mod edit;
 pub mod gpu;
+pub mod params;
 pub mod spray;
 pub mod state;
 pub mod stencil;

@@ -51,7 +51,8 @@ pub struct SprayParams {
     pub impact: f32,
     pub least: i32,
     pub overfall: f32,
-    pub _pad: [u32; 2],
+    pub lip: i32,
+    pub _pad: u32,
 }
 
 impl SprayParams {
@@ -108,7 +109,8 @@ pub fn spray_params(scene: &Scene, columns: &Columns) -> Option<SprayParams> {
         // Over a free overfall the axial pipe's share of critical flow, (2/3)·sqrt(g)·(2/3)^(3/2)
         // per metre^(3/2) of depth: the pipe yields it to the spray (pipes.wgsl `piped`).
         overfall: (2.0 / 3.0 * (gravity * 8.0 / 27.0).sqrt() * dt / (g.dx * q)) as f32,
-        _pad: [0; 2],
+        lip: crate::models::pipes::columns::lip_units(scene, columns),
+        _pad: 0,
     })
 }
 
@@ -180,7 +182,8 @@ mod tests {
                 drag,
                 impact,
                 least,
-                overfall
+                overfall,
+                lip
             }),
         );
     }

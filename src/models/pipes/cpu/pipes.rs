@@ -136,14 +136,14 @@ fn pipe_velocity(p: &PipeParams, old: f32, [keep, weight]: [f32; 2], k: usize, d
     }
 }
 
-/// Twin of `overfall`: a pipe over a free overfall (the giver's floor above the receiver's, the
-/// receiver's water at or below it) carries at most critical flow (`critical`), or the share of it
+/// Twin of `overfall`: a pipe over a free overfall (the giver's floor above the receiver's by more
+/// than dx, the receiver's water at or below it) carries at most critical flow (`critical`), or the share of it
 /// the spray leaves where the spray breaks the lip (`piped`).
 fn overfall(p: &PipeParams, v: f32, k: usize, direct: bool, a: End, b: End, wet: i32) -> f32 {
-    if v > 0.0 && b.g[0] < a.g[0] && b.h <= a.g[0] {
+    if v > 0.0 && a.g[0] - b.g[0] > p.lip && b.h <= a.g[0] {
         return v.min(critical(p, k, wet) * piped(p, k, direct, a.g, b.g, b.h, wet));
     }
-    if v < 0.0 && a.g[0] < b.g[0] && a.h <= b.g[0] {
+    if v < 0.0 && b.g[0] - a.g[0] > p.lip && a.h <= b.g[0] {
         return v.max(-(critical(p, k, wet) * piped(p, k, direct, b.g, a.g, a.h, wet)));
     }
     v

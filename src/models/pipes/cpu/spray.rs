@@ -125,7 +125,7 @@ fn crest_of(p: &SprayParams, s: &PipeState, c: usize, k: usize, floor: i32, top:
     let top_b = top_units(gb, wb);
     let depth = (top - floor) as f32;
     if top_b < floor {
-        return ((floor - top_b) as f32 > p.breaking * depth).then_some((floor, true));
+        return ((floor - top_b) as f32 > p.breaking * depth).then_some((floor, floor - gb[0] > p.lip));
     }
     let over = top - top_b;
     let wave = top_b > gb[0] && over > p.least && over as f32 > p.breaking * depth;

@@ -64,6 +64,9 @@ struct PipeParams {
     // through a face a step: a pipe yields what the spray carries of a lip (`piped`).
     spray_law: f32,
     spray_most: f32,
+    // The drop, units, past which a giver's floor over its receiver's is a lip rather than a step
+    // of a slope: dx, steeper than 45° (`overfall`).
+    lip: i32,
 }
 
 const PIPES_PER_LAYER_PAIR: u32 = 8u;
@@ -294,7 +297,8 @@ fn pipe_velocity(old: f32, friction: vec2<f32>, k: u32, direct: bool, ga: vec2<i
 }
 
 // Twin: `pipes::overfall`. A pipe over a free overfall carries at most critical flow. The lip is
-// the giving cell's floor where it stands above the receiving cell's, and the overfall is free
+// the giving cell's floor where it stands above the receiving cell's by more than dx (`lip`:
+// steeper than 45°; a thin sheet's steps down a slope are not lips), and the overfall is free
 // while the receiving cell's water stays at or below it (the tailwater does not drown the lip).
 // Without it the drop's whole height pushed the pipe, which sped on until it drained its cell: a
 // weir's discharge was set by the friction along its crest, not by the crest (+103 % over a 25 cm
@@ -306,10 +310,10 @@ fn pipe_velocity(old: f32, friction: vec2<f32>, k: u32, direct: bool, ga: vec2<i
 // yields its share to it (`piped`). Both copies of the pipe decide alike (their velocities are
 // exact opposites, their wet heights the same), so they stay opposites.
 fn overfall(v: f32, k: u32, direct: bool, ga: vec2<i32>, ha: i32, gb: vec2<i32>, hb: i32, wet: i32) -> f32 {
-    if v > 0.0 && gb.x < ga.x && hb <= ga.x {
+    if v > 0.0 && ga.x - gb.x > pp.lip && hb <= ga.x {
         return min(v, critical(k, wet) * piped(k, direct, ga, gb, hb, wet));
     }
-    if v < 0.0 && ga.x < gb.x && ha <= gb.x {
+    if v < 0.0 && gb.x - ga.x > pp.lip && ha <= gb.x {
         return max(v, -(critical(k, wet) * piped(k, direct, gb, ga, ha, wet)));
     }
     return v;

@@ -61,8 +61,9 @@ struct SprayParams {
     // A free overfall's law: units through a face per step per metre^(3/2) of depth, the axial
     // pipe's share (2/3) of critical flow sqrt(g)·(2/3·H)^(3/2), times dx·dt/(dx²·quantum).
     overfall: f32,
+    // The drop, units, past which a floor over its neighbour's is a lip: dx (pipes.wgsl's `lip`).
+    lip: i32,
     _pad0: u32,
-    _pad1: u32,
 }
 
 struct Particle {
@@ -154,10 +155,11 @@ fn column_top(c: u32) -> i32 {
 }
 
 // The crest water leaves column c over through face k (units), or SKY where it does not break,
-// and 1 for a free overfall (else 0):
+// and 1 for a free overfall over a lip (else 0):
 //  - over an edge, where the neighbour's water (or dry ground) lies below the column's floor by
-//    more than breaking·depth: a free overfall, whatever its depth (pipes.wgsl `piped` leaves
-//    the axial pipe's flow through it to the spray);
+//    more than breaking·depth, whatever its depth; a free overfall where the neighbour's floor
+//    lies more than dx below (`lip`: pipes.wgsl `piped` leaves the axial pipe's flow through it
+//    to the spray), else a step of a slope, under the seed's weir as before;
 //  - over a wave, where the neighbour is wet and the water stands over its surface by more than
 //    breaking·depth (the seed's 0.78) and by more than the least height (a ripple of the grid
 //    is not a breaking wave).
@@ -172,7 +174,8 @@ fn crest_of(c: u32, k: u32, floor: i32, top: i32) -> vec2<i32> {
     let top_b = top_units(gb, water[a * sp.columns + b]);
     let depth = f32(top - floor);
     if top_b < floor {
-        return select(vec2<i32>(SKY, 0), vec2<i32>(floor, 1), f32(floor - top_b) > sp.breaking * depth);
+        let free = select(0, 1, floor - gb.x > sp.lip);
+        return select(vec2<i32>(SKY, 0), vec2<i32>(floor, free), f32(floor - top_b) > sp.breaking * depth);
     }
     let over = top - top_b;
     let wave = top_b > gb.x && over > sp.least && f32(over) > sp.breaking * depth;
