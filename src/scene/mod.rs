@@ -436,10 +436,9 @@ pub struct Pipes {
     #[serde(default = "Pipes::default_friction")]
     pub friction: f64,
     /// Whether the head carries the seed's dynamic term v²/2 besides g·h (default false): a
-    /// centred difference of the advection term across a pipe, stable since overfalls pass
-    /// critical flow (it emptied the pool under a fall before), giving the pipes some inertia
-    /// (docs/models/pipes.md has its figures); off, the pipes are hydrostatic, as in O'Brien &
-    /// Hodgins and Mould & Yang.
+    /// centred difference of the advection term across a pipe, which gives the pipes some
+    /// inertia but amplifies fast flow over steps lower than a lip (docs/models/pipes.md has its
+    /// figures); off, the pipes are hydrostatic, as in O'Brien & Hodgins and Mould & Yang.
     #[serde(default)]
     pub dynamic_head: bool,
 }
