@@ -136,14 +136,15 @@ fn pipe_velocity(p: &PipeParams, old: f32, [keep, weight]: [f32; 2], k: usize, d
     }
 }
 
-/// Twin of `overfall`: a pipe over a free overfall (the giver's floor above the receiver's by more
-/// than dx, the receiver's water at or below it) carries at most critical flow (`critical`), or the share of it
-/// the spray leaves where the spray breaks the lip (`piped`).
+/// Twin of `overfall`: a pipe over a free overfall (the giver's floor above the receiver's by
+/// more than dx, the receiver's water at or below it) carries at most critical flow
+/// (`critical`), or the share of it the spray leaves where the spray breaks the lip (`piped`).
+/// Heights subtract wrapping, as the WGSL's i32 does.
 fn overfall(p: &PipeParams, v: f32, k: usize, direct: bool, a: End, b: End, wet: i32) -> f32 {
-    if v > 0.0 && a.g[0] - b.g[0] > p.lip && b.h <= a.g[0] {
+    if v > 0.0 && a.g[0].wrapping_sub(b.g[0]) > p.lip && b.h <= a.g[0] {
         return v.min(critical(p, k, wet) * piped(p, k, direct, a.g, b.g, b.h, wet));
     }
-    if v < 0.0 && b.g[0] - a.g[0] > p.lip && a.h <= b.g[0] {
+    if v < 0.0 && b.g[0].wrapping_sub(a.g[0]) > p.lip && a.h <= b.g[0] {
         return v.max(-(critical(p, k, wet) * piped(p, k, direct, b.g, a.g, a.h, wet)));
     }
     v
@@ -158,7 +159,7 @@ fn piped(p: &PipeParams, k: usize, direct: bool, give: [i32; 2], take: [i32; 2],
         && direct
         && give[1] == SKY
         && take[1] == SKY
-        && (give[0] - h_take) as f32 > p.breaking * wet as f32;
+        && give[0].wrapping_sub(h_take) as f32 > p.breaking * wet as f32;
     if !breaks {
         return 1.0;
     }

@@ -303,10 +303,10 @@ fn pipe_velocity(old: f32, friction: vec2<f32>, k: u32, direct: bool, ga: vec2<i
 // Without it the drop's whole height pushed the pipe, which sped on until it drained its cell: a
 // weir's discharge was set by the friction along its crest, not by the crest (+103 % over a 25 cm
 // crest, −58 % over 2 m, for a 5 cm head). Hydrostatic pipes have no drawdown, so the giver's
-// depth d is the head over the lip, and the cap is the broad-crested weir's q = sqrt(g)·(2/3·d)^(3/2),
-// a speed (2/3)^(3/2)·sqrt(g·d); with `dynamic_head` the v²/2 in the head draws the lip down to
-// the critical depth itself, and the cap is sqrt(g·d). Along the pipe its share of the flow across
-// the lip: 1 axial, 1/√2 diagonal, as `radiated`. Where the spray breaks the lip, the axial pipe
+// depth d is the head over the lip, and the cap is the broad-crested weir's
+// q = sqrt(g)·(2/3·d)^(3/2), a speed (2/3)^(3/2)·sqrt(g·d); with `dynamic_head` the v²/2 in the
+// head draws the lip down to the critical depth itself, and the cap is sqrt(g·d). Along the pipe
+// its share of the flow across the lip: 1 axial, 1/√2 diagonal, as `radiated`. Where the spray breaks the lip, the axial pipe
 // yields its share to it (`piped`). Both copies of the pipe decide alike (their velocities are
 // exact opposites, their wet heights the same), so they stay opposites.
 fn overfall(v: f32, k: u32, direct: bool, ga: vec2<i32>, ha: i32, gb: vec2<i32>, hb: i32, wet: i32) -> f32 {
