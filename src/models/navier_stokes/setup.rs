@@ -14,9 +14,12 @@ use crate::scene::Scene;
 pub const NS_COURANT: f64 = 0.5;
 
 /// The most |u|·δt/δx (seed 003's condition 3, which asks < 1) a chunk may reach before the next
-/// runs more substeps, and what they bring it back to.
-pub const NS_FLOW_COURANT: f32 = 0.5;
-const NS_FLOW_TARGET: f32 = 0.35;
+/// runs more substeps, and what they bring it back to. A chunk cannot react within itself (the
+/// layer does not run a chunk again, as the shallow-water model does), so both leave room for
+/// the flow to double in one: a dam break's front striking a wall went from 0.38 to past 1
+/// within a 16-step chunk (0.5 and 0.35 let it).
+pub const NS_FLOW_COURANT: f32 = 0.35;
+const NS_FLOW_TARGET: f32 = 0.25;
 
 /// Steps per submit at most: the flow's speed is checked between submits, so a flow that
 /// accelerates (a dam break: |u| up to 2·sqrt(g·d)) gets its substeps before it outruns them.
@@ -61,8 +64,11 @@ pub fn first_budget(max_sweeps: u32) -> u32 {
 }
 
 /// The budget for the next chunk after one at `budget` reported `report` (the most sweeps a
-/// substep ran, the largest |D| one ended with): twice the most it needed (rounded up to 16),
-/// or, where a substep ran out, twice the budget; never past `max_sweeps`. The GPU records a
+/// substep ran, the largest |D| one ended with): four times the most it needed (rounded up to
+/// 16), or, where a substep ran out, twice the budget; never past `max_sweeps`. (Twice left no
+/// room for a dam break's front striking a wall within one chunk: the iteration ran out there,
+/// and the undivergent velocities it left grew a jet up the wall until the flow outran its
+/// substeps. A chunk is not run again on the layer, as the shallow-water model's is.) The GPU records a
 /// substep's sweeps as dispatches (4 per sweep, the converged ones empty), so the budget keeps
 /// that count near what the flow needs rather than at `max_sweeps` (2000 by default); both
 /// backends follow it, so they stay twins.
@@ -71,7 +77,7 @@ pub fn next_budget(budget: u32, report: crate::engine::bodies::SolveReport, epsi
     let want = if ran_out {
         budget.saturating_mul(2)
     } else {
-        (2 * report.iterations).next_multiple_of(16).max(LEAST_BUDGET)
+        (4 * report.iterations).next_multiple_of(16).max(LEAST_BUDGET)
     };
     want.min(max_sweeps)
 }

@@ -23,7 +23,7 @@
 use crate::models::navier_stokes::forcing::{Substep, INFLOW, OUTFLOW, WALL};
 use crate::models::navier_stokes::state::{applied, in_window};
 use crate::models::navier_stokes::state::{
-    fluid, NsParams, NsState, PressureReport, Surface, EMPTY, FULL, SOLID, SURFACE,
+    fluid, NsParams, NsState, PressureReport, Surface, DRY, EMPTY, FULL, SOLID, SURFACE,
 };
 
 /// The cell of column c that the surface passes through (None: the column is dry), and the
@@ -36,7 +36,9 @@ fn surface_cell(p: &NsParams, s: &NsState, c: usize) -> (Option<usize>, usize) {
     } else {
         Some((top as usize).min(p.nz - 1))
     };
-    (top.filter(|&k| k >= floor && s.h[c] > s.ground[c]), floor)
+    // A film thinner than `DRY` is dry to the 3D grid: a front's upwind flux leaves such films
+    // ahead of it, and as fluid they kept the still water's velocity the front then ran into.
+    (top.filter(|&k| k >= floor && s.h[c] > s.ground[c] + DRY), floor)
 }
 
 /// Step 3 (§4.3): cells below the ground are Solid, those the surface crosses Surface, those under
@@ -91,6 +93,25 @@ fn sample(
     field[at(i as usize, j as usize, k as usize)]
 }
 
+/// The donor cell's advection of a face whose control volume is partly water (`fill` < 1: a
+/// Surface cell's faces, a front's): the mass-weighted mean of the face's own velocity `c` over
+/// its water and each inflow's (mass, velocity), the mass in the control volume's units. The
+/// flux form over a full cell would give a film the same change as a full cell, and the
+/// water a front runs into would hold it back; this form is bounded by what flows in, at any
+/// `fill`. Outflows leave the velocity as it is.
+fn mixed(fill: f32, c: f32, inflows: &[(f32, f32)]) -> f32 {
+    let (mut mass, mut momentum) = (fill, fill * c);
+    for &(m, v) in inflows {
+        mass += m;
+        momentum += m * v;
+    }
+    if mass > 0.0 {
+        momentum / mass
+    } else {
+        c
+    }
+}
+
 /// The state a substep's momentum reads: the flags, the pressures and the velocities it starts
 /// from. Each face's new velocity is a function of it alone, so the faces can be computed in any
 /// order (the fast backend's threads) with the same bits.
@@ -104,6 +125,8 @@ pub(crate) struct Old<'a> {
     /// Each column's drag under `physics.damping_map` (`NsState::drag`).
     pub drag: &'a [f32],
     pub dt: f32,
+    /// Each column's surface (`NsState::h`).
+    pub h: &'a [f32],
 }
 
 impl Old<'_> {
@@ -111,19 +134,85 @@ impl Old<'_> {
         flag_in(self.p, self.flag, i, j, k)
     }
 
+    /// Whether the face between cells `a` and `b` lies in the air: both Empty, under the height
+    /// field (the markers carry the water's velocity into the air themselves:
+    /// `ns_markers::extend`). Its old velocity is no flow's, so a neighbour there reads as the
+    /// face itself (`own`): the free surface carries no stress (∂u/∂n = 0), and what crosses it
+    /// carries the surface cell's own momentum. Read as 0, a falling surface's top face brought
+    /// in still air's momentum, which doubled the braking of a thinning flow (Ritter's fan).
+    fn in_air(&self, a: u8, b: u8) -> bool {
+        !self.p.markers && a == EMPTY && b == EMPTY
+    }
+
+    /// Whether a face whose two cells hold `fill` of water (their mean) advects by `mixed`:
+    /// partly filled, under the height field (the markers' cells are whole).
+    fn partial(&self, fill: f32) -> bool {
+        !self.p.markers && fill < 1.0
+    }
+
     fn u_at(&self, i: isize, j: isize, k: isize, own: f32) -> f32 {
         let p = self.p;
+        if self.in_air(self.flag(i - 1, j, k), self.flag(i, j, k)) {
+            return own;
+        }
         sample(self.u, |a, b, c| p.uf(a, b, c), [p.nx + 1, p.ny, p.nz], i, j, k, own)
     }
 
     fn v_at(&self, i: isize, j: isize, k: isize, own: f32) -> f32 {
         let p = self.p;
+        if self.in_air(self.flag(i, j - 1, k), self.flag(i, j, k)) {
+            return own;
+        }
         sample(self.v, |a, b, c| p.vf(a, b, c), [p.nx, p.ny + 1, p.nz], i, j, k, own)
     }
 
     fn w_at(&self, i: isize, j: isize, k: isize, own: f32) -> f32 {
         let p = self.p;
+        if self.in_air(self.flag(i, j, k - 1), self.flag(i, j, k)) {
+            return own;
+        }
         sample(self.w, |a, b, c| p.wf(a, b, c), [p.nx, p.ny, p.nz + 1], i, j, k, own)
+    }
+
+    /// How much of cell (i, j, k) holds water: 1 Full, 0 Empty or Solid, a Surface cell the part
+    /// under its column's surface.
+    fn fill(&self, i: isize, j: isize, k: isize) -> f32 {
+        let p = self.p;
+        match self.flag(i, j, k) {
+            FULL => 1.0,
+            SURFACE => {
+                let h = self.h[j as usize * p.nx + i as usize];
+                ((h - (p.z0 + k as f32 * p.dz)) / p.dz).clamp(0.0, 1.0)
+            }
+            _ => 0.0,
+        }
+    }
+
+    /// What a horizontal face's layers above layer k pour from the deeper of its two columns
+    /// (`before`, `after`: (i, j)) into the other's Surface cell at layer k, where the height
+    /// field puts that water: (the mass, its mean velocity), an inflow for `mixed`. `face(kk)` is the face's old
+    /// velocity at layer kk. Without it a front kept the still film's velocity in its bottom
+    /// layer while the water above it ran on.
+    fn overflow(
+        &self,
+        k: isize,
+        before: (isize, isize),
+        after: (isize, isize),
+        face: impl Fn(isize) -> f32,
+    ) -> (f32, f32) {
+        let (mut mass, mut momentum) = (0.0f32, 0.0f32);
+        for kk in k + 1..self.p.nz as isize {
+            let u = face(kk);
+            let ((gi, gj), (ti, tj)) = if u > 0.0 { (before, after) } else { (after, before) };
+            let pours =
+                self.flag(ti, tj, k) == SURFACE && self.flag(ti, tj, kk) == EMPTY && fluid(self.flag(gi, gj, kk));
+            if pours {
+                let m = self.dt * u.abs() * self.fill(gi, gj, kk) / self.p.dx;
+                mass += m;
+                momentum += m * u;
+            }
+        }
+        (mass, if mass > 0.0 { momentum / mass } else { 0.0 })
     }
 
     fn pressure(&self, i: isize, j: isize, k: isize) -> f32 {
@@ -160,11 +249,24 @@ impl Old<'_> {
         let diffuse = p.nu
             * ((ue - 2.0 * c + uw) / (dx * dx) + (un - 2.0 * c + us) / (dx * dx) + (ut - 2.0 * c + ub) / (dz * dz));
         let column = p.columns_at(i as usize, j as usize);
-        self.dragged(
-            c + self.dt * (advect + (self.pressure(i - 1, j, k) - self.pressure(i, j, k)) / dx + diffuse),
-            column - 1,
-            column,
-        )
+        let fill = |jj: isize, kk: isize| 0.5 * (self.fill(i - 1, jj, kk) + self.fill(i, jj, kk));
+        let carried = if self.partial(fill(j, k)) {
+            let dt = self.dt;
+            let inflows = [
+                (dt * uc_w.max(0.0) * self.fill(i - 1, j, k) / dx, uw),
+                (dt * (-uc_e).max(0.0) * self.fill(i, j, k) / dx, ue),
+                (dt * vs.max(0.0) * fill(j - 1, k) / dx, us),
+                (dt * (-vn).max(0.0) * fill(j + 1, k) / dx, un),
+                (dt * wb.max(0.0) * fill(j, k - 1) / dz, ub),
+                (dt * (-wt).max(0.0) * fill(j, k + 1) / dz, ut),
+                self.overflow(k, (i - 1, j), (i, j), |kk| self.u_at(i, j, kk, 0.0)),
+            ];
+            mixed(fill(j, k), c, &inflows)
+                + self.dt * ((self.pressure(i - 1, j, k) - self.pressure(i, j, k)) / dx + diffuse)
+        } else {
+            c + self.dt * (advect + (self.pressure(i - 1, j, k) - self.pressure(i, j, k)) / dx + diffuse)
+        };
+        self.dragged(carried, column - 1, column)
     }
 
     /// The tentative v of interior face (i, j, k), 0 where it does not move or on a side.
@@ -189,11 +291,24 @@ impl Old<'_> {
         let diffuse = p.nu
             * ((ve - 2.0 * c + vw) / (dx * dx) + (vn - 2.0 * c + vs) / (dx * dx) + (vt - 2.0 * c + vb) / (dz * dz));
         let column = p.columns_at(i as usize, j as usize);
-        self.dragged(
-            c + self.dt * (advect + (self.pressure(i, j - 1, k) - self.pressure(i, j, k)) / dx + diffuse),
-            column - p.nx,
-            column,
-        )
+        let fill = |ii: isize, kk: isize| 0.5 * (self.fill(ii, j - 1, kk) + self.fill(ii, j, kk));
+        let carried = if self.partial(fill(i, k)) {
+            let dt = self.dt;
+            let inflows = [
+                (dt * vc_s.max(0.0) * self.fill(i, j - 1, k) / dx, vs),
+                (dt * (-vc_n).max(0.0) * self.fill(i, j, k) / dx, vn),
+                (dt * uw.max(0.0) * fill(i - 1, k) / dx, vw),
+                (dt * (-ue).max(0.0) * fill(i + 1, k) / dx, ve),
+                (dt * wb.max(0.0) * fill(i, k - 1) / dz, vb),
+                (dt * (-wt).max(0.0) * fill(i, k + 1) / dz, vt),
+                self.overflow(k, (i, j - 1), (i, j), |kk| self.v_at(i, j, kk, 0.0)),
+            ];
+            mixed(fill(i, k), c, &inflows)
+                + self.dt * ((self.pressure(i, j - 1, k) - self.pressure(i, j, k)) / dx + diffuse)
+        } else {
+            c + self.dt * (advect + (self.pressure(i, j - 1, k) - self.pressure(i, j, k)) / dx + diffuse)
+        };
+        self.dragged(carried, column - p.nx, column)
     }
 
     /// The tentative w of interior face (i, j, k), 0 where it does not move, at the floor or the
@@ -335,6 +450,7 @@ pub(crate) fn momentum_with(
         w: &w0,
         drag: &s.drag,
         dt,
+        h: &s.h,
     };
     let (mut u, mut v, mut w) = (vec![0.0; u0.len()], vec![0.0; v0.len()], vec![0.0; w0.len()]);
     fill(&old, &mut u, &mut v, &mut w);

@@ -86,7 +86,8 @@ fn columns(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     var top = -1;
     if top_f >= 0.0 {
         let t = min(u32(top_f), ns.nz - 1u);
-        if t >= floor_k && hc > ground {
+        // A film thinner than DRY_DEPTH is dry to the 3D grid (twin: `surface_cell`).
+        if t >= floor_k && hc > ground + DRY_DEPTH {
             top = i32(t);
         }
     }
@@ -156,9 +157,86 @@ fn manning_rate(c: u32, i: u32, j: u32, hc: f32, ground: f32) -> f32 {
 
 // ---- momentum: twin of `momentum` ----
 
+// Twin of `Old::in_air`: under the height field, a face between two Empty cells lies in the air,
+// and a neighbour there reads as the face itself (no stress at the free surface).
+fn in_air(a: u32, b: u32) -> bool {
+    return ns.markers == 0u && a == EMPTY && b == EMPTY;
+}
+
+// Twin of `Old::fill`: how much of cell (i, j, k) holds water (Surface: under its column's surface).
+fn fill(i: i32, j: i32, k: i32) -> f32 {
+    let f = ghost_flag(i, j, k);
+    if f == FULL {
+        return 1.0;
+    }
+    if f == SURFACE {
+        let hc = col[u32(j) * ns.nx + u32(i)];
+        return clamp((hc - (ns.z0 + f32(k) * ns.dz)) / ns.dz, 0.0, 1.0);
+    }
+    return 0.0;
+}
+
+// The mean fill of the u (`along_x`) or v face (i, j, k)'s two cells.
+fn face_fill(i: i32, j: i32, k: i32, along_x: bool) -> f32 {
+    if along_x {
+        return 0.5 * (fill(i - 1, j, k) + fill(i, j, k));
+    }
+    return 0.5 * (fill(i, j - 1, k) + fill(i, j, k));
+}
+
+// Twin of `Old::overflow`: what the u (`along_x`) or v face (i, j, k)'s layers above k pour from
+// the deeper column into the other's Surface cell at layer k: (mass, its mean velocity).
+fn overflow(i: i32, j: i32, k: i32, along_x: bool) -> vec2<f32> {
+    let bi = select(i, i - 1, along_x);
+    let bj = select(j - 1, j, along_x);
+    var mass = 0.0;
+    var momentum = 0.0;
+    for (var kk = k + 1; kk < i32(ns.nz); kk++) {
+        var u = 0.0;
+        if along_x {
+            u = u_at(i, j, kk, 0.0);
+        } else {
+            u = v_at(i, j, kk, 0.0);
+        }
+        let forwards = u > 0.0;
+        let gi = select(i, bi, forwards);
+        let gj = select(j, bj, forwards);
+        let ti = select(bi, i, forwards);
+        let tj = select(bj, j, forwards);
+        if ghost_flag(ti, tj, k) == SURFACE && ghost_flag(ti, tj, kk) == EMPTY && is_fluid(ghost_flag(gi, gj, kk)) {
+            let m = ns.dt * abs(u) * fill(gi, gj, kk) / ns.dx;
+            mass += m;
+            momentum += m * u;
+        }
+    }
+    if mass > 0.0 {
+        return vec2<f32>(mass, momentum / mass);
+    }
+    return vec2<f32>(mass, 0.0);
+}
+
+// Twin of `mixed`: a partly filled face's donor-cell advection, the mass-weighted mean of its own
+// velocity `c` over its water `fill0` and each inflow's (mass, velocity).
+fn mixed(fill0: f32, c: f32, inflows: array<vec2<f32>, 7>) -> f32 {
+    var list = inflows;
+    var mass = fill0;
+    var momentum = fill0 * c;
+    for (var n = 0u; n < 7u; n++) {
+        mass += list[n].x;
+        momentum += list[n].x * list[n].y;
+    }
+    if mass > 0.0 {
+        return momentum / mass;
+    }
+    return c;
+}
+
 // A face velocity of the old field, with free-slip ghosts: past the domain, `own`.
 fn u_at(i: i32, j: i32, k: i32, own: f32) -> f32 {
     if i < 0 || j < 0 || k < 0 || i > i32(ns.nx) || j >= i32(ns.ny) || k >= i32(ns.nz) {
+        return own;
+    }
+    if in_air(ghost_flag(i - 1, j, k), ghost_flag(i, j, k)) {
         return own;
     }
     return vel_old[uf(u32(i), u32(j), u32(k))];
@@ -168,11 +246,17 @@ fn v_at(i: i32, j: i32, k: i32, own: f32) -> f32 {
     if i < 0 || j < 0 || k < 0 || i >= i32(ns.nx) || j > i32(ns.ny) || k >= i32(ns.nz) {
         return own;
     }
+    if in_air(ghost_flag(i, j - 1, k), ghost_flag(i, j, k)) {
+        return own;
+    }
     return vel_old[vf(u32(i), u32(j), u32(k))];
 }
 
 fn w_at(i: i32, j: i32, k: i32, own: f32) -> f32 {
     if i < 0 || j < 0 || k < 0 || i >= i32(ns.nx) || j >= i32(ns.ny) || k > i32(ns.nz) {
+        return own;
+    }
+    if in_air(ghost_flag(i, j, k - 1), ghost_flag(i, j, k)) {
         return own;
     }
     return vel_old[wf(u32(i), u32(j), u32(k))];
@@ -214,8 +298,21 @@ fn new_u(i: i32, j: i32, k: i32) -> f32 {
     let diffuse = ns.nu * ((ue - 2.0 * c + uw) / (dx * dx) + (un - 2.0 * c + us) / (dx * dx)
         + (ut - 2.0 * c + ub) / (dz * dz));
     let column = u32(j) * ns.nx + u32(i);
-    return dragged(c + ns.dt * (advect + (pressure_at(i - 1, j, k) - pressure_at(i, j, k)) / dx + diffuse),
-        column - 1u, column);
+    let press = (pressure_at(i - 1, j, k) - pressure_at(i, j, k)) / dx;
+    let own_fill = face_fill(i, j, k, true);
+    if ns.markers == 0u && own_fill < 1.0 {
+        let dt = ns.dt;
+        let inflows = array<vec2<f32>, 7>(
+            vec2<f32>(dt * max(uc_w, 0.0) * fill(i - 1, j, k) / dx, uw),
+            vec2<f32>(dt * max(-uc_e, 0.0) * fill(i, j, k) / dx, ue),
+            vec2<f32>(dt * max(vs, 0.0) * face_fill(i, j - 1, k, true) / dx, us),
+            vec2<f32>(dt * max(-vn, 0.0) * face_fill(i, j + 1, k, true) / dx, un),
+            vec2<f32>(dt * max(wb, 0.0) * face_fill(i, j, k - 1, true) / dz, ub),
+            vec2<f32>(dt * max(-wt, 0.0) * face_fill(i, j, k + 1, true) / dz, ut),
+            overflow(i, j, k, true));
+        return dragged(mixed(own_fill, c, inflows) + ns.dt * (press + diffuse), column - 1u, column);
+    }
+    return dragged(c + ns.dt * (advect + press + diffuse), column - 1u, column);
 }
 
 fn new_v(i: i32, j: i32, k: i32) -> f32 {
@@ -240,8 +337,21 @@ fn new_v(i: i32, j: i32, k: i32) -> f32 {
     let diffuse = ns.nu * ((ve - 2.0 * c + vw) / (dx * dx) + (vn - 2.0 * c + vs) / (dx * dx)
         + (vt - 2.0 * c + vb) / (dz * dz));
     let column = u32(j) * ns.nx + u32(i);
-    return dragged(c + ns.dt * (advect + (pressure_at(i, j - 1, k) - pressure_at(i, j, k)) / dx + diffuse),
-        column - ns.nx, column);
+    let press = (pressure_at(i, j - 1, k) - pressure_at(i, j, k)) / dx;
+    let own_fill = face_fill(i, j, k, false);
+    if ns.markers == 0u && own_fill < 1.0 {
+        let dt = ns.dt;
+        let inflows = array<vec2<f32>, 7>(
+            vec2<f32>(dt * max(vc_s, 0.0) * fill(i, j - 1, k) / dx, vs),
+            vec2<f32>(dt * max(-vc_n, 0.0) * fill(i, j, k) / dx, vn),
+            vec2<f32>(dt * max(uw, 0.0) * face_fill(i - 1, j, k, false) / dx, vw),
+            vec2<f32>(dt * max(-ue, 0.0) * face_fill(i + 1, j, k, false) / dx, ve),
+            vec2<f32>(dt * max(wb, 0.0) * face_fill(i, j, k - 1, false) / dz, vb),
+            vec2<f32>(dt * max(-wt, 0.0) * face_fill(i, j, k + 1, false) / dz, vt),
+            overflow(i, j, k, false));
+        return dragged(mixed(own_fill, c, inflows) + ns.dt * (press + diffuse), column - ns.nx, column);
+    }
+    return dragged(c + ns.dt * (advect + press + diffuse), column - ns.nx, column);
 }
 
 fn new_w(i: i32, j: i32, k: i32) -> f32 {
