@@ -439,7 +439,7 @@ pub fn face_means(p: &NsParams, flags: &[u8], (u, v): (&[f32], &[f32]), top: &[f
         let level = 0.5 * (top[a] + top[b]);
         let (mut sum, mut wet) = (0.0f32, 0.0f32);
         for k in 0..p.nz {
-            let share = (level - (p.z0 + k as f32 * p.dz)).clamp(0.0, p.dz);
+            let share = p.wet_in(k, level);
             if share > 0.0 && moves(flags[a + k * p.columns()], flags[b + k * p.columns()]) {
                 sum += share * face(k);
                 wet += share;

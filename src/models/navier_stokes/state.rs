@@ -134,6 +134,10 @@ impl NsParams {
     pub fn centre(&self, k: usize) -> f32 {
         self.z0 + (k as f32 + 0.5) * self.dz
     }
+    /// How much of layer k lies under `top`, m: from 0 (top at or under its floor) to dz.
+    pub fn wet_in(&self, k: usize, top: f32) -> f32 {
+        (top - (self.z0 + k as f32 * self.dz)).clamp(0.0, self.dz)
+    }
     pub(crate) fn columns(&self) -> usize {
         self.nx * self.ny
     }
@@ -366,7 +370,7 @@ pub fn column_velocity(p: &NsParams, s: &NsState, c: usize, top: f32) -> [f32; 2
     let (i, j) = (c % p.nx, c / p.nx);
     let (mut sum, mut wet) = ([0.0f32; 2], 0.0f32);
     for k in 0..p.nz {
-        let share = (top - (p.z0 + k as f32 * p.dz)).clamp(0.0, p.dz);
+        let share = p.wet_in(k, top);
         if fluid(s.flag[c + k * p.columns()]) && share > 0.0 {
             let u = 0.5 * (s.u[p.uf(i, j, k)] + s.u[p.uf(i + 1, j, k)]);
             let v = 0.5 * (s.v[p.vf(i, j, k)] + s.v[p.vf(i, j + 1, k)]);

@@ -180,10 +180,7 @@ impl Old<'_> {
         let p = self.p;
         match self.flag(i, j, k) {
             FULL => 1.0,
-            SURFACE => {
-                let h = self.h[j as usize * p.nx + i as usize];
-                ((h - (p.z0 + k as f32 * p.dz)) / p.dz).clamp(0.0, 1.0)
-            }
+            SURFACE => p.wet_in(k as usize, self.h[j as usize * p.nx + i as usize]) / p.dz,
             _ => 0.0,
         }
     }

@@ -139,7 +139,7 @@ fn manning_rate(c: u32, i: u32, j: u32, hc: f32, ground: f32) -> f32 {
     var sum = vec2<f32>(0.0, 0.0);
     var wet = 0.0;
     for (var k = 0u; k < ns.nz; k++) {
-        let share = clamp(hc - (ns.z0 + f32(k) * ns.dz), 0.0, ns.dz);
+        let share = wet_in(k, hc);
         if share > 0.0 && is_fluid(flag[c + k * n]) {
             let u = 0.5 * (vel_old[uf(i, j, k)] + vel_old[uf(i + 1u, j, k)]);
             let v = 0.5 * (vel_old[vf(i, j, k)] + vel_old[vf(i, j + 1u, k)]);
@@ -170,8 +170,7 @@ fn fill(i: i32, j: i32, k: i32) -> f32 {
         return 1.0;
     }
     if f == SURFACE {
-        let hc = col[u32(j) * ns.nx + u32(i)];
-        return clamp((hc - (ns.z0 + f32(k) * ns.dz)) / ns.dz, 0.0, 1.0);
+        return wet_in(u32(k), col[u32(j) * ns.nx + u32(i)]) / ns.dz;
     }
     return 0.0;
 }

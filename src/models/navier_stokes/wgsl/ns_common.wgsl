@@ -134,6 +134,11 @@ fn centre(k: u32) -> f32 {
     return ns.z0 + (f32(k) + 0.5) * ns.dz;
 }
 
+// How much of layer k lies under `top`, m, from 0 to dz (twin: `NsParams::wet_in`).
+fn wet_in(k: u32, top: f32) -> f32 {
+    return clamp(top - (ns.z0 + f32(k) * ns.dz), 0.0, ns.dz);
+}
+
 // Whether layer k's centre lies in the inflow's window: twin of `in_window`.
 fn in_window(k: u32) -> bool {
     let z = centre(k);
