@@ -1,7 +1,9 @@
 //! The pipes' sides (issue 53): an absorbing side that lets waves out and keeps a lake at rest
 //! (Flather's radiation condition), wave makers, and river sides (discharge, stage, free).
 
-use crate::common::{assert_backends_agree, max_diff, mean_period, river_channel, scene, scene_in, simulation};
+use crate::common::{
+    assert_backends_agree, max_diff, mean_period, river_channel, scene, scene_in, simulation, write_npy,
+};
 use shoal::{Backend, Simulation};
 use std::path::Path;
 
@@ -203,4 +205,160 @@ fn walls_do_not_slow_the_pipes_waves_along_them() {
     let (_, gpu) = crest(&walled, Backend::Gpu);
     let diff = max_diff(&gpu, &walls);
     assert!(diff < 1e-5, "GPU and twin differ by {diff} m");
+}
+
+/// A bump's two 1 mm pulses in the channel behind `ends` on `model`: the channel's mean level
+/// (m) and its edge columns' largest |level| every 100 steps to step 800, and the last surface.
+fn ghost_run(model: &str, ends: &str, backend: Backend) -> (Vec<f64>, f64, Vec<f64>) {
+    let bump = "[[water.bump]]\nx = 5.0\ny = 0.05\nradius = 0.2\nheight = 0.002\n";
+    let text = channel(ends, 800, bump).replace("model = \"pipes\"", &format!("model = \"{model}\""));
+    let text = if model == "pipes" {
+        text
+    } else {
+        text.replace("[pipes]\nfriction = 1.0\n", "")
+    };
+    let mut sim = simulation(&scene(&text), backend);
+    let (mut means, mut edge) = (Vec::new(), 0.0f64);
+    for _ in 0..8 {
+        sim.step(100).unwrap();
+        let s = sim.surface().unwrap();
+        means.push(s.iter().sum::<f64>() / s.len() as f64);
+        edge = s
+            .chunks(400)
+            .fold(edge, |m, row| m.max(row[0].abs()).max(row[399].abs()));
+    }
+    (means, edge, sim.surface().unwrap())
+}
+
+/// Ghost sides on the pipes (Wilson et al.'s, issue 53), as the height field has them. A lake
+/// at rest behind them keeps every unit. A bump's two 1 mm pulses (its water a mean rise of
+/// 0.1 mm over the channel): behind ghost-mean ends, whose ghost stands at the sea's mean
+/// surface, the sea keeps its mean level above the still one (0.87–2.19 times the bump's rise
+/// every 100 steps; the height field's 1.10–2.35), where open ends, a ghost at the still level,
+/// return the pulses inverted and the mean to −1.0 times it; ghost-slope ends extrapolate the
+/// edge's slope, so the edge passes on what reaches it and holds its level (within 20 µm, 2 % of
+/// a pulse, on the pipes; 1e-12 m on the height field, which mirrors the face's flux), and the pulses come back inverted
+/// as from an open side: the seed's condition, not an absorbing one (`absorb` is). The fast
+/// path is the twin's bits; the GPU's within 1e-5 m.
+#[test]
+fn ghost_sides_on_the_pipes_keep_a_lake_at_rest_and_stand_as_the_height_fields() {
+    let mean = "west = \"ghost-mean\"\neast = \"ghost-mean\"";
+    let slope = "west = \"ghost-slope\"\neast = \"ghost-slope\"";
+    for ends in [mean, slope] {
+        for backend in [Backend::Cpu, Backend::Gpu] {
+            let mut sim = simulation(&scene(&channel(ends, 400, "")), backend);
+            let (start, _) = sim.water_units().unwrap();
+            sim.step(400).unwrap();
+            assert_eq!(
+                sim.water_units().unwrap(),
+                (start, start as i64),
+                "{backend:?}: a lake at rest changed behind {ends}"
+            );
+        }
+    }
+    let rise = 1.0e-4;
+    let in_rises = |v: &[f64]| {
+        v.iter()
+            .map(|m| format!("{:.2}", m / rise))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let (pipes_mean, _, _) = ghost_run("pipes", mean, Backend::Reference);
+    let (field_mean, _, _) = ghost_run("height-field", mean, Backend::Cpu);
+    let (open_mean, _, _) = ghost_run("pipes", "west = \"open\"\neast = \"open\"", Backend::Reference);
+    eprintln!(
+        "mean level in bump rises, ghost-mean: pipes {} | height field {}",
+        in_rises(&pipes_mean),
+        in_rises(&field_mean)
+    );
+    eprintln!("open ends: {}", in_rises(&open_mean));
+    assert!(
+        pipes_mean.iter().all(|m| (0.5 * rise..2.5 * rise).contains(m)),
+        "behind ghost-mean ends the mean left 0.5–2.5 rises: {}",
+        in_rises(&pipes_mean)
+    );
+    assert!(
+        open_mean[7] < -0.8 * rise,
+        "open ends kept the mean at {}",
+        open_mean[7] / rise
+    );
+    let (slope_mean, slope_edge, _) = ghost_run("pipes", slope, Backend::Reference);
+    let (_, field_edge, _) = ghost_run("height-field", slope, Backend::Cpu);
+    eprintln!(
+        "ghost-slope: mean {} | edge within {slope_edge:.2e} m (height field {field_edge:.2e} m)",
+        in_rises(&slope_mean)
+    );
+    assert!(
+        slope_edge < 3e-5,
+        "the ghost-slope edge moved {slope_edge} m (3 % of a pulse)"
+    );
+    assert!(
+        slope_mean[7] < -0.8 * rise,
+        "the pulses did not come back inverted: {}",
+        slope_mean[7] / rise
+    );
+    for ends in [mean, slope] {
+        let runs: Vec<Vec<f64>> = [Backend::Reference, Backend::Cpu, Backend::Gpu]
+            .into_iter()
+            .map(|b| ghost_run("pipes", ends, b).2)
+            .collect();
+        assert_backends_agree(&runs, 1e-5, ends);
+    }
+}
+
+/// Ghost sides on a bank (the edge's floor above the still level) let water out and none in. A 2
+/// m sea at the still level west of a 1:10 beach that runs up past the east side, and up the
+/// beach a pond behind a wall, 1.2 m above the sea: a lake at rest, which must keep every unit
+/// and every level. Without the bank rule the east side's ghost-slope ghost, 2·h_edge − h_inner on
+/// a dry slope, stands above the edge and pours water in; a ghost-mean ghost standing at the sea's
+/// mean anywhere but the sea would flood a bank below it. Both ways round, every backend.
+#[test]
+fn ghost_sides_on_the_pipes_leave_a_sea_and_a_pond_on_a_bank_at_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let (nx, ny) = (40usize, 8usize);
+    let ground = |i: usize| if i == 26 { 1.5 } else { -2.0 + 0.1 * (i as f64 + 0.5) };
+    write_npy(dir.path(), "h0.npy", ny, nx, |i, _| {
+        let b = ground(i);
+        if b < 0.0 {
+            0.0
+        } else if i >= 27 && b < 1.2 {
+            1.2
+        } else {
+            b - 1.0
+        }
+    });
+    for (west, east) in [("ghost-mean", "ghost-slope"), ("ghost-slope", "ghost-mean")] {
+        let scene = scene_in(
+            dir.path(),
+            &format!(
+                "[grid]\nnx = {nx}\nny = {ny}\ndx = 1.0\n[time]\ndt = 0.05\n[physics]\nmodel = \"pipes\"\n\
+                 [boundary]\nwest = \"{west}\"\neast = \"{east}\"\n\
+                 [terrain]\nslope = {{ base = -2.0, grad = [0.1, 0.0] }}\n\
+                 [[terrain.box]]\nx0 = 26.0\ny0 = 0.0\nx1 = 27.0\ny1 = 8.0\ntop = 1.5\n\
+                 [water]\nlevel = 0.0\nnpy = \"h0.npy\"\n"
+            ),
+        );
+        for backend in [Backend::Reference, Backend::Cpu, Backend::Gpu] {
+            let mut sim = simulation(&scene, backend);
+            let (units, _) = sim.water_units().unwrap();
+            let start = sim.surface().unwrap();
+            let ponded = start.iter().zip(sim.ground()).filter(|(h, b)| **h > **b + 0.04).count();
+            assert_eq!(
+                ponded,
+                8 * 20 + 8 * 5,
+                "{west}/{east} {backend:?}: the sea and the pond"
+            );
+            sim.step(400).unwrap();
+            assert_eq!(
+                sim.water_units().unwrap(),
+                (units, units as i64),
+                "{west}/{east} {backend:?}"
+            );
+            assert_eq!(
+                sim.surface().unwrap(),
+                start,
+                "{west}/{east} {backend:?}: the lake at rest moved"
+            );
+        }
+    }
 }

@@ -540,8 +540,8 @@ fn what_the_pipes_do_not_take_yet_and_what_only_they_take_are_clear_errors() {
     );
     refused("[physics]\nmodel = \"navier-stokes\"\n[pipes]\ndt = 0.01\n", "pipes.dt");
     refused(
-        "[physics]\nmodel = \"pipes\"\n[boundary]\nall = \"ghost-mean\"\n",
-        "boundary.all",
+        "[physics]\nmodel = \"pipes\"\nvolume_correction = \"regions\"\n",
+        "physics.volume_correction",
     );
     refused(
         "[physics]\nmodel = \"pipes\"\n[pipes]\nfriction = 1.5\n",

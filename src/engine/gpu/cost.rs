@@ -231,10 +231,19 @@ fn pipes_cost(pass: Pass, p: &Params) -> Cost {
         // One cell per column (overhangs multiply the pipes by layers²): geometry, water,
         // velocity and the 8 pipes' velocities in; the pipes' velocities, the units each gives
         // and the limiter share out.
-        Pass::PipeFlow => Cost {
-            note: "per cell of a column; 8·layers² pipes each",
-            ..cost(2 * F32 + F32 + 2 * F32 + 8 * F32, 8 * F32 + 8 * F32 + F32, 1)
-        },
+        // A ghost-mean side first sums the sea (`sea_sums`: each column's lowest cell's geometry
+        // and water) and reduces it in one workgroup (`sea_level`).
+        Pass::PipeFlow => {
+            let sea = p.uses(crate::scene::BoundaryMode::GhostMean);
+            Cost {
+                note: "per cell of a column; 8·layers² pipes each",
+                ..cost(
+                    2 * F32 + F32 + 2 * F32 + 8 * F32 + on(sea, 3 * F32),
+                    8 * F32 + 8 * F32 + F32,
+                    1 + 2 * sea as u32,
+                )
+            }
+        }
         // geometry, water, the 8 pipes, what the cell and its neighbours gave, the shares and
         // the feed in; water and velocity out (pipes rewritten only where a giver was limited).
         Pass::PipeApply => Cost {

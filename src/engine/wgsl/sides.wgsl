@@ -1,7 +1,7 @@
 // The side codes of `[boundary]` (`BoundaryMode` in Rust), shared by both water models
 // (`#import sides`). reflect: a wall; open: a ghost at the still level; periodic: wraps;
 // absorb: non-reflecting (Mur's on the height field, Flather's on the pipes); the ghost modes are
-// Wilson et al.'s, height field only.
+// Wilson et al.'s (the height field and the pipes).
 
 const REFLECT: u32 = 0u;
 const OPEN: u32 = 1u;

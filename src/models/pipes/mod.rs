@@ -31,7 +31,8 @@ use crate::models::{Feature, Model};
 /// cells with their weight through the air's head (`pipe_bodies.wgsl`), as on the shallow-water
 /// model. Edits: a `Simulation` edits the terrain under the solids and carries the water onto the
 /// columns it builds (`edit`); `Water` edits its buffers in place within a frame, in whole units
-/// (`pipe_edits.wgsl`). Not built yet: ghost sides. "Regions" are ruled out (the columns conserve
+/// (`pipe_edits.wgsl`). Ghost sides stand their ghost at the sea's mean surface, reduced each substep
+/// on the device (`sea_sums`, `sea_level`), or by the edge's slope (`ghost_level`). "Regions" are ruled out (the columns conserve
 /// by construction). Height queries read each column's
 /// surface over its top floor. Every pipeline of theirs, the spray's included, binds at
 /// most 10 storage buffers (`tests/suite/models.rs` builds them on a device limited to 10).
@@ -59,6 +60,7 @@ impl Model for Pipes {
             DampingMap,
             WaveMakers,
             OpenSides,
+            GhostSides,
             RiverSides,
             Friction,
             FrictionMap,

@@ -93,6 +93,21 @@ pub fn neighbour(p: &PipeParams, i: u32, j: u32, k: usize) -> Far {
     }
 }
 
+/// Twin of `ghost_inner`: the column one step in from the side whose ghost direction k reaches
+/// from column (i, j) (the side `neighbour` names), or the column itself in a grid one across.
+pub fn ghost_inner(p: &PipeParams, i: u32, j: u32, k: usize) -> usize {
+    let (ox, oy) = OFFSETS[k];
+    let x = i as i32 + ox;
+    let x_side = if x < 0 { p.bc_west } else { p.bc_east };
+    let (mut ii, mut jj) = (i as i32, j as i32);
+    if (x < 0 || x >= p.nx as i32) && x_side != REFLECT && x_side != PERIODIC {
+        ii = (ii - ox).clamp(0, p.nx as i32 - 1);
+    } else {
+        jj = (jj - oy).clamp(0, p.ny as i32 - 1);
+    }
+    jj as usize * p.nx as usize + ii as usize
+}
+
 /// A ghost's geometry beyond an open side: open from the column's lowest floor to the sky.
 pub fn ghost_geometry(lowest: [i32; 2]) -> [i32; 2] {
     [lowest[0], SKY]

@@ -10,9 +10,9 @@
 use crate::engine::fast::items_per_task;
 use crate::models::pipes::columns::{PipeParams, NO_HOLD, SKY};
 use crate::models::pipes::state::PipeState;
-use crate::models::pipes::stencil::{ghost_geometry, inside, neighbour, slot, unit, Far};
+use crate::models::pipes::stencil::{ghost_geometry, ghost_inner, inside, neighbour, slot, unit, Far};
 use crate::wgsl::pipes::{DIAGONAL_SHARE, LIMIT_MARGIN, MOST_UNITS, WEIR_SHARE};
-use crate::wgsl::sides::ABSORB;
+use crate::wgsl::sides::{ABSORB, GHOST_MEAN, GHOST_SLOPE};
 use rayon::prelude::*;
 
 /// A cell's head in units (pipes.wgsl `head`).
@@ -27,6 +27,63 @@ pub fn head(p: &PipeParams, g: [i32; 2], w: u32) -> i32 {
 
 fn ghost_head(p: &PipeParams, lowest: [i32; 2]) -> i32 {
     p.still.max(lowest[0])
+}
+
+/// Twin of `lowest_head`: the head of column c's lowest cell (the one on its ground).
+fn lowest_head(p: &PipeParams, s: &Shared, c: usize) -> i32 {
+    let at = c * p.layers as usize;
+    head(p, s.geometry[at], s.water[at])
+}
+
+/// Twin of `ghost_level`: the head of the ghost direction k from column (i, j) reaches through a
+/// side of code `side` (pipes.wgsl explains each side's).
+fn ghost_level(p: &PipeParams, s: &Shared, side: u32, (i, j, k): (u32, u32, usize), lowest: [i32; 2]) -> i32 {
+    let bank = lowest[0] > p.still;
+    let level = match side {
+        GHOST_MEAN if !bank => s.sea,
+        GHOST_SLOPE => {
+            let edge = lowest_head(p, s, (j * p.nx + i) as usize);
+            let level = edge
+                .wrapping_mul(2)
+                .wrapping_sub(lowest_head(p, s, ghost_inner(p, i, j, k)));
+            if bank {
+                level.min(edge)
+            } else {
+                level
+            }
+        }
+        _ => p.still,
+    };
+    level.max(lowest[0])
+}
+
+/// Twin of `sea_sums` and `sea_level`: the sea's mean surface (units) that ghost-mean sides stand
+/// their ghosts at, from the wet lowest cells whose floor lies at or below the still level, each
+/// weighted by its water; the still level where there is none. The sums are exact (u64, wrapping
+/// as the shader's pairs of words), so the columns' order does not matter.
+pub fn sea_level(p: &PipeParams, s: &PipeState) -> i32 {
+    let l = p.layers as usize;
+    let mut sums = [0u64; 3];
+    for (g, &w) in s.geometry.iter().zip(&s.water).step_by(l) {
+        if g[0] == SKY || g[0] > p.still {
+            continue;
+        }
+        let e = head(p, *g, w).wrapping_sub(p.still);
+        sums[0] = sums[0].wrapping_add(w as u64);
+        sums[1] = sums[1].wrapping_add(e.max(0) as u64 * w as u64);
+        sums[2] = sums[2].wrapping_add((e.max(0) as i64 - e as i64) as u64 * w as u64);
+    }
+    if sums[0] == 0 {
+        return p.still;
+    }
+    let mean = (wide(sums[1]) - wide(sums[2])) / wide(sums[0]);
+    p.still.wrapping_add(mean.round_ties_even() as i32)
+}
+
+/// Twin of `wide`: a 64-bit sum as f32, from its four 16-bit pieces (each exact), high to low.
+fn wide(x: u64) -> f32 {
+    let piece = |shift: u32| ((x >> shift) & 0xffff) as f32;
+    piece(48) * 281474976710656.0 + piece(32) * 4294967296.0 + piece(16) * 65536.0 + piece(0)
 }
 
 /// Twin of `radiated`: the velocity of a pipe through an absorbing side (Flather's radiation
@@ -201,12 +258,20 @@ fn wet_height(v: f32, a: End, b: End) -> i32 {
 
 /// A pipe's far end: a cell's geometry, head and velocity, or the ghost's, which takes `own`'s
 /// velocity and air (no push across the side); None past the last used layer.
-fn far_end(p: &PipeParams, s: &Shared, far: Far, b: usize, lowest: [i32; 2], own: End) -> Option<End> {
+/// `at` is the pipe's column (i, j) and direction k.
+fn far_end(
+    p: &PipeParams,
+    s: &Shared,
+    far: Far,
+    (b, at): (usize, (u32, u32, usize)),
+    lowest: [i32; 2],
+    own: End,
+) -> Option<End> {
     let l = p.layers as usize;
     match far {
-        Far::Ghost(_) => (b == 0).then(|| End {
+        Far::Ghost(side) => (b == 0).then(|| End {
             g: ghost_geometry(lowest),
-            h: ghost_head(p, lowest),
+            h: ghost_level(p, s, side, at, lowest),
             p: 0,
             v: own.v,
             air: own.air,
@@ -232,6 +297,8 @@ struct Shared<'a> {
     vel: &'a [[f32; 2]],
     feed: &'a [[i32; 4]],
     column_forcing: &'a [f32],
+    /// The sea's mean surface ghost-mean sides read (`sea_level`; the still level without one).
+    sea: i32,
 }
 
 /// `flow_step` for column `c`: its pipes' velocities (`flow`, its run of pipes), what it gives
@@ -266,7 +333,7 @@ fn flow_column(p: &PipeParams, s: &Shared, c: usize, flow: &mut [f32], given: &m
             let direct = matches!(far, Far::Cell(..)) && inside(p, i, j, k);
             let friction = [kept(lost_a, lost(s.feed[q])), manning_weight(p, s.column_forcing, c, q)];
             for b in 0..l {
-                let Some(end_b) = far_end(p, s, far, b, lowest, end_a) else {
+                let Some(end_b) = far_end(p, s, far, (b, (i, j, k)), lowest, end_a) else {
                     break;
                 };
                 if ga[1].min(end_b.g[1]) <= ga[0].max(end_b.g[0]) {
@@ -284,6 +351,9 @@ fn flow_column(p: &PipeParams, s: &Shared, c: usize, flow: &mut [f32], given: &m
                     t = tentative(p, v, wet_height(v, end_a, end_b), k).min(wa);
                     sum += t as f32;
                     exact = exact.saturating_add(t);
+                } else if v < 0.0 && matches!(far, Far::Ghost(_)) {
+                    // What the ghost gives (pipes.wgsl says why here).
+                    t = tentative(p, -v, wet_height(v, end_a, end_b), k);
                 }
                 given[at] = t;
             }
@@ -294,7 +364,10 @@ fn flow_column(p: &PipeParams, s: &Shared, c: usize, flow: &mut [f32], given: &m
             for k in 0..8 {
                 for b in 0..l {
                     let at = slot(p, k, a, b);
-                    given[at] = (given[at] as f32 * share) as u32;
+                    // Only what the cell gives: a ghost's gift to it stays whole.
+                    if flow[at] > 0.0 {
+                        given[at] = (given[at] as f32 * share) as u32;
+                    }
                 }
             }
         }
@@ -327,7 +400,6 @@ fn apply_column(
     let l = p.layers as usize;
     let pipes = 8 * l * l;
     let (i, j) = ((c % p.nx as usize) as u32, (c / p.nx as usize) as u32);
-    let lowest = s.geometry[c * l];
     let own_given = &s.given[c * pipes..(c + 1) * pipes];
     let mut made = 0i32;
     for a in 0..l {
@@ -336,7 +408,6 @@ fn apply_column(
             break;
         }
         let w0 = water[a];
-        let ha = head(p, ga, w0);
         let s_own = s.scale[c * l + a];
         let mut out = 0u32;
         let mut inn = 0u32;
@@ -349,32 +420,19 @@ fn apply_column(
             for b in 0..l {
                 let at = slot(p, k, a, b);
                 let mut u = flow[at];
-                out = out.wrapping_add(own_given[at]);
                 match far {
                     Far::Ghost(_) => {
                         if b > 0 {
                             break;
                         }
+                        // `given` holds what the ghost gave where the pipe flows in.
                         if u < 0.0 {
-                            let ghost = End {
-                                g: ghost_geometry(lowest),
-                                h: ghost_head(p, lowest),
-                                p: 0,
-                                v: [0.0; 2],
-                                air: 0.0,
-                            };
-                            let own = End {
-                                g: ga,
-                                h: ha,
-                                p: 0,
-                                v: [0.0; 2],
-                                air: 0.0,
-                            };
-                            let t = tentative(p, -u, wet_height(u, own, ghost), k);
-                            inn = inn.wrapping_add(t);
-                            made = made.wrapping_add(t as i32);
+                            inn = inn.wrapping_add(own_given[at]);
+                            made = made.wrapping_add(own_given[at] as i32);
+                        } else {
+                            out = out.wrapping_add(own_given[at]);
+                            made = made.wrapping_sub(own_given[at] as i32);
                         }
-                        made = made.wrapping_sub(own_given[at] as i32);
                         if u > 0.0 && s_own < 1.0 {
                             u *= s_own;
                             flow[at] = u;
@@ -384,6 +442,7 @@ fn apply_column(
                         if s.geometry[q * l + b][0] == SKY {
                             break;
                         }
+                        out = out.wrapping_add(own_given[at]);
                         inn = inn.wrapping_add(s.given[q * pipes + slot(p, back, b, a)]);
                         let share = if u > 0.0 { s_own } else { s.scale[q * l + b] };
                         if u != 0.0 && share < 1.0 {
@@ -430,12 +489,14 @@ type ApplyRun<'a> = (((&'a mut [u32], &'a mut [[f32; 2]]), &'a mut [f32]), &'a m
 pub fn flow_step(p: &PipeParams, s: &mut PipeState, parallel: bool) {
     let l = p.layers as usize;
     let pipes = 8 * l * l;
+    let sea_sides = [p.bc_west, p.bc_east, p.bc_south, p.bc_north].contains(&GHOST_MEAN);
     let shared = Shared {
         geometry: &s.geometry,
         water: &s.water,
         vel: &s.vel,
         feed: &s.feed,
         column_forcing: &s.column_forcing,
+        sea: if sea_sides { sea_level(p, s) } else { p.still },
     };
     let flow_work = |(c, ((flow, given), scale)): (usize, FlowRun)| flow_column(p, &shared, c, flow, given, scale);
     let columns = s

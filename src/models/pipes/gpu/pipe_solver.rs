@@ -78,7 +78,7 @@ impl GpuPipes {
                 bytemuck::cast_slice(&shape.to_gpu_layout(&shape.vel, l)),
             );
         }
-        let pipes = Pipes::new(device, &buffers, params.columns);
+        let pipes = Pipes::new(device, &buffers, &params);
         let pressure = (setup.pressure_patches > 0).then(|| {
             let grid = [params.nx, params.ny];
             let (slots, _) = pipes.slots();
@@ -350,7 +350,7 @@ impl GpuPipes {
         }
         // The chunk's one readback: the totals' partials, the spray's tally, then this chunk's
         // probe rows.
-        let partial_bytes = self.buffers.partials.size();
+        let partial_bytes = self.buffers.totals_bytes();
         let probe_bytes = (steps * self.n_probes * 4) as u64;
         encoder.copy_buffer_to_buffer(&self.buffers.partials, 0, &self.report_readback, 0, partial_bytes);
         if let Some((_, b, _)) = &self.spray {

@@ -29,6 +29,8 @@ pub struct PipeBuffers {
     pub eta: wgpu::Buffer,
     pub probe_cells: wgpu::Buffer,
     pub history: wgpu::Buffer,
+    /// Two vec4 per workgroup of columns (`totals`', or the sea's sums for ghost-mean sides), then
+    /// one pair whose first word is the sea's level (`sea_level`).
     pub partials: wgpu::Buffer,
     /// One step index per step of a chunk, `slot_stride` bytes apart (dynamic offsets).
     pub slots: wgpu::Buffer,
@@ -63,6 +65,11 @@ impl PipeBuffers {
             }),
             None => Ok(()),
         }
+    }
+
+    /// The bytes of `partials` the totals fill (every pair but the sea level's).
+    pub fn totals_bytes(&self) -> u64 {
+        self.partials.size() - 32
     }
 
     /// The buffers for `state` (its geometry, water and feed), `probes` probe columns and
@@ -134,7 +141,7 @@ impl PipeBuffers {
                 (max_chunk as usize * probe_cells.len().max(1) * 4) as u64,
                 storage,
             ),
-            partials: zeroed_buffer(device, "pipe totals", groups * 32, storage),
+            partials: zeroed_buffer(device, "pipe totals", (groups + 1) * 32, storage),
             slots: filled_buffer(device, "pipe step slots", &slots, crate::engine::gpu::binding::UNIFORM),
             slot_stride,
         }
@@ -148,6 +155,8 @@ pub struct Pipes {
     surface: wgpu::ComputePipeline,
     probe: wgpu::ComputePipeline,
     totals: wgpu::ComputePipeline,
+    /// `sea_sums` and `sea_level`, where a side is ghost-mean.
+    sea: Option<(wgpu::ComputePipeline, wgpu::ComputePipeline)>,
     step_group: wgpu::BindGroup,
     view_group: wgpu::BindGroup,
     slot_layout: wgpu::BindGroupLayout,
@@ -156,12 +165,19 @@ pub struct Pipes {
 }
 
 impl Pipes {
-    pub fn new(device: &wgpu::Device, b: &PipeBuffers, columns: u32) -> Pipes {
+    pub fn new(device: &wgpu::Device, b: &PipeBuffers, p: &PipeParams) -> Pipes {
+        let columns = p.columns;
         let module = crate::engine::gpu::shaders::module(device, "pipes.wgsl", crate::engine::gpu::shaders::PIPES);
         // flow_step and apply: the state (9 storage buffers with the air's head); surface, probe
         // and totals: the view (read-only state and the outputs). Each within the web's 10.
         let bindings = crate::wgsl::pipes::BINDINGS;
-        let step_layout = reflected_layout(device, "pipes step", bindings, &["flow_step", "apply"], 0);
+        let step_layout = reflected_layout(
+            device,
+            "pipes step",
+            bindings,
+            &["flow_step", "apply", "sea_sums", "sea_level"],
+            0,
+        );
         let view_layout = reflected_layout(device, "pipes view", bindings, &["surface", "probe", "totals"], 0);
         let slot_layout = slot_layout(device, "pipes slot");
         let step_group = bind_group_at(
@@ -179,6 +195,7 @@ impl Pipes {
                 (7, &b.feed),
                 (8, &b.exchange),
                 (9, &b.column_forcing),
+                (18, &b.partials),
             ],
         );
         let view_group = bind_group_at(
@@ -206,6 +223,14 @@ impl Pipes {
             surface: pipeline(device, &module, &[&view_layout], "surface"),
             probe: pipeline(device, &module, &[&view_layout, &slot_layout], "probe"),
             totals: pipeline(device, &module, &[&view_layout], "totals"),
+            sea: [p.bc_west, p.bc_east, p.bc_south, p.bc_north]
+                .contains(&crate::wgsl::sides::GHOST_MEAN)
+                .then(|| {
+                    (
+                        pipeline(device, &module, &[&step_layout], "sea_sums"),
+                        pipeline(device, &module, &[&step_layout], "sea_level"),
+                    )
+                }),
             step_group,
             view_group,
             slot_layout,
@@ -220,8 +245,13 @@ impl Pipes {
         (&self.slot_layout, &self.slot_group)
     }
 
-    /// Records the flow pass alone.
+    /// Records the flow pass alone (after the sea's level, where a side is ghost-mean).
     pub fn flow(&self, pass: &mut wgpu::ComputePass) {
+        if let Some((sums, level)) = &self.sea {
+            self.dispatch(pass, sums, &self.step_group);
+            pass.set_pipeline(level);
+            pass.dispatch_workgroups(1, 1, 1);
+        }
         self.dispatch(pass, &self.flow_step, &self.step_group);
     }
 

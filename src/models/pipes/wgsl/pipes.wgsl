@@ -213,6 +213,51 @@ fn ghost_head(lowest: vec2<i32>) -> i32 {
     return max(pp.still, lowest.x);
 }
 
+// Twin: `pipes::lowest_head`. The head of column c's lowest cell (the one on its ground).
+fn lowest_head(c: u32) -> i32 {
+    return head(geometry[c], water[c]);
+}
+
+// Twin: `stencil::ghost_inner`. The column one step in from the side whose ghost direction k
+// reaches from column (i, j) (the side `neighbour` names: x's, unless x stays in the grid or its
+// side is a wall or wraps), or the column itself in a grid one column across.
+fn ghost_inner(i: u32, j: u32, k: u32) -> u32 {
+    let o = offset(k);
+    let x = i32(i) + o.x;
+    let x_side = select(pp.bc_east, pp.bc_west, x < 0);
+    var ii = i32(i);
+    var jj = i32(j);
+    if (x < 0 || x >= i32(pp.nx)) && x_side != REFLECT && x_side != PERIODIC {
+        ii = clamp(ii - o.x, 0, i32(pp.nx) - 1);
+    } else {
+        jj = clamp(jj - o.y, 0, i32(pp.ny) - 1);
+    }
+    return u32(jj) * pp.nx + u32(ii);
+}
+
+// Twin: `pipes::ghost_level`. The head of the ghost that direction k from column (i, j) reaches
+// through a side of code `side`, one cell from the column's lowest floor to the sky: an open
+// side's at the still level; Wilson et al.'s ghost-mean at the sea's mean surface (`sea_level`,
+// this substep's); ghost-slope by the edge's slope, 2·h_edge − h_inner over the two columns'
+// lowest cells (a wave leaves as if the water went on). Where the edge column's floor stands
+// above the still level (a bank, no sea beyond) a ghost lets water out and none in, as on the
+// height field: the mean stands at the still level there, the slope's ghost no higher than the
+// edge. Never below the column's floor: a ghost never runs dry.
+fn ghost_level(side: u32, i: u32, j: u32, k: u32, lowest: vec2<i32>) -> i32 {
+    let bank = lowest.x > pp.still;
+    var level = pp.still;
+    if side == GHOST_MEAN && !bank {
+        level = bitcast<i32>(partials[2u * sea_groups()].x);
+    } else if side == GHOST_SLOPE {
+        let edge = lowest_head(j * pp.nx + i);
+        level = 2 * edge - lowest_head(ghost_inner(i, j, k));
+        if bank {
+            level = min(level, edge);
+        }
+    }
+    return max(level, lowest.x);
+}
+
 // Twin: `pipes::radiated`. The velocity of a pipe through an absorbing side (Flather's radiation
 // condition, 1976): a long wave leaving with the edge cell's surface η carries u = sqrt(g/d)·(η −
 // still), so the side passes it as if the water went on (a lake at rest loses nothing; a surface
@@ -418,7 +463,7 @@ fn flow_step(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgro
                         break;
                     }
                     gb = ghost_geometry(lowest);
-                    hb = ghost_head(lowest);
+                    hb = ghost_level(far.z, i, j, k, lowest);
                 } else {
                     gb = geometry[b * n + far.y];
                     if gb.x == SKY {
@@ -446,6 +491,10 @@ fn flow_step(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgro
                     sum += f32(t);
                     let e = exact + t;
                     exact = select(e, 0xffffffffu, e < exact);
+                } else if v < 0.0 && far.x == TO_GHOST {
+                    // What the ghost gives, decided here where its head is known (a ghost-slope
+                    // ghost reads the column beside, which `apply` may be changing).
+                    t = tentative(-v, wet_height(v, ga, ha, gb, hb), k);
                 }
                 given[p] = t;
             }
@@ -456,7 +505,10 @@ fn flow_step(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgro
             for (var k = 0u; k < 8u; k++) {
                 for (var b = 0u; b < pp.layers; b++) {
                     let p = pipe(k, a, b, c);
-                    given[p] = u32(f32(given[p]) * s);
+                    // Only what the cell gives: a ghost's gift to it stays whole.
+                    if flow[p] > 0.0 {
+                        given[p] = u32(f32(given[p]) * s);
+                    }
                 }
             }
         }
@@ -475,7 +527,6 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
     let i = c % pp.nx;
     let j = c / pp.nx;
     let n = pp.columns;
-    let lowest = geometry[c];
     var made = 0;
     for (var a = 0u; a < pp.layers; a++) {
         let ga = geometry[a * n + c];
@@ -483,7 +534,6 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
             break;
         }
         let w0 = water[a * n + c];
-        let ha = head(ga, w0);
         let s_own = scale[a * n + c];
         var out = 0u;
         var inn = 0u;
@@ -496,18 +546,18 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
             for (var b = 0u; b < pp.layers; b++) {
                 let p = pipe(k, a, b, c);
                 var u = flow[p];
-                out += given[p];
                 if far.x == TO_GHOST {
                     if b > 0u {
                         break;
                     }
+                    // `given` holds what the ghost gave where the pipe flows in (`flow_step`).
                     if u < 0.0 {
-                        let gb = ghost_geometry(lowest);
-                        let t = tentative(-u, wet_height(u, ga, ha, gb, ghost_head(lowest)), k);
-                        inn += t;
-                        made += i32(t);
+                        inn += given[p];
+                        made += i32(given[p]);
+                    } else {
+                        out += given[p];
+                        made -= i32(given[p]);
                     }
-                    made -= i32(given[p]);
                     if u > 0.0 && s_own < 1.0 {
                         u *= s_own;
                         flow[p] = u;
@@ -516,6 +566,7 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
                     if geometry[b * n + far.y].x == SKY {
                         break;
                     }
+                    out += given[p];
                     inn += given[pipe(far.z, b, a, far.y)];
                     let s = select(scale[b * n + far.y], s_own, u > 0.0);
                     if u != 0.0 && s < 1.0 {
@@ -658,9 +709,108 @@ fn totals(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocati
         atomicAdd(&sums[6], bad);
     }
     workgroupBarrier();
-    if l == 0u {
-        let g = group.x + group.y * groups.x;
+    let g = group.x + group.y * groups.x;
+    // A 2-D fold's last row may run past the column groups: those write nothing.
+    if l == 0u && g < sea_groups() {
         partials[2u * g] = vec4<u32>(atomicLoad(&sums[0]), atomicLoad(&sums[1]), atomicLoad(&sums[2]), atomicLoad(&sums[3]));
         partials[2u * g + 1u] = vec4<u32>(atomicLoad(&sums[4]), atomicLoad(&sums[5]), atomicLoad(&sums[6]), 0u);
+    }
+}
+
+// The sea's mean surface, for ghost-mean sides, from the state at each substep's start: the wet
+// lowest cells whose floor lies at or below the still level, each weighted by its water
+// (Wilson et al.'s mean of the columns, the sea's only, as the height field's `mean_surface`).
+// Exact integer sums in 64 bits (a pair of u32, low word first), so any order of the workgroups
+// gives the same level. `sea_sums` leaves each group's (Σ w, Σ w·max(e, 0), Σ w·max(−e, 0)), e
+// = head − still, in partials[2·g] and [2·g + 1]; `sea_level` adds them up in one workgroup and
+// writes the level (i32 bits) to partials[2·sea_groups()], which `ghost_level` reads. Twin:
+// `pipes::sea_level`.
+var<workgroup> sea: array<vec2<u32>, 192>;
+
+// Workgroups of 64 columns: the totals' and the sea's partials each take two vec4 per group.
+fn sea_groups() -> u32 {
+    return (pp.columns + 63u) / 64u;
+}
+
+fn add64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    let lo = a.x + b.x;
+    return vec2<u32>(lo, a.y + b.y + select(0u, 1u, lo < a.x));
+}
+
+// a·b in 64 bits from four 16-bit products, each exact in u32.
+fn mul64(a: u32, b: u32) -> vec2<u32> {
+    let a0 = a & 0xffffu;
+    let a1 = a >> 16u;
+    let b0 = b & 0xffffu;
+    let b1 = b >> 16u;
+    let m0 = a1 * b0;
+    let m1 = a0 * b1;
+    var r = vec2<u32>(a0 * b0, a1 * b1);
+    r = add64(r, vec2<u32>(m0 << 16u, m0 >> 16u));
+    return add64(r, vec2<u32>(m1 << 16u, m1 >> 16u));
+}
+
+// A 64-bit sum as f32, from its four 16-bit pieces (each exact), added high to low.
+fn wide(x: vec2<u32>) -> f32 {
+    return f32(x.y >> 16u) * 281474976710656.0 + f32(x.y & 0xffffu) * 4294967296.0 + f32(x.x >> 16u) * 65536.0
+        + f32(x.x & 0xffffu);
+}
+
+// Tree of the workgroup's three sums into sea[0], sea[64], sea[128] (l: the invocation).
+fn sea_tree(l: u32) {
+    for (var s = 32u; s > 0u; s >>= 1u) {
+        workgroupBarrier();
+        if l < s {
+            for (var q = 0u; q < 192u; q += 64u) {
+                sea[q + l] = add64(sea[q + l], sea[q + l + s]);
+            }
+        }
+    }
+    workgroupBarrier();
+}
+
+@compute @workgroup_size(64)
+fn sea_sums(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) l: u32,
+            @builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let c = column(gid, groups);
+    var w = 0u;
+    var e = 0;
+    if c < pp.columns {
+        let g = geometry[c];
+        if g.x != SKY && g.x <= pp.still {
+            w = water[c];
+            e = head(g, w) - pp.still;
+        }
+    }
+    sea[l] = vec2<u32>(w, 0u);
+    sea[64u + l] = mul64(u32(max(e, 0)), w);
+    sea[128u + l] = mul64(u32(max(-e, 0)), w);
+    sea_tree(l);
+    let g = group.x + group.y * groups.x;
+    if l == 0u && g < sea_groups() {
+        partials[2u * g] = vec4<u32>(sea[0], sea[64]);
+        partials[2u * g + 1u] = vec4<u32>(sea[128], 0u, 0u);
+    }
+}
+
+@compute @workgroup_size(64)
+fn sea_level(@builtin(local_invocation_index) l: u32) {
+    var s = array<vec2<u32>, 3>(vec2<u32>(0u), vec2<u32>(0u), vec2<u32>(0u));
+    for (var g = l; g < sea_groups(); g += 64u) {
+        let p = partials[2u * g];
+        s[0] = add64(s[0], p.xy);
+        s[1] = add64(s[1], p.zw);
+        s[2] = add64(s[2], partials[2u * g + 1u].xy);
+    }
+    sea[l] = s[0];
+    sea[64u + l] = s[1];
+    sea[128u + l] = s[2];
+    sea_tree(l);
+    if l == 0u {
+        var level = pp.still;
+        if sea[0].x != 0u || sea[0].y != 0u {
+            level += i32(round((wide(sea[64]) - wide(sea[128])) / wide(sea[0])));
+        }
+        partials[2u * sea_groups()] = vec4<u32>(bitcast<u32>(level), 0u, 0u, 0u);
     }
 }
