@@ -18,6 +18,7 @@ import io
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 import tempfile
@@ -34,7 +35,8 @@ VOLUME_TOLERANCE = 1e-6
 # displaces, which follows the body's place: the GPU's and the CPU's bodies agree to the coupling
 # solve's tolerance, not to rounding (measured: 8e-5 relative on floating_blocks after 60 steps).
 BODY_VOLUME_TOLERANCE = 1e-3
-PRESETS = ["default", "beach", "cube_drop", "floating_blocks", "wake", "open_sea", "run_up_sw", "moonlight_cove"]
+# Every preset the page offers: the scene files web/src/lib.rs includes, in its order.
+PRESETS = re.findall(r'include_str!\("\.\./\.\./scenes/(\w+)\.toml"\)', (WEB / "src" / "lib.rs").read_text())
 # The presets SwiftShader steps at about one a second run fewer steps (60 took a minute each of
 # CI's browser phase); what the test checks (no WebGPU error, the native volume, a picture)
 # shows as well after 20.

@@ -495,6 +495,20 @@ impl Water {
         }
     }
 
+    /// The pipes' water in whole units, u32 per cell, layer-major (`layer · nx·ny + column`), and
+    /// the m³ one unit holds: the exact volume (Σ units × it, the columns' water without the
+    /// spray in flight, as `Simulation::stats` counts it) for a host that reads it back without a
+    /// stall (`readback::read_async`), under overhangs too, where the `depth` buffer sees only the
+    /// water over each column's top floor. None on the other models (their `depth` is all of it).
+    /// The same buffer for the life of the `Water`. Usage STORAGE | COPY_SRC | COPY_DST.
+    pub fn units_buffer(&mut self) -> Option<(&wgpu::Buffer, f64)> {
+        let Model::Pipes(_) = self.model else {
+            return None;
+        };
+        let per_unit = self.sim.unit_volume()?;
+        Some((&pipes::pipes(&mut self.sim).buffers().water, per_unit))
+    }
+
     /// Bodies in the scene.
     pub fn body_count(&self) -> usize {
         self.sim.bodies().len()

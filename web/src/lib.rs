@@ -11,7 +11,7 @@ use wasm_bindgen::prelude::*;
 mod renderer;
 
 /// The preset scenes the page offers: those that read no files (the page has no file system).
-const PRESETS: [(&str, &str); 8] = [
+const PRESETS: [(&str, &str); 10] = [
     ("default", include_str!("../../scenes/default.toml")),
     ("beach", include_str!("../../scenes/beach.toml")),
     ("cube_drop", include_str!("../../scenes/cube_drop.toml")),
@@ -20,6 +20,8 @@ const PRESETS: [(&str, &str); 8] = [
     ("open_sea", include_str!("../../scenes/open_sea.toml")),
     ("run_up_sw", include_str!("../../scenes/run_up_sw.toml")),
     ("moonlight_cove", include_str!("../../scenes/moonlight_cove.toml")),
+    ("waterfall", include_str!("../../scenes/waterfall.toml")),
+    ("rapids", include_str!("../../scenes/rapids.toml")),
 ];
 
 thread_local! {
@@ -398,18 +400,31 @@ impl Demo {
         self.limits.clone()
     }
 
-    /// The water's volume now (m³, Σ depth·dx² in f64, from the depth the surface pass wrote),
-    /// read back without blocking: a Promise of a number.
-    pub fn volume(&self) -> js_sys::Promise {
+    /// The water's volume now (m³), read back without blocking: a Promise of a number. Σ
+    /// depth·dx² in f64 from the depth the surface pass wrote; on the pipes, their whole units
+    /// (under overhangs too, where the surface sees only the water over the top floor).
+    pub fn volume(&mut self) -> js_sys::Promise {
         let (device, queue) = (self.device.clone(), self.queue.clone());
-        let depth = self.water.buffers().depth.clone();
         let dx = self.water.grid().2;
+        let units = self.water.units_buffer().map(|(b, per_unit)| (b.clone(), per_unit));
+        let depth = self.water.buffers().depth.clone();
         wasm_bindgen_futures::future_to_promise(async move {
-            let bytes = shoal::readback::read_async(&device, &queue, &depth)
-                .await
-                .map_err(js_error)?;
-            let depths: &[f32] = bytemuck::cast_slice(&bytes);
-            let volume: f64 = depths.iter().map(|&d| d as f64).sum::<f64>() * dx * dx;
+            let volume = match units {
+                Some((water, per_unit)) => {
+                    let bytes = shoal::readback::read_async(&device, &queue, &water)
+                        .await
+                        .map_err(js_error)?;
+                    let units: &[u32] = bytemuck::cast_slice(&bytes);
+                    units.iter().map(|&w| w as u64).sum::<u64>() as f64 * per_unit
+                }
+                None => {
+                    let bytes = shoal::readback::read_async(&device, &queue, &depth)
+                        .await
+                        .map_err(js_error)?;
+                    let depths: &[f32] = bytemuck::cast_slice(&bytes);
+                    depths.iter().map(|&d| d as f64).sum::<f64>() * dx * dx
+                }
+            };
             Ok(JsValue::from_f64(volume))
         })
     }
