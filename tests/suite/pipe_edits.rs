@@ -318,6 +318,14 @@ fn water_edits_the_pipes_in_place_in_whole_units() {
     queue.submit([encoder.finish()]);
     let (v2, t2) = water.read_volume().unwrap();
     assert_eq!(v2, t2, "the target follows the splashes");
+    // The units a host reads back (the web page's volume) are the books' water, to the unit.
+    let (units, per_unit) = water.units_buffer().map(|(b, u)| (b.clone(), u)).unwrap();
+    let read: Vec<u32> = bytemuck::pod_collect_to_vec(&shoal::readback::read(&device, &queue, &units).unwrap());
+    let held = read.iter().map(|&w| w as u64).sum::<u64>() as f64 * per_unit;
+    assert!(
+        (held - v2).abs() <= 1e-9 * v2,
+        "units_buffer holds {held} m³, the books {v2}"
+    );
     let splash = crate::edits::edits(dx)[3];
     let added: f64 = (0..ground0.len())
         .map(|c| (splash.amount * splash.weight(c % nx, c / nx)) as f64 * dx * dx)
