@@ -40,7 +40,7 @@ PRESETS = re.findall(r'include_str!\("\.\./\.\./scenes/(\w+)\.toml"\)', (WEB / "
 # The presets SwiftShader steps at about one a second run fewer steps (60 took a minute each of
 # CI's browser phase); what the test checks (no WebGPU error, the native volume, a picture)
 # shows as well after 20.
-SLOW = {"beach": 20, "run_up_sw": 20, "moonlight_cove": 20}
+SLOW = {"beach": 20, "run_up_sw": 20, "moonlight_cove": 20, "river": 20, "wind_waves": 20}
 EXTRA = __import__("os").environ.get("CHROMIUM_FLAGS", "").split()
 
 

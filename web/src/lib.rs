@@ -11,7 +11,7 @@ use wasm_bindgen::prelude::*;
 mod renderer;
 
 /// The preset scenes the page offers: those that read no files (the page has no file system).
-const PRESETS: [(&str, &str); 10] = [
+const PRESETS: [(&str, &str); 17] = [
     ("default", include_str!("../../scenes/default.toml")),
     ("beach", include_str!("../../scenes/beach.toml")),
     ("cube_drop", include_str!("../../scenes/cube_drop.toml")),
@@ -22,6 +22,13 @@ const PRESETS: [(&str, &str); 10] = [
     ("moonlight_cove", include_str!("../../scenes/moonlight_cove.toml")),
     ("waterfall", include_str!("../../scenes/waterfall.toml")),
     ("rapids", include_str!("../../scenes/rapids.toml")),
+    ("forked_waterfall", include_str!("../../scenes/forked_waterfall.toml")),
+    ("bridge", include_str!("../../scenes/bridge.toml")),
+    ("river", include_str!("../../scenes/river.toml")),
+    ("rain_pond", include_str!("../../scenes/rain_pond.toml")),
+    ("fish_tank", include_str!("../../scenes/fish_tank.toml")),
+    ("standing_wave", include_str!("../../scenes/standing_wave.toml")),
+    ("wind_waves", include_str!("../../scenes/wind_waves.toml")),
 ];
 
 thread_local! {
