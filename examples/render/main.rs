@@ -2,15 +2,17 @@
 //! each frame records Shoal's steps and its own render passes into one encoder. The water
 //! surface is a grid mesh displaced in the vertex shader straight from Shoal's height buffer
 //! (bound as a vertex buffer, as are its normals, depth, wetness, caustics and the ground), the
-//! bodies are instanced from Shoal's body states, and the spray of a pipes scene is a quad per
-//! particle instanced from Shoal's particle buffer with `draw_indirect` on the count the GPU
-//! wrote. No height or count is read back to draw the water; each finished frame is copied out
+//! bodies are instanced from Shoal's body states, and the spray is a quad per particle
+//! instanced from Shoal's particle buffer (on the pipes with `draw_indirect` on the count the GPU
+//! wrote). No height or count is read back to draw the water; each finished frame is copied out
 //! and written as a PNG. A small ball (a buoy) floats on the water where gameplay would ask: each frame
 //! asks `Water::query` for the surface at its place and moves it when an answer arrives (a frame
 //! later, without a stall); `marker.csv` logs the frame each answer was asked in and came back.
 //!
 //! `cargo run --release --example render -- --out DIR [--frames 48] [--width 640] [--height 400]
-//!  [--scene SCENE.toml]` (a pipes scene, e.g. scenes/waterfall.toml, draws its spray too)
+//!  [--scene SCENE.toml] [--no-spray]` (a scene with spray, e.g. scenes/waterfall.toml or
+//!  scenes/sluice_gate.toml, draws it too: the pipes' live particles with `draw_indirect`, the
+//!  Navier-Stokes layer's every slot, its free ones dropped by the vertex shader)
 
 use shoal::{Scene, Water, WaterOptions};
 use std::path::{Path, PathBuf};
@@ -58,6 +60,8 @@ struct Args {
     width: u32,
     height: u32,
     scene: Option<PathBuf>,
+    /// `--no-spray`: the particles left undrawn (the same run: a test compares the frames).
+    no_spray: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -67,6 +71,7 @@ fn parse_args() -> Result<Args, String> {
         width: 640,
         height: 400,
         scene: None,
+        no_spray: false,
     };
     let mut it = std::env::args().skip(1);
     let mut out = None;
@@ -79,10 +84,12 @@ fn parse_args() -> Result<Args, String> {
             "--width" => args.width = number(value()?)?,
             "--height" => args.height = number(value()?)?,
             "--scene" => args.scene = Some(PathBuf::from(value()?)),
+            "--no-spray" => args.no_spray = true,
             _ => return Err(format!("unknown argument {flag}")),
         }
     }
-    args.out = out.ok_or("usage: render --out DIR [--frames N] [--width W] [--height H] [--scene FILE]")?;
+    args.out =
+        out.ok_or("usage: render --out DIR [--frames N] [--width W] [--height H] [--scene FILE] [--no-spray]")?;
     // Rows copied out of the frame must be 256-byte aligned: widths are multiples of 64.
     if args.width == 0 || !args.width.is_multiple_of(64) || args.height == 0 {
         return Err("--width must be a positive multiple of 64, --height positive".into());
@@ -119,13 +126,20 @@ fn run(args: &Args) -> Result<(), String> {
     let target = Frame::new(&device, args.width, args.height);
     let bodies = water.bodies_buffer().cloned();
     let ground = water.ground_buffer().clone();
-    // The spray (a pipes scene): the particles and their draw args, the same buffers every frame.
+    // The spray (the pipes, the Navier-Stokes layer): the particles and, on the pipes, their
+    // draw args (the layer's slots are drawn all); the same buffers every frame.
+    let draw_args = water.particle_draw_args().cloned();
     let spray = water
         .particles_buffer()
         .cloned()
-        .zip(water.particle_draw_args().cloned());
-    // The host's edits are the height field's: the pipes count their water in whole units.
-    let editable = scene.physics.model != shoal::scene::WaterModel::Pipes;
+        .map(|p| (p, draw_args))
+        .filter(|_| !args.no_spray);
+    // The host's edits are the height field's (and the shallow-water model's): the pipes count
+    // their water in whole units, and the Navier-Stokes layer takes none in `Water`.
+    let editable = matches!(
+        scene.physics.model,
+        shoal::scene::WaterModel::HeightField | shoal::scene::WaterModel::ShallowWater
+    );
 
     let mut rng = 0x2545_f491_u32;
     let mut random = move || {

@@ -130,13 +130,23 @@ struct SprayOut {
 }
 
 // One instance per particle, read from Shoal's particle buffer (Particle, 32 bytes): a quad of
-// one and a half cells across facing the eye, stretched a little along the particle's velocity.
+// one and a half cells across facing the eye, stretched a little along the particle's velocity;
+// foam (no units, seconds of life left: the Navier-Stokes layer's) a dot half that size riding
+// the surface; a free slot (neither) is dropped, its quad put outside the clip volume.
 @vertex
 fn spray_vertex(
     @builtin(vertex_index) index: u32,
     @location(0) position: vec3<f32>,
     @location(1) velocity: vec3<f32>,
+    @location(2) units: u32,
+    @location(3) age: f32,
 ) -> SprayOut {
+    var out: SprayOut;
+    if units == 0u && !(age > 0.0) {
+        out.clip = vec4<f32>(2.0, 2.0, 2.0, 1.0);
+        out.corner = vec2<f32>(0.0);
+        return out;
+    }
     let corners = array<vec2<f32>, 6>(
         vec2<f32>(-1.0, -1.0), vec2<f32>(1.0, -1.0), vec2<f32>(1.0, 1.0),
         vec2<f32>(-1.0, -1.0), vec2<f32>(1.0, 1.0), vec2<f32>(-1.0, 1.0),
@@ -145,12 +155,11 @@ fn spray_vertex(
     let view = normalize(position - camera.eye.xyz);
     let right = normalize(cross(view, vec3<f32>(0.0, 0.0, 1.0)));
     let up = cross(right, view);
-    let size = 0.75 * camera.eye.w;
+    let size = select(0.75, 0.375, units == 0u) * camera.eye.w;
     // The streak: up to three sizes long along the screen-projected velocity.
     let along = velocity - dot(velocity, view) * view;
     let streak = along * min(0.02, 3.0 * size / max(length(along), 1e-6));
     let p = position + size * (corner.x * right + corner.y * up) + 0.5 * (corner.y + 1.0) * streak;
-    var out: SprayOut;
     out.clip = camera.view_proj * vec4<f32>(p, 1.0);
     out.corner = corner;
     return out;

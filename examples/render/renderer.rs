@@ -138,13 +138,16 @@ impl Renderer {
             },
         ];
         // The spray: a quad (six vertices) per instance, Shoal's Particle (32 bytes) per instance:
-        // position at 0, velocity at 16.
+        // position at 0, units at 12, velocity at 16, age at 28 (a slot of the layer's that is
+        // neither spray nor foam is free, and the vertex shader drops it).
         let spray_buffers = [wgpu::VertexBufferLayout {
             array_stride: std::mem::size_of::<shoal::Particle>() as u64,
             step_mode: wgpu::VertexStepMode::Instance,
             attributes: &[
                 attr(0, wgpu::VertexFormat::Float32x3, 0),
                 attr(1, wgpu::VertexFormat::Float32x3, 16),
+                attr(2, wgpu::VertexFormat::Uint32, 12),
+                attr(3, wgpu::VertexFormat::Float32, 28),
             ],
         }];
         let pipeline =
@@ -252,7 +255,8 @@ impl Renderer {
 
     /// Records the frame into `view`: terrain, bodies, the spray, then the water blended over
     /// them. `solids`: instance buffers of `BodyState`s and their counts (the bodies, the buoy);
-    /// `spray`: the particles and their indirect draw args.
+    /// `spray`: the particles and their indirect draw args (the pipes, which compact the live
+    /// ones), or without them every slot (the Navier-Stokes layer's, the free ones dropped).
     pub fn draw(
         &self,
         encoder: &mut wgpu::CommandEncoder,
@@ -260,7 +264,7 @@ impl Renderer {
         out: &shoal::SurfaceBuffers,
         ground: &wgpu::Buffer,
         solids: &[(&wgpu::Buffer, u32)],
-        spray: Option<&(wgpu::Buffer, wgpu::Buffer)>,
+        spray: Option<&(wgpu::Buffer, Option<wgpu::Buffer>)>,
     ) {
         {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -312,7 +316,13 @@ impl Renderer {
             if let Some((particles, args)) = spray {
                 pass.set_pipeline(&self.spray);
                 pass.set_vertex_buffer(0, particles.slice(..));
-                pass.draw_indirect(args, 0);
+                match args {
+                    Some(args) => pass.draw_indirect(args, 0),
+                    None => {
+                        let slots = particles.size() / std::mem::size_of::<shoal::Particle>() as u64;
+                        pass.draw(0..6, 0..slots as u32);
+                    }
+                }
             }
 
             pass.set_pipeline(&self.water);

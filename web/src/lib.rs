@@ -122,7 +122,7 @@ pub struct Demo {
     renderer: renderer::Renderer,
     ground: wgpu::Buffer,
     bodies: Option<wgpu::Buffer>,
-    spray: Option<(wgpu::Buffer, wgpu::Buffer)>,
+    spray: Option<(wgpu::Buffer, Option<wgpu::Buffer>)>,
     adapter: String,
     limits: String,
 }
@@ -270,10 +270,11 @@ impl Demo {
         Ok(Demo {
             ground: water.ground_buffer().clone(),
             bodies: water.bodies_buffer().cloned(),
-            spray: water
-                .particles_buffer()
-                .cloned()
-                .zip(water.particle_draw_args().cloned()),
+            // The pipes' live particles and their draw args; the layer's every slot.
+            spray: {
+                let args = water.particle_draw_args().cloned();
+                water.particles_buffer().cloned().map(|p| (p, args))
+            },
             // Browsers may hide the adapter's name (Chromium does on SwiftShader).
             adapter: match (info.name.as_str(), info.driver.as_str()) {
                 ("", "") => format!("a WebGPU adapter whose name the browser keeps ({:?})", info.device_type),
