@@ -105,7 +105,8 @@ impl std::fmt::Display for Cell {
 /// The `time,value` rows of the CSV table at `path` (a header line allowed): at least two rows
 /// of finite numbers, times increasing. The error says what is wrong and on which line.
 pub fn read_series(path: &Path) -> std::result::Result<Vec<(f64, f64)>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let bytes = crate::io::files::read(path).map_err(|e| e.to_string())?;
+    let text = String::from_utf8(bytes).map_err(|e| e.to_string())?;
     let mut rows: Vec<(f64, f64)> = Vec::new();
     for (n, line) in text.lines().enumerate() {
         if line.trim().is_empty() {

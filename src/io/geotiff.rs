@@ -3,7 +3,6 @@
 //! map position of its north-west corner from the GeoTIFF tags (ModelPixelScale and
 //! ModelTiepoint), and GDAL's nodata value. Rows are kept as stored: row 0 is the north edge.
 
-use std::io::BufReader;
 use std::path::Path;
 use tiff::decoder::{Decoder, DecodingResult};
 use tiff::tags::Tag;
@@ -89,9 +88,9 @@ pub struct Dem {
     pub heights: Vec<f64>,
 }
 
-fn open(path: &Path) -> Result<Decoder<BufReader<std::fs::File>>, String> {
-    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    Decoder::new(BufReader::new(file)).map_err(|e| format!("{} is not a readable TIFF: {e}", path.display()))
+fn open(path: &Path) -> Result<Decoder<std::io::Cursor<Vec<u8>>>, String> {
+    let bytes = crate::io::files::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Decoder::new(std::io::Cursor::new(bytes)).map_err(|e| format!("{} is not a readable TIFF: {e}", path.display()))
 }
 
 /// The header of the GeoTIFF at `path`.

@@ -4,6 +4,7 @@
 pub mod atomic;
 pub mod csv;
 pub mod exr;
+pub mod files;
 pub mod geotiff;
 pub mod netcdf;
 pub mod npy;

@@ -13,8 +13,8 @@ pub struct Field2d {
 
 /// Reads a float32 or float64 2-D array. Errors are plain text; the caller adds the scene key.
 pub fn read_f64_2d(path: &Path) -> Result<Field2d, String> {
-    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let npy = npyz::NpyFile::new(std::io::BufReader::new(file))
+    let bytes = crate::io::files::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let npy = npyz::NpyFile::new(std::io::Cursor::new(bytes))
         .map_err(|e| format!("{} is not a readable .npy file: {e}", path.display()))?;
     let shape: Vec<usize> = npy.shape().iter().map(|&s| s as usize).collect();
     let [rows, cols] = shape[..] else {

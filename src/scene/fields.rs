@@ -335,8 +335,9 @@ fn read_exr(scene: &Scene, p: &Path, nx: usize, ny: usize) -> Result<Vec<f64>> {
 
 fn read_png_grey(scene: &Scene, key: &str, path: &Path) -> Result<Raster> {
     let text = std::fs::read_to_string(&scene.origin).ok();
-    let img = image::ImageReader::open(path)
-        .map_err(|e| scene.error_at(text.as_deref(), key, format!("{}: {e}", path.display())))?
+    let bytes = crate::io::files::read(path)
+        .map_err(|e| scene.error_at(text.as_deref(), key, format!("{}: {e}", path.display())))?;
+    let img = image::ImageReader::new(std::io::Cursor::new(bytes))
         .with_guessed_format()
         .map_err(|e| scene.error_at(text.as_deref(), key, format!("{}: {e}", path.display())))?
         .decode()

@@ -76,8 +76,13 @@ impl NsMarkers {
         at.resize(params.capacity as usize, [0.0; 2]);
         let markers = filled_buffer(device, "ns markers", bytemuck::cast_slice(&at), storage);
         let book = filled_buffer(device, "ns marker book", bytemuck::cast_slice(&start.book(nz)), storage);
-        let counts = zeroed_buffer(device, "ns marker counts", cells as u64 * 4, storage);
-        let top = zeroed_buffer(device, "ns marker tops", fine.0 as u64 * 4, storage);
+        // The 3D cells' counts, then the columns' highest markers (`top_at`).
+        let counts = zeroed_buffer(
+            device,
+            "ns marker counts and tops",
+            (cells + fine.0) as u64 * 4,
+            storage,
+        );
         let module =
             crate::engine::gpu::shaders::module(device, "ns_markers.wgsl", crate::engine::gpu::shaders::NS_MARKERS);
         let state_layout = reflected_layout(device, "ns markers", crate::wgsl::ns_markers::BINDINGS, &[], 1);
@@ -86,11 +91,7 @@ impl NsMarkers {
         let group = |label: &str, layout: &wgpu::BindGroupLayout, buffers: &[&wgpu::Buffer]| {
             crate::engine::gpu::binding::bind_group(device, label, layout, buffers)
         };
-        let state = group(
-            "ns markers",
-            &state_layout,
-            &[&uniforms, &markers, &counts, &book, &top],
-        );
+        let state = group("ns markers", &state_layout, &[&uniforms, &markers, &counts, &book]);
         let levels = [0, 1].map(|a| group("ns marker velocity", &level_layout, &[&b.vel[a]]));
         let fields = group("ns marker surface", &fields_layout, &[&b.h, &b.ground]);
         let layouts = [grid_layout, &state_layout, &level_layout, &fields_layout];

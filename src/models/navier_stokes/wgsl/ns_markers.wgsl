@@ -26,13 +26,18 @@ struct MarkerParams {
 @group(1) @binding(0) var<uniform> mp: MarkerParams;
 // Each marker's (x, z): x from the west side, z relative to the reference level.
 @group(1) @binding(1) var<storage, read_write> markers: array<vec2<f32>>;
-// Markers per 3D cell (k·nx + i).
+// Markers per 3D cell (k·nx + i), then per height-field column the highest marker over it, as
+// bits(z − z0) + 1 (0: none; `top_at`): one binding for both, so that every entry point binds
+// at most WebGPU's 10 storage buffers.
 @group(1) @binding(2) var<storage, read_write> counts: array<atomic<u32>>;
 // BOOK_COUNT, BOOK_REFUSED, then per layer of the inflow side the share of a marker owed (f32
 // bits) and the markers brought so far.
 @group(1) @binding(3) var<storage, read_write> book: array<u32>;
-// Per height-field column: the highest marker over it, as bits(z − z0) + 1 (0: none).
-@group(1) @binding(4) var<storage, read_write> top: array<atomic<u32>>;
+
+// Where column c's highest marker lies in `counts`: past the 3D cells' counts.
+fn top_at(c: u32) -> u32 {
+    return ns.nx * ns.nz + c;
+}
 // The velocities the substep ended with (u, v, w faces in one buffer; `marker_extend` carries
 // them into the air).
 @group(2) @binding(0) var<storage, read_write> vel: array<f32>;
@@ -295,7 +300,7 @@ fn marker_emit() {
 fn marker_top_clear(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let c = thread_index(gid, groups);
     if c < ns.fnx {
-        atomicStore(&top[c], 0u);
+        atomicStore(&counts[top_at(c)], 0u);
     }
 }
 
@@ -308,7 +313,7 @@ fn marker_top(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
     let m = markers[i];
     let fine_dx = ns.dx / f32(ns.coarsen);
     let c = min(u32(floor(m.x / fine_dx)), ns.fnx - 1u);
-    atomicMax(&top[c], bitcast<u32>(m.y - ns.z0) + 1u);
+    atomicMax(&counts[top_at(c)], bitcast<u32>(m.y - ns.z0) + 1u);
 }
 
 // The height field as the markers give it: twin of `surface`.
@@ -318,7 +323,7 @@ fn marker_surface(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
     if c >= ns.fnx * ns.fny {
         return;
     }
-    let t = atomicLoad(&top[c % ns.fnx]);
+    let t = atomicLoad(&counts[top_at(c % ns.fnx)]);
     if t == 0u {
         h[c] = ground[c];
     } else {
