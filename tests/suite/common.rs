@@ -436,3 +436,28 @@ pub fn river_channel(model_lines: &str, sides: &str) -> String {
          [[output.probe]]\nname = \"middle\"\nx = 2.0\ny = 0.5\n"
     )
 }
+
+/// A 2 m sea at the still level west of a 1:10 beach, and up the beach a pond behind a wall 1.2 m
+/// above it, on a 40 × 8 grid of 1 m cells: a lake at rest that must stay at rest whatever the
+/// sides (the shorelines' and the pipes' ghost sides on a bank). Writes its start, `h0.npy`, into
+/// `dir`; returns the scene's `[grid]`, `[terrain]` and `[water]` tables (`[time]`, `[physics]`
+/// and `[boundary]` are the caller's). The sea's 20 columns and the pond's 5 are wet, 8 rows each.
+pub fn sea_and_pond_on_a_bank(dir: &Path) -> String {
+    let (nx, ny) = (40usize, 8usize);
+    let ground = |i: usize| if i == 26 { 1.5 } else { -2.0 + 0.1 * (i as f64 + 0.5) };
+    write_npy(dir, "h0.npy", ny, nx, |i, _| {
+        let b = ground(i);
+        if b < 0.0 {
+            0.0
+        } else if i >= 27 && b < 1.2 {
+            1.2
+        } else {
+            // Dry: below the ground, which the start takes as the ground itself.
+            b - 1.0
+        }
+    });
+    format!(
+        "[grid]\nnx = {nx}\nny = {ny}\ndx = 1.0\n[terrain]\nslope = {{ base = -2.0, grad = [0.1, 0.0] }}\n\
+         [[terrain.box]]\nx0 = 26.0\ny0 = 0.0\nx1 = 27.0\ny1 = 8.0\ntop = 1.5\n[water]\nlevel = 0.0\nnpy = \"h0.npy\"\n"
+    )
+}

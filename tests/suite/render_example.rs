@@ -86,6 +86,18 @@ fn the_render_example_draws_moving_water() {
     }
 }
 
+/// Runs the example at 320 × 200 for `frames` frames of `scene` into `out_dir`, with `flags`;
+/// fails the test (naming `name`) where it fails.
+fn run_scene(name: &str, out_dir: &std::path::Path, frames: u32, scene: &std::path::Path, flags: &[&str]) {
+    let out = std::process::Command::new(example())
+        .args(["--out", out_dir.to_str().unwrap(), "--frames", &frames.to_string()])
+        .args(["--width", "320", "--height", "200", "--scene", scene.to_str().unwrap()])
+        .args(flags)
+        .output()
+        .expect("the render example runs (cargo test builds it)");
+    assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
 /// Near-white pixels: the spray's dots (sand, sky and water stay below 235 in some channel).
 fn white(img: &image::RgbImage) -> usize {
     img.pixels().filter(|p| p.0.iter().all(|&v| v > 235)).count()
@@ -104,12 +116,7 @@ fn the_render_example_draws_the_waterfalls_spray_from_shoals_particle_buffer() {
     let mut whites = Vec::new();
     for (name, path) in [("spray", &scene), ("calm", &calm)] {
         let out_dir = dir.path().join(name);
-        let out = std::process::Command::new(example())
-            .args(["--out", out_dir.to_str().unwrap(), "--frames", "80", "--width", "320"])
-            .args(["--height", "200", "--scene", path.to_str().unwrap()])
-            .output()
-            .expect("the render example runs");
-        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        run_scene(name, &out_dir, 80, path, &[]);
         whites.push(white(&frame(&out_dir, 79)));
     }
     // Measured on lavapipe: 56 near-white pixels with spray, none without.
@@ -136,13 +143,7 @@ fn the_render_example_draws_the_layers_spray_and_foam_from_every_slot() {
     let mut frames = Vec::new();
     for (name, flags) in [("drawn", &[][..]), ("undrawn", &["--no-spray"][..])] {
         let out_dir = dir.path().join(name);
-        let out = std::process::Command::new(example())
-            .args(["--out", out_dir.to_str().unwrap(), "--frames", "14", "--width", "320"])
-            .args(["--height", "200", "--scene", scene.to_str().unwrap()])
-            .args(flags)
-            .output()
-            .expect("the render example runs");
-        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        run_scene(name, &out_dir, 14, &scene, flags);
         frames.push((frame(&out_dir, 0), frame(&out_dir, 13)));
     }
     let differ = |a: &image::RgbImage, b: &image::RgbImage| {

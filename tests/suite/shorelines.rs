@@ -184,27 +184,11 @@ fn a_ghost_mean_side_leaves_a_sea_and_a_pond_on_its_bank_at_rest() {
     // 1.73). It now stands at the sea's own mean (`mean_surface`: wet cells not on a bank,
     // weighted by depth), so not a bit moves. Both solvers, every backend.
     let dir = tempfile::tempdir().unwrap();
-    let (nx, ny) = (40usize, 8usize);
-    let ground = |i: usize| if i == 26 { 1.5 } else { -2.0 + 0.1 * (i as f64 + 0.5) };
-    write_npy(dir.path(), "h0.npy", ny, nx, |i, _| {
-        let b = ground(i);
-        if b < 0.0 {
-            0.0
-        } else if i >= 27 && b < 1.2 {
-            1.2
-        } else {
-            // Dry: below the ground, which the start takes as the ground itself.
-            b - 1.0
-        }
-    });
+    let lake = crate::common::sea_and_pond_on_a_bank(dir.path());
     for solver in ["explicit", "adi"] {
         let scene = scene_in(
             dir.path(),
-            &format!(
-                "[grid]\nnx = {nx}\nny = {ny}\ndx = 1.0\n[time]\ndt = 0.05\n[physics]\nsolver = \"{solver}\"\n\
-                 [boundary]\nwest = \"ghost-mean\"\n[terrain]\nslope = {{ base = -2.0, grad = [0.1, 0.0] }}\n\
-                 [[terrain.box]]\nx0 = 26.0\ny0 = 0.0\nx1 = 27.0\ny1 = 8.0\ntop = 1.5\n[water]\nlevel = 0.0\nnpy = \"h0.npy\"\n"
-            ),
+            &format!("{lake}[time]\ndt = 0.05\n[physics]\nsolver = \"{solver}\"\n[boundary]\nwest = \"ghost-mean\"\n"),
         );
         for backend in [Backend::Reference, Backend::Cpu, Backend::Gpu] {
             let mut sim = simulation(&scene, backend);
